@@ -1,0 +1,349 @@
+//! The body of a stencil as the compiler sees it: one output's computation, a typed DAG over
+//! window taps, parameters and constants, in the exact order of operations the Rust source has.
+//! `let`s, `for` loops and `if`s are gone by now: the macro unrolls and renames them into this.
+
+use std::fmt;
+
+use crate::error::BodyError;
+use crate::ops;
+use crate::scalar::{Scalar, ScalarType};
+
+/// Index of a node in [`Body::nodes`]; operands always come before their users.
+pub type NodeId = u32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// `-x` (flips the sign bit of floats, wrapping for integers).
+    Neg,
+    /// `x.abs()` (clears the sign bit of floats, wrapping for `i32::MIN`).
+    Abs,
+    /// `x.sqrt()`, correctly rounded.
+    Sqrt,
+    /// `!x`: logical for `bool`, bitwise for integers.
+    Not,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    /// Floats only: integer division panics on the CPU for a zero divisor and cannot match.
+    Div,
+    /// `a.min(b)`: IEEE minNum for floats (a NaN operand yields the other operand).
+    Min,
+    /// `a.max(b)`: IEEE maxNum for floats.
+    Max,
+    /// `a && b` (both sides are pure, so evaluating both is the same as short-circuiting).
+    And,
+    /// `a || b`.
+    Or,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CompareOp {
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+}
+
+/// One operation. Operands are earlier nodes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    /// `w[offset]`.
+    Tap(i32),
+    /// The `index`-th extra parameter.
+    Param(u32),
+    Const(Scalar),
+    Unary(UnaryOp, NodeId),
+    Binary(BinaryOp, NodeId, NodeId),
+    /// A comparison; the node is a `bool`.
+    Compare(CompareOp, NodeId, NodeId),
+    /// `if cond { then } else { otherwise }` as a value.
+    Select { cond: NodeId, then: NodeId, otherwise: NodeId },
+    /// `x as ty`, with Rust's semantics (float to integer saturates, NaN gives 0).
+    Cast(ScalarType, NodeId),
+    /// `a.mul_add(b, c)`: `a * b + c` with one rounding.
+    MulAdd(NodeId, NodeId, NodeId),
+}
+
+impl Node {
+    /// The nodes this one reads.
+    pub fn operands(&self) -> Vec<NodeId> {
+        match *self {
+            Node::Tap(_) | Node::Param(_) | Node::Const(_) => vec![],
+            Node::Unary(_, a) | Node::Cast(_, a) => vec![a],
+            Node::Binary(_, a, b) | Node::Compare(_, a, b) => vec![a, b],
+            Node::Select { cond, then, otherwise } => vec![cond, then, otherwise],
+            Node::MulAdd(a, b, c) => vec![a, b, c],
+        }
+    }
+}
+
+/// A type-checked stencil body.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Body {
+    element: ScalarType,
+    params: Vec<ScalarType>,
+    radius: u32,
+    nodes: Vec<Node>,
+    types: Vec<ScalarType>,
+    result: NodeId,
+}
+
+impl Body {
+    /// Checks that operands come first, types agree, taps lie within `radius` and the result has
+    /// the element type.
+    pub fn new(
+        element: ScalarType,
+        params: Vec<ScalarType>,
+        radius: u32,
+        nodes: Vec<Node>,
+        result: NodeId,
+    ) -> Result<Body, BodyError> {
+        if nodes.is_empty() {
+            return Err(BodyError::Empty);
+        }
+        let mut types = Vec::with_capacity(nodes.len());
+        for (i, node) in nodes.iter().enumerate() {
+            for operand in node.operands() {
+                if operand as usize >= i {
+                    return Err(BodyError::ForwardReference { node: i, operand: operand as usize });
+                }
+            }
+            types.push(type_of(i, node, element, &params, radius, &types)?);
+        }
+        let got = *types.get(result as usize).ok_or(BodyError::ForwardReference {
+            node: nodes.len(),
+            operand: result as usize,
+        })?;
+        if got != element {
+            return Err(BodyError::ResultType { expected: element, got });
+        }
+        Ok(Body { element, params, radius, nodes, types, result })
+    }
+
+    pub fn element(&self) -> ScalarType {
+        self.element
+    }
+    pub fn params(&self) -> &[ScalarType] {
+        &self.params
+    }
+    pub fn radius(&self) -> u32 {
+        self.radius
+    }
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+    pub fn ty(&self, id: NodeId) -> ScalarType {
+        self.types[id as usize]
+    }
+    pub fn result(&self) -> NodeId {
+        self.result
+    }
+
+    /// Which nodes the result depends on (dead code is neither fetched nor computed).
+    pub fn live(&self) -> Vec<bool> {
+        let mut live = vec![false; self.nodes.len()];
+        live[self.result as usize] = true;
+        for i in (0..self.nodes.len()).rev() {
+            if live[i] {
+                for operand in self.nodes[i].operands() {
+                    live[operand as usize] = true;
+                }
+            }
+        }
+        live
+    }
+
+    /// The distinct tap offsets the result depends on, ascending.
+    pub fn used_taps(&self) -> Vec<i32> {
+        let live = self.live();
+        let mut taps: Vec<i32> = self
+            .nodes
+            .iter()
+            .zip(&live)
+            .filter_map(|(node, &l)| match node {
+                Node::Tap(d) if l => Some(*d),
+                _ => None,
+            })
+            .collect();
+        taps.sort_unstable();
+        taps.dedup();
+        taps
+    }
+
+    /// Whether each node depends on a tap (the rest is the same for every output of a thread).
+    pub fn depends_on_taps(&self) -> Vec<bool> {
+        let mut dep = vec![false; self.nodes.len()];
+        for (i, node) in self.nodes.iter().enumerate() {
+            dep[i] = matches!(node, Node::Tap(_)) || node.operands().iter().any(|&o| dep[o as usize]);
+        }
+        dep
+    }
+}
+
+impl Body {
+    /// Evaluates the body directly, node by node, for one output whose taps read `tap(d)`.
+    /// An oracle independent of scheduling: the emulator must agree with it bit for bit.
+    pub fn eval(&self, tap: impl Fn(i32) -> Scalar, params: &[Scalar]) -> Scalar {
+        let mut bits: Vec<u64> = Vec::with_capacity(self.nodes.len());
+        for node in &self.nodes {
+            let v = |n: NodeId| bits[n as usize];
+            let t = |n: NodeId| self.types[n as usize];
+            let value = match *node {
+                Node::Tap(d) => tap(d).bits,
+                Node::Param(p) => params.get(p as usize).map_or(0, |s| s.bits),
+                Node::Const(c) => c.bits,
+                Node::Unary(op, a) => ops::unary(op, t(a), v(a)),
+                Node::Binary(op, a, b) => ops::binary(op, t(a), v(a), v(b)),
+                Node::Compare(op, a, b) => ops::compare(op, t(a), v(a), v(b)),
+                Node::Select { cond, then, otherwise } => {
+                    if v(cond) != 0 {
+                        v(then)
+                    } else {
+                        v(otherwise)
+                    }
+                }
+                Node::Cast(to, a) => ops::cast(t(a), to, v(a)),
+                Node::MulAdd(a, b, c) => ops::mul_add(t(a), v(a), v(b), v(c)),
+            };
+            bits.push(value);
+        }
+        Scalar::new(self.element, bits[self.result as usize])
+    }
+}
+
+fn type_of(
+    i: usize,
+    node: &Node,
+    element: ScalarType,
+    params: &[ScalarType],
+    radius: u32,
+    types: &[ScalarType],
+) -> Result<ScalarType, BodyError> {
+    use ScalarType::*;
+    let t = |id: NodeId| types[id as usize];
+    let expect = |op: &'static str, expected: &str, got: ScalarType, ok: bool| {
+        if ok {
+            Ok(got)
+        } else {
+            Err(BodyError::Type { node: i, op, expected: expected.to_string(), got })
+        }
+    };
+    let same = |op: &'static str, a: NodeId, b: NodeId| {
+        let (ta, tb) = (t(a), t(b));
+        expect(op, &format!("both operands of type {ta}"), tb, ta == tb)
+    };
+    match *node {
+        Node::Tap(d) => {
+            if d.unsigned_abs() > radius {
+                Err(BodyError::TapOutsideRadius { node: i, offset: d, radius })
+            } else {
+                Ok(element)
+            }
+        }
+        Node::Param(index) => params
+            .get(index as usize)
+            .copied()
+            .ok_or(BodyError::NoSuchParam { node: i, index, count: params.len() }),
+        Node::Const(c) => Ok(c.ty),
+        Node::Unary(op, a) => {
+            let ta = t(a);
+            match op {
+                UnaryOp::Neg | UnaryOp::Abs => {
+                    expect(unary_name(op), "f32, f64 or i32", ta, matches!(ta, F32 | F64 | I32))
+                }
+                UnaryOp::Sqrt => expect("sqrt", "f32 or f64", ta, ta.is_float()),
+                UnaryOp::Not => expect("!", "bool, i32 or u32", ta, matches!(ta, Bool | I32 | U32)),
+            }
+        }
+        Node::Binary(op, a, b) => {
+            let ta = same(binary_name(op), a, b)?;
+            match op {
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Min | BinaryOp::Max => {
+                    expect(binary_name(op), "a number", ta, ta != Bool)
+                }
+                BinaryOp::Div => expect("/", "f32 or f64 (integer division is not supported)", ta, ta.is_float()),
+                BinaryOp::And | BinaryOp::Or => expect(binary_name(op), "bool", ta, ta == Bool),
+            }
+        }
+        Node::Compare(op, a, b) => {
+            let ta = same(compare_name(op), a, b)?;
+            let ordered = !matches!(op, CompareOp::Eq | CompareOp::Ne);
+            expect(compare_name(op), "numbers", ta, !(ordered && ta == Bool)).map(|_| Bool)
+        }
+        Node::Select { cond, then, otherwise } => {
+            expect("if", "a bool condition", t(cond), t(cond) == Bool)?;
+            same("if/else", then, otherwise)
+        }
+        Node::Cast(to, a) => {
+            let ta = t(a);
+            let ok = to != Bool && (ta != Bool || to.is_integer());
+            expect("as", "a number (or a bool cast to an integer)", ta, ok).map(|_| to)
+        }
+        Node::MulAdd(a, b, c) => {
+            same("mul_add", a, b)?;
+            let ta = same("mul_add", a, c)?;
+            expect("mul_add", "f32 or f64", ta, ta.is_float())
+        }
+    }
+}
+
+pub(crate) fn unary_name(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::Neg => "-",
+        UnaryOp::Abs => "abs",
+        UnaryOp::Sqrt => "sqrt",
+        UnaryOp::Not => "!",
+    }
+}
+
+pub(crate) fn binary_name(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Add => "+",
+        BinaryOp::Sub => "-",
+        BinaryOp::Mul => "*",
+        BinaryOp::Div => "/",
+        BinaryOp::Min => "min",
+        BinaryOp::Max => "max",
+        BinaryOp::And => "&&",
+        BinaryOp::Or => "||",
+    }
+}
+
+pub(crate) fn compare_name(op: CompareOp) -> &'static str {
+    match op {
+        CompareOp::Lt => "<",
+        CompareOp::Le => "<=",
+        CompareOp::Gt => ">",
+        CompareOp::Ge => ">=",
+        CompareOp::Eq => "==",
+        CompareOp::Ne => "!=",
+    }
+}
+
+impl fmt::Display for Body {
+    /// One line per live node, e.g. `%3 = %1 + %2 : f32`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let live = self.live();
+        for (i, node) in self.nodes.iter().enumerate().filter(|(i, _)| live[*i]) {
+            let rhs = match *node {
+                Node::Tap(d) => format!("w[{d}]"),
+                Node::Param(p) => format!("param{p}"),
+                Node::Const(c) => c.to_string(),
+                Node::Unary(op, a) => format!("{}(%{a})", unary_name(op)),
+                Node::Binary(op, a, b) => format!("%{a} {} %{b}", binary_name(op)),
+                Node::Compare(op, a, b) => format!("%{a} {} %{b}", compare_name(op)),
+                Node::Select { cond, then, otherwise } => format!("if %{cond} {{ %{then} }} else {{ %{otherwise} }}"),
+                Node::Cast(ty, a) => format!("%{a} as {ty}"),
+                Node::MulAdd(a, b, c) => format!("%{a}.mul_add(%{b}, %{c})"),
+            };
+            writeln!(f, "%{i} = {rhs} : {}", self.types[i])?;
+        }
+        write!(f, "return %{}", self.result)
+    }
+}

@@ -1,0 +1,104 @@
+//! The CPU emulation of a warp program: every logical warp (tile) in turn, its lanes in
+//! lockstep, each instruction applied to all lanes before the next, shuffles as permutations.
+//! It runs the same instruction list the PTX back end prints, so a schedule bug shows up here,
+//! on a machine without a GPU, as a mismatch against the CPU reference.
+
+use crate::error::Error;
+use crate::ops;
+use crate::program::{Instr, WarpProgram};
+use crate::scalar::{Element, Scalar};
+
+impl WarpProgram {
+    /// Computes every output of `input` into `output` (which must have the exact output length).
+    pub fn emulate<T: Element>(&self, input: &[T], output: &mut [T], params: &[Scalar]) -> Result<(), Error> {
+        let n_out = self.pattern.check_lengths(input.len(), output.len())?;
+        let warp = self.pattern.warp() as usize;
+        let tile_outputs = self.pattern.tile_outputs() as usize;
+        let boundary = self.pattern.boundary();
+        // regs[r * warp + lane]: one flat array keeps the lockstep loop cache-friendly.
+        let mut regs = vec![0u64; self.reg_types().len() * warp];
+        for tile in 0..self.pattern.tiles(n_out) {
+            for instr in &self.instrs {
+                match instr {
+                    Instr::Load { dst, at, lanes, .. } => {
+                        for lane in 0..warp {
+                            let inside = (lanes.0 as usize..lanes.1 as usize).contains(&lane);
+                            let g = self.pattern.input_index(tile, at.element(lane as u32));
+                            regs[*dst as usize * warp + lane] = match boundary.source(input.len(), g) {
+                                Some(i) if inside => input[i].to_scalar().bits,
+                                _ => 0,
+                            };
+                        }
+                    }
+                    Instr::Pick { dst, pieces } => {
+                        for lane in 0..warp {
+                            let src = pieces.at(lane as u32) as usize;
+                            regs[*dst as usize * warp + lane] = regs[src * warp + lane];
+                        }
+                    }
+                    Instr::Shuffle { dst, src, rotate, .. } => {
+                        for lane in 0..warp {
+                            let owner = (lane + *rotate as usize) % warp;
+                            regs[*dst as usize * warp + lane] = regs[*src as usize * warp + owner];
+                        }
+                    }
+                    Instr::Param { dst, index } => {
+                        let bits = params.get(*index as usize).map_or(0, |s| s.bits);
+                        regs[*dst as usize * warp..][..warp].fill(bits);
+                    }
+                    Instr::Const { dst, value } => regs[*dst as usize * warp..][..warp].fill(value.bits),
+                    Instr::Unary { dst, op, a } => {
+                        let ty = self.reg_type(*a);
+                        lanes1(&mut regs, warp, *dst, *a, |x| ops::unary(*op, ty, x));
+                    }
+                    Instr::Binary { dst, op, a, b } => {
+                        let ty = self.reg_type(*a);
+                        lanes2(&mut regs, warp, *dst, *a, *b, |x, y| ops::binary(*op, ty, x, y));
+                    }
+                    Instr::Compare { dst, op, a, b } => {
+                        let ty = self.reg_type(*a);
+                        lanes2(&mut regs, warp, *dst, *a, *b, |x, y| ops::compare(*op, ty, x, y));
+                    }
+                    Instr::Select { dst, cond, then, otherwise } => {
+                        for lane in 0..warp {
+                            let pick = if regs[*cond as usize * warp + lane] != 0 { then } else { otherwise };
+                            regs[*dst as usize * warp + lane] = regs[*pick as usize * warp + lane];
+                        }
+                    }
+                    Instr::Cast { dst, a } => {
+                        let (from, to) = (self.reg_type(*a), self.reg_type(*dst));
+                        lanes1(&mut regs, warp, *dst, *a, |x| ops::cast(from, to, x));
+                    }
+                    Instr::MulAdd { dst, a, b, c } => {
+                        let ty = self.reg_type(*a);
+                        for lane in 0..warp {
+                            let get = |r: u32| regs[r as usize * warp + lane];
+                            regs[*dst as usize * warp + lane] = ops::mul_add(ty, get(*a), get(*b), get(*c));
+                        }
+                    }
+                    Instr::Store { src, at, .. } => {
+                        for lane in 0..warp {
+                            let i = tile * tile_outputs + at.element(lane as u32) as usize;
+                            if i < n_out {
+                                output[i] = T::from_bits(regs[*src as usize * warp + lane]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn lanes1(regs: &mut [u64], warp: usize, dst: u32, a: u32, f: impl Fn(u64) -> u64) {
+    for lane in 0..warp {
+        regs[dst as usize * warp + lane] = f(regs[a as usize * warp + lane]);
+    }
+}
+
+fn lanes2(regs: &mut [u64], warp: usize, dst: u32, a: u32, b: u32, f: impl Fn(u64, u64) -> u64) {
+    for lane in 0..warp {
+        regs[dst as usize * warp + lane] = f(regs[a as usize * warp + lane], regs[b as usize * warp + lane]);
+    }
+}

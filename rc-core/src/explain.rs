@@ -1,0 +1,158 @@
+//! `explain()`: the schedule as a person checks it against the register-cache article's Table 2:
+//! per phase, what each lane publishes and from which lane it reads which register.
+
+use std::fmt::{self, Write};
+
+use crate::program::WarpProgram;
+use crate::schedule::{Fetch, Source};
+
+/// Warps up to this width are shown as a full grid, one column per lane, like Table 2.
+const GRID_MAX_WARP: u32 = 8;
+
+/// A printable schedule with its headline numbers.
+#[derive(Clone, Debug)]
+pub struct Explanation {
+    pub name: String,
+    pub shuffles_per_output: f64,
+    pub cache_registers: u32,
+    pub phases: usize,
+    pub local_fetches: usize,
+    pub reused_reads: usize,
+    text: String,
+}
+
+impl Explanation {
+    pub fn new(name: &str, program: &WarpProgram) -> Explanation {
+        let schedule = &program.schedule;
+        let pattern = program.pattern;
+        let warp = pattern.warp();
+        let uses: usize = schedule.fetches.iter().map(|f| f.uses.len()).sum();
+        let phases = schedule.phases().count();
+        let mut text = String::new();
+        // Writing to a String cannot fail.
+        let _ = (|| -> fmt::Result {
+            writeln!(text, "stencil `{name}`: {pattern}, element {}", program.element)?;
+            writeln!(text, "distribution: {}", program.distribution)?;
+            writeln!(
+                text,
+                "cache: {} of {} registers per lane loaded ({} x 32-bit)",
+                schedule.loads.len(),
+                pattern.tile_elements().div_ceil(warp),
+                program.cache_registers()
+            )?;
+            writeln!(text, "taps used: {:?}", schedule.taps)?;
+            writeln!(
+                text,
+                "reads: {uses} (output, tap) pairs per lane -> {} fetches: {} local, {phases} shuffle phases, {} served by a value already fetched",
+                schedule.fetches.len(),
+                schedule.fetches.len() - phases,
+                uses - schedule.fetches.len()
+            )?;
+            writeln!(
+                text,
+                "shuffles per output: {:.3} (the article's recipe: {} for a full window)",
+                program.shuffles_per_output(),
+                2 * pattern.radius() * program.element.words()
+            )?;
+            writeln!(text, "R(Tj, rc[i]) = read rc[i] of lane j;  P(rc[i]) = publish rc[i];  taps as output:offset")?;
+            for (step, &id) in program.fetch_order.iter().enumerate() {
+                let fetch = &schedule.fetches[id];
+                writeln!(text)?;
+                let served: Vec<String> = fetch.uses.iter().map(|(p, d)| format!("{p}:{d:+}")).collect();
+                match &fetch.source {
+                    Source::Local(_) => writeln!(text, "step {}: local, no shuffle — taps {}", step + 1, served.join(" "))?,
+                    Source::Shuffle(phase) => writeln!(
+                        text,
+                        "step {}: shuffle, lane l reads lane (l + {}) mod {warp} — taps {}",
+                        step + 1,
+                        phase.rotate,
+                        served.join(" ")
+                    )?,
+                }
+                if warp <= GRID_MAX_WARP {
+                    grid(&mut text, fetch, warp)?;
+                } else {
+                    runs(&mut text, fetch, warp)?;
+                }
+            }
+            Ok(())
+        })();
+        Explanation {
+            name: name.to_string(),
+            shuffles_per_output: program.shuffles_per_output(),
+            cache_registers: program.cache_registers(),
+            phases,
+            local_fetches: schedule.fetches.len() - phases,
+            reused_reads: uses - schedule.fetches.len(),
+            text,
+        }
+    }
+}
+
+/// Table 2's layout: one column per lane, `R(...)` over `P(...)`.
+fn grid(text: &mut String, fetch: &Fetch, warp: u32) -> fmt::Result {
+    let cell = 14;
+    let (reads, publishes): (Vec<String>, Vec<String>) = (0..warp)
+        .map(|lane| match &fetch.source {
+            Source::Local(pieces) => (format!("R(T{lane},rc[{}])", pieces.at(lane)), "-".to_string()),
+            Source::Shuffle(phase) => {
+                let read = phase.reads[lane as usize];
+                (format!("R(T{},rc[{}])", read.owner, read.reg), format!("P(rc[{}])", phase.publish.at(lane)))
+            }
+        })
+        .unzip();
+    write!(text, "  {:<8}", "")?;
+    for lane in 0..warp {
+        write!(text, "{:<cell$}", format!("T{lane}"))?;
+    }
+    writeln!(text)?;
+    for (label, row) in [("read", &reads), ("publish", &publishes)] {
+        write!(text, "  {label:<8}")?;
+        for c in row {
+            write!(text, "{c:<cell$}")?;
+        }
+        writeln!(text)?;
+    }
+    write!(text, "  {:<8}", "element")?;
+    for e in &fetch.elements {
+        write!(text, "{:<cell$}", format!("e{e}"))?;
+    }
+    writeln!(text)
+}
+
+/// Wide warps: runs of lanes that do the same thing.
+fn runs(text: &mut String, fetch: &Fetch, warp: u32) -> fmt::Result {
+    let lanes = |a: u32, b: u32| if a == b { format!("T{a}") } else { format!("T{a}-T{b}") };
+    match &fetch.source {
+        Source::Local(pieces) => {
+            for (a, b, reg) in pieces.runs(warp) {
+                writeln!(text, "  {:<10} read own rc[{reg}]", lanes(a, b))?;
+            }
+        }
+        Source::Shuffle(phase) => {
+            let published: Vec<String> =
+                phase.publish.runs(warp).iter().map(|&(a, b, reg)| format!("{} P(rc[{reg}])", lanes(a, b))).collect();
+            writeln!(text, "  publish   {}", published.join(", "))?;
+            // Group readers whose owner is the same rotation of their lane and whose register is equal.
+            let mut start = 0u32;
+            for lane in 1..=warp {
+                let same = lane < warp
+                    && phase.reads[lane as usize].reg == phase.reads[start as usize].reg
+                    && (phase.reads[lane as usize].owner > phase.reads[start as usize].owner) == (lane > start);
+                if !same {
+                    let (first, last) = (phase.reads[start as usize], phase.reads[lane as usize - 1]);
+                    let owners = lanes(first.owner, last.owner);
+                    writeln!(text, "  {:<10} R({owners}, rc[{}])", lanes(start, lane - 1), first.reg)?;
+                    start = lane;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+impl fmt::Display for Explanation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}

@@ -1,0 +1,32 @@
+//! The register-cache stencil compiler shared by `rc-macros` (which prints PTX at compile time)
+//! and `rc-runtime` (which launches it). No syn and no CUDA in here.
+//!
+//! The path from a stencil to a kernel, one file each:
+//! [`pattern`] (what the user declared) → [`body`] (one output's computation) →
+//! [`distribution`] (where the cache keeps each element) → [`schedule`] (fetches, phases,
+//! publish/read, conflict proof) → [`program`] (the warp program) → [`emulate`] on the CPU,
+//! [`explain`] for people.
+
+pub mod body;
+pub mod distribution;
+mod emulate;
+pub mod error;
+pub mod explain;
+pub mod ops;
+pub mod pattern;
+pub mod program;
+pub mod scalar;
+pub mod schedule;
+pub mod stencil;
+pub mod window;
+
+pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
+pub use distribution::{Distribution, RoundRobin};
+pub use error::{BodyError, Error, LengthError, PatternError, ScheduleError};
+pub use explain::Explanation;
+pub use pattern::{Boundary, LaunchShape, Pattern};
+pub use program::{Instr, WarpProgram};
+pub use scalar::{Element, Params, Scalar, ScalarType};
+pub use schedule::{Phase, Schedule};
+pub use stencil::Stencil;
+pub use window::Window;

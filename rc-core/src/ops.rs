@@ -1,0 +1,151 @@
+//! What each operation computes, on the CPU, bit for bit as the user's Rust function does.
+//! The emulator runs these; the PTX back end prints instructions with the same semantics.
+//! Values travel as bits (`u64`) tagged by their [`ScalarType`].
+
+use crate::body::{BinaryOp, CompareOp, UnaryOp};
+use crate::scalar::ScalarType;
+
+fn f32_of(bits: u64) -> f32 {
+    f32::from_bits(bits as u32)
+}
+fn f64_of(bits: u64) -> f64 {
+    f64::from_bits(bits)
+}
+fn i32_of(bits: u64) -> i32 {
+    bits as u32 as i32
+}
+fn u32_of(bits: u64) -> u32 {
+    bits as u32
+}
+fn of_f32(v: f32) -> u64 {
+    v.to_bits() as u64
+}
+fn of_i32(v: i32) -> u64 {
+    v as u32 as u64
+}
+fn of_u32(v: u32) -> u64 {
+    v as u64
+}
+
+/// Applies `op` to a value of type `ty`. Integer arithmetic wraps (the GPU's behaviour; a debug
+/// build of the CPU reference panics on overflow instead).
+pub fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
+    use ScalarType::*;
+    match (op, ty) {
+        (UnaryOp::Neg, F32) => of_f32(-f32_of(a)),
+        (UnaryOp::Neg, F64) => (-f64_of(a)).to_bits(),
+        (UnaryOp::Neg, I32) => of_i32(i32_of(a).wrapping_neg()),
+        (UnaryOp::Abs, F32) => of_f32(f32_of(a).abs()),
+        (UnaryOp::Abs, F64) => f64_of(a).abs().to_bits(),
+        (UnaryOp::Abs, I32) => of_i32(i32_of(a).wrapping_abs()),
+        (UnaryOp::Sqrt, F32) => of_f32(f32_of(a).sqrt()),
+        (UnaryOp::Sqrt, F64) => f64_of(a).sqrt().to_bits(),
+        (UnaryOp::Not, Bool) => (a == 0) as u64,
+        (UnaryOp::Not, I32 | U32) => of_u32(!u32_of(a)),
+        // Body::new rejects every other combination.
+        _ => 0,
+    }
+}
+
+pub fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {
+    use ScalarType::*;
+    macro_rules! float {
+        ($conv:ident, $back:expr) => {{
+            let (x, y) = ($conv(a), $conv(b));
+            let v = match op {
+                BinaryOp::Add => x + y,
+                BinaryOp::Sub => x - y,
+                BinaryOp::Mul => x * y,
+                BinaryOp::Div => x / y,
+                BinaryOp::Min => x.min(y),
+                BinaryOp::Max => x.max(y),
+                BinaryOp::And | BinaryOp::Or => return 0,
+            };
+            $back(v)
+        }};
+    }
+    match ty {
+        F32 => float!(f32_of, of_f32),
+        F64 => float!(f64_of, f64::to_bits),
+        I32 => {
+            let (x, y) = (i32_of(a), i32_of(b));
+            of_i32(match op {
+                BinaryOp::Add => x.wrapping_add(y),
+                BinaryOp::Sub => x.wrapping_sub(y),
+                BinaryOp::Mul => x.wrapping_mul(y),
+                BinaryOp::Min => x.min(y),
+                BinaryOp::Max => x.max(y),
+                _ => 0,
+            })
+        }
+        U32 => {
+            let (x, y) = (u32_of(a), u32_of(b));
+            of_u32(match op {
+                BinaryOp::Add => x.wrapping_add(y),
+                BinaryOp::Sub => x.wrapping_sub(y),
+                BinaryOp::Mul => x.wrapping_mul(y),
+                BinaryOp::Min => x.min(y),
+                BinaryOp::Max => x.max(y),
+                _ => 0,
+            })
+        }
+        Bool => match op {
+            BinaryOp::And => ((a != 0) && (b != 0)) as u64,
+            BinaryOp::Or => ((a != 0) || (b != 0)) as u64,
+            _ => 0,
+        },
+    }
+}
+
+/// Rust's comparison operators: every ordered comparison with a NaN is false, `!=` is true.
+pub fn compare(op: CompareOp, ty: ScalarType, a: u64, b: u64) -> u64 {
+    use ScalarType::*;
+    fn cmp<T: PartialOrd>(op: CompareOp, x: T, y: T) -> bool {
+        match op {
+            CompareOp::Lt => x < y,
+            CompareOp::Le => x <= y,
+            CompareOp::Gt => x > y,
+            CompareOp::Ge => x >= y,
+            CompareOp::Eq => x == y,
+            CompareOp::Ne => x != y,
+        }
+    }
+    (match ty {
+        F32 => cmp(op, f32_of(a), f32_of(b)),
+        F64 => cmp(op, f64_of(a), f64_of(b)),
+        I32 => cmp(op, i32_of(a), i32_of(b)),
+        U32 => cmp(op, u32_of(a), u32_of(b)),
+        Bool => cmp(op, a != 0, b != 0),
+    }) as u64
+}
+
+/// Rust's `as`: float to integer rounds toward zero and saturates, NaN gives 0.
+pub fn cast(from: ScalarType, to: ScalarType, a: u64) -> u64 {
+    use ScalarType::*;
+    match (from, to) {
+        (F32, F32) | (F64, F64) | (I32, I32) | (U32, U32) => a,
+        (F32, F64) => (f32_of(a) as f64).to_bits(),
+        (F32, I32) => of_i32(f32_of(a) as i32),
+        (F32, U32) => of_u32(f32_of(a) as u32),
+        (F64, F32) => of_f32(f64_of(a) as f32),
+        (F64, I32) => of_i32(f64_of(a) as i32),
+        (F64, U32) => of_u32(f64_of(a) as u32),
+        (I32, F32) => of_f32(i32_of(a) as f32),
+        (I32, F64) => (i32_of(a) as f64).to_bits(),
+        (I32, U32) | (U32, I32) => a & 0xffff_ffff,
+        (U32, F32) => of_f32(u32_of(a) as f32),
+        (U32, F64) => (u32_of(a) as f64).to_bits(),
+        (Bool, I32 | U32) => a,
+        // Body::new rejects casts to bool and from bool to floats.
+        (_, Bool) | (Bool, _) => 0,
+    }
+}
+
+/// `a.mul_add(b, c)`: fused, one rounding.
+pub fn mul_add(ty: ScalarType, a: u64, b: u64, c: u64) -> u64 {
+    match ty {
+        ScalarType::F32 => of_f32(f32_of(a).mul_add(f32_of(b), f32_of(c))),
+        ScalarType::F64 => f64_of(a).mul_add(f64_of(b), f64_of(c)).to_bits(),
+        _ => 0,
+    }
+}

@@ -1,0 +1,213 @@
+//! The access pattern a user declares: radius, logical warp width, outputs per thread, boundary.
+//! It fixes how outputs map to warps ("tiles") and which input element each tile element is.
+
+use std::fmt;
+
+use crate::error::{LengthError, PatternError};
+use crate::scalar::Element;
+
+/// What a tap that falls outside the input reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Boundary {
+    /// Only outputs whose whole window lies inside the input: `n - 2r` outputs, output `i`
+    /// centred on input `i + r` (numpy's `'valid'`).
+    Valid,
+    /// `n` outputs; taps outside the input read zero.
+    Zero,
+    /// `n` outputs; taps outside the input read the nearest edge element.
+    Clamp,
+    /// `n` outputs; taps outside the input wrap around (periodic signal).
+    Wrap,
+}
+
+impl Boundary {
+    pub const ALL: [Boundary; 4] = [Boundary::Valid, Boundary::Zero, Boundary::Clamp, Boundary::Wrap];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Boundary::Valid => "valid",
+            Boundary::Zero => "zero",
+            Boundary::Clamp => "clamp",
+            Boundary::Wrap => "wrap",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Boundary> {
+        Boundary::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// Which input element a read of input index `g` (possibly outside `0..len`) returns under this
+    /// rule, or `None` for a zero. `len` must not be 0.
+    pub fn source(self, len: usize, g: i64) -> Option<usize> {
+        let n = len as i64;
+        match self {
+            Boundary::Valid | Boundary::Zero => (0..n).contains(&g).then_some(g as usize),
+            Boundary::Clamp => Some(g.clamp(0, n - 1) as usize),
+            Boundary::Wrap => Some(g.rem_euclid(n) as usize),
+        }
+    }
+
+    /// The element at input index `g` under this rule. `input` must not be empty.
+    pub fn read<T: Element>(self, input: &[T], g: i64) -> T {
+        self.source(input.len(), g).map_or(*T::zero_ref(), |i| input[i])
+    }
+}
+
+impl fmt::Display for Boundary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A validated access pattern.
+///
+/// A logical warp of `warp` lanes computes one *tile* of `warp * outputs_per_thread` consecutive
+/// outputs; lane `l`'s `p`-th output is tile output `p * warp + l` (consecutive lanes write
+/// consecutive outputs, so stores coalesce). The tile reads `warp * outputs_per_thread + 2r`
+/// consecutive *tile elements*; tile element `e` of tile `t` is input index
+/// `t * warp * outputs_per_thread + e - shift`, where `shift` is 0 for `valid` and `r` otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Pattern {
+    radius: u32,
+    warp: u32,
+    outputs_per_thread: u32,
+    boundary: Boundary,
+}
+
+impl Pattern {
+    pub const DEFAULT_WARP: u32 = 32;
+    pub const DEFAULT_OUTPUTS_PER_THREAD: u32 = 1;
+    /// Radii above this make no sense for a register cache (and keep index arithmetic in i32).
+    pub const MAX_RADIUS: u32 = 4096;
+    pub const MAX_OUTPUTS_PER_THREAD: u32 = 64;
+
+    pub fn new(
+        radius: u32,
+        warp: u32,
+        outputs_per_thread: u32,
+        boundary: Boundary,
+    ) -> Result<Pattern, PatternError> {
+        if radius == 0 || radius > Pattern::MAX_RADIUS {
+            return Err(PatternError::Radius { got: radius as i64 });
+        }
+        if !(2..=32).contains(&warp) || !warp.is_power_of_two() {
+            return Err(PatternError::Warp { got: warp as i64 });
+        }
+        if outputs_per_thread == 0 || outputs_per_thread > Pattern::MAX_OUTPUTS_PER_THREAD {
+            return Err(PatternError::OutputsPerThread { got: outputs_per_thread as i64 });
+        }
+        Ok(Pattern { radius, warp, outputs_per_thread, boundary })
+    }
+
+    /// Used by generated code, whose pattern the macro has already validated.
+    #[doc(hidden)]
+    pub const fn new_unchecked(radius: u32, warp: u32, outputs_per_thread: u32, boundary: Boundary) -> Pattern {
+        Pattern { radius, warp, outputs_per_thread, boundary }
+    }
+
+    pub const fn radius(&self) -> u32 {
+        self.radius
+    }
+    pub const fn warp(&self) -> u32 {
+        self.warp
+    }
+    pub const fn outputs_per_thread(&self) -> u32 {
+        self.outputs_per_thread
+    }
+    pub const fn boundary(&self) -> Boundary {
+        self.boundary
+    }
+
+    /// Taps per output: `2r + 1`.
+    pub const fn window(&self) -> u32 {
+        2 * self.radius + 1
+    }
+
+    /// Outputs one logical warp computes.
+    pub const fn tile_outputs(&self) -> u32 {
+        self.warp * self.outputs_per_thread
+    }
+
+    /// Input elements one logical warp reads: its outputs plus the halo on both sides.
+    pub const fn tile_elements(&self) -> u32 {
+        self.tile_outputs() + 2 * self.radius
+    }
+
+    /// Tile element `e` is input index `tile * tile_outputs + e - shift()`.
+    pub const fn shift(&self) -> u32 {
+        match self.boundary {
+            Boundary::Valid => 0,
+            _ => self.radius,
+        }
+    }
+
+    /// The output length for an input of `input_len` elements, or why there is none.
+    /// An empty input gives an empty output under every boundary.
+    pub fn output_len(&self, input_len: usize) -> Result<usize, LengthError> {
+        match self.boundary {
+            _ if input_len == 0 => Ok(0),
+            Boundary::Valid => {
+                let window = self.window() as usize;
+                if input_len < window {
+                    Err(LengthError::InputShorterThanWindow { window, got: input_len })
+                } else {
+                    Ok(input_len - 2 * self.radius as usize)
+                }
+            }
+            _ => Ok(input_len),
+        }
+    }
+
+    /// Checks `output` has exactly the length `input` calls for; returns that length.
+    pub fn check_lengths(&self, input_len: usize, output_len: usize) -> Result<usize, LengthError> {
+        let expected = self.output_len(input_len)?;
+        if expected != output_len {
+            return Err(LengthError::Output { expected, got: output_len, input: input_len, boundary: self.boundary });
+        }
+        Ok(expected)
+    }
+
+    /// Logical warps (tiles) needed for `output_len` outputs.
+    pub fn tiles(&self, output_len: usize) -> usize {
+        output_len.div_ceil(self.tile_outputs() as usize)
+    }
+
+    /// The input index of tile element `e` of tile `tile` (may lie outside the input).
+    pub fn input_index(&self, tile: usize, e: u32) -> i64 {
+        (tile as i64) * self.tile_outputs() as i64 + e as i64 - self.shift() as i64
+    }
+}
+
+/// Block and grid for one launch: a 1D grid of 1D blocks, one thread per lane of a tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchShape {
+    pub blocks: u32,
+    pub threads_per_block: u32,
+}
+
+impl Pattern {
+    /// Threads per block. A multiple of 32, so every physical warp is whole and every lane of it
+    /// takes part in every shuffle; 256 keeps 8 warps per block for the scheduler to hide latency.
+    pub const THREADS_PER_BLOCK: u32 = 256;
+
+    /// The launch that covers `output_len` outputs (no blocks for an empty output).
+    pub fn launch_shape(&self, output_len: usize) -> Result<LaunchShape, LengthError> {
+        let threads = self.tiles(output_len) as u64 * self.warp as u64;
+        let blocks = threads.div_ceil(Pattern::THREADS_PER_BLOCK as u64);
+        let max = i32::MAX as u64;
+        if blocks > max {
+            return Err(LengthError::GridTooLarge { outputs: output_len, blocks, max });
+        }
+        Ok(LaunchShape { blocks: blocks as u32, threads_per_block: Pattern::THREADS_PER_BLOCK })
+    }
+}
+
+impl fmt::Display for Pattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "radius {}, warp {}, outputs_per_thread {}, boundary {}",
+            self.radius, self.warp, self.outputs_per_thread, self.boundary
+        )
+    }
+}

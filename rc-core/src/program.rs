@@ -1,0 +1,200 @@
+//! The warp program: the straight-line instruction sequence every lane runs. The emulator runs
+//! it on the CPU and the PTX back end prints it, instruction for instruction.
+
+use std::collections::HashMap;
+
+use crate::body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
+use crate::distribution::{AffineLoad, Distribution, RoundRobin};
+use crate::error::Error;
+use crate::pattern::Pattern;
+use crate::scalar::{Scalar, ScalarType};
+use crate::schedule::{FetchId, LanePieces, Schedule, Source};
+
+/// A virtual register; its type is [`WarpProgram::reg_type`]. Assigned once.
+pub type Reg = u32;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Instr {
+    /// Fill cache register `rc[cache]`: lanes `lanes.0..lanes.1` read tile element
+    /// `at.element(lane)` under the boundary rule; other lanes never use it and hold zero.
+    Load { dst: Reg, cache: u32, at: AffineLoad, lanes: (u32, u32) },
+    /// The register each lane contributes, chosen by lane: what an owner Publishes in a phase,
+    /// or a local read whose register differs across lanes.
+    Pick { dst: Reg, pieces: LanePieces },
+    /// One warp shuffle: every lane reads `src` of lane `(lane + rotate) mod W`.
+    Shuffle { dst: Reg, src: Reg, rotate: u32, fetch: FetchId },
+    Param { dst: Reg, index: u32 },
+    Const { dst: Reg, value: Scalar },
+    Unary { dst: Reg, op: UnaryOp, a: Reg },
+    Binary { dst: Reg, op: BinaryOp, a: Reg, b: Reg },
+    Compare { dst: Reg, op: CompareOp, a: Reg, b: Reg },
+    Select { dst: Reg, cond: Reg, then: Reg, otherwise: Reg },
+    Cast { dst: Reg, a: Reg },
+    MulAdd { dst: Reg, a: Reg, b: Reg, c: Reg },
+    /// Lane `lane` writes `src` to tile output `at.element(lane)`, if that output exists.
+    Store { src: Reg, output: u32, at: AffineLoad },
+}
+
+/// What one stencil compiles to.
+#[derive(Clone, Debug)]
+pub struct WarpProgram {
+    pub pattern: Pattern,
+    pub element: ScalarType,
+    pub params: Vec<ScalarType>,
+    pub distribution: String,
+    pub schedule: Schedule,
+    pub instrs: Vec<Instr>,
+    /// Fetches in the order the program first performs them (local ones included).
+    pub fetch_order: Vec<FetchId>,
+    reg_types: Vec<ScalarType>,
+}
+
+impl WarpProgram {
+    /// Schedules and lowers `body` for `pattern` with the round-robin distribution.
+    pub fn compile(pattern: Pattern, body: &Body) -> Result<WarpProgram, Error> {
+        let distribution = RoundRobin::new(&pattern);
+        WarpProgram::compile_with(pattern, &distribution, body)
+    }
+
+    pub fn compile_with(pattern: Pattern, distribution: &dyn Distribution, body: &Body) -> Result<WarpProgram, Error> {
+        let schedule = Schedule::plan(pattern, distribution, &body.used_taps())?;
+        let mut lower = Lower {
+            body,
+            schedule: &schedule,
+            instrs: Vec::new(),
+            reg_types: Vec::new(),
+            cache: HashMap::new(),
+            fetched: HashMap::new(),
+            fetch_order: Vec::new(),
+            invariant: HashMap::new(),
+        };
+        for plan in &schedule.loads {
+            let dst = lower.reg(body.element());
+            lower.instrs.push(Instr::Load { dst, cache: plan.reg, at: distribution.load(plan.reg), lanes: plan.lanes });
+            lower.cache.insert(plan.reg, dst);
+        }
+        let live = body.live();
+        let varies = body.depends_on_taps();
+        for p in 0..pattern.outputs_per_thread() {
+            let mut value: Vec<Reg> = vec![0; body.nodes().len()];
+            for (id, node) in body.nodes().iter().enumerate().filter(|(i, _)| live[*i]) {
+                value[id] = match lower.invariant.get(&(id as NodeId)) {
+                    Some(&reg) => reg,
+                    None => {
+                        let reg = lower.node(p, id as NodeId, *node, &value);
+                        if !varies[id] {
+                            lower.invariant.insert(id as NodeId, reg);
+                        }
+                        reg
+                    }
+                };
+            }
+            let at = AffineLoad { base: distribution.output(0, p), stride: distribution.output(1, p) - distribution.output(0, p) };
+            lower.instrs.push(Instr::Store { src: value[body.result() as usize], output: p, at });
+        }
+        let Lower { instrs, reg_types, fetch_order, .. } = lower;
+        Ok(WarpProgram {
+            pattern,
+            element: body.element(),
+            params: body.params().to_vec(),
+            distribution: distribution.describe(),
+            schedule,
+            instrs,
+            fetch_order,
+            reg_types,
+        })
+    }
+
+    pub fn reg_type(&self, reg: Reg) -> ScalarType {
+        self.reg_types[reg as usize]
+    }
+
+    pub fn reg_types(&self) -> &[ScalarType] {
+        &self.reg_types
+    }
+
+    /// 32-bit warp shuffles each lane executes, per output it computes.
+    pub fn shuffles_per_output(&self) -> f64 {
+        let shuffles = self.instrs.iter().filter(|i| matches!(i, Instr::Shuffle { .. })).count() as f64;
+        shuffles * self.element.words() as f64 / self.pattern.outputs_per_thread() as f64
+    }
+
+    /// 32-bit registers each lane spends on the cache.
+    pub fn cache_registers(&self) -> u32 {
+        self.schedule.loads.len() as u32 * self.element.words()
+    }
+}
+
+/// Lowering state: body nodes to instructions, fetches emitted on first use.
+struct Lower<'a> {
+    body: &'a Body,
+    schedule: &'a Schedule,
+    instrs: Vec<Instr>,
+    reg_types: Vec<ScalarType>,
+    /// Cache register index -> virtual register holding it.
+    cache: HashMap<u32, Reg>,
+    fetched: HashMap<FetchId, Reg>,
+    fetch_order: Vec<FetchId>,
+    /// Nodes that do not depend on taps are computed once for all outputs.
+    invariant: HashMap<NodeId, Reg>,
+}
+
+impl Lower<'_> {
+    fn reg(&mut self, ty: ScalarType) -> Reg {
+        self.reg_types.push(ty);
+        self.reg_types.len() as Reg - 1
+    }
+
+    fn emit(&mut self, ty: ScalarType, make: impl FnOnce(Reg) -> Instr) -> Reg {
+        let dst = self.reg(ty);
+        self.instrs.push(make(dst));
+        dst
+    }
+
+    fn pick(&mut self, pieces: &LanePieces) -> Reg {
+        match pieces.uniform() {
+            Some(reg) => self.cache[&reg],
+            None => {
+                let pieces = pieces.map(|reg| self.cache[&reg]);
+                self.emit(self.body.element(), |dst| Instr::Pick { dst, pieces })
+            }
+        }
+    }
+
+    fn fetch(&mut self, p: u32, d: i32) -> Reg {
+        // Schedule::plan made a fetch for every (output, used tap).
+        let id = self.schedule.fetch_of(p, d).unwrap_or_default();
+        if let Some(&reg) = self.fetched.get(&id) {
+            return reg;
+        }
+        let reg = match &self.schedule.fetches[id].source {
+            Source::Local(pieces) => self.pick(pieces),
+            Source::Shuffle(phase) => {
+                let src = self.pick(&phase.publish);
+                let rotate = phase.rotate;
+                self.emit(self.body.element(), |dst| Instr::Shuffle { dst, src, rotate, fetch: id })
+            }
+        };
+        self.fetched.insert(id, reg);
+        self.fetch_order.push(id);
+        reg
+    }
+
+    fn node(&mut self, p: u32, id: NodeId, node: Node, value: &[Reg]) -> Reg {
+        let ty = self.body.ty(id);
+        let v = |n: NodeId| value[n as usize];
+        match node {
+            Node::Tap(d) => self.fetch(p, d),
+            Node::Param(index) => self.emit(ty, |dst| Instr::Param { dst, index }),
+            Node::Const(value) => self.emit(ty, |dst| Instr::Const { dst, value }),
+            Node::Unary(op, a) => self.emit(ty, |dst| Instr::Unary { dst, op, a: v(a) }),
+            Node::Binary(op, a, b) => self.emit(ty, |dst| Instr::Binary { dst, op, a: v(a), b: v(b) }),
+            Node::Compare(op, a, b) => self.emit(ty, |dst| Instr::Compare { dst, op, a: v(a), b: v(b) }),
+            Node::Select { cond, then, otherwise } => {
+                self.emit(ty, |dst| Instr::Select { dst, cond: v(cond), then: v(then), otherwise: v(otherwise) })
+            }
+            Node::Cast(_, a) => self.emit(ty, |dst| Instr::Cast { dst, a: v(a) }),
+            Node::MulAdd(a, b, c) => self.emit(ty, |dst| Instr::MulAdd { dst, a: v(a), b: v(b), c: v(c) }),
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! `Stencil`: the handle `#[stencil]` generates for each annotated function. It carries the
+//! pattern, the PTX the macro printed, the lowered body, and the user's function itself (the CPU
+//! reference). The runtime crate launches it; this crate runs it on the CPU.
+
+use std::marker::PhantomData;
+
+use crate::body::Body;
+use crate::error::Error;
+use crate::explain::Explanation;
+use crate::pattern::Pattern;
+use crate::program::WarpProgram;
+use crate::scalar::{Element, Params};
+use crate::window::Window;
+
+/// The user's function, called with a tuple of its extra parameters.
+pub type Reference<T, P> = for<'a> fn(Window<'a, T>, P) -> T;
+
+/// A compiled stencil over elements `T` with extra parameters `P` (a tuple).
+pub struct Stencil<T: Element, P: Params> {
+    name: &'static str,
+    pattern: Pattern,
+    ptx: &'static str,
+    entry: &'static str,
+    body: fn() -> Body,
+    reference: Reference<T, P>,
+    _types: PhantomData<fn(T, P) -> T>,
+}
+
+impl<T: Element, P: Params> Stencil<T, P> {
+    /// Used by `#[stencil]`, which has validated every part.
+    #[doc(hidden)]
+    pub const fn from_parts(
+        name: &'static str,
+        pattern: Pattern,
+        ptx: &'static str,
+        entry: &'static str,
+        body: fn() -> Body,
+        reference: Reference<T, P>,
+    ) -> Stencil<T, P> {
+        Stencil { name, pattern, ptx, entry, body, reference, _types: PhantomData }
+    }
+
+    /// The annotated function's name.
+    pub const fn name(&self) -> &'static str {
+        self.name
+    }
+    pub const fn pattern(&self) -> Pattern {
+        self.pattern
+    }
+    /// The kernel's PTX text, printed by the macro at compile time.
+    pub const fn ptx(&self) -> &'static str {
+        self.ptx
+    }
+    /// The name of the kernel's `.entry` in [`Stencil::ptx`].
+    pub const fn entry(&self) -> &'static str {
+        self.entry
+    }
+    /// The body as the compiler sees it: one output's computation over window taps.
+    pub fn body(&self) -> Body {
+        (self.body)()
+    }
+
+    /// The warp program: exactly what the PTX back end prints and what `emulate` runs.
+    pub fn program(&self) -> Result<WarpProgram, Error> {
+        WarpProgram::compile(self.pattern, &self.body())
+    }
+
+    /// The output length for `input_len` inputs.
+    pub fn output_len(&self, input_len: usize) -> Result<usize, Error> {
+        Ok(self.pattern.output_len(input_len)?)
+    }
+
+    /// The reference: the user's function, called once per output on the CPU.
+    pub fn run_cpu(&self, input: &[T], output: &mut [T], params: P) -> Result<(), Error> {
+        let n_out = self.pattern.check_lengths(input.len(), output.len())?;
+        let (r, boundary) = (self.pattern.radius(), self.pattern.boundary());
+        // Output i is centred on input i + r under `valid`, on input i otherwise.
+        let centre_offset = (r - self.pattern.shift()) as i64;
+        for (i, out) in output.iter_mut().enumerate().take(n_out) {
+            *out = (self.reference)(Window::new(input, i as i64 + centre_offset, r, boundary), params);
+        }
+        Ok(())
+    }
+
+    /// Runs the lowered warp program on the CPU: lanes in lockstep, shuffles as permutations,
+    /// the same instruction sequence the PTX back end prints.
+    pub fn emulate(&self, input: &[T], output: &mut [T], params: P) -> Result<(), Error> {
+        self.program()?.emulate(input, output, &params.scalars())
+    }
+
+    /// `run_cpu` into a new vector.
+    pub fn reference_vec(&self, input: &[T], params: P) -> Result<Vec<T>, Error> {
+        let mut out = vec![*T::zero_ref(); self.output_len(input.len())?];
+        self.run_cpu(input, &mut out, params)?;
+        Ok(out)
+    }
+
+    /// `emulate` into a new vector.
+    pub fn emulate_vec(&self, input: &[T], params: P) -> Result<Vec<T>, Error> {
+        let mut out = vec![*T::zero_ref(); self.output_len(input.len())?];
+        self.emulate(input, &mut out, params)?;
+        Ok(out)
+    }
+
+    /// The schedule as a table to check against the register-cache article's Table 2.
+    pub fn explain(&self) -> Result<Explanation, Error> {
+        Ok(Explanation::new(self.name, &self.program()?))
+    }
+}
+
+impl<T: Element, P: Params> Clone for Stencil<T, P> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T: Element, P: Params> Copy for Stencil<T, P> {}
+
+impl<T: Element, P: Params> std::fmt::Debug for Stencil<T, P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stencil")
+            .field("name", &self.name)
+            .field("pattern", &self.pattern)
+            .field("entry", &self.entry)
+            .finish_non_exhaustive()
+    }
+}

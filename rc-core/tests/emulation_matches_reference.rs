@@ -1,0 +1,83 @@
+//! `emulate` runs the warp program the PTX back end prints; it must equal the CPU reference
+//! bit for bit for every pattern. NaN compares equal to NaN (payloads differ across hardware).
+
+mod common;
+
+use common::*;
+use rc_core::{Pattern, ScalarType, WarpProgram};
+
+fn check_f32(pattern: Pattern, lengths: &[usize], seed: u64) {
+    let program = WarpProgram::compile(pattern, &box_body(pattern.radius(), ScalarType::F32)).expect("compiles");
+    for &n in lengths {
+        let input = data_f32(n, seed ^ n as u64);
+        let Ok(n_out) = pattern.output_len(n) else {
+            assert!(program.emulate(&input, &mut [], &[]).is_err(), "{pattern}: n={n} must be refused");
+            continue;
+        };
+        let mut out = vec![f32::from_bits(0x7fbad000); n_out];
+        program.emulate(&input, &mut out, &[]).expect("emulates");
+        let want = reference_f32(&pattern, &input);
+        if let Some(i) = same_bits_f32(&out, &want) {
+            panic!("{pattern}, n={n}, seed={seed}: output {i} is {:?}, reference {:?}", out.get(i), want.get(i));
+        }
+    }
+}
+
+fn check_f64(pattern: Pattern, lengths: &[usize], seed: u64) {
+    let program = WarpProgram::compile(pattern, &box_body(pattern.radius(), ScalarType::F64)).expect("compiles");
+    for &n in lengths {
+        let input = data_f64(n, seed ^ n as u64);
+        let Ok(n_out) = pattern.output_len(n) else { continue };
+        let mut out = vec![f64::from_bits(0x7ff4_dead_0000_0000); n_out];
+        program.emulate(&input, &mut out, &[]).expect("emulates");
+        let want = reference_f64(&pattern, &input);
+        if let Some(i) = same_bits_f64(&out, &want) {
+            panic!("{pattern}, n={n}, seed={seed}: output {i} is {:?}, reference {:?}", out.get(i), want.get(i));
+        }
+    }
+}
+
+fn edge_lengths(pattern: &Pattern, extra: usize) -> Vec<usize> {
+    let r = pattern.radius() as usize;
+    vec![0, 1, 2 * r, 2 * r + 1, extra]
+}
+
+#[test]
+fn every_radius_warp_width_coarsening_and_boundary_matches_for_f32() {
+    for boundary in BOUNDARIES {
+        for warp in WARPS {
+            for p in 1..=8 {
+                for r in 1..=40 {
+                    let pattern = Pattern::new(r, warp, p, boundary).expect("valid pattern");
+                    let tile = (warp * p) as usize;
+                    let extra = 2 * tile + 2 * r as usize + 7 + (r as usize * 13 + p as usize) % tile;
+                    check_f32(pattern, &edge_lengths(&pattern, extra), (r * 1000 + warp * 10 + p) as u64);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_radius_warp_width_coarsening_and_boundary_matches_for_f64() {
+    for boundary in BOUNDARIES {
+        for warp in WARPS {
+            for p in 1..=8 {
+                for r in 1..=40 {
+                    let pattern = Pattern::new(r, warp, p, boundary).expect("valid pattern");
+                    let tile = (warp * p) as usize;
+                    let extra = 2 * tile + 2 * r as usize + 5 + (r as usize * 7 + p as usize) % tile;
+                    check_f64(pattern, &edge_lengths(&pattern, extra), (r * 1000 + warp * 10 + p) as u64);
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_million_and_three_elements_match_for_each_boundary() {
+    for boundary in BOUNDARIES {
+        check_f32(Pattern::new(3, 32, 4, boundary).expect("valid"), &[1_000_003], 7);
+        check_f64(Pattern::new(17, 16, 3, boundary).expect("valid"), &[1_000_003], 8);
+    }
+}
