@@ -30,9 +30,10 @@ pub enum BinaryOp {
     Mul,
     /// Floats only: integer division panics on the CPU for a zero divisor and cannot match.
     Div,
-    /// `a.min(b)`: IEEE minNum for floats (a NaN operand yields the other operand).
+    /// `a.min(b)`: IEEE minNum for floats (a NaN operand yields the other operand); of two
+    /// zeros, the first.
     Min,
-    /// `a.max(b)`: IEEE maxNum for floats.
+    /// `a.max(b)`: IEEE maxNum for floats; of two zeros, the first.
     Max,
     /// `a && b` (both sides are pure, so evaluating both is the same as short-circuiting).
     And,

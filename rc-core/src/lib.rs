@@ -4,8 +4,8 @@
 //! The path from a stencil to a kernel, one file each:
 //! [`pattern`] (what the user declared) → [`body`] (one output's computation) →
 //! [`distribution`] (where the cache keeps each element) → [`schedule`] (fetches, phases,
-//! publish/read, conflict proof) → [`program`] (the warp program) → [`emulate`] on the CPU,
-//! [`explain`] for people.
+//! publish/read, conflict proof) → [`program`] (the warp program) → `emulate` on the CPU,
+//! [`ptx`] for the GPU, [`explain`] for people.
 
 pub mod body;
 pub mod distribution;
@@ -15,6 +15,7 @@ pub mod explain;
 pub mod ops;
 pub mod pattern;
 pub mod program;
+pub mod ptx;
 pub mod scalar;
 pub mod schedule;
 pub mod stencil;

@@ -57,8 +57,13 @@ pub fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {
                 BinaryOp::Sub => x - y,
                 BinaryOp::Mul => x * y,
                 BinaryOp::Div => x / y,
-                BinaryOp::Min => x.min(y),
-                BinaryOp::Max => x.max(y),
+                // Rust leaves the sign of min/max(-0.0, +0.0) unspecified (a release build of
+                // `f32::min` returns the second operand, a debug build the first); the kernel pins
+                // the first, and so must its emulation. A NaN operand yields the other one.
+                BinaryOp::Min if x.is_nan() => y,
+                BinaryOp::Min => if y < x { y } else { x },
+                BinaryOp::Max if x.is_nan() => y,
+                BinaryOp::Max => if y > x { y } else { x },
                 BinaryOp::And | BinaryOp::Or => return 0,
             };
             $back(v)

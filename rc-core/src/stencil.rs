@@ -5,7 +5,7 @@
 use std::marker::PhantomData;
 
 use crate::body::Body;
-use crate::error::Error;
+use crate::error::{BodyError, Error};
 use crate::explain::Explanation;
 use crate::pattern::Pattern;
 use crate::program::WarpProgram;
@@ -21,7 +21,7 @@ pub struct Stencil<T: Element, P: Params> {
     pattern: Pattern,
     ptx: &'static str,
     entry: &'static str,
-    body: fn() -> Body,
+    body: fn() -> Result<Body, BodyError>,
     reference: Reference<T, P>,
     _types: PhantomData<fn(T, P) -> T>,
 }
@@ -34,7 +34,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
         pattern: Pattern,
         ptx: &'static str,
         entry: &'static str,
-        body: fn() -> Body,
+        body: fn() -> Result<Body, BodyError>,
         reference: Reference<T, P>,
     ) -> Stencil<T, P> {
         Stencil { name, pattern, ptx, entry, body, reference, _types: PhantomData }
@@ -56,13 +56,13 @@ impl<T: Element, P: Params> Stencil<T, P> {
         self.entry
     }
     /// The body as the compiler sees it: one output's computation over window taps.
-    pub fn body(&self) -> Body {
-        (self.body)()
+    pub fn body(&self) -> Result<Body, Error> {
+        Ok((self.body)()?)
     }
 
     /// The warp program: exactly what the PTX back end prints and what `emulate` runs.
     pub fn program(&self) -> Result<WarpProgram, Error> {
-        WarpProgram::compile(self.pattern, &self.body())
+        WarpProgram::compile(self.pattern, &self.body()?)
     }
 
     /// The output length for `input_len` inputs.

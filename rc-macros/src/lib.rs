@@ -1,1 +1,19 @@
-use proc_macro::TokenStream; #[proc_macro_attribute] pub fn stencil(_a: TokenStream, i: TokenStream) -> TokenStream { i }
+//! `#[stencil]`: a small compiler. [`args`] reads the attribute, [`signature`] the function's
+//! signature, [`lower`] turns its body into `rc-core`'s typed body, and [`expand`] prints the
+//! kernel module (PTX included). Every check reports on the offending tokens through [`ctxt`],
+//! all errors at once; the macro never panics.
+
+mod args;
+mod ctxt;
+mod expand;
+mod lower;
+mod signature;
+mod tokens;
+
+use proc_macro::TokenStream;
+
+/// Turns a function over a `Window` into a register-cache stencil kernel. See the `rc` crate.
+#[proc_macro_attribute]
+pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::stencil(args.into(), item.into()).into()
+}

@@ -1,0 +1,522 @@
+//! The PTX back end: prints a warp program as one `.entry`, instruction for instruction.
+//!
+//! Straight-line code: every lane runs every instruction, tail lanes included (their loads and
+//! stores are predicated), so every `shfl.sync` has the full member mask. Floating point uses
+//! explicit round-to-nearest (`add.rn`, `mul.rn`, ...), which also forbids ptxas from contracting
+//! into FMA; sign flips and `abs` are bit operations, exactly as Rust defines them.
+//!
+//! Kernel parameters, in order: input pointer, output pointer, input length `n`, output length
+//! `n_out` (all `.u64`), then one parameter per stencil parameter.
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use crate::body::{BinaryOp, CompareOp, UnaryOp};
+use crate::pattern::Boundary;
+use crate::program::{Instr, Reg, WarpProgram};
+use crate::scalar::{Scalar, ScalarType};
+use crate::schedule::LanePieces;
+
+/// PTX ISA 7.0 (CUDA 11.0): old enough for every driver since, new enough for `shfl.sync`.
+pub const PTX_VERSION: &str = "7.0";
+pub const PTX_TARGET: &str = "sm_70";
+
+/// The PTX module for `program`, with one kernel named `entry`.
+pub fn print(program: &WarpProgram, entry: &str) -> String {
+    let mut p = Printer::new(program, entry);
+    p.prologue();
+    for instr in &program.instrs {
+        p.instr(instr);
+    }
+    p.line("ret;");
+    p.finish()
+}
+
+/// The register holding virtual register `reg`, named by its type.
+fn reg_name(ty: ScalarType, reg: Reg) -> String {
+    match ty {
+        ScalarType::F32 => format!("%f{reg}"),
+        ScalarType::F64 => format!("%fd{reg}"),
+        ScalarType::I32 | ScalarType::U32 => format!("%r{reg}"),
+        ScalarType::Bool => format!("%p{reg}"),
+    }
+}
+
+fn scratch_prefix(ty: ScalarType) -> &'static str {
+    match ty {
+        ScalarType::F32 => "%sf",
+        ScalarType::F64 => "%sd",
+        _ => "%sr",
+    }
+}
+
+fn ptx_type(ty: ScalarType) -> &'static str {
+    match ty {
+        ScalarType::F32 => "f32",
+        ScalarType::F64 => "f64",
+        ScalarType::I32 => "s32",
+        ScalarType::U32 => "u32",
+        ScalarType::Bool => "pred",
+    }
+}
+
+/// An immediate of type `s.ty`, bit-exact (`0f3F800000` for 1.0f32).
+fn immediate(s: Scalar) -> String {
+    match s.ty {
+        ScalarType::F32 => format!("0f{:08X}", s.bits as u32),
+        ScalarType::F64 => format!("0d{:016X}", s.bits),
+        ScalarType::I32 => format!("{}", s.bits as u32 as i32),
+        ScalarType::U32 => format!("{}", s.bits as u32),
+        ScalarType::Bool => format!("{}", s.bits & 1),
+    }
+}
+
+struct Printer<'a> {
+    program: &'a WarpProgram,
+    entry: &'a str,
+    body: String,
+    /// Scratch registers: 64-bit addresses (%a), 32-bit values (%t), predicates (%q).
+    next_a: u32,
+    next_t: u32,
+    next_q: u32,
+    /// Scratch values of the element's type for intermediate selects (%sf, %sd or %sr).
+    next_s: u32,
+    /// `lane < k`, computed once per k.
+    lane_below: HashMap<u32, String>,
+    /// `lane + k` (the shuffle source lane), computed once per k.
+    lane_plus: HashMap<u32, String>,
+}
+
+// Fixed scratch registers set up by the prologue.
+const INPUT: &str = "%a0";
+const OUTPUT: &str = "%a1";
+const N: &str = "%a2";
+const N_OUT: &str = "%a3";
+const TILE_START: &str = "%a4";
+const N_MINUS_1: &str = "%a5";
+const LANE: &str = "%t0";
+
+impl<'a> Printer<'a> {
+    fn new(program: &'a WarpProgram, entry: &'a str) -> Printer<'a> {
+        Printer {
+            program,
+            entry,
+            body: String::new(),
+            next_a: 6,
+            next_t: 1,
+            next_q: 0,
+            next_s: 0,
+            lane_below: HashMap::new(),
+            lane_plus: HashMap::new(),
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        let _ = writeln!(self.body, "\t{text}");
+    }
+
+    fn comment(&mut self, text: &str) {
+        let _ = writeln!(self.body, "\t// {text}");
+    }
+
+    fn a(&mut self) -> String {
+        self.next_a += 1;
+        format!("%a{}", self.next_a - 1)
+    }
+    fn t(&mut self) -> String {
+        self.next_t += 1;
+        format!("%t{}", self.next_t - 1)
+    }
+    fn q(&mut self) -> String {
+        self.next_q += 1;
+        format!("%q{}", self.next_q - 1)
+    }
+
+    /// A scratch register of type `ty` (a float or 32-bit integer type).
+    fn scratch(&mut self, ty: ScalarType) -> String {
+        self.next_s += 1;
+        format!("{}{}", scratch_prefix(ty), self.next_s - 1)
+    }
+
+    fn reg(&self, reg: Reg) -> String {
+        reg_name(self.program.reg_type(reg), reg)
+    }
+
+    fn param_name(&self, what: &str) -> String {
+        format!("{}_{what}", self.entry)
+    }
+
+    fn prologue(&mut self) {
+        let pattern = self.program.pattern;
+        let warp = pattern.warp();
+        let (input, output, n, n_out) =
+            (self.param_name("input"), self.param_name("output"), self.param_name("n"), self.param_name("n_out"));
+        self.comment("tile = global thread / warp; lane = thread within its logical warp");
+        self.line(&format!("ld.param.u64 {INPUT}, [{input}];"));
+        self.line(&format!("ld.param.u64 {OUTPUT}, [{output}];"));
+        self.line(&format!("ld.param.u64 {N}, [{n}];"));
+        self.line(&format!("ld.param.u64 {N_OUT}, [{n_out}];"));
+        self.line(&format!("cvta.to.global.u64 {INPUT}, {INPUT};"));
+        self.line(&format!("cvta.to.global.u64 {OUTPUT}, {OUTPUT};"));
+        self.line(&format!("sub.u64 {N_MINUS_1}, {N}, 1;"));
+        let (tid, ctaid, ntid) = (self.t(), self.t(), self.t());
+        self.line(&format!("mov.u32 {tid}, %tid.x;"));
+        self.line(&format!("mov.u32 {ctaid}, %ctaid.x;"));
+        self.line(&format!("mov.u32 {ntid}, %ntid.x;"));
+        // Blocks hold whole 32-lane warps, so tid's low bits are the lane in a logical warp.
+        self.line(&format!("and.b32 {LANE}, {tid}, {};", warp - 1));
+        let (global, tid64) = (self.a(), self.a());
+        self.line(&format!("mul.wide.u32 {global}, {ctaid}, {ntid};"));
+        self.line(&format!("cvt.u64.u32 {tid64}, {tid};"));
+        self.line(&format!("add.u64 {global}, {global}, {tid64};"));
+        self.line(&format!("shr.u64 {global}, {global}, {};", warp.trailing_zeros()));
+        self.line(&format!("mul.lo.u64 {TILE_START}, {global}, {};", pattern.tile_outputs()));
+    }
+
+    /// The predicate `lane < k`.
+    fn lane_below(&mut self, k: u32) -> String {
+        if let Some(q) = self.lane_below.get(&k) {
+            return q.clone();
+        }
+        let q = self.q();
+        self.line(&format!("setp.lt.u32 {q}, {LANE}, {k};"));
+        self.lane_below.insert(k, q.clone());
+        q
+    }
+
+    /// `base + lane * stride` as a 64-bit index relative to the tile, plus `TILE_START`.
+    fn tile_index(&mut self, base: u32, stride: u32) -> String {
+        let e = self.t();
+        self.line(&format!("mad.lo.u32 {e}, {LANE}, {stride}, {base};"));
+        let g = self.a();
+        self.line(&format!("cvt.u64.u32 {g}, {e};"));
+        self.line(&format!("add.u64 {g}, {g}, {TILE_START};"));
+        g
+    }
+
+    fn address(&mut self, base: &str, index: &str, bytes: u32) -> String {
+        let addr = self.a();
+        self.line(&format!("mad.lo.u64 {addr}, {index}, {bytes}, {base};"));
+        addr
+    }
+
+    fn instr(&mut self, instr: &Instr) {
+        let program = self.program;
+        match instr {
+            Instr::Load { dst, cache, at, lanes } => self.load(*dst, *cache, at.base, at.stride, *lanes),
+            Instr::Pick { dst, pieces } => self.pick(*dst, pieces),
+            Instr::Shuffle { dst, src, rotate, fetch } => {
+                let taps: Vec<String> =
+                    program.schedule.fetches[*fetch].uses.iter().map(|(p, d)| format!("output {p} tap {d:+}")).collect();
+                self.comment(&format!("phase: lane l reads lane (l + {rotate}) mod {} — {}", program.pattern.warp(), taps.join(", ")));
+                self.shuffle(*dst, *src, *rotate);
+            }
+            Instr::Param { dst, index } => {
+                let ty = program.reg_type(*dst);
+                let name = self.param_name(&format!("p{index}"));
+                self.line(&format!("ld.param.{} {}, [{name}];", ptx_type(ty), self.reg(*dst)));
+            }
+            Instr::Const { dst, value } => self.constant(*dst, *value),
+            Instr::Unary { dst, op, a } => self.unary(*dst, *op, *a),
+            Instr::Binary { dst, op, a, b } => self.binary(*dst, *op, *a, *b),
+            Instr::Compare { dst, op, a, b } => self.compare(*dst, *op, *a, *b),
+            Instr::Select { dst, cond, then, otherwise } => {
+                let ty = program.reg_type(*dst);
+                let (d, c, t, f) = (self.reg(*dst), self.reg(*cond), self.reg(*then), self.reg(*otherwise));
+                if ty == ScalarType::Bool {
+                    let (x, y) = (self.q(), self.q());
+                    self.line(&format!("and.pred {x}, {c}, {t};"));
+                    self.line(&format!("not.pred {y}, {c};"));
+                    self.line(&format!("and.pred {y}, {y}, {f};"));
+                    self.line(&format!("or.pred {d}, {x}, {y};"));
+                } else {
+                    self.line(&format!("selp.{} {d}, {t}, {f}, {c};", ptx_type(ty)));
+                }
+            }
+            Instr::Cast { dst, a } => self.cast(*dst, *a),
+            Instr::MulAdd { dst, a, b, c } => {
+                let ty = ptx_type(program.reg_type(*dst));
+                let (d, a, b, c) = (self.reg(*dst), self.reg(*a), self.reg(*b), self.reg(*c));
+                self.line(&format!("fma.rn.{ty} {d}, {a}, {b}, {c};"));
+            }
+            Instr::Store { src, output, at } => {
+                self.comment(&format!("store output {output}: tile output {} + lane * {}", at.base, at.stride));
+                let i = self.tile_index(at.base, at.stride);
+                let q = self.q();
+                self.line(&format!("setp.lt.u64 {q}, {i}, {N_OUT};"));
+                let bytes = program.element.bytes();
+                let addr = self.address(OUTPUT, &i, bytes);
+                let ty = ptx_type(program.element);
+                self.line(&format!("@{q} st.global.{ty} [{addr}], {};", self.reg(*src)));
+            }
+        }
+    }
+
+    fn load(&mut self, dst: Reg, cache: u32, base: u32, stride: u32, lanes: (u32, u32)) {
+        let program = self.program;
+        let pattern = program.pattern;
+        let ty = ptx_type(program.element);
+        let d = self.reg(dst);
+        self.comment(&format!("rc[{cache}] = tile element {base} + lane * {stride}"));
+        let g = self.tile_index(base, stride);
+        if pattern.shift() > 0 {
+            self.line(&format!("sub.u64 {g}, {g}, {};", pattern.shift()));
+        }
+        // Which lanes load at all: the others never read this register.
+        let mut guard: Option<String> = None;
+        if lanes.1 < pattern.warp() {
+            guard = Some(self.lane_below(lanes.1));
+        }
+        if lanes.0 > 0 {
+            let below = self.lane_below(lanes.0);
+            let q = self.q();
+            self.line(&format!("not.pred {q}, {below};"));
+            if let Some(g) = &guard {
+                self.line(&format!("and.pred {q}, {q}, {g};"));
+            }
+            guard = Some(q);
+        }
+        let index = match pattern.boundary() {
+            Boundary::Valid | Boundary::Zero => {
+                // g < n as unsigned: an index below zero wrapped around and fails too.
+                let q = self.q();
+                self.line(&format!("setp.lt.u64 {q}, {g}, {N};"));
+                guard = Some(match guard {
+                    Some(prev) => {
+                        let both = self.q();
+                        self.line(&format!("and.pred {both}, {prev}, {q};"));
+                        both
+                    }
+                    None => q,
+                });
+                g
+            }
+            Boundary::Clamp => {
+                self.line(&format!("max.s64 {g}, {g}, 0;"));
+                self.line(&format!("min.s64 {g}, {g}, {N_MINUS_1};"));
+                g
+            }
+            Boundary::Wrap => {
+                let q = self.q();
+                self.line(&format!("rem.s64 {g}, {g}, {N};"));
+                self.line(&format!("setp.lt.s64 {q}, {g}, 0;"));
+                self.line(&format!("@{q} add.s64 {g}, {g}, {N};"));
+                g
+            }
+        };
+        let addr = self.address(INPUT, &index, program.element.bytes());
+        match guard {
+            Some(q) => {
+                self.line(&format!("mov.b{} {d}, 0;", program.element.bytes() * 8));
+                self.line(&format!("@{q} ld.global.nc.{ty} {d}, [{addr}];"));
+            }
+            None => self.line(&format!("ld.global.nc.{ty} {d}, [{addr}];")),
+        }
+    }
+
+    /// `dst` = the register of this lane's piece: a chain of selects from the last piece down.
+    fn pick(&mut self, dst: Reg, pieces: &LanePieces) {
+        let ty = ptx_type(self.program.reg_type(dst));
+        let d = self.reg(dst);
+        let runs = &pieces.0;
+        let Some(&(_, last)) = runs.last() else { return };
+        let mut acc = self.reg(last);
+        for i in (0..runs.len().saturating_sub(1)).rev() {
+            let q = self.lane_below(runs[i + 1].0);
+            let target = if i == 0 { d.clone() } else { self.scratch(self.program.reg_type(dst)) };
+            self.line(&format!("selp.{ty} {target}, {}, {acc}, {q};", self.reg(runs[i].1)));
+            acc = target;
+        }
+        if runs.len() == 1 {
+            self.line(&format!("mov.{ty} {d}, {acc};"));
+        }
+    }
+
+    fn shuffle(&mut self, dst: Reg, src: Reg, rotate: u32) {
+        let warp = self.program.pattern.warp();
+        // c: segment mask (32 - w) in bits 12:8, clamp 31 in bits 4:0 (see the PTX ISA, shfl.sync).
+        let c = ((32 - warp) << 8) | 0x1f;
+        let source = match self.lane_plus.get(&rotate) {
+            Some(s) => s.clone(),
+            None => {
+                let s = self.t();
+                self.line(&format!("add.u32 {s}, {LANE}, {rotate};"));
+                self.lane_plus.insert(rotate, s.clone());
+                s
+            }
+        };
+        let (d, s) = (self.reg(dst), self.reg(src));
+        if self.program.element.words() == 2 {
+            let (lo, hi, lo2, hi2) = (self.t(), self.t(), self.t(), self.t());
+            self.line(&format!("mov.b64 {{{lo}, {hi}}}, {s};"));
+            self.line(&format!("shfl.sync.idx.b32 {lo2}, {lo}, {source}, {c}, 0xffffffff;"));
+            self.line(&format!("shfl.sync.idx.b32 {hi2}, {hi}, {source}, {c}, 0xffffffff;"));
+            self.line(&format!("mov.b64 {d}, {{{lo2}, {hi2}}};"));
+        } else {
+            self.line(&format!("shfl.sync.idx.b32 {d}, {s}, {source}, {c}, 0xffffffff;"));
+        }
+    }
+
+    fn constant(&mut self, dst: Reg, value: Scalar) {
+        let d = self.reg(dst);
+        match value.ty {
+            ScalarType::Bool => {
+                let t = self.t();
+                self.line(&format!("mov.u32 {t}, {};", value.bits & 1));
+                self.line(&format!("setp.ne.u32 {d}, {t}, 0;"));
+            }
+            ty => self.line(&format!("mov.{} {d}, {};", ptx_type(ty), immediate(value))),
+        }
+    }
+
+    fn unary(&mut self, dst: Reg, op: UnaryOp, a: Reg) {
+        let ty = self.program.reg_type(dst);
+        let (d, x) = (self.reg(dst), self.reg(a));
+        let text = match (op, ty) {
+            // Rust flips/clears the sign bit, NaN included; neg.f32/abs.f32 need not.
+            (UnaryOp::Neg, ScalarType::F32) => format!("xor.b32 {d}, {x}, 0x80000000;"),
+            (UnaryOp::Neg, ScalarType::F64) => format!("xor.b64 {d}, {x}, 0x8000000000000000;"),
+            (UnaryOp::Abs, ScalarType::F32) => format!("and.b32 {d}, {x}, 0x7FFFFFFF;"),
+            (UnaryOp::Abs, ScalarType::F64) => format!("and.b64 {d}, {x}, 0x7FFFFFFFFFFFFFFF;"),
+            (UnaryOp::Neg, _) => format!("neg.s32 {d}, {x};"),
+            (UnaryOp::Abs, _) => format!("abs.s32 {d}, {x};"),
+            (UnaryOp::Sqrt, t) => format!("sqrt.rn.{} {d}, {x};", ptx_type(t)),
+            (UnaryOp::Not, ScalarType::Bool) => format!("not.pred {d}, {x};"),
+            (UnaryOp::Not, _) => format!("not.b32 {d}, {x};"),
+        };
+        self.line(&text);
+    }
+
+    fn binary(&mut self, dst: Reg, op: BinaryOp, a: Reg, b: Reg) {
+        let ty = self.program.reg_type(dst);
+        let t = ptx_type(ty);
+        let (d, x, y) = (self.reg(dst), self.reg(a), self.reg(b));
+        if ty.is_float() {
+            match op {
+                BinaryOp::Add => self.line(&format!("add.rn.{t} {d}, {x}, {y};")),
+                BinaryOp::Sub => self.line(&format!("sub.rn.{t} {d}, {x}, {y};")),
+                BinaryOp::Mul => self.line(&format!("mul.rn.{t} {d}, {x}, {y};")),
+                BinaryOp::Div => self.line(&format!("div.rn.{t} {d}, {x}, {y};")),
+                BinaryOp::Min | BinaryOp::Max => {
+                    // isnan(x) ? y : (y < x ? y : x) for min (y > x for max), as ops::binary.
+                    let cmp = if op == BinaryOp::Min { "lt" } else { "gt" };
+                    let (q, nan) = (self.q(), self.q());
+                    let tmp = self.scratch(ty);
+                    self.line(&format!("setp.{cmp}.{t} {q}, {y}, {x};"));
+                    self.line(&format!("selp.{t} {tmp}, {y}, {x}, {q};"));
+                    self.line(&format!("setp.nan.{t} {nan}, {x}, {x};"));
+                    self.line(&format!("selp.{t} {d}, {y}, {tmp}, {nan};"));
+                }
+                BinaryOp::And | BinaryOp::Or => {}
+            }
+            return;
+        }
+        let text = match (op, ty) {
+            (BinaryOp::And, ScalarType::Bool) => format!("and.pred {d}, {x}, {y};"),
+            (BinaryOp::Or, ScalarType::Bool) => format!("or.pred {d}, {x}, {y};"),
+            (BinaryOp::Add, _) => format!("add.s32 {d}, {x}, {y};"),
+            (BinaryOp::Sub, _) => format!("sub.s32 {d}, {x}, {y};"),
+            (BinaryOp::Mul, _) => format!("mul.lo.s32 {d}, {x}, {y};"),
+            (BinaryOp::Min, _) => format!("min.{t} {d}, {x}, {y};"),
+            (BinaryOp::Max, _) => format!("max.{t} {d}, {x}, {y};"),
+            // Body::new rejects integer division and logic on numbers.
+            _ => return,
+        };
+        self.line(&text);
+    }
+
+    fn compare(&mut self, dst: Reg, op: CompareOp, a: Reg, b: Reg) {
+        let ty = self.program.reg_type(a);
+        let (d, x, y) = (self.reg(dst), self.reg(a), self.reg(b));
+        if ty == ScalarType::Bool {
+            match op {
+                CompareOp::Ne => self.line(&format!("xor.pred {d}, {x}, {y};")),
+                _ => {
+                    let q = self.q();
+                    self.line(&format!("xor.pred {q}, {x}, {y};"));
+                    self.line(&format!("not.pred {d}, {q};"));
+                }
+            }
+            return;
+        }
+        // Ordered comparisons are false on NaN, as in Rust; `!=` is unordered (true on NaN).
+        let cmp = match (op, ty.is_float()) {
+            (CompareOp::Lt, _) => "lt",
+            (CompareOp::Le, _) => "le",
+            (CompareOp::Gt, _) => "gt",
+            (CompareOp::Ge, _) => "ge",
+            (CompareOp::Eq, _) => "eq",
+            (CompareOp::Ne, true) => "neu",
+            (CompareOp::Ne, false) => "ne",
+        };
+        self.line(&format!("setp.{cmp}.{} {d}, {x}, {y};", ptx_type(ty)));
+    }
+
+    fn cast(&mut self, dst: Reg, a: Reg) {
+        use ScalarType::*;
+        let (from, to) = (self.program.reg_type(a), self.program.reg_type(dst));
+        let (d, x) = (self.reg(dst), self.reg(a));
+        let text = match (from, to) {
+            (f, t) if f == t => format!("mov.{} {d}, {x};", ptx_type(t)),
+            (F32, F64) => format!("cvt.f64.f32 {d}, {x};"),
+            (F64, F32) => format!("cvt.rn.f32.f64 {d}, {x};"),
+            // Float to integer: round toward zero, saturate, NaN to 0 — Rust's `as`.
+            (F32 | F64, I32 | U32) => format!("cvt.rzi.{}.{} {d}, {x};", ptx_type(to), ptx_type(from)),
+            (I32 | U32, F32 | F64) => format!("cvt.rn.{}.{} {d}, {x};", ptx_type(to), ptx_type(from)),
+            (I32 | U32, I32 | U32) => format!("mov.b32 {d}, {x};"),
+            (Bool, I32 | U32) => format!("selp.u32 {d}, 1, 0, {x};"),
+            // Body::new rejects the rest.
+            _ => return,
+        };
+        self.line(&text);
+    }
+
+    fn finish(self) -> String {
+        let program = self.program;
+        let pattern = program.pattern;
+        let n = program.reg_types().len().max(1);
+        let mut out = String::new();
+        let _ = writeln!(out, "//");
+        let _ = writeln!(out, "// Generated by rc #[stencil]: {pattern}, element {}", program.element);
+        let _ = writeln!(out, "// distribution: {}", program.distribution);
+        let _ = writeln!(
+            out,
+            "// {} cache registers per lane, {:.3} shuffles per output",
+            program.cache_registers(),
+            program.shuffles_per_output()
+        );
+        let _ = writeln!(out, "//");
+        let _ = writeln!(out, ".version {PTX_VERSION}");
+        let _ = writeln!(out, ".target {PTX_TARGET}");
+        let _ = writeln!(out, ".address_size 64");
+        let _ = writeln!(out);
+        let _ = writeln!(out, ".visible .entry {}(", self.entry);
+        let mut params = vec![
+            format!("\t.param .u64 {}", self.param_name("input")),
+            format!("\t.param .u64 {}", self.param_name("output")),
+            format!("\t.param .u64 {}", self.param_name("n")),
+            format!("\t.param .u64 {}", self.param_name("n_out")),
+        ];
+        for (i, ty) in program.params.iter().enumerate() {
+            params.push(format!("\t.param .{} {}", ptx_type(*ty), self.param_name(&format!("p{i}"))));
+        }
+        let _ = writeln!(out, "{}", params.join(",\n"));
+        let _ = writeln!(out, ")");
+        let _ = writeln!(out, "{{");
+        let _ = writeln!(out, "\t.reg .pred %p<{n}>;");
+        let _ = writeln!(out, "\t.reg .pred %q<{}>;", self.next_q.max(1));
+        let _ = writeln!(out, "\t.reg .b32 %r<{n}>;");
+        let _ = writeln!(out, "\t.reg .b32 %t<{}>;", self.next_t.max(1));
+        let _ = writeln!(out, "\t.reg .b64 %a<{}>;", self.next_a.max(1));
+        let _ = writeln!(out, "\t.reg .f32 %f<{n}>;");
+        let _ = writeln!(out, "\t.reg .f64 %fd<{n}>;");
+        let s = self.next_s.max(1);
+        let _ = writeln!(out, "\t.reg .f32 %sf<{s}>;");
+        let _ = writeln!(out, "\t.reg .f64 %sd<{s}>;");
+        let _ = writeln!(out, "\t.reg .b32 %sr<{s}>;");
+        let _ = writeln!(out);
+        out.push_str(&self.body);
+        let _ = writeln!(out, "}}");
+        out
+    }
+}

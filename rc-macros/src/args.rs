@@ -1,0 +1,145 @@
+//! The attribute's arguments: `radius = 3, warp = 32, outputs_per_thread = 4, boundary = zero`.
+
+use proc_macro2::{Span, TokenStream};
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Expr, Lit, Meta, Token, UnOp};
+
+use rc_core::{Boundary, Pattern};
+
+use crate::ctxt::Ctxt;
+
+pub struct Args {
+    pub pattern: Pattern,
+}
+
+const KNOWN: &str = "`radius`, `warp`, `outputs_per_thread`, `boundary`";
+
+pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Option<Args> {
+    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(metas) => metas,
+        Err(e) => {
+            cx.push(syn::Error::new(e.span(), format!("expected `name = value` arguments ({KNOWN}): {e}")));
+            return None;
+        }
+    };
+    let mut radius: Option<u32> = None;
+    let mut warp: Option<u32> = None;
+    let mut outputs: Option<u32> = None;
+    let mut boundary: Option<Boundary> = None;
+    let mut seen: Vec<String> = Vec::new();
+    let mut radius_seen = false;
+    for meta in &metas {
+        let Meta::NameValue(nv) = meta else {
+            cx.error(meta, format!("expected `name = value`, one of {KNOWN}"));
+            continue;
+        };
+        let Some(name) = nv.path.get_ident().map(|i| i.to_string()) else {
+            cx.error(&nv.path, format!("unknown argument; expected one of {KNOWN}"));
+            continue;
+        };
+        if seen.contains(&name) {
+            cx.error(&nv.path, format!("duplicate argument `{name}`"));
+            continue;
+        }
+        seen.push(name.clone());
+        match name.as_str() {
+            "radius" => {
+                radius_seen = true;
+                radius = integer(&nv.value, "radius", 1, Pattern::MAX_RADIUS as i64, cx);
+            }
+            "warp" => {
+                warp = integer(&nv.value, "warp", 2, 32, cx).and_then(|w| {
+                    if w.is_power_of_two() {
+                        Some(w)
+                    } else {
+                        cx.error(&nv.value, format!("warp must be a power of two from 2 to 32 (the shuffle segment width), got {w}"));
+                        None
+                    }
+                });
+            }
+            "outputs_per_thread" => {
+                outputs = integer(&nv.value, "outputs_per_thread", 1, Pattern::MAX_OUTPUTS_PER_THREAD as i64, cx)
+            }
+            "boundary" => boundary = boundary_value(&nv.value, cx),
+            other => cx.error(&nv.path, format!("unknown argument `{other}`; expected one of {KNOWN}")),
+        }
+    }
+    if !radius_seen {
+        cx.error_at(Span::call_site(), "missing argument `radius`: write `#[stencil(radius = R)]` with the largest tap offset R >= 1");
+    }
+    let pattern = Pattern::new(
+        radius?,
+        warp.unwrap_or(Pattern::DEFAULT_WARP),
+        outputs.unwrap_or(Pattern::DEFAULT_OUTPUTS_PER_THREAD),
+        boundary.unwrap_or(Boundary::Valid),
+    );
+    if cx.has_errors() {
+        return None;
+    }
+    match pattern {
+        Ok(pattern) => Some(Args { pattern }),
+        Err(e) => {
+            cx.error_at(Span::call_site(), e);
+            None
+        }
+    }
+}
+
+/// An integer literal (optionally negated, to say precisely what was wrong) within `min..=max`.
+fn integer(value: &Expr, name: &str, min: i64, max: i64, cx: &mut Ctxt) -> Option<u32> {
+    let what = |got: String| format!("{name} must be an integer from {min} to {max}, got {got}");
+    match strip_group(value) {
+        Expr::Lit(lit) => match &lit.lit {
+            Lit::Int(int) => match int.base10_parse::<i64>() {
+                Ok(v) if (min..=max).contains(&v) => Some(v as u32),
+                Ok(v) => {
+                    cx.error(value, what(v.to_string()));
+                    None
+                }
+                Err(_) => {
+                    cx.error(value, what(int.to_string()));
+                    None
+                }
+            },
+            other => {
+                cx.error(value, what(format!("`{}`", quote::quote!(#other))));
+                None
+            }
+        },
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => {
+            cx.error(value, what(format!("`{}`", quote::quote!(#u))));
+            None
+        }
+        other => {
+            cx.error(value, what(format!("`{}`", quote::quote!(#other))));
+            None
+        }
+    }
+}
+
+fn boundary_value(value: &Expr, cx: &mut Ctxt) -> Option<Boundary> {
+    let expected = "boundary must be one of `valid`, `zero`, `clamp`, `wrap`";
+    match strip_group(value) {
+        Expr::Path(p) => match p.path.get_ident().and_then(|i| Boundary::from_name(&i.to_string())) {
+            Some(b) => Some(b),
+            None => {
+                cx.error(value, format!("{expected}, got `{}`", quote::quote!(#p)));
+                None
+            }
+        },
+        other => {
+            cx.error(value, format!("{expected}, got `{}`", quote::quote!(#other)));
+            None
+        }
+    }
+}
+
+/// Arguments passed through `macro_rules!` arrive wrapped in invisible groups.
+pub fn strip_group(e: &Expr) -> &Expr {
+    match e {
+        Expr::Group(g) => strip_group(&g.expr),
+        Expr::Paren(p) => strip_group(&p.expr),
+        other => other,
+    }
+}

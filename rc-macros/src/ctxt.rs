@@ -1,0 +1,35 @@
+//! Collects every error the checks find, so the user sees all of them at once.
+
+use std::fmt::Display;
+
+use quote::ToTokens;
+
+#[derive(Default)]
+pub struct Ctxt {
+    errors: Option<syn::Error>,
+}
+
+impl Ctxt {
+    pub fn error(&mut self, tokens: impl ToTokens, message: impl Display) {
+        self.push(syn::Error::new_spanned(tokens, message));
+    }
+
+    pub fn error_at(&mut self, span: proc_macro2::Span, message: impl Display) {
+        self.push(syn::Error::new(span, message));
+    }
+
+    pub fn push(&mut self, error: syn::Error) {
+        match &mut self.errors {
+            Some(all) => all.combine(error),
+            None => self.errors = Some(error),
+        }
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.errors.is_some()
+    }
+
+    pub fn into_result(self) -> Result<(), syn::Error> {
+        self.errors.map_or(Ok(()), Err)
+    }
+}

@@ -1,0 +1,144 @@
+//! The function's signature: `fn name(w: Window<T>, extra: U, ...) -> T`, not generic.
+
+use syn::{FnArg, GenericArgument, Ident, ItemFn, Pat, PathArguments, ReturnType, Type};
+
+use rc_core::ScalarType;
+
+use crate::ctxt::Ctxt;
+
+pub struct Param {
+    pub name: Ident,
+    pub ty: ScalarType,
+}
+
+pub struct Signature {
+    pub window: Ident,
+    pub element: ScalarType,
+    pub params: Vec<Param>,
+}
+
+const SUPPORTED: &str = "f32, f64, i32 or u32";
+
+pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
+    let sig = &f.sig;
+    if !sig.generics.params.is_empty() {
+        cx.error(&sig.generics, "a stencil cannot be generic: its kernel is compiled for one element type; write one stencil per type");
+    }
+    if let Some(w) = &sig.generics.where_clause {
+        cx.error(w, "a stencil cannot have a where clause");
+    }
+    if let Some(t) = &sig.constness {
+        cx.error(t, "a stencil cannot be a `const fn`");
+    }
+    if let Some(t) = &sig.asyncness {
+        cx.error(t, "a stencil cannot be `async`");
+    }
+    if let Some(t) = &sig.unsafety {
+        cx.error(t, "a stencil cannot be `unsafe`");
+    }
+    if let Some(t) = &sig.abi {
+        cx.error(t, "a stencil cannot declare an ABI");
+    }
+    if let Some(v) = &sig.variadic {
+        cx.error(v, "a stencil cannot be variadic");
+    }
+
+    let mut inputs = sig.inputs.iter();
+    let window = match inputs.next() {
+        None => {
+            cx.error(&sig.ident, "a stencil needs a window parameter first: `fn name(w: Window<f32>) -> f32`");
+            None
+        }
+        Some(FnArg::Receiver(r)) => {
+            cx.error(r, "a stencil is a free function; its first parameter is the window `w: Window<f32>`");
+            None
+        }
+        Some(FnArg::Typed(pt)) => match (window_element(&pt.ty), &*pt.pat) {
+            (Some(Ok(elem)), Pat::Ident(id)) => Some((id.ident.clone(), elem)),
+            (Some(Ok(_)), pat) => {
+                cx.error(pat, "name the window with a plain identifier, e.g. `w: Window<f32>`");
+                None
+            }
+            (Some(Err(ty)), _) => {
+                cx.error(ty, format!("unsupported element type: a window holds {SUPPORTED}"));
+                None
+            }
+            (None, _) => {
+                cx.error(&pt.ty, "a stencil needs a window parameter first: `w: Window<f32>`");
+                None
+            }
+        },
+    };
+
+    let mut params = Vec::new();
+    for arg in inputs {
+        match arg {
+            FnArg::Typed(pt) => {
+                let ty = scalar(&pt.ty);
+                let name = match &*pt.pat {
+                    Pat::Ident(id) if id.by_ref.is_none() && id.subpat.is_none() => Some(id.ident.clone()),
+                    other => {
+                        cx.error(other, "name each extra parameter with a plain identifier");
+                        None
+                    }
+                };
+                if ty.is_none() {
+                    cx.error(&pt.ty, format!("unsupported parameter type: extra parameters are scalars passed at launch, {SUPPORTED}"));
+                }
+                if let (Some(name), Some(ty)) = (name, ty) {
+                    params.push(Param { name, ty });
+                }
+            }
+            FnArg::Receiver(r) => cx.error(r, "a stencil is a free function and cannot take `self`"),
+        }
+    }
+
+    let (window, element) = window?;
+    match &sig.output {
+        ReturnType::Default => {
+            cx.error(&sig.ident, format!("a stencil returns one output element: add `-> {element}`"));
+            return None;
+        }
+        ReturnType::Type(_, ty) => match scalar(ty) {
+            Some(out) if out == element => {}
+            _ => {
+                cx.error(ty, format!("wrong return type: a stencil over Window<{element}> returns {element}"));
+                return None;
+            }
+        },
+    }
+    Some(Signature { window, element, params })
+}
+
+/// `Window<T>` (any path ending in `Window`): `Some(Ok(T))`, `Some(Err(T's tokens))` if T is not
+/// supported, `None` if it is not a window at all.
+fn window_element(ty: &Type) -> Option<Result<ScalarType, &Type>> {
+    let Type::Path(tp) = strip(ty) else { return None };
+    let last = tp.path.segments.last()?;
+    if last.ident != "Window" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(args) = &last.arguments else { return None };
+    let mut types = args.args.iter().filter_map(|a| match a {
+        GenericArgument::Type(t) => Some(t),
+        _ => None,
+    });
+    let elem = types.next()?;
+    Some(scalar(elem).ok_or(elem))
+}
+
+/// A scalar type named by a bare identifier.
+pub fn scalar(ty: &Type) -> Option<ScalarType> {
+    match strip(ty) {
+        Type::Path(tp) if tp.qself.is_none() => ScalarType::from_rust_name(&tp.path.get_ident()?.to_string()),
+        _ => None,
+    }
+}
+
+fn strip(ty: &Type) -> &Type {
+    match ty {
+        Type::Group(g) => strip(&g.elem),
+        Type::Paren(p) => strip(&p.elem),
+        other => other,
+    }
+}

@@ -1,0 +1,107 @@
+//! Rust tokens that rebuild a body at run time, for the emulator and `explain()`. The PTX is
+//! printed from the same body at compile time; a test checks both paths print the same PTX.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use rc_core::body::{BinaryOp, Body, CompareOp, Node, UnaryOp};
+use rc_core::{Boundary, Scalar, ScalarType};
+
+pub fn scalar_type(ty: ScalarType) -> TokenStream {
+    let variant = match ty {
+        ScalarType::F32 => quote!(F32),
+        ScalarType::F64 => quote!(F64),
+        ScalarType::I32 => quote!(I32),
+        ScalarType::U32 => quote!(U32),
+        ScalarType::Bool => quote!(Bool),
+    };
+    quote!(::rc::__private::ScalarType::#variant)
+}
+
+pub fn rust_type(ty: ScalarType) -> TokenStream {
+    match ty {
+        ScalarType::F32 => quote!(f32),
+        ScalarType::F64 => quote!(f64),
+        ScalarType::I32 => quote!(i32),
+        ScalarType::U32 => quote!(u32),
+        ScalarType::Bool => quote!(bool),
+    }
+}
+
+pub fn boundary(b: Boundary) -> TokenStream {
+    match b {
+        Boundary::Valid => quote!(::rc::__private::Boundary::Valid),
+        Boundary::Zero => quote!(::rc::__private::Boundary::Zero),
+        Boundary::Clamp => quote!(::rc::__private::Boundary::Clamp),
+        Boundary::Wrap => quote!(::rc::__private::Boundary::Wrap),
+    }
+}
+
+fn scalar(s: Scalar) -> TokenStream {
+    let ty = scalar_type(s.ty);
+    let bits = s.bits;
+    quote!(::rc::__private::Scalar::new(#ty, #bits))
+}
+
+fn node(n: &Node) -> TokenStream {
+    let p = quote!(::rc::__private);
+    match *n {
+        Node::Tap(d) => quote!(#p::Node::Tap(#d)),
+        Node::Param(i) => quote!(#p::Node::Param(#i)),
+        Node::Const(s) => {
+            let s = scalar(s);
+            quote!(#p::Node::Const(#s))
+        }
+        Node::Unary(op, a) => {
+            let op = match op {
+                UnaryOp::Neg => quote!(Neg),
+                UnaryOp::Abs => quote!(Abs),
+                UnaryOp::Sqrt => quote!(Sqrt),
+                UnaryOp::Not => quote!(Not),
+            };
+            quote!(#p::Node::Unary(#p::UnaryOp::#op, #a))
+        }
+        Node::Binary(op, a, b) => {
+            let op = match op {
+                BinaryOp::Add => quote!(Add),
+                BinaryOp::Sub => quote!(Sub),
+                BinaryOp::Mul => quote!(Mul),
+                BinaryOp::Div => quote!(Div),
+                BinaryOp::Min => quote!(Min),
+                BinaryOp::Max => quote!(Max),
+                BinaryOp::And => quote!(And),
+                BinaryOp::Or => quote!(Or),
+            };
+            quote!(#p::Node::Binary(#p::BinaryOp::#op, #a, #b))
+        }
+        Node::Compare(op, a, b) => {
+            let op = match op {
+                CompareOp::Lt => quote!(Lt),
+                CompareOp::Le => quote!(Le),
+                CompareOp::Gt => quote!(Gt),
+                CompareOp::Ge => quote!(Ge),
+                CompareOp::Eq => quote!(Eq),
+                CompareOp::Ne => quote!(Ne),
+            };
+            quote!(#p::Node::Compare(#p::CompareOp::#op, #a, #b))
+        }
+        Node::Select { cond, then, otherwise } => quote!(#p::Node::Select { cond: #cond, then: #then, otherwise: #otherwise }),
+        Node::Cast(ty, a) => {
+            let ty = scalar_type(ty);
+            quote!(#p::Node::Cast(#ty, #a))
+        }
+        Node::MulAdd(a, b, c) => quote!(#p::Node::MulAdd(#a, #b, #c)),
+    }
+}
+
+/// An expression of type `Result<Body, BodyError>` that rebuilds `body`.
+pub fn body(body: &Body) -> TokenStream {
+    let element = scalar_type(body.element());
+    let params = body.params().iter().map(|&t| scalar_type(t));
+    let radius = body.radius();
+    let nodes = body.nodes().iter().map(node);
+    let result = body.result();
+    quote! {
+        ::rc::__private::Body::new(#element, ::std::vec![#(#params),*], #radius, ::std::vec![#(#nodes),*], #result)
+    }
+}
