@@ -19,6 +19,7 @@ pub mod ptx;
 pub mod scalar;
 pub mod schedule;
 pub mod stencil;
+pub mod testdata;
 pub mod window;
 
 pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};

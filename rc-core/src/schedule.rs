@@ -83,12 +83,8 @@ impl Phase {
     /// `lane + rotate` does). `what` names the fetch, for the error.
     pub fn new(reads: Vec<Read>, what: (u32, i32)) -> Result<Phase, ScheduleError> {
         let warp = reads.len() as u32;
-        let rotate = reads.first().map_or(0, |r| r.owner % warp);
         let mut published: Vec<Option<u32>> = vec![None; reads.len()];
-        for (lane, read) in reads.iter().enumerate() {
-            if read.owner != (lane as u32 + rotate) % warp {
-                return Err(ScheduleError::NotARotation { output: what.0, tap: what.1 });
-            }
+        for read in &reads {
             let owner = &mut published[read.owner as usize];
             match *owner {
                 Some(first) if first != read.reg => {
@@ -102,6 +98,10 @@ impl Phase {
                 }
                 _ => *owner = Some(read.reg),
             }
+        }
+        let rotate = reads.first().map_or(0, |r| r.owner % warp);
+        if reads.iter().enumerate().any(|(lane, read)| read.owner != (lane as u32 + rotate) % warp) {
+            return Err(ScheduleError::NotARotation { output: what.0, tap: what.1 });
         }
         // An owner nobody reads may publish anything; repeating its neighbour saves a select.
         let mut regs = Vec::with_capacity(published.len());

@@ -9,15 +9,15 @@ use rc_core::{Pattern, ScalarType, WarpProgram};
 fn check_f32(pattern: Pattern, lengths: &[usize], seed: u64) {
     let program = WarpProgram::compile(pattern, &box_body(pattern.radius(), ScalarType::F32)).expect("compiles");
     for &n in lengths {
-        let input = data_f32(n, seed ^ n as u64);
+        let input: Vec<f32> = awkward(n, seed ^ n as u64);
         let Ok(n_out) = pattern.output_len(n) else {
             assert!(program.emulate(&input, &mut [], &[]).is_err(), "{pattern}: n={n} must be refused");
             continue;
         };
-        let mut out = vec![f32::from_bits(0x7fbad000); n_out];
+        let mut out = vec![poison::<f32>(); n_out];
         program.emulate(&input, &mut out, &[]).expect("emulates");
         let want = reference_f32(&pattern, &input);
-        if let Some(i) = same_bits_f32(&out, &want) {
+        if let Some(i) = first_difference(&out, &want) {
             panic!("{pattern}, n={n}, seed={seed}: output {i} is {:?}, reference {:?}", out.get(i), want.get(i));
         }
     }
@@ -26,12 +26,12 @@ fn check_f32(pattern: Pattern, lengths: &[usize], seed: u64) {
 fn check_f64(pattern: Pattern, lengths: &[usize], seed: u64) {
     let program = WarpProgram::compile(pattern, &box_body(pattern.radius(), ScalarType::F64)).expect("compiles");
     for &n in lengths {
-        let input = data_f64(n, seed ^ n as u64);
+        let input: Vec<f64> = awkward(n, seed ^ n as u64);
         let Ok(n_out) = pattern.output_len(n) else { continue };
-        let mut out = vec![f64::from_bits(0x7ff4_dead_0000_0000); n_out];
+        let mut out = vec![poison::<f64>(); n_out];
         program.emulate(&input, &mut out, &[]).expect("emulates");
         let want = reference_f64(&pattern, &input);
-        if let Some(i) = same_bits_f64(&out, &want) {
+        if let Some(i) = first_difference(&out, &want) {
             panic!("{pattern}, n={n}, seed={seed}: output {i} is {:?}, reference {:?}", out.get(i), want.get(i));
         }
     }

@@ -1,0 +1,86 @@
+//! Data for checking kernels: deterministic, seeded, and full of the values that break sloppy
+//! code generation (NaN, infinities, negative zero, subnormals), and a bit-exact comparison.
+
+use crate::scalar::{Element, ScalarType};
+
+/// xorshift64*: small, seedable, and the same on every machine.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Uniform in `0..n` (n > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub fn uniform(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * (hi - lo)
+    }
+}
+
+/// `n` values of type `T`. Floats: mostly uniform in [-100, 100), with about one in fifty each of
+/// NaN, +inf, -inf, -0.0, +0.0 and a subnormal. Integers: small (|v| < 1000), so that stencils
+/// of moderate size do not overflow (a debug build of the CPU reference panics on overflow).
+pub fn awkward<T: Element>(n: usize, seed: u64) -> Vec<T> {
+    let mut rng = Rng::new(seed);
+    (0..n)
+        .map(|_| {
+            let pick = rng.below(50);
+            let bits = match T::TYPE {
+                ScalarType::F32 => u64::from(match pick {
+                    0 => f32::NAN.to_bits(),
+                    1 => f32::INFINITY.to_bits(),
+                    2 => f32::NEG_INFINITY.to_bits(),
+                    3 => (-0.0f32).to_bits(),
+                    4 => 0.0f32.to_bits(),
+                    5 => 1 + rng.below(0x7f_ffff) as u32,
+                    _ => (rng.uniform(-100.0, 100.0) as f32).to_bits(),
+                }),
+                ScalarType::F64 => match pick {
+                    0 => f64::NAN.to_bits(),
+                    1 => f64::INFINITY.to_bits(),
+                    2 => f64::NEG_INFINITY.to_bits(),
+                    3 => (-0.0f64).to_bits(),
+                    4 => 0.0f64.to_bits(),
+                    5 => 1 + rng.below(0xf_ffff_ffff_ffff),
+                    _ => rng.uniform(-100.0, 100.0).to_bits(),
+                },
+                ScalarType::I32 => (rng.below(2000) as i32 - 1000) as u32 as u64,
+                ScalarType::U32 | ScalarType::Bool => rng.below(1000),
+            };
+            T::from_bits(bits)
+        })
+        .collect()
+}
+
+/// The first index where `got` and `want` differ (bits differ and not both NaN), or where their
+/// lengths part.
+pub fn first_difference<T: Element>(got: &[T], want: &[T]) -> Option<usize> {
+    got.iter()
+        .zip(want)
+        .position(|(g, w)| !g.same_value(*w))
+        .or((got.len() != want.len()).then(|| got.len().min(want.len())))
+}
+
+/// A value no correct kernel writes by accident: outputs are filled with it before a run so an
+/// output the kernel skipped shows up. Finite on purpose: a NaN would compare equal to an
+/// expected NaN.
+pub fn poison<T: Element>() -> T {
+    T::from_bits(match T::TYPE {
+        ScalarType::F32 => 0xff7f_beef,
+        ScalarType::F64 => 0xffef_beef_dead_beef,
+        _ => 0xdead_beef,
+    })
+}

@@ -1,0 +1,136 @@
+//! The scheduler's promises: phases are conflict-free, each lane performs exactly one shuffle per
+//! distinct element it needs from another lane, local reads cost no shuffle, and values are reused
+//! across a thread's outputs.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::*;
+use rc_core::distribution::{Distribution, RoundRobin};
+use rc_core::error::ScheduleError;
+use rc_core::schedule::{Phase, Read, Schedule, Source};
+use rc_core::{Boundary, Pattern, ScalarType, WarpProgram};
+
+fn full_window(r: u32) -> Vec<i32> {
+    (-(r as i32)..=r as i32).collect()
+}
+
+fn every_pattern() -> impl Iterator<Item = Pattern> {
+    WARPS.into_iter().flat_map(|warp| {
+        (1..=8).flat_map(move |p| (1..=40).map(move |r| Pattern::new(r, warp, p, Boundary::Valid).expect("valid")))
+    })
+}
+
+#[test]
+fn no_owner_is_asked_for_two_registers_in_one_phase() {
+    for pattern in every_pattern() {
+        let dist = RoundRobin::new(&pattern);
+        let schedule = Schedule::plan(pattern, &dist, &full_window(pattern.radius())).expect("schedules");
+        for (_, fetch, phase) in schedule.phases() {
+            for (reader, read) in phase.reads.iter().enumerate() {
+                // Every reader gets what it asked for from the owner's published register...
+                assert_eq!(phase.publish.at(read.owner), read.reg, "{pattern}: lane {reader}");
+                // ...and that register holds the element the reader needs.
+                let slot = dist.slot(fetch.elements[reader]);
+                assert_eq!((slot.lane, slot.reg), (read.owner, read.reg), "{pattern}: lane {reader}");
+            }
+        }
+    }
+}
+
+#[test]
+fn each_lane_shuffles_once_per_distinct_remote_element() {
+    for pattern in every_pattern() {
+        let dist = RoundRobin::new(&pattern);
+        let taps = full_window(pattern.radius());
+        let schedule = Schedule::plan(pattern, &dist, &taps).expect("schedules");
+        let phases = schedule.phases().count();
+        for lane in 0..pattern.warp() {
+            let remote: BTreeSet<u32> = (0..pattern.outputs_per_thread())
+                .flat_map(|p| taps.iter().map(move |&d| (dist.output(lane, p) as i64 + pattern.radius() as i64 + d as i64) as u32))
+                .filter(|&e| dist.slot(e).lane != lane)
+                .collect();
+            assert_eq!(remote.len(), phases, "{pattern}: lane {lane}");
+        }
+    }
+}
+
+#[test]
+fn shuffle_count_matches_the_round_robin_formula() {
+    // Lane l needs elements l + s for s in the union over outputs p of [pW, pW + 2r]; the
+    // shifts that are multiples of W are local.
+    for pattern in every_pattern() {
+        let (w, r, p) = (pattern.warp(), pattern.radius(), pattern.outputs_per_thread());
+        let shifts: BTreeSet<u32> = (0..p).flat_map(|q| q * w..=q * w + 2 * r).collect();
+        let remote = shifts.iter().filter(|&&s| s % w != 0).count();
+        let program = WarpProgram::compile(pattern, &box_body(r, ScalarType::F32)).expect("compiles");
+        assert_eq!(program.shuffles_per_output(), remote as f64 / p as f64, "{pattern}");
+        let program = WarpProgram::compile(pattern, &box_body(r, ScalarType::F64)).expect("compiles");
+        assert_eq!(program.shuffles_per_output(), 2.0 * remote as f64 / p as f64, "{pattern}: f64 takes two shuffles");
+    }
+}
+
+#[test]
+fn a_phase_where_every_lane_reads_itself_is_no_shuffle() {
+    let pattern = Pattern::new(1, 4, 1, Boundary::Valid).expect("valid");
+    let schedule = Schedule::plan(pattern, &RoundRobin::new(&pattern), &[-1, 0, 1]).expect("schedules");
+    let local: Vec<_> = schedule.fetches.iter().filter(|f| matches!(f.source, Source::Local(_))).collect();
+    assert_eq!(local.len(), 1);
+    assert_eq!(local[0].uses, vec![(0, -1)]);
+    assert_eq!(schedule.phases().count(), 2);
+}
+
+#[test]
+fn outputs_of_one_thread_share_fetches_when_the_window_spans_a_warp() {
+    // r = 3, W = 4, P = 2: output 0 tap +1 and output 1 tap -3 are the same element in every lane.
+    let pattern = Pattern::new(3, 4, 2, Boundary::Valid).expect("valid");
+    let schedule = Schedule::plan(pattern, &RoundRobin::new(&pattern), &full_window(3)).expect("schedules");
+    assert_eq!(schedule.fetches.len(), 11, "shifts 0..=10, each fetched once");
+    let id = schedule.fetch_of(0, 1).expect("scheduled");
+    assert_eq!(schedule.fetch_of(1, -3), Some(id));
+    assert_eq!(schedule.fetches[id].uses, vec![(0, 1), (1, -3)]);
+}
+
+#[test]
+fn the_article_table_2_schedule_for_a_1_stencil_on_4_lanes() {
+    let pattern = Pattern::new(1, 4, 1, Boundary::Valid).expect("valid");
+    let schedule = Schedule::plan(pattern, &RoundRobin::new(&pattern), &[-1, 0, 1]).expect("schedules");
+    let phase = |d: i32| match &schedule.fetches[schedule.fetch_of(0, d).expect("scheduled")].source {
+        Source::Shuffle(phase) => phase.clone(),
+        Source::Local(_) => panic!("tap {d} should need a shuffle"),
+    };
+    let reads = |ph: &Phase| ph.reads.iter().map(|r| (r.owner, r.reg)).collect::<Vec<_>>();
+    let publishes = |ph: &Phase| (0..4).map(|l| ph.publish.at(l)).collect::<Vec<_>>();
+    // Second phase: T0 R(T1, rc[0]) ... T3 R(T0, rc[1]); T0 publishes rc[1].
+    assert_eq!(reads(&phase(0)), vec![(1, 0), (2, 0), (3, 0), (0, 1)]);
+    assert_eq!(publishes(&phase(0)), vec![1, 0, 0, 0]);
+    // Third phase: T0 R(T2, rc[0]), T1 R(T3, rc[0]), T2 R(T0, rc[1]), T3 R(T1, rc[1]).
+    assert_eq!(reads(&phase(1)), vec![(2, 0), (3, 0), (0, 1), (1, 1)]);
+    assert_eq!(publishes(&phase(1)), vec![1, 1, 0, 0]);
+}
+
+#[test]
+fn two_readers_wanting_different_registers_of_one_owner_is_a_conflict() {
+    let reads = vec![Read { owner: 1, reg: 0 }, Read { owner: 1, reg: 1 }, Read { owner: 3, reg: 0 }, Read { owner: 0, reg: 0 }];
+    assert_eq!(
+        Phase::new(reads, (0, 2)),
+        Err(ScheduleError::Conflict { output: 0, tap: 2, owner: 1, first: 0, second: 1 })
+    );
+}
+
+#[test]
+fn reads_that_are_not_a_rotation_are_refused() {
+    let reads = vec![Read { owner: 1, reg: 0 }, Read { owner: 0, reg: 0 }, Read { owner: 3, reg: 0 }, Read { owner: 2, reg: 0 }];
+    assert_eq!(Phase::new(reads, (0, 1)), Err(ScheduleError::NotARotation { output: 0, tap: 1 }));
+}
+
+#[test]
+fn unused_taps_are_neither_loaded_nor_shuffled() {
+    // Only w[-40] and w[40] with W = 32: elements 0..32 and 80..112 of the tile.
+    let pattern = Pattern::new(40, 32, 1, Boundary::Valid).expect("valid");
+    let schedule = Schedule::plan(pattern, &RoundRobin::new(&pattern), &[-40, 40]).expect("schedules");
+    let loaded: Vec<(u32, (u32, u32))> = schedule.loads.iter().map(|l| (l.reg, l.lanes)).collect();
+    assert_eq!(loaded, vec![(0, (0, 32)), (2, (16, 32)), (3, (0, 16))]);
+    assert_eq!(schedule.phases().count(), 1, "w[-40] is local, w[40] one shuffle");
+}
