@@ -25,6 +25,7 @@ pub use rc_core::{
     Boundary, Element, Error, Explanation, LengthError, Params, Pattern, Scalar, ScalarType, Stencil,
     WarpProgram, Window,
 };
+pub use rc_core::testdata;
 pub use rc_macros::stencil;
 
 /// The compiler itself: patterns, distributions, schedules, warp programs.

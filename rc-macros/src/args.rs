@@ -9,18 +9,21 @@ use rc_core::{Boundary, Pattern};
 
 use crate::ctxt::Ctxt;
 
+/// What the attribute says. The radius is kept on its own so the body can still be checked
+/// (tap offsets) when another argument is wrong.
 pub struct Args {
-    pub pattern: Pattern,
+    pub radius: Option<u32>,
+    pub pattern: Option<Pattern>,
 }
 
 const KNOWN: &str = "`radius`, `warp`, `outputs_per_thread`, `boundary`";
 
-pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Option<Args> {
+pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
     let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
         Ok(metas) => metas,
         Err(e) => {
             cx.push(syn::Error::new(e.span(), format!("expected `name = value` arguments ({KNOWN}): {e}")));
-            return None;
+            return Args { radius: None, pattern: None };
         }
     };
     let mut radius: Option<u32> = None;
@@ -62,28 +65,52 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Option<Args> {
                 outputs = integer(&nv.value, "outputs_per_thread", 1, Pattern::MAX_OUTPUTS_PER_THREAD as i64, cx)
             }
             "boundary" => boundary = boundary_value(&nv.value, cx),
-            other => cx.error(&nv.path, format!("unknown argument `{other}`; expected one of {KNOWN}")),
+            other => cx.error(&nv.path, format!("unknown argument `{other}`{}; expected one of {KNOWN}", suggestion(other))),
         }
     }
-    if !radius_seen {
+    if !radius_seen && !seen.iter().any(|name| suggestion(name).contains("radius")) {
         cx.error_at(Span::call_site(), "missing argument `radius`: write `#[stencil(radius = R)]` with the largest tap offset R >= 1");
     }
+    if cx.has_errors() {
+        return Args { radius, pattern: None };
+    }
+    let Some(r) = radius else { return Args { radius, pattern: None } };
     let pattern = Pattern::new(
-        radius?,
+        r,
         warp.unwrap_or(Pattern::DEFAULT_WARP),
         outputs.unwrap_or(Pattern::DEFAULT_OUTPUTS_PER_THREAD),
         boundary.unwrap_or(Boundary::Valid),
     );
-    if cx.has_errors() {
-        return None;
-    }
     match pattern {
-        Ok(pattern) => Some(Args { pattern }),
+        Ok(pattern) => Args { radius, pattern: Some(pattern) },
         Err(e) => {
             cx.error_at(Span::call_site(), e);
-            None
+            Args { radius, pattern: None }
         }
     }
+}
+
+/// ` (did you mean `radius`?)` for a near miss of a known argument.
+fn suggestion(name: &str) -> String {
+    ["radius", "warp", "outputs_per_thread", "boundary"]
+        .into_iter()
+        .find(|known| edit_distance(name, known) <= 2)
+        .map_or(String::new(), |known| format!(" (did you mean `{known}`?)"))
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (prev + usize::from(ca != cb)).min(row[j] + 1).min(row[j + 1] + 1);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
 }
 
 /// An integer literal (optionally negated, to say precisely what was wrong) within `min..=max`.

@@ -23,12 +23,15 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let args = args::parse(args, &mut cx);
     let sig = signature::check(&f, &mut cx);
-    let body = match (&args, &sig) {
-        (Some(a), Some(s)) => lower::lower(&f.block, s, a.pattern.radius(), &mut cx),
+    let signature_ok = !cx.has_errors() || sig.is_some();
+    // The body is checked whenever the radius and the signature are known, so its errors are
+    // reported together with any in the other arguments.
+    let body = match (args.radius, &sig) {
+        (Some(radius), Some(s)) => lower::lower(&f.block, s, radius, &mut cx),
         _ => None,
     };
-    let program = match (&args, &body) {
-        (Some(a), Some(b)) => match WarpProgram::compile(a.pattern, b) {
+    let program = match (args.pattern, &body) {
+        (Some(pattern), Some(b)) => match WarpProgram::compile(pattern, b) {
             Ok(p) => Some(p),
             Err(e) => {
                 cx.error(&f.sig.ident, format!("cannot schedule this stencil: {e}"));
@@ -37,31 +40,36 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         },
         _ => None,
     };
-    match (cx.into_result(), args, sig, body, program) {
-        (Ok(()), Some(args), Some(sig), Some(body), Some(program)) => generate(&f, &args, &sig, &body, &program),
-        (Err(e), ..) => fallback(&f, e),
+    match (cx.into_result(), args.pattern, sig, body, program) {
+        (Ok(()), Some(pattern), Some(sig), Some(body), Some(program)) => generate(&f, pattern, &sig, &body, &program),
+        (Err(e), ..) => fallback(&f, e, signature_ok),
         // Every path that yields None above has reported an error.
-        (Ok(()), ..) => fallback(&f, syn::Error::new_spanned(&f.sig.ident, "#[stencil] could not compile this function")),
+        (Ok(()), ..) => fallback(&f, syn::Error::new_spanned(&f.sig.ident, "#[stencil] could not compile this function"), signature_ok),
     }
 }
 
 /// On error: the errors, and the function itself, so its other uses do not cascade into more.
-fn fallback(f: &ItemFn, e: syn::Error) -> TokenStream {
+/// With a broken signature the body would only add rustc's own errors on the same mistake, so it
+/// is left out.
+fn fallback(f: &ItemFn, e: syn::Error, signature_ok: bool) -> TokenStream {
     let error = e.to_compile_error();
-    quote!(#error #f)
+    if signature_ok {
+        return quote!(#error #f);
+    }
+    let (attrs, vis, sig) = (&f.attrs, &f.vis, &f.sig);
+    quote!(#error #(#attrs)* #[allow(unused_variables)] #vis #sig { ::core::unimplemented!() })
 }
 
-fn generate(f: &ItemFn, args: &args::Args, sig: &Signature, body: &rc_core::Body, program: &WarpProgram) -> TokenStream {
+fn generate(f: &ItemFn, pattern: rc_core::Pattern, sig: &Signature, body: &rc_core::Body, program: &WarpProgram) -> TokenStream {
     let name = &f.sig.ident;
     let vis = &f.vis;
     let name_str = name.to_string();
     let entry = format!("rc_{name_str}");
     let ptx = rc_core::ptx::print(program, &entry);
-    let pattern = args.pattern;
     let (radius, warp, outputs) = (pattern.radius(), pattern.warp(), pattern.outputs_per_thread());
     let boundary = tokens::boundary(pattern.boundary());
     let elem = tokens::rust_type(sig.element);
-    let param_types: Vec<TokenStream> = sig.params.iter().map(|p| tokens::rust_type(p.ty)).collect();
+    let param_types: Vec<TokenStream> = sig.params.iter().filter_map(|p| p.ty.map(tokens::rust_type)).collect();
     let param_names: Vec<&syn::Ident> = sig.params.iter().map(|p| &p.name).collect();
     let params_ty = quote!((#(#param_types,)*));
     let window = &sig.window;

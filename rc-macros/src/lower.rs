@@ -30,6 +30,8 @@ enum Lit {
     Float(String),
     Neg(Box<Lit>),
     Bin(LitOp, Box<Lit>, Box<Lit>),
+    /// `if cond { a } else { b }` over literals: typed, like them, by its use.
+    Select(NodeId, Box<Lit>, Box<Lit>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -87,8 +89,11 @@ pub fn lower(block: &Block, sig: &Signature, radius: u32, cx: &mut Ctxt) -> Opti
     };
     lower.bind(sig.window.to_string(), Binding::Window);
     for (i, param) in sig.params.iter().enumerate() {
-        let id = lower.push(Node::Param(i as u32), param.ty);
-        lower.bind(param.name.to_string(), Binding::Value(Value::Node(id, param.ty)));
+        let value = match param.ty {
+            Some(ty) => Value::Node(lower.push(Node::Param(i as u32), ty), ty),
+            None => Value::Poison,
+        };
+        lower.bind(param.name.to_string(), Binding::Value(value));
     }
     let value = lower.block(block);
     let tail: &dyn ToTokens = match block.stmts.last() {
@@ -100,7 +105,7 @@ pub fn lower(block: &Block, sig: &Signature, radius: u32, cx: &mut Ctxt) -> Opti
         return None;
     }
     let Lower { nodes, cx, .. } = lower;
-    let params = sig.params.iter().map(|p| p.ty).collect();
+    let params = sig.params.iter().filter_map(|p| p.ty).collect();
     match Body::new(sig.element, params, radius, nodes, result?) {
         Ok(body) => Some(body),
         // The checks above mirror Body::new's; if they ever disagree, say so on the body.
@@ -177,7 +182,7 @@ impl Lower<'_> {
                 Some(op) => {
                     let current = self.expr(&b.left);
                     let rhs = self.expr(&b.right);
-                    let value = self.binary(&op, current, rhs, expr);
+                    let value = self.binary(&op, current, rhs, expr, [&b.left, &b.right]);
                     self.assign(&b.left, value);
                     Value::Unit
                 }
@@ -208,7 +213,7 @@ impl Lower<'_> {
     /// A new value for a variable keeps the variable's type (an untyped literal takes it on).
     fn retype_like(&mut self, value: Value, old: Value, at: &dyn ToTokens) -> Value {
         match (value, type_of(&old)) {
-            (Value::Untyped(lit), Some(ty)) => self.materialize(&lit, ty, at).map_or(Value::Poison, Value::Known),
+            (Value::Untyped(lit), Some(ty)) => self.typed(&lit, ty, at),
             (value, _) => value,
         }
     }
@@ -291,7 +296,7 @@ impl Lower<'_> {
     /// `value` as type `ty`, as a typed `let` or `const` declares it.
     fn convert(&mut self, value: Value, ty: ScalarType, at: &dyn ToTokens) -> Value {
         match value {
-            Value::Untyped(lit) => self.materialize(&lit, ty, at).map_or(Value::Poison, Value::Known),
+            Value::Untyped(lit) => self.typed(&lit, ty, at),
             Value::Known(s) if s.ty != ty => self.mismatch(ty, s.ty, at),
             Value::Node(_, t) if t != ty => self.mismatch(ty, t, at),
             other => other,
@@ -328,7 +333,7 @@ impl Lower<'_> {
                     return Value::Poison;
                 }
                 let (l, r) = (self.expr(&b.left), self.expr(&b.right));
-                self.binary(&b.op, l, r, expr)
+                self.binary(&b.op, l, r, expr, [&b.left, &b.right])
             }
             Expr::Unary(u) => match u.op {
                 UnOp::Neg(_) => {
@@ -339,7 +344,10 @@ impl Lower<'_> {
                     let v = self.expr(&u.expr);
                     self.unary(UnaryOp::Not, v, expr)
                 }
-                _ => self.unsupported(expr, "dereferencing is not supported: a stencil body works on values"),
+                _ => match self.expr(&u.expr) {
+                    Value::Poison => Value::Poison,
+                    _ => self.unsupported(expr, "dereferencing is not supported: a stencil body works on values"),
+                },
             },
             Expr::Cast(c) => {
                 let v = self.expr(&c.expr);
@@ -466,15 +474,20 @@ impl Lower<'_> {
     }
 
     fn const_int_or(&mut self, v: &Value, at: &dyn ToTokens, message: &str) -> Option<i64> {
-        match v {
-            Value::Poison => None,
-            _ => match int_value(v) {
-                Some(i) => Some(i),
-                None => {
-                    self.cx.error(at, message);
-                    None
-                }
-            },
+        let got = match v {
+            Value::Poison => return None,
+            Value::Node(_, ty) => format!("{} computed at run time", with_article(*ty)),
+            Value::Known(s) => format!("a constant {}", s.ty),
+            Value::Untyped(Lit::Select(..)) => "a value chosen at run time".to_string(),
+            Value::Untyped(_) => "a float literal".to_string(),
+            Value::Unit => "`()`".to_string(),
+        };
+        match int_value(v) {
+            Some(i) => Some(i),
+            None => {
+                self.cx.error(at, format!("{message}; got {got}"));
+                None
+            }
         }
     }
 
@@ -482,7 +495,8 @@ impl Lower<'_> {
         self.const_int_or(v, at, "expected a constant integer")
     }
 
-    fn binary(&mut self, op: &BinOp, a: Value, b: Value, at: &Expr) -> Value {
+    /// `a op b`; `sides` are the operands' tokens, for errors about one of them.
+    fn binary(&mut self, op: &BinOp, a: Value, b: Value, at: &Expr, sides: [&dyn ToTokens; 2]) -> Value {
         let kind = match op {
             BinOp::Add(_) => Kind::Arith(BinaryOp::Add, LitOp::Add),
             BinOp::Sub(_) => Kind::Arith(BinaryOp::Sub, LitOp::Sub),
@@ -505,28 +519,22 @@ impl Lower<'_> {
             (Value::Untyped(x), Value::Untyped(y)) => match kind {
                 Kind::Arith(_, lop) => Value::Untyped(Lit::Bin(lop, Box::new(x), Box::new(y))),
                 Kind::Rem => Value::Untyped(Lit::Bin(LitOp::Rem, Box::new(x), Box::new(y))),
-                Kind::Compare(cop) => {
+                Kind::Compare(_) => {
                     let ty = default_type(&x).max_by_float(default_type(&y));
-                    match (self.materialize(&x, ty, at), self.materialize(&y, ty, at)) {
-                        (Some(xs), Some(ys)) => Value::Known(Scalar::bool(ops::compare(cop, ty, xs.bits, ys.bits) != 0)),
-                        _ => Value::Poison,
-                    }
+                    let (x, y) = (self.typed(&x, ty, sides[0]), self.typed(&y, ty, sides[1]));
+                    self.binary(op, x, y, at, sides)
                 }
                 Kind::Logic(_) => self.unsupported(at, "`&&` and `||` take bools"),
             },
             (Value::Untyped(x), other) => {
                 let Some(ty) = type_of(&other) else { return Value::Poison };
-                match self.materialize(&x, ty, at) {
-                    Some(s) => self.binary(op, Value::Known(s), other, at),
-                    None => Value::Poison,
-                }
+                let x = self.typed(&x, ty, sides[0]);
+                self.binary(op, x, other, at, sides)
             }
             (other, Value::Untyped(y)) => {
                 let Some(ty) = type_of(&other) else { return Value::Poison };
-                match self.materialize(&y, ty, at) {
-                    Some(s) => self.binary(op, other, Value::Known(s), at),
-                    None => Value::Poison,
-                }
+                let y = self.typed(&y, ty, sides[1]);
+                self.binary(op, other, y, at, sides)
             }
             (a, b) => {
                 let (Some(ta), Some(tb)) = (type_of(&a), type_of(&b)) else { return Value::Poison };
@@ -539,7 +547,7 @@ impl Lower<'_> {
                             return self.fold_int(LitOp::Div, *x, *y, at);
                         }
                         return self.unsupported(
-                            at,
+                            op,
                             "integer division is not supported: the CPU panics on a zero divisor and the GPU cannot do the same",
                         );
                     }
@@ -549,7 +557,7 @@ impl Lower<'_> {
                                 return self.fold_int(LitOp::Rem, *x, *y, at);
                             }
                         }
-                        return self.unsupported(at, "`%` is supported only between constant integers");
+                        return self.unsupported(op, "`%` is supported only between constant integers");
                     }
                     Kind::Arith(bop, _) if ta == ScalarType::Bool => {
                         let _ = bop;
@@ -595,11 +603,8 @@ impl Lower<'_> {
             Value::Unit => self.unsupported(at, "this operand has no value (it is `()`)"),
             Value::Untyped(lit) if op == UnaryOp::Neg => Value::Untyped(Lit::Neg(Box::new(lit))),
             Value::Untyped(lit) => {
-                let ty = default_type(&lit);
-                match self.materialize(&lit, ty, at) {
-                    Some(s) => self.unary(op, Value::Known(s), at),
-                    None => Value::Poison,
-                }
+                let v = self.typed(&lit, default_type(&lit), at);
+                self.unary(op, v, at)
             }
             Value::Known(s) => match unary_ok(op, s.ty) {
                 Ok(()) => Value::Known(Scalar::new(s.ty, ops::unary(op, s.ty, s.bits))),
@@ -628,11 +633,8 @@ impl Lower<'_> {
             Value::Unit => self.unsupported(at, "this operand has no value (it is `()`)"),
             Value::Untyped(lit) => {
                 // Rust gives an unsuffixed literal under `as` its fallback type: i32 or f64.
-                let from = default_type(&lit);
-                match self.materialize(&lit, from, at) {
-                    Some(s) => self.cast(Value::Known(s), ty, at),
-                    None => Value::Poison,
-                }
+                let v = self.typed(&lit, default_type(&lit), at);
+                self.cast(v, ty, at)
             }
             Value::Known(s) if s.ty == ScalarType::Bool && to.is_float() => {
                 self.unsupported(at, "a bool can be cast only to an integer")
@@ -655,12 +657,18 @@ impl Lower<'_> {
                         return self.unsupported(at, &format!("`{ty}::{method}` needs arguments"));
                     }
                     let receiver = match args.remove(0) {
-                        Value::Untyped(lit) => self.materialize(&lit, t, at).map_or(Value::Poison, Value::Known),
+                        Value::Untyped(lit) => self.typed(&lit, t, at),
                         v => v,
                     };
                     let method_tokens = &p.path.segments[1].ident;
                     return self.method(method, receiver, args, method_tokens, at);
                 }
+            }
+        }
+        if let Expr::Path(p) = strip_group(&call.func) {
+            let poisoned = p.path.get_ident().and_then(|i| self.lookup(&i.to_string()));
+            if poisoned == Some(&Binding::Value(Value::Poison)) {
+                return Value::Poison;
             }
         }
         self.unsupported(
@@ -698,9 +706,9 @@ impl Lower<'_> {
         let mut operands = Vec::with_capacity(3);
         for v in std::iter::once(receiver).chain(args) {
             let v = match v {
-                Value::Untyped(lit) => match self.materialize(&lit, ty, at) {
-                    Some(s) => Value::Known(s),
-                    None => return Value::Poison,
+                Value::Untyped(lit) => match self.typed(&lit, ty, at) {
+                    Value::Poison => return Value::Poison,
+                    v => v,
                 },
                 Value::Unit => return self.unsupported(at, "this operand has no value (it is `()`)"),
                 v => v,
@@ -802,6 +810,10 @@ impl Lower<'_> {
             self.cx.error(at, "an `if` used as a value needs an `else` with a value of the same type");
             return Value::Poison;
         }
+        // Two literals: the select stays untyped until its use gives it a type, as in Rust.
+        if let (Value::Untyped(a), Value::Untyped(b)) = (&t, &f) {
+            return Value::Untyped(Lit::Select(cond, Box::new(a.clone()), Box::new(b.clone())));
+        }
         let ty = type_of(&t).or(type_of(&f)).unwrap_or_else(|| match &t {
             Value::Untyped(l) => default_type(l),
             _ => ScalarType::F64,
@@ -888,14 +900,57 @@ impl Lower<'_> {
             Value::Known(s) => Some(self.push(Node::Const(s), s.ty)),
             Value::Untyped(lit) => {
                 let ty = expected.unwrap_or_else(|| default_type(&lit));
-                let s = self.materialize(&lit, ty, at)?;
-                Some(self.push(Node::Const(s), ty))
+                let v = self.typed(&lit, ty, at);
+                self.to_node(v, Some(ty), at)
             }
             Value::Unit => {
                 self.cx.error(at, "expected a value, found `()`");
                 None
             }
             Value::Poison => None,
+        }
+    }
+
+    /// An untyped literal expression as type `ty`: known at compile time, or a node if it holds
+    /// a runtime select.
+    fn typed(&mut self, lit: &Lit, ty: ScalarType, at: &dyn ToTokens) -> Value {
+        match lit {
+            Lit::Select(cond, a, b) => {
+                let (a, b) = (self.typed(a, ty, at), self.typed(b, ty, at));
+                let (Some(x), Some(y)) = (self.to_node(a, Some(ty), at), self.to_node(b, Some(ty), at)) else {
+                    return Value::Poison;
+                };
+                Value::Node(self.push(Node::Select { cond: *cond, then: x, otherwise: y }, ty), ty)
+            }
+            Lit::Neg(inner) if has_select(inner) => {
+                let v = self.typed(inner, ty, at);
+                match (unary_ok(UnaryOp::Neg, ty), self.to_node(v, Some(ty), at)) {
+                    (Ok(()), Some(id)) => Value::Node(self.push(Node::Unary(UnaryOp::Neg, id), ty), ty),
+                    (Err(m), _) => {
+                        self.cx.error(at, m);
+                        Value::Poison
+                    }
+                    _ => Value::Poison,
+                }
+            }
+            Lit::Bin(op, a, b) if has_select(a) || has_select(b) => {
+                let bop = match op {
+                    LitOp::Add => BinaryOp::Add,
+                    LitOp::Sub => BinaryOp::Sub,
+                    LitOp::Mul => BinaryOp::Mul,
+                    LitOp::Div if ty.is_float() => BinaryOp::Div,
+                    _ => {
+                        self.cx.error(at, "integer `/` and `%` are supported only between constants");
+                        return Value::Poison;
+                    }
+                };
+                let (x, y) = (self.typed(a, ty, at), self.typed(b, ty, at));
+                let (Some(x), Some(y)) = (self.to_node(x, Some(ty), at), self.to_node(y, Some(ty), at)) else {
+                    return Value::Poison;
+                };
+                Value::Node(self.push(Node::Binary(bop, x, y), ty), ty)
+            }
+            pure => self.materialize(pure, ty, at).map_or(Value::Poison, Value::Known),
         }
     }
 
@@ -934,6 +989,13 @@ fn compound(op: &BinOp) -> Option<BinOp> {
     })
 }
 
+fn with_article(ty: ScalarType) -> String {
+    match ty {
+        ScalarType::I32 | ScalarType::U32 => format!("an {ty}"),
+        _ => format!("a {ty}"),
+    }
+}
+
 fn type_of(v: &Value) -> Option<ScalarType> {
     match v {
         Value::Node(_, t) => Some(*t),
@@ -961,7 +1023,16 @@ fn default_type(lit: &Lit) -> ScalarType {
         Lit::Int(_) => ScalarType::I32,
         Lit::Float(_) => ScalarType::F64,
         Lit::Neg(l) => default_type(l),
-        Lit::Bin(_, a, b) => default_type(a).max_by_float(default_type(b)),
+        Lit::Bin(_, a, b) | Lit::Select(_, a, b) => default_type(a).max_by_float(default_type(b)),
+    }
+}
+
+fn has_select(lit: &Lit) -> bool {
+    match lit {
+        Lit::Int(_) | Lit::Float(_) => false,
+        Lit::Neg(l) => has_select(l),
+        Lit::Bin(_, a, b) => has_select(a) || has_select(b),
+        Lit::Select(..) => true,
     }
 }
 
@@ -980,6 +1051,7 @@ impl FloatWins for ScalarType {
 
 fn eval_lit(lit: &Lit, ty: ScalarType) -> Result<Scalar, String> {
     match lit {
+        Lit::Select(..) => Err("a value chosen at run time is not a constant".into()),
         Lit::Int(v) => match ty {
             ScalarType::I32 => i32::try_from(*v).map(Scalar::i32).map_err(|_| format!("literal {v} does not fit in i32")),
             ScalarType::U32 => u32::try_from(*v).map(Scalar::u32).map_err(|_| format!("literal {v} does not fit in u32")),
@@ -1035,7 +1107,7 @@ fn int_value(v: &Value) -> Option<i64> {
     fn lit(l: &Lit) -> Option<i128> {
         match l {
             Lit::Int(v) => Some(*v),
-            Lit::Float(_) => None,
+            Lit::Float(_) | Lit::Select(..) => None,
             Lit::Neg(x) => lit(x).map(|v| -v),
             Lit::Bin(op, a, b) => {
                 let (a, b) = (lit(a)?, lit(b)?);

@@ -6,9 +6,11 @@ use rc_core::ScalarType;
 
 use crate::ctxt::Ctxt;
 
+/// An extra parameter. `ty` is `None` when the type was rejected: the body still sees the name
+/// (as a poisoned value), so the one mistake is reported once.
 pub struct Param {
     pub name: Ident,
-    pub ty: ScalarType,
+    pub ty: Option<ScalarType>,
 }
 
 pub struct Signature {
@@ -53,6 +55,10 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
             cx.error(r, "a stencil is a free function; its first parameter is the window `w: Window<f32>`");
             None
         }
+        Some(FnArg::Typed(pt)) if sig.inputs.iter().skip(1).any(|a| matches!(a, FnArg::Typed(t) if window_element(&t.ty).is_some())) => {
+            cx.error(&pt.ty, "the window must be the first parameter: `fn name(w: Window<f32>, extra: f32)`");
+            None
+        }
         Some(FnArg::Typed(pt)) => match (window_element(&pt.ty), &*pt.pat) {
             (Some(Ok(elem)), Pat::Ident(id)) => Some((id.ident.clone(), elem)),
             (Some(Ok(_)), pat) => {
@@ -73,6 +79,12 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
     let mut params = Vec::new();
     for arg in inputs {
         match arg {
+            FnArg::Typed(pt) if window_element(&pt.ty).is_some() => {
+                // Without a window first, the first parameter's error already says where it goes.
+                if window.is_some() {
+                    cx.error(&pt.ty, "a stencil reads one window; extra parameters are scalars (f32, f64, i32 or u32)");
+                }
+            }
             FnArg::Typed(pt) => {
                 let ty = scalar(&pt.ty);
                 let name = match &*pt.pat {
@@ -85,7 +97,7 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
                 if ty.is_none() {
                     cx.error(&pt.ty, format!("unsupported parameter type: extra parameters are scalars passed at launch, {SUPPORTED}"));
                 }
-                if let (Some(name), Some(ty)) = (name, ty) {
+                if let Some(name) = name {
                     params.push(Param { name, ty });
                 }
             }

@@ -1,0 +1,175 @@
+//! Stencils that exercise every part of the body language, every boundary, every element type.
+//! Shared by the CPU tests (emulate against run_cpu) and the GPU tests (launch against run_cpu).
+#![allow(dead_code)]
+
+use rc::prelude::*;
+use rc::testdata::{awkward, first_difference, poison};
+use rc::{Element, Params, Stencil};
+
+#[stencil(radius = 3, warp = 32, outputs_per_thread = 4)]
+pub fn box7(w: Window<f32>) -> f32 {
+    (w[-3] + w[-2] + w[-1] + w[0] + w[1] + w[2] + w[3]) / 7.0
+}
+
+#[stencil(radius = 1, warp = 4, boundary = zero)]
+pub fn heat(w: Window<f64>, alpha: f64) -> f64 {
+    w[0] + alpha * (w[-1] - 2.0 * w[0] + w[1])
+}
+
+#[stencil(radius = 4, warp = 16, outputs_per_thread = 3, boundary = clamp)]
+pub fn max_filter(w: Window<f32>) -> f32 {
+    let mut m = f32::NEG_INFINITY;
+    for k in -4..=4 {
+        m = m.max(w[k]);
+    }
+    m
+}
+
+#[stencil(radius = 5, warp = 8, outputs_per_thread = 2, boundary = wrap)]
+pub fn total_variation(w: Window<f32>) -> f32 {
+    let mut tv = 0.0;
+    for k in -5..5 {
+        tv += (w[k + 1] - w[k]).abs();
+    }
+    tv
+}
+
+#[stencil(radius = 2, outputs_per_thread = 8, boundary = zero)]
+pub fn binomial(w: Window<f32>) -> f32 {
+    const C: [f32; 5] = [1.0 / 16.0, 4.0 / 16.0, 6.0 / 16.0, 4.0 / 16.0, 1.0 / 16.0];
+    let mut s = 0.0;
+    for k in -2..=2 {
+        s += C[(k + 2) as usize] * w[k];
+    }
+    s
+}
+
+#[stencil(radius = 1, warp = 2, outputs_per_thread = 5, boundary = clamp)]
+pub fn fused(w: Window<f64>, a: f64, b: f64) -> f64 {
+    w[-1].mul_add(a, w[0] * b) + f64::mul_add(w[1], a, -b)
+}
+
+#[stencil(radius = 1, boundary = clamp)]
+pub fn laplacian_i32(w: Window<i32>) -> i32 {
+    w[-1] - 2 * w[0] + w[1]
+}
+
+#[stencil(radius = 2, warp = 16, boundary = wrap)]
+pub fn max_u32(w: Window<u32>, floor: u32) -> u32 {
+    w[-2].max(w[-1]).max(w[0]).max(w[1]).max(w[2]).max(floor)
+}
+
+#[stencil(radius = 2, warp = 8, outputs_per_thread = 2)]
+pub fn branches(w: Window<f32>) -> f32 {
+    let x = if w[0] > 0.0 && !(w[1] < 0.0) || w[-1] == 0.0 { w[-2] } else { w[2] * 0.5 };
+    let y = if w[0] != w[0] { -1.0 } else if w[1] >= w[-1] { 2.0 } else { 3.0 };
+    x * y
+}
+
+#[stencil(radius = 3, warp = 32, outputs_per_thread = 2, boundary = zero)]
+pub fn running_max_with_if(w: Window<f32>) -> f32 {
+    let mut s = f32::MIN;
+    for k in -3..=3 {
+        if w[k] > s {
+            s = w[k];
+        }
+    }
+    s
+}
+
+#[stencil(radius = 2, warp = 4, outputs_per_thread = 3, boundary = clamp)]
+pub fn casts(w: Window<f32>, scale: f32) -> f32 {
+    let i = (w[-1] * scale) as i32;
+    let u = (w[1] * scale) as u32;
+    let d = w[0] as f64 * 0.1;
+    (i as f32) + (u as f32) + (d as f32) - (w[2] as i32 as f32)
+}
+
+#[stencil(radius = 1, warp = 32, outputs_per_thread = 1)]
+pub fn roots(w: Window<f64>) -> f64 {
+    (w[-1] * w[-1] + w[1] * w[1]).sqrt() - (-w[0]).abs()
+}
+
+#[stencil(radius = 6, warp = 16, outputs_per_thread = 2, boundary = wrap)]
+pub fn sparse_taps(w: Window<f32>) -> f32 {
+    // Only every third tap: the schedule must fetch just these.
+    let mut s = 0.0;
+    for k in (-6..=6).step_by(3) {
+        s += w[k];
+    }
+    s
+}
+
+#[stencil(radius = 40, warp = 32, outputs_per_thread = 2, boundary = zero)]
+pub fn wide_box(w: Window<f32>) -> f32 {
+    let mut s = 0.0;
+    for k in -40..=40 {
+        s += w[k];
+    }
+    s / 81.0
+}
+
+#[stencil(radius = 17, warp = 8, outputs_per_thread = 4, boundary = clamp)]
+pub fn wide_weighted_f64(w: Window<f64>, decay: f64) -> f64 {
+    let mut s = 0.0;
+    let mut weight = 1.0;
+    for k in 0..=17 {
+        s += weight * (w[k] + w[-k]);
+        weight *= decay;
+    }
+    s
+}
+
+#[stencil(radius = 2, warp = 8, outputs_per_thread = 2, boundary = wrap)]
+pub fn mixed_int(w: Window<i32>, bias: i32) -> i32 {
+    let hi = w[-2].max(w[2]);
+    let lo = w[-1].min(w[1]);
+    let sign = if w[0] < 0 { -1 } else { 1 };
+    (hi - lo) * sign + bias + (w[0] > 0) as i32 - (-w[0]).abs()
+}
+
+/// Every stencil above with its input type and parameters, as a checker over lengths.
+pub fn check_all(mut check: impl FnMut(&str, &dyn Fn(usize, u64) -> Result<(), String>)) {
+    check("box7", &|n, s| compare(&box7::KERNEL, n, s, ()));
+    check("heat", &|n, s| compare(&heat::KERNEL, n, s, (0.25,)));
+    check("max_filter", &|n, s| compare(&max_filter::KERNEL, n, s, ()));
+    check("total_variation", &|n, s| compare(&total_variation::KERNEL, n, s, ()));
+    check("binomial", &|n, s| compare(&binomial::KERNEL, n, s, ()));
+    check("fused", &|n, s| compare(&fused::KERNEL, n, s, (0.75, -1.5)));
+    check("laplacian_i32", &|n, s| compare(&laplacian_i32::KERNEL, n, s, ()));
+    check("max_u32", &|n, s| compare(&max_u32::KERNEL, n, s, (500,)));
+    check("branches", &|n, s| compare(&branches::KERNEL, n, s, ()));
+    check("running_max_with_if", &|n, s| compare(&running_max_with_if::KERNEL, n, s, ()));
+    check("casts", &|n, s| compare(&casts::KERNEL, n, s, (3.5,)));
+    check("roots", &|n, s| compare(&roots::KERNEL, n, s, ()));
+    check("sparse_taps", &|n, s| compare(&sparse_taps::KERNEL, n, s, ()));
+    check("wide_box", &|n, s| compare(&wide_box::KERNEL, n, s, ()));
+    check("wide_weighted_f64", &|n, s| compare(&wide_weighted_f64::KERNEL, n, s, (0.9,)));
+    check("mixed_int", &|n, s| compare(&mixed_int::KERNEL, n, s, (7,)));
+}
+
+/// `emulate` against `run_cpu` on awkward data of length `n`: same outputs, same errors.
+pub fn compare<T: Element, P: Params>(k: &Stencil<T, P>, n: usize, seed: u64, params: P) -> Result<(), String> {
+    let input: Vec<T> = awkward(n, seed);
+    let want = match k.output_len(n) {
+        Ok(len) => len,
+        Err(e) => {
+            return match k.emulate(&input, &mut [], params) {
+                Err(got) if got == e => Ok(()),
+                other => Err(format!("n={n}: expected the error `{e}`, emulate gave {other:?}")),
+            };
+        }
+    };
+    let mut reference = vec![poison::<T>(); want];
+    let mut emulated = vec![poison::<T>(); want];
+    k.run_cpu(&input, &mut reference, params).map_err(|e| e.to_string())?;
+    k.emulate(&input, &mut emulated, params).map_err(|e| e.to_string())?;
+    match first_difference(&emulated, &reference) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "n={n} seed={seed}: output {i}: emulate gave {:?}, run_cpu {:?}",
+            emulated.get(i),
+            reference.get(i)
+        )),
+    }
+}

@@ -1,0 +1,8 @@
+use rc::prelude::*;
+
+#[stencil(radius = 5000)]
+fn f(w: Window<f32>) -> f32 {
+    w[0]
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use rc::prelude::*;
+
+#[stencil(radius = 1)]
+fn f(w: Window<f32>) -> f32 {
+    println!("{}", w[0]);
+    w[0]
+}
+
+fn main() {}

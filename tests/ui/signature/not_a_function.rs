@@ -1,0 +1,6 @@
+use rc::prelude::*;
+
+#[stencil(radius = 1)]
+struct S;
+
+fn main() {}
