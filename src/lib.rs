@@ -14,9 +14,10 @@
 //! assert_eq!(reference, emulated);
 //! ```
 //!
-//! `#[stencil]` keeps the function as it is (it is the CPU reference) and generates a module of
-//! the same name holding the kernel handle [`Stencil`] (`box7::KERNEL`), its PTX (`box7::PTX`),
-//! and `run_cpu`, `emulate`, `explain` (and, on a GPU, `launch` and `run`).
+//! `#[stencil]` keeps the function as it is (it is the CPU reference) and generates beside it a
+//! type of the same name holding the kernel handle [`Stencil`] (`box7::KERNEL`), its PTX
+//! (`box7::PTX`), `launch` (device buffers, on your stream) and `run` (host slices) for the GPU,
+//! and `run_cpu`, `emulate` and `explain` for the CPU.
 
 // Generated code names this crate `::rc`, also inside its own tests.
 extern crate self as rc;
@@ -30,6 +31,8 @@ pub use rc_macros::stencil;
 
 /// The compiler itself: patterns, distributions, schedules, warp programs.
 pub use rc_core as core;
+/// Launching on the GPU through cust: `gpu()`, `launch`, `run`, and cust itself.
+pub use rc_runtime as runtime;
 
 /// Everything a stencil definition needs.
 pub mod prelude {

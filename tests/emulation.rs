@@ -26,6 +26,8 @@ fn the_macro_prints_the_same_ptx_the_runtime_program_would() {
     fn same<T: rc::Element, P: rc::Params>(k: &rc::Stencil<T, P>) {
         let program = k.program().expect("compiles");
         assert_eq!(rc::core::ptx::print(&program, k.entry()), k.ptx(), "{}", k.name());
+        // ptxas rejects any non-ASCII byte, even inside a comment.
+        assert!(k.ptx().is_ascii(), "{}: PTX must be ASCII", k.name());
     }
     same(&box7::KERNEL);
     same(&heat::KERNEL);

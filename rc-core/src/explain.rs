@@ -60,10 +60,10 @@ impl Explanation {
                 writeln!(text)?;
                 let served: Vec<String> = fetch.uses.iter().map(|(p, d)| format!("{p}:{d:+}")).collect();
                 match &fetch.source {
-                    Source::Local(_) => writeln!(text, "step {}: local, no shuffle — taps {}", step + 1, served.join(" "))?,
+                    Source::Local(_) => writeln!(text, "step {}: local, no shuffle: taps {}", step + 1, served.join(" "))?,
                     Source::Shuffle(phase) => writeln!(
                         text,
-                        "step {}: shuffle, lane l reads lane (l + {}) mod {warp} — taps {}",
+                        "step {}: shuffle, lane l reads lane (l + {}) mod {warp}: taps {}",
                         step + 1,
                         phase.rotate,
                         served.join(" ")

@@ -208,7 +208,7 @@ impl<'a> Printer<'a> {
             Instr::Shuffle { dst, src, rotate, fetch } => {
                 let taps: Vec<String> =
                     program.schedule.fetches[*fetch].uses.iter().map(|(p, d)| format!("output {p} tap {d:+}")).collect();
-                self.comment(&format!("phase: lane l reads lane (l + {rotate}) mod {} — {}", program.pattern.warp(), taps.join(", ")));
+                self.comment(&format!("phase: lane l reads lane (l + {rotate}) mod {}: {}", program.pattern.warp(), taps.join(", ")));
                 self.shuffle(*dst, *src, *rotate);
             }
             Instr::Param { dst, index } => {

@@ -1,0 +1,286 @@
+//! The kernel ABI: what a stencil's `.entry` takes, and the argument block a launch passes.
+//!
+//! In order: `.param .u64 input` (device pointer), `.param .u64 output` (device pointer),
+//! `.param .u64 n` (input length), `.param .u64 n_out` (output length), then one parameter per
+//! stencil parameter, holding its value: 4 bytes for `f32`/`i32`/`u32`, 8 for `f64`.
+//!
+//! `cuLaunchKernel` copies each argument with the size the *kernel* declares, so a kernel that
+//! declares different sizes would silently read garbage. The entry's parameter list is therefore
+//! read from the PTX once, when the kernel is loaded, and every launch checks its arguments
+//! against it.
+
+use std::os::raw::c_void;
+
+use rc_core::{Scalar, ScalarType};
+
+/// The four leading parameters, all 64-bit.
+const LEADING: [&str; 4] = ["input", "output", "n", "n_out"];
+
+/// One `.param` of a PTX entry: its type as written (e.g. `.u64`) and its size in bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PtxParam {
+    pub ty: String,
+    pub bytes: u32,
+}
+
+/// The parameters of `.entry <entry>` in `ptx`, or a description of why they cannot be read.
+pub(crate) fn entry_params(ptx: &str, entry: &str) -> Result<Vec<PtxParam>, String> {
+    let text = strip_comments(ptx);
+    let mut rest = text.as_str();
+    let after_name = loop {
+        let Some(at) = rest.find(".entry") else {
+            return Err(format!("no `.entry {entry}` in the PTX"));
+        };
+        rest = &rest[at + ".entry".len()..];
+        let name_start = rest.trim_start();
+        let name_len = name_start.find(|c: char| !is_ident_char(c)).unwrap_or(name_start.len());
+        if &name_start[..name_len] == entry {
+            break &name_start[name_len..];
+        }
+    };
+    let after_name = after_name.trim_start();
+    let Some(list) = after_name.strip_prefix('(') else {
+        return Ok(Vec::new()); // `.entry name` with no parameter list
+    };
+    let Some(close) = list.find(')') else {
+        return Err(format!("the parameter list of `.entry {entry}` has no closing `)`"));
+    };
+    let list = list[..close].trim();
+    if list.is_empty() {
+        return Ok(Vec::new());
+    }
+    list.split(',').map(|decl| parse_param(decl.trim())).collect()
+}
+
+/// `.param [.align N] [.ptr ...] .TYPE name[dims]` → type and size.
+fn parse_param(decl: &str) -> Result<PtxParam, String> {
+    let mut tokens = decl.split_whitespace();
+    if tokens.next() != Some(".param") {
+        return Err(format!("expected a `.param` declaration, got `{decl}`"));
+    }
+    let mut ty = None;
+    let mut name = "";
+    for token in tokens {
+        if ty.is_none() {
+            if let Some(bits) = type_bits(token) {
+                ty = Some((token, bits));
+                continue;
+            }
+        } else {
+            name = token;
+        }
+    }
+    let Some((ty, bits)) = ty else {
+        return Err(format!("expected a type in `{decl}`"));
+    };
+    // An array parameter, `.b8 name[16]`: size times each dimension.
+    let mut bytes = bits / 8;
+    for dim in name.split('[').skip(1) {
+        let count: u32 =
+            dim.trim_end_matches(']').trim().parse().map_err(|_| format!("cannot read the array size in `{decl}`"))?;
+        bytes *= count;
+    }
+    Ok(PtxParam { ty: ty.to_owned(), bytes })
+}
+
+fn type_bits(token: &str) -> Option<u32> {
+    let digits = token.strip_prefix('.')?.strip_prefix(['u', 's', 'b', 'f'])?;
+    match digits {
+        "8" | "16" | "32" | "64" => digits.parse().ok(),
+        _ => None,
+    }
+}
+
+fn is_ident_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '%')
+}
+
+/// The PTX with `//` and `/* */` comments removed (outside string literals, which only `.file`
+/// directives have).
+fn strip_comments(ptx: &str) -> String {
+    let mut out = String::with_capacity(ptx.len());
+    let mut chars = ptx.chars().peekable();
+    let mut in_string = false;
+    while let Some(c) = chars.next() {
+        if in_string {
+            in_string = c != '"';
+            out.push(c);
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if c == '/' && chars.peek() == Some(&'/') {
+            for c in chars.by_ref() {
+                if c == '\n' {
+                    out.push('\n');
+                    break;
+                }
+            }
+        } else if c == '/' && chars.peek() == Some(&'*') {
+            chars.next();
+            let mut previous = ' ';
+            for c in chars.by_ref() {
+                if previous == '*' && c == '/' {
+                    break;
+                }
+                previous = c;
+            }
+            out.push(' ');
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The parameter list a kernel for `scalars` must declare, for messages:
+/// `.u64 input, .u64 output, .u64 n, .u64 n_out, .f32 param0`.
+pub(crate) fn expected_signature(scalars: &[ScalarType]) -> String {
+    let leading = LEADING.iter().map(|name| format!(".u64 {name}"));
+    let params = scalars.iter().enumerate().map(|(i, ty)| format!("{} param{i}", ptx_type(*ty)));
+    leading.chain(params).collect::<Vec<_>>().join(", ")
+}
+
+/// What the PTX declares, for messages.
+pub(crate) fn describe_params(params: &[PtxParam]) -> String {
+    let list = params.iter().map(|p| format!("{} ({} bytes)", p.ty, p.bytes)).collect::<Vec<_>>().join(", ");
+    format!("{} parameters: ({list})", params.len())
+}
+
+fn ptx_type(ty: ScalarType) -> &'static str {
+    match ty {
+        ScalarType::F32 => ".f32",
+        ScalarType::F64 => ".f64",
+        ScalarType::I32 => ".s32",
+        ScalarType::U32 => ".u32",
+        ScalarType::Bool => ".pred",
+    }
+}
+
+/// Whether a kernel declaring `declared` takes the arguments for `scalars`: same count, same
+/// sizes. Sizes are what `cuLaunchKernel` goes by; the types are rc-core's to keep consistent.
+pub(crate) fn matches(declared: &[PtxParam], scalars: &[ScalarType]) -> bool {
+    let sizes = [8; 4].into_iter().chain(scalars.iter().map(|ty| ty.bytes()));
+    declared.len() == LEADING.len() + scalars.len() && declared.iter().map(|p| p.bytes).eq(sizes)
+}
+
+/// One argument's bytes, 8-byte aligned like the largest argument.
+#[repr(C, align(8))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Slot([u8; 8]);
+
+/// The argument block of one launch. `cuLaunchKernel` takes an array of pointers, one per
+/// parameter, each to that parameter's value; the driver copies the bytes before it returns.
+#[derive(Debug)]
+pub(crate) struct KernelArgs {
+    slots: Vec<Slot>,
+}
+
+impl KernelArgs {
+    pub(crate) fn new(input: u64, output: u64, n: u64, n_out: u64, scalars: &[Scalar]) -> KernelArgs {
+        let wide = |v: u64| Slot(v.to_ne_bytes());
+        let mut slots = vec![wide(input), wide(output), wide(n), wide(n_out)];
+        for scalar in scalars {
+            slots.push(match scalar.ty.bytes() {
+                8 => wide(scalar.bits),
+                // 4-byte values sit in the slot's first bytes, where the driver reads 4 bytes.
+                _ => {
+                    let mut slot = [0; 8];
+                    slot[..4].copy_from_slice(&(scalar.bits as u32).to_ne_bytes());
+                    Slot(slot)
+                }
+            });
+        }
+        KernelArgs { slots }
+    }
+
+    /// The pointer array for `cuLaunchKernel`. Valid while `self` is neither moved nor dropped.
+    pub(crate) fn pointers(&mut self) -> Vec<*mut c_void> {
+        self.slots.iter_mut().map(|slot| slot.0.as_mut_ptr().cast::<c_void>()).collect()
+    }
+
+    #[cfg(test)]
+    fn bytes(&self, i: usize) -> [u8; 8] {
+        self.slots[i].0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PTX: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.file 1 "http://example//x.rs"
+
+// .entry decoy(.param .u32 x)
+.visible .entry rc_box3_helper(.param .u64 a)
+{ ret; }
+
+.visible .entry rc_box3(
+    .param .u64 rc_box3_input,   // device pointer
+    .param .u64 rc_box3_output,
+    .param .u64 rc_box3_n, /* input length */
+    .param .u64 rc_box3_n_out,
+    .param .f32 rc_box3_param0,
+    .param .align 8 .b8 rc_box3_param1[16]
+)
+{
+    ret;
+}
+"#;
+
+    #[test]
+    fn reads_the_named_entry_with_comments_and_arrays() {
+        let params = entry_params(PTX, "rc_box3").expect("parses");
+        let got: Vec<(&str, u32)> = params.iter().map(|p| (p.ty.as_str(), p.bytes)).collect();
+        assert_eq!(got, [(".u64", 8), (".u64", 8), (".u64", 8), (".u64", 8), (".f32", 4), (".b8", 16)]);
+        let helper = entry_params(PTX, "rc_box3_helper").expect("parses");
+        assert_eq!(helper, [PtxParam { ty: ".u64".into(), bytes: 8 }]);
+    }
+
+    #[test]
+    fn missing_entry_says_which() {
+        let err = entry_params(PTX, "rc_nope").expect_err("no such entry");
+        assert_eq!(err, "no `.entry rc_nope` in the PTX");
+        assert_eq!(entry_params(".entry k()", "k"), Ok(vec![]));
+        assert_eq!(entry_params(".entry k\n{ ret; }", "k"), Ok(vec![]));
+        assert!(entry_params(".entry k(.param .u64 a", "k").unwrap_err().contains("no closing"));
+        assert!(entry_params(".entry k(.reg .u64 a)", "k").unwrap_err().contains("expected a `.param`"));
+    }
+
+    #[test]
+    fn matching_goes_by_count_and_size() {
+        let p = |ty: &str, bytes| PtxParam { ty: ty.into(), bytes };
+        let four = vec![p(".u64", 8); 4];
+        assert!(matches(&four, &[]));
+        let mut with_f32 = four.clone();
+        with_f32.push(p(".f32", 4));
+        assert!(matches(&with_f32, &[ScalarType::F32]));
+        assert!(matches(&with_f32, &[ScalarType::U32]));
+        assert!(!matches(&with_f32, &[ScalarType::F64]));
+        assert!(!matches(&with_f32, &[]));
+        assert!(!matches(&four, &[ScalarType::F32]));
+        assert_eq!(
+            expected_signature(&[ScalarType::F32, ScalarType::F64]),
+            ".u64 input, .u64 output, .u64 n, .u64 n_out, .f32 param0, .f64 param1"
+        );
+        assert_eq!(describe_params(&with_f32[3..]), "2 parameters: (.u64 (8 bytes), .f32 (4 bytes))");
+    }
+
+    #[test]
+    fn arguments_hold_exact_bits() {
+        let scalars = [Scalar::f32(-0.0), Scalar::f64(1.5), Scalar::i32(-2), Scalar::u32(7)];
+        let mut args = KernelArgs::new(0x1000, 0x2000, 10, 8, &scalars);
+        assert_eq!(args.bytes(0), 0x1000u64.to_ne_bytes());
+        assert_eq!(args.bytes(3), 8u64.to_ne_bytes());
+        assert_eq!(args.bytes(4)[..4], (-0.0f32).to_bits().to_ne_bytes());
+        assert_eq!(args.bytes(5), 1.5f64.to_bits().to_ne_bytes());
+        assert_eq!(args.bytes(6)[..4], (-2i32).to_ne_bytes());
+        assert_eq!(args.bytes(7)[..4], 7u32.to_ne_bytes());
+        let pointers = args.pointers();
+        assert_eq!(pointers.len(), 8);
+        assert!(pointers.iter().all(|p| (*p as usize) % 8 == 0));
+    }
+}

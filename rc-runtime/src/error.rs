@@ -1,0 +1,259 @@
+//! Errors of the GPU paths. Each says what was expected and what was got.
+//!
+//! Driver errors are kept as the raw code plus the driver's own name and description, taken when
+//! the error is made. They are deliberately not `cust::error::CudaError` sources: that type's
+//! `Display` asks the driver for the text and returns `fmt::Error` when the driver cannot answer
+//! (a CUDA toolkit's link stub answers nothing), which makes `format!`/`to_string` panic.
+
+use std::fmt;
+
+use rc_core::LengthError;
+use thiserror::Error;
+
+use crate::driver::{self, CuResult};
+
+/// A failed CUDA driver call: its `CUresult` code and what the driver says about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DriverError {
+    code: u32,
+    name: String,
+    description: String,
+}
+
+impl DriverError {
+    /// Describes `code` by asking the driver.
+    pub(crate) fn new(code: CuResult) -> DriverError {
+        let (name, description) = driver::describe(code);
+        DriverError { code, name, description }
+    }
+
+    /// From an error cust returned. cust's own codes above the driver's range
+    /// (`InvalidMemoryAllocation`, `OptixError`) have no driver description: use cust's name.
+    pub(crate) fn from_cust(error: cust::error::CudaError) -> DriverError {
+        let code = error as u32;
+        if code <= 999 {
+            DriverError::new(code)
+        } else {
+            DriverError { code, name: format!("{error:?}"), description: "an error cust reports itself".into() }
+        }
+    }
+
+    /// The `CUresult` value, e.g. 100 for `CUDA_ERROR_NO_DEVICE`.
+    pub fn code(&self) -> u32 {
+        self.code
+    }
+    /// The driver's name for the code, e.g. `CUDA_ERROR_NO_DEVICE`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+    /// The driver's description of the code.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+}
+
+impl fmt::Display for DriverError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({}): {}", self.name, self.code, self.description)
+    }
+}
+
+impl std::error::Error for DriverError {}
+
+/// The driver's JIT compiler rejected a stencil's PTX. `log` is its error log; the PTX itself is
+/// in `ptx` (it is long, so `Display` does not print it).
+#[derive(Debug, Error)]
+#[error(
+    "loading the PTX of stencil `{stencil}` (entry `{entry}`) failed: expected the driver to \
+     compile it for the current GPU, got {error}\nJIT error log:\n{}\n(the {} lines of PTX \
+     are in this error's `ptx` field, or `Error::ptx()`)",
+    if log.trim().is_empty() { "(empty)" } else { log.trim_end() },
+    ptx.lines().count()
+)]
+pub struct ModuleLoadError {
+    pub stencil: &'static str,
+    pub entry: &'static str,
+    pub error: DriverError,
+    pub log: String,
+    pub ptx: &'static str,
+}
+
+/// Everything that can go wrong loading and launching a stencil on a GPU.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The driver could not be initialised or has no device. This is what a machine without an
+    /// NVIDIA GPU gets (with rc-cuda-stub's `libcuda.so.1`, `cuInit` reports no device).
+    #[error("no CUDA device: {reason}")]
+    NoDevice { reason: String },
+
+    /// A driver call failed. `call` names the call and what it was for.
+    #[error("{call} failed: expected CUDA_SUCCESS, got {error}")]
+    Driver { call: String, error: DriverError },
+
+    /// The driver's JIT compiler rejected the stencil's PTX (boxed: it carries the log and PTX).
+    #[error(transparent)]
+    ModuleLoad(Box<ModuleLoadError>),
+
+    /// The PTX text contains a NUL byte, which the driver's C interface cannot take.
+    #[error("the PTX of stencil `{stencil}` contains a NUL byte at byte {offset} of {len}; expected PTX text without NUL bytes")]
+    NulInPtx { stencil: &'static str, offset: usize, len: usize },
+
+    /// The PTX contains a character other than ASCII, which ptxas rejects wherever it is.
+    #[error(
+        "the PTX of stencil `{stencil}` has the non-ASCII character {character:?} (U+{:04X}) at line {line}, \
+         column {column}; expected ASCII only (ptxas rejects anything else, even in comments)",
+        *character as u32
+    )]
+    NonAsciiPtx { stencil: &'static str, line: usize, column: usize, character: char },
+
+    /// The PTX has no readable `.entry` of the stencil's entry name.
+    #[error("cannot read the parameters of `.entry {entry}` in the PTX of stencil `{stencil}`: {problem}")]
+    PtxEntry { stencil: &'static str, entry: &'static str, problem: String },
+
+    /// The PTX's kernel entry does not take the parameters rc-runtime passes (see `abi`).
+    #[error("kernel ABI mismatch for stencil `{stencil}`: expected `.entry {entry}` taking ({expected}), got {got}")]
+    KernelAbi { stencil: &'static str, entry: &'static str, expected: String, got: String },
+
+    /// Input and output lengths do not fit the stencil's pattern, or need too large a grid.
+    #[error("stencil `{stencil}`: {source}")]
+    Length {
+        stencil: &'static str,
+        #[source]
+        source: LengthError,
+    },
+
+    /// `launch` was called on a thread with no current CUDA context.
+    #[error("no CUDA context is current on this thread; expected the stream's context ({stream:#x}) to be current")]
+    NoCurrentContext { stream: usize },
+
+    /// The stream belongs to a different context from the current one.
+    #[error("the stream belongs to CUDA context {stream:#x}, but the current context of this thread is {current:#x}; expected them to be the same")]
+    ContextMismatch { stream: usize, current: usize },
+
+    /// The current context is not a device's primary context (see `module` for why only primary
+    /// contexts are supported).
+    #[error(
+        "the current CUDA context {context:#x} is not the primary context of device {device}; \
+         expected a primary context (cust::context::Context, cust::quick_init): rc-runtime caches \
+         loaded kernels per context and can keep only primary contexts alive for them"
+    )]
+    NotPrimaryContext { context: usize, device: i32 },
+}
+
+impl Error {
+    /// The PTX text, for a [`Error::ModuleLoad`].
+    pub fn ptx(&self) -> Option<&'static str> {
+        match self {
+            Error::ModuleLoad(failure) => Some(failure.ptx),
+            _ => None,
+        }
+    }
+
+    /// The JIT compiler's error log, for a [`Error::ModuleLoad`].
+    pub fn jit_log(&self) -> Option<&str> {
+        match self {
+            Error::ModuleLoad(failure) => Some(&failure.log),
+            _ => None,
+        }
+    }
+
+    /// Whether this says there is no usable GPU (so a caller may fall back to the CPU).
+    pub fn is_no_device(&self) -> bool {
+        matches!(self, Error::NoDevice { .. })
+    }
+
+    /// A failed driver call `call`.
+    pub(crate) fn driver(call: impl Into<String>, code: CuResult) -> Error {
+        Error::Driver { call: call.into(), error: DriverError::new(code) }
+    }
+
+    /// A failed cust call `call`.
+    pub(crate) fn cust(call: impl Into<String>, error: cust::error::CudaError) -> Error {
+        Error::Driver { call: call.into(), error: DriverError::from_cust(error) }
+    }
+}
+
+/// `Ok(())` for `CUDA_SUCCESS`, else the error for the call named by `call()` (a closure, so the
+/// name is only formatted on failure).
+pub(crate) fn check<S: Into<String>>(code: CuResult, call: impl FnOnce() -> S) -> Result<(), Error> {
+    if code == driver::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::driver(call(), code))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn driver_errors_name_the_call_and_the_code() {
+        // The names come from the driver (or rc-cuda-stub); both spell this one the same way.
+        let err = Error::driver("cuModuleGetFunction for entry `k`", 500);
+        let text = err.to_string();
+        assert!(
+            text.starts_with("cuModuleGetFunction for entry `k` failed: expected CUDA_SUCCESS, got CUDA_ERROR_"),
+            "{text}"
+        );
+        assert!(text.contains(" (500): "), "{text}");
+        let Error::Driver { error, .. } = &err else { panic!("{err:?}") };
+        assert_eq!(error.code(), 500);
+    }
+
+    #[test]
+    fn cust_errors_never_ask_cust_for_text() {
+        // cust's `Display` would panic without a driver that can describe codes; ours does not.
+        let err = Error::cust("allocating", cust::error::CudaError::InvalidMemoryAllocation);
+        assert_eq!(
+            err.to_string(),
+            "allocating failed: expected CUDA_SUCCESS, got InvalidMemoryAllocation (100100): an error cust reports itself"
+        );
+        let err = Error::cust("cuInit", cust::error::CudaError::NoDevice);
+        assert!(err.to_string().starts_with("cuInit failed: expected CUDA_SUCCESS, got CUDA_ERROR_NO_DEVICE (100): "));
+    }
+
+    #[test]
+    fn module_load_errors_show_the_log_but_not_the_ptx() {
+        let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n  bogus;\n}\n";
+        let err = Error::ModuleLoad(Box::new(ModuleLoadError {
+            stencil: "blur",
+            entry: "k",
+            error: DriverError {
+                code: 218,
+                name: "CUDA_ERROR_INVALID_PTX".into(),
+                description: "a PTX JIT compilation failed".into(),
+            },
+            log: "ptxas application ptx input, line 6; error   : Unknown instruction 'bogus'\n".into(),
+            ptx,
+        }));
+        assert_eq!(
+            err.to_string(),
+            "loading the PTX of stencil `blur` (entry `k`) failed: expected the driver to compile it for the \
+             current GPU, got CUDA_ERROR_INVALID_PTX (218): a PTX JIT compilation failed\nJIT error log:\n\
+             ptxas application ptx input, line 6; error   : Unknown instruction 'bogus'\n\
+             (the 7 lines of PTX are in this error's `ptx` field, or `Error::ptx()`)"
+        );
+        assert_eq!(err.ptx(), Some(ptx));
+        assert_eq!(
+            err.jit_log().map(str::trim_end),
+            Some("ptxas application ptx input, line 6; error   : Unknown instruction 'bogus'")
+        );
+    }
+
+    #[test]
+    fn context_errors_say_what_was_expected() {
+        let err = Error::ContextMismatch { stream: 0x10, current: 0x20 };
+        assert_eq!(
+            err.to_string(),
+            "the stream belongs to CUDA context 0x10, but the current context of this thread is 0x20; expected them to be the same"
+        );
+        let err = Error::NotPrimaryContext { context: 0x30, device: 1 };
+        assert!(err.to_string().starts_with(
+            "the current CUDA context 0x30 is not the primary context of device 1; expected a primary context"
+        ));
+        assert!(!err.is_no_device());
+        assert!(Error::NoDevice { reason: "x".into() }.is_no_device());
+    }
+}

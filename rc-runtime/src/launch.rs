@@ -1,0 +1,194 @@
+//! Launching a stencil: on the caller's stream and buffers ([`launch`]), or from host slices to a
+//! host vector ([`run`]).
+
+use std::ptr;
+
+use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+use cust::stream::{Stream, StreamFlags};
+use rc_core::{Element, LaunchShape, Params, Scalar, ScalarType, Stencil};
+
+use crate::abi::KernelArgs;
+use crate::context;
+use crate::driver;
+use crate::error::{check, Error};
+use crate::module;
+
+/// What a launch needs that can be worked out without the GPU. Computed first, so that wrong
+/// lengths are reported before any CUDA call.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Plan {
+    pub n_out: usize,
+    /// `None` for an empty output: nothing to launch.
+    pub shape: Option<LaunchShape>,
+    pub scalars: Vec<Scalar>,
+}
+
+pub(crate) fn plan<T: Element, P: Params>(
+    stencil: &Stencil<T, P>,
+    input_len: usize,
+    output_len: usize,
+    params: &P,
+) -> Result<Plan, Error> {
+    let length = |source| Error::Length { stencil: stencil.name(), source };
+    let pattern = stencil.pattern();
+    let n_out = pattern.check_lengths(input_len, output_len).map_err(length)?;
+    let shape = if n_out == 0 { None } else { Some(pattern.launch_shape(n_out).map_err(length)?) };
+    Ok(Plan { n_out, shape, scalars: params.scalars() })
+}
+
+/// Launches `stencil` over `input` into `output` on `stream`, asynchronously: it returns once the
+/// launch is queued, and `output` is written when the stream gets there (synchronise the stream
+/// or record an event before reading it).
+///
+/// `output` must have exactly `stencil.output_len(input.len())` elements; an empty output
+/// launches nothing. The stream's context must be current on this thread and must be a primary
+/// context (cust's `Context`, `quick_init`). The first launch in a context compiles the PTX for
+/// its GPU (see [`crate::release_cached_modules`]).
+pub fn launch<T, P>(
+    stencil: &Stencil<T, P>,
+    stream: &Stream,
+    input: &DeviceSlice<T>,
+    output: &mut DeviceSlice<T>,
+    params: P,
+) -> Result<(), Error>
+where
+    T: Element + DeviceCopy,
+    P: Params,
+{
+    let plan = plan(stencil, input.len(), output.len(), &params)?;
+    let Some(shape) = plan.shape else {
+        return Ok(());
+    };
+    let context = context::for_launch(stream)?;
+    let kernel = module::kernel(context, stencil.name(), stencil.ptx(), stencil.entry())?;
+    let types: Vec<ScalarType> = plan.scalars.iter().map(|s| s.ty).collect();
+    kernel.check_abi(stencil.name(), stencil.entry(), &types)?;
+
+    let mut args = KernelArgs::new(
+        input.as_device_ptr().as_raw(),
+        output.as_device_ptr().as_raw(),
+        input.len() as u64,
+        plan.n_out as u64,
+        &plan.scalars,
+    );
+    let mut pointers = args.pointers();
+    // SAFETY: the function belongs to the current context (looked up with it) and stays loaded
+    // while `kernel` lives; the argument block matches the parameter list the entry declares
+    // (checked above); the buffers are live device allocations of the lengths passed, and the
+    // borrow of `output` is exclusive. The driver copies the arguments before returning.
+    let code = unsafe {
+        driver::cuLaunchKernel(
+            kernel.function(),
+            shape.blocks,
+            1,
+            1,
+            shape.threads_per_block,
+            1,
+            1,
+            0,
+            stream.as_inner() as _,
+            pointers.as_mut_ptr(),
+            ptr::null_mut(),
+        )
+    };
+    check(code, || {
+        format!(
+            "cuLaunchKernel for stencil `{}` ({} blocks of {} threads, {} outputs)",
+            stencil.name(),
+            shape.blocks,
+            shape.threads_per_block,
+            plan.n_out
+        )
+    })
+}
+
+/// Runs `stencil` over `input` on the GPU and returns the output: copies in, launches, waits,
+/// copies out.
+///
+/// Uses the context current on this thread if there is one; otherwise it makes device 0's
+/// primary context current on this thread (like `cust::quick_init`) and keeps it alive for the
+/// rest of the process, so repeated calls do not create and tear down a context each time.
+/// Lengths are checked before the GPU is touched; an empty output needs no GPU at all.
+pub fn run<T, P>(stencil: &Stencil<T, P>, input: &[T], params: P) -> Result<Vec<T>, Error>
+where
+    T: Element + DeviceCopy,
+    P: Params,
+{
+    let n_out = stencil
+        .pattern()
+        .output_len(input.len())
+        .map_err(|source| Error::Length { stencil: stencil.name(), source })?;
+    if plan(stencil, input.len(), n_out, &params)?.shape.is_none() {
+        return Ok(Vec::new());
+    }
+    context::ensure_current()?;
+    let stream = Stream::new(StreamFlags::DEFAULT, None)
+        .map_err(|e| Error::cust("creating a stream (cuStreamCreateWithPriority)", e))?;
+    let device_input = DeviceBuffer::from_slice(input)
+        .map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))?;
+    // SAFETY: every element is written by the kernel before it is read back, and `T` is one of
+    // f32, f64, i32, u32, for which any bit pattern is a valid value anyway.
+    let mut device_output = unsafe { DeviceBuffer::<T>::uninitialized(n_out) }
+        .map_err(|e| Error::cust(format!("allocating {n_out} output elements on the GPU"), e))?;
+    launch(stencil, &stream, &device_input, &mut device_output, params)?;
+    stream
+        .synchronize()
+        .map_err(|e| Error::cust(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;
+    let mut output = vec![*T::zero_ref(); n_out];
+    device_output
+        .copy_to(&mut output[..])
+        .map_err(|e| Error::cust(format!("copying {n_out} output elements from the GPU"), e))?;
+    Ok(output)
+}
+
+#[cfg(test)]
+mod tests {
+    use rc_core::body::{Body, Node};
+    use rc_core::{BodyError, Boundary, LengthError, Pattern, Window};
+
+    use super::*;
+
+    fn body() -> Result<Body, BodyError> {
+        Body::new(ScalarType::F32, vec![ScalarType::F32], 2, vec![Node::Tap(0)], 0)
+    }
+    fn reference(w: Window<'_, f32>, _: (f32,)) -> f32 {
+        w[0]
+    }
+    const VALID: Stencil<f32, (f32,)> =
+        Stencil::from_parts("s", Pattern::new_unchecked(2, 32, 4, Boundary::Valid), "", "e", body, reference);
+    const ZERO: Stencil<f32, (f32,)> =
+        Stencil::from_parts("z", Pattern::new_unchecked(2, 32, 4, Boundary::Zero), "", "e", body, reference);
+
+    // `launch` computes this plan before its first CUDA call; these are its refusals.
+    #[test]
+    fn lengths_are_checked_before_any_cuda_call() {
+        let err = plan(&VALID, 10, 5, &(1.0,)).expect_err("10 - 4 = 6 outputs, not 5");
+        assert!(matches!(err, Error::Length { stencil: "s", source: LengthError::Output { expected: 6, got: 5, .. } }));
+        assert_eq!(
+            err.to_string(),
+            "stencil `s`: output has 5 elements, expected 6 for an input of 10 elements with boundary `valid`"
+        );
+        let err = plan(&VALID, 4, 0, &(1.0,)).expect_err("shorter than a window");
+        assert_eq!(
+            err.to_string(),
+            "stencil `s`: input has 4 elements, but boundary `valid` needs at least one whole window of 5 (2 * radius + 1)"
+        );
+        let err = plan(&ZERO, 10, 8, &(1.0,)).expect_err("zero boundary: n outputs");
+        assert!(err.to_string().contains("expected 10"), "{err}");
+    }
+
+    #[test]
+    fn a_plan_has_the_shape_and_the_parameters() {
+        let plan = plan(&VALID, 1000, 996, &(0.5,)).expect("fits");
+        // 996 outputs / 128 per warp = 8 warps = 256 threads = 1 block.
+        assert_eq!(plan.n_out, 996);
+        assert_eq!(plan.shape, Some(LaunchShape { blocks: 1, threads_per_block: 256 }));
+        assert_eq!(plan.scalars, vec![Scalar::f32(0.5)]);
+        // Nothing to do: no launch.
+        assert_eq!(plan_empty().shape, None);
+    }
+
+    fn plan_empty() -> Plan {
+        plan(&ZERO, 0, 0, &(1.0,)).expect("empty is fine")
+    }
+}
