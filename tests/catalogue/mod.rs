@@ -4,6 +4,7 @@
 
 use rc::prelude::*;
 use rc::testdata::{awkward, first_difference, poison};
+use rc::runtime::cust::memory::DeviceCopy;
 use rc::{Element, Params, Stencil};
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 4)]
@@ -128,28 +129,33 @@ pub fn mixed_int(w: Window<i32>, bias: i32) -> i32 {
     (hi - lo) * sign + bias + (w[0] > 0) as i32 - (-w[0]).abs()
 }
 
-/// Every stencil above with its input type and parameters, as a checker over lengths.
-pub fn check_all(mut check: impl FnMut(&str, &dyn Fn(usize, u64) -> Result<(), String>)) {
-    check("box7", &|n, s| compare(&box7::KERNEL, n, s, ()));
-    check("heat", &|n, s| compare(&heat::KERNEL, n, s, (0.25,)));
-    check("max_filter", &|n, s| compare(&max_filter::KERNEL, n, s, ()));
-    check("total_variation", &|n, s| compare(&total_variation::KERNEL, n, s, ()));
-    check("binomial", &|n, s| compare(&binomial::KERNEL, n, s, ()));
-    check("fused", &|n, s| compare(&fused::KERNEL, n, s, (0.75, -1.5)));
-    check("laplacian_i32", &|n, s| compare(&laplacian_i32::KERNEL, n, s, ()));
-    check("max_u32", &|n, s| compare(&max_u32::KERNEL, n, s, (500,)));
-    check("branches", &|n, s| compare(&branches::KERNEL, n, s, ()));
-    check("running_max_with_if", &|n, s| compare(&running_max_with_if::KERNEL, n, s, ()));
-    check("casts", &|n, s| compare(&casts::KERNEL, n, s, (3.5,)));
-    check("roots", &|n, s| compare(&roots::KERNEL, n, s, ()));
-    check("sparse_taps", &|n, s| compare(&sparse_taps::KERNEL, n, s, ()));
-    check("wide_box", &|n, s| compare(&wide_box::KERNEL, n, s, ()));
-    check("wide_weighted_f64", &|n, s| compare(&wide_weighted_f64::KERNEL, n, s, (0.9,)));
-    check("mixed_int", &|n, s| compare(&mixed_int::KERNEL, n, s, (7,)));
+/// Something done to every stencil in the catalogue (checked on the CPU, launched on the GPU).
+pub trait Visit {
+    fn visit<T: Element + DeviceCopy, P: Params + std::fmt::Debug>(&mut self, stencil: &Stencil<T, P>, params: P);
+}
+
+/// Visits every stencil above, with the parameters it is checked with.
+pub fn visit_all(v: &mut impl Visit) {
+    v.visit(&box7::KERNEL, ());
+    v.visit(&heat::KERNEL, (0.25,));
+    v.visit(&max_filter::KERNEL, ());
+    v.visit(&total_variation::KERNEL, ());
+    v.visit(&binomial::KERNEL, ());
+    v.visit(&fused::KERNEL, (0.75, -1.5));
+    v.visit(&laplacian_i32::KERNEL, ());
+    v.visit(&max_u32::KERNEL, (500,));
+    v.visit(&branches::KERNEL, ());
+    v.visit(&running_max_with_if::KERNEL, ());
+    v.visit(&casts::KERNEL, (3.5,));
+    v.visit(&roots::KERNEL, ());
+    v.visit(&sparse_taps::KERNEL, ());
+    v.visit(&wide_box::KERNEL, ());
+    v.visit(&wide_weighted_f64::KERNEL, (0.9,));
+    v.visit(&mixed_int::KERNEL, (7,));
 }
 
 /// `emulate` against `run_cpu` on awkward data of length `n`: same outputs, same errors.
-pub fn compare<T: Element, P: Params>(k: &Stencil<T, P>, n: usize, seed: u64, params: P) -> Result<(), String> {
+pub fn emulation_matches<T: Element, P: Params>(k: &Stencil<T, P>, n: usize, seed: u64, params: P) -> Result<(), String> {
     let input: Vec<T> = awkward(n, seed);
     let want = match k.output_len(n) {
         Ok(len) => len,
