@@ -116,7 +116,7 @@ mod sealed {
 }
 
 /// A Rust type that can be a stencil's element or parameter: `f32`, `f64`, `i32`, `u32`.
-pub trait Element: Copy + Send + Sync + PartialEq + fmt::Debug + sealed::Sealed + 'static {
+pub trait Element: Copy + Default + Send + Sync + PartialEq + fmt::Debug + sealed::Sealed + 'static {
     const TYPE: ScalarType;
     fn to_scalar(self) -> Scalar;
     fn from_bits(bits: u64) -> Self;
