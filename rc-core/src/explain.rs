@@ -101,23 +101,14 @@ fn grid(text: &mut String, fetch: &Fetch, warp: u32) -> fmt::Result {
             }
         })
         .unzip();
-    write!(text, "  {:<8}", "")?;
-    for lane in 0..warp {
-        write!(text, "{:<cell$}", format!("T{lane}"))?;
-    }
-    writeln!(text)?;
-    for (label, row) in [("read", &reads), ("publish", &publishes)] {
-        write!(text, "  {label:<8}")?;
-        for c in row {
-            write!(text, "{c:<cell$}")?;
-        }
-        writeln!(text)?;
-    }
-    write!(text, "  {:<8}", "element")?;
-    for e in &fetch.elements {
-        write!(text, "{:<cell$}", format!("e{e}"))?;
-    }
-    writeln!(text)
+    let row = |label: &str, cells: &mut dyn Iterator<Item = String>| {
+        let line: String = cells.map(|c| format!("{c:<cell$}")).collect();
+        format!("  {label:<8}{line}").trim_end().to_string()
+    };
+    writeln!(text, "{}", row("", &mut (0..warp).map(|lane| format!("T{lane}"))))?;
+    writeln!(text, "{}", row("read", &mut reads.into_iter()))?;
+    writeln!(text, "{}", row("publish", &mut publishes.into_iter()))?;
+    writeln!(text, "{}", row("element", &mut fetch.elements.iter().map(|e| format!("e{e}"))))
 }
 
 /// Wide warps: runs of lanes that do the same thing.

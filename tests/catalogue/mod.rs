@@ -1,11 +1,15 @@
 //! Stencils that exercise every part of the body language, every boundary, every element type.
 //! Shared by the CPU tests (emulate against run_cpu) and the GPU tests (launch against run_cpu).
 #![allow(dead_code)]
+// `w[0] != w[0]` (a NaN test) and negated comparisons are the point of some bodies here.
+#![allow(clippy::eq_op, clippy::nonminimal_bool, clippy::neg_cmp_op_on_partial_ord)]
 
 use rc::prelude::*;
 use rc::testdata::{awkward, first_difference, poison};
 use rc::runtime::cust::memory::DeviceCopy;
 use rc::{Element, Params, Stencil};
+
+pub mod random;
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 4)]
 pub fn box7(w: Window<f32>) -> f32 {

@@ -1,0 +1,52 @@
+//! What the compiler decided, as tables: which lane keeps which input element in which register,
+//! and per shuffle phase what each lane publishes and reads.
+//!
+//! `one_stencil` on a 4-lane warp is the register-cache article's Table 2 case; `box7` is the
+//! quickstart's stencil on a full warp. Then both run in the CPU emulation of their warp
+//! programs, checked bit for bit against the plain functions. No GPU is used.
+
+mod common;
+
+use std::error::Error;
+
+use rc::prelude::*;
+use rc::testdata::awkward;
+
+#[stencil(radius = 1, warp = 4)]
+fn one_stencil(w: Window<f32>) -> f32 {
+    (w[-1] + w[0] + w[1]) / 3.0
+}
+
+#[stencil(radius = 3, warp = 32, outputs_per_thread = 4)]
+fn box7(w: Window<f32>) -> f32 {
+    (w[-3] + w[-2] + w[-1] + w[0] + w[1] + w[2] + w[3]) / 7.0
+}
+
+/// The emulation is checked on this many elements unless `--n` says otherwise.
+const DEFAULT_N: usize = 100_003;
+
+fn main() -> Result<(), Box<dyn Error>> {
+    let args = common::Args::parse()?;
+    if args.emit_ptx(&[(one_stencil::ENTRY, one_stencil::PTX), (box7::ENTRY, box7::PTX)])? {
+        return Ok(());
+    }
+    println!("{}", one_stencil::explain()?);
+    println!("{}", box7::explain()?);
+
+    let n = args.n.unwrap_or(DEFAULT_N);
+    println!("running on: the CPU (the emulation of each warp program), n = {n}");
+    check(&one_stencil::KERNEL, n)?;
+    check(&box7::KERNEL, n)?;
+    Ok(())
+}
+
+/// The emulated warp program against the plain function, on awkward data and on a smooth signal.
+fn check(stencil: &rc::Stencil<f32, ()>, n: usize) -> Result<(), Box<dyn Error>> {
+    for (data, input) in [("awkward data", awkward(n, 1)), ("a noisy sine", common::noisy_sine(n))] {
+        let emulated = stencil.emulate_vec(&input, ())?;
+        let reference = stencil.reference_vec(&input, ())?;
+        common::compare(&emulated, &reference, &format!("stencil `{}` emulated on {data}", stencil.name()))?;
+    }
+    println!("{}: check: passed (emulation = run_cpu, bit for bit, on awkward data and a noisy sine)", stencil.name());
+    Ok(())
+}

@@ -1,0 +1,282 @@
+//! The GPU is the final truth: every kernel, launched through rc-runtime on a real GPU, must equal
+//! the CPU reference bit for bit (NaN equals NaN). Outputs are poisoned before each launch and
+//! checked to be fully written; guard elements on both sides must stay untouched.
+//!
+//! Without a GPU every test here prints why it skipped and passes: CI has no GPU, and the
+//! GPU machine runs these binaries (see bench/results/ and docs/ for the committed records).
+
+mod catalogue;
+
+use std::fmt::Debug;
+
+use rc::core::body::{BinaryOp, Body, Node};
+use rc::core::error::BodyError;
+use rc::core::ptx;
+use rc::runtime::cust::context::Context;
+use rc::runtime::cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
+use rc::runtime::cust::stream::{Stream, StreamFlags};
+use rc::testdata::{awkward, first_difference, poison};
+use rc::core::stencil::Reference;
+use rc::{Boundary, Element, Params, Pattern, Scalar, Stencil, WarpProgram, Window};
+
+/// Elements on each side of the output that the kernel must not write.
+const GUARD: usize = 37;
+
+/// A context for this test's thread, or `None` (after saying so) on a machine without a GPU.
+fn gpu(test: &str) -> Option<(Context, Stream)> {
+    match rc::runtime::gpu() {
+        Ok(info) => {
+            let context = rc::runtime::cust::quick_init().expect("a GPU is present, so its context must start");
+            let stream = Stream::new(StreamFlags::NON_BLOCKING, None).expect("stream");
+            eprintln!("{test}: running on {info}");
+            Some((context, stream))
+        }
+        Err(e) if e.is_no_device() => {
+            eprintln!("skipping {test}: no GPU ({e})");
+            None
+        }
+        Err(e) => panic!("{test}: the GPU is there but unusable: {e}"),
+    }
+}
+
+/// Launches `k` over `input` on the GPU and compares with `run_cpu`.
+fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
+    k: &Stencil<T, P>,
+    input: &[T],
+    params: P,
+    stream: &Stream,
+) -> Result<(), String> {
+    let n = input.len();
+    let what = |m: String| format!("{} (n={n}, params {params:?}): {m}", k.name());
+    let n_out = match k.output_len(n) {
+        Ok(len) => len,
+        Err(_) => {
+            // No output exists: the launch must refuse with a length error, before any launch.
+            let d_in = DeviceBuffer::from_slice(input).map_err(|e| what(e.to_string()))?;
+            let d_out = DeviceBuffer::from_slice(&[poison::<T>()]).map_err(|e| what(e.to_string()))?;
+            let mut empty = d_out.index(0..0);
+            return match rc::runtime::launch(k, stream, &d_in, &mut empty, params) {
+                Err(rc::runtime::Error::Length { .. }) => Ok(()),
+                other => Err(what(format!("expected a length error, got {other:?}"))),
+            };
+        }
+    };
+    let mut want = vec![poison::<T>(); n_out];
+    k.run_cpu(input, &mut want, params).map_err(|e| what(e.to_string()))?;
+
+    // A one-element buffer stands in for an empty input (the driver rejects empty allocations).
+    let stand_in = [poison::<T>()];
+    let d_in = DeviceBuffer::from_slice(if n == 0 { &stand_in[..] } else { input }).map_err(|e| what(e.to_string()))?;
+    let d_in = d_in.index(0..n);
+    let d_out = DeviceBuffer::from_slice(&vec![poison::<T>(); n_out + 2 * GUARD]).map_err(|e| what(e.to_string()))?;
+    // A view of the middle: the guards on both sides must come back untouched.
+    let mut out = d_out.index(GUARD..GUARD + n_out);
+    rc::runtime::launch(k, stream, &d_in, &mut out, params).map_err(|e| what(e.to_string()))?;
+    stream.synchronize().map_err(|e| what(format!("kernel failed: {e:?}")))?;
+    let mut got = vec![poison::<T>(); n_out + 2 * GUARD];
+    d_out.copy_to(&mut got[..]).map_err(|e| what(e.to_string()))?;
+
+    let untouched = |g: &[T]| g.iter().all(|v| v.to_scalar().bits == poison::<T>().to_scalar().bits);
+    if !untouched(&got[..GUARD]) || !untouched(&got[GUARD + n_out..]) {
+        return Err(what("the kernel wrote outside its output".into()));
+    }
+    let got = &got[GUARD..GUARD + n_out];
+    match first_difference(got, &want) {
+        None => Ok(()),
+        Some(i) => Err(what(format!("output {i}: GPU gave {:?}, CPU reference {:?}", got[i], want[i]))),
+    }
+}
+
+struct OnGpu<'a> {
+    stream: &'a Stream,
+    failures: Vec<String>,
+    checked: usize,
+}
+
+impl catalogue::Visit for OnGpu<'_> {
+    fn visit<T: Element + DeviceCopy, P: Params + Debug>(&mut self, k: &Stencil<T, P>, params: P) {
+        let r = k.pattern().radius() as usize;
+        let tile = k.pattern().tile_outputs() as usize;
+        for (i, n) in [0, 1, 2 * r, 2 * r + 1, tile + 2 * r + 3, 4099, 1_000_003].into_iter().enumerate() {
+            let input: Vec<T> = awkward(n, 7 + i as u64);
+            if let Err(e) = gpu_matches_reference(k, &input, params, self.stream) {
+                self.failures.push(e);
+            }
+            self.checked += 1;
+        }
+    }
+}
+
+fn report(test: &str, visitor: OnGpu<'_>) {
+    eprintln!("{test}: {} launches checked, {} failed", visitor.checked, visitor.failures.len());
+    assert!(visitor.failures.is_empty(), "{}", visitor.failures.join("\n"));
+}
+
+#[test]
+fn catalogue_stencils_equal_their_reference_on_the_gpu() {
+    let Some((_context, stream)) = gpu("catalogue_stencils_equal_their_reference_on_the_gpu") else { return };
+    let mut v = OnGpu { stream: &stream, failures: Vec::new(), checked: 0 };
+    catalogue::visit_all(&mut v);
+    report("catalogue", v);
+}
+
+#[test]
+fn random_stencils_equal_their_reference_on_the_gpu() {
+    let Some((_context, stream)) = gpu("random_stencils_equal_their_reference_on_the_gpu") else { return };
+    let mut v = OnGpu { stream: &stream, failures: Vec::new(), checked: 0 };
+    catalogue::random::visit_all(&mut v);
+    report("random", v);
+}
+
+// ---- sweeps over the pattern space, with kernels compiled at run time ----------------------
+
+/// `(body::<R>, reference::<R>)` for a radius known only at run time.
+macro_rules! by_radius {
+    ($r:expr, $($n:literal)*) => {
+        match $r {
+            $($n => (body::<$n>, reference::<$n>),)*
+            _ => return None,
+        }
+    };
+}
+
+/// `let mut s = 0.0; for k in -R..=R { s += w[k]; } s / (2R + 1)`, as a body and as Rust, and
+/// `kernel(pattern)`: that stencil for any pattern, its PTX printed now.
+macro_rules! box_stencil {
+    ($t:ty, $make:path) => {
+        fn body<const R: u32>() -> Result<Body, BodyError> {
+            let mut nodes = vec![Node::Const($make(0.0))];
+            for k in -(R as i32)..=(R as i32) {
+                nodes.push(Node::Tap(k));
+                let (acc, tap) = (nodes.len() as u32 - 2, nodes.len() as u32 - 1);
+                nodes.push(Node::Binary(BinaryOp::Add, acc, tap));
+            }
+            let sum = nodes.len() as u32 - 1;
+            nodes.push(Node::Const($make((2 * R + 1) as $t)));
+            nodes.push(Node::Binary(BinaryOp::Div, sum, nodes.len() as u32 - 1));
+            let result = nodes.len() as u32 - 1;
+            Body::new(<$t as Element>::TYPE, vec![], R, nodes, result)
+        }
+
+        fn reference<const R: u32>(w: Window<'_, $t>, _: ()) -> $t {
+            let mut s = 0.0;
+            for k in -(R as i32)..=(R as i32) {
+                s += w[k];
+            }
+            s / (2 * R + 1) as $t
+        }
+
+        /// The strings are leaked: the runtime caches modules by the PTX's address, which must
+        /// then stay valid (fine in a test).
+        pub fn kernel(pattern: Pattern) -> Option<Stencil<$t, ()>> {
+            let (body, reference): (fn() -> Result<Body, BodyError>, Reference<$t, ()>) = by_radius!(
+                pattern.radius(),
+                1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40
+            );
+            let name = format!(
+                "box_r{}_w{}_p{}_{}_{}",
+                pattern.radius(),
+                pattern.warp(),
+                pattern.outputs_per_thread(),
+                pattern.boundary(),
+                stringify!($t)
+            );
+            let entry: &'static str = Box::leak(format!("rc_{name}").into_boxed_str());
+            let program = WarpProgram::compile(pattern, &body().ok()?).ok()?;
+            let ptx: &'static str = Box::leak(ptx::print(&program, entry).into_boxed_str());
+            Some(Stencil::from_parts(Box::leak(name.into_boxed_str()), pattern, ptx, entry, body, reference))
+        }
+    };
+}
+
+mod box_f32 {
+    use super::*;
+    box_stencil!(f32, Scalar::f32);
+}
+mod box_f64 {
+    use super::*;
+    box_stencil!(f64, Scalar::f64);
+}
+
+fn sweep<T: Element + DeviceCopy>(
+    kernel: fn(Pattern) -> Option<Stencil<T, ()>>,
+    patterns: impl Iterator<Item = Pattern>,
+    lengths: impl Fn(&Pattern) -> Vec<usize>,
+    stream: &Stream,
+) -> (usize, Vec<String>) {
+    let (mut checked, mut failures) = (0, Vec::new());
+    for pattern in patterns {
+        let Some(k) = kernel(pattern) else {
+            failures.push(format!("{pattern}: could not build the kernel"));
+            continue;
+        };
+        for n in lengths(&pattern) {
+            let input: Vec<T> = awkward(n, n as u64 ^ 0x5eed);
+            if let Err(e) = gpu_matches_reference(&k, &input, (), stream) {
+                failures.push(e);
+            }
+            checked += 1;
+        }
+    }
+    (checked, failures)
+}
+
+fn edge_lengths(p: &Pattern) -> Vec<usize> {
+    let r = p.radius() as usize;
+    vec![0, 1, 2 * r, 2 * r + 1, 3 * p.tile_outputs() as usize + 2 * r + 5]
+}
+
+#[test]
+fn every_radius_1_to_40_with_every_coarsening_1_to_8_matches_on_the_gpu() {
+    let Some((_context, stream)) = gpu("every_radius_1_to_40_with_every_coarsening_1_to_8_matches_on_the_gpu") else { return };
+    let patterns = (1..=40u32).flat_map(|r| {
+        (1..=8u32).map(move |p| Pattern::new(r, 32, p, Boundary::ALL[((r + p) % 4) as usize]).expect("valid"))
+    });
+    let (checked, failures) = sweep(box_f32::kernel, patterns, edge_lengths, &stream);
+    eprintln!("radius x coarsening: {checked} launches checked, {} failed", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let patterns = (1..=40u32).flat_map(|r| [1u32, 8].map(|p| Pattern::new(r, 16, p, Boundary::Clamp).expect("valid")));
+    let (checked, failures) = sweep(box_f64::kernel, patterns, edge_lengths, &stream);
+    eprintln!("f64 radius x coarsening: {checked} launches checked, {} failed", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_warp_width_boundary_and_element_type_matches_on_the_gpu() {
+    let Some((_context, stream)) = gpu("every_warp_width_boundary_and_element_type_matches_on_the_gpu") else { return };
+    let patterns = || {
+        [2u32, 4, 8, 16, 32].into_iter().flat_map(|w| {
+            Boundary::ALL.into_iter().flat_map(move |b| {
+                [1u32, 3, 8].into_iter().flat_map(move |p| [1u32, 7, 16, 40].map(|r| Pattern::new(r, w, p, b).expect("valid")))
+            })
+        })
+    };
+    let lengths = |p: &Pattern| {
+        let mut l = edge_lengths(p);
+        l.push(1_000_003);
+        l
+    };
+    let (c32, f32_failures) = sweep(box_f32::kernel, patterns(), lengths, &stream);
+    let (c64, f64_failures) = sweep(box_f64::kernel, patterns(), lengths, &stream);
+    eprintln!("warp x boundary x type: {} launches checked, {} failed", c32 + c64, f32_failures.len() + f64_failures.len());
+    let failures: Vec<String> = f32_failures.into_iter().chain(f64_failures).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn an_input_longer_than_2_pow_31_is_indexed_with_64_bits() {
+    let Some((_context, stream)) = gpu("an_input_longer_than_2_pow_31_is_indexed_with_64_bits") else { return };
+    let n = (1usize << 31) + 4099;
+    let bytes_needed = 2 * n * 4 + (1 << 30);
+    let info = rc::runtime::gpu().expect("present");
+    if (info.total_memory_bytes as usize) < bytes_needed {
+        eprintln!("skipping: the GPU has {} bytes, this test needs {bytes_needed}", info.total_memory_bytes);
+        return;
+    }
+    let input: Vec<f32> = awkward(n, 31);
+    let result = gpu_matches_reference(&catalogue::box7::KERNEL, &input, (), &stream);
+    eprintln!("n = {n}: {}", if result.is_ok() { "all outputs match" } else { "MISMATCH" });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
