@@ -70,15 +70,27 @@ impl<T: Element, P: Params> Stencil<T, P> {
         Ok(self.pattern.output_len(input_len)?)
     }
 
-    /// The reference: the user's function, called once per output on the CPU.
+    /// The reference: the user's function, called once per output on the CPU. Outputs are
+    /// independent, so large inputs are split across the machine's cores; every output is still
+    /// one call of the function on its own window, so the result does not depend on the split.
     pub fn run_cpu(&self, input: &[T], output: &mut [T], params: P) -> Result<(), Error> {
         let n_out = self.pattern.check_lengths(input.len(), output.len())?;
-        let (r, boundary) = (self.pattern.radius(), self.pattern.boundary());
+        let (r, boundary, reference) = (self.pattern.radius(), self.pattern.boundary(), self.reference);
         // Output i is centred on input i + r under `valid`, on input i otherwise.
         let centre_offset = (r - self.pattern.shift()) as i64;
-        for (i, out) in output.iter_mut().enumerate().take(n_out) {
-            *out = (self.reference)(Window::new(input, i as i64 + centre_offset, r, boundary), params);
-        }
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // Below this, starting threads costs more than it saves.
+        let chunk = n_out.div_ceil(threads).max(1 << 15);
+        std::thread::scope(|scope| {
+            for (c, outputs) in output[..n_out].chunks_mut(chunk).enumerate() {
+                scope.spawn(move || {
+                    for (j, out) in outputs.iter_mut().enumerate() {
+                        let centre = (c * chunk + j) as i64 + centre_offset;
+                        *out = reference(Window::new(input, centre, r, boundary), params);
+                    }
+                });
+            }
+        });
         Ok(())
     }
 

@@ -32,6 +32,8 @@ enum Lit {
     Bin(LitOp, Box<Lit>, Box<Lit>),
     /// `if cond { a } else { b }` over literals: typed, like them, by its use.
     Select(NodeId, Box<Lit>, Box<Lit>),
+    /// The value of the `id`-th `let` bound to an untyped literal.
+    Var(u32, Box<Lit>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -73,10 +75,43 @@ struct Lower<'a> {
     scopes: Vec<HashMap<String, Binding>>,
     unrolled: usize,
     interned: HashMap<Node, NodeId>,
+    /// `let`s bound to an untyped literal, numbered in the order they run.
+    next_var: u32,
+    /// The type each such `let` met first (pass one records it)...
+    inferred: HashMap<u32, ScalarType>,
+    /// ...and gets at its `let` in pass two, as rustc gives one type to a variable for all uses.
+    preset: HashMap<u32, ScalarType>,
 }
 
-/// Lowers `block`, the body of the function `sig` describes.
+/// Lowers `block`, the body of the function `sig` describes. Two passes: the first only learns
+/// the types of `let`-bound literals from their uses (its errors are dropped), the second lowers
+/// with those types known at each `let`.
 pub fn lower(block: &Block, sig: &Signature, radius: u32, cx: &mut Ctxt) -> Option<Body> {
+    let mut learn = Ctxt::default();
+    let (_, first) = run(block, sig, radius, &mut learn, HashMap::new());
+    let (result, second) = run(block, sig, radius, cx, first.inferred);
+    let Lower { nodes, cx, .. } = second;
+    if cx.has_errors() {
+        return None;
+    }
+    let params = sig.params.iter().filter_map(|p| p.ty).collect();
+    match Body::new(sig.element, params, radius, nodes, result?) {
+        Ok(body) => Some(body),
+        // The checks above mirror Body::new's; if they ever disagree, say so on the body.
+        Err(e) => {
+            cx.error(block, format!("internal error lowering this body: {e}"));
+            None
+        }
+    }
+}
+
+fn run<'a>(
+    block: &Block,
+    sig: &Signature,
+    radius: u32,
+    cx: &'a mut Ctxt,
+    preset: HashMap<u32, ScalarType>,
+) -> (Option<NodeId>, Lower<'a>) {
     let mut lower = Lower {
         cx,
         radius,
@@ -86,6 +121,9 @@ pub fn lower(block: &Block, sig: &Signature, radius: u32, cx: &mut Ctxt) -> Opti
         scopes: vec![HashMap::new()],
         unrolled: 0,
         interned: HashMap::new(),
+        next_var: 0,
+        inferred: HashMap::new(),
+        preset,
     };
     lower.bind(sig.window.to_string(), Binding::Window);
     for (i, param) in sig.params.iter().enumerate() {
@@ -101,19 +139,7 @@ pub fn lower(block: &Block, sig: &Signature, radius: u32, cx: &mut Ctxt) -> Opti
         None => block,
     };
     let result = lower.to_node(value, Some(sig.element), tail);
-    if lower.cx.has_errors() {
-        return None;
-    }
-    let Lower { nodes, cx, .. } = lower;
-    let params = sig.params.iter().filter_map(|p| p.ty).collect();
-    match Body::new(sig.element, params, radius, nodes, result?) {
-        Ok(body) => Some(body),
-        // The checks above mirror Body::new's; if they ever disagree, say so on the body.
-        Err(e) => {
-            cx.error(block, format!("internal error lowering this body: {e}"));
-            None
-        }
-    }
+    (result, lower)
 }
 
 impl Lower<'_> {
@@ -279,7 +305,7 @@ impl Lower<'_> {
             }
             (e, Some(t)) => {
                 let v = self.expr(e);
-                match scalar(t) {
+                match scalar_or_bool(t) {
                     Some(st) => Binding::Value(self.convert(v, st, e)),
                     // Index-typed constants (usize, i64, ...) stay compile-time integers.
                     None if is_index_type(t) => Binding::Value(v),
@@ -289,7 +315,17 @@ impl Lower<'_> {
                     }
                 }
             }
-            (e, None) => Binding::Value(self.expr(e)),
+            (e, None) => Binding::Value(match self.expr(e) {
+                Value::Untyped(lit) => {
+                    let id = self.next_var;
+                    self.next_var += 1;
+                    match self.preset.get(&id) {
+                        Some(&ty) => self.typed(&lit, ty, e),
+                        None => Value::Untyped(Lit::Var(id, Box::new(lit))),
+                    }
+                }
+                v => v,
+            }),
         }
     }
 
@@ -395,6 +431,12 @@ impl Lower<'_> {
     fn literal(&mut self, lit: &SynLit) -> Value {
         match lit {
             SynLit::Int(i) => {
+                if matches!(i.suffix(), "f32" | "f64") {
+                    // `2f32` is a float literal that syn reads as an integer with a suffix.
+                    let ty = ScalarType::from_rust_name(i.suffix()).unwrap_or(ScalarType::F64);
+                    let digits = i.base10_digits().to_string();
+                    return self.materialize(&Lit::Float(digits), ty, lit).map_or(Value::Poison, Value::Known);
+                }
                 let Ok(v) = i.base10_parse::<i128>() else {
                     return self.unsupported(lit, "integer literal out of range");
                 };
@@ -632,8 +674,14 @@ impl Lower<'_> {
             Value::Poison => Value::Poison,
             Value::Unit => self.unsupported(at, "this operand has no value (it is `()`)"),
             Value::Untyped(lit) => {
-                // Rust gives an unsuffixed literal under `as` its fallback type: i32 or f64.
-                let v = self.typed(&lit, default_type(&lit), at);
+                // rustc types a literal under `as` as the target when it can be one (`3000000000
+                // as u32`, `1.1 as f32`); a variable keeps its own type (its fallback, here).
+                let ty_of_lit = match &lit {
+                    Lit::Var(..) => default_type(&lit),
+                    l if is_float_lit(l) == to.is_float() => to,
+                    l => default_type(l),
+                };
+                let v = self.typed_as(&lit, ty_of_lit, at);
                 self.cast(v, ty, at)
             }
             Value::Known(s) if s.ty == ScalarType::Bool && to.is_float() => {
@@ -914,16 +962,39 @@ impl Lower<'_> {
     /// An untyped literal expression as type `ty`: known at compile time, or a node if it holds
     /// a runtime select.
     fn typed(&mut self, lit: &Lit, ty: ScalarType, at: &dyn ToTokens) -> Value {
+        self.record(lit, ty);
+        self.typed_as(lit, ty, at)
+    }
+
+    /// Notes that the `let`s inside `lit` met type `ty` (the first type each meets wins).
+    fn record(&mut self, lit: &Lit, ty: ScalarType) {
         match lit {
+            Lit::Int(_) | Lit::Float(_) => {}
+            Lit::Neg(l) => self.record(l, ty),
+            Lit::Bin(_, a, b) | Lit::Select(_, a, b) => {
+                self.record(a, ty);
+                self.record(b, ty);
+            }
+            Lit::Var(id, l) => {
+                self.inferred.entry(*id).or_insert(ty);
+                self.record(l, ty);
+            }
+        }
+    }
+
+    /// `typed` without recording: for casts, which hint a literal's type but do not unify.
+    fn typed_as(&mut self, lit: &Lit, ty: ScalarType, at: &dyn ToTokens) -> Value {
+        match lit {
+            Lit::Var(_, inner) => self.typed_as(inner, ty, at),
             Lit::Select(cond, a, b) => {
-                let (a, b) = (self.typed(a, ty, at), self.typed(b, ty, at));
+                let (a, b) = (self.typed_as(a, ty, at), self.typed_as(b, ty, at));
                 let (Some(x), Some(y)) = (self.to_node(a, Some(ty), at), self.to_node(b, Some(ty), at)) else {
                     return Value::Poison;
                 };
                 Value::Node(self.push(Node::Select { cond: *cond, then: x, otherwise: y }, ty), ty)
             }
             Lit::Neg(inner) if has_select(inner) => {
-                let v = self.typed(inner, ty, at);
+                let v = self.typed_as(inner, ty, at);
                 match (unary_ok(UnaryOp::Neg, ty), self.to_node(v, Some(ty), at)) {
                     (Ok(()), Some(id)) => Value::Node(self.push(Node::Unary(UnaryOp::Neg, id), ty), ty),
                     (Err(m), _) => {
@@ -944,7 +1015,7 @@ impl Lower<'_> {
                         return Value::Poison;
                     }
                 };
-                let (x, y) = (self.typed(a, ty, at), self.typed(b, ty, at));
+                let (x, y) = (self.typed_as(a, ty, at), self.typed_as(b, ty, at));
                 let (Some(x), Some(y)) = (self.to_node(x, Some(ty), at), self.to_node(y, Some(ty), at)) else {
                     return Value::Poison;
                 };
@@ -1024,7 +1095,13 @@ fn default_type(lit: &Lit) -> ScalarType {
         Lit::Float(_) => ScalarType::F64,
         Lit::Neg(l) => default_type(l),
         Lit::Bin(_, a, b) | Lit::Select(_, a, b) => default_type(a).max_by_float(default_type(b)),
+        Lit::Var(_, l) => default_type(l),
     }
+}
+
+/// Whether a literal expression is made of float literals (else integers).
+fn is_float_lit(lit: &Lit) -> bool {
+    default_type(lit).is_float()
 }
 
 fn has_select(lit: &Lit) -> bool {
@@ -1033,6 +1110,7 @@ fn has_select(lit: &Lit) -> bool {
         Lit::Neg(l) => has_select(l),
         Lit::Bin(_, a, b) => has_select(a) || has_select(b),
         Lit::Select(..) => true,
+        Lit::Var(_, l) => has_select(l),
     }
 }
 
@@ -1052,6 +1130,7 @@ impl FloatWins for ScalarType {
 fn eval_lit(lit: &Lit, ty: ScalarType) -> Result<Scalar, String> {
     match lit {
         Lit::Select(..) => Err("a value chosen at run time is not a constant".into()),
+        Lit::Var(_, l) => eval_lit(l, ty),
         Lit::Int(v) => match ty {
             ScalarType::I32 => i32::try_from(*v).map(Scalar::i32).map_err(|_| format!("literal {v} does not fit in i32")),
             ScalarType::U32 => u32::try_from(*v).map(Scalar::u32).map_err(|_| format!("literal {v} does not fit in u32")),
@@ -1108,6 +1187,7 @@ fn int_value(v: &Value) -> Option<i64> {
         match l {
             Lit::Int(v) => Some(*v),
             Lit::Float(_) | Lit::Select(..) => None,
+            Lit::Var(_, l) => lit(l),
             Lit::Neg(x) => lit(x).map(|v| -v),
             Lit::Bin(op, a, b) => {
                 let (a, b) = (lit(a)?, lit(b)?);
@@ -1126,6 +1206,14 @@ fn int_value(v: &Value) -> Option<i64> {
         Value::Known(s) if s.ty == ScalarType::I32 => Some(s.bits as u32 as i32 as i64),
         Value::Known(s) if s.ty == ScalarType::U32 => Some(s.bits as u32 as i64),
         _ => None,
+    }
+}
+
+/// A type a `let` or `const` may declare: the scalar types and `bool`.
+fn scalar_or_bool(ty: &Type) -> Option<ScalarType> {
+    match strip_type(ty) {
+        Type::Path(tp) if tp.path.is_ident("bool") => Some(ScalarType::Bool),
+        t => scalar(t),
     }
 }
 

@@ -61,8 +61,8 @@ impl fmt::Display for DriverError {
 impl std::error::Error for DriverError {}
 
 /// The driver's JIT compiler rejected a stencil's PTX. `log` is its error log; the PTX itself is
-/// in `ptx` (it is long, so `Display` does not print it).
-#[derive(Debug, Error)]
+/// in `ptx` (it is long, so neither `Display` nor `Debug` prints it).
+#[derive(Error)]
 #[error(
     "loading the PTX of stencil `{stencil}` (entry `{entry}`) failed: expected the driver to \
      compile it for the current GPU, got {error}\nJIT error log:\n{}\n(the {} lines of PTX \
@@ -76,6 +76,19 @@ pub struct ModuleLoadError {
     pub error: DriverError,
     pub log: String,
     pub ptx: &'static str,
+}
+
+// By hand, so that an error returned from `main` (printed with Debug) does not dump the kernel.
+impl fmt::Debug for ModuleLoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModuleLoadError")
+            .field("stencil", &self.stencil)
+            .field("entry", &self.entry)
+            .field("error", &self.error)
+            .field("log", &self.log)
+            .field("ptx", &format_args!("<{} lines>", self.ptx.lines().count()))
+            .finish()
+    }
 }
 
 /// Everything that can go wrong loading and launching a stencil on a GPU.

@@ -1,0 +1,59 @@
+//! Literals get the types rustc gives them, so the kernel computes in the same precision as the
+//! reference. Each stencil below once lowered to a different type than rustc's.
+
+use rc::prelude::*;
+use rc::testdata::{awkward, first_difference};
+
+/// rustc gives `a` one type for all its uses: f32, from `w[0] * a`, also under `as f64`.
+#[stencil(radius = 1, warp = 4)]
+fn let_bound_literal_typed_by_a_later_use(w: Window<f32>) -> f32 {
+    let a = 0.1;
+    let b = a as f64;
+    ((b - 0.1) * 1e12) as f32 + w[0] * a
+}
+
+/// A literal under `as` takes the cast's type: `3000000000` is a u32, `1.000...1` rounds once.
+#[stencil(radius = 1, warp = 8)]
+fn literal_under_a_cast(w: Window<u32>) -> u32 {
+    w[0].min(3000000000 as u32) + ((1.00000005960464477539062500000001 as f32) * 1e7) as u32 % 7
+}
+
+/// `2f32` is a float literal even though it looks like an integer.
+#[stencil(radius = 1)]
+fn integer_looking_float_literals(w: Window<f32>) -> f32 {
+    w[-1] * 2f32 + 1f32 - w[1] * 3f32
+}
+
+#[stencil(radius = 2, warp = 16, boundary = zero)]
+fn annotated_bools(w: Window<f64>) -> f64 {
+    let rising: bool = w[0] > w[-1];
+    const STRICT: bool = true;
+    if rising && STRICT { w[1] } else { w[-2] }
+}
+
+fn check<T: rc::Element>(k: &rc::Stencil<T, ()>) {
+    let input: Vec<T> = awkward(1000, 3);
+    let want = k.reference_vec(&input, ()).expect("reference");
+    let got = k.emulate_vec(&input, ()).expect("emulation");
+    assert_eq!(first_difference(&got, &want), None, "{}", k.name());
+}
+
+#[test]
+fn a_let_bound_literal_has_one_type_for_all_its_uses() {
+    check(&let_bound_literal_typed_by_a_later_use::KERNEL);
+}
+
+#[test]
+fn a_literal_under_as_has_the_casts_type() {
+    check(&literal_under_a_cast::KERNEL);
+}
+
+#[test]
+fn a_float_literal_without_a_point_is_a_float() {
+    check(&integer_looking_float_literals::KERNEL);
+}
+
+#[test]
+fn lets_and_consts_may_be_annotated_bool() {
+    check(&annotated_bools::KERNEL);
+}
