@@ -24,7 +24,7 @@ extern crate self as rc;
 
 pub use rc_core::{
     Boundary, Element, Error, Explanation, LengthError, Params, Pattern, Scalar, ScalarType, Stencil,
-    WarpProgram, Window,
+    Strategy, WarpProgram, Window,
 };
 pub use rc_core::testdata;
 pub use rc_macros::stencil;
@@ -43,5 +43,5 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use rc_core::body::{BinaryOp, Body, CompareOp, Node, UnaryOp};
-    pub use rc_core::{Boundary, Pattern, Scalar, ScalarType, Stencil};
+    pub use rc_core::{Boundary, Pattern, Scalar, ScalarType, Stencil, Strategy};
 }

@@ -27,6 +27,9 @@ fn every_catalogue_stencil_emulates_its_reference_on_edge_and_odd_lengths() {
 fn the_macro_prints_the_same_ptx_the_runtime_program_would() {
     use catalogue::*;
     fn same<T: rc::Element, P: rc::Params>(k: &rc::Stencil<T, P>) {
+        if let Ok(dir) = std::env::var("RC_DUMP_PTX") {
+            std::fs::write(format!("{dir}/{}.ptx", k.entry()), k.ptx()).expect("dump");
+        }
         let program = k.program().expect("compiles");
         assert_eq!(rc::core::ptx::print(&program, k.entry()), k.ptx(), "{}", k.name());
         // ptxas rejects any non-ASCII byte, even inside a comment.
@@ -38,4 +41,8 @@ fn the_macro_prints_the_same_ptx_the_runtime_program_would() {
     same(&fused::KERNEL);
     same(&mixed_int::KERNEL);
     same(&wide_weighted_f64::KERNEL);
+    same(&box7_shared::KERNEL);
+    same(&fused_naive::KERNEL);
+    same(&wide_shared_f64::KERNEL);
+    same(&mixed_int_naive::KERNEL);
 }

@@ -17,7 +17,8 @@ use rc::runtime::cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
 use rc::runtime::cust::stream::{Stream, StreamFlags};
 use rc::testdata::{awkward, first_difference, poison};
 use rc::core::stencil::Reference;
-use rc::{Boundary, Element, Params, Pattern, Scalar, Stencil, WarpProgram, Window};
+use rc::core::RoundRobin;
+use rc::{Boundary, Element, Params, Pattern, Scalar, Stencil, Strategy, WarpProgram, Window};
 
 /// Elements on each side of the output that the kernel must not write.
 const GUARD: usize = 37;
@@ -168,13 +169,14 @@ macro_rules! box_stencil {
 
         /// The strings are leaked: the runtime caches modules by the PTX's address, which must
         /// then stay valid (fine in a test).
-        pub fn kernel(pattern: Pattern) -> Option<Stencil<$t, ()>> {
+        pub fn kernel(pattern: Pattern, strategy: Strategy) -> Option<Stencil<$t, ()>> {
             let (body, reference): (fn() -> Result<Body, BodyError>, Reference<$t, ()>) = by_radius!(
                 pattern.radius(),
                 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40
             );
             let name = format!(
-                "box_r{}_w{}_p{}_{}_{}",
+                "box_{}_r{}_w{}_p{}_{}_{}",
+                strategy,
                 pattern.radius(),
                 pattern.warp(),
                 pattern.outputs_per_thread(),
@@ -182,9 +184,9 @@ macro_rules! box_stencil {
                 stringify!($t)
             );
             let entry: &'static str = Box::leak(format!("rc_{name}").into_boxed_str());
-            let program = WarpProgram::compile(pattern, &body().ok()?).ok()?;
+            let program = WarpProgram::compile_with(pattern, strategy, &RoundRobin::new(&pattern), &body().ok()?).ok()?;
             let ptx: &'static str = Box::leak(ptx::print(&program, entry).into_boxed_str());
-            Some(Stencil::from_parts(Box::leak(name.into_boxed_str()), pattern, ptx, entry, body, reference))
+            Some(Stencil::from_parts(Box::leak(name.into_boxed_str()), pattern, strategy, ptx, entry, body, reference))
         }
     };
 }
@@ -199,15 +201,15 @@ mod box_f64 {
 }
 
 fn sweep<T: Element + DeviceCopy>(
-    kernel: fn(Pattern) -> Option<Stencil<T, ()>>,
-    patterns: impl Iterator<Item = Pattern>,
+    kernel: fn(Pattern, Strategy) -> Option<Stencil<T, ()>>,
+    patterns: impl Iterator<Item = (Pattern, Strategy)>,
     lengths: impl Fn(&Pattern) -> Vec<usize>,
     stream: &Stream,
 ) -> (usize, Vec<String>) {
     let (mut checked, mut failures) = (0, Vec::new());
-    for pattern in patterns {
-        let Some(k) = kernel(pattern) else {
-            failures.push(format!("{pattern}: could not build the kernel"));
+    for (pattern, strategy) in patterns {
+        let Some(k) = kernel(pattern, strategy) else {
+            failures.push(format!("{pattern}, {strategy}: could not build the kernel"));
             continue;
         };
         for n in lengths(&pattern) {
@@ -227,15 +229,18 @@ fn edge_lengths(p: &Pattern) -> Vec<usize> {
 }
 
 #[test]
-fn every_radius_1_to_40_with_every_coarsening_1_to_8_matches_on_the_gpu() {
-    let Some((_context, stream)) = gpu("every_radius_1_to_40_with_every_coarsening_1_to_8_matches_on_the_gpu") else { return };
+fn every_radius_1_to_40_with_every_coarsening_1_to_8_and_every_strategy_matches_on_the_gpu() {
+    let Some((_context, stream)) = gpu("every_radius_1_to_40_with_every_coarsening_1_to_8_and_every_strategy_matches_on_the_gpu") else { return };
     let patterns = (1..=40u32).flat_map(|r| {
-        (1..=8u32).map(move |p| Pattern::new(r, 32, p, Boundary::ALL[((r + p) % 4) as usize]).expect("valid"))
+        (1..=8u32).flat_map(move |p| {
+            Strategy::ALL.map(|s| (Pattern::new(r, 32, p, Boundary::ALL[((r + p) % 4) as usize]).expect("valid"), s))
+        })
     });
     let (checked, failures) = sweep(box_f32::kernel, patterns, edge_lengths, &stream);
     eprintln!("radius x coarsening: {checked} launches checked, {} failed", failures.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    let patterns = (1..=40u32).flat_map(|r| [1u32, 8].map(|p| Pattern::new(r, 16, p, Boundary::Clamp).expect("valid")));
+    let patterns = (1..=40u32)
+        .flat_map(|r| [1u32, 8].map(|p| (Pattern::new(r, 16, p, Boundary::Clamp).expect("valid"), Strategy::ALL[(r % 3) as usize])));
     let (checked, failures) = sweep(box_f64::kernel, patterns, edge_lengths, &stream);
     eprintln!("f64 radius x coarsening: {checked} launches checked, {} failed", failures.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -247,7 +252,9 @@ fn every_warp_width_boundary_and_element_type_matches_on_the_gpu() {
     let patterns = || {
         [2u32, 4, 8, 16, 32].into_iter().flat_map(|w| {
             Boundary::ALL.into_iter().flat_map(move |b| {
-                [1u32, 3, 8].into_iter().flat_map(move |p| [1u32, 7, 16, 40].map(|r| Pattern::new(r, w, p, b).expect("valid")))
+                [1u32, 3, 8].into_iter().flat_map(move |p| {
+                    [1u32, 7, 16, 40].map(|r| (Pattern::new(r, w, p, b).expect("valid"), Strategy::ALL[((w + r + p) % 3) as usize]))
+                })
             })
         })
     };

@@ -5,6 +5,7 @@
 
 use crate::error::Error;
 use crate::ops;
+use crate::pattern::Pattern;
 use crate::program::{Instr, WarpProgram};
 use crate::scalar::{Element, Scalar};
 
@@ -17,9 +18,27 @@ impl WarpProgram {
         let boundary = self.pattern.boundary();
         // regs[r * warp + lane]: one flat array keeps the lockstep loop cache-friendly.
         let mut regs = vec![0u64; self.reg_types().len() * warp];
+        // The block's staged tile (strategy shared_memory), refilled when a new block starts.
+        let tiles_per_block = (Pattern::THREADS_PER_BLOCK / self.pattern.warp()) as usize;
+        let mut staged = vec![0u64; self.pattern.block_elements() as usize];
         for tile in 0..self.pattern.tiles(n_out) {
             for instr in &self.instrs {
                 match instr {
+                    Instr::Stage => {
+                        if tile % tiles_per_block == 0 {
+                            let first = (tile / tiles_per_block) as i64 * self.pattern.block_outputs() as i64
+                                - self.pattern.shift() as i64;
+                            for (j, value) in staged.iter_mut().enumerate() {
+                                *value = boundary.source(input.len(), first + j as i64).map_or(0, |i| input[i].to_scalar().bits);
+                            }
+                        }
+                    }
+                    Instr::Shared { dst, at } => {
+                        let base = (tile % tiles_per_block) * tile_outputs;
+                        for lane in 0..warp {
+                            regs[*dst as usize * warp + lane] = staged[base + at.element(lane as u32) as usize];
+                        }
+                    }
                     Instr::Load { dst, at, lanes, .. } => {
                         for lane in 0..warp {
                             let inside = (lanes.0 as usize..lanes.1 as usize).contains(&lane);

@@ -4,6 +4,7 @@
 use std::fmt::{self, Write};
 
 use crate::program::WarpProgram;
+use crate::strategy::Strategy;
 use crate::schedule::{Fetch, Source};
 
 /// Warps up to this width are shown as a full grid, one column per lane, like Table 2.
@@ -32,7 +33,15 @@ impl Explanation {
         // Writing to a String cannot fail.
         let _ = (|| -> fmt::Result {
             writeln!(text, "stencil `{name}`: {pattern}, element {}", program.element)?;
-            writeln!(text, "distribution: {}", program.distribution)?;
+            match program.strategy {
+                Strategy::RegisterCache => writeln!(text, "distribution: {}", program.distribution)?,
+                Strategy::SharedMemory => writeln!(
+                    text,
+                    "strategy: shared memory: each block stages its {} input elements, then every tap is a shared-memory read",
+                    pattern.block_elements()
+                )?,
+                Strategy::Naive => writeln!(text, "strategy: naive: every tap is a load from global memory")?,
+            }
             writeln!(
                 text,
                 "cache: {} of {} registers per lane loaded ({} x 32-bit)",
@@ -60,6 +69,22 @@ impl Explanation {
                 writeln!(text)?;
                 let served: Vec<String> = fetch.uses.iter().map(|(p, d)| format!("{p}:{d:+}")).collect();
                 match &fetch.source {
+                    Source::Global(at) => writeln!(
+                        text,
+                        "step {}: load tile element {} + lane * {} from global memory: taps {}",
+                        step + 1,
+                        at.base,
+                        at.stride,
+                        served.join(" ")
+                    )?,
+                    Source::Shared(at) => writeln!(
+                        text,
+                        "step {}: read tile element {} + lane * {} from shared memory: taps {}",
+                        step + 1,
+                        at.base,
+                        at.stride,
+                        served.join(" ")
+                    )?,
                     Source::Local(_) => writeln!(text, "step {}: local, no shuffle: taps {}", step + 1, served.join(" "))?,
                     Source::Shuffle(phase) => writeln!(
                         text,
@@ -69,10 +94,10 @@ impl Explanation {
                         served.join(" ")
                     )?,
                 }
-                if warp <= GRID_MAX_WARP {
-                    grid(&mut text, fetch, warp)?;
-                } else {
-                    runs(&mut text, fetch, warp)?;
+                match &fetch.source {
+                    Source::Global(_) | Source::Shared(_) => {}
+                    _ if warp <= GRID_MAX_WARP => grid(&mut text, fetch, warp)?,
+                    _ => runs(&mut text, fetch, warp)?,
                 }
             }
             Ok(())
@@ -95,6 +120,7 @@ fn grid(text: &mut String, fetch: &Fetch, warp: u32) -> fmt::Result {
     let (reads, publishes): (Vec<String>, Vec<String>) = (0..warp)
         .map(|lane| match &fetch.source {
             Source::Local(pieces) => (format!("R(T{lane},rc[{}])", pieces.at(lane)), "-".to_string()),
+            Source::Global(_) | Source::Shared(_) => ("-".to_string(), "-".to_string()),
             Source::Shuffle(phase) => {
                 let read = phase.reads[lane as usize];
                 (format!("R(T{},rc[{}])", read.owner, read.reg), format!("P(rc[{}])", phase.publish.at(lane)))
@@ -115,6 +141,7 @@ fn grid(text: &mut String, fetch: &Fetch, warp: u32) -> fmt::Result {
 fn runs(text: &mut String, fetch: &Fetch, warp: u32) -> fmt::Result {
     let lanes = |a: u32, b: u32| if a == b { format!("T{a}") } else { format!("T{a}-T{b}") };
     match &fetch.source {
+        Source::Global(_) | Source::Shared(_) => {}
         Source::Local(pieces) => {
             for (a, b, reg) in pieces.runs(warp) {
                 writeln!(text, "  {:<10} read own rc[{reg}]", lanes(a, b))?;

@@ -19,6 +19,7 @@ pub mod ptx;
 pub mod scalar;
 pub mod schedule;
 pub mod stencil;
+pub mod strategy;
 pub mod testdata;
 pub mod window;
 
@@ -31,4 +32,5 @@ pub use program::{Instr, WarpProgram};
 pub use scalar::{Element, Params, Scalar, ScalarType};
 pub use schedule::{Phase, Schedule};
 pub use stencil::Stencil;
+pub use strategy::Strategy;
 pub use window::Window;

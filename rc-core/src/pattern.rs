@@ -190,6 +190,16 @@ impl Pattern {
     /// takes part in every shuffle; 256 keeps 8 warps per block for the scheduler to hide latency.
     pub const THREADS_PER_BLOCK: u32 = 256;
 
+    /// Outputs one block computes (all its warps' tiles, consecutive).
+    pub const fn block_outputs(&self) -> u32 {
+        Pattern::THREADS_PER_BLOCK * self.outputs_per_thread
+    }
+
+    /// Input elements one block reads (what strategy `shared_memory` stages).
+    pub const fn block_elements(&self) -> u32 {
+        self.block_outputs() + 2 * self.radius
+    }
+
     /// The launch that covers `output_len` outputs (no blocks for an empty output).
     pub fn launch_shape(&self, output_len: usize) -> Result<LaunchShape, LengthError> {
         let threads = self.tiles(output_len) as u64 * self.warp as u64;

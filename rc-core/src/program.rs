@@ -8,6 +8,7 @@ use crate::distribution::{AffineLoad, Distribution, RoundRobin};
 use crate::error::Error;
 use crate::pattern::Pattern;
 use crate::scalar::{Scalar, ScalarType};
+use crate::strategy::Strategy;
 use crate::schedule::{FetchId, LanePieces, Schedule, Source};
 
 /// A virtual register; its type is [`WarpProgram::reg_type`]. Assigned once.
@@ -15,9 +16,15 @@ pub type Reg = u32;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Instr {
-    /// Fill cache register `rc[cache]`: lanes `lanes.0..lanes.1` read tile element
-    /// `at.element(lane)` under the boundary rule; other lanes never use it and hold zero.
-    Load { dst: Reg, cache: u32, at: AffineLoad, lanes: (u32, u32) },
+    /// Lanes `lanes.0..lanes.1` read tile element `at.element(lane)` from global memory under
+    /// the boundary rule; other lanes never use it and hold zero. `cache` names the register it
+    /// fills (`rc[k]`), or is `None` for a tap read straight from memory (strategy `naive`).
+    Load { dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32) },
+    /// The block copies its tile (all its warps' tiles, `Pattern::block_elements`) from global
+    /// memory into shared memory under the boundary rule, then waits at a barrier.
+    Stage,
+    /// Read tile element `at.element(lane)` of this warp from the block's staged tile.
+    Shared { dst: Reg, at: AffineLoad },
     /// The register each lane contributes, chosen by lane: what an owner Publishes in a phase,
     /// or a local read whose register differs across lanes.
     Pick { dst: Reg, pieces: LanePieces },
@@ -39,6 +46,7 @@ pub enum Instr {
 #[derive(Clone, Debug)]
 pub struct WarpProgram {
     pub pattern: Pattern,
+    pub strategy: Strategy,
     pub element: ScalarType,
     pub params: Vec<ScalarType>,
     pub distribution: String,
@@ -50,14 +58,19 @@ pub struct WarpProgram {
 }
 
 impl WarpProgram {
-    /// Schedules and lowers `body` for `pattern` with the round-robin distribution.
+    /// Schedules and lowers `body` for `pattern`: a register cache with the round-robin
+    /// distribution.
     pub fn compile(pattern: Pattern, body: &Body) -> Result<WarpProgram, Error> {
-        let distribution = RoundRobin::new(&pattern);
-        WarpProgram::compile_with(pattern, &distribution, body)
+        WarpProgram::compile_with(pattern, Strategy::RegisterCache, &RoundRobin::new(&pattern), body)
     }
 
-    pub fn compile_with(pattern: Pattern, distribution: &dyn Distribution, body: &Body) -> Result<WarpProgram, Error> {
-        let schedule = Schedule::plan(pattern, distribution, &body.used_taps())?;
+    pub fn compile_with(
+        pattern: Pattern,
+        strategy: Strategy,
+        distribution: &dyn Distribution,
+        body: &Body,
+    ) -> Result<WarpProgram, Error> {
+        let schedule = Schedule::plan(pattern, strategy, distribution, &body.used_taps())?;
         let mut lower = Lower {
             body,
             schedule: &schedule,
@@ -68,9 +81,12 @@ impl WarpProgram {
             fetch_order: Vec::new(),
             invariant: HashMap::new(),
         };
+        if strategy == Strategy::SharedMemory {
+            lower.instrs.push(Instr::Stage);
+        }
         for plan in &schedule.loads {
             let dst = lower.reg(body.element());
-            lower.instrs.push(Instr::Load { dst, cache: plan.reg, at: distribution.load(plan.reg), lanes: plan.lanes });
+            lower.instrs.push(Instr::Load { dst, cache: Some(plan.reg), at: distribution.load(plan.reg), lanes: plan.lanes });
             lower.cache.insert(plan.reg, dst);
         }
         let live = body.live();
@@ -95,6 +111,7 @@ impl WarpProgram {
         let Lower { instrs, reg_types, fetch_order, .. } = lower;
         Ok(WarpProgram {
             pattern,
+            strategy,
             element: body.element(),
             params: body.params().to_vec(),
             distribution: distribution.describe(),
@@ -173,6 +190,14 @@ impl Lower<'_> {
                 let src = self.pick(&phase.publish);
                 let rotate = phase.rotate;
                 self.emit(self.body.element(), |dst| Instr::Shuffle { dst, src, rotate, fetch: id })
+            }
+            Source::Global(at) => {
+                let (at, warp) = (*at, self.schedule.pattern.warp());
+                self.emit(self.body.element(), |dst| Instr::Load { dst, cache: None, at, lanes: (0, warp) })
+            }
+            Source::Shared(at) => {
+                let at = *at;
+                self.emit(self.body.element(), |dst| Instr::Shared { dst, at })
             }
         };
         self.fetched.insert(id, reg);

@@ -12,10 +12,11 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use crate::body::{BinaryOp, CompareOp, UnaryOp};
-use crate::pattern::Boundary;
+use crate::pattern::{Boundary, Pattern};
 use crate::program::{Instr, Reg, WarpProgram};
 use crate::scalar::{Scalar, ScalarType};
 use crate::schedule::LanePieces;
+use crate::strategy::Strategy;
 
 /// PTX ISA 7.0 (CUDA 11.0): old enough for every driver since, new enough for `shfl.sync`.
 pub const PTX_VERSION: &str = "7.0";
@@ -95,6 +96,11 @@ const N_OUT: &str = "%a3";
 const TILE_START: &str = "%a4";
 const N_MINUS_1: &str = "%a5";
 const LANE: &str = "%t0";
+const TID: &str = "%t1";
+const CTAID: &str = "%t2";
+const NTID: &str = "%t3";
+/// Strategy shared_memory's staged tile.
+const SHARED_TILE: &str = "rc_stage";
 
 impl<'a> Printer<'a> {
     fn new(program: &'a WarpProgram, entry: &'a str) -> Printer<'a> {
@@ -103,7 +109,7 @@ impl<'a> Printer<'a> {
             entry,
             body: String::new(),
             next_a: 6,
-            next_t: 1,
+            next_t: 4,
             next_q: 0,
             next_s: 0,
             lane_below: HashMap::new(),
@@ -159,7 +165,7 @@ impl<'a> Printer<'a> {
         self.line(&format!("cvta.to.global.u64 {INPUT}, {INPUT};"));
         self.line(&format!("cvta.to.global.u64 {OUTPUT}, {OUTPUT};"));
         self.line(&format!("sub.u64 {N_MINUS_1}, {N}, 1;"));
-        let (tid, ctaid, ntid) = (self.t(), self.t(), self.t());
+        let (tid, ctaid, ntid) = (TID, CTAID, NTID);
         self.line(&format!("mov.u32 {tid}, %tid.x;"));
         self.line(&format!("mov.u32 {ctaid}, %ctaid.x;"));
         self.line(&format!("mov.u32 {ntid}, %ntid.x;"));
@@ -204,6 +210,8 @@ impl<'a> Printer<'a> {
         let program = self.program;
         match instr {
             Instr::Load { dst, cache, at, lanes } => self.load(*dst, *cache, at.base, at.stride, *lanes),
+            Instr::Stage => self.stage(),
+            Instr::Shared { dst, at } => self.shared(*dst, at.base, at.stride),
             Instr::Pick { dst, pieces } => self.pick(*dst, pieces),
             Instr::Shuffle { dst, src, rotate, fetch } => {
                 let taps: Vec<String> =
@@ -252,12 +260,13 @@ impl<'a> Printer<'a> {
         }
     }
 
-    fn load(&mut self, dst: Reg, cache: u32, base: u32, stride: u32, lanes: (u32, u32)) {
-        let program = self.program;
-        let pattern = program.pattern;
-        let ty = ptx_type(program.element);
+    fn load(&mut self, dst: Reg, cache: Option<u32>, base: u32, stride: u32, lanes: (u32, u32)) {
+        let pattern = self.program.pattern;
         let d = self.reg(dst);
-        self.comment(&format!("rc[{cache}] = tile element {base} + lane * {stride}"));
+        match cache {
+            Some(k) => self.comment(&format!("rc[{k}] = tile element {base} + lane * {stride}")),
+            None => self.comment(&format!("tap: tile element {base} + lane * {stride}, from global memory")),
+        }
         let g = self.tile_index(base, stride);
         if pattern.shift() > 0 {
             self.line(&format!("sub.u64 {g}, {g}, {};", pattern.shift()));
@@ -276,7 +285,15 @@ impl<'a> Printer<'a> {
             }
             guard = Some(q);
         }
-        let index = match pattern.boundary() {
+        self.read_global(&d, g, guard);
+    }
+
+    /// `d` = input element `g` (a 64-bit index, possibly outside the input) under the boundary
+    /// rule, or zero where `guard` is false.
+    fn read_global(&mut self, d: &str, g: String, mut guard: Option<String>) {
+        let program = self.program;
+        let ty = ptx_type(program.element);
+        let index = match program.pattern.boundary() {
             Boundary::Valid | Boundary::Zero => {
                 // g < n as unsigned: an index below zero wrapped around and fails too.
                 let q = self.q();
@@ -312,6 +329,66 @@ impl<'a> Printer<'a> {
             }
             None => self.line(&format!("ld.global.nc.{ty} {d}, [{addr}];")),
         }
+    }
+
+    /// Strategy shared_memory: thread t copies block elements t, t + 256, ... into the staged
+    /// tile, then the block waits for all of them.
+    fn stage(&mut self) {
+        let program = self.program;
+        let pattern = program.pattern;
+        let (threads, elements, bytes) = (Pattern::THREADS_PER_BLOCK, pattern.block_elements(), program.element.bytes());
+        let ty = ptx_type(program.element);
+        self.comment(&format!("stage the block's {elements} input elements in shared memory"));
+        let first = self.a();
+        self.line(&format!("mul.wide.u32 {first}, {CTAID}, {};", pattern.block_outputs()));
+        let tile = self.t();
+        self.line(&format!("mov.u32 {tile}, {SHARED_TILE};"));
+        for round in 0..elements.div_ceil(threads) {
+            let j = self.t();
+            self.line(&format!("add.u32 {j}, {TID}, {};", round * threads));
+            let guard = if (round + 1) * threads > elements {
+                let q = self.q();
+                self.line(&format!("setp.lt.u32 {q}, {j}, {elements};"));
+                Some(q)
+            } else {
+                None
+            };
+            let g = self.a();
+            self.line(&format!("cvt.u64.u32 {g}, {j};"));
+            self.line(&format!("add.u64 {g}, {g}, {first};"));
+            if pattern.shift() > 0 {
+                self.line(&format!("sub.u64 {g}, {g}, {};", pattern.shift()));
+            }
+            let value = self.scratch(program.element);
+            self.read_global(&value, g, guard.clone());
+            let addr = self.t();
+            self.line(&format!("mad.lo.u32 {addr}, {j}, {bytes}, {tile};"));
+            let store = format!("st.shared.{ty} [{addr}], {value};");
+            match guard {
+                Some(q) => self.line(&format!("@{q} {store}")),
+                None => self.line(&store),
+            }
+        }
+        self.line("bar.sync 0;");
+    }
+
+    /// Strategy shared_memory: this warp's tile element `base + lane * stride` from the stage.
+    fn shared(&mut self, dst: Reg, base: u32, stride: u32) {
+        let program = self.program;
+        let pattern = program.pattern;
+        let bytes = program.element.bytes();
+        let d = self.reg(dst);
+        self.comment(&format!("tap: tile element {base} + lane * {stride}, from shared memory"));
+        // Element of the block's stage: (warp in block) * tile_outputs + base + lane * stride.
+        let e = self.t();
+        self.line(&format!("shr.u32 {e}, {TID}, {};", pattern.warp().trailing_zeros()));
+        self.line(&format!("mul.lo.u32 {e}, {e}, {};", pattern.tile_outputs()));
+        self.line(&format!("add.u32 {e}, {e}, {base};"));
+        self.line(&format!("mad.lo.u32 {e}, {LANE}, {stride}, {e};"));
+        let addr = self.t();
+        self.line(&format!("mov.u32 {addr}, {SHARED_TILE};"));
+        self.line(&format!("mad.lo.u32 {addr}, {e}, {bytes}, {addr};"));
+        self.line(&format!("ld.shared.{} {d}, [{addr}];", ptx_type(program.element)));
     }
 
     /// `dst` = the register of this lane's piece: a chain of selects from the last piece down.
@@ -514,6 +591,10 @@ impl<'a> Printer<'a> {
         let _ = writeln!(out, "\t.reg .f32 %sf<{s}>;");
         let _ = writeln!(out, "\t.reg .f64 %sd<{s}>;");
         let _ = writeln!(out, "\t.reg .b32 %sr<{s}>;");
+        if program.strategy == Strategy::SharedMemory {
+            let bytes = pattern.block_elements() * program.element.bytes();
+            let _ = writeln!(out, "\t.shared .align 8 .b8 {SHARED_TILE}[{bytes}];");
+        }
         let _ = writeln!(out);
         out.push_str(&self.body);
         let _ = writeln!(out, "}}");

@@ -10,9 +10,10 @@
 
 use std::collections::HashMap;
 
-use crate::distribution::{Distribution, Slot};
+use crate::distribution::{AffineLoad, Distribution, Slot};
 use crate::error::ScheduleError;
 use crate::pattern::Pattern;
+use crate::strategy::Strategy;
 
 /// Index into [`Schedule::fetches`].
 pub type FetchId = usize;
@@ -121,6 +122,10 @@ pub enum Source {
     Local(LanePieces),
     /// One warp shuffle.
     Shuffle(Phase),
+    /// A load of tile element `base + lane * stride` from global memory (strategy `naive`).
+    Global(AffineLoad),
+    /// A read of that element from the block's staged tile (strategy `shared_memory`).
+    Shared(AffineLoad),
 }
 
 /// The element each lane needs for some (output, tap) pairs, and how it gets there.
@@ -145,6 +150,7 @@ pub struct LoadPlan {
 #[derive(Clone, Debug)]
 pub struct Schedule {
     pub pattern: Pattern,
+    pub strategy: Strategy,
     pub taps: Vec<i32>,
     pub fetches: Vec<Fetch>,
     pub loads: Vec<LoadPlan>,
@@ -153,7 +159,12 @@ pub struct Schedule {
 
 impl Schedule {
     /// Schedules the reads of `taps` (the offsets the body uses) for every output of a lane.
-    pub fn plan(pattern: Pattern, distribution: &dyn Distribution, taps: &[i32]) -> Result<Schedule, ScheduleError> {
+    pub fn plan(
+        pattern: Pattern,
+        strategy: Strategy,
+        distribution: &dyn Distribution,
+        taps: &[i32],
+    ) -> Result<Schedule, ScheduleError> {
         let warp = pattern.warp();
         let r = pattern.radius() as i64;
         let mut fetches: Vec<Fetch> = Vec::new();
@@ -167,6 +178,17 @@ impl Schedule {
                     .collect();
                 let id = match by_elements.get(&elements) {
                     Some(&id) => id,
+                    None if strategy != Strategy::RegisterCache => {
+                        // Outputs are affine in the lane, so are the elements they need.
+                        let at = AffineLoad { base: elements[0], stride: elements[1] - elements[0] };
+                        let source = match strategy {
+                            Strategy::Naive => Source::Global(at),
+                            _ => Source::Shared(at),
+                        };
+                        fetches.push(Fetch { elements: elements.clone(), source, uses: Vec::new() });
+                        by_elements.insert(elements, fetches.len() - 1);
+                        fetches.len() - 1
+                    }
                     None => {
                         let slots: Vec<Slot> = elements.iter().map(|&e| distribution.slot(e)).collect();
                         for slot in &slots {
@@ -197,7 +219,7 @@ impl Schedule {
                 Some(LoadPlan { reg: reg as u32, lanes: (first, end) })
             })
             .collect();
-        Ok(Schedule { pattern, taps: taps.to_vec(), fetches, loads, by_use })
+        Ok(Schedule { pattern, strategy, taps: taps.to_vec(), fetches, loads, by_use })
     }
 
     /// The fetch that serves tap `d` of output `p`.
@@ -209,7 +231,7 @@ impl Schedule {
     pub fn phases(&self) -> impl Iterator<Item = (FetchId, &Fetch, &Phase)> {
         self.fetches.iter().enumerate().filter_map(|(id, f)| match &f.source {
             Source::Shuffle(phase) => Some((id, f, phase)),
-            Source::Local(_) => None,
+            _ => None,
         })
     }
 }

@@ -5,11 +5,13 @@
 use std::marker::PhantomData;
 
 use crate::body::Body;
+use crate::distribution::RoundRobin;
 use crate::error::{BodyError, Error};
 use crate::explain::Explanation;
 use crate::pattern::Pattern;
 use crate::program::WarpProgram;
 use crate::scalar::{Element, Params};
+use crate::strategy::Strategy;
 use crate::window::Window;
 
 /// The user's function, called with a tuple of its extra parameters.
@@ -19,6 +21,7 @@ pub type Reference<T, P> = for<'a> fn(Window<'a, T>, P) -> T;
 pub struct Stencil<T: Element, P: Params> {
     name: &'static str,
     pattern: Pattern,
+    strategy: Strategy,
     ptx: &'static str,
     entry: &'static str,
     body: fn() -> Result<Body, BodyError>,
@@ -32,12 +35,13 @@ impl<T: Element, P: Params> Stencil<T, P> {
     pub const fn from_parts(
         name: &'static str,
         pattern: Pattern,
+        strategy: Strategy,
         ptx: &'static str,
         entry: &'static str,
         body: fn() -> Result<Body, BodyError>,
         reference: Reference<T, P>,
     ) -> Stencil<T, P> {
-        Stencil { name, pattern, ptx, entry, body, reference, _types: PhantomData }
+        Stencil { name, pattern, strategy, ptx, entry, body, reference, _types: PhantomData }
     }
 
     /// The annotated function's name.
@@ -46,6 +50,10 @@ impl<T: Element, P: Params> Stencil<T, P> {
     }
     pub const fn pattern(&self) -> Pattern {
         self.pattern
+    }
+    /// How the kernel gets taps to lanes: the register cache, or a baseline.
+    pub const fn strategy(&self) -> Strategy {
+        self.strategy
     }
     /// The kernel's PTX text, printed by the macro at compile time.
     pub const fn ptx(&self) -> &'static str {
@@ -62,7 +70,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
 
     /// The warp program: exactly what the PTX back end prints and what `emulate` runs.
     pub fn program(&self) -> Result<WarpProgram, Error> {
-        WarpProgram::compile(self.pattern, &self.body()?)
+        WarpProgram::compile_with(self.pattern, self.strategy, &RoundRobin::new(&self.pattern), &self.body()?)
     }
 
     /// The output length for `input_len` inputs.
@@ -132,6 +140,7 @@ impl<T: Element, P: Params> std::fmt::Debug for Stencil<T, P> {
         f.debug_struct("Stencil")
             .field("name", &self.name)
             .field("pattern", &self.pattern)
+            .field("strategy", &self.strategy)
             .field("entry", &self.entry)
             .finish_non_exhaustive()
     }

@@ -4,27 +4,31 @@
 mod common;
 
 use common::*;
-use rc_core::{Pattern, ScalarType, WarpProgram};
+use rc_core::{Pattern, RoundRobin, ScalarType, Strategy, WarpProgram};
 
-fn check_f32(pattern: Pattern, lengths: &[usize], seed: u64) {
-    let program = WarpProgram::compile(pattern, &box_body(pattern.radius(), ScalarType::F32)).expect("compiles");
+fn compile(pattern: Pattern, strategy: Strategy, ty: ScalarType) -> WarpProgram {
+    WarpProgram::compile_with(pattern, strategy, &RoundRobin::new(&pattern), &box_body(pattern.radius(), ty)).expect("compiles")
+}
+
+fn check_f32(pattern: Pattern, strategy: Strategy, lengths: &[usize], seed: u64) {
+    let program = compile(pattern, strategy, ScalarType::F32);
     for &n in lengths {
         let input: Vec<f32> = awkward(n, seed ^ n as u64);
         let Ok(n_out) = pattern.output_len(n) else {
-            assert!(program.emulate(&input, &mut [], &[]).is_err(), "{pattern}: n={n} must be refused");
+            assert!(program.emulate(&input, &mut [], &[]).is_err(), "{pattern}, {strategy}: n={n} must be refused");
             continue;
         };
         let mut out = vec![poison::<f32>(); n_out];
         program.emulate(&input, &mut out, &[]).expect("emulates");
         let want = reference_f32(&pattern, &input);
         if let Some(i) = first_difference(&out, &want) {
-            panic!("{pattern}, n={n}, seed={seed}: output {i} is {:?}, reference {:?}", out.get(i), want.get(i));
+            panic!("{pattern}, {strategy}, n={n}, seed={seed}: output {i} is {:?}, reference {:?}", out.get(i), want.get(i));
         }
     }
 }
 
-fn check_f64(pattern: Pattern, lengths: &[usize], seed: u64) {
-    let program = WarpProgram::compile(pattern, &box_body(pattern.radius(), ScalarType::F64)).expect("compiles");
+fn check_f64(pattern: Pattern, strategy: Strategy, lengths: &[usize], seed: u64) {
+    let program = compile(pattern, strategy, ScalarType::F64);
     for &n in lengths {
         let input: Vec<f64> = awkward(n, seed ^ n as u64);
         let Ok(n_out) = pattern.output_len(n) else { continue };
@@ -32,7 +36,7 @@ fn check_f64(pattern: Pattern, lengths: &[usize], seed: u64) {
         program.emulate(&input, &mut out, &[]).expect("emulates");
         let want = reference_f64(&pattern, &input);
         if let Some(i) = first_difference(&out, &want) {
-            panic!("{pattern}, n={n}, seed={seed}: output {i} is {:?}, reference {:?}", out.get(i), want.get(i));
+            panic!("{pattern}, {strategy}, n={n}, seed={seed}: output {i} is {:?}, reference {:?}", out.get(i), want.get(i));
         }
     }
 }
@@ -43,7 +47,7 @@ fn edge_lengths(pattern: &Pattern, extra: usize) -> Vec<usize> {
 }
 
 #[test]
-fn every_radius_warp_width_coarsening_and_boundary_matches_for_f32() {
+fn every_radius_warp_width_coarsening_boundary_and_strategy_matches_for_f32() {
     for boundary in BOUNDARIES {
         for warp in WARPS {
             for p in 1..=8 {
@@ -51,7 +55,9 @@ fn every_radius_warp_width_coarsening_and_boundary_matches_for_f32() {
                     let pattern = Pattern::new(r, warp, p, boundary).expect("valid pattern");
                     let tile = (warp * p) as usize;
                     let extra = 2 * tile + 2 * r as usize + 7 + (r as usize * 13 + p as usize) % tile;
-                    check_f32(pattern, &edge_lengths(&pattern, extra), (r * 1000 + warp * 10 + p) as u64);
+                    for strategy in Strategy::ALL {
+                        check_f32(pattern, strategy, &edge_lengths(&pattern, extra), (r * 1000 + warp * 10 + p) as u64);
+                    }
                 }
             }
         }
@@ -67,7 +73,8 @@ fn every_radius_warp_width_coarsening_and_boundary_matches_for_f64() {
                     let pattern = Pattern::new(r, warp, p, boundary).expect("valid pattern");
                     let tile = (warp * p) as usize;
                     let extra = 2 * tile + 2 * r as usize + 5 + (r as usize * 7 + p as usize) % tile;
-                    check_f64(pattern, &edge_lengths(&pattern, extra), (r * 1000 + warp * 10 + p) as u64);
+                    let strategy = Strategy::ALL[((r + p) % 3) as usize];
+                    check_f64(pattern, strategy, &edge_lengths(&pattern, extra), (r * 1000 + warp * 10 + p) as u64);
                 }
             }
         }
@@ -77,7 +84,9 @@ fn every_radius_warp_width_coarsening_and_boundary_matches_for_f64() {
 #[test]
 fn a_million_and_three_elements_match_for_each_boundary() {
     for boundary in BOUNDARIES {
-        check_f32(Pattern::new(3, 32, 4, boundary).expect("valid"), &[1_000_003], 7);
-        check_f64(Pattern::new(17, 16, 3, boundary).expect("valid"), &[1_000_003], 8);
+        for strategy in Strategy::ALL {
+            check_f32(Pattern::new(3, 32, 4, boundary).expect("valid"), strategy, &[1_000_003], 7);
+            check_f64(Pattern::new(17, 16, 3, boundary).expect("valid"), strategy, &[1_000_003], 8);
+        }
     }
 }

@@ -5,7 +5,7 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Lit, Meta, Token, UnOp};
 
-use rc_core::{Boundary, Pattern};
+use rc_core::{Boundary, Pattern, Strategy};
 
 use crate::ctxt::Ctxt;
 
@@ -14,22 +14,24 @@ use crate::ctxt::Ctxt;
 pub struct Args {
     pub radius: Option<u32>,
     pub pattern: Option<Pattern>,
+    pub strategy: Strategy,
 }
 
-const KNOWN: &str = "`radius`, `warp`, `outputs_per_thread`, `boundary`";
+const KNOWN: &str = "`radius`, `warp`, `outputs_per_thread`, `boundary`, `strategy`";
 
 pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
     let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
         Ok(metas) => metas,
         Err(e) => {
             cx.push(syn::Error::new(e.span(), format!("expected `name = value` arguments ({KNOWN}): {e}")));
-            return Args { radius: None, pattern: None };
+            return Args { radius: None, pattern: None, strategy: Strategy::default() };
         }
     };
     let mut radius: Option<u32> = None;
     let mut warp: Option<u32> = None;
     let mut outputs: Option<u32> = None;
     let mut boundary: Option<Boundary> = None;
+    let mut strategy = Strategy::default();
     let mut seen: Vec<String> = Vec::new();
     let mut radius_seen = false;
     for meta in &metas {
@@ -65,6 +67,7 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
                 outputs = integer(&nv.value, "outputs_per_thread", 1, Pattern::MAX_OUTPUTS_PER_THREAD as i64, cx)
             }
             "boundary" => boundary = boundary_value(&nv.value, cx),
+            "strategy" => strategy = strategy_value(&nv.value, cx).unwrap_or_default(),
             other => cx.error(&nv.path, format!("unknown argument `{other}`{}; expected one of {KNOWN}", suggestion(other))),
         }
     }
@@ -72,9 +75,9 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
         cx.error_at(Span::call_site(), "missing argument `radius`: write `#[stencil(radius = R)]` with the largest tap offset R >= 1");
     }
     if cx.has_errors() {
-        return Args { radius, pattern: None };
+        return Args { radius, pattern: None, strategy };
     }
-    let Some(r) = radius else { return Args { radius, pattern: None } };
+    let Some(r) = radius else { return Args { radius, pattern: None, strategy } };
     let pattern = Pattern::new(
         r,
         warp.unwrap_or(Pattern::DEFAULT_WARP),
@@ -82,17 +85,17 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
         boundary.unwrap_or(Boundary::Valid),
     );
     match pattern {
-        Ok(pattern) => Args { radius, pattern: Some(pattern) },
+        Ok(pattern) => Args { radius, pattern: Some(pattern), strategy },
         Err(e) => {
             cx.error_at(Span::call_site(), e);
-            Args { radius, pattern: None }
+            Args { radius, pattern: None, strategy }
         }
     }
 }
 
 /// ` (did you mean `radius`?)` for a near miss of a known argument.
 fn suggestion(name: &str) -> String {
-    ["radius", "warp", "outputs_per_thread", "boundary"]
+    ["radius", "warp", "outputs_per_thread", "boundary", "strategy"]
         .into_iter()
         .find(|known| edit_distance(name, known) <= 2)
         .map_or(String::new(), |known| format!(" (did you mean `{known}`?)"))
@@ -150,6 +153,23 @@ fn boundary_value(value: &Expr, cx: &mut Ctxt) -> Option<Boundary> {
     match strip_group(value) {
         Expr::Path(p) => match p.path.get_ident().and_then(|i| Boundary::from_name(&i.to_string())) {
             Some(b) => Some(b),
+            None => {
+                cx.error(value, format!("{expected}, got `{}`", quote::quote!(#p)));
+                None
+            }
+        },
+        other => {
+            cx.error(value, format!("{expected}, got `{}`", quote::quote!(#other)));
+            None
+        }
+    }
+}
+
+fn strategy_value(value: &Expr, cx: &mut Ctxt) -> Option<Strategy> {
+    let expected = "strategy must be one of `register_cache`, `shared_memory`, `naive`";
+    match strip_group(value) {
+        Expr::Path(p) => match p.path.get_ident().and_then(|i| Strategy::from_name(&i.to_string())) {
+            Some(s) => Some(s),
             None => {
                 cx.error(value, format!("{expected}, got `{}`", quote::quote!(#p)));
                 None

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ItemFn;
 
-use rc_core::WarpProgram;
+use rc_core::{RoundRobin, Strategy, WarpProgram};
 
 use crate::ctxt::Ctxt;
 use crate::signature::Signature;
@@ -31,7 +31,7 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         _ => None,
     };
     let program = match (args.pattern, &body) {
-        (Some(pattern), Some(b)) => match WarpProgram::compile(pattern, b) {
+        (Some(pattern), Some(b)) => match WarpProgram::compile_with(pattern, args.strategy, &RoundRobin::new(&pattern), b) {
             Ok(p) => Some(p),
             Err(e) => {
                 cx.error(&f.sig.ident, format!("cannot schedule this stencil: {e}"));
@@ -41,7 +41,9 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         _ => None,
     };
     match (cx.into_result(), args.pattern, sig, body, program) {
-        (Ok(()), Some(pattern), Some(sig), Some(body), Some(program)) => generate(&f, pattern, &sig, &body, &program),
+        (Ok(()), Some(pattern), Some(sig), Some(body), Some(program)) => {
+            generate(&f, pattern, args.strategy, &sig, &body, &program)
+        }
         (Err(e), ..) => fallback(&f, e, signature_ok),
         // Every path that yields None above has reported an error.
         (Ok(()), ..) => fallback(&f, syn::Error::new_spanned(&f.sig.ident, "#[stencil] could not compile this function"), signature_ok),
@@ -60,7 +62,14 @@ fn fallback(f: &ItemFn, e: syn::Error, signature_ok: bool) -> TokenStream {
     quote!(#error #(#attrs)* #[allow(unused_variables)] #vis #sig { ::core::unimplemented!() })
 }
 
-fn generate(f: &ItemFn, pattern: rc_core::Pattern, sig: &Signature, body: &rc_core::Body, program: &WarpProgram) -> TokenStream {
+fn generate(
+    f: &ItemFn,
+    pattern: rc_core::Pattern,
+    strategy: Strategy,
+    sig: &Signature,
+    body: &rc_core::Body,
+    program: &WarpProgram,
+) -> TokenStream {
     let name = &f.sig.ident;
     let vis = &f.vis;
     let name_str = name.to_string();
@@ -68,6 +77,7 @@ fn generate(f: &ItemFn, pattern: rc_core::Pattern, sig: &Signature, body: &rc_co
     let ptx = rc_core::ptx::print(program, &entry);
     let (radius, warp, outputs) = (pattern.radius(), pattern.warp(), pattern.outputs_per_thread());
     let boundary = tokens::boundary(pattern.boundary());
+    let strategy_tokens = tokens::strategy(strategy);
     let elem = tokens::rust_type(sig.element);
     let param_types: Vec<TokenStream> = sig.params.iter().filter_map(|p| p.ty.map(tokens::rust_type)).collect();
     let param_names: Vec<&syn::Ident> = sig.params.iter().map(|p| &p.name).collect();
@@ -75,7 +85,7 @@ fn generate(f: &ItemFn, pattern: rc_core::Pattern, sig: &Signature, body: &rc_co
     let window = &sig.window;
     let body_tokens = tokens::body(body);
     let explain_doc = format!(
-        "Register-cache kernel for [`{name_str}`](fn@{name_str}): {pattern}, element {}.\n\n\
+        "Kernel for [`{name_str}`](fn@{name_str}) (strategy {strategy}): {pattern}, element {}.\n\n\
          Shuffles per output: {:.3}; cache registers per lane: {}.",
         sig.element,
         program.shuffles_per_output(),
@@ -98,6 +108,7 @@ fn generate(f: &ItemFn, pattern: rc_core::Pattern, sig: &Signature, body: &rc_co
             pub const KERNEL: ::rc::Stencil<#elem, #params_ty> = ::rc::Stencil::from_parts(
                 #name_str,
                 ::rc::__private::Pattern::new_unchecked(#radius, #warp, #outputs, #boundary),
+                #strategy_tokens,
                 Self::PTX,
                 Self::ENTRY,
                 Self::__body,

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use rc_core::body::{BinaryOp, Body, CompareOp, Node, UnaryOp};
-use rc_core::{Boundary, Scalar, ScalarType};
+use rc_core::{Boundary, Scalar, ScalarType, Strategy};
 
 pub fn scalar_type(ty: ScalarType) -> TokenStream {
     let variant = match ty {
@@ -34,6 +34,14 @@ pub fn boundary(b: Boundary) -> TokenStream {
         Boundary::Zero => quote!(::rc::__private::Boundary::Zero),
         Boundary::Clamp => quote!(::rc::__private::Boundary::Clamp),
         Boundary::Wrap => quote!(::rc::__private::Boundary::Wrap),
+    }
+}
+
+pub fn strategy(s: Strategy) -> TokenStream {
+    match s {
+        Strategy::RegisterCache => quote!(::rc::__private::Strategy::RegisterCache),
+        Strategy::SharedMemory => quote!(::rc::__private::Strategy::SharedMemory),
+        Strategy::Naive => quote!(::rc::__private::Strategy::Naive),
     }
 }
 

@@ -133,6 +133,30 @@ pub fn mixed_int(w: Window<i32>, bias: i32) -> i32 {
     (hi - lo) * sign + bias + (w[0] > 0) as i32 - (-w[0]).abs()
 }
 
+#[stencil(radius = 3, warp = 32, outputs_per_thread = 4, strategy = shared_memory)]
+pub fn box7_shared(w: Window<f32>) -> f32 {
+    (w[-3] + w[-2] + w[-1] + w[0] + w[1] + w[2] + w[3]) / 7.0
+}
+
+#[stencil(radius = 1, warp = 2, outputs_per_thread = 5, boundary = clamp, strategy = naive)]
+pub fn fused_naive(w: Window<f64>, a: f64, b: f64) -> f64 {
+    w[-1].mul_add(a, w[0] * b) + f64::mul_add(w[1], a, -b)
+}
+
+#[stencil(radius = 24, warp = 8, outputs_per_thread = 8, boundary = wrap, strategy = shared_memory)]
+pub fn wide_shared_f64(w: Window<f64>) -> f64 {
+    let mut m = f64::NEG_INFINITY;
+    for k in -24..=24 {
+        m = m.max(w[k] * 0.5);
+    }
+    m
+}
+
+#[stencil(radius = 2, warp = 16, outputs_per_thread = 3, boundary = zero, strategy = naive)]
+pub fn mixed_int_naive(w: Window<i32>, bias: i32) -> i32 {
+    (w[-2].max(w[2]) - w[-1].min(w[1])) + bias
+}
+
 /// Something done to every stencil in the catalogue (checked on the CPU, launched on the GPU).
 pub trait Visit {
     fn visit<T: Element + DeviceCopy, P: Params + std::fmt::Debug>(&mut self, stencil: &Stencil<T, P>, params: P);
@@ -156,6 +180,10 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&wide_box::KERNEL, ());
     v.visit(&wide_weighted_f64::KERNEL, (0.9,));
     v.visit(&mixed_int::KERNEL, (7,));
+    v.visit(&box7_shared::KERNEL, ());
+    v.visit(&fused_naive::KERNEL, (0.75, -1.5));
+    v.visit(&wide_shared_f64::KERNEL, ());
+    v.visit(&mixed_int_naive::KERNEL, (-3,));
 }
 
 /// `emulate` against `run_cpu` on awkward data of length `n`: same outputs, same errors.

@@ -15,30 +15,23 @@ The bodies must be valid Rust *and* must not panic in a debug build of the CPU r
   `a.max(b) - a.min(b)`; `-x` and `x.abs()` only on i32 values whose bound rules out i32::MIN;
 - float-to-integer casts saturate in Rust, so their results (bound 2^31) are used only where no
   overflow can follow (casts, comparisons, min/max, selects), unless clamped first;
-- every `let` has a type Rust and the macro agree on: an unsuffixed literal is bound to a name
-  only with a type annotation, except accumulators whose first use (`acc += w[k]`) types them,
-  and a literal is never the operand of `as` (see KNOWN_BUGS).
+- an unsuffixed literal bound by an unannotated `let` gets its type from a later use, as rustc
+  infers it: the generator emits such a `let`, sometimes a use of it under `as` (which does not
+  fix its type), and then a use that does (an arithmetic or comparison with a typed operand, a
+  method argument, a typed `let`); only then may it be a method receiver (`x.abs()` on a
+  `{float}` is an error in rustc).
 
-KNOWN_BUGS: valid Rust that the macro rejects or lowers differently from rustc. The generator
-avoids these constructs (so that the 200 stencils test everything else); each is reported with a
-minimal reproducer to whoever maintains rc-macros.
-- An integer-looking literal with a float suffix, `2f32`: the macro rejects it ("expected f32,
-  found the integer literal `2`").
-- A literal as the operand of `as` is typed by rustc as the cast's target when it can be
-  (`3000000000 as u32` is a u32 literal; `1.00000005960464477539062500000001 as f32` is an f32
-  literal, rounded once); the macro gives it the fallback type first (i32 / f64), so it rejects
-  the first and double-rounds the second.
-- `let c: bool = w[0] > w[1];` (a `bool` annotation on a `let` or `const`): the macro rejects
-  it ("unsupported type: a stencil computes with f32, f64, i32, u32 and bool"); unannotated bool
-  lets work.
-- rustc infers the type of an unsuffixed literal bound by `let` from all its uses in the
-  function; the macro types it at each use, so `let a = 0.1; let b = a as f64; ... w[0] * a`
-  sees a = 0.1f64 under the cast where rustc has 0.1f32 as f64.
+Besides the body language at large, the generator deliberately produces the literal typing rules
+rustc applies: integer-looking float literals (`2f32`, `10_f64`), literals (negated,
+parenthesized) as the operand of `as`, which take the cast's type when they can (`3000000000 as
+u32`, `1.00000005960464477539062500000001 as f32` rounds once), `bool` annotations on `let` and
+`const`, and `let`-bound literals typed by a later use (also under `as`).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import re
 import sys
@@ -181,9 +174,13 @@ class Stencil:
     def float_literal(self, ty: str, allow_negative: bool = True) -> E:
         rng = self.rng
         mag = rng.choice(["0.5", "0.25", "2.0", "1.5", "0.125", "3.0", "0.1", "0.75", "10.0", "1.0", "0.3", "4.5", "0.0"])
-        style = rng.choices(["plain", "suffix", "underscore", "exp", "ratio", "const"], weights=[50, 15, 5, 10, 10, 10])[0]
+        style = rng.choices(
+            ["plain", "suffix", "intsuffix", "underscore", "exp", "ratio", "const"], weights=[45, 12, 10, 5, 10, 8, 10]
+        )[0]
         if style == "suffix":
             e = E(f"{mag}{ty}", ty, lit=True)
+        elif style == "intsuffix":  # `2f32`: a float literal without a point
+            e = E(f"{rng.choice(['0', '1', '2', '3', '4', '10', '16', '100'])}{rng.choice(['', '_'])}{ty}", ty, lit=True)
         elif style == "underscore":
             e = E(f"{mag}_{ty}", ty, lit=True)
         elif style == "exp":
@@ -218,6 +215,38 @@ class Stencil:
             return E(self.rng.choice(["true", "false"]), "bool", lit=True)
         return self.int_literal(ty, -9 if ty == "i32" else 0, 9)
 
+    def cast_literal(self, ty: str, budget: int = LIMIT) -> E:
+        """A literal as the operand of `as`: rustc types it as the cast's target when it can be one
+        (`3000000000 as u32`, `1.00000005960464477539062500000001 as f32` rounds once), else it
+        takes its fallback type (`2.7 as i32` is an f64, `3 as f32` an i32) or is a bool."""
+        rng = self.rng
+        if ty in FLOATS:
+            cands = [(t, 0) for t in ("0.1", "1.00000005960464477539062500000001", "2.5", "1e-3", "0.3", "16777217.0", "3.0000001")]
+            cands += [(t, 0) for t in ("3", "16777217", "2147483647", "7", "0")]
+        else:
+            if ty == "u32":
+                ints = ["3000000000", "4294967295", "7", "0", "65536", "1000"]
+            else:
+                ints = ["7", "2147483647", "-2147483648", "-5", "1000", "0"]
+            cands = [(t, abs(int(t))) for t in ints]
+            lo, hi = (0, (1 << 32) - 1) if ty == "u32" else (-(1 << 31), (1 << 31) - 1)
+            for t in ("2.7", "-2.7", "1e10", "-1.5", "3.99", "1e-3", "2147483647.5"):
+                cands.append((t, abs(max(lo, min(hi, math.trunc(float(t)))))))
+            cands += [("true", 1), ("false", 0)]
+        fit = [c for c in cands if c[1] <= budget]
+        code, bound = rng.choice(fit) if fit else ("0", 0) if ty in INTS else cands[0]
+        if code.startswith("-"):
+            code = rng.choice([code, f"({code})"])
+        elif code not in ("true", "false") and self.chance(0.3):
+            code = rng.choice([f"({code})", f"-{code}"] if ty != "u32" or "." in code else [f"({code})"])
+            if code.startswith("-"):
+                v = -math.trunc(float(code[1:])) if ty in INTS else 0
+                if ty == "i32" and v < -(1 << 31) or abs(v) > budget:
+                    code = code[1:]
+                else:
+                    bound = abs(max(0, v)) if ty == "u32" else abs(v)
+        return E(f"{code} as {ty}", ty, P_CAST, bound)
+
     def pick_var(self, ty: str, pool: list[Var]) -> Var | None:
         cands = [v for v in pool if v.ty == ty]
         if not cands:
@@ -243,6 +272,7 @@ class Stencil:
             options += ["array"]
         if ty != "bool":
             options += ["cast_tap"] * (1 if ty == self.T else 4)
+            options += ["cast_lit"]
         if ty == "bool":
             options += ["cmp"] * 4
         kind = self.rng.choice(options)
@@ -260,6 +290,8 @@ class Stencil:
             return E(f"{a.name}[{self.rng.randrange(len(a.values))}]", ty, P_PRIMARY, a.bound)
         if kind == "cmp":
             return self.compare(0)
+        if kind == "cast_lit":
+            return self.cast_literal(ty, budget)
         return self.convert(self.tap(), ty, budget)
 
     # ---- conversions -------------------------------------------------------------------------
@@ -326,7 +358,7 @@ class Stencil:
         rng = self.rng
         if depth <= 0 or self.chance(0.2):
             if self.chance(0.25):
-                return self.float_literal(ty)
+                return self.cast_literal(ty) if self.chance(0.15) else self.float_literal(ty)
             return self.leaf(ty, LIMIT)
         kind = rng.choices(
             ["add", "sub", "mul", "div", "neg", "abs", "minmax", "sqrt", "mul_add", "if", "cast_int", "cast_float", "ufcs"],
