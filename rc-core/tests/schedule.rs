@@ -10,7 +10,7 @@ use common::*;
 use rc_core::distribution::{Distribution, RoundRobin};
 use rc_core::error::ScheduleError;
 use rc_core::schedule::{Phase, Read, Schedule, Source};
-use rc_core::{Boundary, Pattern, ScalarType, WarpProgram};
+use rc_core::{Boundary, Pattern, ScalarType, Strategy, WarpProgram};
 
 fn full_window(r: u32) -> Vec<i32> {
     (-(r as i32)..=r as i32).collect()
@@ -26,7 +26,7 @@ fn every_pattern() -> impl Iterator<Item = Pattern> {
 fn no_owner_is_asked_for_two_registers_in_one_phase() {
     for pattern in every_pattern() {
         let dist = RoundRobin::new(&pattern);
-        let schedule = Schedule::plan(pattern, &dist, &full_window(pattern.radius())).expect("schedules");
+        let schedule = Schedule::plan(pattern, Strategy::RegisterCache, &dist, &full_window(pattern.radius())).expect("schedules");
         for (_, fetch, phase) in schedule.phases() {
             for (reader, read) in phase.reads.iter().enumerate() {
                 // Every reader gets what it asked for from the owner's published register...
@@ -44,7 +44,7 @@ fn each_lane_shuffles_once_per_distinct_remote_element() {
     for pattern in every_pattern() {
         let dist = RoundRobin::new(&pattern);
         let taps = full_window(pattern.radius());
-        let schedule = Schedule::plan(pattern, &dist, &taps).expect("schedules");
+        let schedule = Schedule::plan(pattern, Strategy::RegisterCache, &dist, &taps).expect("schedules");
         let phases = schedule.phases().count();
         for lane in 0..pattern.warp() {
             let remote: BTreeSet<u32> = (0..pattern.outputs_per_thread())
@@ -74,7 +74,7 @@ fn shuffle_count_matches_the_round_robin_formula() {
 #[test]
 fn a_phase_where_every_lane_reads_itself_is_no_shuffle() {
     let pattern = Pattern::new(1, 4, 1, Boundary::Valid).expect("valid");
-    let schedule = Schedule::plan(pattern, &RoundRobin::new(&pattern), &[-1, 0, 1]).expect("schedules");
+    let schedule = Schedule::plan(pattern, Strategy::RegisterCache, &RoundRobin::new(&pattern), &[-1, 0, 1]).expect("schedules");
     let local: Vec<_> = schedule.fetches.iter().filter(|f| matches!(f.source, Source::Local(_))).collect();
     assert_eq!(local.len(), 1);
     assert_eq!(local[0].uses, vec![(0, -1)]);
@@ -85,7 +85,7 @@ fn a_phase_where_every_lane_reads_itself_is_no_shuffle() {
 fn outputs_of_one_thread_share_fetches_when_the_window_spans_a_warp() {
     // r = 3, W = 4, P = 2: output 0 tap +1 and output 1 tap -3 are the same element in every lane.
     let pattern = Pattern::new(3, 4, 2, Boundary::Valid).expect("valid");
-    let schedule = Schedule::plan(pattern, &RoundRobin::new(&pattern), &full_window(3)).expect("schedules");
+    let schedule = Schedule::plan(pattern, Strategy::RegisterCache, &RoundRobin::new(&pattern), &full_window(3)).expect("schedules");
     assert_eq!(schedule.fetches.len(), 11, "shifts 0..=10, each fetched once");
     let id = schedule.fetch_of(0, 1).expect("scheduled");
     assert_eq!(schedule.fetch_of(1, -3), Some(id));
@@ -95,10 +95,10 @@ fn outputs_of_one_thread_share_fetches_when_the_window_spans_a_warp() {
 #[test]
 fn the_article_table_2_schedule_for_a_1_stencil_on_4_lanes() {
     let pattern = Pattern::new(1, 4, 1, Boundary::Valid).expect("valid");
-    let schedule = Schedule::plan(pattern, &RoundRobin::new(&pattern), &[-1, 0, 1]).expect("schedules");
+    let schedule = Schedule::plan(pattern, Strategy::RegisterCache, &RoundRobin::new(&pattern), &[-1, 0, 1]).expect("schedules");
     let phase = |d: i32| match &schedule.fetches[schedule.fetch_of(0, d).expect("scheduled")].source {
         Source::Shuffle(phase) => phase.clone(),
-        Source::Local(_) => panic!("tap {d} should need a shuffle"),
+        other => panic!("tap {d} should need a shuffle, got {other:?}"),
     };
     let reads = |ph: &Phase| ph.reads.iter().map(|r| (r.owner, r.reg)).collect::<Vec<_>>();
     let publishes = |ph: &Phase| (0..4).map(|l| ph.publish.at(l)).collect::<Vec<_>>();
@@ -129,7 +129,7 @@ fn reads_that_are_not_a_rotation_are_refused() {
 fn unused_taps_are_neither_loaded_nor_shuffled() {
     // Only w[-40] and w[40] with W = 32: elements 0..32 and 80..112 of the tile.
     let pattern = Pattern::new(40, 32, 1, Boundary::Valid).expect("valid");
-    let schedule = Schedule::plan(pattern, &RoundRobin::new(&pattern), &[-40, 40]).expect("schedules");
+    let schedule = Schedule::plan(pattern, Strategy::RegisterCache, &RoundRobin::new(&pattern), &[-40, 40]).expect("schedules");
     let loaded: Vec<(u32, (u32, u32))> = schedule.loads.iter().map(|l| (l.reg, l.lanes)).collect();
     assert_eq!(loaded, vec![(0, (0, 32)), (2, (16, 32)), (3, (0, 16))]);
     assert_eq!(schedule.phases().count(), 1, "w[-40] is local, w[40] one shuffle");

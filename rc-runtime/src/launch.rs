@@ -144,7 +144,7 @@ where
 #[cfg(test)]
 mod tests {
     use rc_core::body::{Body, Node};
-    use rc_core::{BodyError, Boundary, LengthError, Pattern, Window};
+    use rc_core::{BodyError, Boundary, LengthError, Pattern, Strategy, Window};
 
     use super::*;
 
@@ -155,9 +155,9 @@ mod tests {
         w[0]
     }
     const VALID: Stencil<f32, (f32,)> =
-        Stencil::from_parts("s", Pattern::new_unchecked(2, 32, 4, Boundary::Valid), "", "e", body, reference);
+        Stencil::from_parts("s", Pattern::new_unchecked(2, 32, 4, Boundary::Valid), Strategy::RegisterCache, "", "e", body, reference);
     const ZERO: Stencil<f32, (f32,)> =
-        Stencil::from_parts("z", Pattern::new_unchecked(2, 32, 4, Boundary::Zero), "", "e", body, reference);
+        Stencil::from_parts("z", Pattern::new_unchecked(2, 32, 4, Boundary::Zero), Strategy::RegisterCache, "", "e", body, reference);
 
     // `launch` computes this plan before its first CUDA call; these are its refusals.
     #[test]

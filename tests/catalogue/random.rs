@@ -11,1365 +11,1392 @@ use rc::prelude::*;
 #[stencil(radius = 12, warp = 4, outputs_per_thread = 7, boundary = wrap)]
 pub fn random_000(w: Window<u32>) -> u32 {
     const C1: [u32; 5] = [3, 0, 0, 1, 1];
-    let mut acc2 = 0;
-    for k in (-12..=11).rev() {
-        acc2 += w[k + 1].max(w[k]) - w[k + 1].min(w[k]);
+    let x2 = if w[-12] > w[2] && !(w[-9] < w[1]) { w[4].max(w[1]) + w[8].max(w[-1]) } else { w[12].max(u32::min(1.5 as u32, 1e-3 as u32)) };
+    let x3 = 1;
+    let x4 = x3 as i32;
+    let x5 = u32::min(x3, w[0]);
+    let mut acc6 = w[-7];
+    for k in -12..=12 {
+        acc6 += 2 * w[k];
     }
-    let mut acc3: u32 = u32::MAX;
-    for k in (-2..4).step_by(2).rev() {
-        if w[k] < acc3 {
-            acc3 = w[k];
-        }
+    let mut acc7 = 0;
+    for k in (-12..=12).step_by(2) {
+        acc7 += 3 * w[k];
     }
-    let x4 = u32::max(acc2, C1[2]).max(acc3);
-    let x5: u32 = (w[10].max(x4) - w[10].min(x4)).max(3 * C1[3]);
-    let mut acc6 = 0;
-    const W7: [u32; 4] = [3, 0, 1, 0];
-    for k in 1..5 {
-        acc6 += W7[(k - 1) as usize] * w[k];
-    }
-    x5.max(acc6)
+    let x8 = 4;
+    let x9 = x8 as i32;
+    let x10 = x8 + 65536 as u32;
+    ((x2 + x4.max(0) as u32).max(x3) + x5 + acc6).max(acc7).max(x9.abs() as u32).min(x8) + x10 + C1[2]
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 6, boundary = clamp)]
 pub fn random_001(w: Window<f64>) -> f64 {
-    let x1 = (w[1] + w[1] + -(w[-1] + 0.3)).max(0.0).min(10000.0) as u32;
-    let x2: f64 = w[-2] - w[1];
-    let mut y3 = 2.0 / 16.0 * x2;
-    if w[0] == w[0] {
-        y3 -= w[1];
+    let mut y1 = 0.1 as f64 - -2.7 as f64;
+    if w[-2] != 2.0 || (w[-3] as f32) <= (16777217 as f32) {
+        y1 -= -w[-3];
+    } else {
+        y1 *= w[-1].mul_add(w[-1], -16777217 as f64);
     }
-    x1 as f64 + y3
+    let x2 = (if -2.0_f64 >= (y1 + 0.5) { 0.5 } else { -3.0000001 as f64 }) - w[-1] as f32 as f64;
+    let mut acc3 = 0.0;
+    for i in 0..=0 {
+        for j in -2..=1 {
+            acc3 += w[i + j];
+        }
+    }
+    x2.max(acc3) * w[-3]
 }
 
 #[stencil(radius = 1, warp = 2, outputs_per_thread = 5, boundary = valid)]
 pub fn random_002(w: Window<f32>, shift0: f32) -> f32 {
-    const C1: [f32; 5] = [-1.0, 0.0, 10.0, -1e-3, 1e1];
-    let mut y2 = f32::mul_add(-1.0, shift0, shift0);
-    if shift0 == shift0 {
-        let t3 = w[1];
-        y2 *= t3;
+    let c1: [f32; 5] = [-1.0, 0.0, 10.0, -1e-3, 1.5_f32];
+    let mut acc2 = w[-1] + -0.125f32;
+    for k in -1..2 {
+        let d3 = w[k] - w[-1];
+        acc2 += d3 * d3;
     }
-    let x5: f32 = { let t4 = w[1].mul_add(0.1f32, w[0]); t4 * (w[-1] + 0.5) };
-    let mut acc6 = 0.0;
-    for i in 0..=0 {
-        for j in (0..=1).rev() {
-            acc6 += w[i + j];
-        }
+    let mut acc4 = 0.1f32 + w[1];
+    let mut wt5: f32 = 1.0;
+    for k in -1..=1 {
+        acc4 += wt5 * w[k];
+        wt5 *= 0.75;
     }
+    let x6 = (acc2 + w[1]).abs().max(0.0).min(10000.0) as u32;
     let mut acc7 = 0.0;
     for k in 0..=1 {
-        acc7 += w[k - 1] * (k as f32) * 0.75f32;
+        acc7 = f32::mul_add(w[k], -100f32, acc7);
     }
-    let mut acc8 = 0.0;
-    for k in 0..=1 {
-        acc8 += w[k];
-    }
-    y2.min(x5) * acc6 + acc7 + acc8 + C1[0] - w[-1]
+    let c8: bool = !(-8 <= (2.5 as i32));
+    (shift0 - acc4).min(x6 as f32) * acc7 + (if c8 { 1.0f32 } else { 1.5e2 }) + c1[1] + w[-1]
 }
 
 #[stencil(radius = 28, warp = 2, outputs_per_thread = 7, boundary = valid)]
 pub fn random_003(w: Window<f32>, beta0: u32, beta1: u32) -> f32 {
     const N: i32 = 8;
-    let x1 = (w[14] / w[-26]).max(0.0).min(10000.0) as u32;
-    let x2 = (w[17] + w[20]).max(0.0).min(10000.0) as u32;
-    let mut y3 = w[-18];
-    if 4.5 < w[1] {
-        y3 *= w[N - 1] / w[25];
+    let mut y1 = (w[-2] + 2.0 / 7.0).sqrt();
+    if (w[8] + -0.75) <= w[-1] || (1.00000005960464477539062500000001 as f32) <= 1.5 {
+        y1 += w[7] - w[0];
+    } else {
+        y1 -= if w[4] >= (-16777217.0 as f32) { w[21] } else { w[28] };
     }
-    (beta0 as f32 + beta1 as f32 - x1 as f32 + x2 as f32).max(y3)
+    let x2 = (w[28] * y1).min(y1 + y1);
+    let x3 = (3.0000001 as f32 * 4.5 + (x2 + x2)).max(-10000.0).min(10000.0) as i32;
+    (beta0 as f32 + beta1 as f32 - x3 as f32).max(w[N]).min(w[28])
 }
 
 #[stencil(radius = 40, warp = 16, outputs_per_thread = 7, boundary = zero)]
 pub fn random_004(w: Window<u32>, beta0: f32) -> u32 {
     const N: i32 = 30;
-    let mut y1 = w[-40] + w[-40];
-    if w[-35] < w[-1] {
-        let t2 = beta0.max(0.0).min(10000.0) as u32;
-        y1 += t2;
+    let mut acc1 = 0;
+    for k in 0..30 {
+        acc1 += 2 * w[k];
     }
-    let x3 = y1.min(if (w[N - 1] as f64) > (w[-40] as f64) || beta0 == (w[40] as f32) { w[-6] * 2 } else { w[-17] * 2 });
-    let mut acc4 = 0;
-    for k in 0..=34 {
-        acc4 += w[k] + w[-k];
+    let mut acc2 = w[-30];
+    for k in -N..=N {
+        if w[k] > acc2 {
+            acc2 = w[k];
+        }
     }
-    let x5 = w[-32] + 7;
-    let x7 = { let t6 = x5.min(6); t6.max(5u32 + x5) };
-    x3.min(acc4).max(x7).max(w[25])
+    let x3 = w[0];
+    let x4 = if w[N] < acc2 || x3 < 7u32 { 0.25 } else { 2.0 };
+    let x5 = f64::mul_add(x4, (3.0000001) as f64, w[-40] as f64);
+    let mut acc6 = 0;
+    for k in -N..=N {
+        acc6 += 2 * w[k];
+    }
+    (beta0.max(0.0).min(10000.0) as u32 + acc1 + x4.max(0.0).min(10000.0) as u32).max(x5.max(0.0).min(10000.0) as u32).max(acc6)
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 3, boundary = clamp)]
 pub fn random_005(w: Window<u32>) -> u32 {
-    let x1 = (w[0] * 3) as i32;
-    let c2 = !(w[1] == w[-1] || (w[1] as f64 + 2.0) <= -0.5);
-    let mut acc3 = 0;
-    for k in 0..=0 {
-        acc3 += w[k] + w[-k];
+    const B1: bool = false;
+    let mut acc2: u32 = 0;
+    for k in (0..=0).step_by(3) {
+        let d3 = w[k].max(w[1]) - w[k].min(w[1]);
+        acc2 += d3;
     }
-    (x1.abs() as u32).max(c2 as u32).min(acc3)
+    let x4 = if (2.7 as u32) < w[1] { acc2 } else { w[-1] };
+    let mut acc5: u32 = 0;
+    for k in 0..=0 {
+        acc5 += w[k] + w[-k];
+    }
+    (B1 as u32).min(x4).min(acc5)
 }
 
 #[stencil(radius = 2, warp = 2, outputs_per_thread = 1, boundary = clamp)]
 pub fn random_006(w: Window<f32>) -> f32 {
-    let mut acc1 = 0.0;
-    for k in -2..3 {
-        acc1 = w[k].mul_add(w[2] + w[-1], acc1);
+    let mut acc1: f32 = 0.0;
+    for k in 2..=2 {
+        acc1 += 1e1 * w[-k];
     }
-    let x2 = w[-1] * (0.25f32 * w[2]) - w[-1];
-    let mut y3 = x2 / acc1;
-    if w[1] > w[0] && (w[0] as f64) != (w[2] as f64 + 0.75) {
-        y3 *= w[0].abs().sqrt();
-    } else {
-        y3 -= w[-2] * acc1;
+    let x2 = (w[-1] * w[-2]) as f64;
+    let mut acc3 = w[0] as f64 as f32;
+    const W4: [f32; 3] = [-100_f32, 1.5e2, 1e-3];
+    for k in 0..=2 {
+        acc3 += W4[k as usize] * w[k - 2];
     }
-    y3
+    acc1 * x2 as f32 + acc3
 }
 
 #[stencil(radius = 1, warp = 2, outputs_per_thread = 3, boundary = clamp)]
 pub fn random_007(w: Window<f64>, shift0: f32, bias1: f64) -> f64 {
-    const C1: [f64; 4] = [0.25_f64, 0.25, 1.0, 1.0];
-    let x2 = (-bias1).abs().sqrt();
-    let mut y3 = -2.5e-1 * x2;
-    if w[1] < 0.1f64 || -1.5e2 == (w[0] + -2.5e-1) {
-        let t4 = -bias1;
-        y3 -= t4;
-    } else {
-        y3 += x2 + bias1;
+    const C1: [f64; 4] = [10_f64, 2.0 / 7.0, 0.3, 0.1];
+    let mut acc2: f64 = 0.0;
+    for k in 0..=0 {
+        if k % 3 != 1 {
+            acc2 += w[k];
+        } else {
+            acc2 += 0.75f64 * w[k];
+        }
     }
-    ((shift0 as f64).min(y3) + C1[3]).max(w[-1])
+    let x3 = ((w[1] as f32).min(w[-1] as f32) as f64).max(0.0).min(10000.0) as u32;
+    (shift0 as f64 + bias1 - acc2).min(x3 as f64) - C1[3]
 }
 
 #[stencil(radius = 24, warp = 32, outputs_per_thread = 7, boundary = valid)]
 pub fn random_008(w: Window<f64>, lo0: f64) -> f64 {
-    const C1: [f64; 6] = [1.0, 0.125, 4.5, -0.25_f64, 2.0_f64, 0.0f64];
-    const N: i32 = 10;
-    let x2 = w[-1];
-    let mut acc3: f64 = f64::INFINITY;
-    for k in 10..=10 {
-        acc3 = f64::min(acc3, w[k - 2]);
-    }
-    lo0.max(x2) + acc3 + C1[1]
+    const C1: [f64; 6] = [1.0, 0.125, 4.5, -0.25_f64, 2.0_f64, 16f64];
+    let c2 = (-3 as f64) == (-3 as f64);
+    let x3 = f64::abs(-0.5).max(-10000.0).min(10000.0) as i32;
+    (lo0 - c2 as i32 as f64 + x3 as f64 + C1[4]).max(w[-16])
 }
 
 #[stencil(radius = 7, warp = 32, outputs_per_thread = 6, boundary = clamp)]
 pub fn random_009(w: Window<f32>) -> f32 {
     const C1: [u32; 4] = [2, 3, 3, 0];
-    let x2: i32 = ((w[7] + w[0]) / w[2]).max(-10000.0).min(10000.0) as i32;
-    let mut acc3 = 0.0;
-    for k in (-7..=7).step_by(2) {
-        acc3 += w[-k];
+    let mut y2 = (16777217.0) as f32 / w[7];
+    if !(w[1] > w[5]) {
+        let t3 = w[1];
+        y2 -= t3;
     }
-    let mut acc4 = acc3 + w[-1];
-    for k in (0..1).rev().step_by(3) {
-        if k == 0 {
-            acc4 += w[k];
-        }
+    let x4: f32 = if !(w[1] >= y2) { -2.5e-1 } else { 0.1 };
+    let mut acc5 = 0.0;
+    for k in (-7..=7).step_by(3) {
+        acc5 = f32::mul_add(w[k], 0.75f32.max(w[-7]), acc5);
     }
-    (x2 as f32 + acc4).max(C1[1] as f32)
+    x4 + acc5 + C1[1] as f32
 }
 
 #[stencil(radius = 12, warp = 2, outputs_per_thread = 3, boundary = valid)]
 pub fn random_010(w: Window<i32>) -> i32 {
-    let mut acc1 = 0;
-    for i in -2..=2 {
-        for j in 0..=1 {
-            acc1 += w[i + j];
+    let mut y1 = i32::min(w[-2], w[2]);
+    if w[-4] > w[12] || w[0] > 4 {
+        y1 = w[-5].abs();
+    } else {
+        y1 += -6;
+    }
+    let mut acc2 = w[-11];
+    for k in -11..4 {
+        if w[k] > acc2 {
+            acc2 = w[k];
         }
     }
-    let x2 = 4_i32;
-    let x3 = w[12].abs() as u32;
-    let x4 = (w[-5].abs() - -6) as f64;
-    acc1.min(x2).min(x3 as i32).min(x4.max(-10000.0).min(10000.0) as i32)
+    let mut acc3 = i32::MAX;
+    for k in (-1..=3).step_by(3) {
+        if w[k] < acc3 {
+            acc3 = w[k];
+        }
+    }
+    let x4: i32 = -9;
+    y1 - acc2 - acc3 + x4
 }
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 6, boundary = valid)]
 pub fn random_011(w: Window<f32>, bias0: u32, lo1: f32) -> f32 {
     const C1: [f32; 2] = [3.0 / 3.0, 1.0 / 3.0];
-    let mut acc2 = w[-1];
-    for k in -1..=1 {
-        if w[k] > acc2 {
-            acc2 = w[k];
+    let x2 = 16777217.0;
+    let x3: f32 = x2;
+    let mut y4 = w[1] / x2;
+    if w[1] == w[1] || lo1 == w[0] {
+        let t5 = 4.5;
+        y4 += t5;
+    }
+    let x6 = lo1 + 3.0;
+    let x7 = if !(lo1 != lo1) { -0.1 } else { 0.1 };
+    let x8 = w[-1] - x7;
+    let mut y9 = -2147483647.5 as f32 + w[0];
+    if x8 == w[-1] {
+        let t10 = if w[0] >= w[-1] { lo1 } else { -0.1 };
+        y9 *= t10;
+    }
+    let mut acc11 = w[-1] as f64 as f32;
+    for k in 1..2 {
+        if k % 2 == 0 {
+            acc11 += w[k];
         }
     }
-    let x3 = lo1.abs();
-    let mut x4 = (x3 * w[-1] + w[-1]).abs();
-    x4 += acc2 * x4;
-    let x5: f32 = w[-1] as f64 as f32;
-    let x6 = w[0] - w[0];
-    let mut acc7: f32 = w[-1];
-    for k in -1..=1 {
-        acc7 = acc7.max(w[k]);
-    }
-    (bias0 as f32 * x4 + x5 - x6 - acc7 + C1[1]).max(w[1])
+    (bias0 as f32).max(x3).max(y4) + x6 - x7 + y9 - acc11 + C1[0]
 }
 
 #[stencil(radius = 11, warp = 8, outputs_per_thread = 6, boundary = clamp)]
 pub fn random_012(w: Window<f64>) -> f64 {
     const C1: [i32; 3] = [4, -2, -4];
-    let mut y2 = 3.0f64 * w[-11];
-    if 0.1 > w[0] {
-        y2 *= w[-4].min(w[1]);
-    }
-    let mut y3 = w[-1].max(y2);
-    if 3.0_f64 != y2 && w[-11] < y2 {
-        y3 -= w[8] as f32 as f64;
-    } else {
-        y3 -= y2 * y2;
-    }
-    let x4 = (y3 + -0.125).mul_add(1.5f64, -0.0);
-    let x5: f64 = y2.abs() + (1.0 + w[-7]);
-    x4.min(x5).max(C1[2] as f64)
+    let x2: f64 = w[-11];
+    let x3 = x2.abs() * 1f64.mul_add(w[9], w[-8]) - f64::mul_add(w[-1], x2, w[-7]).max(w[6].max(-(3.0 / 16.0)));
+    let c4: bool = x2 == x2 || w[11] <= w[8] || -0.1 != w[1] || (x3 + -0.1f64) < (w[-7] + 1.0f64);
+    let c5 = !(w[-1] == w[-2] && c4 || 2.0_f64 <= 0.0f64 && (true as i32) == (w[-3] as i32));
+    (if c5 { 0.75f64 } else { 2.0 }) - C1[2] as f64
 }
 
 #[stencil(radius = 15, warp = 2, outputs_per_thread = 7, boundary = clamp)]
 pub fn random_013(w: Window<f64>) -> f64 {
-    let x1 = w[-9];
-    let mut acc2: f64 = 0.0;
-    for k in (-12..=13).step_by(3) {
-        let d3 = w[-k] - w[4];
-        acc2 += d3.abs();
+    let x1 = 0.5;
+    let x2 = x1 as f32;
+    let mut y3 = w[-3];
+    if w[-2] >= -0.25 || w[15] > w[-7] {
+        y3 = (w[15] + 10.0).mul_add(w[3], w[-3]);
     }
-    let mut acc4 = w[-6].abs().sqrt();
-    for k in 0..=13 {
+    let mut acc4 = 0.0;
+    for i in 0..=2 {
+        for j in -11..=10 {
+            acc4 += w[i + j];
+        }
+    }
+    let mut acc5: f64 = 0.0;
+    for k in (3..=11).step_by(2) {
         if k < 0 {
-            acc4 += w[k + 2];
+            acc5 += w[k];
         } else {
-            acc4 -= w[k + 2];
+            acc5 -= w[k];
         }
     }
-    let mut acc5 = f64::NEG_INFINITY;
-    for k in 0..14 {
-        if w[k] > acc5 {
-            acc5 = w[k];
-        }
-    }
-    (x1 * acc2 * acc4).max(acc5)
+    ((x2 as f64 + y3) * acc4).min(acc5)
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 8, boundary = valid)]
 pub fn random_014(w: Window<f64>, bias0: f64) -> f64 {
-    let x2: f64 = { let t1 = w[2] as f32 as f64; t1 * (if w[0] <= w[-1] { t1 } else { t1 }) };
-    let mut x3 = w[1].abs().sqrt();
-    x3 *= w[1].max(x3);
-    let x4 = ((w[-2] + 0.75).abs().sqrt() - bias0).abs();
-    (x2 + x3).max(x4)
+    let x1 = (if 1.5_f64 != 10.0 { w[-2] } else { 0.75 }).abs().sqrt();
+    let mut y2 = bias0 + w[0];
+    if w[0] != w[0] {
+        y2 *= w[2] as f32 as f64;
+    }
+    let x3 = if w[1] >= y2 || w[-2] >= x1 { (w[-1].max(-10000.0).min(10000.0) as i32).abs() } else { (w[-1].max(-10000.0).min(10000.0) as i32).max(0 as i32) };
+    x3 as f64 + w[-2]
 }
 
 #[stencil(radius = 22, warp = 32, outputs_per_thread = 4, boundary = valid)]
 pub fn random_015(w: Window<f64>, shift0: f32) -> f64 {
     const C1: [f64; 2] = [0.0, 0.1];
-    let mut acc2 = shift0 as f64;
-    for k in -22..=22 {
-        acc2 += w[k] * (k as f64) * 0.125;
+    let mut acc2: f64 = 0.0;
+    for k in 1..=7 {
+        acc2 += w[k] + w[-k];
     }
-    let mut acc3 = 0.0;
-    const W4: [f64; 9] = [0.3, 2.5e-1, -0.25f64, 1e-3, -f64::EPSILON, 1.0, 0.75_f64, -1.0_f64, -4.5f64];
-    for k in 6..=14 {
-        acc3 += W4[(k - 6) as usize] * w[k];
+    let x3 = w[-16];
+    let mut y4 = w[-13];
+    if (w[-22] as f32) != (shift0 + 1e-3) && (w[16].max(0.0).min(10000.0) as u32) > 1 {
+        y4 -= x3 + w[-7];
+    } else {
+        y4 -= acc2 + w[-22];
     }
-    let x5 = (if acc3 >= f64::EPSILON && w[4] != w[5] { -0.125 - acc2 } else { if (w[-16] + -0.5) == 1.0 { acc3 } else { 3.0 } }) + acc2.mul_add(acc3, acc3).max(acc2 * w[1]);
-    let mut acc6 = 0.0;
-    for k in 0..=22 {
-        acc6 += 1.5 * w[k];
+    let mut y5 = w[-15] * C1[1];
+    if !((w[-21] + 2.0) <= -0.25) {
+        y5 -= f64::abs(1.0);
+    } else {
+        y5 *= w[-9];
     }
-    (x5 - acc6) * C1[1]
+    y4 + y5
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 5, boundary = valid)]
 pub fn random_016(w: Window<u32>, bias0: u32) -> u32 {
     let mut acc1 = 0;
-    for k in (0..=2).step_by(3) {
-        if k == 0 {
-            acc1 += w[k];
-        } else {
-            acc1 = acc1.max(w[k]);
+    for i in 0..=0 {
+        for j in -1..=1 {
+            acc1 += w[i + j];
         }
     }
-    let mut acc2 = 0;
-    for k in 0..=2 {
-        let d3 = w[k].max(w[-1]) - w[k].min(w[-1]);
-        acc2 += d3;
+    let mut acc2: u32 = 0;
+    for k in (1..2).rev().step_by(3) {
+        acc2 += w[k + 1].max(w[k]) - w[k + 1].min(w[k]);
     }
-    bias0.min(acc1).max(acc2)
+    bias0.max(acc1).max(acc2)
 }
 
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 2, boundary = valid)]
 pub fn random_017(w: Window<f64>, beta0: f64, bias1: u32) -> f64 {
-    let x2 = { let t1 = w[-1] + w[1]; t1 * beta0 };
-    let mut acc3 = 0.0;
-    for k in (0..=1).step_by(2) {
-        acc3 += 3.0 / 3.0 * w[k];
+    let mut acc1: f64 = 0.0;
+    for k in -1..1 {
+        acc1 += beta0 * w[-k];
     }
-    let x4: u32 = (w[1] * -1e1).max(0.0).min(10000.0) as u32;
-    let mut acc5 = 0.0;
+    let mut x2 = beta0.min(w[1]) + acc1.max(beta0) + (beta0 * w[1] + 0.1_f64);
+    x2 /= (1.00000005960464477539062500000001) as u32 as f64;
+    let mut acc3 = 0.0;
     for i in 0..=0 {
-        for j in 0..=1 {
-            acc5 += w[i + j];
+        for j in 0..=0 {
+            acc3 += w[i + j];
         }
     }
-    ((bias1 as f64).max(x2) + acc3).min(x4 as f64) + acc5
+    let mut acc4: f64 = 0.0;
+    for k in 0..=0 {
+        acc4 += (w[k + 1] - w[k]).abs();
+    }
+    (bias1 as f64 + x2) * acc3 * acc4
 }
 
 #[stencil(radius = 40, warp = 8, outputs_per_thread = 5, boundary = zero)]
 pub fn random_018(w: Window<f64>) -> f64 {
     const N: i32 = 39;
-    let mut acc1: f64 = f64::NEG_INFINITY;
-    for k in (0..1).rev().step_by(2) {
-        acc1 = acc1.max(w[k]);
+    let x1 = w[1 - N].mul_add(w[0], w[10]);
+    let x2: f64 = w[20];
+    let mut acc3 = f64::MAX;
+    for k in (-N..=N).rev() {
+        if w[k] < acc3 {
+            acc3 = w[k];
+        }
     }
-    let mut acc2: f64 = 0.0;
-    for k in -40..=40 {
-        let d3 = w[k] - w[-40];
-        acc2 = d3.max(acc2);
-    }
-    let mut acc4 = acc1 * -0.3_f64;
-    let mut wt5: f64 = 1.0;
-    for k in -N..N + 1 {
-        acc4 += wt5 * w[k];
-        wt5 *= 0.5;
-    }
-    acc2.min(acc4)
+    x1.min(x2) * acc3 * w[-40]
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 8, boundary = wrap)]
 pub fn random_019(w: Window<f64>) -> f64 {
     const C1: [f64; 5] = [1.0, 1e-3, 0.3, 0.25, 0.0];
-    let mut y2 = w[-2].min(w[0]);
-    if !(w[1] == 0.1f64) {
-        y2 = -w[0];
+    let c2 = !(-(w[1] as f32) > (w[-1] as f32 + 2.0));
+    let x3 = -0.25;
+    let x4 = x3 as u32;
+    let x5 = -7 as f64 + x3;
+    let mut x6: f64 = 1.5;
+    x6 -= C1[3] + w[2];
+    let mut y7 = x5;
+    if x5 > x3 {
+        y7 += w[-1] as f32 as f64;
     } else {
-        y2 += 3.0 * w[2];
+        y7 -= if x6 < (x3 + 3.0) { w[0] } else { 0.25 };
     }
-    let x3 = w[-1].max(-10000.0).min(10000.0) as i32;
-    let x4 = w[2] + 3.0 / 7.0 - y2 * w[0];
-    let x5 = w[1].max(0.0).min(10000.0) as u32;
-    ((x3 as f64 + x4).min(x5 as f64) - C1[1]).min(w[2])
+    (c2 as i32 as f64).min(x4 as f64).max(y7)
 }
 
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 3, boundary = wrap)]
 pub fn random_020(w: Window<f64>, gain0: f64, hi1: i32) -> f64 {
-    let mut acc1 = 0.0;
-    for k in -1..=-1 {
-        acc1 += w[k];
+    let x1: u32 = gain0.max(0.0).min(10000.0) as u32;
+    let x2: f64 = -2.0;
+    let mut y3 = w[-1] + gain0;
+    if (w[1].max(-10000.0).min(10000.0) as i32) >= (w[-1].max(-10000.0).min(10000.0) as i32) {
+        y3 *= gain0 + 0.0;
+    } else {
+        y3 += w[1].mul_add(w[0], w[-1]);
     }
-    let mut x2 = acc1;
-    x2 += f64::min(x2, 0.125);
-    let c3 = (w[1] as i32) >= (w[-1] as i32) || gain0 > 0.125 && gain0 < acc1;
-    let mut acc4 = f64::INFINITY;
-    for k in -1..2 {
-        acc4 = acc4.min(w[-k]);
-    }
-    (hi1 as f64 + x2 - (if c3 { 1.0f64 } else { 1.0f64 }) + acc4).max(w[-1])
+    let x4 = (w[1] + x2 - w[-1]) as f32;
+    (hi1 as f64).max(x1 as f64).max(y3).min(x4 as f64).max(w[-1])
 }
 
 #[stencil(radius = 13, warp = 32, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_021(w: Window<f64>, hi0: u32) -> f64 {
-    let mut acc1 = w[-1] as u32 as f64;
-    let mut wt2: f64 = 1.0;
-    for k in (-13..-6).rev().step_by(3) {
-        acc1 += wt2 * w[k + 1];
-        wt2 *= 0.75;
+    let mut acc1 = 0.0;
+    for k in (0..=8).rev() {
+        acc1 += 1.0 * w[k];
     }
-    let x3 = w[-13].max(-10000.0).min(10000.0) as i32;
-    let mut x4 = w[1] as f32;
-    x4 -= x4;
-    let mut acc5 = 0.0;
-    for k in -13..14 {
-        acc5 += 0.25 * w[k];
+    let mut y2 = if (w[5] + 3.0) != 0.1f64 { 2.0 } else { acc1 };
+    if 2f64 <= w[5] && w[11] != w[11] {
+        y2 *= w[6];
+    } else {
+        y2 -= acc1;
     }
-    ((hi0 as f64 - acc1 - x3 as f64) * x4 as f64).max(acc5)
+    let x3 = (w[-11] as f32 as f64).abs() + (w[11] + (0.3 as f64 - y2));
+    let mut x4: f64 = w[-5] - x3;
+    x4 /= -w[-3];
+    hi0 as f64 - x4
 }
 
 #[stencil(radius = 2, warp = 8, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_022(w: Window<f32>, hi0: f32, beta1: f32) -> f32 {
-    let mut y1 = w[1] * w[-1];
-    if hi0 != w[-2] || beta1 < (1.0 / 7.0) {
-        y1 = 2.0 / 16.0 * w[0];
-    } else {
-        y1 += hi0 - w[2];
+    let x1 = (hi0 + w[0]).mul_add(0.0_f32 + 2147483647.5 as f32, -(-3.0000001 as f32));
+    let x2 = (w[1] * w[2]).abs();
+    let mut acc3 = 0.0;
+    const W4: [f32; 1] = [-std::f32::consts::FRAC_1_SQRT_2];
+    for k in 0..=0 {
+        acc3 += W4[k as usize] * w[k];
     }
-    let x2 = ((-1.5 - w[-2]) / (w[1] - w[2])).max(0.0).min(10000.0) as u32;
-    let mut y3 = w[2] - 10.0;
-    if w[2] == w[1] {
-        y3 = -(1.0 / 16.0);
-    } else {
-        y3 += w[0].min(1.0);
+    let x5: f32 = f32::max(w[2], x2).abs();
+    let mut y6 = w[2] - -2.5e-1;
+    if 0.0f32 == x1 {
+        y6 -= x5.abs().sqrt();
     }
-    let mut acc4 = w[-1] * w[-1];
-    for k in 1..=2 {
-        acc4 += w[k] + w[-k];
+    let mut acc7 = w[0];
+    for k in 0..=0 {
+        if w[k] > acc7 {
+            acc7 = w[k];
+        }
     }
-    let x5 = y3.min(beta1);
-    let mut x6 = w[2] + y1;
-    x6 *= x6 * hi0;
-    x2 as f32 * acc4 * x5 - x6 + w[-1]
+    (beta1 + acc3).min(y6).min(acc7)
 }
 
 #[stencil(radius = 31, warp = 32, outputs_per_thread = 6, boundary = wrap)]
 pub fn random_023(w: Window<f64>, shift0: f64, gain1: f32) -> f64 {
     let mut acc1 = 0.0;
-    for k in (-31..=29).step_by(3) {
-        acc1 += w[k + 2] * (k as f64) * 3.0f64;
+    for k in (21..32).step_by(2).rev() {
+        acc1 += shift0 * w[k];
     }
-    let x2 = w[-11];
-    (shift0 - gain1 as f64).min(acc1) - x2
+    let x2 = (w[-1] * 0.0_f64).abs().sqrt().mul_add(w[-25] - w[-2] - (w[-1] + 4.5_f64), acc1.min(w[31]));
+    gain1 as f64 + x2
 }
 
 #[stencil(radius = 4, warp = 16, outputs_per_thread = 5, boundary = zero)]
 pub fn random_024(w: Window<f64>, lo0: f64, scale1: f64) -> f64 {
-    let mut acc1 = 0.0;
-    const W2: [f64; 4] = [std::f64::consts::PI, -1e-3, 0.125f64, -f64::MIN_POSITIVE];
-    for k in -2..2 {
-        acc1 += W2[(k + 2) as usize] * w[k];
+    let x1 = w[4] + w[-4];
+    let x3 = { let t2 = w[0].max(-10000.0).min(10000.0) as i32 as f64; t2 * (w[0] - scale1) };
+    let x4 = (w[3] + w[-2] + (w[0] - 2147483647 as f64)).abs().sqrt();
+    let mut acc5: f64 = 0.0;
+    for k in -3..=-3 {
+        let d6 = w[k] - w[-4];
+        acc5 += d6.abs();
     }
-    let x3 = acc1.abs() - 2.0 / 16.0 * w[-3];
-    let x5 = { let t4 = w[0].mul_add(0.0, w[-4]); t4 * x3.abs() };
-    let x6 = w[4] as f32 + w[1] as f32;
-    let x7 = (w[-1].max(-10000.0).min(10000.0) as i32).max(w[-2].max(-10000.0).min(10000.0) as i32);
-    (lo0.max(scale1) + x5 + x6 as f64).min(x7 as f64)
+    let mut acc7 = f64::NEG_INFINITY;
+    for k in (2..=2).rev() {
+        if w[k + 2] > acc7 {
+            acc7 = w[k + 2];
+        }
+    }
+    (lo0 * x1 - x3).max(x4) + acc5 - acc7 + w[0]
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 8, boundary = valid)]
 pub fn random_025(w: Window<f64>, bias0: f64) -> f64 {
-    let x1: f64 = std::f64::consts::FRAC_1_SQRT_2.min(4.5) + bias0 * w[3];
-    let x2 = bias0 - (w[2] - w[0] - w[1]);
-    x1 - x2
+    let x1 = -w[-1];
+    let mut acc2 = f32::MIN_POSITIVE as f64;
+    for k in (0..=2).step_by(2) {
+        let d3 = w[-k] - w[-3];
+        acc2 += d3.abs();
+    }
+    bias0 + x1 + acc2
 }
 
 #[stencil(radius = 2, warp = 2, outputs_per_thread = 2, boundary = valid)]
 pub fn random_026(w: Window<f32>, bias0: f32) -> f32 {
     let c1: [f32; 4] = [1.5, 1.0, 0.1, 0.5];
     let mut acc2 = bias0 - w[2];
+    let mut wt3: f32 = 1.0;
     for k in -1..3 {
-        acc2 = f32::mul_add(w[k], 1e-3 - c1[0], acc2);
+        acc2 += wt3 * w[k];
+        wt3 *= 0.9;
     }
-    let x3: f64 = (acc2 + acc2).abs() as f64;
-    let x4: f32 = w[-2] / acc2.abs();
-    let mut acc5 = 0.0;
-    for k in -1..=-1 {
-        acc5 = w[k + 2].mul_add(x4 - -0.125, acc5);
+    let mut acc4 = f32::MIN;
+    for k in (-2..=2).step_by(2) {
+        acc4 = acc4.max(w[k]);
     }
-    (x3 as f32 - acc5) * w[2]
+    let mut y5 = 0.25 * bias0;
+    if acc4 >= acc4 || (w[-2] + 1e-3) < w[2] {
+        y5 += acc2;
+    } else {
+        y5 += w[-2];
+    }
+    let x6 = if y5 >= bias0 { 1.00000001 } else { 0.1 };
+    let x7 = x6 as i32;
+    let x8 = acc2.min(x6);
+    (x7 as f32 + x6).max(x8) - c1[0]
 }
 
 #[stencil(radius = 40, warp = 32, outputs_per_thread = 1, boundary = clamp)]
 pub fn random_027(w: Window<f64>, hi0: f64) -> f64 {
-    let x1 = w[-20].max(-10000.0).min(10000.0) as i32;
-    let mut y2 = w[-2] * w[0];
-    if hi0 > hi0 {
-        y2 -= hi0;
-    } else {
-        y2 *= w[-1].min(hi0);
+    const B1: bool = 1 < 2;
+    let x2 = 1.00000001;
+    let x3: f64 = x2;
+    let mut acc4 = 0.0;
+    for k in 1..=19 {
+        acc4 += w[k] + w[-k];
     }
-    let y2 = y2 * (if w[3] >= y2 { -10.0_f64 } else { 0.1 });
-    (x1 as f64).max(y2)
+    let x5 = w[0];
+    (hi0 + B1 as i32 as f64 + x2) * x3 + acc4 + x5
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 8, boundary = wrap)]
 pub fn random_028(w: Window<f64>, hi0: f32) -> f64 {
-    const C1: [f64; 6] = [-0.3f64, 0.1, 0.0f64, 1.5e2, 0.75, 0.1];
-    let mut acc2: f64 = 0.0;
-    for k in 0..=1 {
-        acc2 += w[k] + w[-k];
-    }
-    let mut y3 = w[-3].max(C1[5]);
-    if w[-2] == acc2 && w[-5] != w[1] {
-        y3 *= w[4] + acc2;
+    const C1: [f64; 6] = [1_f64, 4.5, 4.5, 1.0, std::f64::consts::FRAC_1_SQRT_2, 0f64];
+    let x2 = (w[-3] / 3.0000001 as f64 + (10f64 + 2.0f64)).max(0.0).min(10000.0) as u32;
+    let mut y3 = w[0] + 4.5;
+    if w[-1] == ((3.99) as f64) && w[0] != w[-2] {
+        y3 *= -2147483647 as f64 * w[-5];
     } else {
-        y3 -= (w[5] + 1.0 / 7.0).max(w[5]);
+        y3 *= w[5].abs().sqrt();
     }
-    let x4: f64 = -(if w[-3] != w[-3] { 0.125 } else { w[0] });
-    let mut acc5 = f64::MAX;
-    for k in (-5..6).step_by(2).rev() {
-        acc5 = acc5.min(w[k]);
-    }
-    hi0 as f64 * y3 - x4 + acc5
+    let x4 = w[-5];
+    let x5 = y3;
+    ((hi0 as f64 - x2 as f64) * x4 - x5) * C1[1]
 }
 
 #[stencil(radius = 17, warp = 16, outputs_per_thread = 3, boundary = zero)]
 pub fn random_029(w: Window<f64>, scale0: f64, beta1: u32) -> f64 {
-    const C1: [f64; 5] = [5e-1, std::f64::consts::LN_2, 2.5e-1, 2.0, 0.125f64];
-    let mut x2 = (C1[2] + -1.0).min(0.0) + scale0 + (w[17] + (w[16] + 0.0).min(scale0));
-    x2 /= (w[-6] + 0.1).max(scale0);
-    let x3 = (w[17] + C1[3]).max(0.0).min(10000.0) as u32;
-    let mut acc4: f64 = f64::NEG_INFINITY;
-    for k in -17..18 {
-        acc4 = acc4.max(w[k]);
+    const C1: [f64; 5] = [5e-1, std::f64::consts::LN_2, 1.5_f64, 0.0, 2.0];
+    let x2: f64 = (w[-1] + 3.0).min(-16777217.0 as f64) + 10.0 + (-scale0 + C1[3].mul_add(0.75, w[-17]));
+    let x3 = 0.75;
+    let x4 = x3 as f32;
+    let mut acc5 = w[-7] - 10.0f64;
+    let mut wt6: f64 = 1.0;
+    for k in 1..=9 {
+        acc5 += wt6 * w[k + 2];
+        wt6 *= 0.75;
     }
-    (beta1 as f64 + x2).max(x3 as f64) * acc4
+    beta1 as f64 + x2 - x4 as f64 + acc5
 }
 
 #[stencil(radius = 5, warp = 16, outputs_per_thread = 4, boundary = valid)]
 pub fn random_030(w: Window<f64>, lo0: f64) -> f64 {
     const C1: [f64; 5] = [-(1.0 / 7.0), -f64::MIN_POSITIVE, 0.0, 2.0 / 7.0, 3.0 / 16.0];
     const N: i32 = 4;
-    let x2 = (w[2] + 3.0).mul_add(0.25, w[5]).abs().abs().sqrt();
-    let x3 = w[1].max(-10000.0).min(10000.0) as i32;
-    let mut y4 = w[-N] * x2;
-    if -0.5f64 <= w[4] && w[-1] > -1e-3 {
-        y4 += -3.0 / x2;
+    const B2: bool = 1 < 2;
+    let mut x3: f64 = w[5] * w[2];
+    x3 -= x3.mul_add(0.1, -0 as f64);
+    let x4 = (w[0] * lo0).max(-10000.0).min(10000.0) as i32;
+    let mut y5 = w[N] * x3;
+    if w[-3] != w[1] {
+        y5 *= -0.25 * C1[0];
     } else {
-        y4 *= 0.25 + w[-5];
+        y5 *= f64::mul_add(w[-5], 0.3f64, -0.1);
     }
-    lo0 + x3 as f64 + y4 + C1[2]
+    ((if B2 { 1.0f64 } else { 1_f64 }) * x4 as f64).max(y5)
 }
 
 #[stencil(radius = 3, warp = 2, outputs_per_thread = 1, boundary = clamp)]
 pub fn random_031(w: Window<f32>, scale0: f32, hi1: f32) -> f32 {
     const C1: [f32; 2] = [1.0, 1e-3];
-    let x3 = { let t2 = w[-1] * 0.1; t2 * (if t2 != t2 { C1[1] } else { t2 }) };
-    let x3 = x3 + w[-3];
-    let mut y5 = (w[1] + -1e-3).abs();
-    if (w[-1] as u32) <= (w[0] as u32) {
-        let t6 = hi1.mul_add(2.0, w[-1]);
-        y5 *= t6;
+    const B2: bool = false;
+    let mut acc3: f32 = f32::NEG_INFINITY;
+    for k in (-2..0).step_by(2).rev() {
+        acc3 = acc3.max(w[k + 2]);
     }
-    scale0 + x3 + y5
+    let x4 = (f32::mul_add(C1[1], acc3, scale0) + acc3).sqrt();
+    let x5 = ((1e-3) as f64 + 0.5).abs() as f32;
+    hi1.min(B2 as i32 as f32).max(x4) + x5
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 3, boundary = zero)]
 pub fn random_032(w: Window<f64>) -> f64 {
     const C1: [f64; 2] = [-1.0, 0.5f64];
-    let mut acc2 = w[3] + w[0];
-    for k in -3..=2 {
-        acc2 += (w[k + 1] - w[k]).abs();
-    }
-    let mut y3 = C1[0] * w[1];
-    if C1[1] <= w[1] && acc2 > acc2 {
-        y3 *= f64::MIN_POSITIVE / acc2;
-    } else {
-        y3 += acc2 - 0.3f64;
-    }
-    let mut y4 = y3 + 1.0;
-    if (w[-2] as f32) > std::f32::consts::FRAC_1_SQRT_2 {
-        y4 *= acc2;
-    }
-    let mut acc5 = 1e-3 * w[3];
-    let mut wt6: f64 = 1.0;
-    for k in -3..=3 {
-        acc5 += wt6 * w[k];
-        wt6 *= 0.75;
-    }
-    (y4 * acc5).min(w[3])
+    let x2 = w[3];
+    let x3 = -16777217.0;
+    let x4 = x3 as f32;
+    let x5: f64 = 100_f64;
+    let mut x6 = 1i32 - w[-1].max(-10000.0).min(10000.0) as i32;
+    x6 *= 3;
+    x2.max(x4 as f64).max(x5).min(x6 as f64).max(C1[0])
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 7, boundary = clamp)]
 pub fn random_033(w: Window<f32>) -> f32 {
-    let c1: [f32; 5] = [1.5e2, -1.0, -1.0, 3.0f32, 4.5];
-    const N: i32 = 1;
-    let x2 = if w[1] <= 1.0f32 { w[1] } else if w[-N] < w[-2] { -2.0 } else { 0.1 };
-    let x3: f32 = w[3].abs().sqrt();
-    let x4 = w[2];
-    ((x2 - x3).max(x4) + c1[0]).max(w[-N])
+    const C1: [f32; 5] = [1.5e2, -1.0, -1.0, 100f32, -(1.0 / 3.0)];
+    let mut acc2: f32 = 0.0;
+    for k in (-2..2).rev().step_by(3) {
+        acc2 += w[k] * (k as f32) * 100f32;
+    }
+    let mut x3 = w[5] + w[-2];
+    x3 -= 1e1;
+    let mut acc4 = 0.0;
+    const W5: [f32; 1] = [1e1];
+    for k in -1..=-1 {
+        acc4 += W5[(k + 1) as usize] * w[k];
+    }
+    (acc2 - x3).min(acc4) + C1[2]
 }
 
 #[stencil(radius = 6, warp = 8, outputs_per_thread = 3, boundary = valid)]
 pub fn random_034(w: Window<f64>, shift0: f64) -> f64 {
-    let x1 = w[-1];
-    let mut acc2 = f64::INFINITY;
-    for k in (-6..=4).step_by(2) {
-        acc2 = f64::min(acc2, w[k + 2]);
+    const B1: bool = !true;
+    let mut acc2: f64 = 0.0;
+    for k in -4..7 {
+        acc2 += w[k - 2];
     }
-    let x3: f64 = if x1 >= w[0] && 3 == (w[-5].max(0.0).min(10000.0) as u32) { 0.125 - w[-5] } else { acc2 + w[1] };
-    let mut acc4 = 0.0;
-    for k in 0..=0 {
-        acc4 += w[k] + w[-k];
+    let mut acc3 = 0.0;
+    for k in 3..=4 {
+        let d4 = w[k] - w[-6];
+        acc3 += d4.abs();
     }
     let mut acc5: f64 = 0.0;
-    for k in 0..=5 {
-        let d6 = w[k] - w[-5];
-        acc5 += d6.abs();
+    for k in (-6..=6).step_by(3) {
+        acc5 += w[k] * (k as f64) * 0.5;
     }
-    (shift0.max(x3) + acc4 - acc5) * w[4]
+    let mut acc6 = 0.0;
+    for k in 0..=3 {
+        acc6 += w[k];
+    }
+    let x7: f64 = 0.125;
+    (shift0 + B1 as i32 as f64 + acc2 + acc3 - acc5) * acc6 + x7
 }
 
 #[stencil(radius = 14, warp = 8, outputs_per_thread = 7, boundary = zero)]
 pub fn random_035(w: Window<f32>) -> f32 {
-    let x1 = w[14];
-    let mut acc2: f32 = 0.0;
-    for k in 8..=8 {
-        let d3 = w[k - 1] - w[-12];
-        acc2 += d3 * d3;
+    const B1: bool = true;
+    let mut y2 = w[-1];
+    if (w[-9] as f64) < -0.25 && B1 {
+        let t3 = w[7].max(0.1 as f32);
+        y2 -= t3;
     }
-    let mut acc4 = 0.0;
-    for k in 1..=10 {
-        acc4 = f32::mul_add(w[k], w[-1] - -0.1f32, acc4);
-    }
-    let x1 = x1 + w[-9].min(acc4);
-    acc2 + x1
+    let x4 = (if w[-7] > w[5] { w[14] as f64 } else { w[-4] as f64 }) - (4.5f64 + 4.5);
+    let x5 = y2.mul_add(-16777217 as f32, -(2.0 / 3.0)).max(-10000.0).min(10000.0) as i32;
+    let c6 = w[-14] != w[-14] || B1 && B1;
+    (x4 as f32 * x5 as f32 + (if c6 { 0.5f32 } else { -1.5_f32 })) * w[-1]
 }
 
 #[stencil(radius = 7, warp = 4, outputs_per_thread = 2, boundary = valid)]
 pub fn random_036(w: Window<f64>, gain0: f64, beta1: f64) -> f64 {
-    let x1 = gain0;
-    let mut y2 = if w[-4] == w[-4] { x1 } else { 0.5 };
-    if x1 != w[3] {
-        y2 *= x1 * 0.25;
-    } else {
-        y2 -= w[-4] * w[3];
+    let x1 = 2147483647.5 as f64 + (1.00000005960464477539062500000001) as f64;
+    let x2 = 0.1;
+    let x3 = x2 as i32;
+    let x4 = w[7] + x2;
+    let mut acc5: f64 = f64::MAX;
+    for k in -7..=7 {
+        acc5 = acc5.min(w[k]);
     }
-    let x1 = x1 - w[-6].max(w[-5]);
-    let mut acc4: f64 = f64::MAX;
-    for k in (-7..=7).step_by(2) {
-        acc4 = acc4.min(w[k]);
+    let mut y6 = 0.125f64;
+    if w[-1] == gain0 || x4 > x2 {
+        let t7 = gain0.max(w[1]);
+        y6 -= t7;
     }
-    let mut acc5 = w[-7];
-    for k in -7..6 {
-        if w[k] < acc5 {
-            acc5 = w[k];
-        }
-    }
-    let c6 = !(-std::f64::consts::FRAC_1_SQRT_2 < w[-1]);
-    (beta1 + y2 - x1).max(acc4) + acc5 + (if c6 { 1.0f64 } else { -0.5 })
+    let x2 = x2 * ((w[0] + -5e-1).abs().sqrt() + (beta1 + w[-4]));
+    let x9: f64 = w[1];
+    ((x1 * x3 as f64).max(acc5).max(y6) - x2).min(x9)
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 3, boundary = clamp)]
 pub fn random_037(w: Window<f32>) -> f32 {
-    let mut y1 = 4.5 - -0.1_f32;
-    if w[0] < w[5] {
-        let t2 = w[0] * 0.1f32;
-        y1 -= t2;
-    } else {
-        y1 *= 1.0_f32 - w[-5];
-    }
-    let c3 = w[1] == (y1 - y1) && w[1] == w[1];
-    let x4 = y1;
-    c3 as i32 as f32 * x4
+    let x2 = { let t1 = w[-4] * w[3]; t1 * (w[-2] + 1.5e2) };
+    let x2 = x2 + ((x2 - -0.75 + (w[5] + 1e1).sqrt()) * ((if x2 <= x2 { 16777217 as f32 } else { -2.0 }) * (-10.0 + w[2])));
+    let x4 = 0.75;
+    let x5 = f32::max(x4, w[2]);
+    (x2 - x4).max(x5) - w[1]
 }
 
 #[stencil(radius = 39, warp = 16, outputs_per_thread = 4, boundary = wrap)]
 pub fn random_038(w: Window<f64>) -> f64 {
     let mut acc1 = 0.0;
-    for k in 0..=15 {
-        if k == 0 {
-            acc1 += w[k + 1];
-        } else {
-            acc1 += 2.5e-1 * w[k + 1];
-        }
+    for k in 0..=39 {
+        acc1 += 0.125_f64 * w[k];
     }
-    acc1 + w[8]
+    acc1 * w[39]
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 6, boundary = clamp)]
 pub fn random_039(w: Window<f64>, lo0: f64) -> f64 {
-    let x1: f64 = w[-1] + (f64::EPSILON + w[-1]);
-    let mut y2 = w[1] + lo0;
-    if w[1] == w[1] && (x1 + 10.0) != w[0] {
-        let t3 = w[1] / lo0;
-        y2 -= t3;
-    } else {
-        y2 += lo0;
+    let c1 = (w[-1].max(-10000.0).min(10000.0) as i32) == (w[1] as i32) && (w[1] < lo0 && w[1] == w[-1]);
+    let mut y2 = lo0 + w[0];
+    if (w[1].max(0.0).min(10000.0) as u32) != (w[0] as u32) && c1 {
+        y2 = w[0].abs();
     }
-    let x4 = w[-1];
-    let x5 = ((w[1] as i32) <= (w[1].max(-10000.0).min(10000.0) as i32) && x4 == x4) as i32;
-    let x6 = (w[1] as f32 as f64 * w[1]).max(-10000.0).min(10000.0) as i32;
-    y2 - x5 as f64 + x6 as f64
+    let mut acc3 = f64::INFINITY;
+    for k in -1..2 {
+        acc3 = f64::min(acc3, w[k]);
+    }
+    let mut acc4 = w[1] - w[0];
+    for k in 0..=0 {
+        acc4 += w[k] + w[-k];
+    }
+    let x5: f64 = w[1].abs();
+    (y2.min(acc3).max(acc4) - x5) * w[0]
 }
 
 #[stencil(radius = 5, warp = 4, outputs_per_thread = 7, boundary = zero)]
 pub fn random_040(w: Window<f32>) -> f32 {
-    const C1: [f32; 5] = [4.5, 1.0, 1.0, 1.0, 4.5];
-    let mut acc2: f32 = 0.0;
-    for k in 5..6 {
-        acc2 += w[k - 1] * (k as f32) * 0.125;
+    const C1: [f32; 5] = [4.5f32, 1.0, 1.0, 1.0, 4.5];
+    let mut acc2 = 0.0;
+    for k in (0..=3).step_by(3) {
+        acc2 += 16_f32 * w[k + 2];
     }
-    let x3 = (w[-5].max(0.0).min(10000.0) as u32).min(w[-4].max(0.0).min(10000.0) as u32).min(w[-5].max(0.0).min(10000.0) as u32);
-    let mut acc4 = f32::MAX;
-    for k in (-3..=-1).rev() {
-        acc4 = acc4.min(w[k + 1]);
+    let mut acc3 = 0.0;
+    for k in -5..=-4 {
+        if k % 3 != 1 {
+            acc3 += w[k];
+        }
     }
-    (acc2 - x3 as f32).max(acc4).min(C1[4])
+    let mut y4 = 1.0 - acc3;
+    if -0.75 == 2.0f32 {
+        y4 += w[-5].max(-10000.0).min(10000.0) as i32 as f32;
+    } else {
+        y4 += w[-4].min(-2.5e-1);
+    }
+    acc2 * y4 - C1[3]
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 1, boundary = wrap)]
 pub fn random_041(w: Window<f64>, beta0: i32) -> f64 {
     let c1: [f64; 2] = [1.0, -1.5];
-    let mut y2 = c1[1] / 1.5e2;
-    if (w[2].max(0.0).min(10000.0) as u32) > (w[-2] as u32) {
-        y2 += w[1].abs();
-    }
-    let c3 = w[3] == y2;
-    beta0 as f64 * (if c3 { 0.75f64 } else { -0.25f64 })
+    let x2: f64 = 0 as u32 as f64 * w[-2];
+    let x3 = 0.75;
+    let x4 = x3 as f32;
+    (beta0 as f64 * x2 * x4 as f64).min(c1[0])
 }
 
 #[stencil(radius = 6, warp = 8, outputs_per_thread = 3, boundary = valid)]
 pub fn random_042(w: Window<f64>, scale0: i32) -> f64 {
     const N: i32 = 1;
-    let x1: f64 = 1.0;
-    let c2 = w[-3] > 0.5 || w[0] >= 4.5;
-    let x3 = (scale0 - w[4].max(-10000.0).min(10000.0) as i32 + (if w[-2] == x1 { w[5].max(-10000.0).min(10000.0) as i32 } else if w[1 - N] != x1 { w[5].max(-10000.0).min(10000.0) as i32 } else { scale0 })).max(w[-2].max(-10000.0).min(10000.0) as i32 + w[5].max(0.0).min(10000.0) as u32 as i32);
-    let x4 = w[1];
-    let x5 = x4 / (x1 * 5e-1).min(w[1 - N]);
-    let mut acc6 = w[-6];
-    for k in -N..=N {
-        let d7 = w[k] - w[5];
-        acc6 += d7 * d7;
+    const B1: bool = 2.0 <= 1.5;
+    let x2 = 1.00000001;
+    let x3 = f64::max(x2, w[0]);
+    let x4 = x2.abs();
+    let mut acc5 = f64::MAX;
+    for k in -6..=6 {
+        acc5 = f64::min(acc5, w[k]);
     }
-    (c2 as i32 as f64).min(x3 as f64).max(x5) + acc6
+    let x6 = (x4.max(w[4]) * f64::abs(w[-N])).max(0.0).min(10000.0) as u32;
+    let mut y7 = acc5 - x2;
+    if B1 && B1 {
+        y7 -= x3.abs();
+    }
+    let mut y8 = if B1 { w[2] } else if B1 { 2147483647.5 as f64 } else { -1e10 as f64 };
+    if w[1 - N] != w[1 - N] {
+        y8 = w[6].mul_add(w[-1], y7);
+    }
+    ((scale0 as f64).max(x6 as f64) * y8).max(w[1])
 }
 
 #[stencil(radius = 1, warp = 2, outputs_per_thread = 8, boundary = wrap)]
 pub fn random_043(w: Window<f32>, alpha0: f32, scale1: f32) -> f32 {
-    const C1: [f32; 6] = [3.0f32, 0.0, 10.0_f32, 1.0, 1e1, 0.5];
-    let mut y2 = if (w[1] as u32) > (w[-1] as u32) { w[-1] } else { -0.25 };
-    if !(w[1] < alpha0) {
-        y2 = 1e-3 * w[1];
+    let c1: [f32; 6] = [2f32, 1.0, 2.0 / 16.0, 0.3f32, 10f32, 10.0_f32];
+    let mut y2 = w[-1] / w[-1];
+    if (scale1 + 1e1) > w[-1] || w[1] < ((0.1) as f32) {
+        let t3 = w[1].mul_add(w[1], w[1]);
+        y2 += t3;
+    } else {
+        y2 -= 2.7 as f32 + w[0];
     }
-    let mut x4 = { let t3 = 0.5 - 4.5_f32; t3 * w[0] };
-    x4 *= w[-1] * 0.1;
-    let x5: u32 = (w[1] * C1[2]).max(0.0).min(10000.0) as u32;
-    scale1 - y2 + x4 - x5 as f32
+    let mut x5 = { let t4 = y2; t4 * w[0] };
+    x5 *= w[-1] * 2.0;
+    let mut y6 = if alpha0 >= w[-1] { std::f32::consts::PI } else { x5 };
+    if x5 >= w[1] {
+        let t7 = (16777217) as f32 - w[0];
+        y6 -= t7;
+    }
+    y6 - c1[2] - w[-1]
 }
 
 #[stencil(radius = 3, warp = 4, outputs_per_thread = 3, boundary = wrap)]
 pub fn random_044(w: Window<f64>) -> f64 {
-    let mut acc1 = 0.0;
-    for i in -1..=1 {
-        for j in -1..=2 {
-            acc1 += w[i + j] * w[j];
+    let mut y1 = w[0] + 10.0;
+    if 2.5e-1 > w[1] {
+        let t2 = 0.1_f64.abs().sqrt();
+        y1 *= t2;
+    }
+    let mut y3 = y1 * w[-2];
+    if !(w[-3] > y1) {
+        y3 += w[3] as f32 as f64;
+    } else {
+        y3 -= (y1 + 10.0).abs();
+    }
+    let mut acc4 = f64::NEG_INFINITY;
+    for k in -1..1 {
+        acc4 = acc4.max(w[k]);
+    }
+    let mut acc5 = w[-2] + 1.5e2;
+    for k in (-2..=-2).step_by(2) {
+        if k < 0 {
+            acc5 += w[k - 1];
         }
     }
-    let mut y2 = acc1;
-    if (w[1].max(0.0).min(10000.0) as u32) < (w[2] as u32) {
-        y2 -= w[-1].mul_add(w[3], 0.1f64);
-    }
-    let c3 = y2 <= y2;
-    let x4 = acc1;
-    (if c3 { 0.75f64 } else { 0.75f64 }) + x4
+    y3.max(acc4) * acc5
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 8, boundary = zero)]
 pub fn random_045(w: Window<f64>, bias0: i32) -> f64 {
     let mut acc1 = 0.0;
-    for k in (1..=1).rev() {
-        if k == 0 {
-            acc1 += w[k];
-        } else {
-            acc1 += 3.0 / 7.0 * w[k];
-        }
+    for k in (0..=1).step_by(3) {
+        acc1 += std::f64::consts::LN_2 * w[k];
     }
-    let mut acc2: f64 = f64::MIN;
-    for k in (0..=1).step_by(2) {
-        if w[k] > acc2 {
+    let mut acc2 = w[1];
+    for k in 1..2 {
+        if w[k] < acc2 {
             acc2 = w[k];
         }
     }
-    let mut y3 = acc2 * w[1];
-    if acc1 == acc1 && w[-1] <= 1.5 {
-        y3 += -0.75 / w[0];
-    } else {
-        y3 += acc2.max(-3.0f64);
-    }
-    (bias0 as f64).max(y3)
+    let x3 = 1e-3;
+    let x4 = x3 as f64;
+    let x5: f64 = x3;
+    bias0 as f64 + acc1 + acc2 + x4 - x3 + x5
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_046(w: Window<f32>) -> f32 {
-    let mut acc1 = 0.0;
-    for k in (-1..1).step_by(2).rev() {
-        acc1 += -1.5 * w[k];
-    }
-    let x2 = acc1.max(w[1]);
-    x2
+    let c1 = !(!((w[0] + -2.0) <= w[0] || -1.5 >= w[-1]));
+    let c2 = (1e10 as u32) <= (w[0] as u32);
+    (if c1 { 0.5f32 } else { 3.0 / 7.0 }).min(if c2 { 0.75f32 } else { 10.0f32 })
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 2, boundary = zero)]
 pub fn random_047(w: Window<i32>) -> i32 {
-    let mut acc1: i32 = 0;
-    for k in -3..4 {
-        if k >= 1 {
-            acc1 += w[k];
-        } else {
-            acc1 -= w[k];
-        }
+    let mut acc1 = 0;
+    for k in 0..2 {
+        acc1 += (w[k + 1] - w[k]).abs();
     }
-    acc1
+    acc1 - w[2]
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 1, boundary = valid)]
 pub fn random_048(w: Window<f32>, shift0: f32, alpha1: f32) -> f32 {
-    const C1: [f32; 3] = [-1.0, 4.5, -(3.0 / 16.0)];
-    let mut y2 = (alpha1 + -4.5).mul_add(w[1], w[2]);
-    if alpha1 == -f32::MIN_POSITIVE {
-        y2 *= w[-2] * w[1];
-    } else {
-        y2 *= if (w[-2].max(0.0).min(10000.0) as u32) > (w[5].max(0.0).min(10000.0) as u32) { 2.0 } else { w[-1] };
-    }
-    let mut y3 = 0.3 + w[0];
-    if !(C1[0] >= std::f32::consts::FRAC_1_SQRT_2) {
-        y3 = 0.75 - C1[1];
-    }
-    let x4 = (w[0] as f64 as f32).max(-10000.0).min(10000.0) as i32;
-    shift0.max(y2) - y3 + x4 as f32
+    const C1: [f32; 3] = [-1.0, 4.5, 1e1];
+    let x2 = w[-3] - (w[1] - alpha1);
+    let mut x3 = (if (2.0 / 16.0) == (w[1] + 2.0) { x2 } else { x2 }).max(-10000.0).min(10000.0) as i32;
+    x3 *= 3;
+    let mut x4: f32 = ((16777217) as f32).mul_add(0.5, shift0).abs().sqrt();
+    x4 -= w[-1] * -3.0;
+    ((x3 as f32).min(x4) - C1[1]) * w[4]
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 8, boundary = zero)]
 pub fn random_049(w: Window<f32>, alpha0: f32) -> f32 {
     const N: i32 = 1;
-    let mut y1 = w[0] * 0.3;
-    if w[1] == w[1] && w[3] > w[1] {
-        y1 = w[2].min(w[-N]);
+    let mut y1 = alpha0.mul_add(-(1.0 / 7.0), 1.00000005960464477539062500000001 as f32);
+    if !((w[-2] + 1.5) > w[2]) {
+        y1 *= w[0];
     } else {
-        y1 += w[1 - N] / w[-3];
+        y1 *= w[2];
     }
-    let c2 = alpha0 != w[-2] || 0.0 <= y1;
-    let mut acc3 = y1;
+    let mut acc2 = w[1] - y1;
     for k in -N..=N {
-        acc3 += 0.0_f32 * w[k];
+        acc2 = w[k].mul_add(w[-1] as f64 as f32, acc2);
     }
-    let x4 = f32::max(w[0], -f32::EPSILON);
-    ((if c2 { 2.0f32 } else { -0.125f32 }) + acc3).max(x4).min(w[2])
+    let mut x3 = w[3];
+    x3 += 3.0 * 0.3 as f32;
+    let mut acc4 = 0.0;
+    for k in -N..=N {
+        let d5 = w[k] - w[1 - N];
+        acc4 = d5.max(acc4);
+    }
+    acc2.min(x3) + acc4
 }
 
 #[stencil(radius = 13, warp = 16, outputs_per_thread = 6, boundary = wrap)]
 pub fn random_050(w: Window<f32>) -> f32 {
-    let mut acc1 = 0.0;
-    for k in 8..13 {
-        let d2 = w[k] - w[8];
-        acc1 += d2 * d2;
+    let mut y1 = w[4].mul_add(w[-13], 4.5);
+    if !(0.75_f32 >= w[-12]) {
+        y1 *= 0 as f32 + w[0];
     }
-    let c3 = (w[-1] * acc1) == (if w[-12] <= w[-1] && (w[-6] as f64) == (w[-6] as f64) { 0.125 * w[-4] } else { acc1 * w[0] });
-    let mut x4 = w[1].abs();
-    x4 *= x4.min(acc1);
-    c3 as i32 as f32 * x4
+    let x2: f32 = -0.75;
+    let x3 = if w[-12] == (x2 + 0.75) { w[-6] } else { 2.0 };
+    y1 + x3
 }
 
 #[stencil(radius = 5, warp = 16, outputs_per_thread = 1, boundary = clamp)]
 pub fn random_051(w: Window<f64>, shift0: f64) -> f64 {
-    let c1 = !(w[1] != w[1] && w[-2] >= w[-2]) && (w[1] as u32) >= (w[4].max(0.0).min(10000.0) as u32).min(4);
-    let mut acc2 = w[-2];
-    for k in (0..=5).step_by(2) {
-        if w[k - 2] < acc2 {
-            acc2 = w[k - 2];
-        }
+    let mut acc1 = 0.0;
+    for k in 0..=5 {
+        acc1 += w[k] + w[-k];
     }
-    (shift0 + c1 as i32 as f64) * acc2
+    let mut acc2: f64 = f64::MIN;
+    for k in 0..1 {
+        acc2 = f64::max(acc2, w[k]);
+    }
+    (shift0.max(acc1) - acc2).max(w[1])
 }
 
 #[stencil(radius = 22, warp = 2, outputs_per_thread = 6, boundary = valid)]
 pub fn random_052(w: Window<f64>) -> f64 {
     const C1: [f64; 2] = [1.0 / 3.0, 1.0];
-    let mut acc2 = 0.0;
+    let mut acc2: f64 = w[-22];
     for k in -22..23 {
-        acc2 = f64::mul_add(w[-k], w[22] + -0.3, acc2);
+        acc2 = acc2.min(w[k]);
     }
-    let x3 = if (w[-13].max(0.0).min(10000.0) as u32) <= 8 { acc2 } else { -0.3 };
-    let mut y4 = w[-15] / C1[0];
-    if !((w[10] + 10.0) >= x3) {
-        y4 -= w[4] * x3;
-    } else {
-        y4 -= x3;
+    let x3 = (0.5 - w[12] + f64::abs(acc2)).sqrt();
+    let mut acc4: f64 = 0.0;
+    for k in (7..=8).rev() {
+        acc4 += (w[k + 1] - w[k]).abs();
     }
-    let mut acc5: f64 = f64::INFINITY;
-    for k in (-22..=22).rev() {
-        if w[k] < acc5 {
-            acc5 = w[k];
-        }
+    let mut acc5 = 0.0;
+    for k in 1..=13 {
+        acc5 += w[k] + w[-k];
     }
-    y4.min(acc5)
+    (x3 + acc4).max(acc5) * C1[1]
 }
 
 #[stencil(radius = 7, warp = 8, outputs_per_thread = 4, boundary = clamp)]
 pub fn random_053(w: Window<f64>, hi0: f64, alpha1: f64) -> f64 {
-    let mut acc1: f64 = f64::NEG_INFINITY;
-    for k in (1..=7).step_by(2) {
-        if w[k] > acc1 {
-            acc1 = w[k];
-        }
-    }
-    let mut acc2 = 0.0;
-    for i in 0..=0 {
-        for j in -4..=6 {
-            acc2 += w[i + j] * w[j];
-        }
-    }
-    let x3: f32 = w[5] as f32;
-    (hi0 * alpha1 + acc1).min(acc2).max(x3 as f64)
+    let c1 = -3_f64 < alpha1;
+    let x2 = (2147483647.5 as f64).max(0.0).min(10000.0) as u32;
+    let x3 = 0.25;
+    let x4: f64 = x3;
+    (hi0.min(c1 as i32 as f64) - x2 as f64 - x3 + x4) * w[-2]
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 4, boundary = wrap)]
 pub fn random_054(w: Window<f32>) -> f32 {
-    let mut acc1 = -0.0f32 + w[2];
-    const W2: [f32; 4] = [3.0 / 16.0, 0.0_f32, -0.75, std::f32::consts::FRAC_1_SQRT_2];
-    for k in -1..=2 {
-        acc1 += W2[(k + 1) as usize] * w[k];
-    }
-    let mut acc3 = 0.0;
-    for k in (-2..=2).rev() {
-        acc3 = w[-k].mul_add(w[1].abs(), acc3);
-    }
-    let x4 = w[2];
-    (acc1 - acc3 - x4) * w[-2]
+    let x1 = w[1] - 4.5;
+    let x2 = (0 as f32 / w[-1] * (3f32 + w[1])).max(0.0).min(10000.0) as u32;
+    let x3 = 0.1;
+    let x4 = x3 as f32;
+    let x5: f32 = x3;
+    ((x1.max(x2 as f32) - x4) * x3).min(x5).max(w[1])
 }
 
 #[stencil(radius = 31, warp = 4, outputs_per_thread = 1, boundary = zero)]
 pub fn random_055(w: Window<f64>, scale0: f64) -> f64 {
     const C1: [f64; 4] = [-2.5e-1, 0.0, -10.0f64, -2.0f64];
     let mut acc2: f64 = 0.0;
-    for k in -31..=31 {
-        if k == 0 {
-            acc2 += w[k];
-        } else {
-            acc2 -= w[k];
+    for k in 0..=10 {
+        acc2 += w[k] + w[-k];
+    }
+    let mut acc3 = w[0];
+    for k in -31..32 {
+        if k < 0 {
+            acc3 += w[k];
         }
     }
-    let x3 = w[0];
-    let x4 = if (w[-6] as f32) < std::f32::consts::LN_2 { w[0] } else { scale0 };
-    (acc2 - x3 + x4).min(C1[3])
+    let x4 = 0;
+    let x5 = w[26].max(0.0).min(10000.0) as u32 + x4;
+    ((scale0 * acc2 + acc3) * x4 as f64).max(x5 as f64) + C1[3]
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 1, boundary = wrap)]
 pub fn random_056(w: Window<f32>, hi0: f32) -> f32 {
-    let x2 = { let t1 = w[3] + 2.0 / 7.0; t1 * (w[-3] + -0.25) };
-    let mut acc3 = 0.0;
-    for k in (3..4).step_by(2).rev() {
-        acc3 += w[k] * (k as f32) * 5e-1;
+    let x2 = { let t1 = w[2].abs().sqrt(); t1 * (2.5) as f32 };
+    let mut x3 = w[3].max(-10000.0).min(10000.0) as i32 - w[0].max(-10000.0).min(10000.0) as i32;
+    x3 *= 3;
+    let mut acc4: f32 = 0.0;
+    for k in -3..4 {
+        acc4 += hi0 * w[k];
     }
-    let x4 = if hi0 == x2 { hi0 } else { hi0 };
-    let x5 = x4;
-    acc3.min(x5)
+    let mut y5 = w[1].mul_add(hi0, x2);
+    if w[2] == w[2] {
+        let t6 = w[3].mul_add(w[-3], w[2]);
+        y5 -= t6;
+    } else {
+        y5 -= 0.1f32 + acc4;
+    }
+    (x3 as f32).min(y5)
 }
 
 #[stencil(radius = 40, warp = 8, outputs_per_thread = 6, boundary = clamp)]
 pub fn random_057(w: Window<f64>) -> f64 {
-    let mut y1 = w[-16] * 1.5_f64;
-    if w[-21] == w[40] && (w[-1] as u32) > (w[40].max(0.0).min(10000.0) as u32) {
-        y1 += (w[22] + -0.1).min(w[10]);
-    } else {
-        y1 -= w[2];
+    let mut acc1: f64 = f64::MIN;
+    for k in (-16..=-14).rev() {
+        acc1 = acc1.max(w[k]);
     }
-    let x2 = (-f64::MIN_POSITIVE).abs().sqrt().max(-10000.0).min(10000.0) as i32;
-    let x3 = y1;
-    (x2 as f64).min(x3).min(w[40])
+    let x2 = if (w[18] as f32) > (w[11] as f32) { acc1 + -0.125_f64 } else if w[14] == w[14] { w[40] * w[-40] } else { -2.5e-1 + w[-21] };
+    let mut acc3 = w[6];
+    for k in 7..=39 {
+        acc3 = f64::max(acc3, w[k - 1]);
+    }
+    x2.min(acc3)
 }
 
 #[stencil(radius = 40, warp = 16, outputs_per_thread = 7, boundary = zero)]
 pub fn random_058(w: Window<f64>, shift0: f64) -> f64 {
-    let x1 = w[10] as f32 as u32 as f64;
-    shift0 + x1 - w[-33]
+    const B1: bool = true;
+    let x2 = (w[-1] + 0.75).abs().sqrt().mul_add(f64::abs(0.5), w[40].max(-10000.0).min(10000.0) as i32 as f64);
+    (shift0 + B1 as i32 as f64).max(x2).min(w[11])
 }
 
 #[stencil(radius = 3, warp = 4, outputs_per_thread = 3, boundary = zero)]
 pub fn random_059(w: Window<u32>, beta0: u32) -> u32 {
-    let mut y1 = w[2];
-    if (w[-3] as i32) == (w[-2] as i32) || w[-2] != w[0] {
-        y1 = w[-1];
-    }
-    beta0.max(y1).min(w[0])
+    let x1 = if 6u32.min(beta0) <= u32::min(w[-2], w[-1]) { if (w[-3] as f64) < (w[-3] as f64) && (w[1] as i32) == -5 { w[1] + 2.7 as u32 } else { u32::max(w[3], w[0]) } } else { (if (w[3] as i32) == (1e-3 as i32) { beta0 } else { 9 }) + (w[1] + w[2]) };
+    x1
 }
 
 #[stencil(radius = 8, warp = 16, outputs_per_thread = 3, boundary = wrap)]
 pub fn random_060(w: Window<f32>, lo0: f64) -> f32 {
-    let mut acc1 = 0.0;
-    const W2: [f32; 1] = [0.1];
-    for k in 7..8 {
-        acc1 += W2[(k - 7) as usize] * w[k];
-    }
-    let mut acc3 = w[-4] - 1.0;
-    for k in (-8..9).step_by(2).rev() {
-        let d4 = w[k] - w[-1];
-        acc3 += d4.abs();
-    }
-    let mut acc5 = f32::MAX;
-    for k in 4..=5 {
-        if w[k] < acc5 {
-            acc5 = w[k];
+    let x1 = ((16777217.0) as f32).min(w[8]) * w[-4] as u32 as f32;
+    let x2 = (if lo0 >= (w[1] as f64) { f32::max(0.75, w[-8]) } else if !(x1 > w[0]) { (-0.0f32).max(x1) } else { 1.5 as f32 }) + w[4] * w[-8] * (-16777217 as f32 - w[2]);
+    let mut acc3 = 0.0;
+    for k in 0..7 {
+        if k >= 1 {
+            acc3 += w[k];
         }
     }
-    let mut y6 = w[8];
-    if w[8] == w[-8] || w[-1] != acc3 {
-        y6 += if acc1 < (w[-4] + 2.5e-1) { w[-2] } else { w[8] };
-    }
-    (lo0 as f32 + acc5).min(y6)
+    let x4 = x2;
+    acc3 + x4
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 2, boundary = wrap)]
 pub fn random_061(w: Window<u32>, alpha0: f32, gain1: u32) -> u32 {
-    let x1 = 9u32;
-    let x2 = x1.min(w[0]);
-    let x3 = w[0] as f64 + w[1] as f64;
-    (alpha0.max(0.0).min(10000.0) as u32 + gain1 + x2).min(x3.max(0.0).min(10000.0) as u32)
+    let c1: bool = (w[-1].max(w[0]) - w[-1].min(w[0])) == u32::min(w[1], 3u32);
+    let mut acc2 = 0;
+    for k in -1..=0 {
+        acc2 += w[k].min(598);
+    }
+    let mut acc3 = 0;
+    for k in -1..2 {
+        acc3 += 2 * w[k];
+    }
+    (alpha0.max(0.0).min(10000.0) as u32 + gain1).min(c1 as u32).min(acc2) + acc3
 }
 
 #[stencil(radius = 6, warp = 2, outputs_per_thread = 2, boundary = zero)]
 pub fn random_062(w: Window<f64>, beta0: f64, beta1: f32) -> f64 {
-    let x1 = 3_u32;
-    let mut y2 = beta0 * w[1];
-    if w[-6] != f64::EPSILON {
-        y2 *= -std::f64::consts::PI * (1.0 / 16.0);
-    }
-    let x3: f64 = 0.1 * w[-6];
-    let mut y4 = w[-4] as f32 as f64;
-    if beta0 <= w[-6] && 0.25f64 != 4.5f64 {
-        let t5 = w[4].mul_add(0.5, x3);
-        y4 += t5;
+    let mut y1 = f64::EPSILON - w[-1];
+    if beta0 != -16_f64 {
+        y1 *= w[2] - 1e-3 as f64;
     } else {
-        y4 -= y2.abs();
+        y1 += w[0] as f32 as f64;
     }
-    beta1 as f64 + x1 as f64 + y4 + w[-4]
+    let y1 = y1 + (4.5 * w[0]);
+    let mut y3 = w[5].abs();
+    if w[2] > w[-5] && (w[-2] as f32) > beta1 {
+        let t4 = w[4].mul_add(2147483647.5 as f64, -4.5);
+        y3 += t4;
+    } else {
+        y3 -= beta0;
+    }
+    let x5 = beta0.mul_add(-(3.99 as f64) * (if w[5] == w[3] { w[1] } else { y3 }), (w[2] + w[-4]).max(f64::MIN_POSITIVE * w[5]));
+    y1 - x5
 }
 
 #[stencil(radius = 8, warp = 4, outputs_per_thread = 3, boundary = zero)]
 pub fn random_063(w: Window<f64>, gain0: f32, alpha1: f32) -> f64 {
-    let mut acc1 = 0.0;
-    for k in (-8..=8).rev() {
-        if k % 2 == 0 {
-            acc1 += w[k];
-        }
+    let mut acc1: f64 = 0.0;
+    for k in -8..=8 {
+        let d2 = w[k] - w[-3];
+        acc1 = d2.max(acc1);
     }
-    let mut acc2 = 0.0;
+    let mut acc3 = 0.0;
     for k in 6..=6 {
-        acc2 += 0.1 * w[k];
+        acc3 += 0.1 * w[k];
     }
-    let x3 = f64::mul_add(w[8], w[-6].abs(), 0.1 - -0.125f64);
-    let x4 = if w[2].min(3.0) < (w[-6] as f32 as f64) { -4.5 } else { (w[-4] + -0.25) * -w[0] };
-    let c5 = ((w[6].max(0.0).min(10000.0) as u32) >= (w[-1].max(0.0).min(10000.0) as u32)) == (x4 >= w[3] && acc1 == acc1);
-    (gain0 as f64).max(alpha1 as f64).max(acc2) - x3 + (if c5 { 0.5f64 } else { 0.25 })
+    let x4 = w[8] + w[1];
+    let mut acc5: f64 = 0.0;
+    for k in -8..=8 {
+        acc5 += w[-k] * (k as f64) * 2_f64;
+    }
+    let x6 = acc1;
+    ((gain0 as f64 + alpha1 as f64).max(acc3).min(x4) * acc5).min(x6)
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 8, boundary = wrap)]
 pub fn random_064(w: Window<f64>, scale0: f64) -> f64 {
-    const C1: [f64; 4] = [3.0_f64, 0.125_f64, -1.5e2, 10.0];
-    let mut acc2 = 0.0;
-    for k in -1..=5 {
-        acc2 += w[k];
+    const C1: [f64; 4] = [3.0_f64, 0.125_f64, -1.5e2, 10.0f64];
+    let x2 = (-16777217.0 as f64 * w[2].max(f64::MIN_POSITIVE)).mul_add(w[4].mul_add(-f64::MIN_POSITIVE, w[5]) * (if (-7 as f32) < (w[3] as f32) { w[1] } else if ((2.5) as f32) == (-16777217.0 as f32) { w[5] } else { w[0] }), w[0] / w[-3] - w[5]);
+    let x3 = C1[1];
+    let mut y4 = w[5] * scale0;
+    if x3 != (3 as f64) && (w[-5] + -(3.0 / 7.0)) > w[5] {
+        y4 += f64::abs(w[-3]);
     }
-    let mut y3 = scale0;
-    if w[1] < w[5] && (w[-1].max(0.0).min(10000.0) as u32) == (w[-1] as u32) {
-        y3 += w[3];
-    } else {
-        y3 -= scale0 + 0.3;
-    }
-    let mut acc4 = -w[3];
-    for k in (-1..=4).step_by(3) {
-        acc4 += w[k];
-    }
-    acc2.min(y3).max(acc4) + C1[1] - w[2]
+    x2 - y4
 }
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 1, boundary = zero)]
 pub fn random_065(w: Window<f32>) -> f32 {
-    let x1 = (if w[-3] == w[1] || w[2] < w[2] { f32::abs(w[1]) } else { w[-1] + w[-3] }).abs();
+    let x1: f32 = 1.00000005960464477539062500000001;
     let mut acc2 = 0.0;
-    const W3: [f32; 2] = [0.1, 2.0];
-    for k in 2..=3 {
-        acc2 += W3[(k - 2) as usize] * w[-k];
+    for i in -1..=1 {
+        for j in -2..=1 {
+            acc2 += w[i + j];
+        }
     }
     x1.max(acc2)
 }
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 7, boundary = valid)]
 pub fn random_066(w: Window<f32>, scale0: f32) -> f32 {
-    let x1 = ((w[8] as f64 + 0.0).min(10.0) as f32).min(1.0 / 16.0);
-    let x2 = (w[3] as f64).min(w[-5] as f64) as f32 + (w[-1].max(0.0).min(10000.0) as u32 as f32).abs();
-    let x3: f32 = 5e-1;
-    let x4: f32 = w[-1] - (w[-8] + w[-4]);
-    let x6 = { let t5 = x4 + w[1]; t5 * w[5].min(w[8]) };
-    let mut y7 = w[-6].abs().sqrt();
-    if -3 < (w[-3].max(-10000.0).min(10000.0) as i32) {
-        y7 *= x3;
+    const B1: bool = false;
+    let mut y2 = w[-1].max(w[5]);
+    if B1 || B1 {
+        y2 = 2.0;
     } else {
-        y7 -= w[-6].mul_add(x1, w[4]);
+        y2 *= w[-3] as i32 as f32;
     }
-    scale0 * x2 - x6 - y7
+    let y2 = y2 * (scale0.abs() * w[-7].min(w[0]));
+    let mut y4 = w[6] + w[7];
+    if B1 {
+        y4 += -y2;
+    } else {
+        y4 *= 0.1 - 0 as f32;
+    }
+    let mut y5 = scale0 + y4;
+    if scale0 <= w[5] {
+        y5 += 2.0 / 3.0 * w[-6];
+    }
+    let x6 = 2.5e-1;
+    let x7 = x6 as f32;
+    let x8 = x6 - w[-6];
+    let x9 = scale0 * x7 * 100_f32.mul_add(w[-1], x6);
+    y5.min(x8) * x9
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 2, boundary = wrap)]
 pub fn random_067(w: Window<f64>, gain0: f64) -> f64 {
-    let x1: f64 = w[0] / w[-1];
-    let mut y2 = (x1 + 1.5e2).max(x1);
-    if w[1] <= gain0 {
-        y2 = if x1 == x1 { w[1] } else { gain0 };
+    let x1 = 1.00000001;
+    let x2 = x1 as i32;
+    let x3 = w[-1].max(x1);
+    let mut y4 = (x3 + 3.0).min(x1);
+    if w[1] >= x1 {
+        y4 -= if x1 == x1 { w[1] } else { 1.5 as f64 };
+    } else {
+        y4 *= x3.abs();
     }
-    y2
+    gain0.max(x2 as f64) - y4
 }
 
 #[stencil(radius = 5, warp = 32, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_068(w: Window<f32>) -> f32 {
-    let c1: [f32; 6] = [-1e-3, -1.0, -1e-3, std::f32::consts::PI, 0.5, -f32::EPSILON];
-    let x2 = !(w[-5].max(-10000.0).min(10000.0) as i32) - w[-3].max(-10000.0).min(10000.0) as i32;
+    let c1: [f32; 6] = [-2.0_f32, 1.0, -1e-3, std::f32::consts::PI, 0.5, -f32::EPSILON];
+    let mut y2 = w[2].max(0.0).min(10000.0) as u32 as f32;
+    if (c1[0] + 1.0 / 3.0) > w[4] && (w[0] as i32) <= (w[-3].max(-10000.0).min(10000.0) as i32) {
+        y2 += c1[0].sqrt();
+    } else {
+        y2 -= w[0].min(c1[3]);
+    }
     let mut acc3 = 0.0;
-    for k in 2..=2 {
-        let d4 = w[k + 1] - w[-1];
-        acc3 += d4 * d4;
+    for k in 2..4 {
+        acc3 += 3.0 * w[k];
     }
+    let x4 = (w[3].max(acc3) * (c1[0] + y2)).max((1f32 / -0.3 as f32).abs());
     let mut acc5 = 0.0;
-    for k in (0..6).rev().step_by(2) {
-        acc5 += w[k];
+    for k in 0..=5 {
+        acc5 += w[k] * (k as f32) * 0.5;
     }
-    let mut acc6: f32 = 0.0;
-    for k in 1..=5 {
-        acc6 += w[k] * (k as f32) * 0.75;
-    }
-    ((x2 as f32 + acc3 + acc5) * acc6).max(c1[4]) * w[5]
+    x4.min(acc5)
 }
 
 #[stencil(radius = 40, warp = 16, outputs_per_thread = 8, boundary = wrap)]
 pub fn random_069(w: Window<f32>, hi0: f32) -> f32 {
-    let mut x1 = (w[1] as f64 - w[37] as f64) as f32;
-    x1 += w[26].max(w[-27]);
-    let x2 = w[-40] * x1;
-    let mut acc3 = -(2.0 / 7.0) + hi0;
-    for k in (-40..=40).rev() {
-        acc3 += w[k];
-    }
-    x2 - acc3 - w[-1]
+    const B1: bool = !true;
+    let c2 = (w[16] / w[-6]) >= (w[1] + hi0);
+    let x3 = w[38] + w[-1] as f64 as f32;
+    let x4 = 0 as f32;
+    ((if B1 { 0.75f32 } else { -0.125 }) * c2 as i32 as f32 + x3).max(x4).min(w[-14])
 }
 
 #[stencil(radius = 2, warp = 32, outputs_per_thread = 3, boundary = clamp)]
 pub fn random_070(w: Window<u32>, bias0: i32, lo1: i32) -> u32 {
-    let x1 = if w[2] != w[1] { w[0] } else if w[-1] == 9 { 3u32 } else { 1 };
-    let mut y2 = x1;
-    if 4 >= w[-2] {
-        let t3 = u32::max(x1, w[-2]);
-        y2 += t3;
+    const B1: bool = false;
+    let x2 = w[0].max(w[0]) * 2;
+    let mut y3 = w[1];
+    if !(x2 == w[-2]) {
+        y3 = x2.max(5) - x2.min(5);
     } else {
-        y2 += w[-1].max(w[-1]) - w[-1].min(w[-1]);
+        y3 += 4 * w[-1];
     }
-    let mut acc4 = 0;
-    for k in -2..1 {
-        let d5 = w[k].max(w[0]) - w[k].min(w[0]);
-        acc4 += d5;
+    let mut acc4 = w[2];
+    for k in (-2..=2).step_by(2) {
+        acc4 += w[k];
     }
-    let x6 = w[2].min(w[2]);
-    ((bias0.max(0) as u32).max(lo1.abs() as u32).min(y2) + acc4).max(x6)
+    let x5 = y3 * 2;
+    (bias0.max(0) as u32).max(lo1.abs() as u32).max(B1 as u32) + acc4 + x5
 }
 
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 4, boundary = clamp)]
 pub fn random_071(w: Window<f64>, gain0: f64) -> f64 {
-    let x1: f64 = w[-1];
-    let mut y2 = w[-1].abs().sqrt();
-    if w[1] > (x1 + 3.0) && w[0] > w[0] {
-        y2 *= w[-1] * x1;
+    let mut acc1 = 0.0;
+    for k in -1..=-1 {
+        acc1 = f64::mul_add(w[k + 1], w[1].abs().sqrt(), acc1);
+    }
+    let mut y2 = w[0] * 16777217.0 as f64;
+    if gain0 != gain0 || acc1 == acc1 {
+        let t3 = acc1 - w[1];
+        y2 *= t3;
     } else {
-        y2 += if 5e-1 < x1 { x1 } else { -0.0 };
+        y2 *= std::f64::consts::PI.max(1e10 as f64);
     }
-    let mut acc3 = 0.0;
-    for k in 1..=1 {
-        let d4 = w[k] - w[-1];
-        acc3 += d4.abs();
+    let mut y4 = gain0 + w[1];
+    if !(-10.0 == ((-3.99) as f64)) {
+        y4 = (w[-1] + -0.25).abs();
+    } else {
+        y4 -= y2 + -std::f64::consts::LN_2;
     }
-    let mut acc5: f64 = 0.0;
-    for k in 0..=0 {
-        acc5 += w[k] + w[-k];
+    let mut y5 = (w[0] + 1e1).max(1.0 / 3.0);
+    if 0.25f64 >= (3.99 as f64 + 0.125) && -2.5e-1 > (2147483647 as f32) {
+        y5 = 4.5;
+    } else {
+        y5 += -(1.0 / 3.0) * w[1];
     }
-    let mut acc6 = y2;
-    for k in -1..=1 {
-        acc6 += 0.1 * w[k];
+    let mut y6 = gain0 + y4;
+    if (2147483647 as f64) < (3.99 as f64) {
+        y6 -= -w[0];
+    } else {
+        y6 -= w[-1];
     }
-    gain0.max(acc3) + acc5 + acc6
+    y5 - y6 + w[-1]
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_072(w: Window<f64>, shift0: f32) -> f64 {
-    let mut y1 = w[0] + w[-1];
-    if (w[-1] as u32) <= (w[1] as u32) || w[0] >= (w[-1] + 0.5) {
-        y1 = w[1].min(w[1]);
-    }
-    let x3 = { let t2 = y1; t2 * (y1 * w[-1]) };
-    let x4 = w[1].max(-10000.0).min(10000.0) as i32 - w[1].max(-10000.0).min(10000.0) as i32;
-    let x5 = y1 as f32;
-    let x6 = (y1.mul_add(3.0, w[0]) * (0.3 * 1.5f64)).max(-10000.0).min(10000.0) as i32;
-    (shift0 as f64 * x3).min(x4 as f64).max(x5 as f64) + x6 as f64
-}
-
-#[stencil(radius = 1, warp = 8, outputs_per_thread = 4, boundary = valid)]
-pub fn random_073(w: Window<f32>, scale0: f32, beta1: f32) -> f32 {
-    const C1: [f32; 5] = [-0.5, 3.0f32, 1.0, 0.0, -(1.0 / 3.0)];
-    let mut acc2: f32 = 0.0;
-    for k in (-1..=1).rev() {
-        if k >= 1 {
-            acc2 += w[k];
-        }
-    }
-    let mut y3 = w[-1] * C1[0];
-    if acc2 == w[-1] {
-        y3 += 0.0 * -0.0_f32;
-    } else {
-        y3 *= acc2;
-    }
-    let mut acc4 = 0.0;
-    const W5: [f32; 1] = [0.5f32];
-    for k in 0..=0 {
-        acc4 += W5[k as usize] * w[-k];
-    }
-    (scale0 - beta1 + y3 + acc4) * w[-1]
-}
-
-#[stencil(radius = 8, warp = 8, outputs_per_thread = 2, boundary = wrap)]
-pub fn random_074(w: Window<f32>, hi0: f32) -> f32 {
-    let x1 = w[8];
-    let x2 = f32::mul_add(w[-1].max(w[4]), -w[-4], 0.1f32 - x1);
-    let x3 = (4.5 * f32::EPSILON).max(-10000.0).min(10000.0) as i32;
-    let mut acc4: f32 = w[8];
-    for k in 8..=8 {
+    let x1 = (w[0].abs().sqrt() + w[1]) * w[0].abs();
+    let x2 = 1.5;
+    let x3 = x2 * w[1];
+    let mut acc4 = f64::MIN;
+    for k in 0..=1 {
         if w[k] > acc4 {
             acc4 = w[k];
         }
     }
-    let mut y5 = if 6 > (w[-8] as i32) { w[6] } else if (w[1] as u32) != (w[8].max(0.0).min(10000.0) as u32) { w[-8] } else { w[7] };
-    if 1.5 != 4.5f32 || (w[-1] as f64) < (w[6] as f64) {
-        let t6 = w[-1].max(w[4]);
-        y5 += t6;
+    let x5: f64 = 16_f64;
+    let c6: bool = !(w[-1] >= (1.0 / 3.0));
+    (shift0 as f64).max(x1) * x2 + x3 - acc4 + x5 + (if c6 { 2.0f64 } else { 1.0_f64 })
+}
+
+#[stencil(radius = 1, warp = 8, outputs_per_thread = 4, boundary = valid)]
+pub fn random_073(w: Window<f32>, scale0: f32, beta1: f32) -> f32 {
+    const C1: [f32; 5] = [-0.5, 100_f32, 0.0, -1e-3, -1.0];
+    let x2: i32 = (w[0] * w[-1]).max(-10000.0).min(10000.0) as i32;
+    let mut acc3 = 0.0;
+    for k in 0..2 {
+        acc3 += 0.25f32 * w[k];
     }
-    (hi0 * x2).max(x3 as f32) + acc4 + y5
+    let mut y4 = acc3 * acc3;
+    if w[-1] != w[1] {
+        y4 += (0.1) as f32 + acc3;
+    } else {
+        y4 += acc3 + C1[1];
+    }
+    scale0.max(beta1).max(x2 as f32).min(y4) + w[0]
+}
+
+#[stencil(radius = 8, warp = 8, outputs_per_thread = 2, boundary = wrap)]
+pub fn random_074(w: Window<f32>, hi0: f32) -> f32 {
+    let x1 = w[-1] - hi0;
+    let mut acc2 = 0.0;
+    for k in (4..7).step_by(2).rev() {
+        acc2 += w[k] * (k as f32) * 1.0;
+    }
+    let mut y3 = acc2;
+    if 0.5f32 >= w[8] || 4.5f32 <= w[-7] {
+        y3 += w[-8] - x1;
+    } else {
+        y3 *= hi0.max(hi0);
+    }
+    let y3 = y3 + w[-8].mul_add(1.0 / 3.0, y3);
+    let mut acc5 = 0.0;
+    for k in -1..7 {
+        acc5 += (w[k + 1] - w[k]).abs();
+    }
+    y3 - acc5
 }
 
 #[stencil(radius = 16, warp = 4, outputs_per_thread = 3, boundary = wrap)]
 pub fn random_075(w: Window<u32>) -> u32 {
-    let x1 = w[-12];
-    let mut acc2 = 0;
-    for k in 0..=15 {
-        acc2 += w[k] + w[-k];
+    const B1: bool = !true;
+    let x2 = (2.0 * w[5] as f32).abs().max((-1e10 as f32 + 0.25).mul_add((2.7 as f32).abs().sqrt(), w[-15] as f32));
+    let mut acc3 = w[-12].max(w[1]) - w[-12].min(w[1]);
+    for k in (-7..14).rev().step_by(3) {
+        if k % 2 == 0 {
+            acc3 += w[k];
+        } else {
+            acc3 += w[k] * 2;
+        }
     }
-    let mut y3 = w[5].max(x1);
-    if w[5] == w[-16] {
-        let t4 = u32::max(x1, x1);
-        y3 += t4;
-    }
-    acc2.min(y3)
+    let x4 = acc3;
+    (B1 as u32).min(x2.max(0.0).min(10000.0) as u32) + x4
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_076(w: Window<f64>, hi0: f64) -> f64 {
-    let mut acc1 = w[-3];
-    for k in -3..4 {
-        if w[k] < acc1 {
-            acc1 = w[k];
-        }
-    }
-    let x2 = w[1];
-    (hi0 - acc1).min(x2)
+    let x1 = -1.00000001;
+    let x2 = f64::max(x1, w[2]);
+    let x3 = 16777217.0;
+    let x4 = x3 as f64;
+    let x5 = w[-3] + x3;
+    ((hi0 - x1) * x2).min(x4).max(x3) + x5 + w[0]
 }
 
 #[stencil(radius = 2, warp = 2, outputs_per_thread = 1, boundary = valid)]
 pub fn random_077(w: Window<u32>, lo0: u32) -> u32 {
-    let mut acc1: u32 = 0;
-    for k in 0..=0 {
-        acc1 += w[k] + w[-k];
+    let mut acc1 = (-1e-3) as u32;
+    for k in -2..=2 {
+        acc1 += w[k].min(466);
     }
-    lo0.max(acc1)
+    lo0.max(acc1).max(w[-2])
 }
 
 #[stencil(radius = 40, warp = 2, outputs_per_thread = 4, boundary = zero)]
 pub fn random_078(w: Window<f64>) -> f64 {
-    let c1 = (w[0] + 0.25f64) == w[-17];
-    let mut acc2 = -0.0 - w[-1];
-    for k in (9..=11).step_by(3) {
-        acc2 += w[k] * (k as f64) * 3.0;
+    let mut acc1 = f64::MIN;
+    for k in -40..41 {
+        acc1 = acc1.max(w[-k]);
     }
-    let x3 = acc2.abs().sqrt();
+    let x2 = acc1 * (if w[-1] >= w[-40] { f64::abs(w[-34]) } else if !(0.25f64 >= w[-29]) { acc1 } else { acc1.abs().sqrt() });
+    let x3 = (x2 + w[-12] + acc1) as f32;
     let mut acc4 = 0.0;
-    for k in (0..=39).step_by(2) {
+    for k in -40..=39 {
         acc4 += (w[k + 1] - w[k]).abs();
     }
-    let mut y5 = if w[13] != x3 { acc4 } else if c1 { w[-19] } else { 1.5 };
-    if acc4 != w[-1] {
-        y5 = if c1 { w[-1] } else if c1 { -std::f64::consts::PI } else { w[22] };
-    }
-    let mut y6 = y5.abs().sqrt();
-    if 5e-1 > (w[10] + 10.0) && c1 {
-        y6 += x3;
-    } else {
-        y6 += w[-31].mul_add(y5, w[-14]);
-    }
-    y6
+    let x6 = { let t5 = w[-31]; t5 * (-std::f64::consts::PI).min(2.0 / 16.0) };
+    let x7: f64 = (w[-13] * x6).min(w[-17] / 0.125) * (acc4 + 0.75 + 2.5 as f64);
+    x3 as f64 - x7
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 8, boundary = clamp)]
 pub fn random_079(w: Window<f64>, beta0: f64) -> f64 {
-    let mut acc1 = 0.0;
-    let mut wt2: f64 = 1.0;
-    for k in -1..2 {
-        acc1 += wt2 * w[k];
-        wt2 *= 0.9;
+    let mut acc1 = f64::MIN;
+    for k in 1..2 {
+        acc1 = f64::max(acc1, w[k - 1]);
     }
-    let x3 = (if w[1] == 0.0f64 && acc1 != (w[1] + -10.0) { w[1] as f32 as f64 } else { w[1] as f32 as f64 }) * (w[1] as f32 * 4.5) as f64;
-    beta0.min(x3)
+    let mut x2: f64 = w[-1] * beta0 + w[-1].abs().sqrt();
+    x2 /= x2;
+    acc1 - x2
 }
 
 #[stencil(radius = 16, warp = 8, outputs_per_thread = 7, boundary = wrap)]
 pub fn random_080(w: Window<f32>) -> f32 {
-    let mut acc1 = 0.0;
-    for i in -6..=3 {
-        for j in -4..=1 {
-            acc1 += w[i + j];
+    let mut acc1: f32 = 0.0;
+    for k in (0..17).rev().step_by(2) {
+        acc1 = w[-k].mul_add(f32::mul_add(w[-7], w[-16], 1e-3 as f32), acc1);
+    }
+    let c2 = w[16] == std::f32::consts::LN_2 || (w[-16] as f64) == (w[9] as f64);
+    let mut acc3 = 0.0;
+    for i in -3..=3 {
+        for j in -1..=4 {
+            acc3 += w[i + j];
         }
     }
-    let x3: f32 = { let t2 = w[-7].abs().sqrt(); t2 * (acc1 * w[-16]) };
-    let mut acc4 = 0.0;
-    for k in -15..=-15 {
-        acc4 += w[k];
-    }
-    x3.min(acc4)
+    acc1 * c2 as i32 as f32 + acc3
 }
 
 #[stencil(radius = 6, warp = 2, outputs_per_thread = 4, boundary = zero)]
 pub fn random_081(w: Window<f64>) -> f64 {
     const C1: [f64; 3] = [std::f64::consts::LN_2, 1.5, -0.0];
-    let x2 = 2.0f64.abs() - w[-4] / w[-1] - w[-6] * -0.25 * C1[1].abs();
-    let x3 = f64::min(w[-6] - 1.0 / 7.0, f64::max(w[5], 0.3));
-    let mut acc4 = w[0];
-    for k in 0..=2 {
-        acc4 = acc4.max(w[k]);
+    let c2: bool = (w[-5] <= w[-2] || ((-2147483647) as f64) != C1[0]) && ((w[5] + 0.25) == w[-6] || (1.00000005960464477539062500000001 as f64) < w[1]) && (w[-3] != w[-6] && !((w[-3].max(0.0).min(10000.0) as u32) <= (w[-1] as u32)));
+    let mut acc3 = 0.0;
+    for i in 0..=0 {
+        for j in -1..=1 {
+            acc3 += w[i + j] * w[j];
+        }
     }
-    (x2 - x3).max(acc4)
+    let x4 = w[4].abs().sqrt();
+    c2 as i32 as f64 + acc3 + x4
 }
 
 #[stencil(radius = 40, warp = 8, outputs_per_thread = 3, boundary = zero)]
 pub fn random_082(w: Window<i32>, shift0: i32) -> i32 {
     let c1: [i32; 2] = [-4, 3];
-    let mut y2 = w[15];
-    if w[-4] <= shift0 || w[40] < w[-29] {
-        let t3 = -w[0];
-        y2 -= t3;
+    let x2 = (-6 - shift0.abs()) as f64;
+    let c3 = w[1] < ((2.7) as i32) || w[1] <= w[-15] || (w[24] as f32) >= (w[31] as f32 + 0.1);
+    let mut y4 = w[34] - w[0];
+    if w[31] > shift0 {
+        y4 += c1[1].min(c1[1]);
     } else {
-        y2 += w[30] + w[6];
+        y4 += shift0.max(w[-25]);
     }
-    let mut acc4 = if w[-8] == y2 { c1[1] } else { shift0 };
-    for k in (-3..25).step_by(2).rev() {
-        acc4 += (-2) * w[k];
-    }
-    let x5 = w[28].max(w[24]);
-    acc4.min(x5).max(w[-39])
+    ((x2.max(-10000.0).min(10000.0) as i32).max(c3 as i32) + y4).max(w[-39])
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 2, boundary = zero)]
 pub fn random_083(w: Window<u32>) -> u32 {
     const C1: [u32; 5] = [1, 1, 3, 2, 0];
-    let mut acc2 = 0;
-    for k in -1..=0 {
-        acc2 += 2 * w[k];
+    let c2 = !(w[0] < 4);
+    let mut acc3 = 0;
+    for k in 1..=1 {
+        acc3 += w[k] + w[-k];
     }
-    let x3 = 4 * (w[1] as f64 / w[1] as f64).max(0.0).min(10000.0) as u32;
-    let x4 = (w[0] == acc2 || w[1] > w[-1]) as u32 + ((w[-1] as i32).max(0) as u32).max(4 * w[1]);
-    (x3 + x4).min(C1[2]) + w[1]
+    let x4 = w[-1];
+    (c2 as u32).min(acc3).min(x4) + C1[0]
 }
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 3, boundary = zero)]
 pub fn random_084(w: Window<f32>, gain0: f32, scale1: f32) -> f32 {
-    let x1 = (gain0 + 1.5).min(w[-3]);
-    let c2 = w[2] >= w[-3] || !(-0.25 < gain0) || ((w[3].max(0.0).min(10000.0) as u32) > (w[-3] as u32) || -0.75_f32 == w[-1] || (w[2] as i32) < (w[-1].max(-10000.0).min(10000.0) as i32) && (w[-3] as f64) < (w[-1] as f64));
-    let x3: f32 = 0.3;
-    let mut acc4 = f32::MIN_POSITIVE;
-    for k in (0..=2).rev() {
-        acc4 = f32::mul_add(w[k], w[0] - w[1], acc4);
+    const B1: bool = !true;
+    let mut acc2 = f32::abs(w[1]);
+    for k in -3..=2 {
+        acc2 += (w[k + 1] - w[k]).abs();
     }
-    ((scale1 + x1 + c2 as i32 as f32).max(x3) - acc4).min(w[3])
+    let c3: bool = B1 || !B1 || !(-0.25 < gain0) && (scale1 >= acc2 || B1);
+    let x4 = -3;
+    let x5 = x4 as i32;
+    let mut acc6 = 0.0;
+    for k in 0..=1 {
+        acc6 += gain0 * w[k];
+    }
+    (if c3 { 2.0f32 } else { 1e1 }).min(x5 as f32) - acc6
 }
 
 #[stencil(radius = 6, warp = 2, outputs_per_thread = 3, boundary = zero)]
 pub fn random_085(w: Window<f32>) -> f32 {
-    const C1: [f32; 5] = [1.0, 1.0, 1.5f32, 10.0f32, -1.0];
-    let x2 = w[-1].max(-10000.0).min(10000.0) as i32 as f32 as f64;
-    (x2 as f32).max(C1[1]) * w[-1]
+    const C1: [f32; 5] = [1.0, 1.0, 1f32, -1.0, 2.5e-1];
+    let c2 = (C1[0] <= w[1] || (w[0] + 0.3) == -(3.0 / 16.0) || w[-5] != (C1[3] + 0.25)) && ((16777217.0 as f32) >= w[5]) != (w[-1] >= 3.0f32);
+    c2 as i32 as f32 + w[-4]
 }
 
 #[stencil(radius = 6, warp = 32, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_086(w: Window<f32>) -> f32 {
     const C1: [f32; 3] = [4.5, 2.0, 0.3];
-    let c2 = -2.0 <= w[1] && 0 < (w[4] as i32);
-    (if c2 { 0.75f32 } else { 0.25 }) * C1[2] + w[1]
+    const B2: bool = false;
+    let mut acc3: f32 = f32::INFINITY;
+    for k in -6..7 {
+        acc3 = acc3.min(w[k]);
+    }
+    (if B2 { 1.0f32 } else { 2.0 }) + acc3 + C1[2]
 }
 
 #[stencil(radius = 30, warp = 32, outputs_per_thread = 2, boundary = valid)]
@@ -1377,1715 +1404,1755 @@ pub fn random_087(w: Window<f32>, lo0: f32) -> f32 {
     const N: i32 = 16;
     let mut acc1 = 0.0;
     for k in -N..=N {
-        acc1 += w[k] * (k as f32) * 0.5;
+        acc1 += w[k] * (k as f32) * 0.3;
     }
-    let mut acc2: f32 = f32::MIN;
-    for k in -30..=30 {
-        acc2 = f32::max(acc2, w[k]);
+    let mut y2 = f32::max(w[N - 1], w[0]);
+    if -0.75f64 == (w[-17] as f64 + 1.0) {
+        let t3 = w[30] as f64 as f32;
+        y2 += t3;
+    } else {
+        y2 += if -0.3 < (1.5 as f32) { w[-3] } else { acc1 };
     }
-    let mut y3 = w[-7] + w[-9];
-    if !(-9i32 <= (w[-1].max(-10000.0).min(10000.0) as i32)) {
-        y3 += w[0] + lo0;
+    let c4 = (w[N - 1] as u32).max(w[N - 1] as u32) >= ((w[-1].max(0.0).min(10000.0) as u32).max(7) - (w[-1].max(0.0).min(10000.0) as u32).min(7)) && (!(4.5f32 == w[1 - N]) && (-7 as f32) != ((1e-3) as f32));
+    let mut y5 = w[30];
+    if w[-27] > w[29] {
+        let t6 = (2.7 as f32).max(lo0);
+        y5 *= t6;
+    } else {
+        y5 -= -16777217 as f32 / y2;
     }
-    let x4 = y3;
-    acc1 * acc2 + x4
+    (if c4 { 1.0f32 } else { 1.5e2 }) * y5
 }
 
 #[stencil(radius = 28, warp = 32, outputs_per_thread = 8, boundary = valid)]
 pub fn random_088(w: Window<f32>, beta0: f32, lo1: f32) -> f32 {
-    let mut y1 = -0.0f32 + w[-28];
-    if !(lo1 >= w[-13]) {
-        let t2 = w[-20].abs();
-        y1 *= t2;
+    let x2 = { let t1 = if w[1] > -10.0f32 { w[28] } else { lo1 }; t1 * (t1 + 1.5 as f32) };
+    let mut y3 = beta0 + w[-1];
+    if ((2147483647) as f32) <= w[-26] || w[-4] <= (-2147483647 as f32 + 1.0) {
+        let t4 = f32::abs(0.0f32);
+        y3 *= t4;
     } else {
-        y1 += w[12] * w[-25];
+        y3 += lo1;
     }
-    let x3 = beta0;
-    let mut x5 = { let t4 = y1.mul_add(x3, -0.3f32); t4 * (w[18] / x3) };
-    x5 /= w[28].abs();
-    let x6 = (x5 - w[-8] + (-(3.0 / 7.0) - w[2])).min(if (w[-16] + 1.0) >= 5e-1 && (w[25] as u32) != (w[13] as u32) { w[21] / 2.0 } else { 5e-1 + lo1 });
-    let mut x7 = w[-1];
-    x7 -= -1e-3;
-    let mut acc8 = lo1 - w[-12];
-    for k in -28..=28 {
-        acc8 += beta0 * w[-k];
+    let mut x5 = (if f32::MIN_POSITIVE <= w[-25] || ((0) as f32) <= y3 { w[18].max(16777217 as f32) } else { w[24] * lo1 }) as f64;
+    x5 /= -16777217.0 as f64 * x5;
+    let mut acc6 = w[-28];
+    for k in (-28..=28).step_by(3) {
+        acc6 = acc6.min(w[k]);
     }
-    x6.min(x7).min(acc8)
+    let x5 = x5 - ((w[-1] + y3) * (if w[0] == -1f32 { w[-11] } else { lo1 })) as f64;
+    let x8 = (if (w[-1].max(-10000.0).min(10000.0) as i32) >= (3.0000001 as i32) && w[17] > w[28] { w[28] } else { if w[-28] >= acc6 { x2 } else { x2 } }) - w[-28] as u32 as f32 * -1e-3 as f64 as f32;
+    (x5 as f32).min(x8)
 }
 
 #[stencil(radius = 2, warp = 8, outputs_per_thread = 3, boundary = clamp)]
 pub fn random_089(w: Window<f64>, scale0: f32, scale1: f64) -> f64 {
-    let x1 = w[-1].mul_add(w[0], scale1);
-    let mut acc2 = w[0];
-    for k in (1..=2).rev() {
-        acc2 = f64::min(acc2, w[k - 2]);
+    const B1: bool = 2.0 <= 1.5;
+    let x2 = w[2].abs().max(0.0).min(10000.0) as u32;
+    let x4 = { let t3 = scale1.sqrt(); t3 * 16777217.0 as f32 as f64 };
+    let mut x5 = x4;
+    x5 -= w[1];
+    let mut y6 = w[0];
+    if B1 && (w[-1].max(-10000.0).min(10000.0) as i32) <= (w[2].max(-10000.0).min(10000.0) as i32) {
+        y6 = if scale0 != scale0 { scale1 } else { w[-2] };
+    } else {
+        y6 -= if 1.0 != w[-2] { 0.3 as f64 } else if x4 != (x5 + 10.0) { w[-2] } else { x4 };
     }
-    let mut acc3 = w[2];
-    for k in (0..=2).rev() {
-        acc3 = acc3.max(w[k]);
-    }
-    let x5 = { let t4 = w[1] * acc2; t4 * (0.5 - t4) };
-    (scale0 as f64 * x1).max(acc3) - x5
+    (x2 as f64).min(y6)
 }
 
 #[stencil(radius = 23, warp = 16, outputs_per_thread = 5, boundary = valid)]
 pub fn random_090(w: Window<f64>, lo0: i32) -> f64 {
     const C1: [f64; 3] = [2.0f64, -4.5, -0.1];
-    let mut acc2 = f64::NEG_INFINITY;
-    for k in 21..=23 {
-        acc2 = acc2.max(w[k]);
-    }
-    let mut y3 = w[18].mul_add(0.125, C1[1]);
-    if (w[-16] as f32) >= (w[23] as f32) && w[1] > w[22] {
-        y3 -= w[19] * 0.75;
-    } else {
-        y3 *= acc2 / w[1];
-    }
-    let mut acc4 = 0.0;
-    for k in -23..=23 {
-        acc4 += w[-k];
-    }
-    (lo0 as f64).min(y3).min(acc4)
+    let mut x2: f64 = w[18] * w[-16] + 0.3f64 + (-std::f32::consts::LN_2 as f64).mul_add(w[-16] - 3.0f64, (2.5 as f64 + 3.0).abs().sqrt());
+    x2 /= w[19];
+    let c3 = 0.5 == x2;
+    let mut x2 = x2 + (w[8] * w[7] as i32 as f64 * (w[1] * (1.0 / 3.0) / x2.min(0.5)));
+    x2 -= w[-1] * w[1];
+    (lo0 as f64).min(if c3 { 2.0f64 } else { 0.25 }).min(x2).min(C1[1]) + w[7]
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 6, boundary = clamp)]
 pub fn random_091(w: Window<f64>, beta0: f32) -> f64 {
-    let c1: [f64; 3] = [-0.0, 0.125f64, -1.0];
-    const N: i32 = 1;
-    let mut x2: f64 = w[N];
-    x2 *= w[-1] - c1[0];
-    let mut acc3 = 0.0;
-    for k in -N..=N {
-        if k % 2 == 0 {
-            acc3 += w[k];
-        } else {
-            acc3 += 1.0f64 * w[k];
+    const C1: [f64; 3] = [-0.0, -4f64, 2f64];
+    let x3 = { let t2 = -w[-1]; t2 * t2.abs() };
+    let mut acc4 = w[-1];
+    for k in -1..2 {
+        if w[k] > acc4 {
+            acc4 = w[k];
         }
     }
-    (beta0 as f64 - x2) * acc3 - w[0]
+    ((beta0 as f64).max(x3) * acc4 - C1[1]) * w[-1]
 }
 
 #[stencil(radius = 8, warp = 32, outputs_per_thread = 1, boundary = wrap)]
 pub fn random_092(w: Window<f32>, scale0: f32) -> f32 {
-    let x1 = w[4] as u32 as f32;
-    let x2 = w[-3].max(0.0).min(10000.0) as u32 + 4 * ((w[0].max(0.0).min(10000.0) as u32).max(w[-4].max(0.0).min(10000.0) as u32) - (w[0].max(0.0).min(10000.0) as u32).min(w[-4].max(0.0).min(10000.0) as u32));
-    scale0 * x1 + x2 as f32
+    const B1: bool = !true;
+    let x2 = w[1] * (if w[-3] != w[-8] { w[6] } else { 0.3 as f32 });
+    let mut x3 = w[-8] as f64 as f32;
+    x3 -= 0.125 / w[-3];
+    scale0.min(if B1 { 0.75f32 } else { 1.5 }).max(x2) + x3
 }
 
 #[stencil(radius = 35, warp = 8, outputs_per_thread = 6, boundary = zero)]
 pub fn random_093(w: Window<f32>, bias0: f64) -> f32 {
     let mut acc1 = 0.0;
-    for k in (0..=35).step_by(3) {
-        if k == 0 {
-            acc1 += w[k];
-        }
+    for k in (-35..36).rev().step_by(3) {
+        acc1 += w[k] * (k as f32) * 10.0;
     }
-    let mut y2 = w[18] + 2.5e-1;
-    if (w[1] as u32) < (w[-33].max(0.0).min(10000.0) as u32) && (w[-31].max(-10000.0).min(10000.0) as i32) > (w[17].max(-10000.0).min(10000.0) as i32) {
-        y2 = w[-10].abs().sqrt();
-    }
-    let mut y3 = w[-16] as u32 as f32;
-    if !(0.125f32 == w[35]) {
-        y3 = f32::min(w[28], 2.0);
-    }
-    (bias0 as f32 * acc1).min(y2) * y3 + w[35]
+    let x2: f32 = 0.25;
+    let x3 = if 1.5e2 == w[1] || (16777217 as f32) == w[-31] { 0.5 } else { 0.5 };
+    let x4 = 2147483647.5 as f32 + x3;
+    ((bias0 as f32).min(acc1).max(x2) + x3).max(x4)
 }
 
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_094(w: Window<u32>, hi0: u32, alpha1: u32) -> u32 {
-    let x1 = w[-1];
-    hi0.min(alpha1).min(x1)
+    let x1: f32 = w[0] as f32;
+    hi0.min(alpha1).min(x1.max(0.0).min(10000.0) as u32)
 }
 
 #[stencil(radius = 13, warp = 8, outputs_per_thread = 5, boundary = zero)]
 pub fn random_095(w: Window<f64>, lo0: f64) -> f64 {
     let mut acc1 = 0.0;
-    let mut wt2: f64 = 1.0;
-    for k in 5..=12 {
-        acc1 += wt2 * w[k];
-        wt2 *= 0.9;
+    for k in 0..=8 {
+        acc1 += w[k] + w[-k];
     }
-    let x3 = -w[-2];
-    (lo0.min(acc1) + x3).min(w[-10])
+    let x2: f64 = -f64::min(w[2], -1.5e2);
+    lo0.min(acc1).max(x2) + w[-4]
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 5, boundary = valid)]
 pub fn random_096(w: Window<f64>, gain0: f64) -> f64 {
-    let mut acc1: f64 = 0.0;
-    const W2: [f64; 5] = [0.5, 4.5, -4.5f64, -0.3, 0.5];
-    for k in -1..=3 {
-        acc1 += W2[(k + 1) as usize] * w[k];
+    let x1: f64 = if (-1e10 as f64) < w[-1] && w[-2] > w[-1] { if (w[0] + 0.3) != w[3] { gain0 } else if gain0 <= gain0 { w[0] } else { w[3] } } else if w[0] == w[2] || w[-3] >= w[-2] { 1.5 as f64 } else { gain0 };
+    let mut acc2 = f64::MAX;
+    for k in 3..4 {
+        if w[k] < acc2 {
+            acc2 = w[k];
+        }
     }
-    let mut acc3 = 0.0;
-    for k in (-1..3).rev().step_by(3) {
-        acc3 += w[k + 1] * (k as f64) * 0.3f64;
+    let x3: f64 = (-std::f64::consts::PI - w[3]) * std::f64::consts::PI + (x1 - (w[-3] + -2.5e-1).abs());
+    let mut acc4: f64 = 0.0;
+    for k in 0..=0 {
+        acc4 += w[k] + w[-k];
     }
-    let x4 = (if w[-1] != w[-1] || (w[-1] as u32) <= (w[-3] as u32) { acc1 - gain0 } else if !((w[2].max(0.0).min(10000.0) as u32) > (w[2].max(0.0).min(10000.0) as u32)) { 10.0f64.abs() } else { w[-3].max(-10000.0).min(10000.0) as i32 as f64 }) * acc1;
-    let c5 = !(acc3 == 3.0f64);
-    x4 + (if c5 { 1.0f64 } else { -0.0_f64 })
+    (acc2 * x3 - acc4) * w[-1]
 }
 
 #[stencil(radius = 19, warp = 32, outputs_per_thread = 5, boundary = zero)]
 pub fn random_097(w: Window<f64>) -> f64 {
-    const C1: [f64; 6] = [1.0f64, 0.1, 4.5, 10.0, -(3.0 / 7.0), 0.25_f64];
-    let mut acc2 = 0.0;
-    for i in 0..=1 {
-        for j in -4..=11 {
-            acc2 += w[i + j];
-        }
+    const C1: [f64; 6] = [-100f64, 2_f64, 1.0, 10.0f64, 1e1, 16_f64];
+    let mut y2 = if 0.125_f64 > w[7] { 10f64 } else { 2.5e-1 };
+    if ((3.0000001) as f32) >= 0.125 {
+        y2 *= if C1[1] == w[13] { w[-5] } else if w[1] > w[-19] { w[8] } else { w[2] };
     }
-    let x3 = (w[19] / w[-15]).abs().sqrt();
-    let mut y4 = x3 * 1.5;
-    if w[1] <= w[-12] || w[19] != std::f64::consts::PI {
-        y4 *= w[-19].min(w[-16]);
-    } else {
-        y4 += (w[-11] + 0.0).abs();
-    }
-    (acc2 - y4).max(C1[5])
+    let x3 = f64::min(-(w[-12] * 0.25_f64), (2 * w[-1].max(-10000.0).min(10000.0) as i32) as f64);
+    let x4 = if w[0] == y2 { 1.5 as f64 } else { w[-12] };
+    x3 + x4
 }
 
 #[stencil(radius = 4, warp = 8, outputs_per_thread = 8, boundary = zero)]
 pub fn random_098(w: Window<f64>) -> f64 {
-    let mut acc1 = 0.0;
-    for k in (-4..=3).rev() {
-        let d2 = w[k + 1] - w[2];
-        acc1 += d2.abs();
+    let mut y1 = w[2];
+    if (16777217 as f64) >= w[-4] && (w[2] as f32) <= (w[4] as f32) {
+        y1 = (-2147483647 as f64).abs().sqrt();
+    } else {
+        y1 -= w[-2] as f32 as f64;
     }
-    let c3 = acc1 == w[3];
-    c3 as i32 as f64
+    let c2: bool = w[-4] > 1_f64 || w[4] != ((0.3) as f64);
+    y1 + (if c2 { 0.75f64 } else { 1.0 })
 }
 
 #[stencil(radius = 6, warp = 16, outputs_per_thread = 6, boundary = clamp)]
 pub fn random_099(w: Window<f64>, scale0: f64, beta1: f32) -> f64 {
-    let mut acc1: f64 = 0.0;
-    for k in (-6..=6).step_by(2) {
-        acc1 += w[k] * (k as f64) * 1.0_f64;
+    let mut acc1 = 0.0;
+    for k in 3..=3 {
+        acc1 += scale0 * w[k];
     }
-    let mut acc2: f64 = 0.0;
-    for k in (-6..=6).step_by(3) {
-        acc2 = w[k].mul_add(acc1, acc2);
+    let x2: f64 = 0.25;
+    let mut y3 = w[6];
+    if (w[0] + 1.0 / 3.0) <= 4.5 || w[-5] > scale0 {
+        y3 += w[-4].abs();
+    } else {
+        y3 *= w[1] as f32 as f64;
     }
-    let x3: f64 = w[-5] as f32 as f64 - acc2 - w[0];
-    let mut acc4: f64 = 0.0;
-    let mut wt5: f64 = 1.0;
-    for k in -5..=6 {
-        acc4 += wt5 * w[k];
-        wt5 *= -0.5;
-    }
-    ((scale0 - beta1 as f64).min(x3) + acc4).max(w[-4])
+    let x4 = acc1 as f32;
+    (beta1 as f64).max(x2).min(y3) + x4 as f64
 }
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 7, boundary = valid)]
 pub fn random_100(w: Window<f32>, lo0: f32) -> f32 {
     const C1: [f32; 6] = [-1.0, -10.0, 0.3, 2.0 / 7.0, 0.1, std::f32::consts::PI];
-    let x2 = w[0].abs().abs().sqrt();
-    let c3 = (x2 != x2 || ((w[1].max(0.0).min(10000.0) as u32) <= (w[3] as u32) || (w[3].max(-10000.0).min(10000.0) as i32) == (w[3].max(-10000.0).min(10000.0) as i32))) && (w[3] as u32 as f32) <= w[-1];
-    lo0.min(c3 as i32 as f32).max(C1[3])
+    const B2: bool = 2.0 <= 1.5;
+    let x3 = 2.5e-1;
+    let x4 = x3 as i32;
+    let x5 = x3 - w[2];
+    let x6 = (-2.0 - lo0).max(-10000.0).min(10000.0) as i32;
+    ((if B2 { 1.0f32 } else { f32::EPSILON }) - x4 as f32).min(x3).max(x5).max(x6 as f32) + C1[0]
 }
 
 #[stencil(radius = 10, warp = 16, outputs_per_thread = 2, boundary = zero)]
 pub fn random_101(w: Window<f64>, shift0: f64, hi1: f64) -> f64 {
     const C1: [f64; 2] = [-2.0, -0.5];
-    let mut acc2 = f64::MIN;
-    for k in (-9..11).step_by(2).rev() {
-        if w[k - 1] > acc2 {
-            acc2 = w[k - 1];
-        }
+    let x2: f64 = 2.0;
+    let x3 = 2.5e-1;
+    let x4 = x3 + x2;
+    let x5 = -2.5e-1;
+    let x6 = x5 as i32;
+    let mut acc7 = shift0 * w[-4];
+    for k in (0..=0).step_by(3) {
+        acc7 += hi1 * w[k];
     }
-    let x3 = (w[-10] + 0.25).abs();
-    let mut x4 = -w[0];
-    x4 /= 0.3 + w[0];
-    let x5 = acc2;
-    let x6 = (shift0 * x5).max(-10000.0).min(10000.0) as i32;
-    (hi1 - x3).max(x4) * x6 as f64 + C1[1]
+    let mut y8 = -16777217.0 as f64 + 1e-3;
+    if x4 < C1[0] && (w[-6] as f32) > (w[-7] as f32) {
+        y8 *= -4.5;
+    } else {
+        y8 -= acc7;
+    }
+    (x3 + x6 as f64 - y8) * w[-8]
 }
 
 #[stencil(radius = 12, warp = 16, outputs_per_thread = 8, boundary = valid)]
 pub fn random_102(w: Window<f64>) -> f64 {
-    const C1: [f64; 4] = [-1.0, -1e-3, 0.125f64, 1.0];
-    const N: i32 = 9;
-    let x2 = if (w[-5] <= w[-9] || (C1[0] + 0.25) <= 0.25) && (w[-10] == w[-1] || (w[1].max(0.0).min(10000.0) as u32) > (w[9] as u32)) { w[5].max(0.0).min(10000.0) as u32 } else { 3 * ((w[-1].max(0.0).min(10000.0) as u32).max(w[-11].max(0.0).min(10000.0) as u32) - (w[-1].max(0.0).min(10000.0) as u32).min(w[-11].max(0.0).min(10000.0) as u32)) };
-    let x3 = 0.1_f32 as f64 / -w[-12];
-    let x4 = x3.sqrt().min(3.0 - -0.25f64).max(0.0).min(10000.0) as u32;
-    let mut y5 = w[N - 1] as f32 as f64;
-    if (x3 + 3.0 / 16.0) <= w[-12] {
-        y5 *= w[-9].mul_add(x3, w[8]);
-    } else {
-        y5 += C1[1].abs();
+    const C1: [f64; 4] = [-1.0, -1e-3, 16_f64, 10.0];
+    let mut acc2 = 0.0;
+    for k in -12..12 {
+        acc2 += (w[k + 1] - w[k]).abs();
     }
-    let x6 = w[-7] - w[-12] + y5.min(x3);
-    (x2 as f64 - x4 as f64).min(x6)
+    let mut acc3: f64 = f64::MIN;
+    for k in -10..=-3 {
+        if w[k] > acc3 {
+            acc3 = w[k];
+        }
+    }
+    let mut acc4 = acc2 + 3.99 as f64;
+    for k in -12..=12 {
+        acc4 += w[k] * (k as f64) * 0.3;
+    }
+    let x5 = 0.25 * -acc2 * f32::abs(-0.125) as f64;
+    let x6: f64 = (w[-12] as f32 as f64).mul_add(w[3].abs().sqrt(), x5 * x5);
+    (acc3 - acc4 - x6 - C1[3]).min(w[-4])
 }
 
 #[stencil(radius = 6, warp = 8, outputs_per_thread = 7, boundary = wrap)]
 pub fn random_103(w: Window<f32>) -> f32 {
     const N: i32 = 1;
-    let mut y1 = w[-5];
-    if !(w[-5] > w[0]) {
-        y1 += w[-6].abs();
-    } else {
-        y1 += (w[-N] + 2.0 / 3.0).sqrt();
+    let x1 = 3.0000001 as f32 as f64;
+    let x2: f32 = w[4] + (w[1] + w[-5]);
+    let mut acc3 = 0.5f32 + 5e-1;
+    for k in -N..N + 1 {
+        if k >= 1 {
+            acc3 += w[k];
+        }
     }
-    let mut y1 = y1 + w[6];
-    y1 *= w[-5] + w[-1];
-    let c3 = y1 > y1;
-    c3 as i32 as f32
+    (x1 as f32 + x2).max(acc3) * w[-6]
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 5, boundary = valid)]
 pub fn random_104(w: Window<i32>) -> i32 {
-    let mut y1 = w[0] + w[-3];
-    if w[3] > w[3] {
-        y1 += -4 + w[0];
+    let mut y1 = w[0];
+    if w[1] >= w[2] && w[0] >= w[0] {
+        y1 += (w[0] <= w[-1]) as i32;
+    } else {
+        y1 += w[3] - 5 as i32;
     }
-    let mut x2 = w[-2].min(-1).max(i32::max(w[0], w[0]));
-    x2 *= 3;
-    let mut y3 = w[-3];
-    if w[-1] >= y1 {
-        let t4 = y1 - w[0];
-        y3 += t4;
+    let mut acc2 = w[0];
+    for k in -3..=1 {
+        if k % 3 != 1 {
+            acc2 += w[k + 2];
+        } else {
+            acc2 -= w[k + 2];
+        }
     }
-    let x5 = w[0].min(w[0]) + w[2].min(y3);
-    let x6 = (!(w[-1] * -3)).abs() as u32;
-    x2.min(x5) - x6 as i32
+    let x3 = ((0 <= y1) as i32).min(if (w[-2].max(0) as u32) != (3.0000001 as u32) { acc2 } else { acc2 });
+    let x4 = (-2.5 as i32 - w[0]) as f64;
+    let mut x5 = w[2] as f32;
+    x5 *= std::f32::consts::PI - w[3] as f32;
+    (x3.max(x4.max(-10000.0).min(10000.0) as i32) - x5.max(-10000.0).min(10000.0) as i32).max(w[1])
 }
 
 #[stencil(radius = 24, warp = 4, outputs_per_thread = 6, boundary = wrap)]
 pub fn random_105(w: Window<f32>) -> f32 {
-    let c1 = w[14] >= (w[0] + 2.0);
-    let x2 = !(w[22].max(0.0).min(10000.0) as u32 as i32);
-    let x3 = f32::MIN_POSITIVE.max(-1.0) + w[-13] / w[0];
-    let c4 = c1 || c1;
-    let x5 = ((x3 + 0.5).max(x3) + (w[-23] - x3)) * x3;
-    (x2 as f32 - (if c4 { 0.75f32 } else { 0.0 })).min(x5)
+    const B1: bool = 2.0 <= 1.5;
+    let mut acc2 = 0.0;
+    for k in 0..=20 {
+        acc2 += w[k];
+    }
+    let x3 = acc2 * acc2;
+    let x4: f32 = -w[2];
+    let mut acc5 = 0.0;
+    for k in (0..=24).rev() {
+        acc5 += 0.75 * w[-k];
+    }
+    let x6 = 2.0;
+    let x7 = x4.min(x6);
+    ((if B1 { 0.75f32 } else { 5e-1 }).max(x3) - acc5).min(x6) + x7
 }
 
 #[stencil(radius = 12, warp = 32, outputs_per_thread = 5, boundary = zero)]
 pub fn random_106(w: Window<f32>) -> f32 {
     const N: i32 = 5;
-    let x1 = w[2].max(0.0).min(10000.0) as u32 as f32 + w[-2].abs().sqrt();
-    let x3 = { let t2 = w[11]; t2 * x1 };
-    let c4 = (0.125 > x3 && (w[-11] as f64) > (w[7] as f64) || x1 > w[0]) && w[-4].min(w[-8]) != x1;
-    let x5 = 0.5 / x1;
-    let x6 = f32::EPSILON.abs().sqrt().mul_add(w[4] * w[-8], w[-12].abs()) - (if c4 { x5 } else if w[8] < w[12] && w[-N] == x5 { w[-8] as u32 as f32 } else { (w[0] + 2.0).min(0.75) });
-    x6
+    let x1 = w[2].max(0.0).min(10000.0) as u32 as f32;
+    let x2 = w[-12].max(-10000.0).min(10000.0) as i32;
+    let mut acc3 = 0.0;
+    for k in (-N..=N).step_by(2) {
+        acc3 += (w[k + 1] - w[k]).abs();
+    }
+    let c4 = (x2 >= (w[1] as i32) || 0.3f32 < w[10]) && w[11] == w[12];
+    let mut acc5 = 0.0;
+    for k in (-N..N + 1).rev().step_by(3) {
+        acc5 += 0.75 * w[k];
+    }
+    (x1 - acc3).min(if c4 { 1.0f32 } else { -1e-3 }) - acc5
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 8, boundary = zero)]
 pub fn random_107(w: Window<u32>) -> u32 {
-    let mut y1 = w[-3];
-    if !(w[3] <= w[3]) {
-        y1 += w[-3];
+    let mut x1 = (w[3] + w[3]) as i32;
+    x1 *= 3;
+    let x2 = if w[2] != w[2] { (0 as i32).abs() as u32 } else { w[-2] + -3.99 as u32 };
+    let mut y3 = 0 + w[1];
+    if w[-3] != w[3] {
+        y3 += x2 + w[1];
+    } else {
+        y3 += if w[1] <= 5 { x2 } else { w[-1] };
     }
-    let mut acc2 = 0;
-    for k in (-3..4).rev().step_by(3) {
-        let d3 = w[k].max(w[0]) - w[k].min(w[0]);
-        acc2 += d3;
-    }
-    let mut acc4 = w[3];
-    for k in -3..=3 {
-        acc4 = acc4.min(w[-k]);
-    }
-    y1.max(acc2) + acc4
+    x1.abs() as u32 + y3 + w[-2]
 }
 
 #[stencil(radius = 3, warp = 2, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_108(w: Window<f64>, bias0: f64, scale1: f64) -> f64 {
     let c1: [f64; 5] = [-1.0f64, 1.0, 1.0f64, 0.25_f64, 2.5e-1];
-    let x2: f64 = 5e-1;
-    let mut x3 = w[-1] as u32 as f64 * (x2 * 0.25f64);
-    x3 *= x3.abs().sqrt();
-    (bias0 + scale1) * x3 * c1[2]
+    let mut acc2: f64 = 0.0;
+    for k in (-3..=2).rev() {
+        acc2 += (w[k + 1] - w[k]).abs();
+    }
+    let mut acc3 = 0.0;
+    for k in -3..=3 {
+        acc3 += w[k] * (k as f64) * 5e-1;
+    }
+    ((bias0 + scale1).max(acc2) + acc3) * c1[1]
 }
 
 #[stencil(radius = 6, warp = 4, outputs_per_thread = 4, boundary = clamp)]
 pub fn random_109(w: Window<f64>, alpha0: f64, hi1: f64) -> f64 {
     const C1: [f64; 2] = [10.0, 1.0];
-    let x2 = w[6];
-    let mut acc3 = 0.0;
-    for k in -6..=6 {
-        let d4 = w[k] - w[-2];
-        acc3 += d4 * d4;
-    }
+    let x2 = if (true as i32) != -8i32 || 0.0 < -0.5f64 { 2.5e-1 } else { -1.0 };
+    let x3 = x2 as f64;
+    let x4: f64 = x2;
     let mut acc5 = 0.0;
-    for k in -4..=1 {
-        acc5 += w[k] * (k as f64) * 4.5f64;
+    const W6: [f64; 8] = [3.0 / 16.0, 0.75, 4f64, -0.25, -4_f64, std::f64::consts::FRAC_1_SQRT_2, std::f64::consts::FRAC_1_SQRT_2, 0.125];
+    for k in -5..3 {
+        acc5 += W6[(k + 5) as usize] * w[k];
     }
-    let mut acc6: f64 = 0.0;
-    for k in -6..=6 {
-        acc6 += hi1 * w[k];
+    let c7 = w[1] > 10f64 && !(1.0 <= 2_f64);
+    let x8 = -(w[6] * 2147483647.5 as f64) as f32;
+    let mut y9 = w[-1] / (3.0 / 16.0);
+    if -8 == (w[6] as i32) {
+        y9 = ((2147483647) as f64).mul_add(w[-2], x3);
+    } else {
+        y9 -= 1.0 * x2;
     }
-    let mut acc7 = 0.0;
-    for k in 0..=0 {
-        acc7 += w[k] + w[-k];
-    }
-    ((alpha0.max(x2) + acc3) * acc5).min(acc6).min(acc7) * C1[1]
+    (alpha0 * hi1 + x4 + acc5).min(if c7 { 0.75f64 } else { 0.125 }) - x8 as f64 - y9 + C1[0]
 }
 
 #[stencil(radius = 5, warp = 16, outputs_per_thread = 2, boundary = wrap)]
 pub fn random_110(w: Window<f64>, alpha0: f64) -> f64 {
-    let x1: f64 = w[4];
-    let x2 = (0.25 + w[-5]) * (w[3] + 2.0 / 3.0).max(0.3) - (alpha0 - 0.5 + (if x1 != w[1] { 1.5e2 } else { alpha0 }));
-    let x3 = alpha0;
-    let mut acc4 = 0.0;
-    for i in 0..=0 {
-        for j in 0..=4 {
-            acc4 += w[i + j];
+    const B1: bool = 2.0 <= 1.5;
+    let c2 = (1e10 as f64) != (2.5e-1 + w[-1]).abs().sqrt();
+    let mut y3 = w[1].max(0.0).min(10000.0) as u32 as f64;
+    if B1 && (alpha0 + 1.5e2) >= alpha0 {
+        let t4 = alpha0 * w[-3];
+        y3 *= t4;
+    } else {
+        y3 += w[5].mul_add(w[-1], 1.5);
+    }
+    let x5: f64 = 0.0_f64 * (1.00000005960464477539062500000001) as f64;
+    let mut acc6 = 0.0;
+    for i in -2..=2 {
+        for j in 0..=3 {
+            acc6 += w[i + j];
         }
     }
-    let x5 = 2.0_f64 * alpha0;
-    (x2 + x3 - acc4) * x5 + w[-5]
+    let mut acc7 = w[-2] + w[5];
+    const W8: [f64; 11] = [0.0, 3.0f64, 1e-3, 0.125, 3.0, 0.1f64, 1.0 / 16.0, -10.0f64, 0.5, -std::f64::consts::FRAC_1_SQRT_2, -1.5e2];
+    for k in -5..=5 {
+        acc7 += W8[(k + 5) as usize] * w[k];
+    }
+    ((c2 as i32 as f64).min(y3) + x5) * acc6 + acc7
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 7, boundary = wrap)]
 pub fn random_111(w: Window<f32>) -> f32 {
-    let c1: [f32; 4] = [-0.5f32, 1.0, 1.0, std::f32::consts::LN_2];
-    const N: i32 = 2;
-    let mut acc2 = 0.0;
-    let mut wt3: f32 = 1.0;
-    for k in (-N..=N).step_by(3) {
-        acc2 += wt3 * w[k];
-        wt3 *= 0.75;
+    const C1: [f32; 4] = [1_f32, -3.0, 0.125, -16_f32];
+    const B2: bool = false;
+    let x4 = { let t3 = w[-2].mul_add(w[1], w[2]); t3 * (C1[1] / t3) };
+    let mut y5 = w[-1].abs();
+    if B2 && B2 {
+        y5 += 10.0f32 / x4;
     }
-    let x4 = (w[1] / acc2).min(w[-1].max(-10000.0).min(10000.0) as i32 as f32);
-    x4 + c1[2]
+    y5 * w[-2]
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 5, boundary = zero)]
 pub fn random_112(w: Window<f32>, gain0: f32, hi1: f32) -> f32 {
-    let mut acc1 = -(hi1 + 1.0);
-    const W2: [f32; 1] = [-f32::MIN_POSITIVE];
-    for k in (0..1).rev().step_by(2) {
-        acc1 += W2[k as usize] * w[k + 2];
-    }
-    let c3 = !(w[2] != w[2]);
-    let mut acc4 = 0.0;
-    for k in 0..=0 {
-        acc4 += w[k] + w[-k];
-    }
-    (gain0.min(acc1) + c3 as i32 as f32).min(acc4).min(w[0])
+    let x1 = 1.00000005960464477539062500000001;
+    let x2 = x1 as f64;
+    let x3 = x1 + hi1;
+    let x4: f64 = (-(2.5 as f32) * 5e-1) as f64;
+    let x5 = gain0.abs().sqrt() * -(2.0 / 16.0) + f32::min(x3, w[2]) * (5e-1 * 0f32);
+    (x2 as f32 + x1).min(x4 as f32) + x5
 }
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 4, boundary = zero)]
 pub fn random_113(w: Window<f64>, hi0: f64) -> f64 {
-    let mut acc1: f64 = f64::INFINITY;
-    for k in -1..=1 {
-        acc1 = acc1.min(w[k]);
+    let x1 = -1.00000001;
+    let x2 = x1 as i32;
+    let x3 = x1 - w[0];
+    let mut acc4 = 0.0;
+    let mut wt5: f64 = 1.0;
+    for k in 1..2 {
+        acc4 += wt5 * w[k];
+        wt5 *= 0.5;
     }
-    let x2 = (if hi0 == hi0 { w[-1] } else if 1.0f64 >= w[-1] { w[1] } else { 0.125 }).abs().sqrt();
-    let c3 = (w[1] * x2) < (acc1 - 1.0 / 16.0);
-    let mut y4 = x2;
-    if w[1] <= 0.3f64 || (w[-1] as f32) >= (w[-1] as f32) {
-        let t5 = x2 - acc1;
-        y4 -= t5;
+    let mut acc6 = f64::NEG_INFINITY;
+    for k in (-1..2).step_by(2).rev() {
+        if w[k] > acc6 {
+            acc6 = w[k];
+        }
     }
-    (if c3 { 2.0f64 } else { 0.25 }) - y4
+    let mut x7 = w[0] as f32;
+    x7 *= hi0 as f32;
+    ((x2 as f64 + x1) * x3).min(acc4).min(acc6).max(x7 as f64).max(w[1])
 }
 
 #[stencil(radius = 24, warp = 8, outputs_per_thread = 6, boundary = wrap)]
 pub fn random_114(w: Window<f64>, bias0: f64) -> f64 {
-    let mut acc1 = 0.0;
-    for k in (0..=5).rev() {
-        acc1 += w[k] * (k as f64) * 4.5;
+    let mut acc1: f64 = f64::MAX;
+    for k in (0..=24).rev() {
+        acc1 = acc1.min(w[k]);
     }
-    let x2 = w[0].max(-10000.0).min(10000.0) as i32 as f64 + (f64::MIN_POSITIVE - 0.25);
-    let x2 = x2 + (f64::min(-bias0, f64::MIN_POSITIVE - bias0) + (acc1 / w[-23] - 0.5_f64 * w[0]));
-    let mut acc4 = (acc1 + 10.0).mul_add(w[-5], w[-1]);
-    for k in 15..16 {
-        acc4 += w[k];
+    let mut acc2 = f64::INFINITY;
+    for k in -24..25 {
+        acc2 = acc2.min(w[k]);
     }
-    x2 + acc4
+    let mut acc3 = -0.5f64 * acc2;
+    for k in (16..22).step_by(2).rev() {
+        acc3 += 0.1 * w[k - 1];
+    }
+    let x5 = { let t4 = bias0 * 0.5; t4 * (1.0 / 7.0 + acc3) };
+    acc1 * x5 + w[1]
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_115(w: Window<i32>, beta0: i32, bias1: i32) -> i32 {
-    let mut y1 = (w[0] as f64).max(-10000.0).min(10000.0) as i32;
-    if w[1] == w[0] && w[1] < w[-1] {
-        y1 = w[-1];
+    let c1: bool = w[-1] == w[1] && w[1] > w[-1];
+    let mut y2 = -1 + -1.5 as i32;
+    if w[-1] == w[1] {
+        y2 += w[0].max(w[1]);
+    }
+    let mut y3 = -5 as i32 * 4;
+    if c1 && c1 {
+        y3 = w[-1].min(7);
     } else {
-        y1 += w[-1].max(w[1]);
+        y3 += bias1;
     }
-    let mut acc2 = 0;
-    for k in -1..=1 {
-        acc2 += (-1) * w[k];
-    }
-    let x3 = w[0].abs().abs() as f32;
-    ((beta0.max(bias1) - y1).max(acc2) + x3.max(-10000.0).min(10000.0) as i32).min(w[0])
+    (beta0 + y2).min(y3) - w[0]
 }
 
 #[stencil(radius = 7, warp = 16, outputs_per_thread = 2, boundary = zero)]
 pub fn random_116(w: Window<i32>, alpha0: i32) -> i32 {
-    let mut acc1 = 0;
-    for k in -3..=4 {
-        acc1 -= (-2) * w[k + 1];
+    let x1 = 6;
+    let x2 = x1 as i32;
+    let x3 = x2 + x1;
+    let mut acc4 = ((true) as i32).abs();
+    for k in (-7..=-4).step_by(3) {
+        acc4 += (w[k + 1] - w[k]).abs();
     }
-    let x2 = (w[-2] * 4).min((-alpha0).abs());
-    let mut y3 = w[-3] + alpha0;
-    if alpha0 < w[0] && acc1 == w[-7] {
-        y3 = w[-4].abs();
-    }
-    x2.min(y3)
+    let x5 = !x2.max(w[-1]) + (if !(w[-7] == acc4) { w[3] } else { -7 + w[3] });
+    (alpha0.min(x1).max(x3) - x5).min(w[7])
 }
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 1, boundary = clamp)]
 pub fn random_117(w: Window<i32>) -> i32 {
-    let x1 = (w[0] + w[1]) as f32;
-    x1.max(-10000.0).min(10000.0) as i32
+    let mut acc1 = if (-2147483647.5 as i32) != -6 { w[0] } else { w[1] };
+    for k in (0..=0).rev() {
+        acc1 += (-2) * w[-k];
+    }
+    acc1 - w[1]
 }
 
 #[stencil(radius = 8, warp = 32, outputs_per_thread = 1, boundary = wrap)]
 pub fn random_118(w: Window<f64>, scale0: f64) -> f64 {
-    let x1 = (w[8] * w[-7] + w[-1]).abs().sqrt();
-    let x2: f64 = w[1].abs().sqrt();
-    scale0 * x1 + x2
+    let x1 = -1.5 as f64;
+    let x2 = w[1].mul_add(if w[-6] > ((1.5) as f64) { w[1] } else { x1 }, std::f64::consts::FRAC_1_SQRT_2.min(x1)).max(-10000.0).min(10000.0) as i32;
+    scale0 * x2 as f64 * w[0]
 }
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 7, boundary = wrap)]
 pub fn random_119(w: Window<f64>, scale0: f64) -> f64 {
-    let x1 = 4 + w[8].max(-10000.0).min(10000.0) as i32 + (-6 - w[6].max(-10000.0).min(10000.0) as i32) + i32::max(-(w[8].max(-10000.0).min(10000.0) as i32), if scale0 == scale0 { w[-2].max(-10000.0).min(10000.0) as i32 } else { w[-7].max(-10000.0).min(10000.0) as i32 });
-    let c2 = 3.0 != w[8];
-    let mut acc3: f64 = 0.0;
-    for k in 0..=0 {
-        acc3 = f64::mul_add(w[-k], w[-3].abs(), acc3);
+    let mut acc1 = f64::NEG_INFINITY;
+    for k in -8..=8 {
+        acc1 = f64::max(acc1, w[k]);
     }
-    x1 as f64 + c2 as i32 as f64 + acc3 - w[6]
+    let x2 = acc1.abs().max(0.0).min(10000.0) as u32;
+    let c3 = (w[2] + w[-5]) <= (-1e-3 as f64).abs();
+    (scale0 - x2 as f64).min(if c3 { 1.0f64 } else { 16f64 }) * w[2]
 }
 
 #[stencil(radius = 3, warp = 4, outputs_per_thread = 6, boundary = zero)]
 pub fn random_120(w: Window<u32>) -> u32 {
-    let mut acc1 = 0;
-    for k in -3..=3 {
-        acc1 += 2 * w[k];
-    }
-    let mut acc2 = 0;
+    let x1 = 4;
+    let x2 = w[2] + x1;
+    let mut acc3 = 0;
     for k in (0..1).rev().step_by(2) {
-        let d3 = w[k].max(w[1]) - w[k].min(w[1]);
-        acc2 += d3;
+        let d4 = w[k].max(w[1]) - w[k].min(w[1]);
+        acc3 += d4;
     }
-    acc1.max(acc2)
+    x1.max(x2).min(acc3)
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 5, boundary = wrap)]
 pub fn random_121(w: Window<f64>, beta0: f64) -> f64 {
-    let c1 = w[1] > w[3] && w[-3] <= w[3] || (0.0f64 != (1.0 / 7.0) || (w[2] as f32) >= (w[3] as f32));
-    let mut y2 = w[3].abs();
-    if w[-3] == w[-3] {
-        let t3 = 10.0f64 - w[-2];
-        y2 -= t3;
-    } else {
-        y2 *= if (w[1] as f32) == (w[-3] as f32) { w[-2] } else { w[3] };
+    let mut acc1 = 0.0;
+    for k in 0..=2 {
+        acc1 += (w[k + 1] - w[k]).abs();
     }
-    beta0.min(c1 as i32 as f64) + y2
+    let x2: f64 = -((-1e10) as f64 + 4.5).min(w[0]);
+    (beta0 - acc1 + x2) * w[0]
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 6, boundary = zero)]
 pub fn random_122(w: Window<u32>) -> u32 {
-    let x2 = { let t1 = if w[1] < w[1] { w[-1] } else { w[-1] }; t1.max(4 + w[1]) };
-    let mut acc3: u32 = 0;
-    for k in -1..=0 {
-        acc3 += w[k].min(241);
+    let x1 = if w[1] != ((1.00000005960464477539062500000001) as u32) || (false as u32) < w[-1] { w[0].max(0.3 as u32 + w[1]) - w[0].min(0.3 as u32 + w[1]) } else { (1.00000005960464477539062500000001 as u32).max(w[-1]) - (1.00000005960464477539062500000001 as u32).min(w[-1]) };
+    let mut y2 = if x1 <= w[1] { x1 } else if x1 != w[0] { w[1] } else { x1 };
+    if (1e10 as u32) <= (false as u32) {
+        y2 = if x1 <= w[1] { w[1] } else { x1 };
+    } else {
+        y2 += w[1];
     }
-    let mut acc4 = 0;
-    const W5: [u32; 1] = [2];
-    for k in 1..=1 {
-        acc4 += W5[(k - 1) as usize] * w[k];
+    let mut acc3 = w[1];
+    for k in 0..=1 {
+        acc3 += w[k] + w[-k];
     }
-    let x6 = x2 as f32;
-    let mut y7 = if acc3 <= w[1] { acc4 } else if w[-1] > w[1] { w[-1] } else { acc4 };
-    if w[0] >= acc4 {
-        y7 = acc3 + 6u32;
+    let x4 = y2 + w[1];
+    let mut acc5 = x4 + acc3;
+    for k in 0..=0 {
+        acc5 += w[k] + w[-k];
     }
-    (x6.max(0.0).min(10000.0) as u32).min(y7).max(w[-1])
+    acc5
 }
 
 #[stencil(radius = 4, warp = 4, outputs_per_thread = 4, boundary = clamp)]
 pub fn random_123(w: Window<f64>, alpha0: f64, alpha1: f64) -> f64 {
     const N: i32 = 2;
-    let mut y1 = w[4];
-    if w[3] <= alpha1 || alpha0 == alpha0 {
-        y1 += (w[-1] + 0.25).abs().sqrt();
-    } else {
-        y1 -= -w[1];
-    }
-    (y1 - w[N]) * w[0]
+    let c1: bool = w[-1].min(2147483647.5 as f64) <= (2_u32 as f64) && (w[-4] <= 0.125f64 || !(w[4] <= w[4]));
+    (alpha0 - alpha1).min(c1 as i32 as f64).min(w[N])
 }
 
 #[stencil(radius = 10, warp = 8, outputs_per_thread = 6, boundary = valid)]
 pub fn random_124(w: Window<f64>, lo0: f64, hi1: f64) -> f64 {
     let mut acc1 = 0.0;
-    let mut wt2: f64 = 1.0;
-    for k in (-10..=10).step_by(3) {
-        acc1 += wt2 * w[k];
-        wt2 *= 0.9;
+    for k in -8..11 {
+        acc1 += 1.5 * w[k - 2];
     }
-    let x3 = acc1.sqrt();
-    (lo0 - hi1) * x3
+    let x2 = 0.1;
+    let x3 = x2 as i32;
+    let x4 = w[0].min(x2);
+    (lo0.max(hi1).max(acc1) + x3 as f64 - x2 - x4).max(w[-9])
 }
 
 #[stencil(radius = 4, warp = 4, outputs_per_thread = 4, boundary = wrap)]
 pub fn random_125(w: Window<i32>) -> i32 {
-    let mut y1 = w[-4].min(w[1]);
-    if w[0] < w[-1] {
-        let t2 = w[-2];
-        y1 -= t2;
-    } else {
-        y1 += 6 + w[-3];
+    let mut acc1: i32 = w[2];
+    for k in 0..=0 {
+        acc1 = acc1.min(w[k + 2]);
     }
-    let c3 = (w[-2] as f32 + -0.0) != (w[3] as f32);
-    let mut y4 = 0i32.max(w[-3]);
-    if 0 >= w[1] || c3 {
-        y4 += if y1 != w[4] { w[1] } else { w[1] };
-    } else {
-        y4 += w[-1] * -1;
+    let x2: i32 = acc1;
+    let mut acc3 = 0;
+    for k in 2..4 {
+        let d4 = (w[k] - w[4]).abs();
+        acc3 += d4;
     }
-    let x5 = i32::max(w[0].abs(), y4);
-    x5
+    let mut y5 = 5i32 * 4;
+    if 0i32 < acc3 && (w[-2] as f64) >= (w[0] as f64) {
+        y5 += w[-3] - w[-3];
+    }
+    (x2 - y5).max(w[-4])
 }
 
 #[stencil(radius = 14, warp = 8, outputs_per_thread = 4, boundary = valid)]
 pub fn random_126(w: Window<i32>) -> i32 {
-    let x1 = (if w[-14] != w[14] { w[0] } else if w[-14] < w[-1] { w[-13] } else { 1 }) as f32;
-    let x2: i32 = -4;
-    let mut acc3 = 0;
-    for k in (0..=14).step_by(2) {
-        acc3 += w[k] * k;
+    const B1: bool = 1 < 2;
+    let x2 = w[13];
+    let mut y3 = w[-8] * 2;
+    if B1 {
+        y3 -= x2.min(w[-12]);
+    } else {
+        y3 += -(false as i32);
     }
-    x1.max(-10000.0).min(10000.0) as i32 - x2 + acc3 - w[-14]
+    let mut acc4 = -1i32 + y3;
+    for k in 1..=9 {
+        acc4 += w[k] + w[-k];
+    }
+    acc4
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 4, boundary = wrap)]
 pub fn random_127(w: Window<i32>, hi0: f32, hi1: i32) -> i32 {
-    let mut y1 = w[1];
-    if w[-2] > w[4] {
-        let t2 = w[0] + hi1;
-        y1 += t2;
+    let x1 = i32::min(w[4], 2.7 as i32).max(w[3] - hi1);
+    let x3 = { let t2 = x1 - 5; t2.max(w[-1]) };
+    let mut acc4 = hi1;
+    for k in (-4..=1).rev() {
+        if k < 0 {
+            acc4 += w[k];
+        }
     }
-    let x3 = (w[-1] - 2_i32).abs() as f64;
-    let x4 = hi1;
-    let mut y5 = w[-1].min(x4);
-    if x4 == y1 && w[0] >= w[3] {
-        y5 += x4.max(w[-5]);
-    } else {
-        y5 += -7 + w[-4];
-    }
-    (hi0.max(-10000.0).min(10000.0) as i32).min(x3.max(-10000.0).min(10000.0) as i32).max(y5)
+    let x5 = hi1.min(w[0]);
+    (hi0.max(-10000.0).min(10000.0) as i32 - x3 + acc4).max(x5)
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 4, boundary = valid)]
 pub fn random_128(w: Window<i32>) -> i32 {
-    let mut y1 = w[-2].min(-2);
-    if (w[0] as f32) != (w[-1] as f32) {
-        let t2 = w[2];
-        y1 += t2;
+    let mut y1 = if w[2] < w[-2] { w[1] } else { w[-1] };
+    if 5_i32 != 0i32 {
+        y1 -= if (true as i32) == w[0] { 0 } else { 9 };
+    } else {
+        y1 += -2 * w[1];
     }
-    let mut acc3 = 0;
+    let mut y2 = !w[-2];
+    if w[0] < w[-1] {
+        let t3 = (0.1 as i32).abs();
+        y2 += t3;
+    } else {
+        y2 += (1.5 as f32).max(-10000.0).min(10000.0) as i32;
+    }
+    let x4 = (if (w[1].max(0) as u32) >= (w[-1].max(0) as u32) { (2.7 as i32).max(y2) } else { y1 + 3 }).min(if -9 == w[-2] && y1 == y1 { if w[-2] >= y1 { w[-2] } else { w[-2] } } else if y2 != 6i32 || w[2] < y2 { w[2] * -2 } else { -2 * w[2] });
+    let mut acc5: i32 = w[0];
     for k in -2..=-2 {
-        if k >= 1 {
-            acc3 += w[k];
-        } else {
-            acc3 -= w[k];
+        if w[k + 2] > acc5 {
+            acc5 = w[k + 2];
         }
     }
-    let mut y4 = acc3.abs();
-    if (w[-1] as f32) == (w[-2] as f32) && (w[-1] as f32) == 1.5f32 {
-        y4 -= acc3 - w[-1];
-    } else {
-        y4 += w[0] - w[2];
+    let x6 = if w[2] == acc5 && w[2] != 0 { acc5 } else { if x4 == w[0] { w[-1] } else { w[-2] } };
+    let mut acc7 = (5 as i32).abs();
+    for k in 0..=1 {
+        acc7 += w[k] + w[-k];
     }
-    let c5 = w[1] > w[-1];
-    let mut y6 = w[2];
-    if w[-1] > -6i32 || c5 {
-        let t7 = if y1 >= w[-2] { w[-1] } else { y4 };
-        y6 += t7;
-    } else {
-        y6 += acc3.abs();
-    }
-    let mut acc8: i32 = i32::MIN;
-    for k in -2..=-2 {
-        if w[k] > acc8 {
-            acc8 = w[k];
-        }
-    }
-    y6.max(acc8)
+    x6.max(acc7)
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 6, boundary = clamp)]
 pub fn random_129(w: Window<i32>, beta0: i32) -> i32 {
-    let x1 = w[1] as f64 - w[-1] as f64;
-    let c2 = (if w[3] == w[2] { w[-1].abs() as u32 } else if beta0 > w[2] { w[-1].abs() as u32 } else { w[2].max(0) as u32 }) <= (w[0].abs() as u32).min(w[3].abs() as u32) || !(w[3] >= w[-3] && w[1] == w[1]);
-    let mut acc3 = 0;
-    for k in 0..=0 {
-        acc3 += w[-k] * k;
+    let mut y1 = w[3] + 8;
+    if (w[1] as f64) == -std::f64::consts::LN_2 || w[0] == w[1] {
+        y1 += w[-1].max(w[2]);
+    } else {
+        y1 += beta0 + w[0];
     }
-    let x4 = w[-1] as f64 - x1 * x1;
-    let mut acc5 = w[-1].max(acc3);
-    for k in 0..1 {
-        acc5 += w[-k] * k;
+    let mut acc2 = 0;
+    for k in (3..=3).rev() {
+        acc2 += 2 * w[k];
     }
-    let x6: f64 = 1e-3;
-    (c2 as i32).max(x4.max(-10000.0).min(10000.0) as i32).max(acc5) + x6.max(-10000.0).min(10000.0) as i32
+    let c3 = !(w[1] != y1);
+    let x4 = -0.1;
+    let x5 = x4 as i32;
+    let x6: f32 = x4;
+    let x7 = 0.1;
+    let x8 = x7 as f64;
+    let mut acc9 = x4.max(-10000.0).min(10000.0) as i32;
+    const W10: [i32; 1] = [2];
+    for k in -1..0 {
+        acc9 += W10[(k + 1) as usize] * w[-k];
+    }
+    ((acc2 - c3 as i32).min(x5).max(x6.max(-10000.0).min(10000.0) as i32) - x8.max(-10000.0).min(10000.0) as i32).min(acc9)
 }
 
 #[stencil(radius = 8, warp = 4, outputs_per_thread = 8, boundary = zero)]
 pub fn random_130(w: Window<f32>, lo0: f32, lo1: f32) -> f32 {
-    let mut y1 = w[0] as f64 as f32;
-    if lo0 != w[-4] || w[-2] > lo0 {
-        let t2 = w[1].abs();
-        y1 += t2;
-    } else {
-        y1 += -w[5];
+    let mut acc1: f32 = 0.0;
+    for k in -8..=6 {
+        let d2 = w[-k] - w[-8];
+        acc1 += d2 * d2;
     }
-    let mut y3 = w[-1];
-    if y1 < w[-1] || w[2] >= y1 {
-        y3 = 1.5 + y1;
-    } else {
-        y3 -= if (w[6] + 0.125) < lo1 { lo0 } else if (w[-6] + 3.0) <= w[8] { w[-8] } else { w[-6] };
-    }
-    y3
+    let x3 = (w[1] as f64 as f32 + w[-2] as i32 as f32) as f64;
+    lo0 + lo1 + acc1 + x3 as f32
 }
 
 #[stencil(radius = 2, warp = 4, outputs_per_thread = 1, boundary = zero)]
 pub fn random_131(w: Window<f32>) -> f32 {
     const N: i32 = 2;
-    let mut acc1 = 0.0;
+    let mut acc1 = w[-2];
     for k in -N..N + 1 {
-        acc1 += w[k] * (k as f32) * std::f32::consts::LN_2;
+        if w[k] < acc1 {
+            acc1 = w[k];
+        }
     }
-    let x2 = w[-1];
-    let x3 = (if w[0] == 1.0 { w[2] } else { 1.5 }) + (if acc1 == w[-2] { -std::f32::consts::FRAC_1_SQRT_2 } else { w[-2] });
-    x2 + x3
+    let mut y2 = w[2] * acc1;
+    if !((1.0 / 16.0) <= acc1) {
+        y2 = w[-2].abs();
+    } else {
+        y2 -= 16777217.0 as f32 / (2.0 / 7.0);
+    }
+    let x3 = -std::f32::consts::FRAC_1_SQRT_2 * -y2.max(y2);
+    x3
 }
 
 #[stencil(radius = 7, warp = 4, outputs_per_thread = 1, boundary = zero)]
 pub fn random_132(w: Window<f32>) -> f32 {
-    let x1 = w[1].max(-10000.0).min(10000.0) as i32;
-    let mut acc2 = w[-7];
-    for k in (6..8).rev().step_by(2) {
-        acc2 += 2.0 / 7.0 * w[k];
+    let mut y1 = std::f32::consts::LN_2.abs().sqrt();
+    if ((-2.5) as f64) <= (w[6] as f64) {
+        y1 *= if (w[0].max(-10000.0).min(10000.0) as i32) > (w[-1].max(-10000.0).min(10000.0) as i32) { w[-4] } else { w[1] };
+    } else {
+        y1 *= w[5];
     }
-    (x1 as f32).min(acc2)
+    let mut y2 = (2147483647 as f32).min(3.99 as f32);
+    if !((3.99 as f64 + -1.0) != -0.1) {
+        let t3 = w[1] - y1;
+        y2 -= t3;
+    }
+    y2
 }
 
 #[stencil(radius = 1, warp = 2, outputs_per_thread = 2, boundary = wrap)]
 pub fn random_133(w: Window<f64>) -> f64 {
-    const C1: [f64; 5] = [1.5e2, 0.5, std::f64::consts::LN_2, 1.0, 0.1f64];
-    let x2 = f64::min(w[0], 0.3) * (w[0] + w[1]);
-    let x3: f64 = x2 / x2;
-    x3.min(C1[0])
+    const C1: [f64; 5] = [1.5e2, 0.5, std::f64::consts::LN_2, 1.0, 16f64];
+    let mut y2 = w[1] * w[0];
+    if C1[2] != w[0] {
+        let t3 = if (w[0] as i32) < (w[-1] as i32) { 0.3 as f64 } else { w[0] };
+        y2 *= t3;
+    }
+    let x4 = 1.00000005960464477539062500000001;
+    let x5 = x4 as f64;
+    let x6 = f64::min(x4, x5);
+    y2.min(x4).max(x6) + w[1]
 }
 
 #[stencil(radius = 2, warp = 32, outputs_per_thread = 8, boundary = wrap)]
 pub fn random_134(w: Window<f32>, shift0: i32) -> f32 {
-    let mut y1 = if (w[1] as u32) >= (w[0] as u32) { w[2] } else { w[0] };
-    if (w[0] + 2.0) > 0.125 {
-        y1 -= w[0].max(w[-1]);
+    let mut acc1: f32 = 0.0;
+    for k in -2..3 {
+        acc1 += w[k] * (k as f32) * 2.0f32;
     }
-    let mut y2 = 0.0f64 as f32;
-    if f32::MIN_POSITIVE < y1 {
-        let t3 = y1;
-        y2 -= t3;
+    let mut y2 = w[-1].abs();
+    if !(w[-2] > w[-2]) {
+        y2 += acc1.abs().sqrt();
     }
-    let x4 = (w[1] as f64 as f32).min(y2.max(w[2])) + -w[0] * (3.0 + w[1]);
-    let mut y5 = (x4 + 2.0 / 16.0).min(x4);
-    if !(w[-1] == w[-2]) {
-        y5 = w[-1];
-    }
-    shift0 as f32 * y5
+    let x3: f64 = (0.3 as f64).abs();
+    let x5 = { let t4 = y2 + w[-2]; t4 * w[1].min(t4) };
+    (shift0 as f32 - x3 as f32).max(x5)
 }
 
 #[stencil(radius = 40, warp = 32, outputs_per_thread = 4, boundary = zero)]
 pub fn random_135(w: Window<f64>, hi0: f32, gain1: f64) -> f64 {
     const C1: [f64; 2] = [1.5, -(1.0 / 16.0)];
     const N: i32 = 20;
-    let x2 = (w[40] * w[5]).max(0.0).min(10000.0) as u32;
-    ((hi0 as f64 + gain1).min(x2 as f64) + C1[0]).min(w[0])
+    let mut y2 = w[-16] * w[-24];
+    if w[0] >= w[1 - N] || w[35] >= w[-25] {
+        y2 = w[-1] / C1[1];
+    } else {
+        y2 *= gain1 * C1[1];
+    }
+    hi0 as f64 - y2
 }
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 6, boundary = wrap)]
 pub fn random_136(w: Window<f64>, scale0: f64) -> f64 {
     const N: i32 = 1;
-    let mut acc1 = w[1] - w[0];
-    const W2: [f64; 1] = [0.5_f64];
-    for k in (-N..=N).step_by(3) {
-        acc1 += W2[(k + 1) as usize] * w[k];
+    let x1 = if w[0] < w[1] || (w[1] + 2.0) < w[1] { (w[N].max(0.0).min(10000.0) as u32).min(w[-N].max(0.0).min(10000.0) as u32) } else { w[1].max(0.0).min(10000.0) as u32 + w[1].max(0.0).min(10000.0) as u32 };
+    let x3 = { let t2 = w[N - 1].sqrt(); t2 * scale0.abs() };
+    let mut y4 = w[1] + w[1];
+    if scale0 != scale0 && w[1] <= scale0 {
+        y4 *= if (w[1 - N] as f32) != (w[-1] as f32) { 1e-3 as f64 } else { 16777217 as f64 };
     }
-    let x3: f64 = scale0.abs().sqrt();
-    let x4 = scale0 * w[0];
-    acc1 - x3 + x4 - w[1]
+    (x1 as f64 + x3).max(y4)
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 6, boundary = zero)]
 pub fn random_137(w: Window<f64>) -> f64 {
     const C1: [f64; 2] = [1.0, 0.75];
-    let mut y2 = (-std::f64::consts::PI).abs();
-    if (w[1] as f32) == (w[1] as f32) && C1[0] == w[-1] {
-        let t3 = 3.0 / 3.0 * w[-1];
-        y2 -= t3;
+    let x2: f64 = f64::MIN_POSITIVE;
+    let mut x3 = w[0] * w[1];
+    x3 *= w[1].abs().sqrt();
+    let mut acc4: f64 = 0.0;
+    for k in (-1..=-1).rev() {
+        acc4 += w[k + 1] * (k as f64) * 10.0;
     }
-    let mut acc4 = 0.0;
-    for i in 0..=0 {
-        for j in 0..=1 {
-            acc4 += w[i + j] * w[j];
-        }
-    }
-    let mut acc5 = 0.0;
-    for i in 0..=0 {
-        for j in (0..=0).rev() {
-            acc5 += w[i + j] * w[j];
-        }
-    }
-    let c6 = ((C1[1] - 0.25) * 4.5f64) > (w[-1] as f32 as f64).max(-w[0]);
+    let c5: bool = ((2147483647.5) as f32) != ((2147483647.5) as f32);
+    let c6 = (-2.7 as f64) != (x3 / w[0]).mul_add(4.5f64 - C1[1], -10.0 + w[0]);
     let mut acc7 = 0.0;
-    for k in (0..=1).step_by(2) {
-        acc7 = w[k - 1].mul_add(y2 * w[1], acc7);
+    let mut wt8: f64 = 1.0;
+    for k in 0..=0 {
+        acc7 += wt8 * w[k];
+        wt8 *= 1.125;
     }
-    let mut acc8 = w[0];
-    for k in (-1..=1).step_by(3) {
-        let d9 = w[k] - w[1];
-        acc8 = d9.max(acc8);
-    }
-    acc4.min(acc5) + (if c6 { 0.75f64 } else { -1.5f64 }) - acc7 + acc8
+    ((x2 + acc4).max(if c5 { 0.75f64 } else { 0f64 }) - (if c6 { 0.75f64 } else { f64::EPSILON })).min(acc7)
 }
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 3, boundary = zero)]
 pub fn random_138(w: Window<f32>, hi0: f32) -> f32 {
-    const C1: [f32; 3] = [1.0f32, 10.0, -3.0_f32];
-    let mut acc2 = 0.0;
-    for k in (0..2).step_by(2).rev() {
-        acc2 += 0.5 * w[k - 1];
+    const C1: [f32; 3] = [16_f32, -1.5, 1.0];
+    const B2: bool = false;
+    let mut acc3 = 0.0;
+    for k in -1..=0 {
+        acc3 = w[k + 1].mul_add(w[-1] * C1[0], acc3);
     }
-    let x3: i32 = w[1].max(-10000.0).min(10000.0) as i32;
-    let mut acc4 = f32::INFINITY;
-    for k in 1..=1 {
-        acc4 = acc4.min(w[k]);
+    let mut x4: f32 = 2147483647.5 as f64 as f32 / (if B2 && (w[1] + -(2.0 / 3.0)) <= w[1] { w[0].max(-10000.0).min(10000.0) as i32 as f32 } else { w[1] + w[-1] });
+    x4 *= w[1].mul_add(x4, hi0);
+    let x5 = acc3 * w[0] / C1[0].abs().sqrt();
+    let x6 = 1.00000001;
+    let x7 = x5 * x6;
+    let mut acc8 = 0.0;
+    for k in -1..=1 {
+        acc8 += w[-k];
     }
-    let mut acc5: f32 = 0.0;
-    for k in (0..=0).step_by(3) {
-        let d6 = w[k] - w[1];
-        acc5 = d6.max(acc5);
-    }
-    let x7 = w[-1] - acc2;
-    (hi0 + x3 as f32).min(acc4) * acc5 + x7 + C1[1]
+    (x4.max(x6) * x7).max(acc8)
 }
 
 #[stencil(radius = 2, warp = 8, outputs_per_thread = 6, boundary = wrap)]
 pub fn random_139(w: Window<f64>, alpha0: f64, alpha1: f64) -> f64 {
-    let x1 = w[0];
-    let mut acc2 = 0.0;
-    for k in 0..=2 {
-        acc2 = w[k].mul_add(w[1] - -f64::MIN_POSITIVE, acc2);
-    }
-    (alpha0 * alpha1).max(x1) + acc2 + w[-2]
+    let x1 = w[0] - (4.5 - w[1]).min(0.3 - 16777217 as f64);
+    let x2 = (x1 + -0.75).abs().max(-10000.0).min(10000.0) as i32;
+    (alpha0 - alpha1) * x2 as f64
 }
 
 #[stencil(radius = 2, warp = 32, outputs_per_thread = 8, boundary = zero)]
 pub fn random_140(w: Window<f32>) -> f32 {
-    let x1 = f32::mul_add(w[2], w[0], w[1]).abs();
-    let mut acc2 = 0.0;
-    const W3: [f32; 1] = [-3.0];
-    for k in (1..=2).step_by(2) {
-        acc2 += W3[(k - 1) as usize] * w[-k];
+    let mut acc1: f32 = 0.0;
+    let mut wt2: f32 = 1.0;
+    for k in -2..3 {
+        acc1 += wt2 * w[k];
+        wt2 *= 0.75;
     }
-    let x4 = w[0] / w[-2];
-    ((x1 + acc2) * x4).min(w[2])
+    let mut acc3 = 0.0;
+    for k in (2..=2).step_by(3) {
+        let d4 = w[k] - w[1];
+        acc3 += d4 * d4;
+    }
+    let mut acc5 = 0.0;
+    for k in -2..=2 {
+        if k == 0 {
+            acc5 += w[k];
+        } else {
+            acc5 -= w[k];
+        }
+    }
+    acc1 * acc3 + acc5
 }
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 8, boundary = wrap)]
 pub fn random_141(w: Window<f32>, bias0: f64) -> f32 {
-    let x1 = f32::abs(w[0]);
-    let x2 = (w[2].max(0.0).min(10000.0) as u32).max(w[1].max(0.0).min(10000.0) as u32) - (w[2].max(0.0).min(10000.0) as u32).min(w[1].max(0.0).min(10000.0) as u32);
-    let x3 = w[-1].max(-10000.0).min(10000.0) as i32;
-    ((bias0 as f32).max(x1).max(x2 as f32) + x3 as f32) * w[3]
+    let x1 = if (w[-2] as i32) == (true as i32) { 1.00000005960464477539062500000001 } else { 0.5 };
+    let x2 = f32::min(x1, w[3]);
+    let x2 = x2 + ((w[0] - 3.0 / 3.0) / w[-3]);
+    let x4 = 2147483647.5 as f64 as f32;
+    ((bias0 as f32 + x1) * x2).max(x4)
 }
 
 #[stencil(radius = 15, warp = 32, outputs_per_thread = 1, boundary = zero)]
 pub fn random_142(w: Window<f32>) -> f32 {
-    let mut acc1 = 0.0;
-    for k in 0..3 {
-        let d2 = w[k + 2] - w[-2];
-        acc1 = d2.max(acc1);
-    }
-    let mut y3 = acc1 + w[1];
-    if acc1 != acc1 {
-        y3 *= acc1 * 0.125;
+    let mut y1 = w[1];
+    if w[-14] <= (-3.0000001 as f32) && w[11] <= (16777217.0 as f32) {
+        y1 -= 3.0000001 as f64 as f32;
     } else {
-        y3 -= acc1.abs();
+        y1 *= if w[-3] == (w[1] + -0.25) { w[15] } else if (7 as f32) == (7 as f32) { w[2] } else { w[0] };
     }
-    let x5 = { let t4 = y3 - w[-1]; t4 * (w[-10] + 0.3) };
-    let y3: f32 = y3 - (f32::abs(x5) * -w[0]).abs();
-    let mut acc7 = 0.0;
-    for k in (-6..5).rev().step_by(2) {
-        let d8 = w[k] - w[-13];
-        acc7 += d8.abs();
+    let x2 = 16777217.0;
+    let x3: f32 = x2;
+    let mut acc4 = 0.0;
+    for k in (-15..16).step_by(2).rev() {
+        let d5 = w[k] - w[-13];
+        acc4 += d5.abs();
     }
-    y3 * acc7
+    let x6 = 1.00000001;
+    let x7 = x6 as i32;
+    let x8 = w[9] * x6;
+    let x8 = x8 * w[15];
+    ((y1.min(x2) + x3).max(acc4) - x7 as f32 + x6).min(x8)
 }
 
 #[stencil(radius = 27, warp = 8, outputs_per_thread = 8, boundary = zero)]
 pub fn random_143(w: Window<f32>, hi0: f64) -> f32 {
-    let x1 = w[-12];
-    let x2 = w[-1].max(-10000.0).min(10000.0) as i32;
-    let c3 = x1 <= w[7] || (w[-16] as i32) < x2 || w[16].min(w[-24]) == (x1 + 0.25).abs().sqrt();
-    (hi0 as f32).max(if c3 { 1.0f32 } else { 0.25f32 })
+    let x1: f32 = 1e-3;
+    let x2 = (w[-24].max(-10000.0).min(10000.0) as i32).abs();
+    let mut acc3 = f32::MAX;
+    for k in (-2..=5).step_by(3) {
+        if w[k - 1] < acc3 {
+            acc3 = w[k - 1];
+        }
+    }
+    hi0 as f32 + x1 - x2 as f32 + acc3
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 2, boundary = valid)]
 pub fn random_144(w: Window<f32>) -> f32 {
-    let x1 = (-(7_u32 as f32)).abs();
-    let c2 = (w[0] as f64).min(w[0] as f64) > (w[1] as f64 + -0.125);
-    let mut acc3 = w[1] + w[1];
-    for k in -1..=1 {
-        acc3 += w[k] * (k as f32) * 10.0_f32;
+    const B1: bool = false;
+    let mut acc2 = 0.0;
+    for k in -1..1 {
+        acc2 += (w[k + 1] - w[k]).abs();
     }
-    let mut acc4 = -w[1];
-    for k in -1..=1 {
-        let d5 = w[-k] - w[1];
-        acc4 = d5.max(acc4);
+    let mut y3 = w[1].mul_add(-1e10 as f32, w[-1]);
+    if -16f32 == ((16777217.0) as f32) {
+        let t4 = acc2 + acc2;
+        y3 += t4;
+    } else {
+        y3 -= 16_f32 - 2147483647 as f32;
     }
-    (x1 - c2 as i32 as f32).min(acc3) * acc4
+    let mut x5 = w[1] + y3;
+    x5 -= 1.0;
+    let x6 = -2.0_f32 + w[1];
+    (if B1 { 1.0f32 } else { 1f32 }) + x5 + x6 - w[1]
 }
 
 #[stencil(radius = 1, warp = 2, outputs_per_thread = 2, boundary = wrap)]
 pub fn random_145(w: Window<f32>) -> f32 {
-    let x1 = w[-1] * w[0];
-    let x2 = w[0] as f64 as f32;
-    let mut acc3: f32 = 0.0;
-    for k in (-1..=0).rev() {
-        acc3 += w[k] * (k as f32) * 0.3;
+    let x1 = w[0];
+    let mut acc2 = 0.0;
+    for k in 0..=1 {
+        acc2 += w[k] * (k as f32) * 0.25f32;
     }
-    let mut acc4 = 0.0;
-    for i in 0..=0 {
-        for j in -1..=0 {
-            acc4 += w[i + j];
-        }
-    }
-    ((x1 - x2).max(acc3) + acc4).min(w[-1])
+    let c3 = !(!(w[-1] > x1));
+    let x4 = 3.0000001 as f32;
+    (acc2 + c3 as i32 as f32) * x4 * w[-1]
 }
 
 #[stencil(radius = 36, warp = 4, outputs_per_thread = 6, boundary = valid)]
 pub fn random_146(w: Window<f32>, lo0: f32, lo1: u32) -> f32 {
-    let x1 = i32::min(w[0].max(-10000.0).min(10000.0) as i32, -1);
-    (lo0 - lo1 as f32).max(x1 as f32).max(w[-18])
+    let mut y1 = (w[22] + 0.5).min(0.25f32);
+    if (3.0 / 7.0) <= w[1] && lo0 != lo0 {
+        y1 = f32::EPSILON * w[-22];
+    } else {
+        y1 -= w[24] as u32 as f32;
+    }
+    lo1 as f32 + y1
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 8, boundary = zero)]
 pub fn random_147(w: Window<f32>, hi0: f64, scale1: f32) -> f32 {
-    let mut acc1 = 0.0;
-    for k in (-1..=-1).rev() {
-        let d2 = w[k + 2] - w[0];
-        acc1 += d2 * d2;
+    let mut y1 = w[2];
+    if ((0) as u32) >= (16777217.0 as u32) {
+        let t2 = 1.0f32 + w[1];
+        y1 += t2;
+    } else {
+        y1 += (w[-1] + -0.5).mul_add(w[0], -f32::EPSILON);
     }
-    (hi0 as f32 + scale1).max(acc1)
+    hi0 as f32 + scale1 - y1
 }
 
 #[stencil(radius = 17, warp = 8, outputs_per_thread = 6, boundary = zero)]
 pub fn random_148(w: Window<f32>) -> f32 {
-    let x1 = (w[-16] as f64 as f32).max(w[4].max(w[-12])) - (w[5] - w[-17]).max(w[17] * -std::f32::consts::LN_2);
-    let mut acc2 = 0.0;
-    for k in 0..18 {
-        acc2 += 2.5e-1 * w[k];
-    }
-    let mut acc3 = 0.0;
-    for k in 0..=10 {
-        acc3 += 0.75 * w[k];
-    }
+    let x1: f32 = (-1.00000005960464477539062500000001) as f32;
+    let c2 = (w[7] as i32) != (w[-17] as i32) || w[-1] >= w[17] || ((-1.00000005960464477539062500000001) as f32) == (7 as f32);
+    let c3: bool = c2;
     let mut acc4 = 0.0;
-    const W5: [f32; 6] = [2.0, 0.25, 0.1, 2.0, 1.0 / 7.0, std::f32::consts::PI];
-    for k in -12..-6 {
-        acc4 += W5[(k + 12) as usize] * w[k];
+    for k in -2..=17 {
+        let d5 = w[k] - w[-1];
+        acc4 = d5.max(acc4);
     }
-    x1.min(acc2).min(acc3).min(acc4) + w[7]
+    (x1 + c3 as i32 as f32).max(acc4)
 }
 
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 1, boundary = zero)]
 pub fn random_149(w: Window<f32>, alpha0: i32) -> f32 {
-    let mut acc1 = 0.0;
-    for k in -1..=1 {
-        acc1 += -f32::EPSILON * w[k];
-    }
-    let x2 = (-(3.0 * w[1])).max(0.0).min(10000.0) as u32;
-    (alpha0 as f32 - acc1).max(x2 as f32).max(w[1])
+    let c1 = -w[-1] == (w[1] as f64 as f32);
+    let x2 = if c1 { -1.5 as f32 } else { w[-1] };
+    alpha0 as f32 * x2
 }
 
 #[stencil(radius = 5, warp = 8, outputs_per_thread = 2, boundary = zero)]
 pub fn random_150(w: Window<f64>, shift0: f64) -> f64 {
     const C1: [f64; 2] = [1e-3, 0.5];
     const N: i32 = 5;
-    let x2 = if f64::EPSILON >= 1.5e2 { 0.3 } else { w[N] };
-    let x3 = x2 * (shift0 + x2 + (3.0f64 - 0.3));
-    let mut acc4 = 0.0;
-    for i in 0..=1 {
-        for j in -4..=1 {
-            acc4 += w[i + j];
-        }
+    let x2 = w[-4];
+    let mut acc3 = w[N] as u32 as f64;
+    for k in -5..6 {
+        acc3 += 4f64 * w[k];
     }
-    let x3 = x3 + shift0;
-    (acc4.min(x3) + C1[0]).min(w[5])
+    let x4 = 2.0 / 7.0;
+    let x5 = x4 as f32;
+    let x6 = x2;
+    (shift0 * acc3).max(x5 as f64).max(x6).min(C1[0])
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_151(w: Window<f64>) -> f64 {
-    let mut y1 = -w[-2];
-    if w[0] > w[-1] {
-        let t2 = w[3];
-        y1 -= t2;
-    } else {
-        y1 += w[2] + w[-1];
-    }
-    let mut acc3 = 0.25_f64.mul_add(3.0 / 3.0, y1);
-    for k in -3..=2 {
-        acc3 += (w[k + 1] - w[k]).abs();
-    }
-    acc3
+    let x1 = -1.00000001;
+    let x2 = x1 * w[-1];
+    let mut x3 = 2147483647 as f64 + std::f64::consts::FRAC_1_SQRT_2;
+    x3 *= x1 * w[0];
+    x2.min(x3).max(w[0])
 }
 
 #[stencil(radius = 5, warp = 16, outputs_per_thread = 7, boundary = wrap)]
 pub fn random_152(w: Window<f32>, hi0: u32, hi1: f32) -> f32 {
     const C1: [f32; 5] = [1.0, -1.0, 4.5, -1.0, 0.0];
-    let x2 = f32::max(0.25 - w[-5], w[1] - C1[0]) * (w[-2] - hi1).min(w[4] - 10.0f32);
-    let x2: f32 = x2 - (w[-3] / 1e1 + (x2 + w[1]));
-    let c4 = 8i32 == 4i32;
-    let x5 = w[5].max(0.0).min(10000.0) as u32 as f32 * C1[2];
-    hi0 as f32 - x2 + (if c4 { 1.0f32 } else { 3.0 }) - x5 - w[3]
+    const B2: bool = true;
+    let mut acc3 = 10_f32;
+    for k in -5..6 {
+        let d4 = w[k] - w[-2];
+        acc3 += d4.abs();
+    }
+    let mut acc5 = f32::MIN;
+    for k in (0..=0).rev() {
+        acc5 = acc5.max(w[k]);
+    }
+    let x6: f32 = 1e-3;
+    let x7: f32 = 2.5e-1;
+    ((hi0 as f32 - hi1 - (if B2 { 2.0f32 } else { -0.1f32 }) - acc3 + acc5).max(x6) * x7).min(C1[2]) * w[5]
 }
 
 #[stencil(radius = 6, warp = 4, outputs_per_thread = 3, boundary = clamp)]
 pub fn random_153(w: Window<f32>) -> f32 {
-    let mut acc1 = 0.0;
-    for k in -6..=6 {
-        let d2 = w[k] - w[1];
-        acc1 += d2.abs();
+    let mut y1 = w[5].abs();
+    if w[-5] != w[-5] || 1.0 != w[0] {
+        y1 *= -(1e10 as f32);
+    } else {
+        y1 *= 0.3;
     }
-    acc1
+    y1
 }
 
 #[stencil(radius = 20, warp = 8, outputs_per_thread = 7, boundary = zero)]
 pub fn random_154(w: Window<f64>, shift0: f64, scale1: u32) -> f64 {
-    let mut acc1 = 0.0;
-    for k in (1..=10).rev() {
-        acc1 = f64::mul_add(w[k], w[0], acc1);
+    let mut acc1 = f64::MIN;
+    for k in (-1..14).step_by(2).rev() {
+        acc1 = f64::max(acc1, w[k]);
     }
-    let mut y2 = w[-16];
-    if w[19] != w[19] || (acc1 + 0.75) == w[0] {
-        y2 *= f64::MIN_POSITIVE;
-    } else {
-        y2 += -std::f64::consts::FRAC_1_SQRT_2 * 0.75f64;
+    let x2 = acc1 * acc1;
+    let mut acc3 = 1e-3 - x2;
+    let mut wt4: f64 = 1.0;
+    for k in (-20..21).step_by(2).rev() {
+        acc3 += wt4 * w[k];
+        wt4 *= 1.125;
     }
-    let mut acc3: f64 = 0.0;
-    for k in 12..14 {
-        acc3 += shift0 * w[k];
+    let mut acc5 = 0.0;
+    for k in (-3..=-1).step_by(3) {
+        acc5 = f64::mul_add(w[k], acc3 * w[-14], acc5);
     }
-    let mut acc4 = f64::MIN;
-    for k in -9..=18 {
-        acc4 = acc4.max(w[k]);
-    }
-    ((scale1 as f64).min(y2) + acc3).max(acc4)
+    (shift0 + scale1 as f64).min(acc5)
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 4, boundary = clamp)]
 pub fn random_155(w: Window<f32>, gain0: f64) -> f32 {
     const C1: [f32; 5] = [0.1, 1.0 / 16.0, -1.0, 4.5, -0.25];
-    let x2: f64 = w[1] as f64;
-    let mut x3: f64 = f64::mul_add(w[0] as f64, x2, w[-1] as f64) - x2;
-    x3 -= (w[-1] as f64).abs().sqrt();
-    let x4: f32 = -0.75;
-    let mut y5 = 1.5 + w[1];
-    if x4 != x4 {
-        y5 = if w[-1] == w[0] { x4 } else if x4 == w[-1] { 1.0 } else { x4 };
+    let mut y2 = 2.5e-1 * C1[3];
+    if w[-1] > w[0] && (-2.5 as f32) > 0.0f32 {
+        let t3 = 0.25 + w[0];
+        y2 *= t3;
+    } else {
+        y2 *= 0.125;
     }
-    let y5 = y5 - y5.min(-1i32 as f32 + (w[0] - w[-1]));
-    let x7 = (u32::min(w[0] as u32, w[-1] as u32) as f32).max(-10000.0).min(10000.0) as i32;
-    (gain0 as f32 * x3 as f32 - y5).max(x7 as f32) * C1[4] - w[1]
+    let c4 = -5e-1 > C1[0] || (-4.5 == w[1] || (0.3 as f32) <= y2);
+    let mut acc5: f32 = 0.0;
+    for k in -1..=1 {
+        acc5 += std::f32::consts::PI * w[k];
+    }
+    let x6: f32 = 16777217 as f32 * 0.3f32;
+    let c7 = c4 || (7 as f32) != (7 as f32);
+    let mut acc8 = w[-1] - w[0];
+    for k in 1..=1 {
+        acc8 += w[k] + w[-k];
+    }
+    (gain0 as f32 + acc5 - x6).min(if c7 { 1.0f32 } else { 0.1 }).max(acc8)
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 4, boundary = clamp)]
 pub fn random_156(w: Window<f32>, shift0: f32) -> f32 {
     const N: i32 = 2;
-    let x1 = w[1 - N].max(-10000.0).min(10000.0) as i32 + 4 + 7;
-    let x2 = w[0] * 1.5e2;
-    let mut acc3: f32 = f32::MAX;
-    for k in (-2..=2).step_by(3) {
-        acc3 = acc3.min(w[k]);
-    }
-    let c4 = shift0 > w[N - 1] || (w[-1] as f64) >= (w[-2] as f64) && (w[-2].max(-10000.0).min(10000.0) as i32) == x1;
-    let mut y5 = w[0] * 0.0f32;
-    if w[1] <= w[2] && c4 {
-        y5 -= 0.0f32 * 0.1;
+    let mut y1 = w[-1] as u32 as f32;
+    if shift0 != shift0 || shift0 != shift0 {
+        y1 += shift0 * 1e1;
     } else {
-        y5 *= acc3.abs();
+        y1 -= w[1] * w[1];
     }
-    x2.max(y5) * w[-1]
+    let mut acc2 = 0.0;
+    for k in (-2..=1).step_by(3) {
+        acc2 += (w[k + 1] - w[k]).abs();
+    }
+    let x3 = w[-1] * acc2;
+    let c4: bool = (false as u32) == (w[2].max(0.0).min(10000.0) as u32) && (w[1] as u32) > 6u32;
+    let mut acc5 = 0.0;
+    for k in -N..=N {
+        acc5 += w[k];
+    }
+    (y1.max(x3) + (if c4 { 0.5f32 } else { 1.0 })) * acc5
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 3, boundary = valid)]
 pub fn random_157(w: Window<f64>) -> f64 {
-    let x1 = (w[3] / 0.0).abs().sqrt().abs().sqrt();
-    let c2 = (x1 + -10.0) != w[-1];
-    let mut acc3 = 0.0;
-    for k in (-3..=2).rev() {
-        acc3 = f64::mul_add(w[k + 1], x1.mul_add(w[-1], x1), acc3);
+    const B1: bool = 1 < 2;
+    let mut acc2: f64 = 0.0;
+    for k in 2..4 {
+        acc2 += w[k] * (k as f64) * 3.0 / 3.0;
     }
-    let x4 = (w[-1].max(-10000.0).min(10000.0) as i32 - w[1].max(-10000.0).min(10000.0) as i32 + (w[0].max(-10000.0).min(10000.0) as i32).max(w[-2].max(-10000.0).min(10000.0) as i32)) as f64;
-    let mut acc5 = x4 - w[0];
-    for k in -3..=3 {
-        let d6 = w[k] - w[1];
-        acc5 += d6 * d6;
+    let mut y3 = w[-3] + w[1];
+    if (w[2] + 0.25) <= w[3] {
+        y3 *= if (acc2 + 0.0) != w[-3] { 0.125 } else { w[1] };
     }
-    ((if c2 { 2.0f64 } else { std::f64::consts::FRAC_1_SQRT_2 }) - acc3).min(acc5)
+    let mut acc4 = f64::INFINITY;
+    for k in (0..2).rev().step_by(3) {
+        acc4 = f64::min(acc4, w[k]);
+    }
+    let x5 = -0.5;
+    let x6 = x5 as i32;
+    let mut acc7 = 0.75f64.abs().sqrt();
+    for k in (0..=2).step_by(2) {
+        if k % 2 == 0 {
+            acc7 += w[k];
+        } else {
+            acc7 += 0.1 * w[k];
+        }
+    }
+    ((B1 as i32 as f64 + y3) * acc4 - x6 as f64) * acc7
 }
 
 #[stencil(radius = 12, warp = 8, outputs_per_thread = 2, boundary = clamp)]
 pub fn random_158(w: Window<i32>) -> i32 {
     const C1: [i32; 3] = [2, 3, 0];
-    let x2 = 8i32 + w[-1];
-    let c3 = w[3] > w[-1] || !(C1[0] > x2) || (w[5].max(0) as u32) < (w[-8].abs() as u32) && ((w[-9] as f32) <= (w[12] as f32 + 3.0 / 3.0) || C1[1] > w[-11]);
-    c3 as i32 + w[-1]
+    let x2 = 8i32 - 7;
+    let x3 = (w[9] == w[3]) as i32;
+    x2.min(x3) + C1[2]
 }
 
 #[stencil(radius = 40, warp = 4, outputs_per_thread = 1, boundary = valid)]
 pub fn random_159(w: Window<f32>) -> f32 {
-    const C1: [f32; 2] = [std::f32::consts::LN_2, 0.0];
-    let mut acc2 = f32::MIN;
-    for k in (-40..=40).step_by(2) {
-        if w[k] > acc2 {
-            acc2 = w[k];
-        }
-    }
-    let x3 = w[1].max(0.0).min(10000.0) as u32;
-    acc2.max(x3 as f32) * C1[1]
+    const C1: [f32; 2] = [std::f32::consts::LN_2, 0.0f32];
+    let x2: f32 = if w[26] == w[35] || w[-40] == w[-40] { 1e-3 } else { 2.0 };
+    let x3 = 1.00000001;
+    let x4 = x3 as u32;
+    let x5 = w[-1] + x3;
+    (x2.max(x4 as f32).max(x3) - x5).min(C1[1])
 }
 
 #[stencil(radius = 6, warp = 2, outputs_per_thread = 2, boundary = zero)]
 pub fn random_160(w: Window<i32>, shift0: i32, hi1: i32) -> i32 {
-    let x1: i32 = w[1];
-    let mut y2 = x1.abs();
-    if shift0 < w[-1] && w[-5] == x1 {
-        y2 += w[-3];
-    } else {
-        y2 += 3 + w[0];
-    }
-    hi1.min(y2)
+    let x1 = !2i32 as f32;
+    let x2 = -9 + w[-2];
+    (shift0.max(hi1) + x1.max(-10000.0).min(10000.0) as i32 - x2).min(w[2])
 }
 
 #[stencil(radius = 3, warp = 2, outputs_per_thread = 4, boundary = zero)]
 pub fn random_161(w: Window<f64>) -> f64 {
     const C1: [f64; 3] = [2.0 / 16.0, -1.5, 1.0 / 3.0];
-    let mut acc2 = f64::MAX;
-    for k in -3..4 {
-        if w[k] < acc2 {
-            acc2 = w[k];
+    let x2: f64 = 16777217.0;
+    let mut x3 = if (3000000000 as u32) < (w[2] as u32) { (-0) as f64 } else { x2.min(w[-2]) };
+    x3 /= (2.7) as i32 as f64;
+    let mut acc4 = 0.0;
+    for i in 0..=0 {
+        for j in (-1..=3).rev() {
+            acc4 += w[i + j];
         }
     }
-    let mut acc3 = 0.0;
-    for i in 0..=1 {
-        for j in (-1..=1).rev() {
-            acc3 += w[i + j] * w[j];
-        }
+    let mut acc5 = w[2].min(w[0]);
+    for k in (0..4).rev().step_by(2) {
+        acc5 = f64::mul_add(w[k - 1], acc4, acc5);
     }
-    let x4 = if w[3] == acc3 { w[1] - acc2 } else { -5e-1 };
-    let x5 = x4.min(w[-1] - C1[2]).abs().sqrt();
-    let mut y6 = w[0].sqrt();
-    if w[1] <= C1[1] {
-        y6 += C1[0] * x5;
-    } else {
-        y6 *= 10.0 + acc3;
-    }
-    y6
+    let x6 = C1[2] as f32;
+    x3 + acc5 + x6 as f64
 }
 
 #[stencil(radius = 7, warp = 4, outputs_per_thread = 1, boundary = clamp)]
 pub fn random_162(w: Window<i32>, bias0: i32, shift1: i32) -> i32 {
-    let x1 = shift1.abs();
-    let x2 = w[-1].max(9i32);
-    let mut acc3: i32 = w[-7];
-    for k in -7..8 {
-        acc3 = i32::max(acc3, w[k]);
+    let mut acc1 = 0;
+    for k in 0..6 {
+        let d2 = (w[k] - w[-2]).abs();
+        acc1 += d2;
     }
-    (bias0 - x1).max(x2).max(acc3) + w[-4]
+    let x3 = w[1].abs().max(0) as u32;
+    let x4 = w[-5].max(w[-7]);
+    (bias0.max(shift1) + acc1 + x3 as i32).max(x4) + w[1]
 }
 
 #[stencil(radius = 4, warp = 16, outputs_per_thread = 2, boundary = valid)]
 pub fn random_163(w: Window<f64>, bias0: f32) -> f64 {
-    const C1: [f64; 3] = [-0.75, -(3.0 / 16.0), 0.25];
-    let mut acc2 = f64::MIN;
-    for k in -3..=4 {
-        acc2 = f64::max(acc2, w[k - 1]);
-    }
-    let mut y3 = w[0];
-    if 0.1f64 >= (acc2 + -3.0) {
-        y3 = acc2 * 0.3;
-    }
-    (bias0 as f64 + y3).max(C1[2])
+    const C1: [f64; 3] = [-0.75, 1e1, 0.0];
+    let c2 = w[0] <= (w[4] + 0.75);
+    let x3 = (w[-3] + 0.0).sqrt() - (w[-4] - w[-1]);
+    (bias0 as f64 + c2 as i32 as f64) * x3 * C1[0]
 }
 
 #[stencil(radius = 37, warp = 16, outputs_per_thread = 1, boundary = clamp)]
 pub fn random_164(w: Window<f32>, scale0: f64) -> f32 {
-    let mut y1 = w[-22] * w[15];
-    if !(w[-6] >= w[1]) {
-        y1 -= if (w[0] + 1.0) == w[-24] { w[0] } else { w[1] };
+    let mut acc1 = 0.75 * w[-8];
+    for k in (-18..=-11).rev() {
+        acc1 += (w[k + 1] - w[k]).abs();
     }
-    let mut acc2 = 0.0;
-    for k in -5..=5 {
-        acc2 += -0.0 * w[k];
+    let mut y2 = 0.1 - acc1;
+    if w[0] > acc1 {
+        y2 = w[-27].min(w[0]);
     }
     let mut acc3 = 0.0;
-    for k in -7..-6 {
-        let d4 = w[k] - w[34];
-        acc3 += d4.abs();
+    for k in -37..=37 {
+        acc3 += w[k];
     }
-    let c5 = w[-35] < (y1 * w[-20] * (3.0 * w[-28]));
-    let x6: u32 = u32::max(w[0].max(0.0).min(10000.0) as u32, w[-1].max(0.0).min(10000.0) as u32) + (4 + w[-7].max(0.0).min(10000.0) as u32) + ((w[29].max(0.0).min(10000.0) as u32).max(w[21].max(0.0).min(10000.0) as u32) - (w[29].max(0.0).min(10000.0) as u32).min(w[21].max(0.0).min(10000.0) as u32)).min(2 * w[-12].max(0.0).min(10000.0) as u32);
-    let mut acc7 = 0.0;
-    for i in -8..=1 {
-        for j in -27..=17 {
-            acc7 += w[i + j];
-        }
-    }
-    (scale0 as f32 * acc2).max(acc3) - c5 as i32 as f32 - x6 as f32 + acc7
+    let x4 = (w[-24].max(0.0).min(10000.0) as u32).max((w[37].max(0.0).min(10000.0) as u32).max((w[-20].max(0.0).min(10000.0) as u32).min(w[32].max(0.0).min(10000.0) as u32)) - (w[37].max(0.0).min(10000.0) as u32).min((w[-20].max(0.0).min(10000.0) as u32).min(w[32].max(0.0).min(10000.0) as u32)));
+    let x5 = w[11];
+    let c6 = f32::max(-2147483647 as f32, w[-1]) > (if w[2] > acc3 { x5 } else { 2147483647 as f32 });
+    (scale0 as f32).min(y2) * x4 as f32 + c6 as i32 as f32
 }
 
 #[stencil(radius = 2, warp = 4, outputs_per_thread = 1, boundary = wrap)]
 pub fn random_165(w: Window<f64>) -> f64 {
-    const C1: [f64; 3] = [1.5e2, 0.0, -1.0];
+    let c1: [f64; 3] = [0.5_f64, 1e-3, 3f64];
     let mut acc2 = 0.0;
-    for i in 0..=0 {
-        for j in 0..=1 {
-            acc2 += w[i + j];
+    for k in -2..=2 {
+        if k < 0 {
+            acc2 += w[-k];
+        } else {
+            acc2 -= w[-k];
         }
     }
-    let mut acc3 = f64::MIN;
-    for k in (1..=1).step_by(3) {
-        acc3 = f64::max(acc3, w[k + 1]);
-    }
-    let mut acc4 = 0.0;
+    let mut acc3 = 0.0;
     for k in -2..=1 {
-        acc4 += (w[k + 1] - w[k]).abs();
+        acc3 += (w[k + 1] - w[k]).abs();
     }
-    (acc2.min(acc3) + acc4) * C1[0]
+    let c4 = w[2] > w[0] || (w[2] + -(2.0 / 3.0)) > 0.1;
+    acc2.min(acc3) - (if c4 { 1.0f64 } else { 0.25 }) + c1[0] + w[2]
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 3, boundary = wrap)]
 pub fn random_166(w: Window<f32>, hi0: f32) -> f32 {
     const N: i32 = 1;
-    let mut y1 = if w[1 - N] >= w[-5] { w[-N] } else if w[4] > w[-N] { 0.125_f32 } else { w[1] };
-    if w[N - 1] <= hi0 {
-        y1 -= w[-1] as f64 as f32;
-    } else {
-        y1 += w[-5].max(w[1]);
+    let mut acc1 = 0.0;
+    for k in -N..=N {
+        acc1 += w[k + 1] * (k as f32) * 0.1;
     }
-    let x2: u32 = (w[0].max(0.0).min(10000.0) as u32).max(w[0].max(0.0).min(10000.0) as u32) - (w[0].max(0.0).min(10000.0) as u32).min(w[0].max(0.0).min(10000.0) as u32);
-    y1 - x2 as f32
+    let x2 = acc1.max(-10000.0).min(10000.0) as i32;
+    hi0.max(x2 as f32)
 }
 
 #[stencil(radius = 28, warp = 2, outputs_per_thread = 6, boundary = valid)]
 pub fn random_167(w: Window<f64>, scale0: f64, hi1: u32) -> f64 {
-    const C1: [f64; 5] = [0.0f64, 0.75, -1.0, 0.5, 2.0];
-    let mut acc2 = 0.0;
-    for k in (-10..=-10).step_by(2) {
-        acc2 += (w[k + 1] - w[k]).abs();
+    const C1: [f64; 5] = [0.0f64, 0.75f64, -1.0, 0.5, 2.0];
+    let x2: f64 = w[-5] + scale0;
+    let mut y3 = (w[-17] + 0.1).min(w[23]);
+    if w[5] != w[5] || 0.125 >= (x2 + -0.3) {
+        y3 = C1[0];
     }
-    let x3: f64 = w[13].max(-10000.0).min(10000.0) as i32 as f64;
-    let c4 = !(C1[0] != C1[0]) && (w[18] as f32) < (w[28] as f32);
-    let mut acc5: f64 = 0.0;
-    for k in (-28..=28).step_by(2) {
-        acc5 += 0.5 * w[k];
+    let mut acc4 = 0.0;
+    for k in -28..=27 {
+        acc4 += (w[k + 1] - w[k]).abs();
     }
-    let x6 = ((w[28] as f32 / w[-5] as f32) as f64).max(0.0).min(10000.0) as u32;
-    let x7 = w[0] / (scale0.max(w[28]) + 0.125 * C1[1]);
-    ((hi1 as f64).max(acc2) * x3 * (if c4 { 2.0f64 } else { 0.3f64 })).min(acc5) * x6 as f64 * x7
+    let c5: bool = (w[10] as f32 as f64) != (0.3 as f32 as f64);
+    let mut y6 = C1[1] - std::f64::consts::LN_2;
+    if c5 || (w[-21] as i32) > (16777217.0 as i32) {
+        y6 = f64::MIN_POSITIVE;
+    }
+    let mut acc7 = 0.0;
+    for k in -28..=27 {
+        acc7 = w[k + 1].mul_add(w[27] + w[-22], acc7);
+    }
+    (hi1 as f64 + y3 + acc4).min(y6) * acc7
 }
 
 #[stencil(radius = 5, warp = 8, outputs_per_thread = 6, boundary = clamp)]
 pub fn random_168(w: Window<f64>, shift0: f64) -> f64 {
     const N: i32 = 5;
-    let mut acc1: f64 = 0.0;
-    let mut wt2: f64 = 1.0;
-    for k in (-N..=N).rev() {
-        acc1 += wt2 * w[k];
-        wt2 *= 0.9;
+    let mut acc1 = f64::NEG_INFINITY;
+    for k in -5..=4 {
+        acc1 = f64::max(acc1, w[k + 1]);
     }
-    let x3: i32 = w[0].max(-10000.0).min(10000.0) as i32;
-    let x4: f64 = acc1.max(0.0_f64).mul_add(f64::mul_add(acc1, 2.5e-1, shift0), shift0 / w[0]);
-    x3 as f64 + x4
+    let x2 = f64::mul_add((w[0] + 3.0 / 16.0).min(16777217.0 as f64), 2.5e-1 * shift0, (-1.5 as f64).min(acc1)).mul_add(f64::min(w[1 - N] + acc1, 2.0 / 3.0 - w[-N]), -(if (-2147483647.5 as f64) > w[3] { std::f64::consts::LN_2 } else { w[1] }));
+    let x3 = x2;
+    x3
 }
 
 #[stencil(radius = 3, warp = 4, outputs_per_thread = 7, boundary = clamp)]
 pub fn random_169(w: Window<f32>, beta0: f32, beta1: f32) -> f32 {
     const C1: [f32; 2] = [f32::MIN_POSITIVE, -1.5];
-    let mut acc2 = 0.0;
-    for k in 0..=0 {
-        acc2 += w[k] + w[-k];
-    }
+    let x2 = (100_f32.abs().sqrt() * w[3] as f64 as f32).mul_add(if w[-3] == 0.25f32 { C1[0].abs() } else { 0.5f32 }, 0.125);
     let mut acc3 = 0.0;
-    for k in (2..=2).step_by(3) {
-        acc3 = f32::mul_add(w[k], acc2 / w[-3], acc3);
+    for k in -3..4 {
+        acc3 += beta0 * w[k];
     }
-    (beta0.min(beta1) + acc3) * C1[0]
+    (beta1 + x2).max(acc3)
 }
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_170(w: Window<f32>, gain0: f32, beta1: u32) -> f32 {
     let c1: [f32; 6] = [2.0 / 3.0, 10.0f32, 1e1, f32::EPSILON, -1.0, 10.0];
-    let x2 = 10.0 + gain0;
-    ((beta1 as f32).max(x2) + c1[2]).max(w[-7])
+    let x2: f32 = -4.5f32;
+    (gain0 * beta1 as f32).max(x2) * c1[2] + w[-6]
 }
 
 #[stencil(radius = 3, warp = 2, outputs_per_thread = 1, boundary = valid)]
 pub fn random_171(w: Window<f32>) -> f32 {
-    let mut y1 = -w[0];
-    if !((w[-1].max(-10000.0).min(10000.0) as i32) >= (w[2].max(-10000.0).min(10000.0) as i32)) {
-        y1 = w[-1].mul_add(w[-1], w[-3]);
-    } else {
-        y1 -= (w[3] + 1.0 / 16.0).abs();
+    let x1 = ((w[-1].max(0.0).min(10000.0) as u32).max(w[2].max(0.0).min(10000.0) as u32) - (w[-1].max(0.0).min(10000.0) as u32).min(w[2].max(0.0).min(10000.0) as u32)).min((w[3].max(-10000.0).min(10000.0) as i32).abs() as u32) as f32;
+    let mut acc2: f32 = 0.0;
+    let mut wt3: f32 = 1.0;
+    for k in (-2..-1).rev().step_by(3) {
+        acc2 += wt3 * w[k - 1];
+        wt3 *= 0.9;
     }
-    let x2 = (w[2].max(0.0).min(10000.0) as u32 as f32 + w[-1]).max(0.0).min(10000.0) as u32;
-    let mut y3 = y1;
-    if w[0] < w[-2] || y1 <= (y1 + 0.75) {
-        let t4 = w[3] * w[0];
-        y3 *= t4;
+    let mut acc4: f32 = f32::MAX;
+    for k in (-3..-1).rev().step_by(3) {
+        if w[k] < acc4 {
+            acc4 = w[k];
+        }
     }
-    let mut acc5 = 0.0;
-    for k in 1..=3 {
-        acc5 += w[k] + w[-k];
+    let mut acc5: f32 = 0.0;
+    for k in 0..4 {
+        let d6 = w[k - 1] - w[-2];
+        acc5 += d6.abs();
     }
-    (x2 as f32 - y3).max(acc5)
+    x1.max(acc2).min(acc4) * acc5
 }
 
 #[stencil(radius = 19, warp = 8, outputs_per_thread = 4, boundary = wrap)]
 pub fn random_172(w: Window<f64>, lo0: f64, alpha1: f64) -> f64 {
     const N: i32 = 11;
-    let x1 = w[N - 1] * (lo0 + w[-13].abs());
-    let mut y2 = w[-18] as f32 as f64;
-    if 4.5_f64 <= x1 && (x1 + 1.0 / 7.0) <= alpha1 {
-        y2 *= w[N - 1].abs();
+    const B1: bool = 2.0 <= 1.5;
+    let mut y2 = w[-13] / 0.5;
+    if B1 {
+        let t3 = (1e-3) as f32 as f64;
+        y2 += t3;
+    } else {
+        y2 += lo0 * -1.5f64;
     }
-    let mut acc3 = 0.0;
-    for k in -19..=19 {
-        acc3 += w[k] * (k as f64) * 10.0;
-    }
-    let mut acc4: f64 = 0.0;
-    for k in (-N..=N).step_by(2) {
-        if k < 0 {
-            acc4 += w[k];
-        } else {
-            acc4 += 0.75 * w[k];
+    let mut acc4 = f64::INFINITY;
+    for k in -4..=0 {
+        if w[k + 2] < acc4 {
+            acc4 = w[k + 2];
         }
     }
-    y2 * acc3 * acc4
+    let mut acc5: f64 = 0.0;
+    for k in (-N..=N).rev() {
+        acc5 += alpha1 * w[k];
+    }
+    let mut y6 = acc5 + alpha1;
+    if B1 {
+        y6 -= w[19] * lo0;
+    }
+    (y2 + acc4 + y6).max(w[16])
 }
 
 #[stencil(radius = 8, warp = 4, outputs_per_thread = 6, boundary = zero)]
 pub fn random_173(w: Window<f32>, scale0: f32, bias1: f32) -> f32 {
     const C1: [i32; 3] = [4, -1, -1];
-    let x2: f32 = w[-4];
-    let c3 = (3.0 + x2).max(1.5 - scale0) <= (if 6u32 <= 1 { w[-2] } else { w[-8] }).abs().sqrt();
-    let mut acc4: f32 = 0.0;
-    let mut wt5: f32 = 1.0;
-    for k in -8..=8 {
-        acc4 += wt5 * w[k];
-        wt5 *= -0.5;
+    let x2 = 16777217.0;
+    let x3 = w[-5] * x2;
+    let mut acc4 = 0.0;
+    for k in -4..=3 {
+        let d5 = w[k] - w[-8];
+        acc4 = d5.max(acc4);
     }
-    let x6 = (f32::EPSILON * 0.1 + -1.0f32 * w[8]).max(acc4.abs().abs().sqrt());
-    let mut y7 = (w[1] + 0.75).abs().sqrt();
-    if std::f32::consts::PI > acc4 {
-        y7 -= bias1.max(w[-1]);
-    } else {
-        y7 += x6;
+    let x6: f32 = w[6] * x2;
+    let mut x7 = scale0 / w[-2] + scale0 * w[-1];
+    x7 += w[8] - 10_f32;
+    let mut acc8: f32 = 0.0;
+    const W9: [f32; 6] = [0.0, 1.5e2, -2.0, 1.0 / 16.0, -0.75, 4.5f32];
+    for k in 1..=6 {
+        acc8 += W9[(k - 1) as usize] * w[k];
     }
-    c3 as i32 as f32 * y7 * C1[1] as f32 - w[-8]
+    (((bias1 + x3 + acc4) * x6).max(x7) + acc8).min(C1[0] as f32)
 }
 
 #[stencil(radius = 6, warp = 32, outputs_per_thread = 6, boundary = wrap)]
 pub fn random_174(w: Window<f64>, lo0: f64) -> f64 {
     const C1: [f64; 3] = [-1.0, 2.0 / 3.0, 5e-1];
-    let x2 = w[-5] as f32 as f64;
-    (lo0 + x2).max(C1[1]) - w[-4]
+    let x2 = w[-5].max(0.0).min(10000.0) as u32;
+    (lo0 + x2 as f64).min(C1[0])
 }
 
 #[stencil(radius = 40, warp = 16, outputs_per_thread = 6, boundary = wrap)]
 pub fn random_175(w: Window<f32>, bias0: f32) -> f32 {
     const C1: [u32; 4] = [2, 0, 4, 1];
-    let x2 = -w[-40] as f64;
-    bias0.min(x2 as f32).min(C1[1] as f32).max(w[-39])
+    let mut y2 = 1e-3 as i32 as f32;
+    if !(((2.5) as f32 + 10.0) != (2147483647.5 as f32)) {
+        y2 = bias0.max(bias0);
+    }
+    (y2 + C1[0] as f32).max(w[30])
 }
 
 #[stencil(radius = 7, warp = 4, outputs_per_thread = 3, boundary = wrap)]
 pub fn random_176(w: Window<f32>, beta0: f64) -> f32 {
     const C1: [f32; 2] = [1.0, 1.0];
-    let mut acc2 = 0.0;
-    for k in (-7..7).rev().step_by(3) {
-        acc2 += (w[k + 1] - w[k]).abs();
+    let x2 = (w[1] + w[0]).min(w[6] - w[0]);
+    let mut acc3 = 0.0;
+    for k in -7..8 {
+        acc3 += w[k] * (k as f32) * 0.5;
     }
-    let mut y3 = w[1];
-    if acc2 >= w[-7] || acc2 >= 3.0_f32 {
-        y3 -= 0.1_f32 - -std::f32::consts::PI;
+    let mut acc4: f32 = 0.0;
+    for k in (-3..-1).step_by(2).rev() {
+        acc4 += 0.125 * w[k + 1];
     }
-    let mut acc4 = C1[1];
-    let mut wt5: f32 = 1.0;
-    for k in (-7..8).rev().step_by(3) {
-        acc4 += wt5 * w[k];
-        wt5 *= 0.5;
+    let mut acc5 = 0.0;
+    for k in (-5..=-4).rev() {
+        acc5 += w[-k] * (k as f32) * 1.5e2;
     }
-    let x6 = (w[-7].max(w[-1]) / acc4) as f64;
-    let mut acc7: f32 = f32::MIN;
-    for k in (7..=7).rev() {
-        if w[k] > acc7 {
-            acc7 = w[k];
-        }
+    let mut acc6 = 0.0;
+    const W7: [f32; 8] = [1.0 / 16.0, 0.75_f32, 4f32, 1e1, 1f32, -0.0, 5e-1, f32::MIN_POSITIVE];
+    for k in 0..=7 {
+        acc6 += W7[k as usize] * w[k];
     }
-    (beta0 as f32).max(y3).max(x6 as f32) * acc7
+    (((beta0 as f32).max(x2) - acc3) * acc4 - acc5).max(acc6) + C1[0]
 }
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 4, boundary = clamp)]
 pub fn random_177(w: Window<f32>) -> f32 {
-    const C1: [f32; 6] = [0.0, 1.0 / 16.0, 0.0, 0.5, 0.0, 0.0];
-    let x2 = (if w[2] == w[1] { w[-2] as f64 } else { w[-2] as f64 }).abs().sqrt();
-    let x3: u32 = (w[2] + w[-1]).abs().max(0.0).min(10000.0) as u32;
-    let mut acc4 = w[2];
-    for k in (-3..4).rev().step_by(3) {
-        acc4 += w[k] * (k as f32) * 0.0;
-    }
-    let mut acc5 = 0.0;
-    for k in (-3..=3).rev() {
-        acc5 += w[k] * (k as f32) * 1.0 / 3.0;
-    }
-    (x2 as f32 + x3 as f32) * acc4 - acc5 - C1[2]
+    const C1: [f32; 6] = [0.0, 1.0 / 16.0, 0.0, 0.5, 0.0, 0.0f32];
+    const B2: bool = 2.0 <= 1.5;
+    let x3: f32 = (2.5 as f32).max((if C1[3] != w[-3] { w[-1] } else { w[1] }).mul_add(C1[2] * 4_f32, w[2]));
+    let x4: f32 = f32::min(w[-2] + w[-3], x3);
+    let x3 = x3 * 2.5e-1;
+    let x6 = (w[0] * w[1]) as f64;
+    (B2 as i32 as f32 - x4) * x3 - x6 as f32
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 7, boundary = clamp)]
 pub fn random_178(w: Window<f64>) -> f64 {
-    const C1: [f64; 3] = [0.0, -1.0, -2.0f64];
-    let mut x2 = (w[3] - C1[1]).max(w[3] * 5e-1) * (-(w[-2] + -0.5) + w[1] * (2.0 / 16.0));
-    x2 /= x2.max(0.0);
-    let x3 = -0.3f64 + w[1];
-    let x4 = (-2.0_f64 + -1.5).abs();
-    let mut y5 = x4;
-    if (w[-3] as f32) != (w[3] as f32) || C1[0] >= x3 {
-        y5 += x2.mul_add(0.3, 10.0);
+    const C1: [f64; 3] = [0.0, -1.0, -2f64];
+    let mut acc2 = w[-1] * -1e10 as f64;
+    let mut wt3: f64 = 1.0;
+    for k in 2..=3 {
+        acc2 += wt3 * w[k];
+        wt3 *= 0.5;
     }
-    y5
+    let mut acc4 = 0.0;
+    for k in -3..=2 {
+        acc4 += (w[k + 1] - w[k]).abs();
+    }
+    let x5 = (7 as f64).min(0f64) / w[2];
+    let mut acc6 = 0.0;
+    for k in (-3..=3).step_by(3) {
+        acc6 = f64::mul_add(w[k], w[3].min(w[1]), acc6);
+    }
+    acc2 + acc4 - x5 + acc6 - C1[2] + w[2]
 }
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 4, boundary = valid)]
 pub fn random_179(w: Window<u32>, hi0: u32, bias1: u32) -> u32 {
-    let mut acc1: u32 = w[0];
-    for k in 0..=7 {
-        if w[k] > acc1 {
-            acc1 = w[k];
-        }
+    let x1 = 1 + hi0;
+    let x2 = 2;
+    let x3 = x2 as u32;
+    let x4 = w[-6].min(x2);
+    let x5 = w[6];
+    let mut y6 = bias1 * 2;
+    if !((w[1] as f32) > (w[-1] as f32)) {
+        y6 = u32::min(bias1, w[-6]);
+    } else {
+        y6 += w[1].min(hi0);
     }
-    let mut acc2 = u32::MIN;
-    for k in 0..=8 {
-        if w[k] > acc2 {
-            acc2 = w[k];
-        }
-    }
-    let x3 = if w[4] <= w[6] { w[-8] } else if w[6] > acc1 { bias1 } else { w[1] };
-    let x4 = (2 * x3).min(w[8] + w[1]);
-    let c5 = w[-4].min(w[8]) > (if w[5] < acc2 { x4 } else { w[6] });
-    hi0.min(c5 as u32).max(w[-1])
+    let x7 = w[-6];
+    ((x1.min(x3).max(x2) + x4).min(x5) + y6).max(x7)
 }
 
 #[stencil(radius = 4, warp = 8, outputs_per_thread = 3, boundary = clamp)]
 pub fn random_180(w: Window<f64>, gain0: f64, bias1: f64) -> f64 {
     const N: i32 = 1;
-    let mut acc1 = w[-1];
-    for k in -N..=N {
-        if w[k] > acc1 {
-            acc1 = w[k];
-        }
+    let x1: f64 = w[1] - w[4] + (w[-3] - w[4]) - -(w[4] as i32 as f64);
+    let mut acc2 = 0.0;
+    for k in -4..5 {
+        acc2 = f64::mul_add(w[k], f64::MIN_POSITIVE, acc2);
     }
-    let x2 = w[N - 1] + (gain0 - gain0 * acc1);
-    let x3 = w[3].max(-10000.0).min(10000.0) as i32 + w[-4].max(-10000.0).min(10000.0) as i32;
-    let mut acc4 = bias1 * w[-2];
-    for k in (-N..=N).rev() {
-        if k == 0 {
-            acc4 += w[k];
-        } else {
-            acc4 += 2.0 * w[k];
-        }
-    }
-    x2.min(x3 as f64) - acc4 + w[N - 1]
+    let x3 = 2.0;
+    let x4 = x3 as f64;
+    let mut x5 = 0.3 as f64 / acc2;
+    x5 *= x5.min(w[1]);
+    (gain0.max(bias1) + x1) * x4 * x5 * w[N] + w[-2]
 }
 
 #[stencil(radius = 8, warp = 32, outputs_per_thread = 2, boundary = clamp)]
 pub fn random_181(w: Window<f32>, scale0: f32) -> f32 {
-    let x1 = (w[6] as u32 as f32).abs().sqrt();
-    let mut x3: f32 = { let t2 = scale0.max(w[-8]); t2 * (-4.5f32 * w[-5]) };
-    x3 *= -(3.0 / 7.0);
-    let c4 = (scale0 + 0.5) == 0.0 && w[1] >= w[-5] && !((x3 + 0.125) < x1);
-    let x5 = w[-1].max(w[0]);
-    let x6 = x3 * w[4];
-    c4 as i32 as f32 - x5 - x6 + w[0]
+    let x1 = (w[1] as u32).max((3000000000) as u32) as f32;
+    let c2: bool = (3.0000001 as f32 + w[3]) > (w[-5] - x1);
+    let mut acc3 = 0.0;
+    for k in (0..9).rev().step_by(2) {
+        acc3 += 0.1 * w[k];
+    }
+    let mut x4: f32 = 0.75;
+    x4 += f32::max(scale0, x4);
+    let mut acc5 = f32::MAX;
+    for k in -2..=2 {
+        if w[k] < acc5 {
+            acc5 = w[k];
+        }
+    }
+    (c2 as i32 as f32 + acc3 + x4 + acc5) * w[-4]
 }
 
 #[stencil(radius = 2, warp = 4, outputs_per_thread = 4, boundary = valid)]
 pub fn random_182(w: Window<f64>, lo0: f64) -> f64 {
     const N: i32 = 1;
-    let x1 = w[1 - N];
-    let x2: f64 = 2.0 / 7.0;
-    let x3: i32 = (x1 - x2).max(-10000.0).min(10000.0) as i32;
-    let mut y4 = x2 * w[0];
-    if !(w[2] != lo0) {
-        let t5 = w[0];
-        y4 -= t5;
+    let x1 = -f64::mul_add(0.25f64, w[2], w[2]) + w[2].abs();
+    let mut acc2: f64 = 0.0;
+    for k in -N..=N {
+        acc2 += (w[k + 1] - w[k]).abs();
     }
-    let x6: f64 = w[-1] + lo0;
-    let x7 = (lo0 + 0.125 - -w[-1]).max(0.0).min(10000.0) as u32;
-    (x3 as f64 - y4 + x6).min(x7 as f64)
+    let c3 = !((w[-2] as f32) > (w[-2] as f32)) && (w[-2].max(-10000.0).min(10000.0) as i32) < (w[1] as i32);
+    let x4 = -2.5e-1;
+    let x5 = w[2] + x4;
+    let x6 = -1;
+    let x7 = x6 as u32;
+    let x8 = i32::min(x6, w[-1].max(-10000.0).min(10000.0) as i32);
+    let mut acc9 = 0.3 + w[-N];
+    for k in -2..=0 {
+        acc9 += -5e-1 * w[k + 2];
+    }
+    ((lo0 - x1 + acc2).max(c3 as i32 as f64) * x4 * x5 - x7 as f64 - x6 as f64).min(x8 as f64) * acc9
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 3, boundary = wrap)]
 pub fn random_183(w: Window<f32>, alpha0: f32, scale1: f32) -> f32 {
     let mut acc1 = 0.0;
-    let mut wt2: f32 = 1.0;
-    for k in 0..=1 {
-        acc1 += wt2 * w[k + 2];
-        wt2 *= 0.75;
+    const W2: [f32; 2] = [2.5e-1, 4.5];
+    for k in 1..=2 {
+        acc1 += W2[(k - 1) as usize] * w[k];
     }
     let mut acc3 = 0.0;
-    for k in 1..=1 {
-        acc3 = w[k - 2].mul_add(scale1 * w[1], acc3);
+    const W4: [f32; 7] = [0.5, 1e-3, 0.5, 1.5, -1.0, -0.25_f32, 1.0 / 7.0];
+    for k in -3..=3 {
+        acc3 += W4[(k + 3) as usize] * w[k];
     }
-    let x4 = w[-2];
-    (alpha0 + acc1).max(acc3) + x4 + w[0]
+    let x5 = w[-1].abs().abs().sqrt() + (w[1] - scale1).min(w[-3].mul_add(w[2], w[-3]));
+    (alpha0 - acc1) * acc3 - x5 - w[3]
 }
 
 #[stencil(radius = 6, warp = 32, outputs_per_thread = 3, boundary = valid)]
 pub fn random_184(w: Window<f32>) -> f32 {
-    let x1 = f32::mul_add(f32::min(w[-2], 0.75), -1.5e2, w[6]).max(-10000.0).min(10000.0) as i32;
-    let c2 = (w[-1] != -0.25f32 || w[3] <= (w[1] + 0.1)) && (w[-6] as f64) >= (w[-1] as f64);
-    x1 as f32 + c2 as i32 as f32
+    const B1: bool = !true;
+    let x2 = f32::max(-w[-1], 4f32.max(0.5));
+    let mut acc3: f32 = f32::INFINITY;
+    for k in 6..7 {
+        if w[k] < acc3 {
+            acc3 = w[k];
+        }
+    }
+    (if B1 { 0.5f32 } else { -f32::MIN_POSITIVE }) - x2 + acc3
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 4, boundary = zero)]
 pub fn random_185(w: Window<i32>, beta0: i32) -> i32 {
     const C1: [i32; 5] = [0, -4, -1, -2, -4];
-    let x2 = w[0];
-    let mut acc3 = i32::MAX;
-    for k in (-2..3).rev().step_by(3) {
-        acc3 = acc3.min(w[k]);
+    let x2 = 3;
+    let x3 = w[0].min(x2);
+    let x4 = -w[-2].max(8) + -(beta0 - beta0);
+    let mut acc5 = 0;
+    for k in 0..=3 {
+        acc5 += w[k] + w[-k];
     }
-    let x4 = w[0] + -(beta0 - beta0);
-    x2.min(acc3) + x4 - C1[2]
+    (x2 - x3 - x4).min(acc5).max(C1[1])
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 1, boundary = wrap)]
 pub fn random_186(w: Window<u32>) -> u32 {
-    let x1 = w[1];
-    let mut acc2: u32 = 0;
-    for k in (-2..=2).rev() {
-        acc2 += w[k];
-    }
-    let c3 = (if 4u32 >= w[0] { w[1] + w[2] } else { w[1] + w[-2] }) > (if w[0] == x1 { w[-2] + w[-2] } else { w[2] });
-    let mut x4 = (w[0] + w[0]) as f32;
-    x4 -= (w[2] as f32).mul_add(x4, x4);
-    (acc2 + c3 as u32).min(x4.max(0.0).min(10000.0) as u32)
+    let x1 = 6;
+    let x2 = w[2].min(x1);
+    let x3 = u32::max(2 * x2, 0 + x2).min(w[-2] + w[2]);
+    let x4 = w[2].max(w[1]) - w[2].min(w[1]);
+    let x5 = ((w[2] as f32).max(0.0).min(10000.0) as u32).max(x1.max(x3) - x1.min(x3));
+    x4.min(x5)
 }
 
 #[stencil(radius = 7, warp = 2, outputs_per_thread = 4, boundary = wrap)]
 pub fn random_187(w: Window<f32>, beta0: f32, scale1: i32) -> f32 {
     const N: i32 = 1;
-    let x1 = (w[4].max(0.0).min(10000.0) as u32).max(w[1 - N].max(0.0).min(10000.0) as u32) - (w[4].max(0.0).min(10000.0) as u32).min(w[1 - N].max(0.0).min(10000.0) as u32) + scale1.max(0) as u32;
-    let x2: f32 = (w[3] + 0.125).min(w[1]).max((w[0] + w[-7]) * beta0.min(-0.75f32));
-    let mut x3 = w[-3].abs().sqrt();
-    x3 /= w[-7] - w[0];
-    (x1 as f32 + x2) * x3
+    let mut y1 = beta0.max(w[-7]);
+    if w[1 - N] > beta0 || w[-1] != w[-1] {
+        y1 += w[1] - w[5];
+    } else {
+        y1 *= w[0];
+    }
+    let x2: u32 = w[1].max(0.0).min(10000.0) as u32;
+    let mut acc3 = 0.0;
+    const W4: [f32; 3] = [1.0_f32, 0.125f32, -std::f32::consts::LN_2];
+    for k in -N..=N {
+        acc3 += W4[(k + 1) as usize] * w[k];
+    }
+    ((scale1 as f32 + y1).max(x2 as f32) + acc3).max(w[2])
 }
 
 #[stencil(radius = 4, warp = 2, outputs_per_thread = 5, boundary = wrap)]
 pub fn random_188(w: Window<f32>) -> f32 {
-    const C1: [f32; 6] = [4.5, 3.0f32, 0.125, 3.0_f32, -0.75, 0.0];
+    const C1: [f32; 6] = [4.5, 100_f32, 4.5, 0.0, 0.25, 0.5f32];
     let mut acc2 = 0.0;
-    for i in 0..=1 {
-        for j in 0..=1 {
-            acc2 += w[i + j];
-        }
+    for k in (-4..=4).rev() {
+        acc2 += w[k] * (k as f32) * 4.5;
     }
-    let mut acc3 = 0.0;
-    for k in (-3..=-2).step_by(3) {
-        acc3 += (w[k + 1] - w[k]).abs();
-    }
-    (acc2 - acc3).max(C1[4])
+    let x3 = -3.0;
+    let x4 = x3 - acc2;
+    ((x3 + x4) * C1[4]).max(w[-1])
 }
 
 #[stencil(radius = 40, warp = 8, outputs_per_thread = 7, boundary = clamp)]
 pub fn random_189(w: Window<f64>, shift0: f64) -> f64 {
     let mut acc1 = 0.0;
-    for k in 0..41 {
-        acc1 = f64::mul_add(w[k], -shift0, acc1);
+    for k in -40..=39 {
+        acc1 += (w[k + 1] - w[k]).abs();
     }
-    let mut y2 = acc1;
-    if acc1 > w[-35] {
-        let t3 = w[-12] + w[40];
-        y2 += t3;
+    let mut y2 = -w[-1];
+    if acc1 == (-3 as f64) {
+        y2 *= 3.0 + (-1.5) as f64;
     } else {
-        y2 += w[-3];
+        y2 -= if acc1 > w[-36] { 0.125 } else { w[12] };
     }
-    let c4 = 0.75f64 <= w[27] && ((w[-40].max(0.0).min(10000.0) as u32) >= (w[-14] as u32) || (w[-10] as u32) <= (w[7].max(0.0).min(10000.0) as u32)) && !(!(w[-12] == y2));
-    let x5 = 0.3 * (w[28] + 1.5e2).min(w[0]) + (3.0 + w[40] + w[17] as u32 as f64);
-    c4 as i32 as f64 + x5
+    let x3 = (-0.3 - (y2 - shift0)) * (false as u32).min(w[21].max(0.0).min(10000.0) as u32) as f64;
+    let mut y4 = -f64::MIN_POSITIVE / x3;
+    if w[36] >= x3 || (-7 as f32) == (w[4] as f32) {
+        y4 = w[0].abs().sqrt();
+    } else {
+        y4 *= w[12] + w[-22];
+    }
+    y4
 }
 
 #[stencil(radius = 11, warp = 32, outputs_per_thread = 8, boundary = zero)]
 pub fn random_190(w: Window<f32>, hi0: f32, beta1: i32) -> f32 {
     const C1: [f32; 6] = [1.0, 0.0_f32, 4.5f32, -1.0, 1.0, -(3.0 / 7.0)];
     const N: i32 = 6;
-    let mut acc2 = w[-8] + w[9];
-    for k in -N..=N {
-        acc2 += hi0 * w[k];
-    }
-    let mut y3 = w[3].abs();
-    if !(hi0 <= acc2) {
-        y3 += 0.0 - w[N];
-    } else {
-        y3 += hi0 + w[-2];
-    }
-    (beta1 as f32 - y3) * C1[5] + w[N - 1]
+    let mut x2 = (0.1 - w[9]).max(-10000.0).min(10000.0) as i32;
+    x2 *= 3;
+    let x3 = 16777217.0;
+    let x4 = f32::min(x3, C1[0]);
+    (hi0 + beta1 as f32) * x2 as f32 + x3 - x4
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 7, boundary = clamp)]
 pub fn random_191(w: Window<u32>, bias0: u32) -> u32 {
     let mut acc1 = 0;
-    for k in 1..=1 {
-        if k < 0 {
-            acc1 += w[k];
-        } else {
-            acc1 += w[k] * 2;
-        }
+    for k in 0..1 {
+        acc1 += w[k + 1].max(w[k]) - w[k + 1].min(w[k]);
     }
-    let mut y2 = 5u32 + 3;
-    if bias0 != acc1 || acc1 != w[-1] {
-        y2 = acc1;
-    }
-    y2 + w[0]
+    let c2 = acc1 > 2u32.min(w[-1]);
+    bias0.min(c2 as u32)
 }
 
 #[stencil(radius = 17, warp = 32, outputs_per_thread = 8, boundary = zero)]
 pub fn random_192(w: Window<f32>, gain0: f64) -> f32 {
     const N: i32 = 8;
-    let mut y1 = w[-3] / w[3];
-    if w[-10] <= std::f32::consts::PI {
-        let t2 = w[7];
-        y1 *= t2;
+    let mut acc1 = 0.0;
+    for k in 0..=9 {
+        acc1 += w[k] + w[-k];
     }
-    let y1 = y1 + (y1 - w[-8]).min(w[-5] + w[4]);
-    (gain0 as f32 + y1).min(w[N]) + w[11]
+    let x2 = (acc1 - (3 as f32).abs()) * 1e-3;
+    (gain0 as f32).max(x2) + w[N]
 }
 
 #[stencil(radius = 2, warp = 2, outputs_per_thread = 4, boundary = clamp)]
 pub fn random_193(w: Window<f64>, gain0: f32) -> f64 {
     const C1: [f64; 2] = [0.0, f64::MIN_POSITIVE];
-    let x2 = (w[-1].min(w[1]) - 10.0f64).max(-10000.0).min(10000.0) as i32;
-    let mut y3 = w[2];
-    if w[0] >= w[0] && w[-2] <= w[2] {
-        let t4 = w[1] as i32 as f64;
-        y3 *= t4;
+    let mut acc2: f64 = w[-2];
+    for k in -2..3 {
+        acc2 = f64::min(acc2, w[k]);
+    }
+    let mut y3 = w[1].mul_add(C1[0], 1.0f64);
+    if w[-2] < w[-2] && w[1] != w[1] {
+        y3 += w[1] as u32 as f64;
     } else {
-        y3 -= w[2] * w[-1];
+        y3 += acc2 - 2147483647 as f64;
     }
-    let x5 = y3.abs() + w[-2] as f32 as f64;
-    let mut acc6 = 0.0;
-    for k in (-2..3).rev().step_by(3) {
-        acc6 += 1.5 * w[k];
+    let x4 = w[2] * -3.99 as f64;
+    let x5 = -1.5;
+    let x6 = x5 as u32;
+    let x7 = C1[0] - x5;
+    let mut acc8 = 0.0;
+    for k in -2..3 {
+        if k >= 1 {
+            acc8 += w[k];
+        }
     }
-    let x7 = w[-1] / w[1];
-    let c8 = (if 0.5 >= acc6 || (w[2] as f32 + 10.0) >= (w[2] as f32) { 1.0f64 * w[-1] } else { (C1[0] + 1.0).max(w[1]) }) == (f64::max(0.75, 1.5f64) + w[1].abs());
-    (gain0 as f64).max(x2 as f64).max(x5).max(x7) * c8 as i32 as f64
+    let x9 = -(w[0].max(-10000.0).min(10000.0) as i32) as f64;
+    ((gain0 as f64 - y3 - x4).max(x6 as f64) + x5 + x7) * acc8 + x9
 }
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 1, boundary = clamp)]
 pub fn random_194(w: Window<f64>, lo0: f64) -> f64 {
     const C1: [f64; 2] = [10.0, -f64::EPSILON];
-    let x2 = C1[1].abs();
-    let mut acc3 = w[1] * w[-1];
-    for k in 1..3 {
-        acc3 += (w[k + 1] - w[k]).abs();
+    let x2 = -w[-2].max(w[-1]) as f32;
+    let x3 = 1.00000001;
+    let x4 = w[-1] + x3;
+    let mut acc5 = 0.0;
+    for k in -3..4 {
+        acc5 += w[k];
     }
-    let mut y4 = x2 + lo0;
-    if (lo0 + 1.5) < C1[0] {
-        y4 -= w[0] as f32 as f64;
-    } else {
-        y4 += acc3 * 0.75;
-    }
-    y4
+    (lo0.min(x2 as f64) + x3 + x4 + acc5 + C1[0]) * w[-1]
 }
 
 #[stencil(radius = 26, warp = 32, outputs_per_thread = 4, boundary = zero)]
 pub fn random_195(w: Window<f64>) -> f64 {
-    let x1 = w[8] - 1.0 + w[-26];
-    let mut acc2 = w[-7].min(w[26]);
-    for k in (24..=26).step_by(3) {
-        if k == 0 {
-            acc2 += w[k];
-        }
+    let x1 = (w[-14].max(0.0).min(10000.0) as u32 + w[1].max(0.0).min(10000.0) as u32) as f64 - (w[11] + -7 as f64).abs();
+    let x2 = 5;
+    let x3 = 0 as u32 + x2;
+    let mut acc4 = 0.0;
+    for k in -25..=-20 {
+        acc4 += std::f64::consts::LN_2 * w[k];
     }
-    let mut y3 = acc2 / w[-26];
-    if w[15] == x1 {
-        y3 -= acc2 / w[-6];
-    } else {
-        y3 += f64::min(w[-21], w[-17]);
-    }
-    let mut y4 = y3 + x1;
-    if w[9] < (w[-1] + 5e-1) {
-        let t5 = acc2 + 0.75;
-        y4 -= t5;
-    } else {
-        y4 *= 1.5f64 * y3;
-    }
-    y4
+    let x5 = acc4 - (w[-21] + w[-17]);
+    (x1 - x2 as f64 - x3 as f64).max(x5) * w[-16]
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 1, boundary = zero)]
 pub fn random_196(w: Window<f32>, scale0: i32) -> f32 {
-    let mut acc1 = 0.0;
-    for k in -2..=2 {
-        let d2 = w[k] - w[2];
-        acc1 = d2.max(acc1);
+    let mut y1 = (2147483647.5 as f32).min(w[-2]);
+    if w[2] != 2.0 && w[-2] <= w[-1] {
+        y1 -= w[-1] - w[-2];
+    } else {
+        y1 *= std::f32::consts::FRAC_1_SQRT_2 + 3.0000001 as f32;
     }
-    (scale0 as f32).min(acc1)
+    scale0 as f32 + y1
 }
 
 #[stencil(radius = 10, warp = 8, outputs_per_thread = 3, boundary = clamp)]
 pub fn random_197(w: Window<f64>, shift0: f64, beta1: f64) -> f64 {
-    let c1 = (!(w[7] == w[0]) || w[3] == w[3]) && w[-6].abs() <= w[10].sqrt();
-    let x2 = w[-6];
-    let mut acc3 = 0.0;
-    for k in (-10..=10).step_by(2) {
-        acc3 += 2.0 * w[k];
+    let mut acc1 = 0.0;
+    for k in (0..=10).step_by(2) {
+        acc1 += w[k] * (k as f64) * 0.1;
     }
-    (shift0.min(beta1) - (if c1 { 1.0f64 } else { 1e1 })) * x2 * acc3 + w[-2]
+    let mut x2: f64 = 0.1;
+    x2 *= x2 + beta1;
+    let mut acc3 = 0.0;
+    for k in 0..=1 {
+        acc3 += w[k] + w[-k];
+    }
+    shift0 * acc1 - x2 + acc3
 }
 
 #[stencil(radius = 14, warp = 32, outputs_per_thread = 8, boundary = clamp)]
 pub fn random_198(w: Window<f64>, lo0: u32) -> f64 {
-    const C1: [f64; 3] = [1e1, 0.0, 0.0];
-    let x2 = w[-2] * w[-2] - w[-14];
-    let x3: f64 = 1.0 / 16.0 - w[-14];
-    let mut x4 = w[2] + 4.5_f64;
-    x4 -= w[1] as i32 as f64;
-    let x5 = w[-4].max(0.0).min(10000.0) as u32 * 3;
-    let c6 = (1 + w[8].max(-10000.0).min(10000.0) as i32) <= (w[-2].max(-10000.0).min(10000.0) as i32 + w[-14].max(-10000.0).min(10000.0) as i32);
-    let x7 = w[-3] * x4.max(1e-3);
-    ((lo0 as f64).min(x2).max(x3).min(x5 as f64) + c6 as i32 as f64 + x7 + C1[2]).max(w[14])
+    const C1: [f64; 3] = [0.3_f64, -1.0, -3.0];
+    let c2 = !(C1[1] == C1[2]);
+    let x3 = w[-6].max(0.0).min(10000.0) as u32;
+    let mut acc4 = 0.0;
+    for i in 0..=0 {
+        for j in (-4..=13).rev() {
+            acc4 += w[i + j] * w[j];
+        }
+    }
+    let mut acc5 = 0.0;
+    for i in 0..=0 {
+        for j in -3..=8 {
+            acc5 += w[i + j];
+        }
+    }
+    let mut acc6: f64 = 0.0;
+    for k in (13..=13).rev() {
+        if k == 0 {
+            acc6 += w[k - 1];
+        } else {
+            acc6 -= w[k - 1];
+        }
+    }
+    let x7 = (0.3 as f32 as f64).mul_add(w[1].abs().sqrt(), w[-14] * w[-3]) as f32;
+    ((lo0 as f64).min(c2 as i32 as f64).min(x3 as f64).max(acc4) - acc5).min(acc6).min(x7 as f64)
 }
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 8, boundary = wrap)]
 pub fn random_199(w: Window<f32>, alpha0: u32, alpha1: f32) -> f32 {
-    let mut y1 = 0.3 * 0.25f32;
-    if alpha1 < 0.75f32 || (w[6] as i32) < (w[0].max(-10000.0).min(10000.0) as i32) {
-        let t2 = alpha1 * w[8];
-        y1 -= t2;
+    let mut acc1 = w[-2];
+    for k in 0..=0 {
+        if w[k - 2] > acc1 {
+            acc1 = w[k - 2];
+        }
+    }
+    let mut y2 = acc1 + alpha1;
+    if (w[6] as i32) < (w[0].max(-10000.0).min(10000.0) as i32) || acc1 > 10_f32 {
+        y2 *= -0.3 - acc1;
     } else {
-        y1 -= -w[3];
+        y2 *= alpha1;
     }
-    let x3 = w[0] + alpha1 - w[0] - f32::min(w[7].max(-10000.0).min(10000.0) as i32 as f32, -0.5f32 / w[0]);
-    let mut y4 = w[1] - y1;
-    if x3 != w[-2] {
-        y4 = w[0];
-    }
-    let x5 = w[0].abs().sqrt().abs().max(0.0).min(10000.0) as u32;
-    (alpha0 as f32 - y4).max(x5 as f32) - w[1]
+    let x3 = (w[5] - w[4]).mul_add(w[-3].mul_add(w[0], w[-2]), y2 / alpha1) as f64;
+    let x4: f32 = if !(-std::f32::consts::FRAC_1_SQRT_2 != y2) { -2.5e-1 } else { 0.1 };
+    (alpha0 as f32).max(x3 as f32) * x4 + w[7]
 }
 
 /// Visits every stencil above, with the parameters it is checked with.

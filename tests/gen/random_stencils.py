@@ -49,6 +49,12 @@ LIMIT = 1 << 30  # no generated integer arithmetic may exceed this
 SATURATED = 1 << 32  # a float-to-integer cast: anything, i32::MIN included
 DATA_BOUND = 1000  # awkward(): i32 in (-1000, 1000), u32 in [0, 1000)
 PARAM_BOUND = 1000
+# Literal *expressions* under `as`: rustc gives the cast's type only to a literal (negated,
+# parenthesized or a block's tail); `(a + b) as f32` and `(if c { a } else { b }) as f32` compute
+# in the fallback type f64 (or i32) first. Off while the macro types them as the cast's target
+# (it rounds `(1.00000005960464477539062500000001 + 0.0) as f32` once, rustc twice, and rejects
+# `(0 - 1) as u32`); turning it on changes nothing else in the output.
+EXPRESSIONS_UNDER_AS = False
 
 # Operator precedence, high binds tighter.
 P_IF, P_OR, P_AND, P_CMP, P_ADD, P_MUL, P_CAST, P_UNARY, P_PRIMARY = 0, 3, 4, 5, 6, 7, 8, 9, 10
@@ -121,7 +127,6 @@ class Stencil:
         self.arrays: list[Arr] = []
         self.lines: list[str] = []
         self.counter = 0
-        self.taps_used = 0
         self.const_n: int | None = None  # `const N: i32 = n;`, used for loop bounds and taps
         self.make_params()
 
@@ -165,7 +170,6 @@ class Stencil:
         return self.rng.randint(-r, r)
 
     def tap(self, d: int | None = None) -> E:
-        self.taps_used += 1
         if d is None and self.const_n is not None and self.chance(0.15):
             return E(f"w[{self.rng.choice(['N', '-N', 'N - 1', '1 - N'])}]", self.T, P_PRIMARY, DATA_BOUND)
         d = self.tap_offset() if d is None else d
@@ -218,34 +222,53 @@ class Stencil:
     def cast_literal(self, ty: str, budget: int = LIMIT) -> E:
         """A literal as the operand of `as`: rustc types it as the cast's target when it can be one
         (`3000000000 as u32`, `1.00000005960464477539062500000001 as f32` rounds once), else it
-        takes its fallback type (`2.7 as i32` is an f64, `3 as f32` an i32) or is a bool."""
+        takes its fallback type (`2.7 as i32` is an f64, `3 as f32` an i32); or a bool."""
         rng = self.rng
+        if EXPRESSIONS_UNDER_AS and self.chance(0.3):
+            if ty in FLOATS:
+                a = rng.choice(["1.00000005960464477539062500000001", "0.1", "16777217.0"])
+                if self.chance(0.5):
+                    return E(f"({a} {rng.choice(['+', '*'])} {rng.choice(['0.0', '1.0'])}) as {ty}", ty, P_CAST)
+                return E(f"(if {self.boolean(0).code} {{ {a} }} else {{ 0.5 }}) as {ty}", ty, P_CAST)
+            if ty == "u32" and budget >= SATURATED:
+                return E(f"(0 - {rng.randint(1, 9)}) as u32", ty, P_CAST, SATURATED)
+        floats = ["0.1", "1.00000005960464477539062500000001", "2.5", "1e-3", "0.3", "16777217.0", "3.0000001",
+                  "2.7", "1e10", "1.5", "3.99", "2147483647.5"]
         if ty in FLOATS:
-            cands = [(t, 0) for t in ("0.1", "1.00000005960464477539062500000001", "2.5", "1e-3", "0.3", "16777217.0", "3.0000001")]
-            cands += [(t, 0) for t in ("3", "16777217", "2147483647", "7", "0")]
+            ints = ["3", "16777217", "2147483647", "7", "0"]
+        elif ty == "u32":
+            ints = ["3000000000", "4294967295", "7", "0", "65536", "1000"]
         else:
-            if ty == "u32":
-                ints = ["3000000000", "4294967295", "7", "0", "65536", "1000"]
-            else:
-                ints = ["7", "2147483647", "-2147483648", "-5", "1000", "0"]
-            cands = [(t, abs(int(t))) for t in ints]
-            lo, hi = (0, (1 << 32) - 1) if ty == "u32" else (-(1 << 31), (1 << 31) - 1)
-            for t in ("2.7", "-2.7", "1e10", "-1.5", "3.99", "1e-3", "2147483647.5"):
-                cands.append((t, abs(max(lo, min(hi, math.trunc(float(t)))))))
-            cands += [("true", 1), ("false", 0)]
-        fit = [c for c in cands if c[1] <= budget]
-        code, bound = rng.choice(fit) if fit else ("0", 0) if ty in INTS else cands[0]
-        if code.startswith("-"):
-            code = rng.choice([code, f"({code})"])
-        elif code not in ("true", "false") and self.chance(0.3):
-            code = rng.choice([f"({code})", f"-{code}"] if ty != "u32" or "." in code else [f"({code})"])
-            if code.startswith("-"):
-                v = -math.trunc(float(code[1:])) if ty in INTS else 0
-                if ty == "i32" and v < -(1 << 31) or abs(v) > budget:
-                    code = code[1:]
-                else:
-                    bound = abs(max(0, v)) if ty == "u32" else abs(v)
-        return E(f"{code} as {ty}", ty, P_CAST, bound)
+            ints = ["7", "2147483647", "2147483648", "5", "1000", "0"]
+        lo, hi = (0, (1 << 32) - 1) if ty == "u32" else (-(1 << 31), (1 << 31) - 1)
+
+        def bound(text: str, neg: bool) -> int | None:
+            """|value| of `text as ty` (negated first), or None where rustc rejects it."""
+            if ty in FLOATS or text in ("true", "false"):
+                return 0 if ty in FLOATS else 1
+            v = float(text) if "." in text or "e" in text else int(text)
+            if isinstance(v, int):
+                # the literal is a `ty`: it must fit, and only i32 can be negated
+                if neg and ty == "u32":
+                    return None
+                v = -v if neg else v
+                return abs(v) if lo <= v <= hi else None
+            v = -v if neg else v  # an f64, cast with saturation
+            return abs(max(lo, min(hi, math.trunc(v))))
+
+        pool = floats + ints + (["true", "false"] if ty in INTS else [])
+        for _ in range(20):
+            text = rng.choice(pool)
+            neg = text not in ("true", "false") and self.chance(0.25)
+            b = bound(text, neg)
+            if b is not None and b <= budget:
+                break
+        else:
+            text, neg, b = ("0.5" if ty in FLOATS else "0"), False, 0
+        code = f"-{text}" if neg else text
+        if self.chance(0.2):
+            code = f"({code})"
+        return E(f"{code} as {ty}", ty, P_CAST, b)
 
     def pick_var(self, ty: str, pool: list[Var]) -> Var | None:
         cands = [v for v in pool if v.ty == ty]
@@ -570,6 +593,13 @@ class Stencil:
             self.emit(f"let {name}: [{ty}; {n}] = [{', '.join(vals)}];")
         self.arrays.append(Arr(name, ty, vals, bound, 0, len(self.lines)))
 
+    def declare_const_bool(self) -> None:
+        """`const B: bool = ...;`: known at compile time, so `if B { .. }` vanishes."""
+        name = self.fresh("B")
+        value = self.rng.choice(["true", "false", "!true", "1 < 2", "2.0 <= 1.5"] + (["N > 2", "N % 2 == 0"] if self.const_n else []))
+        self.emit(f"const {name}: bool = {value};")
+        self.vars.append(Var(name, "bool", 0, 0, len(self.lines)))
+
     def let_stmt(self) -> None:
         rng = self.rng
         r = rng.random()
@@ -601,9 +631,13 @@ class Stencil:
                 comb = f"{t} * {wrap(body, P_MUL + 1)}"
                 bound = 0
             e = E(f"{{ let {t} = {inner.code}; {comb} }}", ty, P_PRIMARY, bound)
+        elif ty != "bool" and self.chance(0.3):
+            e = self.untyped_literal(ty)
         else:
             e = self.expr(ty, rng.randint(1, 3), budget)
         name = self.fresh("c" if ty == "bool" else "x")
+        if not e.typed and self.chance(0.75):
+            return self.literal_let(name, e, ty)
         olds = [v for v in self.vars if v.ty == ty and ty in FLOATS and not v.name.startswith("acc")]
         if olds and self.chance(0.12):
             # `let x = x * e;`: shadows x, reading the old binding
@@ -611,9 +645,8 @@ class Stencil:
             name = old.name
             e = E(f"{old.name} {rng.choice(['*', '+', '-'])} {wrap(e, P_MUL + 1)}", ty, P_ADD)
             self.vars.remove(old)
-        annotate = ((not e.typed) or self.chance(0.15)) and ty != "bool"  # `: bool`: see KNOWN_BUGS
+        annotate = (not e.typed) or self.chance(0.15 if ty != "bool" else 0.35)
         ann = f": {ty}" if annotate else ""
-        mut = ""
         self.emit(f"let {name}{ann} = {e.code};")
         var = Var(name, ty, e.bound, 0, len(self.lines))
         self.vars.append(var)
@@ -629,6 +662,72 @@ class Stencil:
             self.emit(f"{name} *= 3;")
             var.bound *= 3
             var.defined_at = len(self.lines)
+
+    def untyped_literal(self, ty: str) -> E:
+        """An unsuffixed literal expression of type `ty`, which its context types."""
+        rng = self.rng
+        if ty in FLOATS:
+            text = rng.choice(["0.5", "0.25", "2.0", "1.5", "0.1", "0.75", "3.0", "1e-3", "2.5e-1", "1.00000001",
+                               "1.00000005960464477539062500000001", "16777217.0"])
+            e = E(text, ty, typed=False, lit=True)
+            if self.chance(0.2):
+                e = E(f"-{text}", ty, P_UNARY, typed=False, lit=True)
+            if self.chance(0.15):
+                b = E(rng.choice(["0.5", "2.0", "0.1", "-1.0"]), ty, typed=False, lit=True)
+                e = E(f"if {self.boolean(1).code} {{ {e.code} }} else {{ {b.code} }}", ty, P_IF, typed=False)
+            return e
+        v = rng.randint(-9 if ty == "i32" else 0, 9)
+        return E(str(v), ty, P_UNARY if v < 0 else P_PRIMARY, abs(v), typed=False, lit=True)
+
+    def literal_let(self, name: str, e: E, ty: str) -> None:
+        """`let x = <unsuffixed literal>;`: rustc infers x's type from a later use. Sometimes x is
+        first used under `as` (which does not fix its type), then comes the use that does."""
+        rng = self.rng
+        self.emit(f"let {name} = {e.code};")
+        fallback = ty in ("f64", "i32")  # rustc's type for a literal nothing constrains
+        cast_only = fallback and self.chance(0.25)
+        if cast_only or self.chance(0.5):
+            u = rng.choice([t for t in FLOATS + INTS if t != ty] + [ty])
+            if u in FLOATS:
+                bound = 0
+            elif ty in FLOATS:
+                bound = DATA_BOUND  # the float literals here are small; `as` truncates them
+            elif ty == "i32" and u == "u32":
+                bound = SATURATED  # a negative i32 wraps
+            else:
+                bound = e.bound
+            y = self.fresh("x")
+            self.emit(f"let {y} = {name} as {u};")
+            self.vars.append(Var(y, u, bound, 0, len(self.lines)))
+        if cast_only:
+            return  # x keeps its fallback type, as rustc gives it
+        z = self.fresh("x")
+        leaf = self.leaf(ty, LIMIT // 2 if ty in INTS else LIMIT)
+        zbound = max(leaf.bound, e.bound)
+        forms = ["typed_let", "ufcs", "method_arg"]
+        if ty in FLOATS or leaf.bound + e.bound <= LIMIT:
+            forms += ["binop"] * 3
+        form = rng.choice(forms)
+        if form == "typed_let":
+            self.emit(f"let {z}: {ty} = {name};")
+            zbound = e.bound
+        elif form == "ufcs":
+            m = rng.choice(["min", "max"] + (["mul_add"] if ty in FLOATS else []))
+            if m == "mul_add":
+                self.emit(f"let {z} = {ty}::mul_add({name}, {leaf.code}, {self.leaf(ty, LIMIT).code});")
+            else:
+                self.emit(f"let {z} = {ty}::{m}({name}, {leaf.code});")
+        elif form == "method_arg":
+            self.emit(f"let {z} = {wrap(leaf, P_PRIMARY)}.{rng.choice(['min', 'max'])}({name});")
+        else:
+            op = rng.choice(["+", "-", "*"] if ty in FLOATS else ["+"])
+            if self.chance(0.5):
+                self.emit(f"let {z} = {wrap(leaf, P_ADD)} {op} {name};")
+            else:
+                self.emit(f"let {z} = {name} {op} {wrap(leaf, P_MUL + 1)};")
+            zbound = leaf.bound + e.bound
+        self.vars.append(Var(name, ty, e.bound, 0, len(self.lines)))
+        self.vars.append(Var(z, ty, zbound, 0, len(self.lines)))
 
     def loop_range(self, tap_sign: int, off: int) -> tuple[str, list[int], int, int]:
         """A range for `k` such that tap `tap_sign * k + off` lies in the radius for every k."""
@@ -703,7 +802,6 @@ class Stencil:
 
         def tapk(extra: int = 0) -> str:
             o = off + extra
-            self.taps_used += 1
             if tap_sign > 0:
                 return f"w[{fmt_off('k', o)}]"
             return f"w[{o} - k]" if o != 0 else "w[-k]"
@@ -776,7 +874,6 @@ class Stencil:
                     body.append(f"{acc} += {a}.max({b}) - {a}.min({b});")
             elif kind == "symmetric":
                 body.append(f"{acc} += w[k] + w[-k];")
-                self.taps_used += 2
                 per = 2 * DATA_BOUND
             elif kind == "decay":
                 wt = self.fresh("wt")
@@ -844,7 +941,6 @@ class Stencil:
         self.emit(f"for i in {a}..={b} {{")
         inner = f"({c}..={d}).rev()" if rng.random() < 0.3 else f"{c}..={d}"
         self.emit(f"for j in {inner} {{", 2)
-        self.taps_used += 1
         if T in FLOATS and rng.random() < 0.5:
             self.emit(f"{acc} += w[i + j] * w[j];", 3)
         elif T == "i32" and rng.random() < 0.3:
@@ -934,7 +1030,8 @@ class Stencil:
             if unread(a):
                 e = E(f"{a.name}[{self.rng.randrange(len(a.values))}]", a.ty, P_PRIMARY, a.bound)
                 terms.append(self.convert(e, T, 100_000 if T in INTS else LIMIT))
-        if self.taps_used == 0 or self.chance(0.3) or not terms:
+        reads_window = any("w[" in line for line in self.lines) or any("w[" in t.code for t in terms)
+        if not reads_window or self.chance(0.3) or not terms:
             terms.append(self.tap())
         out = terms[0]
         for t in terms[1:]:
@@ -963,6 +1060,8 @@ class Stencil:
         if rng.random() < 0.12:
             self.const_n = rng.randint(1, self.R)
             self.emit(f"const N: i32 = {self.const_n};")
+        if rng.random() < 0.15:
+            self.declare_const_bool()
         for _ in range(n):
             kind = rng.choices(["let", "loop", "if"], weights=[55, 32, 13])[0]
             if kind == "let":
