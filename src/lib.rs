@@ -25,6 +25,7 @@ extern crate self as rc;
 pub use rc_core::{
     Boundary, Element, Error, Explanation, LengthError, Params, Pattern, Scalar, ScalarType, Stencil,
     Strategy, WarpProgram, Window,
+    Layout,
 };
 pub use rc_core::testdata;
 pub use rc_macros::stencil;
@@ -43,5 +44,5 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use rc_core::body::{BinaryOp, Body, CompareOp, Node, UnaryOp};
-    pub use rc_core::{Boundary, Pattern, Scalar, ScalarType, Stencil, Strategy};
+    pub use rc_core::{Boundary, Layout, Pattern, Scalar, ScalarType, Stencil, Strategy};
 }

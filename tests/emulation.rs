@@ -45,4 +45,8 @@ fn the_macro_prints_the_same_ptx_the_runtime_program_would() {
     same(&fused_naive::KERNEL);
     same(&wide_shared_f64::KERNEL);
     same(&mixed_int_naive::KERNEL);
+    same(&box17_granule::KERNEL);
+    same(&heat_granule::KERNEL);
+    same(&tv_granule::KERNEL);
+    same(&wide_max_granule::KERNEL);
 }

@@ -17,11 +17,12 @@ use rc::runtime::cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
 use rc::runtime::cust::stream::{Stream, StreamFlags};
 use rc::testdata::{awkward, first_difference, poison};
 use rc::core::stencil::Reference;
-use rc::core::RoundRobin;
+use rc::core::Layout;
 use rc::{Boundary, Element, Params, Pattern, Scalar, Stencil, Strategy, WarpProgram, Window};
 
-/// Elements on each side of the output that the kernel must not write.
-const GUARD: usize = 37;
+/// Elements on each side of the output that the kernel must not write. A multiple of 4, so the
+/// output view stays aligned for 16-byte vector stores.
+const GUARD: usize = 32;
 
 /// A context for this test's thread, or `None` (after saying so) on a machine without a GPU.
 fn gpu(test: &str) -> Option<(Context, Stream)> {
@@ -169,14 +170,15 @@ macro_rules! box_stencil {
 
         /// The strings are leaked: the runtime caches modules by the PTX's address, which must
         /// then stay valid (fine in a test).
-        pub fn kernel(pattern: Pattern, strategy: Strategy) -> Option<Stencil<$t, ()>> {
+        pub fn kernel(pattern: Pattern, strategy: Strategy, layout: Layout) -> Option<Stencil<$t, ()>> {
             let (body, reference): (fn() -> Result<Body, BodyError>, Reference<$t, ()>) = by_radius!(
                 pattern.radius(),
                 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40
             );
             let name = format!(
-                "box_{}_r{}_w{}_p{}_{}_{}",
+                "box_{}_{}_r{}_w{}_p{}_{}_{}",
                 strategy,
+                layout.to_string().replace(['(', ')'], ""),
                 pattern.radius(),
                 pattern.warp(),
                 pattern.outputs_per_thread(),
@@ -184,9 +186,9 @@ macro_rules! box_stencil {
                 stringify!($t)
             );
             let entry: &'static str = Box::leak(format!("rc_{name}").into_boxed_str());
-            let program = WarpProgram::compile_with(pattern, strategy, &RoundRobin::new(&pattern), &body().ok()?).ok()?;
+            let program = WarpProgram::compile_for(pattern, strategy, layout, &body().ok()?).ok()?;
             let ptx: &'static str = Box::leak(ptx::print(&program, entry).into_boxed_str());
-            Some(Stencil::from_parts(Box::leak(name.into_boxed_str()), pattern, strategy, ptx, entry, body, reference))
+            Some(Stencil::from_parts(Box::leak(name.into_boxed_str()), pattern, strategy, layout, ptx, entry, body, reference))
         }
     };
 }
@@ -201,15 +203,15 @@ mod box_f64 {
 }
 
 fn sweep<T: Element + DeviceCopy>(
-    kernel: fn(Pattern, Strategy) -> Option<Stencil<T, ()>>,
-    patterns: impl Iterator<Item = (Pattern, Strategy)>,
+    kernel: fn(Pattern, Strategy, Layout) -> Option<Stencil<T, ()>>,
+    patterns: impl Iterator<Item = (Pattern, Strategy, Layout)>,
     lengths: impl Fn(&Pattern) -> Vec<usize>,
     stream: &Stream,
 ) -> (usize, Vec<String>) {
     let (mut checked, mut failures) = (0, Vec::new());
-    for (pattern, strategy) in patterns {
-        let Some(k) = kernel(pattern, strategy) else {
-            failures.push(format!("{pattern}, {strategy}: could not build the kernel"));
+    for (pattern, strategy, layout) in patterns {
+        let Some(k) = kernel(pattern, strategy, layout) else {
+            failures.push(format!("{pattern}, {strategy}, {layout}: could not build the kernel"));
             continue;
         };
         for n in lengths(&pattern) {
@@ -236,12 +238,12 @@ fn every_radius_1_to_40_with_every_coarsening_1_to_8_and_every_strategy_matches_
             Strategy::ALL.map(|s| (Pattern::new(r, 32, p, Boundary::ALL[((r + p) % 4) as usize]).expect("valid"), s))
         })
     });
-    let (checked, failures) = sweep(box_f32::kernel, patterns, edge_lengths, &stream);
+    let (checked, failures) = sweep(box_f32::kernel, patterns.map(|(p, s)| (p, s, Layout::RoundRobin)), edge_lengths, &stream);
     eprintln!("radius x coarsening: {checked} launches checked, {} failed", failures.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     let patterns = (1..=40u32)
         .flat_map(|r| [1u32, 8].map(|p| (Pattern::new(r, 16, p, Boundary::Clamp).expect("valid"), Strategy::ALL[(r % 3) as usize])));
-    let (checked, failures) = sweep(box_f64::kernel, patterns, edge_lengths, &stream);
+    let (checked, failures) = sweep(box_f64::kernel, patterns.map(|(p, s)| (p, s, Layout::RoundRobin)), edge_lengths, &stream);
     eprintln!("f64 radius x coarsening: {checked} launches checked, {} failed", failures.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -263,9 +265,37 @@ fn every_warp_width_boundary_and_element_type_matches_on_the_gpu() {
         l.push(1_000_003);
         l
     };
+    let with_layout = || patterns().map(|(p, s)| (p, s, Layout::RoundRobin));
+    let (c32, f32_failures) = sweep(box_f32::kernel, with_layout(), lengths, &stream);
+    let (c64, f64_failures) = sweep(box_f64::kernel, with_layout(), lengths, &stream);
+    eprintln!("warp x boundary x type: {} launches checked, {} failed", c32 + c64, f32_failures.len() + f64_failures.len());
+    let failures: Vec<String> = f32_failures.into_iter().chain(f64_failures).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn granule_distributions_with_vector_loads_match_on_the_gpu() {
+    let Some((_context, stream)) = gpu("granule_distributions_with_vector_loads_match_on_the_gpu") else { return };
+    let patterns = || {
+        [2u32, 4, 8, 16].into_iter().enumerate().flat_map(|(i, v)| {
+            [1u32, 3, 8, 16, 32, 40].into_iter().enumerate().flat_map(move |(j, r)| {
+                Boundary::ALL.into_iter().enumerate().flat_map(move |(k, b)| {
+                    [1u32, 2].map(|rows| {
+                        let warp = [32u32, 16, 8, 4][(i + j + k + rows as usize) % 4];
+                        (Pattern::new(r, warp, v * rows, b).expect("valid"), Strategy::RegisterCache, Layout::Granule(v))
+                    })
+                })
+            })
+        })
+    };
+    let lengths = |p: &Pattern| {
+        let mut l = edge_lengths(p);
+        l.push(1_000_003);
+        l
+    };
     let (c32, f32_failures) = sweep(box_f32::kernel, patterns(), lengths, &stream);
     let (c64, f64_failures) = sweep(box_f64::kernel, patterns(), lengths, &stream);
-    eprintln!("warp x boundary x type: {} launches checked, {} failed", c32 + c64, f32_failures.len() + f64_failures.len());
+    eprintln!("granules: {} launches checked, {} failed", c32 + c64, f32_failures.len() + f64_failures.len());
     let failures: Vec<String> = f32_failures.into_iter().chain(f64_failures).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -281,9 +311,13 @@ fn an_input_longer_than_2_pow_31_is_indexed_with_64_bits() {
         return;
     }
     let input: Vec<f32> = awkward(n, 31);
-    let result = gpu_matches_reference(&catalogue::box7::KERNEL, &input, (), &stream);
-    eprintln!("n = {n}: {}", if result.is_ok() { "all outputs match" } else { "MISMATCH" });
-    if let Err(e) = result {
-        panic!("{e}");
+    for result in [
+        gpu_matches_reference(&catalogue::box7::KERNEL, &input, (), &stream),
+        gpu_matches_reference(&catalogue::box17_granule::KERNEL, &input, (), &stream),
+    ] {
+        eprintln!("n = {n}: {}", if result.is_ok() { "all outputs match" } else { "MISMATCH" });
+        if let Err(e) = result {
+            panic!("{e}");
+        }
     }
 }

@@ -1,7 +1,9 @@
 //! Where the register cache keeps each tile element, and which outputs each lane computes.
 //! The scheduler works against the [`Distribution`] trait, so a new layout is a new impl here.
 
+use crate::error::ScheduleError;
 use crate::pattern::Pattern;
+use crate::scalar::ScalarType;
 
 /// A cache location: register `rc[reg]` of lane `lane`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -27,6 +29,12 @@ impl AffineLoad {
 pub trait Distribution {
     /// A one-line description for `explain()`.
     fn describe(&self) -> String;
+    /// Tile element 0 is input index `tile * tile_outputs - lead`. At least the pattern's shift
+    /// (the halo before the first output); more keeps tiles aligned to vector loads.
+    fn lead(&self) -> u32;
+    /// Consecutive tile elements a lane keeps in consecutive registers (1: none), which the PTX
+    /// back end loads and stores as vectors.
+    fn vector(&self) -> u32;
     /// Logical warp width.
     fn warp(&self) -> u32;
     /// Cache registers per lane.
@@ -45,17 +53,24 @@ pub trait Distribution {
 pub struct RoundRobin {
     warp: u32,
     tile_elements: u32,
+    lead: u32,
 }
 
 impl RoundRobin {
     pub fn new(pattern: &Pattern) -> RoundRobin {
-        RoundRobin { warp: pattern.warp(), tile_elements: pattern.tile_elements() }
+        RoundRobin { warp: pattern.warp(), tile_elements: pattern.tile_elements(), lead: pattern.shift() }
     }
 }
 
 impl Distribution for RoundRobin {
     fn describe(&self) -> String {
         format!("round-robin: tile element e -> lane e mod {0}, rc[e div {0}]", self.warp)
+    }
+    fn lead(&self) -> u32 {
+        self.lead
+    }
+    fn vector(&self) -> u32 {
+        1
     }
     fn warp(&self) -> u32 {
         self.warp
@@ -71,5 +86,105 @@ impl Distribution for RoundRobin {
     }
     fn output(&self, lane: u32, p: u32) -> u32 {
         p * self.warp + lane
+    }
+}
+
+/// Round-robin over granules of `V` consecutive elements: tile element `e` in lane
+/// `(e div V) mod W`, register `rc[(e div VW) * V + e mod V]`; lane `l` computes the `V`
+/// consecutive outputs `q*VW + l*V ..` of each row `q`. Neighbouring outputs of a lane share
+/// their window, so only the halo crosses lanes: about `2r / V` shuffles per output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Granule {
+    warp: u32,
+    v: u32,
+    lead: u32,
+    registers: u32,
+}
+
+impl Granule {
+    /// Needs `outputs_per_thread` to be a multiple of `v` (whole rows).
+    pub fn new(pattern: &Pattern, v: u32) -> Result<Granule, ScheduleError> {
+        let p = pattern.outputs_per_thread();
+        if v == 0 || p % v != 0 {
+            return Err(ScheduleError::Granule { granule: v, outputs_per_thread: p });
+        }
+        let warp = pattern.warp();
+        // Round the halo before the first output up to whole granules, so every granule a lane
+        // loads starts at a multiple of V in the input (aligned vector loads).
+        let lead = pattern.shift().div_ceil(v) * v;
+        // Elements the tile needs: from the first output's window start to the last one's end.
+        let needed = lead - pattern.shift() + pattern.tile_elements();
+        let rows = needed.div_ceil(warp * v);
+        Ok(Granule { warp, v, lead, registers: rows * v })
+    }
+}
+
+impl Distribution for Granule {
+    fn describe(&self) -> String {
+        format!(
+            "granules of {v}: tile element e -> lane (e div {v}) mod {w}, rc[(e div {vw}) * {v} + e mod {v}]",
+            v = self.v,
+            w = self.warp,
+            vw = self.v * self.warp
+        )
+    }
+    fn lead(&self) -> u32 {
+        self.lead
+    }
+    fn vector(&self) -> u32 {
+        self.v
+    }
+    fn warp(&self) -> u32 {
+        self.warp
+    }
+    fn registers(&self) -> u32 {
+        self.registers
+    }
+    fn slot(&self, e: u32) -> Slot {
+        Slot { lane: (e / self.v) % self.warp, reg: e / (self.v * self.warp) * self.v + e % self.v }
+    }
+    fn load(&self, reg: u32) -> AffineLoad {
+        AffineLoad { base: reg / self.v * self.v * self.warp + reg % self.v, stride: self.v }
+    }
+    fn output(&self, lane: u32, p: u32) -> u32 {
+        p / self.v * self.v * self.warp + lane * self.v + p % self.v
+    }
+}
+
+/// Which distribution a stencil uses, as the attribute names it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Layout {
+    #[default]
+    RoundRobin,
+    /// Granules of this many consecutive elements.
+    Granule(u32),
+}
+
+impl Layout {
+    pub fn build(self, pattern: &Pattern) -> Result<Box<dyn Distribution>, ScheduleError> {
+        Ok(match self {
+            Layout::RoundRobin => Box::new(RoundRobin::new(pattern)),
+            Layout::Granule(v) => Box::new(Granule::new(pattern, v)?),
+        })
+    }
+}
+
+impl Layout {
+    /// Bytes per vector access of a lane's granule (at most 16); the buffers' addresses must be
+    /// multiples of it.
+    pub fn access_bytes(self, element: ScalarType) -> u32 {
+        match self {
+            Layout::RoundRobin => element.bytes(),
+            Layout::Granule(v) => (v * element.bytes()).clamp(element.bytes(), 16),
+        }
+    }
+}
+
+impl std::fmt::Display for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Layout::RoundRobin => f.write_str("round_robin"),
+            Layout::Granule(v) => write!(f, "granule({v})"),
+        }
     }
 }

@@ -42,7 +42,7 @@ impl WarpProgram {
                     Instr::Load { dst, at, lanes, .. } => {
                         for lane in 0..warp {
                             let inside = (lanes.0 as usize..lanes.1 as usize).contains(&lane);
-                            let g = self.pattern.input_index(tile, at.element(lane as u32));
+                            let g = (tile * tile_outputs) as i64 + at.element(lane as u32) as i64 - self.schedule.lead as i64;
                             regs[*dst as usize * warp + lane] = match boundary.source(input.len(), g) {
                                 Some(i) if inside => input[i].to_scalar().bits,
                                 _ => 0,

@@ -54,6 +54,8 @@ pub enum ScheduleError {
     Conflict { output: u32, tap: i32, owner: u32, first: u32, second: u32 },
     #[error("the fetch for output {output} tap {tap} reads lanes that are not a rotation of the warp; the PTX back end prints rotations only")]
     NotARotation { output: u32, tap: i32 },
+    #[error("distribution granule({granule}) gives each lane whole rows of {granule} consecutive outputs, so outputs_per_thread must be a multiple of {granule}, got {outputs_per_thread}")]
+    Granule { granule: u32, outputs_per_thread: u32 },
 }
 
 /// Everything that can go wrong on the CPU paths (`run_cpu`, `emulate`).

@@ -24,7 +24,7 @@ pub mod testdata;
 pub mod window;
 
 pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
-pub use distribution::{Distribution, RoundRobin};
+pub use distribution::{Distribution, Granule, Layout, RoundRobin};
 pub use error::{BodyError, Error, LengthError, PatternError, ScheduleError};
 pub use explain::Explanation;
 pub use pattern::{Boundary, LaunchShape, Pattern};

@@ -133,7 +133,8 @@ impl Pattern {
         self.tile_outputs() + 2 * self.radius
     }
 
-    /// Tile element `e` is input index `tile * tile_outputs + e - shift()`.
+    /// The halo before a tile's first output: `r`, except 0 under `valid`, where output `i` is
+    /// centred on input `i + r`.
     pub const fn shift(&self) -> u32 {
         match self.boundary {
             Boundary::Valid => 0,
@@ -170,11 +171,6 @@ impl Pattern {
     /// Logical warps (tiles) needed for `output_len` outputs.
     pub fn tiles(&self, output_len: usize) -> usize {
         output_len.div_ceil(self.tile_outputs() as usize)
-    }
-
-    /// The input index of tile element `e` of tile `tile` (may lie outside the input).
-    pub fn input_index(&self, tile: usize, e: u32) -> i64 {
-        (tile as i64) * self.tile_outputs() as i64 + e as i64 - self.shift() as i64
     }
 }
 

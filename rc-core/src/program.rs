@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
-use crate::distribution::{AffineLoad, Distribution, RoundRobin};
+use crate::distribution::{AffineLoad, Distribution, Layout, RoundRobin};
 use crate::error::Error;
 use crate::pattern::Pattern;
 use crate::scalar::{Scalar, ScalarType};
@@ -50,6 +50,8 @@ pub struct WarpProgram {
     pub element: ScalarType,
     pub params: Vec<ScalarType>,
     pub distribution: String,
+    /// Consecutive elements a lane keeps in consecutive cache registers (the vector width).
+    pub vector: u32,
     pub schedule: Schedule,
     pub instrs: Vec<Instr>,
     /// Fetches in the order the program first performs them (local ones included).
@@ -62,6 +64,16 @@ impl WarpProgram {
     /// distribution.
     pub fn compile(pattern: Pattern, body: &Body) -> Result<WarpProgram, Error> {
         WarpProgram::compile_with(pattern, Strategy::RegisterCache, &RoundRobin::new(&pattern), body)
+    }
+
+    /// Compiles with the distribution `layout` names for the register cache (the baselines map
+    /// outputs to lanes as round-robin does).
+    pub fn compile_for(pattern: Pattern, strategy: Strategy, layout: Layout, body: &Body) -> Result<WarpProgram, Error> {
+        let distribution = match strategy {
+            Strategy::RegisterCache => layout.build(&pattern)?,
+            _ => Box::new(RoundRobin::new(&pattern)),
+        };
+        WarpProgram::compile_with(pattern, strategy, distribution.as_ref(), body)
     }
 
     pub fn compile_with(
@@ -115,6 +127,7 @@ impl WarpProgram {
             element: body.element(),
             params: body.params().to_vec(),
             distribution: distribution.describe(),
+            vector: distribution.vector(),
             schedule,
             instrs,
             fetch_order,

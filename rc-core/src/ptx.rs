@@ -13,6 +13,7 @@ use std::fmt::Write;
 
 use crate::body::{BinaryOp, CompareOp, UnaryOp};
 use crate::pattern::{Boundary, Pattern};
+use crate::distribution::{AffineLoad, Layout};
 use crate::program::{Instr, Reg, WarpProgram};
 use crate::scalar::{Scalar, ScalarType};
 use crate::schedule::LanePieces;
@@ -26,11 +27,48 @@ pub const PTX_TARGET: &str = "sm_70";
 pub fn print(program: &WarpProgram, entry: &str) -> String {
     let mut p = Printer::new(program, entry);
     p.prologue();
-    for instr in &program.instrs {
-        p.instr(instr);
+    if program.vector == 1 {
+        for instr in &program.instrs {
+            p.instr(instr);
+        }
+    } else {
+        // A lane's granules are consecutive in memory: its loads and stores go out as vectors.
+        let loads = program.instrs.iter().take_while(|i| matches!(i, Instr::Load { cache: Some(_), .. })).count();
+        p.vector_loads(&program.instrs[..loads]);
+        let mut stores = Vec::new();
+        for instr in &program.instrs[loads..] {
+            match instr {
+                Instr::Store { .. } => stores.push(instr.clone()),
+                other => p.instr(other),
+            }
+        }
+        p.vector_stores(&stores);
     }
     p.line("ret;");
     p.finish()
+}
+
+/// Elements in one vector access: 16 bytes, or fewer if a granule is shorter.
+fn vector_width(program: &WarpProgram) -> u32 {
+    Layout::Granule(program.vector).access_bytes(program.element) / program.element.bytes()
+}
+
+/// Runs of instructions (by index) that one vector access can serve: `width` consecutive
+/// tile elements per lane, starting at a multiple of `width`, with the same lanes.
+fn vector_runs(items: &[(u32, u32, (u32, u32))], width: u32) -> Vec<std::ops::Range<usize>> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < items.len() {
+        let (base, stride, lanes) = items[i];
+        let n = width as usize;
+        let fits = base % width == 0
+            && i + n <= items.len()
+            && (1..n).all(|k| items[i + k] == (base + k as u32, stride, lanes));
+        let len = if fits { n } else { 1 };
+        runs.push(i..i + len);
+        i += len;
+    }
+    runs
 }
 
 /// The register holding virtual register `reg`, named by its type.
@@ -82,6 +120,7 @@ struct Printer<'a> {
     next_q: u32,
     /// Scratch values of the element's type for intermediate selects (%sf, %sd or %sr).
     next_s: u32,
+    next_label: u32,
     /// `lane < k`, computed once per k.
     lane_below: HashMap<u32, String>,
     /// `lane + k` (the shuffle source lane), computed once per k.
@@ -112,6 +151,7 @@ impl<'a> Printer<'a> {
             next_t: 4,
             next_q: 0,
             next_s: 0,
+            next_label: 0,
             lane_below: HashMap::new(),
             lane_plus: HashMap::new(),
         }
@@ -260,20 +300,109 @@ impl<'a> Printer<'a> {
         }
     }
 
-    fn load(&mut self, dst: Reg, cache: Option<u32>, base: u32, stride: u32, lanes: (u32, u32)) {
-        let pattern = self.program.pattern;
-        let d = self.reg(dst);
-        match cache {
-            Some(k) => self.comment(&format!("rc[{k}] = tile element {base} + lane * {stride}")),
-            None => self.comment(&format!("tap: tile element {base} + lane * {stride}, from global memory")),
+    /// The program's cache loads: vector loads when the whole tile lies inside the input (the
+    /// common case, no boundary rule needed), one checked load per element otherwise.
+    fn vector_loads(&mut self, loads: &[Instr]) {
+        let items: Vec<(Reg, Option<u32>, u32, u32, (u32, u32))> = loads
+            .iter()
+            .filter_map(|i| match i {
+                Instr::Load { dst, cache, at, lanes } => Some((*dst, *cache, at.base, at.stride, *lanes)),
+                _ => None,
+            })
+            .collect();
+        let Some(last) = items.iter().map(|&(_, _, base, stride, lanes)| base + (lanes.1 - 1) * stride).max() else {
+            return;
+        };
+        let lead = self.program.schedule.lead;
+        self.comment("interior tile: every element it loads lies inside the input");
+        let (lo, hi, inside) = (self.a(), self.a(), self.q());
+        self.line(&format!("sub.s64 {lo}, {TILE_START}, {lead};"));
+        self.line(&format!("add.s64 {hi}, {lo}, {};", last + 1));
+        self.line(&format!("setp.ge.s64 {inside}, {lo}, 0;"));
+        self.line(&format!("setp.le.and.s64 {inside}, {hi}, {N}, {inside};"));
+        let (fast, done) = (self.label("loads_vector"), self.label("loads_done"));
+        self.line(&format!("@{inside} bra {fast};"));
+        for &(dst, cache, base, stride, lanes) in &items {
+            self.load(dst, cache, base, stride, lanes);
         }
-        let g = self.tile_index(base, stride);
-        if pattern.shift() > 0 {
-            self.line(&format!("sub.u64 {g}, {g}, {};", pattern.shift()));
+        self.line(&format!("bra {done};"));
+        self.label_line(&fast);
+        let width = vector_width(self.program);
+        let keys: Vec<(u32, u32, (u32, u32))> = items.iter().map(|&(_, _, b, s, l)| (b, s, l)).collect();
+        let ty = ptx_type(self.program.element);
+        let bytes = self.program.element.bytes();
+        for run in vector_runs(&keys, width) {
+            let (_, cache, base, stride, lanes) = items[run.start];
+            let regs: Vec<String> = items[run.clone()].iter().map(|&(dst, ..)| self.reg(dst)).collect();
+            let first = cache.unwrap_or(0);
+            self.comment(&format!("rc[{first}..{}] = tile elements {base}.. + lane * {stride}", first + regs.len() as u32));
+            let g = self.tile_index(base, stride);
+            if lead > 0 {
+                self.line(&format!("sub.u64 {g}, {g}, {lead};"));
+            }
+            let addr = self.address(INPUT, &g, bytes);
+            let guard = self.lane_guard(lanes);
+            let load = match regs.len() {
+                1 => format!("ld.global.nc.{ty} {}, [{addr}];", regs[0]),
+                n => format!("ld.global.nc.v{n}.{ty} {{{}}}, [{addr}];", regs.join(", ")),
+            };
+            match guard {
+                Some(q) => {
+                    for r in &regs {
+                        self.line(&format!("mov.b{} {r}, 0;", bytes * 8));
+                    }
+                    self.line(&format!("@{q} {load}"));
+                }
+                None => self.line(&load),
+            }
         }
-        // Which lanes load at all: the others never read this register.
+        self.label_line(&done);
+    }
+
+    /// The program's stores, after everything else: vector stores when the whole tile's outputs
+    /// exist, one checked store per output otherwise.
+    fn vector_stores(&mut self, stores: &[Instr]) {
+        let items: Vec<(Reg, u32, u32, u32)> = stores
+            .iter()
+            .filter_map(|i| match i {
+                Instr::Store { src, output, at } => Some((*src, *output, at.base, at.stride)),
+                _ => None,
+            })
+            .collect();
+        let program = self.program;
+        self.comment("whole tile: every output it stores exists");
+        let (end, whole) = (self.a(), self.q());
+        self.line(&format!("add.u64 {end}, {TILE_START}, {};", program.pattern.tile_outputs()));
+        self.line(&format!("setp.le.u64 {whole}, {end}, {N_OUT};"));
+        let (fast, done) = (self.label("stores_vector"), self.label("stores_done"));
+        self.line(&format!("@{whole} bra {fast};"));
+        for &(src, output, base, stride) in &items {
+            self.instr(&Instr::Store { src, output, at: AffineLoad { base, stride } });
+        }
+        self.line(&format!("bra {done};"));
+        self.label_line(&fast);
+        let width = vector_width(program);
+        let full = (0, program.pattern.warp());
+        let keys: Vec<(u32, u32, (u32, u32))> = items.iter().map(|&(_, _, b, s)| (b, s, full)).collect();
+        let ty = ptx_type(program.element);
+        for run in vector_runs(&keys, width) {
+            let (_, output, base, stride) = items[run.start];
+            let regs: Vec<String> = items[run.clone()].iter().map(|&(src, ..)| self.reg(src)).collect();
+            self.comment(&format!("store outputs {output}..{}: tile output {base}.. + lane * {stride}", output + regs.len() as u32));
+            let i = self.tile_index(base, stride);
+            let addr = self.address(OUTPUT, &i, program.element.bytes());
+            match regs.len() {
+                1 => self.line(&format!("st.global.{ty} [{addr}], {};", regs[0])),
+                n => self.line(&format!("st.global.v{n}.{ty} [{addr}], {{{}}};", regs.join(", "))),
+            }
+        }
+        self.label_line(&done);
+    }
+
+    /// The predicate "this lane is in `lanes`", or `None` for all lanes.
+    fn lane_guard(&mut self, lanes: (u32, u32)) -> Option<String> {
         let mut guard: Option<String> = None;
-        if lanes.1 < pattern.warp() {
+        if lanes.1 < self.program.pattern.warp() {
             guard = Some(self.lane_below(lanes.1));
         }
         if lanes.0 > 0 {
@@ -285,6 +414,31 @@ impl<'a> Printer<'a> {
             }
             guard = Some(q);
         }
+        guard
+    }
+
+    fn label(&mut self, what: &str) -> String {
+        self.next_label += 1;
+        format!("$rc_{what}_{}", self.next_label)
+    }
+
+    fn label_line(&mut self, label: &str) {
+        let _ = writeln!(self.body, "{label}:");
+    }
+
+    fn load(&mut self, dst: Reg, cache: Option<u32>, base: u32, stride: u32, lanes: (u32, u32)) {
+        let d = self.reg(dst);
+        match cache {
+            Some(k) => self.comment(&format!("rc[{k}] = tile element {base} + lane * {stride}")),
+            None => self.comment(&format!("tap: tile element {base} + lane * {stride}, from global memory")),
+        }
+        let g = self.tile_index(base, stride);
+        let lead = self.program.schedule.lead;
+        if lead > 0 {
+            self.line(&format!("sub.u64 {g}, {g}, {lead};"));
+        }
+        // Which lanes load at all: the others never read this register.
+        let guard = self.lane_guard(lanes);
         self.read_global(&d, g, guard);
     }
 

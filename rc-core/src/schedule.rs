@@ -151,6 +151,8 @@ pub struct LoadPlan {
 pub struct Schedule {
     pub pattern: Pattern,
     pub strategy: Strategy,
+    /// Tile element 0 is input index `tile * tile_outputs - lead`.
+    pub lead: u32,
     pub taps: Vec<i32>,
     pub fetches: Vec<Fetch>,
     pub loads: Vec<LoadPlan>,
@@ -166,7 +168,9 @@ impl Schedule {
         taps: &[i32],
     ) -> Result<Schedule, ScheduleError> {
         let warp = pattern.warp();
-        let r = pattern.radius() as i64;
+        // Output j's centre is tile element j + centre: input index tile*T + j - lead + centre
+        // must be the output's centre, j + r - shift.
+        let centre = (pattern.radius() - pattern.shift() + distribution.lead()) as i64;
         let mut fetches: Vec<Fetch> = Vec::new();
         let mut by_elements: HashMap<Vec<u32>, FetchId> = HashMap::new();
         let mut by_use = HashMap::new();
@@ -174,7 +178,7 @@ impl Schedule {
         for p in 0..pattern.outputs_per_thread() {
             for &d in taps {
                 let elements: Vec<u32> = (0..warp)
-                    .map(|lane| (distribution.output(lane, p) as i64 + r + d as i64) as u32)
+                    .map(|lane| (distribution.output(lane, p) as i64 + centre + d as i64) as u32)
                     .collect();
                 let id = match by_elements.get(&elements) {
                     Some(&id) => id,
@@ -219,7 +223,7 @@ impl Schedule {
                 Some(LoadPlan { reg: reg as u32, lanes: (first, end) })
             })
             .collect();
-        Ok(Schedule { pattern, strategy, taps: taps.to_vec(), fetches, loads, by_use })
+        Ok(Schedule { pattern, strategy, lead: distribution.lead(), taps: taps.to_vec(), fetches, loads, by_use })
     }
 
     /// The fetch that serves tap `d` of output `p`.

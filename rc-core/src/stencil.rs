@@ -5,7 +5,7 @@
 use std::marker::PhantomData;
 
 use crate::body::Body;
-use crate::distribution::RoundRobin;
+use crate::distribution::Layout;
 use crate::error::{BodyError, Error};
 use crate::explain::Explanation;
 use crate::pattern::Pattern;
@@ -22,6 +22,7 @@ pub struct Stencil<T: Element, P: Params> {
     name: &'static str,
     pattern: Pattern,
     strategy: Strategy,
+    layout: Layout,
     ptx: &'static str,
     entry: &'static str,
     body: fn() -> Result<Body, BodyError>,
@@ -36,12 +37,13 @@ impl<T: Element, P: Params> Stencil<T, P> {
         name: &'static str,
         pattern: Pattern,
         strategy: Strategy,
+        layout: Layout,
         ptx: &'static str,
         entry: &'static str,
         body: fn() -> Result<Body, BodyError>,
         reference: Reference<T, P>,
     ) -> Stencil<T, P> {
-        Stencil { name, pattern, strategy, ptx, entry, body, reference, _types: PhantomData }
+        Stencil { name, pattern, strategy, layout, ptx, entry, body, reference, _types: PhantomData }
     }
 
     /// The annotated function's name.
@@ -54,6 +56,10 @@ impl<T: Element, P: Params> Stencil<T, P> {
     /// How the kernel gets taps to lanes: the register cache, or a baseline.
     pub const fn strategy(&self) -> Strategy {
         self.strategy
+    }
+    /// Where the register cache keeps each element (unused by the baselines).
+    pub const fn layout(&self) -> Layout {
+        self.layout
     }
     /// The kernel's PTX text, printed by the macro at compile time.
     pub const fn ptx(&self) -> &'static str {
@@ -70,7 +76,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
 
     /// The warp program: exactly what the PTX back end prints and what `emulate` runs.
     pub fn program(&self) -> Result<WarpProgram, Error> {
-        WarpProgram::compile_with(self.pattern, self.strategy, &RoundRobin::new(&self.pattern), &self.body()?)
+        WarpProgram::compile_for(self.pattern, self.strategy, self.layout, &self.body()?)
     }
 
     /// The output length for `input_len` inputs.
@@ -141,6 +147,7 @@ impl<T: Element, P: Params> std::fmt::Debug for Stencil<T, P> {
             .field("name", &self.name)
             .field("pattern", &self.pattern)
             .field("strategy", &self.strategy)
+            .field("layout", &self.layout)
             .field("entry", &self.entry)
             .finish_non_exhaustive()
     }

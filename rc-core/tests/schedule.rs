@@ -134,3 +134,44 @@ fn unused_taps_are_neither_loaded_nor_shuffled() {
     assert_eq!(loaded, vec![(0, (0, 32)), (2, (16, 32)), (3, (0, 16))]);
     assert_eq!(schedule.phases().count(), 1, "w[-40] is local, w[40] one shuffle");
 }
+
+#[test]
+fn granule_lanes_shuffle_once_per_distinct_remote_element() {
+    use rc_core::Granule;
+    for warp in WARPS {
+        for v in [2u32, 4, 8, 16] {
+            for rows in 1..=2 {
+                for r in [1u32, 3, 8, 16, 40] {
+                    for boundary in Boundary::ALL {
+                        let pattern = Pattern::new(r, warp, v * rows, boundary).expect("valid");
+                        let dist = Granule::new(&pattern, v).expect("whole rows");
+                        let taps = full_window(r);
+                        let schedule = Schedule::plan(pattern, Strategy::RegisterCache, &dist, &taps).expect("schedules");
+                        let centre = (r - pattern.shift() + dist.lead()) as i64;
+                        let phases = schedule.phases().count();
+                        for lane in 0..warp {
+                            let remote: BTreeSet<u32> = (0..pattern.outputs_per_thread())
+                                .flat_map(|p| taps.iter().map(move |&d| (dist.output(lane, p) as i64 + centre + d as i64) as u32))
+                                .filter(|&e| dist.slot(e).lane != lane)
+                                .collect();
+                            assert_eq!(remote.len(), phases, "{pattern}, granule({v}): lane {lane}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn with_granules_only_the_halo_crosses_lanes() {
+    // One row of V outputs per lane needs its V + 2r window; V of them are its own.
+    for v in [4u32, 8, 16] {
+        for r in 1..=16u32 {
+            let pattern = Pattern::new(r, 32, v, Boundary::Valid).expect("valid");
+            let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, rc_core::Layout::Granule(v), &box_body(r, ScalarType::F32))
+                .expect("compiles");
+            assert_eq!(program.shuffles_per_output(), 2.0 * r as f64 / v as f64, "r={r}, granule({v})");
+        }
+    }
+}

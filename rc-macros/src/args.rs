@@ -5,7 +5,7 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Lit, Meta, Token, UnOp};
 
-use rc_core::{Boundary, Pattern, Strategy};
+use rc_core::{Boundary, Layout, Pattern, Strategy};
 
 use crate::ctxt::Ctxt;
 
@@ -15,16 +15,17 @@ pub struct Args {
     pub radius: Option<u32>,
     pub pattern: Option<Pattern>,
     pub strategy: Strategy,
+    pub layout: Layout,
 }
 
-const KNOWN: &str = "`radius`, `warp`, `outputs_per_thread`, `boundary`, `strategy`";
+const KNOWN: &str = "`radius`, `warp`, `outputs_per_thread`, `boundary`, `strategy`, `distribution`";
 
 pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
     let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
         Ok(metas) => metas,
         Err(e) => {
             cx.push(syn::Error::new(e.span(), format!("expected `name = value` arguments ({KNOWN}): {e}")));
-            return Args { radius: None, pattern: None, strategy: Strategy::default() };
+            return Args { radius: None, pattern: None, strategy: Strategy::default(), layout: Layout::default() };
         }
     };
     let mut radius: Option<u32> = None;
@@ -32,6 +33,7 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
     let mut outputs: Option<u32> = None;
     let mut boundary: Option<Boundary> = None;
     let mut strategy = Strategy::default();
+    let mut layout: Option<(Layout, &Expr)> = None;
     let mut seen: Vec<String> = Vec::new();
     let mut radius_seen = false;
     for meta in &metas {
@@ -68,16 +70,31 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
             }
             "boundary" => boundary = boundary_value(&nv.value, cx),
             "strategy" => strategy = strategy_value(&nv.value, cx).unwrap_or_default(),
+            "distribution" => layout = layout_value(&nv.value, cx).map(|l| (l, &nv.value)),
             other => cx.error(&nv.path, format!("unknown argument `{other}`{}; expected one of {KNOWN}", suggestion(other))),
         }
     }
+    if let (Some((_, value)), true) = (layout, strategy != Strategy::RegisterCache) {
+        cx.error(value, format!("`distribution` chooses where the register cache keeps elements; strategy `{strategy}` has no register cache"));
+    }
+    if let (Some((Layout::Granule(v), value)), Some(p)) = (layout, outputs) {
+        if p % v != 0 {
+            cx.error(value, format!("granule({v}) gives each lane whole rows of {v} consecutive outputs, so outputs_per_thread must be a multiple of {v}, got {p}"));
+        }
+    }
+    if let (Some((Layout::Granule(v), value)), None) = (layout, outputs) {
+        if v != 1 {
+            cx.error(value, format!("granule({v}) gives each lane whole rows of {v} consecutive outputs: set outputs_per_thread to a multiple of {v}"));
+        }
+    }
+    let layout = layout.map_or(Layout::default(), |(l, _)| l);
     if !radius_seen && !seen.iter().any(|name| suggestion(name).contains("radius")) {
         cx.error_at(Span::call_site(), "missing argument `radius`: write `#[stencil(radius = R)]` with the largest tap offset R >= 1");
     }
     if cx.has_errors() {
-        return Args { radius, pattern: None, strategy };
+        return Args { radius, pattern: None, strategy, layout };
     }
-    let Some(r) = radius else { return Args { radius, pattern: None, strategy } };
+    let Some(r) = radius else { return Args { radius, pattern: None, strategy, layout } };
     let pattern = Pattern::new(
         r,
         warp.unwrap_or(Pattern::DEFAULT_WARP),
@@ -85,17 +102,17 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
         boundary.unwrap_or(Boundary::Valid),
     );
     match pattern {
-        Ok(pattern) => Args { radius, pattern: Some(pattern), strategy },
+        Ok(pattern) => Args { radius, pattern: Some(pattern), strategy, layout },
         Err(e) => {
             cx.error_at(Span::call_site(), e);
-            Args { radius, pattern: None, strategy }
+            Args { radius, pattern: None, strategy, layout }
         }
     }
 }
 
 /// ` (did you mean `radius`?)` for a near miss of a known argument.
 fn suggestion(name: &str) -> String {
-    ["radius", "warp", "outputs_per_thread", "boundary", "strategy"]
+    ["radius", "warp", "outputs_per_thread", "boundary", "strategy", "distribution"]
         .into_iter()
         .find(|known| edit_distance(name, known) <= 2)
         .map_or(String::new(), |known| format!(" (did you mean `{known}`?)"))
@@ -175,6 +192,27 @@ fn strategy_value(value: &Expr, cx: &mut Ctxt) -> Option<Strategy> {
                 None
             }
         },
+        other => {
+            cx.error(value, format!("{expected}, got `{}`", quote::quote!(#other)));
+            None
+        }
+    }
+}
+
+/// `round_robin` or `granule(V)` with V a power of two from 1 to 32.
+fn layout_value(value: &Expr, cx: &mut Ctxt) -> Option<Layout> {
+    let expected = "distribution must be `round_robin` or `granule(V)` with V a power of two from 1 to 32";
+    match strip_group(value) {
+        Expr::Path(p) if p.path.is_ident("round_robin") => Some(Layout::RoundRobin),
+        Expr::Call(call) if matches!(strip_group(&call.func), Expr::Path(p) if p.path.is_ident("granule")) && call.args.len() == 1 => {
+            let v = integer(&call.args[0], "the granule size V", 1, 32, cx)?;
+            if v.is_power_of_two() {
+                Some(Layout::Granule(v))
+            } else {
+                cx.error(&call.args[0], format!("the granule size must be a power of two (whole 16-byte vectors), got {v}"));
+                None
+            }
+        }
         other => {
             cx.error(value, format!("{expected}, got `{}`", quote::quote!(#other)));
             None

@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ItemFn;
 
-use rc_core::{RoundRobin, Strategy, WarpProgram};
+use rc_core::{Layout, Strategy, WarpProgram};
 
 use crate::ctxt::Ctxt;
 use crate::signature::Signature;
@@ -31,7 +31,7 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         _ => None,
     };
     let program = match (args.pattern, &body) {
-        (Some(pattern), Some(b)) => match WarpProgram::compile_with(pattern, args.strategy, &RoundRobin::new(&pattern), b) {
+        (Some(pattern), Some(b)) => match WarpProgram::compile_for(pattern, args.strategy, args.layout, b) {
             Ok(p) => Some(p),
             Err(e) => {
                 cx.error(&f.sig.ident, format!("cannot schedule this stencil: {e}"));
@@ -42,7 +42,7 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     match (cx.into_result(), args.pattern, sig, body, program) {
         (Ok(()), Some(pattern), Some(sig), Some(body), Some(program)) => {
-            generate(&f, pattern, args.strategy, &sig, &body, &program)
+            generate(&f, pattern, args.strategy, args.layout, &sig, &body, &program)
         }
         (Err(e), ..) => fallback(&f, e, signature_ok),
         // Every path that yields None above has reported an error.
@@ -66,6 +66,7 @@ fn generate(
     f: &ItemFn,
     pattern: rc_core::Pattern,
     strategy: Strategy,
+    layout: Layout,
     sig: &Signature,
     body: &rc_core::Body,
     program: &WarpProgram,
@@ -78,6 +79,7 @@ fn generate(
     let (radius, warp, outputs) = (pattern.radius(), pattern.warp(), pattern.outputs_per_thread());
     let boundary = tokens::boundary(pattern.boundary());
     let strategy_tokens = tokens::strategy(strategy);
+    let layout_tokens = tokens::layout(layout);
     let elem = tokens::rust_type(sig.element);
     let param_types: Vec<TokenStream> = sig.params.iter().filter_map(|p| p.ty.map(tokens::rust_type)).collect();
     let param_names: Vec<&syn::Ident> = sig.params.iter().map(|p| &p.name).collect();
@@ -109,6 +111,7 @@ fn generate(
                 #name_str,
                 ::rc::__private::Pattern::new_unchecked(#radius, #warp, #outputs, #boundary),
                 #strategy_tokens,
+                #layout_tokens,
                 Self::PTX,
                 Self::ENTRY,
                 Self::__body,

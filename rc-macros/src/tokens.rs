@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use rc_core::body::{BinaryOp, Body, CompareOp, Node, UnaryOp};
-use rc_core::{Boundary, Scalar, ScalarType, Strategy};
+use rc_core::{Boundary, Layout, Scalar, ScalarType, Strategy};
 
 pub fn scalar_type(ty: ScalarType) -> TokenStream {
     let variant = match ty {
@@ -42,6 +42,13 @@ pub fn strategy(s: Strategy) -> TokenStream {
         Strategy::RegisterCache => quote!(::rc::__private::Strategy::RegisterCache),
         Strategy::SharedMemory => quote!(::rc::__private::Strategy::SharedMemory),
         Strategy::Naive => quote!(::rc::__private::Strategy::Naive),
+    }
+}
+
+pub fn layout(l: Layout) -> TokenStream {
+    match l {
+        Layout::RoundRobin => quote!(::rc::__private::Layout::RoundRobin),
+        Layout::Granule(v) => quote!(::rc::__private::Layout::Granule(#v)),
     }
 }
 

@@ -136,6 +136,15 @@ pub enum Error {
         source: LengthError,
     },
 
+    /// A buffer's address is not a multiple of the stencil's vector access size (a sub-slice
+    /// that starts mid-vector): the kernel would misread it, so it is not launched.
+    #[error(
+        "stencil `{stencil}`: the {buffer} buffer must start at a multiple of {required} bytes (its \
+         distribution loads and stores {required}-byte vectors), got address {address:#x}; use a \
+         buffer from its own allocation, or distribution round_robin"
+    )]
+    Misaligned { stencil: &'static str, buffer: &'static str, required: u32, address: u64 },
+
     /// `launch` was called on a thread with no current CUDA context.
     #[error("no CUDA context is current on this thread; expected the stream's context ({stream:#x}) to be current")]
     NoCurrentContext { stream: usize },

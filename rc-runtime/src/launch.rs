@@ -5,7 +5,7 @@ use std::ptr;
 
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
 use cust::stream::{Stream, StreamFlags};
-use rc_core::{Element, LaunchShape, Params, Scalar, ScalarType, Stencil};
+use rc_core::{Element, LaunchShape, Params, Scalar, ScalarType, Stencil, Strategy};
 
 use crate::abi::KernelArgs;
 use crate::context;
@@ -36,6 +36,18 @@ pub(crate) fn plan<T: Element, P: Params>(
     Ok(Plan { n_out, shape, scalars: params.scalars() })
 }
 
+/// Vector loads and stores need their buffers aligned to the access size.
+pub(crate) fn check_alignment<T: Element, P: Params>(stencil: &Stencil<T, P>, buffer: &'static str, address: u64) -> Result<(), Error> {
+    let required = match stencil.strategy() {
+        Strategy::RegisterCache => stencil.layout().access_bytes(T::TYPE),
+        _ => T::TYPE.bytes(),
+    };
+    if address % required as u64 != 0 {
+        return Err(Error::Misaligned { stencil: stencil.name(), buffer, required, address });
+    }
+    Ok(())
+}
+
 /// Launches `stencil` over `input` into `output` on `stream`, asynchronously: it returns once the
 /// launch is queued, and `output` is written when the stream gets there (synchronise the stream
 /// or record an event before reading it).
@@ -59,6 +71,8 @@ where
     let Some(shape) = plan.shape else {
         return Ok(());
     };
+    check_alignment(stencil, "input", input.as_device_ptr().as_raw())?;
+    check_alignment(stencil, "output", output.as_device_ptr().as_raw())?;
     let context = context::for_launch(stream)?;
     let kernel = module::kernel(context, stencil.name(), stencil.ptx(), stencil.entry())?;
     let types: Vec<ScalarType> = plan.scalars.iter().map(|s| s.ty).collect();
@@ -144,7 +158,7 @@ where
 #[cfg(test)]
 mod tests {
     use rc_core::body::{Body, Node};
-    use rc_core::{BodyError, Boundary, LengthError, Pattern, Strategy, Window};
+    use rc_core::{BodyError, Boundary, Layout, LengthError, Pattern, Strategy, Window};
 
     use super::*;
 
@@ -155,9 +169,30 @@ mod tests {
         w[0]
     }
     const VALID: Stencil<f32, (f32,)> =
-        Stencil::from_parts("s", Pattern::new_unchecked(2, 32, 4, Boundary::Valid), Strategy::RegisterCache, "", "e", body, reference);
+        Stencil::from_parts("s", Pattern::new_unchecked(2, 32, 4, Boundary::Valid), Strategy::RegisterCache, Layout::RoundRobin, "", "e", body, reference);
     const ZERO: Stencil<f32, (f32,)> =
-        Stencil::from_parts("z", Pattern::new_unchecked(2, 32, 4, Boundary::Zero), Strategy::RegisterCache, "", "e", body, reference);
+        Stencil::from_parts("z", Pattern::new_unchecked(2, 32, 4, Boundary::Zero), Strategy::RegisterCache, Layout::RoundRobin, "", "e", body, reference);
+
+    const GRANULE: Stencil<f32, (f32,)> =
+        Stencil::from_parts("g", Pattern::new_unchecked(2, 32, 8, Boundary::Valid), Strategy::RegisterCache, Layout::Granule(8), "", "e", body, reference);
+    const GRANULE_SHARED: Stencil<f32, (f32,)> =
+        Stencil::from_parts("h", Pattern::new_unchecked(2, 32, 8, Boundary::Valid), Strategy::SharedMemory, Layout::Granule(8), "", "e", body, reference);
+
+    #[test]
+    fn vector_distributions_refuse_buffers_that_start_mid_vector() {
+        assert!(check_alignment(&GRANULE, "input", 0x7000_0000).is_ok());
+        let err = check_alignment(&GRANULE, "output", 0x7000_0004).expect_err("4 bytes into a 16-byte vector");
+        assert!(matches!(err, Error::Misaligned { stencil: "g", buffer: "output", required: 16, address: 0x7000_0004 }));
+        assert_eq!(
+            err.to_string(),
+            "stencil `g`: the output buffer must start at a multiple of 16 bytes (its distribution loads and \
+             stores 16-byte vectors), got address 0x70000004; use a buffer from its own allocation, or \
+             distribution round_robin"
+        );
+        // Element-wise kernels take any element-aligned sub-slice.
+        assert!(check_alignment(&VALID, "input", 0x7000_0004).is_ok());
+        assert!(check_alignment(&GRANULE_SHARED, "input", 0x7000_0004).is_ok());
+    }
 
     // `launch` computes this plan before its first CUDA call; these are its refusals.
     #[test]

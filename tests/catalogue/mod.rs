@@ -157,6 +157,38 @@ pub fn mixed_int_naive(w: Window<i32>, bias: i32) -> i32 {
     (w[-2].max(w[2]) - w[-1].min(w[1])) + bias
 }
 
+#[stencil(radius = 8, outputs_per_thread = 8, distribution = granule(8))]
+pub fn box17_granule(w: Window<f32>) -> f32 {
+    let mut s = 0.0;
+    for k in -8..=8 {
+        s += w[k];
+    }
+    s / 17.0
+}
+
+#[stencil(radius = 3, warp = 16, outputs_per_thread = 8, boundary = zero, distribution = granule(4))]
+pub fn heat_granule(w: Window<f64>, alpha: f64) -> f64 {
+    w[0] + alpha * (w[-1] - 2.0 * w[0] + w[1]) + 0.5 * (w[-3] - w[3])
+}
+
+#[stencil(radius = 5, warp = 8, outputs_per_thread = 4, boundary = wrap, distribution = granule(2))]
+pub fn tv_granule(w: Window<f32>) -> f32 {
+    let mut tv = 0.0;
+    for k in -5..5 {
+        tv += (w[k + 1] - w[k]).abs();
+    }
+    tv
+}
+
+#[stencil(radius = 33, warp = 32, outputs_per_thread = 16, boundary = clamp, distribution = granule(16))]
+pub fn wide_max_granule(w: Window<i32>) -> i32 {
+    let mut m = i32::MIN;
+    for k in -33..=33 {
+        m = m.max(w[k]);
+    }
+    m
+}
+
 /// Something done to every stencil in the catalogue (checked on the CPU, launched on the GPU).
 pub trait Visit {
     fn visit<T: Element + DeviceCopy, P: Params + std::fmt::Debug>(&mut self, stencil: &Stencil<T, P>, params: P);
@@ -184,6 +216,10 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&fused_naive::KERNEL, (0.75, -1.5));
     v.visit(&wide_shared_f64::KERNEL, ());
     v.visit(&mixed_int_naive::KERNEL, (-3,));
+    v.visit(&box17_granule::KERNEL, ());
+    v.visit(&heat_granule::KERNEL, (0.25,));
+    v.visit(&tv_granule::KERNEL, ());
+    v.visit(&wide_max_granule::KERNEL, ());
 }
 
 /// `emulate` against `run_cpu` on awkward data of length `n`: same outputs, same errors.

@@ -5,7 +5,7 @@
 
 use rc_core::body::{BinaryOp, Body, Node};
 use rc_core::BodyError;
-use rc_core::{Boundary, Pattern, ScalarType, Stencil, Strategy, Window};
+use rc_core::{Boundary, Layout, Pattern, ScalarType, Stencil, Strategy, Window};
 
 /// `out[i] = (in[i] + in[i+1] + in[i+2]) * scale` for `i < n_out`, one thread per output:
 /// radius 1, boundary `valid`, warp 32, one output per thread (so `launch_shape` gives at least
@@ -78,11 +78,11 @@ pub fn box3_reference(w: Window<'_, f32>, (scale,): (f32,)) -> f32 {
 const PATTERN: Pattern = Pattern::new_unchecked(1, 32, 1, Boundary::Valid);
 
 pub static BOX3: Stencil<f32, (f32,)> =
-    Stencil::from_parts("box3", PATTERN, Strategy::RegisterCache, BOX3_PTX, "rc_test_box3", box3_body, box3_reference);
+    Stencil::from_parts("box3", PATTERN, Strategy::RegisterCache, Layout::RoundRobin, BOX3_PTX, "rc_test_box3", box3_body, box3_reference);
 
 /// The same kernel, but the handle says it takes an `f64` parameter: the ABI check must refuse it.
 pub static BOX3_WRONG_PARAMS: Stencil<f32, (f64,)> =
-    Stencil::from_parts("box3_wrong_params", PATTERN, Strategy::RegisterCache, BOX3_PTX, "rc_test_box3", wrong_body, wrong_reference);
+    Stencil::from_parts("box3_wrong_params", PATTERN, Strategy::RegisterCache, Layout::RoundRobin, BOX3_PTX, "rc_test_box3", wrong_body, wrong_reference);
 
 fn wrong_body() -> Result<Body, BodyError> {
     let nodes = vec![Node::Tap(0)];
@@ -113,11 +113,11 @@ pub const BROKEN_PTX: &str = r#"
 "#;
 
 pub static BROKEN: Stencil<f32, (f32,)> =
-    Stencil::from_parts("broken", PATTERN, Strategy::RegisterCache, BROKEN_PTX, "rc_test_broken", box3_body, box3_reference);
+    Stencil::from_parts("broken", PATTERN, Strategy::RegisterCache, Layout::RoundRobin, BROKEN_PTX, "rc_test_broken", box3_body, box3_reference);
 
 /// PTX with a NUL byte in it.
 pub static WITH_NUL: Stencil<f32, (f32,)> =
-    Stencil::from_parts("with_nul", PATTERN, Strategy::RegisterCache, ".version 7.0\0", "rc_test_box3", box3_body, box3_reference);
+    Stencil::from_parts("with_nul", PATTERN, Strategy::RegisterCache, Layout::RoundRobin, ".version 7.0\0", "rc_test_box3", box3_body, box3_reference);
 
 /// The GPU, or `None` after printing why the calling test is skipped.
 pub fn gpu_or_skip(test: &str) -> Option<rc_runtime::GpuInfo> {
