@@ -57,3 +57,47 @@ fn a_float_literal_without_a_point_is_a_float() {
 fn lets_and_consts_may_be_annotated_bool() {
     check(&annotated_bools::KERNEL);
 }
+
+/// Only a literal takes the cast's type; an expression of literals keeps f64, then rounds.
+#[stencil(radius = 1)]
+fn literal_expression_under_a_cast(w: Window<f32>) -> f32 {
+    w[0] + (1.00000005960464477539062500000001 + 0.0) as f32
+}
+
+/// `(0 - 1) as u32` is an i32 expression cast to u32; a loop index keeps its own type (i32).
+#[stencil(radius = 1, warp = 8)]
+fn integer_expressions_under_a_cast(w: Window<u32>) -> u32 {
+    let mut s = w[0].max((0 - 1) as u32);
+    for k in -1..=1 {
+        s = s.min(w[k].max(k as u32));
+    }
+    s + w[1].max(-2147483648i32 as u32)
+}
+
+/// A `let` has one type for all its uses, even when a compile-time `if` depends on it.
+#[stencil(radius = 1, warp = 4)]
+fn let_typing_that_decides_a_branch(w: Window<f32>) -> f32 {
+    let a = 1.00000001;
+    let mut s = w[0] * a;
+    if a == 1.0 {
+        let b = 0.5;
+        s += b;
+    }
+    let d = 0.1;
+    s + (d * 3.0) as f32
+}
+
+#[test]
+fn a_literal_expression_under_as_keeps_its_own_type() {
+    check(&literal_expression_under_a_cast::KERNEL);
+}
+
+#[test]
+fn integer_expressions_and_loop_indices_under_as_keep_their_own_type() {
+    check(&integer_expressions_under_a_cast::KERNEL);
+}
+
+#[test]
+fn a_let_typed_by_a_later_use_can_decide_a_compile_time_branch() {
+    check(&let_typing_that_decides_a_branch::KERNEL);
+}

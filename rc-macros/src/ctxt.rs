@@ -1,5 +1,6 @@
 //! Collects every error the checks find, so the user sees all of them at once.
 
+use std::collections::HashSet;
 use std::fmt::Display;
 
 use quote::ToTokens;
@@ -7,6 +8,9 @@ use quote::ToTokens;
 #[derive(Default)]
 pub struct Ctxt {
     errors: Option<syn::Error>,
+    /// (location, message) of each error so far: a mistake inside an unrolled loop is reported
+    /// once, not once per iteration.
+    seen: HashSet<(String, String)>,
 }
 
 impl Ctxt {
@@ -19,6 +23,10 @@ impl Ctxt {
     }
 
     pub fn push(&mut self, error: syn::Error) {
+        let key = (format!("{:?}", error.span()), error.to_string());
+        if !self.seen.insert(key) {
+            return;
+        }
         match &mut self.errors {
             Some(all) => all.combine(error),
             None => self.errors = Some(error),

@@ -17,6 +17,9 @@ use crate::args::strip_group;
 use crate::ctxt::Ctxt;
 use crate::signature::{scalar, Signature};
 
+/// The `Lit::Var` site of loop indices (no `let` statement lives at address 0).
+const LOOP_INDEX: usize = 0;
+
 /// Loops are unrolled; past this many iterations in one body the kernel would not fit anyway.
 const MAX_UNROLLED_ITERATIONS: usize = 100_000;
 
@@ -32,8 +35,9 @@ enum Lit {
     Bin(LitOp, Box<Lit>, Box<Lit>),
     /// `if cond { a } else { b }` over literals: typed, like them, by its use.
     Select(NodeId, Box<Lit>, Box<Lit>),
-    /// The value of the `id`-th `let` bound to an untyped literal.
-    Var(u32, Box<Lit>),
+    /// The value of a `let` (identified by its statement) bound to an untyped literal, or of a
+    /// loop index (`LOOP_INDEX`): a variable, whose type is its own, not a cast's.
+    Var(usize, Box<Lit>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -75,12 +79,12 @@ struct Lower<'a> {
     scopes: Vec<HashMap<String, Binding>>,
     unrolled: usize,
     interned: HashMap<Node, NodeId>,
-    /// `let`s bound to an untyped literal, numbered in the order they run.
-    next_var: u32,
-    /// The type each such `let` met first (pass one records it)...
-    inferred: HashMap<u32, ScalarType>,
-    /// ...and gets at its `let` in pass two, as rustc gives one type to a variable for all uses.
-    preset: HashMap<u32, ScalarType>,
+    /// The type each `let` bound to an untyped literal met first (pass one records it, keyed by
+    /// the `let` statement)...
+    inferred: HashMap<usize, ScalarType>,
+    /// ...and gets at that `let` in pass two: rustc gives a binding one type for all its uses
+    /// (and all iterations of an unrolled loop).
+    preset: HashMap<usize, ScalarType>,
 }
 
 /// Lowers `block`, the body of the function `sig` describes. Two passes: the first only learns
@@ -110,7 +114,7 @@ fn run<'a>(
     sig: &Signature,
     radius: u32,
     cx: &'a mut Ctxt,
-    preset: HashMap<u32, ScalarType>,
+    preset: HashMap<usize, ScalarType>,
 ) -> (Option<NodeId>, Lower<'a>) {
     let mut lower = Lower {
         cx,
@@ -121,7 +125,6 @@ fn run<'a>(
         scopes: vec![HashMap::new()],
         unrolled: 0,
         interned: HashMap::new(),
-        next_var: 0,
         inferred: HashMap::new(),
         preset,
     };
@@ -267,12 +270,13 @@ impl Lower<'_> {
             self.cx.error(diverge, "`let ... else` is not supported");
             return;
         }
-        let binding = self.binding(&init.expr, ty);
+        let binding = self.binding(&init.expr, ty, local as *const Local as usize);
         self.bind(ident, binding);
     }
 
     /// The value of a `let` or `const`, converted to its declared type if it has one.
-    fn binding(&mut self, expr: &Expr, ty: Option<&Type>) -> Binding {
+    /// `site` identifies the statement, for the two-pass typing of untyped literals.
+    fn binding(&mut self, expr: &Expr, ty: Option<&Type>, site: usize) -> Binding {
         match (strip_group(expr), ty.map(strip_type)) {
             (Expr::Array(arr), ty) => {
                 let elem = match ty {
@@ -316,14 +320,10 @@ impl Lower<'_> {
                 }
             }
             (e, None) => Binding::Value(match self.expr(e) {
-                Value::Untyped(lit) => {
-                    let id = self.next_var;
-                    self.next_var += 1;
-                    match self.preset.get(&id) {
-                        Some(&ty) => self.typed(&lit, ty, e),
-                        None => Value::Untyped(Lit::Var(id, Box::new(lit))),
-                    }
-                }
+                Value::Untyped(lit) => match self.preset.get(&site) {
+                    Some(&ty) => self.typed(&lit, ty, e),
+                    None => Value::Untyped(Lit::Var(site, Box::new(lit))),
+                },
                 v => v,
             }),
         }
@@ -347,7 +347,7 @@ impl Lower<'_> {
     fn item(&mut self, item: &Item) {
         match item {
             Item::Const(c) => {
-                let binding = self.binding(&c.expr, Some(&c.ty));
+                let binding = self.binding(&c.expr, Some(&c.ty), c as *const syn::ItemConst as usize);
                 self.bind(c.ident.to_string(), binding);
             }
             other => self.cx.error(other, "only `const` items may be declared inside a stencil body"),
@@ -373,6 +373,14 @@ impl Lower<'_> {
             }
             Expr::Unary(u) => match u.op {
                 UnOp::Neg(_) => {
+                    // `-2147483648i32`: the literal is negated before it is narrowed, as rustc does.
+                    if let Expr::Lit(syn::ExprLit { lit: SynLit::Int(i), .. }) = strip_group(&u.expr) {
+                        if let (Some(ty), Ok(v)) = (ScalarType::from_rust_name(i.suffix()), i.base10_parse::<i128>()) {
+                            if ty.is_integer() {
+                                return self.materialize(&Lit::Int(-v), ty, expr).map_or(Value::Poison, Value::Known);
+                            }
+                        }
+                    }
                     let v = self.expr(&u.expr);
                     self.unary(UnaryOp::Neg, v, expr)
                 }
@@ -674,11 +682,12 @@ impl Lower<'_> {
             Value::Poison => Value::Poison,
             Value::Unit => self.unsupported(at, "this operand has no value (it is `()`)"),
             Value::Untyped(lit) => {
-                // rustc types a literal under `as` as the target when it can be one (`3000000000
-                // as u32`, `1.1 as f32`); a variable keeps its own type (its fallback, here).
+                // rustc types a literal (or a negated one) under `as` as the target when it can
+                // be one (`3000000000 as u32`, `1.1 as f32`); anything else keeps its own type.
                 let ty_of_lit = match &lit {
-                    Lit::Var(..) => default_type(&lit),
-                    l if is_float_lit(l) == to.is_float() => to,
+                    Lit::Int(_) | Lit::Float(_) if is_float_lit(&lit) == to.is_float() => to,
+                    Lit::Neg(inner) if matches!(**inner, Lit::Int(_) | Lit::Float(_)) && is_float_lit(&lit) == to.is_float() => to,
+                    // Expressions, selects and variables keep their own (fallback) type.
                     l => default_type(l),
                 };
                 let v = self.typed_as(&lit, ty_of_lit, at);
@@ -893,7 +902,8 @@ impl Lower<'_> {
         for k in indices {
             self.scopes.push(HashMap::new());
             if let Some(name) = &name {
-                self.bind(name.clone(), Binding::Value(Value::Untyped(Lit::Int(k as i128))));
+                let index = Lit::Var(LOOP_INDEX, Box::new(Lit::Int(k as i128)));
+                self.bind(name.clone(), Binding::Value(Value::Untyped(index)));
             }
             self.block(&f.body);
             self.scopes.pop();
@@ -913,11 +923,13 @@ impl Lower<'_> {
                 let (s, e) = (self.expr(start), self.expr(end));
                 let s = self.const_int_or(&s, start, MESSAGE)?;
                 let e = self.const_int_or(&e, end, MESSAGE)?;
-                let end = if matches!(r.limits, RangeLimits::Closed(_)) { e + 1 } else { e };
-                if end - s > MAX_UNROLLED_ITERATIONS as i64 {
-                    self.cx.error(expr, format!("the loop would unroll to {} iterations, more than {MAX_UNROLLED_ITERATIONS}", end - s));
+                let end = if matches!(r.limits, RangeLimits::Closed(_)) { e as i128 + 1 } else { e as i128 };
+                let count = end - s as i128;
+                if count > MAX_UNROLLED_ITERATIONS as i128 {
+                    self.cx.error(expr, format!("the loop would unroll to {count} iterations, more than {MAX_UNROLLED_ITERATIONS}"));
                     return None;
                 }
+                let end = end as i64;
                 Some((s..end).collect())
             }
             Expr::MethodCall(m) if m.method == "rev" && m.args.is_empty() => {
@@ -975,8 +987,10 @@ impl Lower<'_> {
                 self.record(a, ty);
                 self.record(b, ty);
             }
-            Lit::Var(id, l) => {
-                self.inferred.entry(*id).or_insert(ty);
+            Lit::Var(site, l) => {
+                if *site != LOOP_INDEX {
+                    self.inferred.entry(*site).or_insert(ty);
+                }
                 self.record(l, ty);
             }
         }
@@ -1147,7 +1161,7 @@ fn eval_lit(lit: &Lit, ty: ScalarType) -> Result<Scalar, String> {
         Lit::Neg(inner) => {
             // `-2147483648` must not overflow on the way: negate the literal before narrowing.
             if let (Lit::Int(v), true) = (&**inner, ty.is_integer()) {
-                return eval_lit(&Lit::Int(-v), ty);
+                return eval_lit(&Lit::Int(v.checked_neg().ok_or("integer literal out of range")?), ty);
             }
             let s = eval_lit(inner, ty)?;
             unary_ok(UnaryOp::Neg, ty)?;
@@ -1188,7 +1202,7 @@ fn int_value(v: &Value) -> Option<i64> {
             Lit::Int(v) => Some(*v),
             Lit::Float(_) | Lit::Select(..) => None,
             Lit::Var(_, l) => lit(l),
-            Lit::Neg(x) => lit(x).map(|v| -v),
+            Lit::Neg(x) => lit(x)?.checked_neg(),
             Lit::Bin(op, a, b) => {
                 let (a, b) = (lit(a)?, lit(b)?);
                 match op {

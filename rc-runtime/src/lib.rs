@@ -19,6 +19,7 @@ mod driver;
 mod error;
 mod launch;
 mod module;
+mod resources;
 
 pub use device::{gpu, GpuInfo};
 pub use error::{DriverError, Error, ModuleLoadError};
@@ -26,6 +27,7 @@ pub use launch::{launch, run};
 #[doc(hidden)]
 pub use module::cached_kernel_count;
 pub use module::release_cached_modules;
+pub use resources::{resources, Resources};
 
 /// The cust this crate is built against, for callers that make their own contexts, streams and
 /// buffers.

@@ -11,40 +11,29 @@ use rc::prelude::*;
 #[stencil(radius = 12, warp = 4, outputs_per_thread = 7, boundary = wrap)]
 pub fn random_000(w: Window<u32>) -> u32 {
     const C1: [u32; 5] = [3, 0, 0, 1, 1];
-    let x2 = if w[-12] > w[2] && !(w[-9] < w[1]) { w[4].max(w[1]) + w[8].max(w[-1]) } else { w[12].max(u32::min(1.5 as u32, 1e-3 as u32)) };
-    let x3 = 1;
-    let x4 = x3 as i32;
-    let x5 = u32::min(x3, w[0]);
-    let mut acc6 = w[-7];
-    for k in -12..=12 {
-        acc6 += 2 * w[k];
+    let x2 = if w[-12] > w[2] && !(w[-9] < w[1]) { w[4].max(w[1]) + w[8].max(w[-1]) } else if (w[-9] as f64) >= (w[11] as f64) || ((w[-12] as i32) < (w[-7] as i32) || 4 <= ((0 - 3) as u32)) { w[12].max((65536 as u32).max(w[-12])) } else { w[-12].max(1u32 + true as u32) - w[-12].min(1u32 + true as u32) };
+    let x3 = w[-6].max(x2.max(x2) - x2.min(x2)) - w[-6].min(x2.max(x2) - x2.min(x2));
+    let x4 = w[11] + 4;
+    let x5 = w[-1] + (x4 + 8);
+    let mut y6 = if w[-8] < C1[4] { w[-3] } else if -3 != (w[11] as i32) { x5 } else { w[11] };
+    if 0.0 == (-1e-3 as f32) && (-2147483648 as i32) != -9i32 {
+        y6 = w[-1];
     }
-    let mut acc7 = 0;
-    for k in (-12..=12).step_by(2) {
-        acc7 += 3 * w[k];
-    }
-    let x8 = 4;
-    let x9 = x8 as i32;
-    let x10 = x8 + 65536 as u32;
-    ((x2 + x4.max(0) as u32).max(x3) + x5 + acc6).max(acc7).max(x9.abs() as u32).min(x8) + x10 + C1[2]
+    x3.max(y6)
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 6, boundary = clamp)]
 pub fn random_001(w: Window<f64>) -> f64 {
     let mut y1 = 0.1 as f64 - -2.7 as f64;
-    if w[-2] != 2.0 || (w[-3] as f32) <= (16777217 as f32) {
-        y1 -= -w[-3];
+    if w[-2] != 2.0 || (w[-3] as f32) <= (16777217.0 as f32) {
+        y1 *= -w[3];
     } else {
-        y1 *= w[-1].mul_add(w[-1], -16777217 as f64);
+        y1 -= (1.5 as f64).mul_add(w[3], 0.75);
     }
-    let x2 = (if -2.0_f64 >= (y1 + 0.5) { 0.5 } else { -3.0000001 as f64 }) - w[-1] as f32 as f64;
-    let mut acc3 = 0.0;
-    for i in 0..=0 {
-        for j in -2..=1 {
-            acc3 += w[i + j];
-        }
-    }
-    x2.max(acc3) * w[-3]
+    let x2 = 2.5e-1;
+    let x3 = x2 as i32;
+    let x4 = (-2.0_f64).min(y1);
+    x3 as f64 * x4 + w[-3]
 }
 
 #[stencil(radius = 1, warp = 2, outputs_per_thread = 5, boundary = valid)]
@@ -66,22 +55,26 @@ pub fn random_002(w: Window<f32>, shift0: f32) -> f32 {
     for k in 0..=1 {
         acc7 = f32::mul_add(w[k], -100f32, acc7);
     }
-    let c8: bool = !(-8 <= (2.5 as i32));
-    (shift0 - acc4).min(x6 as f32) * acc7 + (if c8 { 1.0f32 } else { 1.5e2 }) + c1[1] + w[-1]
+    let c8 = !(-6 <= (1.00000005960464477539062500000001 as i32));
+    shift0.min(acc4) * x6 as f32 + acc7 + (if c8 { 2.0f32 } else { 1.5 }) + c1[0]
 }
 
 #[stencil(radius = 28, warp = 2, outputs_per_thread = 7, boundary = valid)]
 pub fn random_003(w: Window<f32>, beta0: u32, beta1: u32) -> f32 {
     const N: i32 = 8;
     let mut y1 = (w[-2] + 2.0 / 7.0).sqrt();
-    if (w[8] + -0.75) <= w[-1] || (1.00000005960464477539062500000001 as f32) <= 1.5 {
-        y1 += w[7] - w[0];
-    } else {
-        y1 -= if w[4] >= (-16777217.0 as f32) { w[21] } else { w[28] };
+    if (w[8] + -0.75) <= w[-1] || -(1.0 / 3.0) <= ((0.1 + 1.0) as f32) {
+        y1 -= w[0].sqrt();
     }
-    let x2 = (w[28] * y1).min(y1 + y1);
-    let x3 = (3.0000001 as f32 * 4.5 + (x2 + x2)).max(-10000.0).min(10000.0) as i32;
-    (beta0 as f32 + beta1 as f32 - x3 as f32).max(w[N]).min(w[28])
+    let mut x2 = w[-26].abs();
+    x2 *= w[28].min(y1);
+    let mut acc3 = -3f32 - w[-4];
+    let mut wt4: f32 = 1.0;
+    for k in -28..=28 {
+        acc3 += wt4 * w[k];
+        wt4 *= -0.5;
+    }
+    (beta0 as f32 + beta1 as f32 - x2).max(acc3) - w[N]
 }
 
 #[stencil(radius = 40, warp = 16, outputs_per_thread = 7, boundary = zero)]
@@ -156,7 +149,7 @@ pub fn random_007(w: Window<f64>, shift0: f32, bias1: f64) -> f64 {
 #[stencil(radius = 24, warp = 32, outputs_per_thread = 7, boundary = valid)]
 pub fn random_008(w: Window<f64>, lo0: f64) -> f64 {
     const C1: [f64; 6] = [1.0, 0.125, 4.5, -0.25_f64, 2.0_f64, 16f64];
-    let c2 = (-3 as f64) == (-3 as f64);
+    let c2 = (2147483647 as f64) == (2147483647 as f64);
     let x3 = f64::abs(-0.5).max(-10000.0).min(10000.0) as i32;
     (lo0 - c2 as i32 as f64 + x3 as f64 + C1[4]).max(w[-16])
 }
@@ -164,17 +157,16 @@ pub fn random_008(w: Window<f64>, lo0: f64) -> f64 {
 #[stencil(radius = 7, warp = 32, outputs_per_thread = 6, boundary = clamp)]
 pub fn random_009(w: Window<f32>) -> f32 {
     const C1: [u32; 4] = [2, 3, 3, 0];
-    let mut y2 = (16777217.0) as f32 / w[7];
-    if !(w[1] > w[5]) {
-        let t3 = w[1];
-        y2 -= t3;
+    let mut y2 = (1.00000005960464477539062500000001 * 1.0) as f32 / f32::EPSILON;
+    if w[1] != 0.125 || (w[-1] as f64) != (0 as f64) {
+        y2 = 10.0 - w[6];
+    } else {
+        y2 += w[-7] + 1e-3 as f32;
     }
-    let x4: f32 = if !(w[1] >= y2) { -2.5e-1 } else { 0.1 };
-    let mut acc5 = 0.0;
-    for k in (-7..=7).step_by(3) {
-        acc5 = f32::mul_add(w[k], 0.75f32.max(w[-7]), acc5);
-    }
-    x4 + acc5 + C1[1] as f32
+    let x3 = w[6].sqrt() - (w[3] as u32 as f32 + (0.25f32 + y2));
+    let mut x4 = w[7].max(-10000.0).min(10000.0) as i32;
+    x4 *= 3;
+    (x3 + x4 as f32) * C1[3] as f32
 }
 
 #[stencil(radius = 12, warp = 2, outputs_per_thread = 3, boundary = valid)]
@@ -214,18 +206,13 @@ pub fn random_011(w: Window<f32>, bias0: u32, lo1: f32) -> f32 {
     let x6 = lo1 + 3.0;
     let x7 = if !(lo1 != lo1) { -0.1 } else { 0.1 };
     let x8 = w[-1] - x7;
-    let mut y9 = -2147483647.5 as f32 + w[0];
-    if x8 == w[-1] {
-        let t10 = if w[0] >= w[-1] { lo1 } else { -0.1 };
-        y9 *= t10;
+    let mut y9 = 3 as f32 + w[1];
+    if (w[-1] + 0.125) > -0.125 || (w[0].max(-10000.0).min(10000.0) as i32) != (w[0] as i32) {
+        y9 = w[-1];
     }
-    let mut acc11 = w[-1] as f64 as f32;
-    for k in 1..2 {
-        if k % 2 == 0 {
-            acc11 += w[k];
-        }
-    }
-    (bias0 as f32).max(x3).max(y4) + x6 - x7 + y9 - acc11 + C1[0]
+    let mut x10: f32 = (w[-1] as f64 as f32 - 4.5).mul_add(w[1] / w[1] as f64 as f32, x8 * 1.0 / (w[-1] * w[-1]));
+    x10 -= (w[0] + -3.0).abs();
+    ((bias0 as f32 * x3).min(y4) * x6 * x7 * y9).min(x10).min(C1[1])
 }
 
 #[stencil(radius = 11, warp = 8, outputs_per_thread = 6, boundary = clamp)]
@@ -244,23 +231,18 @@ pub fn random_013(w: Window<f64>) -> f64 {
     let x2 = x1 as f32;
     let mut y3 = w[-3];
     if w[-2] >= -0.25 || w[15] > w[-7] {
-        y3 = (w[15] + 10.0).mul_add(w[3], w[-3]);
+        y3 *= (w[15] + 10.0).mul_add(w[3], w[-3]);
+    } else {
+        y3 *= 0.75_f64 / (if w[15] != w[15] { 1.00000005960464477539062500000001 } else { 0.5 }) as f64;
     }
     let mut acc4 = 0.0;
-    for i in 0..=2 {
-        for j in -11..=10 {
-            acc4 += w[i + j];
-        }
+    let mut wt5: f64 = 1.0;
+    for k in 2..=7 {
+        acc4 += wt5 * w[k];
+        wt5 *= 0.5;
     }
-    let mut acc5: f64 = 0.0;
-    for k in (3..=11).step_by(2) {
-        if k < 0 {
-            acc5 += w[k];
-        } else {
-            acc5 -= w[k];
-        }
-    }
-    ((x2 as f64 + y3) * acc4).min(acc5)
+    let x6: i32 = (w[-8] / w[-2]).max(-10000.0).min(10000.0) as i32;
+    (x2 as f64).min(y3).min(acc4) * x6 as f64
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 8, boundary = valid)]
@@ -319,18 +301,10 @@ pub fn random_017(w: Window<f64>, beta0: f64, bias1: u32) -> f64 {
         acc1 += beta0 * w[-k];
     }
     let mut x2 = beta0.min(w[1]) + acc1.max(beta0) + (beta0 * w[1] + 0.1_f64);
-    x2 /= (1.00000005960464477539062500000001) as u32 as f64;
-    let mut acc3 = 0.0;
-    for i in 0..=0 {
-        for j in 0..=0 {
-            acc3 += w[i + j];
-        }
-    }
-    let mut acc4: f64 = 0.0;
-    for k in 0..=0 {
-        acc4 += (w[k + 1] - w[k]).abs();
-    }
-    (bias1 as f64 + x2) * acc3 * acc4
+    x2 /= (0 - 1) as u32 as f64;
+    let c3 = !((w[-1] as i32) >= (w[1].max(-10000.0).min(10000.0) as i32)) == (beta0 != beta0);
+    let x4 = x2.mul_add(w[0], x2).abs();
+    (bias1 as f64 - (if c3 { 2.0f64 } else { 0f64 })).min(x4)
 }
 
 #[stencil(radius = 40, warp = 8, outputs_per_thread = 5, boundary = zero)]
@@ -391,33 +365,31 @@ pub fn random_021(w: Window<f64>, hi0: u32) -> f64 {
     } else {
         y2 -= acc1;
     }
-    let x3 = (w[-11] as f32 as f64).abs() + (w[11] + (0.3 as f64 - y2));
-    let mut x4: f64 = w[-5] - x3;
-    x4 /= -w[-3];
-    hi0 as f64 - x4
+    let x3 = (w[-11] as f32 as f64).abs() + (w[11] + (7 as f64 - (0.1 * 0.0) as f64));
+    let x4 = -3.0;
+    let x5 = x4 as f64;
+    ((hi0 as f64).max(y2) - x3) * x5
 }
 
 #[stencil(radius = 2, warp = 8, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_022(w: Window<f32>, hi0: f32, beta1: f32) -> f32 {
-    let x1 = (hi0 + w[0]).mul_add(0.0_f32 + 2147483647.5 as f32, -(-3.0000001 as f32));
-    let x2 = (w[1] * w[2]).abs();
+    let x1 = (hi0 + w[0]).mul_add(0.0_f32 + 1e-3 as f32, std::f32::consts::PI + -2147483647.5 as f32);
+    let mut y2 = w[2] - -f32::EPSILON;
+    if 0.75_f32 == w[1] {
+        y2 += beta1;
+    } else {
+        y2 += (16777217.0 * 0.0) as f32 / 4f32;
+    }
     let mut acc3 = 0.0;
-    const W4: [f32; 1] = [-std::f32::consts::FRAC_1_SQRT_2];
-    for k in 0..=0 {
-        acc3 += W4[k as usize] * w[k];
+    for k in -2..=0 {
+        acc3 += w[k + 2] * (k as f32) * std::f32::consts::PI;
     }
-    let x5: f32 = f32::max(w[2], x2).abs();
-    let mut y6 = w[2] - -2.5e-1;
-    if 0.0f32 == x1 {
-        y6 -= x5.abs().sqrt();
-    }
-    let mut acc7 = w[0];
-    for k in 0..=0 {
-        if w[k] > acc7 {
-            acc7 = w[k];
-        }
-    }
-    (beta1 + acc3).min(y6).min(acc7)
+    let x4 = -(1.0 / 16.0) / w[0].min(1.5);
+    let c5: bool = (w[1] as i32) == (w[-1] as i32);
+    let x6 = 0.75;
+    let x7 = x6 as f32;
+    let x8 = y2.max(x6);
+    (x1 + acc3 + x4 - (if c5 { 2.0f32 } else { std::f32::consts::LN_2 })).min(x7).min(x6).min(x8).max(w[1])
 }
 
 #[stencil(radius = 31, warp = 32, outputs_per_thread = 6, boundary = wrap)]
@@ -434,19 +406,21 @@ pub fn random_023(w: Window<f64>, shift0: f64, gain1: f32) -> f64 {
 pub fn random_024(w: Window<f64>, lo0: f64, scale1: f64) -> f64 {
     let x1 = w[4] + w[-4];
     let x3 = { let t2 = w[0].max(-10000.0).min(10000.0) as i32 as f64; t2 * (w[0] - scale1) };
-    let x4 = (w[3] + w[-2] + (w[0] - 2147483647 as f64)).abs().sqrt();
-    let mut acc5: f64 = 0.0;
-    for k in -3..=-3 {
-        let d6 = w[k] - w[-4];
-        acc5 += d6.abs();
+    let x4 = (w[3] + w[-2] + (w[0] - (1.00000005960464477539062500000001) as f64)).abs().sqrt();
+    let mut y5 = f64::mul_add(x3, w[-2], x4);
+    if (-16777217.0 as f64) == -0.125 {
+        let t6 = w[-2] * lo0;
+        y5 += t6;
+    } else {
+        y5 -= w[-3] - w[-2];
     }
-    let mut acc7 = f64::NEG_INFINITY;
-    for k in (2..=2).rev() {
-        if w[k + 2] > acc7 {
-            acc7 = w[k + 2];
-        }
+    let mut y7 = 3 as f64 + y5;
+    if (w[-4] as u32) < 1u32 {
+        y7 = w[2] * x1;
+    } else {
+        y7 += w[-2] * (if (0 as f64) > std::f64::consts::LN_2 { 0.1 } else { 0.5 }) as f64;
     }
-    (lo0 * x1 - x3).max(x4) + acc5 - acc7 + w[0]
+    y7 - w[-4]
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 8, boundary = valid)]
@@ -501,22 +475,24 @@ pub fn random_027(w: Window<f64>, hi0: f64) -> f64 {
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 8, boundary = wrap)]
 pub fn random_028(w: Window<f64>, hi0: f32) -> f64 {
     const C1: [f64; 6] = [1_f64, 4.5, 4.5, 1.0, std::f64::consts::FRAC_1_SQRT_2, 0f64];
-    let x2 = (w[-3] / 3.0000001 as f64 + (10f64 + 2.0f64)).max(0.0).min(10000.0) as u32;
-    let mut y3 = w[0] + 4.5;
-    if w[-1] == ((3.99) as f64) && w[0] != w[-2] {
-        y3 *= -2147483647 as f64 * w[-5];
-    } else {
-        y3 *= w[5].abs().sqrt();
+    let x2 = (w[-3] / (3) as f64 + w[5] as u32 as f64).max(0.0).min(10000.0) as u32;
+    let mut y3 = -C1[4];
+    if x2 > x2 {
+        let t4 = 0.25;
+        y3 -= t4;
     }
-    let x4 = w[-5];
-    let x5 = y3;
-    ((hi0 as f64 - x2 as f64) * x4 - x5) * C1[1]
+    let mut acc5 = 0.0;
+    for k in 2..=5 {
+        acc5 = f64::mul_add(w[k], w[-1] * -std::f64::consts::PI, acc5);
+    }
+    let x6 = ((w[5] as f32 + 2.5e-1) as f64).max(0.0).min(10000.0) as u32;
+    (hi0 as f64).min(y3) * acc5 - x6 as f64 + w[3]
 }
 
 #[stencil(radius = 17, warp = 16, outputs_per_thread = 3, boundary = zero)]
 pub fn random_029(w: Window<f64>, scale0: f64, beta1: u32) -> f64 {
     const C1: [f64; 5] = [5e-1, std::f64::consts::LN_2, 1.5_f64, 0.0, 2.0];
-    let x2: f64 = (w[-1] + 3.0).min(-16777217.0 as f64) + 10.0 + (-scale0 + C1[3].mul_add(0.75, w[-17]));
+    let x2: f64 = (w[-1] + 3.0).max((if (w[17] + 10.0) != 1.5 { 16777217.0 } else { 0.5 }) as f64) + w[12] as f32 as f64 + w[-17];
     let x3 = 0.75;
     let x4 = x3 as f32;
     let mut acc5 = w[-7] - 10.0f64;
@@ -525,7 +501,7 @@ pub fn random_029(w: Window<f64>, scale0: f64, beta1: u32) -> f64 {
         acc5 += wt6 * w[k + 2];
         wt6 *= 0.75;
     }
-    beta1 as f64 + x2 - x4 as f64 + acc5
+    (scale0.max(beta1 as f64) * x2 + x4 as f64).max(acc5) - C1[0] - w[-11]
 }
 
 #[stencil(radius = 5, warp = 16, outputs_per_thread = 4, boundary = valid)]
@@ -554,8 +530,8 @@ pub fn random_031(w: Window<f32>, scale0: f32, hi1: f32) -> f32 {
         acc3 = acc3.max(w[k + 2]);
     }
     let x4 = (f32::mul_add(C1[1], acc3, scale0) + acc3).sqrt();
-    let x5 = ((1e-3) as f64 + 0.5).abs() as f32;
-    hi1.min(B2 as i32 as f32).max(x4) + x5
+    let x5 = ((if x4 != C1[0] { 1.00000005960464477539062500000001 } else { 0.5 }) as f64 + 0.5).abs() as f32;
+    hi1 - (if B2 { 1.0f32 } else { 0.0 }) + x5
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 3, boundary = zero)]
@@ -616,42 +592,59 @@ pub fn random_035(w: Window<f32>) -> f32 {
     const B1: bool = true;
     let mut y2 = w[-1];
     if (w[-9] as f64) < -0.25 && B1 {
-        let t3 = w[7].max(0.1 as f32);
-        y2 -= t3;
+        y2 = w[7].max((if w[7] >= w[-14] { 1.00000005960464477539062500000001 } else { 0.5 }) as f32);
+    } else {
+        y2 += w[-1].mul_add(2.0, w[14]);
     }
-    let x4 = (if w[-7] > w[5] { w[14] as f64 } else { w[-4] as f64 }) - (4.5f64 + 4.5);
-    let x5 = y2.mul_add(-16777217 as f32, -(2.0 / 3.0)).max(-10000.0).min(10000.0) as i32;
-    let c6 = w[-14] != w[-14] || B1 && B1;
-    (x4 as f32 * x5 as f32 + (if c6 { 0.5f32 } else { -1.5_f32 })) * w[-1]
+    let c3 = B1;
+    let x4 = (y2 + f32::EPSILON).max(0.0).min(10000.0) as u32;
+    let x5 = 1.00000005960464477539062500000001;
+    let x6 = x5 - w[0];
+    (c3 as i32 as f32 - x4 as f32 + x5).max(x6)
 }
 
 #[stencil(radius = 7, warp = 4, outputs_per_thread = 2, boundary = valid)]
 pub fn random_036(w: Window<f64>, gain0: f64, beta1: f64) -> f64 {
-    let x1 = 2147483647.5 as f64 + (1.00000005960464477539062500000001) as f64;
-    let x2 = 0.1;
-    let x3 = x2 as i32;
-    let x4 = w[7] + x2;
-    let mut acc5: f64 = f64::MAX;
-    for k in -7..=7 {
-        acc5 = acc5.min(w[k]);
+    let x1 = 16777217.0 as f64 + -4.5f64;
+    let mut y2 = 4f64 * w[-1];
+    if 0_f64 == beta1 && (w[-3].max(0.0).min(10000.0) as u32) >= 2 {
+        y2 += -f64::MIN_POSITIVE;
     }
-    let mut y6 = 0.125f64;
-    if w[-1] == gain0 || x4 > x2 {
-        let t7 = gain0.max(w[1]);
-        y6 -= t7;
+    let mut acc3 = 0.0;
+    for k in -6..=-3 {
+        if k >= 1 {
+            acc3 += w[k];
+        }
     }
-    let x2 = x2 * ((w[0] + -5e-1).abs().sqrt() + (beta1 + w[-4]));
-    let x9: f64 = w[1];
-    ((x1 * x3 as f64).max(acc5).max(y6) - x2).min(x9)
+    let mut acc4 = 0.0;
+    for k in 0..=3 {
+        acc4 += w[k] + w[-k];
+    }
+    let mut y5 = acc3.abs().sqrt();
+    if (w[-6] as f32) < (w[-7] as f32 + 5e-1) && ((if x1 > (2.0 / 7.0) { 0.1 } else { 0.5 }) as f64) <= acc3 {
+        y5 = w[0];
+    } else {
+        y5 -= w[3].max(w[-6]);
+    }
+    let mut y6 = gain0;
+    if -1f64 > w[-6] {
+        y6 = beta1;
+    } else {
+        y6 -= w[-5];
+    }
+    (y2 * acc4).min(y5) * y6 - w[-1]
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 3, boundary = clamp)]
 pub fn random_037(w: Window<f32>) -> f32 {
     let x2 = { let t1 = w[-4] * w[3]; t1 * (w[-2] + 1.5e2) };
-    let x2 = x2 + ((x2 - -0.75 + (w[5] + 1e1).sqrt()) * ((if x2 <= x2 { 16777217 as f32 } else { -2.0 }) * (-10.0 + w[2])));
-    let x4 = 0.75;
-    let x5 = f32::max(x4, w[2]);
-    (x2 - x4).max(x5) - w[1]
+    let mut x3 = (x2 - -0.75 + (w[5] + 1e1).sqrt()) * ((if x2 <= x2 { (2147483647) as f32 } else { 0.3 }) * -10.0);
+    x3 /= w[0];
+    let mut acc4 = 0.0;
+    for k in (2..=4).rev() {
+        acc4 += w[k];
+    }
+    (x3 - acc4).max(w[1])
 }
 
 #[stencil(radius = 39, warp = 16, outputs_per_thread = 4, boundary = wrap)]
@@ -707,10 +700,12 @@ pub fn random_040(w: Window<f32>) -> f32 {
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 1, boundary = wrap)]
 pub fn random_041(w: Window<f64>, beta0: i32) -> f64 {
     let c1: [f64; 2] = [1.0, -1.5];
-    let x2: f64 = 0 as u32 as f64 * w[-2];
-    let x3 = 0.75;
-    let x4 = x3 as f32;
-    (beta0 as f64 * x2 * x4 as f64).min(c1[0])
+    let x2 = (1.5) as u32 as f64 * (if -1.0_f64 <= w[-1] { 2.0 } else if w[-1] != w[-1] { 4.5 } else { (1.00000005960464477539062500000001 + 0.0) as f64 });
+    let mut acc3 = (x2 + 1.0 / 16.0).mul_add(c1[0], w[-1]);
+    for k in 2..3 {
+        acc3 += (w[k + 1] - w[k]).abs();
+    }
+    beta0 as f64 - acc3 + w[3]
 }
 
 #[stencil(radius = 6, warp = 8, outputs_per_thread = 3, boundary = valid)]
@@ -729,57 +724,48 @@ pub fn random_042(w: Window<f64>, scale0: i32) -> f64 {
     if B1 && B1 {
         y7 -= x3.abs();
     }
-    let mut y8 = if B1 { w[2] } else if B1 { 2147483647.5 as f64 } else { -1e10 as f64 };
-    if w[1 - N] != w[1 - N] {
-        y8 = w[6].mul_add(w[-1], y7);
+    let mut y8 = if B1 { w[2] } else if y7 != w[-2] { 1.5 as f64 } else { w[6] };
+    if w[0] > 0.0f64 {
+        let t9 = w[1 - N];
+        y8 *= t9;
     }
-    ((scale0 as f64).max(x6 as f64) * y8).max(w[1])
+    scale0 as f64 + x6 as f64 + y8
 }
 
 #[stencil(radius = 1, warp = 2, outputs_per_thread = 8, boundary = wrap)]
 pub fn random_043(w: Window<f32>, alpha0: f32, scale1: f32) -> f32 {
     let c1: [f32; 6] = [2f32, 1.0, 2.0 / 16.0, 0.3f32, 10f32, 10.0_f32];
     let mut y2 = w[-1] / w[-1];
-    if (scale1 + 1e1) > w[-1] || w[1] < ((0.1) as f32) {
-        let t3 = w[1].mul_add(w[1], w[1]);
+    if (scale1 + 1e1) > w[-1] || ((if c1[3] < w[0] { 1.00000005960464477539062500000001 } else { 0.5 }) as f32) < w[1] {
+        let t3 = 100_f32.mul_add(w[-1], (-2147483647.5) as f32);
         y2 += t3;
     } else {
-        y2 -= 2.7 as f32 + w[0];
+        y2 += -2.5 as f32 * w[-1];
     }
-    let mut x5 = { let t4 = y2; t4 * w[0] };
-    x5 *= w[-1] * 2.0;
-    let mut y6 = if alpha0 >= w[-1] { std::f32::consts::PI } else { x5 };
-    if x5 >= w[1] {
-        let t7 = (16777217) as f32 - w[0];
-        y6 -= t7;
-    }
-    y6 - c1[2] - w[-1]
+    let x4 = w[-1] * c1[2];
+    let x5 = x4;
+    (alpha0 - y2 + x5).max(w[-1])
 }
 
 #[stencil(radius = 3, warp = 4, outputs_per_thread = 3, boundary = wrap)]
 pub fn random_044(w: Window<f64>) -> f64 {
     let mut y1 = w[0] + 10.0;
     if 2.5e-1 > w[1] {
-        let t2 = 0.1_f64.abs().sqrt();
-        y1 *= t2;
+        y1 = 0.1_f64.abs().sqrt();
     }
-    let mut y3 = y1 * w[-2];
-    if !(w[-3] > y1) {
-        y3 += w[3] as f32 as f64;
+    let mut y2 = w[-2].mul_add(y1, y1);
+    if w[0] < y1 || w[1] != 100_f64 {
+        y2 += y1 * 1.00000005960464477539062500000001 as f64;
     } else {
-        y3 -= (y1 + 10.0).abs();
+        y2 += 1_f64.max(y1);
     }
-    let mut acc4 = f64::NEG_INFINITY;
-    for k in -1..1 {
-        acc4 = acc4.max(w[k]);
+    let mut acc3 = w[1] + y2;
+    for k in (2..=3).rev() {
+        let d4 = w[k] - w[-3];
+        acc3 = d4.max(acc3);
     }
-    let mut acc5 = w[-2] + 1.5e2;
-    for k in (-2..=-2).step_by(2) {
-        if k < 0 {
-            acc5 += w[k - 1];
-        }
-    }
-    y3.max(acc4) * acc5
+    let x5 = -3.99 as f64;
+    (acc3 + x5).min(w[0])
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 8, boundary = zero)]
@@ -803,8 +789,8 @@ pub fn random_045(w: Window<f64>, bias0: i32) -> f64 {
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_046(w: Window<f32>) -> f32 {
     let c1 = !(!((w[0] + -2.0) <= w[0] || -1.5 >= w[-1]));
-    let c2 = (1e10 as u32) <= (w[0] as u32);
-    (if c1 { 0.5f32 } else { 3.0 / 7.0 }).min(if c2 { 0.75f32 } else { 10.0f32 })
+    let c2 = (2 + w[-1].max(0.0).min(10000.0) as u32 + ((w[0].max(0.0).min(10000.0) as u32).max(0 as u32) - (w[0].max(0.0).min(10000.0) as u32).min(0 as u32))) <= ((0 - 6) as u32);
+    c1 as i32 as f32 * c2 as i32 as f32
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 2, boundary = zero)]
@@ -822,43 +808,44 @@ pub fn random_048(w: Window<f32>, shift0: f32, alpha1: f32) -> f32 {
     let x2 = w[-3] - (w[1] - alpha1);
     let mut x3 = (if (2.0 / 16.0) == (w[1] + 2.0) { x2 } else { x2 }).max(-10000.0).min(10000.0) as i32;
     x3 *= 3;
-    let mut x4: f32 = ((16777217) as f32).mul_add(0.5, shift0).abs().sqrt();
-    x4 -= w[-1] * -3.0;
-    ((x3 as f32).min(x4) - C1[1]) * w[4]
+    let x2 = x2 * (-2147483647 as f32).mul_add(x2, -1e-3).abs().sqrt();
+    shift0.max(x3 as f32).min(x2) * C1[2]
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 8, boundary = zero)]
 pub fn random_049(w: Window<f32>, alpha0: f32) -> f32 {
     const N: i32 = 1;
-    let mut y1 = alpha0.mul_add(-(1.0 / 7.0), 1.00000005960464477539062500000001 as f32);
-    if !((w[-2] + 1.5) > w[2]) {
-        y1 *= w[0];
-    } else {
-        y1 *= w[2];
+    let mut y1 = alpha0.mul_add(-(1.0 / 7.0), (if w[0] == alpha0 { 0.1 } else { 0.5 }) as f32);
+    if (w[-N] as u32) != (w[-1].max(0.0).min(10000.0) as u32) {
+        y1 *= alpha0 * w[1];
     }
-    let mut acc2 = w[1] - y1;
+    let c2: bool = !((y1 + -(1.0 / 3.0)) <= 1.0 || y1 < (16777217.0 as f32));
+    let mut acc3 = 0.0;
     for k in -N..=N {
-        acc2 = w[k].mul_add(w[-1] as f64 as f32, acc2);
+        let d4 = w[k] - w[1 - N];
+        acc3 = d4.max(acc3);
     }
-    let mut x3 = w[3];
-    x3 += 3.0 * 0.3 as f32;
-    let mut acc4 = 0.0;
-    for k in -N..=N {
-        let d5 = w[k] - w[1 - N];
-        acc4 = d5.max(acc4);
-    }
-    acc2.min(x3) + acc4
+    let c5: bool = w[-2] == w[-2];
+    (c2 as i32 as f32 * acc3).min(c5 as i32 as f32)
 }
 
 #[stencil(radius = 13, warp = 16, outputs_per_thread = 6, boundary = wrap)]
 pub fn random_050(w: Window<f32>) -> f32 {
     let mut y1 = w[4].mul_add(w[-13], 4.5);
     if !(0.75_f32 >= w[-12]) {
-        y1 *= 0 as f32 + w[0];
+        y1 = 16777217.0 as f32 + 1.5;
     }
-    let x2: f32 = -0.75;
-    let x3 = if w[-12] == (x2 + 0.75) { w[-6] } else { 2.0 };
-    y1 + x3
+    let mut y2 = y1 + w[-12];
+    if y1 >= w[-6] {
+        y2 *= y1 * 3.99 as f32;
+    } else {
+        y2 *= w[-6] - 2.0;
+    }
+    let mut y3 = -(y2 + 10.0);
+    if ((2147483647.5) as u32) > (w[3] as u32) && (y2 + 0.0) == y1 {
+        y3 += w[4];
+    }
+    y3
 }
 
 #[stencil(radius = 5, warp = 16, outputs_per_thread = 1, boundary = clamp)]
@@ -896,20 +883,28 @@ pub fn random_052(w: Window<f64>) -> f64 {
 #[stencil(radius = 7, warp = 8, outputs_per_thread = 4, boundary = clamp)]
 pub fn random_053(w: Window<f64>, hi0: f64, alpha1: f64) -> f64 {
     let c1 = -3_f64 < alpha1;
-    let x2 = (2147483647.5 as f64).max(0.0).min(10000.0) as u32;
-    let x3 = 0.25;
-    let x4: f64 = x3;
-    (hi0.min(c1 as i32 as f64) - x2 as f64 - x3 + x4) * w[-2]
+    let x2 = (2147483647 as f64).max(0.0).min(10000.0) as u32;
+    let mut y3 = w[7] + hi0;
+    if c1 {
+        let t4 = w[7].max(2147483647 as f64);
+        y3 *= t4;
+    } else {
+        y3 -= 1e-3 * w[-4];
+    }
+    (x2 as f64 + y3) * w[7]
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 4, boundary = wrap)]
 pub fn random_054(w: Window<f32>) -> f32 {
     let x1 = w[1] - 4.5;
-    let x2 = (0 as f32 / w[-1] * (3f32 + w[1])).max(0.0).min(10000.0) as u32;
-    let x3 = 0.1;
-    let x4 = x3 as f32;
-    let x5: f32 = x3;
-    ((x1.max(x2 as f32) - x4) * x3).min(x5).max(w[1])
+    let x2 = (1e10 as f32 / w[0] * w[-1]).max(0.0).min(10000.0) as u32;
+    let mut acc3 = w[2];
+    let mut wt4: f32 = 1.0;
+    for k in (-1..=-1).rev() {
+        acc3 += wt4 * w[k];
+        wt4 *= 0.75;
+    }
+    x1 + x2 as f32 + acc3 - w[-2]
 }
 
 #[stencil(radius = 31, warp = 4, outputs_per_thread = 1, boundary = zero)]
@@ -932,21 +927,21 @@ pub fn random_055(w: Window<f64>, scale0: f64) -> f64 {
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 1, boundary = wrap)]
 pub fn random_056(w: Window<f32>, hi0: f32) -> f32 {
-    let x2 = { let t1 = w[2].abs().sqrt(); t1 * (2.5) as f32 };
-    let mut x3 = w[3].max(-10000.0).min(10000.0) as i32 - w[0].max(-10000.0).min(10000.0) as i32;
-    x3 *= 3;
-    let mut acc4: f32 = 0.0;
-    for k in -3..4 {
-        acc4 += hi0 * w[k];
-    }
-    let mut y5 = w[1].mul_add(hi0, x2);
-    if w[2] == w[2] {
-        let t6 = w[3].mul_add(w[-3], w[2]);
-        y5 -= t6;
+    let x2 = { let t1 = w[2].abs().sqrt(); t1 * (1.00000005960464477539062500000001 * 0.0) as f32 };
+    let mut y3 = if x2 < ((if w[1] == w[1] { 0.1 } else { 0.5 }) as f32) { x2 } else { hi0 };
+    if x2 == x2 && (w[1] + 3.0 / 3.0) <= x2 {
+        y3 *= x2 + 0.1f32;
     } else {
-        y5 -= 0.1f32 + acc4;
+        y3 += x2 + 4.5_f32;
     }
-    (x3 as f32).min(y5)
+    let c4 = !(hi0 < -f32::EPSILON);
+    let mut acc5: f32 = 0.0;
+    for k in 0..1 {
+        if k % 3 != 1 {
+            acc5 += w[k];
+        }
+    }
+    (y3 + c4 as i32 as f32).max(acc5).min(w[-3])
 }
 
 #[stencil(radius = 40, warp = 8, outputs_per_thread = 6, boundary = clamp)]
@@ -972,22 +967,25 @@ pub fn random_058(w: Window<f64>, shift0: f64) -> f64 {
 
 #[stencil(radius = 3, warp = 4, outputs_per_thread = 3, boundary = zero)]
 pub fn random_059(w: Window<u32>, beta0: u32) -> u32 {
-    let x1 = if 6u32.min(beta0) <= u32::min(w[-2], w[-1]) { if (w[-3] as f64) < (w[-3] as f64) && (w[1] as i32) == -5 { w[1] + 2.7 as u32 } else { u32::max(w[3], w[0]) } } else { (if (w[3] as i32) == (1e-3 as i32) { beta0 } else { 9 }) + (w[1] + w[2]) };
+    let x1: u32 = if 6u32.min(beta0) <= u32::min(w[-2], w[-1]) { if (w[-3] as f64) < (w[-3] as f64) && (w[1] as i32) == -5 { w[1] + 1000 as u32 } else if (w[1] as f32) <= 1e1 && beta0 <= 9 { w[0] } else { w[1] + w[2] } } else { w[1].max(w[-2].max(4) - w[-2].min(4)) - w[1].min(w[-2].max(4) - w[-2].min(4)) };
     x1
 }
 
 #[stencil(radius = 8, warp = 16, outputs_per_thread = 3, boundary = wrap)]
 pub fn random_060(w: Window<f32>, lo0: f64) -> f32 {
-    let x1 = ((16777217.0) as f32).min(w[8]) * w[-4] as u32 as f32;
-    let x2 = (if lo0 >= (w[1] as f64) { f32::max(0.75, w[-8]) } else if !(x1 > w[0]) { (-0.0f32).max(x1) } else { 1.5 as f32 }) + w[4] * w[-8] * (-16777217 as f32 - w[2]);
-    let mut acc3 = 0.0;
-    for k in 0..7 {
-        if k >= 1 {
-            acc3 += w[k];
-        }
+    let x1 = ((1.00000005960464477539062500000001 * 0.0) as f32).min(w[0]) * -0.3 as f32;
+    let x2: i32 = (x1 - 4.5).max(-10000.0).min(10000.0) as i32;
+    let mut acc3 = w[-8];
+    for k in -8..=-7 {
+        acc3 = acc3.max(w[k]);
     }
-    let x4 = x2;
-    acc3 + x4
+    let mut acc4 = 0.0;
+    let mut wt5: f32 = 1.0;
+    for k in 0..=8 {
+        acc4 += wt5 * w[k];
+        wt5 *= 1.125;
+    }
+    lo0 as f32 - x2 as f32 - acc3 + acc4
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 2, boundary = wrap)]
@@ -1008,20 +1006,24 @@ pub fn random_061(w: Window<u32>, alpha0: f32, gain1: u32) -> u32 {
 pub fn random_062(w: Window<f64>, beta0: f64, beta1: f32) -> f64 {
     let mut y1 = f64::EPSILON - w[-1];
     if beta0 != -16_f64 {
-        y1 *= w[2] - 1e-3 as f64;
+        let t2 = w[2] - (1.00000005960464477539062500000001 * 0.0) as f64;
+        y1 += t2;
     } else {
-        y1 += w[0] as f32 as f64;
+        y1 -= beta0.max(w[0]);
     }
-    let y1 = y1 + (4.5 * w[0]);
-    let mut y3 = w[5].abs();
-    if w[2] > w[-5] && (w[-2] as f32) > beta1 {
-        let t4 = w[4].mul_add(2147483647.5 as f64, -4.5);
-        y3 += t4;
-    } else {
-        y3 -= beta0;
+    let x3 = 5;
+    let x4 = (w[-5].max(0.0).min(10000.0) as u32).min(x3);
+    let mut acc5 = w[6];
+    for k in (-6..6).rev().step_by(3) {
+        if w[k + 1] > acc5 {
+            acc5 = w[k + 1];
+        }
     }
-    let x5 = beta0.mul_add(-(3.99 as f64) * (if w[5] == w[3] { w[1] } else { y3 }), (w[2] + w[-4]).max(f64::MIN_POSITIVE * w[5]));
-    y1 - x5
+    let mut acc6: f64 = 0.0;
+    for k in 5..=5 {
+        acc6 = w[k].mul_add(y1 - acc5, acc6);
+    }
+    (beta1 as f64).min(x3 as f64).min(x4 as f64).max(acc6)
 }
 
 #[stencil(radius = 8, warp = 4, outputs_per_thread = 3, boundary = zero)]
@@ -1047,13 +1049,16 @@ pub fn random_063(w: Window<f64>, gain0: f32, alpha1: f32) -> f64 {
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 8, boundary = wrap)]
 pub fn random_064(w: Window<f64>, scale0: f64) -> f64 {
     const C1: [f64; 4] = [3.0_f64, 0.125_f64, -1.5e2, 10.0f64];
-    let x2 = (-16777217.0 as f64 * w[2].max(f64::MIN_POSITIVE)).mul_add(w[4].mul_add(-f64::MIN_POSITIVE, w[5]) * (if (-7 as f32) < (w[3] as f32) { w[1] } else if ((2.5) as f32) == (-16777217.0 as f32) { w[5] } else { w[0] }), w[0] / w[-3] - w[5]);
-    let x3 = C1[1];
-    let mut y4 = w[5] * scale0;
-    if x3 != (3 as f64) && (w[-5] + -(3.0 / 7.0)) > w[5] {
-        y4 += f64::abs(w[-3]);
+    let x2 = (1e-3 as f64 * 0.3f64).mul_add(f64::min(-w[5], (0 - 5) as u32 as f64), 3.0_f64 * scale0 + w[1] / scale0);
+    let mut acc3 = -w[3];
+    for k in (-1..=4).step_by(3) {
+        acc3 += w[k];
     }
-    x2 - y4
+    let mut acc4 = 0.0;
+    for k in 4..=4 {
+        acc4 += w[k];
+    }
+    (x2 * acc3 - acc4) * C1[2]
 }
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 1, boundary = zero)]
@@ -1082,7 +1087,7 @@ pub fn random_066(w: Window<f32>, scale0: f32) -> f32 {
     if B1 {
         y4 += -y2;
     } else {
-        y4 *= 0.1 - 0 as f32;
+        y4 *= 0.1 - 2147483647 as f32;
     }
     let mut y5 = scale0 + y4;
     if scale0 <= w[5] {
@@ -1102,11 +1107,9 @@ pub fn random_067(w: Window<f64>, gain0: f64) -> f64 {
     let x3 = w[-1].max(x1);
     let mut y4 = (x3 + 3.0).min(x1);
     if w[1] >= x1 {
-        y4 -= if x1 == x1 { w[1] } else { 1.5 as f64 };
-    } else {
-        y4 *= x3.abs();
+        y4 += if x1 == x1 { w[1] } else if 2.0 > gain0 { -1e10 as f64 } else { 2.7 as f64 };
     }
-    gain0.max(x2 as f64) - y4
+    x2 as f64 - y4
 }
 
 #[stencil(radius = 5, warp = 32, outputs_per_thread = 5, boundary = clamp)]
@@ -1122,12 +1125,14 @@ pub fn random_068(w: Window<f32>) -> f32 {
     for k in 2..4 {
         acc3 += 3.0 * w[k];
     }
-    let x4 = (w[3].max(acc3) * (c1[0] + y2)).max((1f32 / -0.3 as f32).abs());
-    let mut acc5 = 0.0;
-    for k in 0..=5 {
-        acc5 += w[k] * (k as f32) * 0.5;
+    let x4 = (w[3].max(acc3) * (c1[0] + y2)).max((1f32 / (if (-3.99 as f32) != ((-0) as f32) { 16777217.0 } else { 0.5 }) as f32).abs());
+    let mut y5 = w[4].min(w[-4]);
+    if 0.3f32 == x4 {
+        y5 = if w[1] > acc3 { w[1] } else { 2.0 };
+    } else {
+        y5 *= w[1] + -0.5f32;
     }
-    x4.min(acc5)
+    y5
 }
 
 #[stencil(radius = 40, warp = 16, outputs_per_thread = 8, boundary = wrap)]
@@ -1135,8 +1140,8 @@ pub fn random_069(w: Window<f32>, hi0: f32) -> f32 {
     const B1: bool = !true;
     let c2 = (w[16] / w[-6]) >= (w[1] + hi0);
     let x3 = w[38] + w[-1] as f64 as f32;
-    let x4 = 0 as f32;
-    ((if B1 { 0.75f32 } else { -0.125 }) * c2 as i32 as f32 + x3).max(x4).min(w[-14])
+    let x4 = -1e10 as f32;
+    ((if B1 { 1.0f32 } else { 0.5 }) * c2 as i32 as f32 + x3).max(x4)
 }
 
 #[stencil(radius = 2, warp = 32, outputs_per_thread = 3, boundary = clamp)]
@@ -1163,32 +1168,20 @@ pub fn random_071(w: Window<f64>, gain0: f64) -> f64 {
     for k in -1..=-1 {
         acc1 = f64::mul_add(w[k + 1], w[1].abs().sqrt(), acc1);
     }
-    let mut y2 = w[0] * 16777217.0 as f64;
-    if gain0 != gain0 || acc1 == acc1 {
-        let t3 = acc1 - w[1];
-        y2 *= t3;
-    } else {
-        y2 *= std::f64::consts::PI.max(1e10 as f64);
+    let mut y2 = w[0] * (if w[-1] >= (2147483647.5 as f64) { 1.00000005960464477539062500000001 } else { 0.5 }) as f64;
+    if std::f64::consts::FRAC_1_SQRT_2 > w[-1] && acc1 == w[0] {
+        y2 -= 0.75;
     }
-    let mut y4 = gain0 + w[1];
-    if !(-10.0 == ((-3.99) as f64)) {
-        y4 = (w[-1] + -0.25).abs();
+    let mut y2 = y2 * { let t3 = if ((1.00000005960464477539062500000001) as f64) <= y2 { 16f64 } else if (w[1] as u32) < (w[0].max(0.0).min(10000.0) as u32) { gain0 } else { w[1] }; t3 * (0.3 as f64 + acc1) };
+    y2 *= w[1].max(-10000.0).min(10000.0) as i32 as f64;
+    let mut y5 = 0.125 * w[-1];
+    if w[1] < ((16777217.0 + 0.0) as f64) {
+        y5 += w[1].max(-10000.0).min(10000.0) as i32 as f64;
     } else {
-        y4 -= y2 + -std::f64::consts::LN_2;
+        y5 *= 2.5 as f64 - w[-1];
     }
-    let mut y5 = (w[0] + 1e1).max(1.0 / 3.0);
-    if 0.25f64 >= (3.99 as f64 + 0.125) && -2.5e-1 > (2147483647 as f32) {
-        y5 = 4.5;
-    } else {
-        y5 += -(1.0 / 3.0) * w[1];
-    }
-    let mut y6 = gain0 + y4;
-    if (2147483647 as f64) < (3.99 as f64) {
-        y6 -= -w[0];
-    } else {
-        y6 -= w[-1];
-    }
-    y5 - y6 + w[-1]
+    let x6 = (if !((w[1].max(-10000.0).min(10000.0) as i32) > (w[0].max(-10000.0).min(10000.0) as i32)) { y2 } else if acc1 != acc1 { 1.5 as f64 + y5 } else { -5e-1 + 16_f64 }) as f32;
+    x6 as f64 - w[-1]
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 5, boundary = clamp)]
@@ -1217,11 +1210,11 @@ pub fn random_073(w: Window<f32>, scale0: f32, beta1: f32) -> f32 {
     }
     let mut y4 = acc3 * acc3;
     if w[-1] != w[1] {
-        y4 += (0.1) as f32 + acc3;
+        y4 -= 7 as f32 + -0.125f32;
     } else {
-        y4 += acc3 + C1[1];
+        y4 *= C1[1] - 4f32;
     }
-    scale0.max(beta1).max(x2 as f32).min(y4) + w[0]
+    (scale0 + beta1) * x2 as f32 + y4
 }
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 2, boundary = wrap)]
@@ -1248,17 +1241,17 @@ pub fn random_074(w: Window<f32>, hi0: f32) -> f32 {
 #[stencil(radius = 16, warp = 4, outputs_per_thread = 3, boundary = wrap)]
 pub fn random_075(w: Window<u32>) -> u32 {
     const B1: bool = !true;
-    let x2 = (2.0 * w[5] as f32).abs().max((-1e10 as f32 + 0.25).mul_add((2.7 as f32).abs().sqrt(), w[-15] as f32));
-    let mut acc3 = w[-12].max(w[1]) - w[-12].min(w[1]);
-    for k in (-7..14).rev().step_by(3) {
-        if k % 2 == 0 {
-            acc3 += w[k];
+    let x2 = (2.0 * w[5] as f32).abs().max(((if B1 { 16777217.0 } else { 0.5 }) as f32 + 0.25).mul_add(w[16] as f32 / 1e1, 3.0f32.min(0.3f32)));
+    let x3: u32 = (0.3) as u32;
+    let mut acc4 = 0;
+    for k in 0..=0 {
+        if k >= 1 {
+            acc4 += w[k];
         } else {
-            acc3 += w[k] * 2;
+            acc4 = acc4.max(w[k]);
         }
     }
-    let x4 = acc3;
-    (B1 as u32).min(x2.max(0.0).min(10000.0) as u32) + x4
+    (x2.max(0.0).min(10000.0) as u32 + x3).min(acc4)
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 5, boundary = clamp)]
@@ -1273,11 +1266,11 @@ pub fn random_076(w: Window<f64>, hi0: f64) -> f64 {
 
 #[stencil(radius = 2, warp = 2, outputs_per_thread = 1, boundary = valid)]
 pub fn random_077(w: Window<u32>, lo0: u32) -> u32 {
-    let mut acc1 = (-1e-3) as u32;
+    let mut acc1 = -2147483647.5 as u32;
     for k in -2..=2 {
-        acc1 += w[k].min(466);
+        acc1 += w[k].min(176);
     }
-    lo0.max(acc1).max(w[-2])
+    lo0 + acc1
 }
 
 #[stencil(radius = 40, warp = 2, outputs_per_thread = 4, boundary = zero)]
@@ -1293,8 +1286,8 @@ pub fn random_078(w: Window<f64>) -> f64 {
         acc4 += (w[k + 1] - w[k]).abs();
     }
     let x6 = { let t5 = w[-31]; t5 * (-std::f64::consts::PI).min(2.0 / 16.0) };
-    let x7: f64 = (w[-13] * x6).min(w[-17] / 0.125) * (acc4 + 0.75 + 2.5 as f64);
-    x3 as f64 - x7
+    let x6 = x6 + ((w[-13] * x6).min(w[-17] / 0.125) * (acc4 + 0.75 + (3.99) as f64));
+    x3 as f64 + x6 + w[40]
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 8, boundary = clamp)]
@@ -1312,22 +1305,21 @@ pub fn random_079(w: Window<f64>, beta0: f64) -> f64 {
 pub fn random_080(w: Window<f32>) -> f32 {
     let mut acc1: f32 = 0.0;
     for k in (0..17).rev().step_by(2) {
-        acc1 = w[-k].mul_add(f32::mul_add(w[-7], w[-16], 1e-3 as f32), acc1);
+        acc1 = f32::mul_add(w[-k], f32::mul_add(w[-7], w[-16], (if 16f32 > w[-15] { 1.00000005960464477539062500000001 } else { 0.5 }) as f32), acc1);
     }
-    let c2 = w[16] == std::f32::consts::LN_2 || (w[-16] as f64) == (w[9] as f64);
-    let mut acc3 = 0.0;
-    for i in -3..=3 {
-        for j in -1..=4 {
-            acc3 += w[i + j];
-        }
+    let x2 = 5u32 as f32 * w[-2];
+    let mut y3 = w[-8] / w[-11];
+    if 2.0 > -1_f32 {
+        let t4 = if acc1 <= x2 { w[16] } else if w[1] < 0.0f32 { w[0] } else { x2 };
+        y3 -= t4;
     }
-    acc1 * c2 as i32 as f32 + acc3
+    y3 - w[3]
 }
 
 #[stencil(radius = 6, warp = 2, outputs_per_thread = 4, boundary = zero)]
 pub fn random_081(w: Window<f64>) -> f64 {
     const C1: [f64; 3] = [std::f64::consts::LN_2, 1.5, -0.0];
-    let c2: bool = (w[-5] <= w[-2] || ((-2147483647) as f64) != C1[0]) && ((w[5] + 0.25) == w[-6] || (1.00000005960464477539062500000001 as f64) < w[1]) && (w[-3] != w[-6] && !((w[-3].max(0.0).min(10000.0) as u32) <= (w[-1] as u32)));
+    let c2: bool = (w[-5] <= w[-2] || C1[0] != (-3 as f64)) && (w[-6] >= (C1[2] + 1.0) || w[1] < w[1]) && (w[-3] != w[-6] && !((w[-3].max(0.0).min(10000.0) as u32) <= (w[-1] as u32)));
     let mut acc3 = 0.0;
     for i in 0..=0 {
         for j in -1..=1 {
@@ -1371,21 +1363,25 @@ pub fn random_084(w: Window<f32>, gain0: f32, scale1: f32) -> f32 {
     for k in -3..=2 {
         acc2 += (w[k + 1] - w[k]).abs();
     }
-    let c3: bool = B1 || !B1 || !(-0.25 < gain0) && (scale1 >= acc2 || B1);
-    let x4 = -3;
-    let x5 = x4 as i32;
-    let mut acc6 = 0.0;
-    for k in 0..=1 {
-        acc6 += gain0 * w[k];
+    let mut acc3 = 0.0;
+    let mut wt4: f32 = 1.0;
+    for k in -3..=1 {
+        acc3 += wt4 * w[k + 2];
+        wt4 *= -0.5;
     }
-    (if c3 { 2.0f32 } else { 1e1 }).min(x5 as f32) - acc6
+    let mut acc5: f32 = 0.0;
+    for k in (-3..=3).step_by(2) {
+        acc5 += w[k] * (k as f32) * std::f32::consts::FRAC_1_SQRT_2;
+    }
+    let x6 = (w[3] - w[-3]) as f64;
+    ((gain0 + scale1 + (if B1 { 2.0f32 } else { 0.25_f32 }) + acc2).min(acc3) * acc5).max(x6 as f32)
 }
 
 #[stencil(radius = 6, warp = 2, outputs_per_thread = 3, boundary = zero)]
 pub fn random_085(w: Window<f32>) -> f32 {
     const C1: [f32; 5] = [1.0, 1.0, 1f32, -1.0, 2.5e-1];
-    let c2 = (C1[0] <= w[1] || (w[0] + 0.3) == -(3.0 / 16.0) || w[-5] != (C1[3] + 0.25)) && ((16777217.0 as f32) >= w[5]) != (w[-1] >= 3.0f32);
-    c2 as i32 as f32 + w[-4]
+    let c2 = (C1[0] <= w[1] || (w[0] + 0.3) == -(3.0 / 16.0) || w[-5] != (C1[3] + 0.25)) && (((if (w[-3] as u32) > (w[-1] as u32) { 16777217.0 } else { 0.5 }) as f32) >= (3.99 as f32)) != (w[-1] > w[2]);
+    if c2 { 0.75f32 } else { 2.0f32 }
 }
 
 #[stencil(radius = 6, warp = 32, outputs_per_thread = 5, boundary = clamp)]
@@ -1408,41 +1404,34 @@ pub fn random_087(w: Window<f32>, lo0: f32) -> f32 {
     }
     let mut y2 = f32::max(w[N - 1], w[0]);
     if -0.75f64 == (w[-17] as f64 + 1.0) {
-        let t3 = w[30] as f64 as f32;
-        y2 += t3;
+        y2 = w[30] as f64 as f32;
     } else {
-        y2 += if -0.3 < (1.5 as f32) { w[-3] } else { acc1 };
+        y2 -= if ((0.1) as f32) < w[-1] { 1.0 } else { -f32::EPSILON };
     }
-    let c4 = (w[N - 1] as u32).max(w[N - 1] as u32) >= ((w[-1].max(0.0).min(10000.0) as u32).max(7) - (w[-1].max(0.0).min(10000.0) as u32).min(7)) && (!(4.5f32 == w[1 - N]) && (-7 as f32) != ((1e-3) as f32));
-    let mut y5 = w[30];
-    if w[-27] > w[29] {
-        let t6 = (2.7 as f32).max(lo0);
-        y5 *= t6;
-    } else {
-        y5 -= -16777217 as f32 / y2;
-    }
-    (if c4 { 1.0f32 } else { 1.5e2 }) * y5
+    let x4 = { let t3 = w[20].min(w[5]); t3 * y2 };
+    let x5 = ((1.0 / 16.0 + w[-1]) * (w[19] + acc1)).abs();
+    lo0 - x4 + x5
 }
 
 #[stencil(radius = 28, warp = 32, outputs_per_thread = 8, boundary = valid)]
 pub fn random_088(w: Window<f32>, beta0: f32, lo1: f32) -> f32 {
-    let x2 = { let t1 = if w[1] > -10.0f32 { w[28] } else { lo1 }; t1 * (t1 + 1.5 as f32) };
-    let mut y3 = beta0 + w[-1];
-    if ((2147483647) as f32) <= w[-26] || w[-4] <= (-2147483647 as f32 + 1.0) {
-        let t4 = f32::abs(0.0f32);
-        y3 *= t4;
-    } else {
-        y3 += lo1;
+    let mut x2 = { let t1 = if w[1] > -10.0f32 { w[28] } else { lo1 }; t1 * (t1 + 2147483647 as f32) };
+    x2 += beta0 + w[-1];
+    let mut acc3 = x2.mul_add((if w[-4] != w[28] { 16777217.0 } else { 0.5 }) as f32, w[-26]);
+    let mut wt4: f32 = 1.0;
+    for k in -14..18 {
+        acc3 += wt4 * w[k];
+        wt4 *= 0.9;
     }
-    let mut x5 = (if f32::MIN_POSITIVE <= w[-25] || ((0) as f32) <= y3 { w[18].max(16777217 as f32) } else { w[24] * lo1 }) as f64;
-    x5 /= -16777217.0 as f64 * x5;
-    let mut acc6 = w[-28];
+    let x5: f64 = 4_f32 as f64;
+    let mut x6: f64 = (if f32::MIN_POSITIVE <= w[-25] || ((-3.0000001) as f32) <= acc3 { w[25].max(w[-3]) } else { w[-6].max((2.5) as f32) }) as f64;
+    x6 -= x6;
+    let mut acc7 = w[-28];
     for k in (-28..=28).step_by(3) {
-        acc6 = acc6.min(w[k]);
+        acc7 = acc7.min(w[k]);
     }
-    let x5 = x5 - ((w[-1] + y3) * (if w[0] == -1f32 { w[-11] } else { lo1 })) as f64;
-    let x8 = (if (w[-1].max(-10000.0).min(10000.0) as i32) >= (3.0000001 as i32) && w[17] > w[28] { w[28] } else { if w[-28] >= acc6 { x2 } else { x2 } }) - w[-28] as u32 as f32 * -1e-3 as f64 as f32;
-    (x5 as f32).min(x8)
+    let x5 = x5 - ((w[-1] + acc3) * (if w[0] == -1f32 { w[-11] } else { lo1 })) as f64;
+    x6 as f32 + acc7 + x5 as f32 + w[1]
 }
 
 #[stencil(radius = 2, warp = 8, outputs_per_thread = 3, boundary = clamp)]
@@ -1455,21 +1444,23 @@ pub fn random_089(w: Window<f64>, scale0: f32, scale1: f64) -> f64 {
     let mut y6 = w[0];
     if B1 && (w[-1].max(-10000.0).min(10000.0) as i32) <= (w[2].max(-10000.0).min(10000.0) as i32) {
         y6 = if scale0 != scale0 { scale1 } else { w[-2] };
-    } else {
-        y6 -= if 1.0 != w[-2] { 0.3 as f64 } else if x4 != (x5 + 10.0) { w[-2] } else { x4 };
     }
-    (x2 as f64).min(y6)
+    (x2 as f64 * x5).min(y6)
 }
 
 #[stencil(radius = 23, warp = 16, outputs_per_thread = 5, boundary = valid)]
 pub fn random_090(w: Window<f64>, lo0: i32) -> f64 {
     const C1: [f64; 3] = [2.0f64, -4.5, -0.1];
-    let mut x2: f64 = w[18] * w[-16] + 0.3f64 + (-std::f32::consts::LN_2 as f64).mul_add(w[-16] - 3.0f64, (2.5 as f64 + 3.0).abs().sqrt());
-    x2 /= w[19];
-    let c3 = 0.5 == x2;
-    let mut x2 = x2 + (w[8] * w[7] as i32 as f64 * (w[1] * (1.0 / 3.0) / x2.min(0.5)));
-    x2 -= w[-1] * w[1];
-    (lo0 as f64).min(if c3 { 2.0f64 } else { 0.25 }).min(x2).min(C1[1]) + w[7]
+    let mut x2 = w[18] * w[-16] + 0.3f64 + (-std::f32::consts::LN_2 as f64).mul_add(w[-16] - 3.0f64, (2147483647.5 as f64 + 3.0).sqrt());
+    x2 += if (w[10].max(0.0).min(10000.0) as u32) < 4 { w[-20] } else { 0.1 };
+    let x3 = (w[8].max(-10000.0).min(10000.0) as i32).abs() as u32;
+    let mut acc4 = 0.0;
+    for i in 0..=4 {
+        for j in -6..=15 {
+            acc4 += w[i + j];
+        }
+    }
+    ((lo0 as f64).max(x2) + x3 as f64).max(acc4).min(C1[2])
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 6, boundary = clamp)]
@@ -1488,10 +1479,16 @@ pub fn random_091(w: Window<f64>, beta0: f32) -> f64 {
 #[stencil(radius = 8, warp = 32, outputs_per_thread = 1, boundary = wrap)]
 pub fn random_092(w: Window<f32>, scale0: f32) -> f32 {
     const B1: bool = !true;
-    let x2 = w[1] * (if w[-3] != w[-8] { w[6] } else { 0.3 as f32 });
-    let mut x3 = w[-8] as f64 as f32;
-    x3 -= 0.125 / w[-3];
-    scale0.min(if B1 { 0.75f32 } else { 1.5 }).max(x2) + x3
+    let x2 = w[1] * (if w[-3] != w[-8] { w[6] } else { (if w[-8] <= w[1] { 1.00000005960464477539062500000001 } else { 0.5 }) as f32 });
+    let mut acc3 = 0.0;
+    for k in 0..=8 {
+        if k % 2 == 0 {
+            acc3 += w[k - 2];
+        } else {
+            acc3 -= w[k - 2];
+        }
+    }
+    (scale0 * B1 as i32 as f32).max(x2) * acc3
 }
 
 #[stencil(radius = 35, warp = 8, outputs_per_thread = 6, boundary = zero)]
@@ -1501,9 +1498,8 @@ pub fn random_093(w: Window<f32>, bias0: f64) -> f32 {
         acc1 += w[k] * (k as f32) * 10.0;
     }
     let x2: f32 = 0.25;
-    let x3 = if 1.5e2 == w[1] || (16777217 as f32) == w[-31] { 0.5 } else { 0.5 };
-    let x4 = 2147483647.5 as f32 + x3;
-    ((bias0 as f32).min(acc1).max(x2) + x3).max(x4)
+    let x3: f32 = if 1.5e2 == w[1] || ((1.00000005960464477539062500000001 + 1.0) as f32) == (1.5 as f32) { 0.5 } else { 0.5 };
+    (bias0 as f32).min(acc1).max(x2) + x3
 }
 
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 5, boundary = clamp)]
@@ -1524,19 +1520,15 @@ pub fn random_095(w: Window<f64>, lo0: f64) -> f64 {
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 5, boundary = valid)]
 pub fn random_096(w: Window<f64>, gain0: f64) -> f64 {
-    let x1: f64 = if (-1e10 as f64) < w[-1] && w[-2] > w[-1] { if (w[0] + 0.3) != w[3] { gain0 } else if gain0 <= gain0 { w[0] } else { w[3] } } else if w[0] == w[2] || w[-3] >= w[-2] { 1.5 as f64 } else { gain0 };
-    let mut acc2 = f64::MAX;
-    for k in 3..4 {
-        if w[k] < acc2 {
-            acc2 = w[k];
-        }
+    let x1 = if ((if w[-2] <= w[-1] { 16777217.0 } else { 0.5 }) as f64) < w[-1] && (w[0].max(-10000.0).min(10000.0) as i32) == (w[3].max(-10000.0).min(10000.0) as i32) { -gain0 } else { w[3] - w[-1] };
+    let c2 = (w[-2] + x1) != w[-3];
+    let mut acc3 = (-std::f64::consts::LN_2).abs();
+    const W4: [f64; 2] = [std::f64::consts::PI, 3.0 / 16.0];
+    for k in (0..2).rev().step_by(3) {
+        acc3 += W4[k as usize] * w[k + 1];
     }
-    let x3: f64 = (-std::f64::consts::PI - w[3]) * std::f64::consts::PI + (x1 - (w[-3] + -2.5e-1).abs());
-    let mut acc4: f64 = 0.0;
-    for k in 0..=0 {
-        acc4 += w[k] + w[-k];
-    }
-    (acc2 * x3 - acc4) * w[-1]
+    let c5: bool = c2 || c2;
+    acc3.min(if c5 { 2.0f64 } else { -0.1 }) - w[-2]
 }
 
 #[stencil(radius = 19, warp = 32, outputs_per_thread = 5, boundary = zero)]
@@ -1559,8 +1551,8 @@ pub fn random_098(w: Window<f64>) -> f64 {
     } else {
         y1 -= w[-2] as f32 as f64;
     }
-    let c2: bool = w[-4] > 1_f64 || w[4] != ((0.3) as f64);
-    y1 + (if c2 { 0.75f64 } else { 1.0 })
+    let c2 = w[-4] > 1_f64 || w[2] != ((16777217.0 * 0.0) as f64);
+    y1 - (if c2 { 2.0f64 } else { -(2.0 / 3.0) })
 }
 
 #[stencil(radius = 6, warp = 16, outputs_per_thread = 6, boundary = clamp)]
@@ -1603,13 +1595,11 @@ pub fn random_101(w: Window<f64>, shift0: f64, hi1: f64) -> f64 {
     for k in (0..=0).step_by(3) {
         acc7 += hi1 * w[k];
     }
-    let mut y8 = -16777217.0 as f64 + 1e-3;
-    if x4 < C1[0] && (w[-6] as f32) > (w[-7] as f32) {
-        y8 *= -4.5;
-    } else {
-        y8 -= acc7;
+    let mut y8 = (1.00000005960464477539062500000001 * 1.0) as f64 + 1e-3;
+    if x6 != x6 {
+        y8 -= 0 as f32 as f64;
     }
-    (x3 + x6 as f64 - y8) * w[-8]
+    (x3 + x4).max(acc7) * y8 * C1[1] + w[0]
 }
 
 #[stencil(radius = 12, warp = 16, outputs_per_thread = 8, boundary = valid)]
@@ -1625,27 +1615,30 @@ pub fn random_102(w: Window<f64>) -> f64 {
             acc3 = w[k];
         }
     }
-    let mut acc4 = acc2 + 3.99 as f64;
+    let mut acc4 = acc2 + 7 as f64;
     for k in -12..=12 {
-        acc4 += w[k] * (k as f64) * 0.3;
+        acc4 += w[k] * (k as f64) * 2.0f64;
     }
-    let x5 = 0.25 * -acc2 * f32::abs(-0.125) as f64;
-    let x6: f64 = (w[-12] as f32 as f64).mul_add(w[3].abs().sqrt(), x5 * x5);
-    (acc3 - acc4 - x6 - C1[3]).min(w[-4])
+    let c5 = w[-9] < (w[0] + 0.125) && w[-11] > w[-1] && (w[8] >= acc3 || (w[-1].max(0.0).min(10000.0) as u32) >= (w[2] as u32));
+    let mut x7 = { let t6 = (if ((0.1 * 0.0) as f64) > (acc4 + -10.0) { 1.00000005960464477539062500000001 } else { 0.5 }) as f64 / acc3; t6 * w[-9].max(-10000.0).min(10000.0) as i32 as f64 };
+    x7 *= x7 * w[1];
+    c5 as i32 as f64 * x7 * C1[1]
 }
 
 #[stencil(radius = 6, warp = 8, outputs_per_thread = 7, boundary = wrap)]
 pub fn random_103(w: Window<f32>) -> f32 {
     const N: i32 = 1;
-    let x1 = 3.0000001 as f32 as f64;
-    let x2: f32 = w[4] + (w[1] + w[-5]);
-    let mut acc3 = 0.5f32 + 5e-1;
-    for k in -N..N + 1 {
-        if k >= 1 {
-            acc3 += w[k];
-        }
+    let mut x1: f64 = (if w[-6] < w[4] { 0.1 } else { 0.5 }) as f32 as f64;
+    x1 += if w[N - 1] == (w[-1] + -0.25) { 0.5f64 } else { 5e-1 };
+    let mut y2 = w[-1] + -10.0;
+    if (w[5].max(0.0).min(10000.0) as u32) >= (w[0].max(0.0).min(10000.0) as u32) && w[-1] != w[-1] {
+        let t3 = (2147483647.5 as f32).abs();
+        y2 -= t3;
+    } else {
+        y2 -= w[0].abs();
     }
-    (x1 as f32 + x2).max(acc3) * w[-6]
+    let x4 = f32::mul_add(-(w[N - 1] + y2), 0.125 + y2 - w[1] * w[-1], w[1].max(-10000.0).min(10000.0) as i32 as f32);
+    (x1 as f32).max(x4) - w[-4]
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 5, boundary = valid)]
@@ -1664,11 +1657,10 @@ pub fn random_104(w: Window<i32>) -> i32 {
             acc2 -= w[k + 2];
         }
     }
-    let x3 = ((0 <= y1) as i32).min(if (w[-2].max(0) as u32) != (3.0000001 as u32) { acc2 } else { acc2 });
-    let x4 = (-2.5 as i32 - w[0]) as f64;
-    let mut x5 = w[2] as f32;
-    x5 *= std::f32::consts::PI - w[3] as f32;
-    (x3.max(x4.max(-10000.0).min(10000.0) as i32) - x5.max(-10000.0).min(10000.0) as i32).max(w[1])
+    let x3 = ((0 <= y1) as i32).max(if (w[-2].max(0) as u32) != ((0 - 2) as u32) { w[-2] } else if ((-7) as i32) >= w[-1] { 5i32 } else { -1 });
+    let x4 = x3;
+    let x5 = i32::min(w[0], w[3]);
+    acc2.max(x4) + x5 + w[-1]
 }
 
 #[stencil(radius = 24, warp = 4, outputs_per_thread = 6, boundary = wrap)]
@@ -1710,14 +1702,14 @@ pub fn random_106(w: Window<f32>) -> f32 {
 pub fn random_107(w: Window<u32>) -> u32 {
     let mut x1 = (w[3] + w[3]) as i32;
     x1 *= 3;
-    let x2 = if w[2] != w[2] { (0 as i32).abs() as u32 } else { w[-2] + -3.99 as u32 };
-    let mut y3 = 0 + w[1];
-    if w[-3] != w[3] {
-        y3 += x2 + w[1];
-    } else {
-        y3 += if w[1] <= 5 { x2 } else { w[-1] };
+    let x2 = if w[2] != w[2] { (-3.99 as i32).abs() as u32 } else { 65536 as u32 * 2 };
+    let mut acc3 = 0;
+    for i in 0..=0 {
+        for j in -3..=1 {
+            acc3 += w[i + j];
+        }
     }
-    x1.abs() as u32 + y3 + w[-2]
+    (x1.max(0) as u32 + x2).max(acc3)
 }
 
 #[stencil(radius = 3, warp = 2, outputs_per_thread = 5, boundary = clamp)]
@@ -1737,23 +1729,18 @@ pub fn random_108(w: Window<f64>, bias0: f64, scale1: f64) -> f64 {
 #[stencil(radius = 6, warp = 4, outputs_per_thread = 4, boundary = clamp)]
 pub fn random_109(w: Window<f64>, alpha0: f64, hi1: f64) -> f64 {
     const C1: [f64; 2] = [10.0, 1.0];
-    let x2 = if (true as i32) != -8i32 || 0.0 < -0.5f64 { 2.5e-1 } else { -1.0 };
+    let x2 = if -8i32 != (-1.5 as i32) || w[0] < ((2.7) as f64) { 2.5e-1 } else { -1.0 };
     let x3 = x2 as f64;
-    let x4: f64 = x2;
-    let mut acc5 = 0.0;
-    const W6: [f64; 8] = [3.0 / 16.0, 0.75, 4f64, -0.25, -4_f64, std::f64::consts::FRAC_1_SQRT_2, std::f64::consts::FRAC_1_SQRT_2, 0.125];
-    for k in -5..3 {
-        acc5 += W6[(k + 5) as usize] * w[k];
+    let mut acc4: f64 = 0.0;
+    for k in (4..=4).step_by(3) {
+        acc4 += (w[k + 1] - w[k]).abs();
     }
-    let c7 = w[1] > 10f64 && !(1.0 <= 2_f64);
-    let x8 = -(w[6] * 2147483647.5 as f64) as f32;
-    let mut y9 = w[-1] / (3.0 / 16.0);
-    if -8 == (w[6] as i32) {
-        y9 = ((2147483647) as f64).mul_add(w[-2], x3);
-    } else {
-        y9 -= 1.0 * x2;
-    }
-    (alpha0 * hi1 + x4 + acc5).min(if c7 { 0.75f64 } else { 0.125 }) - x8 as f64 - y9 + C1[0]
+    let x5 = alpha0.abs().sqrt() * w[-4] as f32 as f64;
+    let x6 = hi1;
+    let x7 = 0.25;
+    let x8 = x7 as f32;
+    let x9 = x8 * x7;
+    ((x3.min(acc4) + x5).min(x6).max(x7 as f64) + x9 as f64).max(C1[0])
 }
 
 #[stencil(radius = 5, warp = 16, outputs_per_thread = 2, boundary = wrap)]
@@ -1767,19 +1754,15 @@ pub fn random_110(w: Window<f64>, alpha0: f64) -> f64 {
     } else {
         y3 += w[5].mul_add(w[-1], 1.5);
     }
-    let x5: f64 = 0.0_f64 * (1.00000005960464477539062500000001) as f64;
-    let mut acc6 = 0.0;
-    for i in -2..=2 {
-        for j in 0..=3 {
-            acc6 += w[i + j];
-        }
+    let y3 = y3 + (0.0_f64 * -2.5 as f64);
+    let mut acc6 = -1.00000005960464477539062500000001 as f64 + y3;
+    let mut wt7: f64 = 1.0;
+    for k in -5..=-3 {
+        acc6 += wt7 * w[k];
+        wt7 *= 0.9;
     }
-    let mut acc7 = w[-2] + w[5];
-    const W8: [f64; 11] = [0.0, 3.0f64, 1e-3, 0.125, 3.0, 0.1f64, 1.0 / 16.0, -10.0f64, 0.5, -std::f64::consts::FRAC_1_SQRT_2, -1.5e2];
-    for k in -5..=5 {
-        acc7 += W8[(k + 5) as usize] * w[k];
-    }
-    ((c2 as i32 as f64).min(y3) + x5) * acc6 + acc7
+    let x8 = -(w[1] / w[-4]);
+    ((if c2 { 0.75f64 } else { 0.5_f64 }) + acc6).min(x8)
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 7, boundary = wrap)]
@@ -1789,9 +1772,9 @@ pub fn random_111(w: Window<f32>) -> f32 {
     let x4 = { let t3 = w[-2].mul_add(w[1], w[2]); t3 * (C1[1] / t3) };
     let mut y5 = w[-1].abs();
     if B2 && B2 {
-        y5 += 10.0f32 / x4;
+        y5 = 10.0f32 / x4;
     }
-    y5 * w[-2]
+    y5
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 5, boundary = zero)]
@@ -1799,9 +1782,9 @@ pub fn random_112(w: Window<f32>, gain0: f32, hi1: f32) -> f32 {
     let x1 = 1.00000005960464477539062500000001;
     let x2 = x1 as f64;
     let x3 = x1 + hi1;
-    let x4: f64 = (-(2.5 as f32) * 5e-1) as f64;
-    let x5 = gain0.abs().sqrt() * -(2.0 / 16.0) + f32::min(x3, w[2]) * (5e-1 * 0f32);
-    (x2 as f32 + x1).min(x4 as f32) + x5
+    let x2 = x2 - (-((if 1f32 <= 0.3 { 16777217.0 } else { 0.5 }) as f32) * (5e-1 + w[-2])) as f64;
+    let x5 = (w[2] + 10.0).min(w[1]).max(-10000.0).min(10000.0) as i32;
+    (gain0 + x1 - x3).max(x2 as f32) + x5 as f32
 }
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 4, boundary = zero)]
@@ -1851,13 +1834,11 @@ pub fn random_115(w: Window<i32>, beta0: i32, bias1: i32) -> i32 {
     if w[-1] == w[1] {
         y2 += w[0].max(w[1]);
     }
-    let mut y3 = -5 as i32 * 4;
-    if c1 && c1 {
-        y3 = w[-1].min(7);
-    } else {
-        y3 += bias1;
+    let mut y3 = 5 as i32 * 4;
+    if y2 != y2 {
+        y3 = w[-1] + 1;
     }
-    (beta0 + y2).min(y3) - w[0]
+    beta0 + bias1 + c1 as i32 - y3
 }
 
 #[stencil(radius = 7, warp = 16, outputs_per_thread = 2, boundary = zero)]
@@ -1875,7 +1856,7 @@ pub fn random_116(w: Window<i32>, alpha0: i32) -> i32 {
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 1, boundary = clamp)]
 pub fn random_117(w: Window<i32>) -> i32 {
-    let mut acc1 = if (-2147483647.5 as i32) != -6 { w[0] } else { w[1] };
+    let mut acc1 = if (true as i32) != -6 { w[0] } else { w[1] };
     for k in (0..=0).rev() {
         acc1 += (-2) * w[-k];
     }
@@ -1884,9 +1865,10 @@ pub fn random_117(w: Window<i32>) -> i32 {
 
 #[stencil(radius = 8, warp = 32, outputs_per_thread = 1, boundary = wrap)]
 pub fn random_118(w: Window<f64>, scale0: f64) -> f64 {
-    let x1 = -1.5 as f64;
-    let x2 = w[1].mul_add(if w[-6] > ((1.5) as f64) { w[1] } else { x1 }, std::f64::consts::FRAC_1_SQRT_2.min(x1)).max(-10000.0).min(10000.0) as i32;
-    scale0 * x2 as f64 * w[0]
+    let x1 = (if ((16777217.0) as f64) <= w[-1] { 1.00000005960464477539062500000001 } else { 0.5 }) as f64;
+    let x2 = 16777217.0;
+    let x3 = w[-1].max(x2);
+    scale0 * x1 + x2 + x3
 }
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 7, boundary = wrap)]
@@ -1896,8 +1878,8 @@ pub fn random_119(w: Window<f64>, scale0: f64) -> f64 {
         acc1 = f64::max(acc1, w[k]);
     }
     let x2 = acc1.abs().max(0.0).min(10000.0) as u32;
-    let c3 = (w[2] + w[-5]) <= (-1e-3 as f64).abs();
-    (scale0 - x2 as f64).min(if c3 { 1.0f64 } else { 16f64 }) * w[2]
+    let c3 = ((if (-16777217.0 as f64) >= acc1 { 16777217.0 } else { 0.5 }) as f64).abs() <= (w[2] + w[-5]);
+    (scale0.min(x2 as f64) + c3 as i32 as f64).max(w[0])
 }
 
 #[stencil(radius = 3, warp = 4, outputs_per_thread = 6, boundary = zero)]
@@ -1924,23 +1906,15 @@ pub fn random_121(w: Window<f64>, beta0: f64) -> f64 {
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 6, boundary = zero)]
 pub fn random_122(w: Window<u32>) -> u32 {
-    let x1 = if w[1] != ((1.00000005960464477539062500000001) as u32) || (false as u32) < w[-1] { w[0].max(0.3 as u32 + w[1]) - w[0].min(0.3 as u32 + w[1]) } else { (1.00000005960464477539062500000001 as u32).max(w[-1]) - (1.00000005960464477539062500000001 as u32).min(w[-1]) };
-    let mut y2 = if x1 <= w[1] { x1 } else if x1 != w[0] { w[1] } else { x1 };
-    if (1e10 as u32) <= (false as u32) {
-        y2 = if x1 <= w[1] { w[1] } else { x1 };
-    } else {
-        y2 += w[1];
-    }
-    let mut acc3 = w[1];
+    let x1 = if ((0 - 3) as u32) != w[1] || (false as u32) != w[-1] { w[0].max(false as u32 + w[0]) - w[0].min(false as u32 + w[0]) } else { w[-1].min(w[0]) + (w[0] + w[1]) };
+    let c2: bool = w[1] == x1;
+    let x3: u32 = w[-1] + (w[0].max(w[1] + x1) - w[0].min(w[1] + x1));
+    let x4: f64 = (w[0] + w[0]) as f64;
+    let mut acc5 = 9 + w[1];
     for k in 0..=1 {
-        acc3 += w[k] + w[-k];
+        acc5 += w[k].min(524);
     }
-    let x4 = y2 + w[1];
-    let mut acc5 = x4 + acc3;
-    for k in 0..=0 {
-        acc5 += w[k] + w[-k];
-    }
-    acc5
+    (c2 as u32).max(x3) + x4.max(0.0).min(10000.0) as u32 + acc5
 }
 
 #[stencil(radius = 4, warp = 4, outputs_per_thread = 4, boundary = clamp)]
@@ -1989,57 +1963,56 @@ pub fn random_126(w: Window<i32>) -> i32 {
     if B1 {
         y3 -= x2.min(w[-12]);
     } else {
-        y3 += -(false as i32);
+        y3 += -(1000 as i32);
     }
-    let mut acc4 = -1i32 + y3;
-    for k in 1..=9 {
-        acc4 += w[k] + w[-k];
-    }
-    acc4
+    let mut x4 = i32::max(w[14] + -1, y3);
+    x4 *= 3;
+    x4 - w[12]
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 4, boundary = wrap)]
 pub fn random_127(w: Window<i32>, hi0: f32, hi1: i32) -> i32 {
-    let x1 = i32::min(w[4], 2.7 as i32).max(w[3] - hi1);
-    let x3 = { let t2 = x1 - 5; t2.max(w[-1]) };
-    let mut acc4 = hi1;
-    for k in (-4..=1).rev() {
-        if k < 0 {
-            acc4 += w[k];
-        }
-    }
-    let x5 = hi1.min(w[0]);
-    (hi0.max(-10000.0).min(10000.0) as i32 - x3 + acc4).max(x5)
+    let x1: i32 = i32::max(w[4], (1e-3) as i32).min(if hi1 <= w[0] { w[0] } else { hi1 });
+    let mut x2 = w[-2] + hi1 - -w[0] - hi1.min(w[0]).min(x1 + -0 as i32);
+    x2 *= 3;
+    let x3 = 4;
+    let x4 = (true as i32).max(x3);
+    let c5: bool = !(w[-4] == w[1] && w[-2] < (-1.00000005960464477539062500000001 as i32));
+    (hi0.max(-10000.0).min(10000.0) as i32).min(x2).max(x3).min(x4) - c5 as i32
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 4, boundary = valid)]
 pub fn random_128(w: Window<i32>) -> i32 {
     let mut y1 = if w[2] < w[-2] { w[1] } else { w[-1] };
     if 5_i32 != 0i32 {
-        y1 -= if (true as i32) == w[0] { 0 } else { 9 };
-    } else {
-        y1 += -2 * w[1];
+        let t2 = 2 * w[0];
+        y1 += t2;
     }
-    let mut y2 = !w[-2];
-    if w[0] < w[-1] {
-        let t3 = (0.1 as i32).abs();
-        y2 += t3;
-    } else {
-        y2 += (1.5 as f32).max(-10000.0).min(10000.0) as i32;
+    let mut acc3 = w[-2];
+    for k in (-2..=2).step_by(2) {
+        acc3 = acc3.max(w[k]);
     }
-    let x4 = (if (w[1].max(0) as u32) >= (w[-1].max(0) as u32) { (2.7 as i32).max(y2) } else { y1 + 3 }).min(if -9 == w[-2] && y1 == y1 { if w[-2] >= y1 { w[-2] } else { w[-2] } } else if y2 != 6i32 || w[2] < y2 { w[2] * -2 } else { -2 * w[2] });
-    let mut acc5: i32 = w[0];
-    for k in -2..=-2 {
-        if w[k + 2] > acc5 {
-            acc5 = w[k + 2];
+    let mut y4 = acc3 + acc3;
+    if y1 > w[2] || (w[1].max(0) as u32) >= (w[-1].max(0) as u32) {
+        y4 = (-3.99 as i32).max(1);
+    }
+    let mut acc5 = 0;
+    for k in (0..1).step_by(2).rev() {
+        acc5 += (w[k + 1] - w[k]).abs();
+    }
+    let mut acc6 = 0;
+    for i in 0..=0 {
+        for j in (0..=2).rev() {
+            acc6 += w[i + j];
         }
     }
-    let x6 = if w[2] == acc5 && w[2] != 0 { acc5 } else { if x4 == w[0] { w[-1] } else { w[-2] } };
-    let mut acc7 = (5 as i32).abs();
-    for k in 0..=1 {
-        acc7 += w[k] + w[-k];
+    let mut y7 = acc3;
+    if w[-2] != w[2] {
+        y7 = -8 + w[-2];
+    } else {
+        y7 += w[1] - w[-2];
     }
-    x6.max(acc7)
+    (y4.max(acc5).min(acc6) - y7).min(w[-2])
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 6, boundary = clamp)]
@@ -2101,17 +2074,14 @@ pub fn random_131(w: Window<f32>) -> f32 {
 #[stencil(radius = 7, warp = 4, outputs_per_thread = 1, boundary = zero)]
 pub fn random_132(w: Window<f32>) -> f32 {
     let mut y1 = std::f32::consts::LN_2.abs().sqrt();
-    if ((-2.5) as f64) <= (w[6] as f64) {
-        y1 *= if (w[0].max(-10000.0).min(10000.0) as i32) > (w[-1].max(-10000.0).min(10000.0) as i32) { w[-4] } else { w[1] };
-    } else {
-        y1 *= w[5];
+    if ((16777217.0 * 1.0) as f64) <= (w[6] as f64) {
+        y1 += if w[-1] > w[-6] { w[1] } else { w[-3] };
     }
-    let mut y2 = (2147483647 as f32).min(3.99 as f32);
-    if !((3.99 as f64 + -1.0) != -0.1) {
-        let t3 = w[1] - y1;
-        y2 -= t3;
+    let mut acc2: f32 = 0.0;
+    for k in 5..6 {
+        acc2 += (w[k + 1] - w[k]).abs();
     }
-    y2
+    y1.max(acc2)
 }
 
 #[stencil(radius = 1, warp = 2, outputs_per_thread = 2, boundary = wrap)]
@@ -2119,13 +2089,16 @@ pub fn random_133(w: Window<f64>) -> f64 {
     const C1: [f64; 5] = [1.5e2, 0.5, std::f64::consts::LN_2, 1.0, 16f64];
     let mut y2 = w[1] * w[0];
     if C1[2] != w[0] {
-        let t3 = if (w[0] as i32) < (w[-1] as i32) { 0.3 as f64 } else { w[0] };
-        y2 *= t3;
+        y2 += if (w[0] as i32) < (w[-1] as i32) { (if w[-1] <= w[0] { 0.1 } else { 0.5 }) as f64 } else if (w[-1] as u32) < (w[0] as u32) { w[0] } else { (if w[1] < -0.75 { 0.1 } else { 0.5 }) as f64 };
     }
-    let x4 = 1.00000005960464477539062500000001;
-    let x5 = x4 as f64;
-    let x6 = f64::min(x4, x5);
-    y2.min(x4).max(x6) + w[1]
+    let mut y3 = 10_f64 - 2f64;
+    if (w[0] + 0.75) >= y2 || y2 == -2.0 {
+        let t4 = w[0] * w[0];
+        y3 += t4;
+    } else {
+        y3 -= y2 + w[0];
+    }
+    y3 * w[0]
 }
 
 #[stencil(radius = 2, warp = 32, outputs_per_thread = 8, boundary = wrap)]
@@ -2136,11 +2109,24 @@ pub fn random_134(w: Window<f32>, shift0: i32) -> f32 {
     }
     let mut y2 = w[-1].abs();
     if !(w[-2] > w[-2]) {
-        y2 += acc1.abs().sqrt();
+        y2 = acc1.abs().sqrt();
+    } else {
+        y2 += if acc1 != w[-2] { 0.3f32 } else if ((16777217.0 + 0.0) as f32) <= 0.3 { acc1 } else { w[-1] };
     }
-    let x3: f64 = (0.3 as f64).abs();
-    let x5 = { let t4 = y2 + w[-2]; t4 * w[1].min(t4) };
-    (shift0 as f32 - x3 as f32).max(x5)
+    let mut y3 = 10.0f32 - y2;
+    if w[-1] < w[-2] {
+        let t4 = w[-1] * 2.0;
+        y3 *= t4;
+    } else {
+        y3 *= (y2 + -1e1).abs();
+    }
+    let mut acc5 = 0.0;
+    for i in 0..=0 {
+        for j in -1..=2 {
+            acc5 += w[i + j];
+        }
+    }
+    (shift0 as f32 - y3) * acc5
 }
 
 #[stencil(radius = 40, warp = 32, outputs_per_thread = 4, boundary = zero)]
@@ -2163,9 +2149,12 @@ pub fn random_136(w: Window<f64>, scale0: f64) -> f64 {
     let x3 = { let t2 = w[N - 1].sqrt(); t2 * scale0.abs() };
     let mut y4 = w[1] + w[1];
     if scale0 != scale0 && w[1] <= scale0 {
-        y4 *= if (w[1 - N] as f32) != (w[-1] as f32) { 1e-3 as f64 } else { 16777217 as f64 };
+        let t5 = if (w[1 - N] as f32) != (w[-1] as f32) { (if w[1] < scale0 { 1.00000005960464477539062500000001 } else { 0.5 }) as f64 } else { w[1] };
+        y4 -= t5;
+    } else {
+        y4 += 2.5e-1 * scale0;
     }
-    (x1 as f64 + x3).max(y4)
+    (x1 as f64 - x3).max(y4)
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 6, boundary = zero)]
@@ -2178,15 +2167,13 @@ pub fn random_137(w: Window<f64>) -> f64 {
     for k in (-1..=-1).rev() {
         acc4 += w[k + 1] * (k as f64) * 10.0;
     }
-    let c5: bool = ((2147483647.5) as f32) != ((2147483647.5) as f32);
-    let c6 = (-2.7 as f64) != (x3 / w[0]).mul_add(4.5f64 - C1[1], -10.0 + w[0]);
-    let mut acc7 = 0.0;
-    let mut wt8: f64 = 1.0;
-    for k in 0..=0 {
-        acc7 += wt8 * w[k];
-        wt8 *= 1.125;
+    let c5 = (-1.00000005960464477539062500000001 as f32) != (-1.00000005960464477539062500000001 as f32);
+    let mut acc6: f64 = 0.0;
+    for k in (0..=0).step_by(3) {
+        acc6 += 10_f64 * w[k];
     }
-    ((x2 + acc4).max(if c5 { 0.75f64 } else { 0f64 }) - (if c6 { 0.75f64 } else { f64::EPSILON })).min(acc7)
+    let x7: u32 = ((0 - 3) as u32 as f64).max(0.0).min(10000.0) as u32;
+    (((x2 - x3).max(acc4) + c5 as i32 as f64).min(acc6) + x7 as f64).min(C1[1])
 }
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 3, boundary = zero)]
@@ -2197,23 +2184,23 @@ pub fn random_138(w: Window<f32>, hi0: f32) -> f32 {
     for k in -1..=0 {
         acc3 = w[k + 1].mul_add(w[-1] * C1[0], acc3);
     }
-    let mut x4: f32 = 2147483647.5 as f64 as f32 / (if B2 && (w[1] + -(2.0 / 3.0)) <= w[1] { w[0].max(-10000.0).min(10000.0) as i32 as f32 } else { w[1] + w[-1] });
-    x4 *= w[1].mul_add(x4, hi0);
-    let x5 = acc3 * w[0] / C1[0].abs().sqrt();
-    let x6 = 1.00000001;
-    let x7 = x5 * x6;
-    let mut acc8 = 0.0;
-    for k in -1..=1 {
-        acc8 += w[-k];
+    let x4 = 16777217 as f64 as f32 / ((-1e-3) as f32 / hi0.abs().sqrt());
+    let mut acc5 = 0.0;
+    let mut wt6: f32 = 1.0;
+    for k in -1..2 {
+        acc5 += wt6 * w[k];
+        wt6 *= 1.125;
     }
-    (x4.max(x6) * x7).max(acc8)
+    let x7 = (w[-1] * -4.5).mul_add(w[0], w[0]).max(-10000.0).min(10000.0) as i32;
+    let x8 = (w[-1] + -1e1).max(w[0] * x4);
+    (((if B2 { 0.5f32 } else { -1.0f32 }) - acc3).min(acc5).max(x7 as f32) + x8).max(w[1])
 }
 
 #[stencil(radius = 2, warp = 8, outputs_per_thread = 6, boundary = wrap)]
 pub fn random_139(w: Window<f64>, alpha0: f64, alpha1: f64) -> f64 {
-    let x1 = w[0] - (4.5 - w[1]).min(0.3 - 16777217 as f64);
-    let x2 = (x1 + -0.75).abs().max(-10000.0).min(10000.0) as i32;
-    (alpha0 - alpha1) * x2 as f64
+    let x1 = w[0] - (4.5 - w[1]).max(0.3 - -1.5 as f64);
+    let x2 = std::f64::consts::FRAC_1_SQRT_2 as f32;
+    (alpha0 - alpha1) * x1 * x2 as f64
 }
 
 #[stencil(radius = 2, warp = 32, outputs_per_thread = 8, boundary = zero)]
@@ -2242,33 +2229,41 @@ pub fn random_140(w: Window<f32>) -> f32 {
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 8, boundary = wrap)]
 pub fn random_141(w: Window<f32>, bias0: f64) -> f32 {
-    let x1 = if (w[-2] as i32) == (true as i32) { 1.00000005960464477539062500000001 } else { 0.5 };
-    let x2 = f32::min(x1, w[3]);
-    let x2 = x2 + ((w[0] - 3.0 / 3.0) / w[-3]);
-    let x4 = 2147483647.5 as f64 as f32;
-    ((bias0 as f32 + x1) * x2).max(x4)
+    let x1 = if ((5) as i32) == (w[-2] as i32) { 1.00000005960464477539062500000001 } else { 0.5 };
+    let x2 = x1 as i32;
+    let x3 = f32::min(x1, w[2]);
+    let x4 = f32::min(x3, w[3]) * (if -std::f32::consts::LN_2 < w[-3] { x1 } else { w[-1] });
+    let x5 = w[-3];
+    (bias0 as f32 * x2 as f32 + x4 + x5) * w[-1]
 }
 
 #[stencil(radius = 15, warp = 32, outputs_per_thread = 1, boundary = zero)]
 pub fn random_142(w: Window<f32>) -> f32 {
     let mut y1 = w[1];
-    if w[-14] <= (-3.0000001 as f32) && w[11] <= (16777217.0 as f32) {
-        y1 -= 3.0000001 as f64 as f32;
+    if ((16777217.0 + 1.0) as f32) <= (-3.0000001 as f32) && w[1] < -0.3f32 {
+        let t2 = w[3].min((2147483647) as f32);
+        y1 *= t2;
     } else {
-        y1 *= if w[-3] == (w[1] + -0.25) { w[15] } else if (7 as f32) == (7 as f32) { w[2] } else { w[0] };
+        y1 -= w[2];
     }
-    let x2 = 16777217.0;
-    let x3: f32 = x2;
-    let mut acc4 = 0.0;
-    for k in (-15..16).step_by(2).rev() {
-        let d5 = w[k] - w[-13];
-        acc4 += d5.abs();
+    let x3 = w[0] + w[-15] + f32::min(y1, y1) - f32::max(-10.0, w[13]).mul_add(f32::abs(w[13]), w[1] * w[-15]);
+    let mut acc4 = 0.3 - x3;
+    for k in 0..=7 {
+        acc4 += w[k] + w[-k];
     }
-    let x6 = 1.00000001;
-    let x7 = x6 as i32;
-    let x8 = w[9] * x6;
-    let x8 = x8 * w[15];
-    ((y1.min(x2) + x3).max(acc4) - x7 as f32 + x6).min(x8)
+    let mut acc5 = w[-14] * w[15];
+    for k in -15..=15 {
+        if k >= 1 {
+            acc5 += w[k];
+        } else {
+            acc5 += f32::EPSILON * w[k];
+        }
+    }
+    let mut acc6 = 0.0;
+    for k in -15..=15 {
+        acc6 += w[k] * (k as f32) * 0.5;
+    }
+    acc4.max(acc5) + acc6 + w[-1]
 }
 
 #[stencil(radius = 27, warp = 8, outputs_per_thread = 8, boundary = zero)]
@@ -2292,16 +2287,14 @@ pub fn random_144(w: Window<f32>) -> f32 {
         acc2 += (w[k + 1] - w[k]).abs();
     }
     let mut y3 = w[1].mul_add(-1e10 as f32, w[-1]);
-    if -16f32 == ((16777217.0) as f32) {
-        let t4 = acc2 + acc2;
-        y3 += t4;
+    if ((16777217.0 * 0.0) as f32) == -16f32 {
+        y3 += if (w[1] + 0.1) <= w[1] { w[0] } else { acc2 };
     } else {
-        y3 -= 16_f32 - 2147483647 as f32;
+        y3 -= 2.5e-1;
     }
-    let mut x5 = w[1] + y3;
-    x5 -= 1.0;
-    let x6 = -2.0_f32 + w[1];
-    (if B1 { 1.0f32 } else { 1f32 }) + x5 + x6 - w[1]
+    let c4: bool = (w[1] as f64) < (w[1] as f64) && (1000 as u32) <= 9;
+    let x5 = w[0];
+    B1 as i32 as f32 + y3 - c4 as i32 as f32 + x5
 }
 
 #[stencil(radius = 1, warp = 2, outputs_per_thread = 2, boundary = wrap)]
@@ -2312,8 +2305,9 @@ pub fn random_145(w: Window<f32>) -> f32 {
         acc2 += w[k] * (k as f32) * 0.25f32;
     }
     let c3 = !(!(w[-1] > x1));
-    let x4 = 3.0000001 as f32;
-    (acc2 + c3 as i32 as f32) * x4 * w[-1]
+    let mut x4 = (if acc2 > w[1] { 1.00000005960464477539062500000001 } else { 0.5 }) as f32;
+    x4 /= x4 / w[0];
+    (c3 as i32 as f32 - x4) * w[-1]
 }
 
 #[stencil(radius = 36, warp = 4, outputs_per_thread = 6, boundary = valid)]
@@ -2330,8 +2324,8 @@ pub fn random_146(w: Window<f32>, lo0: f32, lo1: u32) -> f32 {
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 8, boundary = zero)]
 pub fn random_147(w: Window<f32>, hi0: f64, scale1: f32) -> f32 {
     let mut y1 = w[2];
-    if ((0) as u32) >= (16777217.0 as u32) {
-        let t2 = 1.0f32 + w[1];
+    if (1.00000005960464477539062500000001 as u32) >= (w[2].max(0.0).min(10000.0) as u32) {
+        let t2 = w[-1] - w[1];
         y1 += t2;
     } else {
         y1 += (w[-1] + -0.5).mul_add(w[0], -f32::EPSILON);
@@ -2342,21 +2336,22 @@ pub fn random_147(w: Window<f32>, hi0: f64, scale1: f32) -> f32 {
 #[stencil(radius = 17, warp = 8, outputs_per_thread = 6, boundary = zero)]
 pub fn random_148(w: Window<f32>) -> f32 {
     let x1: f32 = (-1.00000005960464477539062500000001) as f32;
-    let c2 = (w[7] as i32) != (w[-17] as i32) || w[-1] >= w[17] || ((-1.00000005960464477539062500000001) as f32) == (7 as f32);
-    let c3: bool = c2;
-    let mut acc4 = 0.0;
-    for k in -2..=17 {
-        let d5 = w[k] - w[-1];
-        acc4 = d5.max(acc4);
+    let c2: bool = (w[7] as i32) != (w[-17] as i32) || w[-1] >= w[17] || (2.7 as f32) == x1;
+    let mut acc3 = 0.0;
+    for i in -2..=3 {
+        for j in -8..=2 {
+            acc3 += w[i + j];
+        }
     }
-    (x1 + c3 as i32 as f32).max(acc4)
+    let x4 = (acc3 + w[7] - (x1 + acc3)).max(-10000.0).min(10000.0) as i32;
+    (if c2 { 1.0f32 } else { 1.0 / 7.0 }) * x4 as f32
 }
 
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 1, boundary = zero)]
 pub fn random_149(w: Window<f32>, alpha0: i32) -> f32 {
     let c1 = -w[-1] == (w[1] as f64 as f32);
-    let x2 = if c1 { -1.5 as f32 } else { w[-1] };
-    alpha0 as f32 * x2
+    let x2 = if c1 { (if c1 { 16777217.0 } else { 0.5 }) as f32 } else { w[0] };
+    alpha0 as f32 + x2
 }
 
 #[stencil(radius = 5, warp = 8, outputs_per_thread = 2, boundary = zero)]
@@ -2378,7 +2373,7 @@ pub fn random_150(w: Window<f64>, shift0: f64) -> f64 {
 pub fn random_151(w: Window<f64>) -> f64 {
     let x1 = -1.00000001;
     let x2 = x1 * w[-1];
-    let mut x3 = 2147483647 as f64 + std::f64::consts::FRAC_1_SQRT_2;
+    let mut x3 = 3 as f64 + w[3];
     x3 *= x1 * w[0];
     x2.min(x3).max(w[0])
 }
@@ -2405,9 +2400,9 @@ pub fn random_152(w: Window<f32>, hi0: u32, hi1: f32) -> f32 {
 pub fn random_153(w: Window<f32>) -> f32 {
     let mut y1 = w[5].abs();
     if w[-5] != w[-5] || 1.0 != w[0] {
-        y1 *= -(1e10 as f32);
+        y1 = -((0.1 + 0.0) as f32);
     } else {
-        y1 *= 0.3;
+        y1 *= 10f32.min(w[1]);
     }
     y1
 }
@@ -2436,24 +2431,24 @@ pub fn random_154(w: Window<f64>, shift0: f64, scale1: u32) -> f64 {
 pub fn random_155(w: Window<f32>, gain0: f64) -> f32 {
     const C1: [f32; 5] = [0.1, 1.0 / 16.0, -1.0, 4.5, -0.25];
     let mut y2 = 2.5e-1 * C1[3];
-    if w[-1] > w[0] && (-2.5 as f32) > 0.0f32 {
-        let t3 = 0.25 + w[0];
+    if w[-1] > w[0] && ((if w[0] != w[-1] { 16777217.0 } else { 0.5 }) as f32) > 0.0f32 {
+        let t3 = w[-1] * w[0];
         y2 *= t3;
-    } else {
-        y2 *= 0.125;
     }
-    let c4 = -5e-1 > C1[0] || (-4.5 == w[1] || (0.3 as f32) <= y2);
-    let mut acc5: f32 = 0.0;
-    for k in -1..=1 {
-        acc5 += std::f32::consts::PI * w[k];
+    let x4 = (if y2 != w[0] { C1[4] } else { w[-1] }).abs().max(-10000.0).min(10000.0) as i32;
+    let mut acc5 = 0.0;
+    for k in 0..2 {
+        acc5 += -0.0 * w[k];
     }
-    let x6: f32 = 16777217 as f32 * 0.3f32;
-    let c7 = c4 || (7 as f32) != (7 as f32);
-    let mut acc8 = w[-1] - w[0];
-    for k in 1..=1 {
-        acc8 += w[k] + w[-k];
+    let x6 = w[1].abs() - (w[-1] + -0.25).max(acc5);
+    let mut acc7 = 0.0;
+    for k in (-1..=-1).rev() {
+        let d8 = w[k] - w[0];
+        acc7 += d8 * d8;
     }
-    (gain0 as f32 + acc5 - x6).min(if c7 { 1.0f32 } else { 0.1 }).max(acc8)
+    let x9 = 3.0;
+    let x10 = w[0] - x9;
+    (gain0 as f32).max(x4 as f32) * x6 + acc7 + x9 + x10
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 4, boundary = clamp)]
@@ -2470,12 +2465,14 @@ pub fn random_156(w: Window<f32>, shift0: f32) -> f32 {
         acc2 += (w[k + 1] - w[k]).abs();
     }
     let x3 = w[-1] * acc2;
-    let c4: bool = (false as u32) == (w[2].max(0.0).min(10000.0) as u32) && (w[1] as u32) > 6u32;
-    let mut acc5 = 0.0;
-    for k in -N..=N {
-        acc5 += w[k];
+    let c4 = (2147483647.5 as u32) == (w[0] as u32) && x3 == x3;
+    let mut y5 = w[2].sqrt();
+    if w[-2] > w[2] && c4 {
+        y5 = w[1] + w[2];
+    } else {
+        y5 -= 2.5e-1 + y1;
     }
-    (y1.max(x3) + (if c4 { 0.5f32 } else { 1.0 })) * acc5
+    y5.min(w[N]) * w[-2]
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 3, boundary = valid)]
@@ -2535,20 +2532,15 @@ pub fn random_160(w: Window<i32>, shift0: i32, hi1: i32) -> i32 {
 pub fn random_161(w: Window<f64>) -> f64 {
     const C1: [f64; 3] = [2.0 / 16.0, -1.5, 1.0 / 3.0];
     let x2: f64 = 16777217.0;
-    let mut x3 = if (3000000000 as u32) < (w[2] as u32) { (-0) as f64 } else { x2.min(w[-2]) };
-    x3 /= (2.7) as i32 as f64;
-    let mut acc4 = 0.0;
-    for i in 0..=0 {
-        for j in (-1..=3).rev() {
-            acc4 += w[i + j];
-        }
+    let x3 = if (2147483647.5 as u32) < (1e-3 as u32) { C1[2].abs() } else if x2 > (1.5 as f64) && w[0] != w[0] { w[-3] - x2 } else { f64::mul_add(x2, x2, 3.0_f64) };
+    let x4 = (w[1] as f32 as f64).min(x3);
+    let mut acc5 = 0.0;
+    for k in 0..4 {
+        acc5 += 2.0 * w[k];
     }
-    let mut acc5 = w[2].min(w[0]);
-    for k in (0..4).rev().step_by(2) {
-        acc5 = f64::mul_add(w[k - 1], acc4, acc5);
-    }
-    let x6 = C1[2] as f32;
-    x3 + acc5 + x6 as f64
+    let mut x6: f32 = if !(w[-3] > w[-3]) && w[-1] <= x4 { (3 as f32).max(0.75).mul_add(if acc5 == acc5 { w[1] as f32 } else if 1.0_f64 < acc5 { 1.0 / 7.0 } else { w[-2] as f32 }, (w[1] as f32).abs()) } else if w[-1] == w[-1] { (w[0] as f32).mul_add(w[2] as f32, 0.3) + (2.5e-1 + w[2] as f32) } else { (w[2] as f32).max(w[1] as f32) + 2.0 };
+    x6 /= x6 * w[-3] as f32;
+    x6 as f64
 }
 
 #[stencil(radius = 7, warp = 4, outputs_per_thread = 1, boundary = clamp)]
@@ -2587,8 +2579,8 @@ pub fn random_164(w: Window<f32>, scale0: f64) -> f32 {
     }
     let x4 = (w[-24].max(0.0).min(10000.0) as u32).max((w[37].max(0.0).min(10000.0) as u32).max((w[-20].max(0.0).min(10000.0) as u32).min(w[32].max(0.0).min(10000.0) as u32)) - (w[37].max(0.0).min(10000.0) as u32).min((w[-20].max(0.0).min(10000.0) as u32).min(w[32].max(0.0).min(10000.0) as u32)));
     let x5 = w[11];
-    let c6 = f32::max(-2147483647 as f32, w[-1]) > (if w[2] > acc3 { x5 } else { 2147483647 as f32 });
-    (scale0 as f32).min(y2) * x4 as f32 + c6 as i32 as f32
+    let c6 = (if w[2] > acc3 { x5 } else { 2147483647 as f32 }) > f32::abs(2147483647 as f32);
+    ((scale0 as f32 + y2) * x4 as f32).max(if c6 { 0.5f32 } else { 3_f32 }) + w[-3]
 }
 
 #[stencil(radius = 2, warp = 4, outputs_per_thread = 1, boundary = wrap)]
@@ -2633,16 +2625,11 @@ pub fn random_167(w: Window<f64>, scale0: f64, hi1: u32) -> f64 {
     for k in -28..=27 {
         acc4 += (w[k + 1] - w[k]).abs();
     }
-    let c5: bool = (w[10] as f32 as f64) != (0.3 as f32 as f64);
-    let mut y6 = C1[1] - std::f64::consts::LN_2;
-    if c5 || (w[-21] as i32) > (16777217.0 as i32) {
-        y6 = f64::MIN_POSITIVE;
-    }
-    let mut acc7 = 0.0;
-    for k in -28..=27 {
-        acc7 = w[k + 1].mul_add(w[27] + w[-22], acc7);
-    }
-    (hi1 as f64 + y3 + acc4).min(y6) * acc7
+    let c5 = ((if scale0 != ((0) as f64) { 0.1 } else { 0.5 }) as f64 + 1.5).abs().sqrt() != ((if (w[0].max(-10000.0).min(10000.0) as i32) != (w[0] as i32) { 0.1 } else { 0.5 }) as f32 as f64);
+    let x6 = (w[4] as f32).max(std::f32::consts::PI) as f64;
+    let mut x7 = 0.3f64 * 0 as f64;
+    x7 -= w[19] + w[-22];
+    (hi1 as f64 + y3 + acc4 + c5 as i32 as f64).max(x6).max(x7)
 }
 
 #[stencil(radius = 5, warp = 8, outputs_per_thread = 6, boundary = clamp)]
@@ -2652,8 +2639,9 @@ pub fn random_168(w: Window<f64>, shift0: f64) -> f64 {
     for k in -5..=4 {
         acc1 = f64::max(acc1, w[k + 1]);
     }
-    let x2 = f64::mul_add((w[0] + 3.0 / 16.0).min(16777217.0 as f64), 2.5e-1 * shift0, (-1.5 as f64).min(acc1)).mul_add(f64::min(w[1 - N] + acc1, 2.0 / 3.0 - w[-N]), -(if (-2147483647.5 as f64) > w[3] { std::f64::consts::LN_2 } else { w[1] }));
-    let x3 = x2;
+    let x2 = f64::min((w[0] + 3.0 / 16.0).max((3) as f64), acc1).mul_add(w[-1].min(f64::MIN_POSITIVE) * f64::mul_add(acc1, w[1 - N], w[-1]), (if acc1 <= (-0 as f64) { w[0] } else { w[-5] }) + shift0);
+    let mut x3 = (w[-5].max(0.0).min(10000.0) as u32 * 2) as f64 * w[-4].mul_add(shift0, 0.1 as f64).mul_add(w[-4], w[5] + w[0]);
+    x3 *= if x2 < w[5] { x3 } else { shift0 };
     x3
 }
 
@@ -2704,26 +2692,19 @@ pub fn random_172(w: Window<f64>, lo0: f64, alpha1: f64) -> f64 {
     const B1: bool = 2.0 <= 1.5;
     let mut y2 = w[-13] / 0.5;
     if B1 {
-        let t3 = (1e-3) as f32 as f64;
-        y2 += t3;
+        y2 += 16777217 as f32 as f64;
     } else {
-        y2 += lo0 * -1.5f64;
+        y2 += w[N - 1] * w[-13];
     }
-    let mut acc4 = f64::INFINITY;
-    for k in -4..=0 {
-        if w[k + 2] < acc4 {
-            acc4 = w[k + 2];
+    let mut acc3 = 0.0;
+    for i in 0..=0 {
+        for j in -15..=17 {
+            acc3 += w[i + j];
         }
     }
-    let mut acc5: f64 = 0.0;
-    for k in (-N..=N).rev() {
-        acc5 += alpha1 * w[k];
-    }
-    let mut y6 = acc5 + alpha1;
-    if B1 {
-        y6 -= w[19] * lo0;
-    }
-    (y2 + acc4 + y6).max(w[16])
+    let x4: f32 = (alpha1 + 1.5).mul_add(-f64::MIN_POSITIVE, w[1 - N]) as f32;
+    let x5 = if 1i32 >= 4_i32 { lo0 } else { w[-8] };
+    (y2 + acc3 + x4 as f64).min(x5)
 }
 
 #[stencil(radius = 8, warp = 4, outputs_per_thread = 6, boundary = zero)]
@@ -2757,11 +2738,11 @@ pub fn random_174(w: Window<f64>, lo0: f64) -> f64 {
 #[stencil(radius = 40, warp = 16, outputs_per_thread = 6, boundary = wrap)]
 pub fn random_175(w: Window<f32>, bias0: f32) -> f32 {
     const C1: [u32; 4] = [2, 0, 4, 1];
-    let mut y2 = 1e-3 as i32 as f32;
-    if !(((2.5) as f32 + 10.0) != (2147483647.5 as f32)) {
-        y2 = bias0.max(bias0);
+    let mut y2 = 3.0000001 as i32 as f32;
+    if ((2.5) as f64) > (2.5 as f64) && w[-40] != w[-3] {
+        y2 -= bias0.mul_add(w[34], w[-1]);
     }
-    (y2 + C1[0] as f32).max(w[30])
+    y2.max(C1[3] as f32)
 }
 
 #[stencil(radius = 7, warp = 4, outputs_per_thread = 3, boundary = wrap)]
@@ -2792,17 +2773,22 @@ pub fn random_176(w: Window<f32>, beta0: f64) -> f32 {
 pub fn random_177(w: Window<f32>) -> f32 {
     const C1: [f32; 6] = [0.0, 1.0 / 16.0, 0.0, 0.5, 0.0, 0.0f32];
     const B2: bool = 2.0 <= 1.5;
-    let x3: f32 = (2.5 as f32).max((if C1[3] != w[-3] { w[-1] } else { w[1] }).mul_add(C1[2] * 4_f32, w[2]));
-    let x4: f32 = f32::min(w[-2] + w[-3], x3);
-    let x3 = x3 * 2.5e-1;
-    let x6 = (w[0] * w[1]) as f64;
-    (B2 as i32 as f32 - x4) * x3 - x6 as f32
+    let x3 = ((1.00000005960464477539062500000001 + 1.0) as f32).max(w[-2]);
+    let x4: f32 = 2_f32 * (3.0 / 16.0);
+    let x5 = w[-3].min(w[-3]);
+    let mut acc6 = 0.0;
+    for i in 0..=0 {
+        for j in -2..=2 {
+            acc6 += w[i + j];
+        }
+    }
+    (((if B2 { 0.5f32 } else { -(2.0 / 7.0) }).max(x3) + x4).max(x5) + acc6 + C1[2]).max(w[-2])
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 7, boundary = clamp)]
 pub fn random_178(w: Window<f64>) -> f64 {
     const C1: [f64; 3] = [0.0, -1.0, -2f64];
-    let mut acc2 = w[-1] * -1e10 as f64;
+    let mut acc2 = w[-1] * (-1.00000005960464477539062500000001) as f64;
     let mut wt3: f64 = 1.0;
     for k in 2..=3 {
         acc2 += wt3 * w[k];
@@ -2847,28 +2833,27 @@ pub fn random_180(w: Window<f64>, gain0: f64, bias1: f64) -> f64 {
     }
     let x3 = 2.0;
     let x4 = x3 as f64;
-    let mut x5 = 0.3 as f64 / acc2;
-    x5 *= x5.min(w[1]);
-    (gain0.max(bias1) + x1) * x4 * x5 * w[N] + w[-2]
+    let x5 = (1.00000005960464477539062500000001 * 0.0) as f64 / (2.7) as f64;
+    (gain0.max(bias1).min(x1) * acc2 + x4).max(x5).max(w[N])
 }
 
 #[stencil(radius = 8, warp = 32, outputs_per_thread = 2, boundary = clamp)]
 pub fn random_181(w: Window<f32>, scale0: f32) -> f32 {
-    let x1 = (w[1] as u32).max((3000000000) as u32) as f32;
-    let c2: bool = (3.0000001 as f32 + w[3]) > (w[-5] - x1);
-    let mut acc3 = 0.0;
-    for k in (0..9).rev().step_by(2) {
-        acc3 += 0.1 * w[k];
+    let x1 = (w[1] as u32).max(-1.00000005960464477539062500000001 as u32) as f32;
+    let c2: bool = (w[-5] - x1) > ((0.1 + 1.0) as f32 + scale0);
+    let mut acc3 = f32::MIN;
+    for k in -6..=8 {
+        acc3 = acc3.max(w[k]);
     }
-    let mut x4: f32 = 0.75;
-    x4 += f32::max(scale0, x4);
-    let mut acc5 = f32::MAX;
-    for k in -2..=2 {
-        if w[k] < acc5 {
-            acc5 = w[k];
-        }
+    let mut acc4 = 0.0;
+    for k in -8..=7 {
+        acc4 += (w[k + 1] - w[k]).abs();
     }
-    (c2 as i32 as f32 + acc3 + x4 + acc5) * w[-4]
+    let mut acc5 = 0.0;
+    for k in (-8..=8).step_by(2) {
+        acc5 = w[k].mul_add(-(1.0 / 7.0), acc5);
+    }
+    (c2 as i32 as f32 * acc3 * acc4).max(acc5) - w[8]
 }
 
 #[stencil(radius = 2, warp = 4, outputs_per_thread = 4, boundary = valid)]
@@ -2981,19 +2966,16 @@ pub fn random_189(w: Window<f64>, shift0: f64) -> f64 {
         acc1 += (w[k + 1] - w[k]).abs();
     }
     let mut y2 = -w[-1];
-    if acc1 == (-3 as f64) {
-        y2 *= 3.0 + (-1.5) as f64;
-    } else {
-        y2 -= if acc1 > w[-36] { 0.125 } else { w[12] };
+    if acc1 == (3.99 as f64) {
+        let t3 = 3.0;
+        y2 -= t3;
     }
-    let x3 = (-0.3 - (y2 - shift0)) * (false as u32).min(w[21].max(0.0).min(10000.0) as u32) as f64;
-    let mut y4 = -f64::MIN_POSITIVE / x3;
-    if w[36] >= x3 || (-7 as f32) == (w[4] as f32) {
-        y4 = w[0].abs().sqrt();
-    } else {
-        y4 *= w[12] + w[-22];
+    let mut acc4 = 0.0;
+    for k in -40..=39 {
+        acc4 += (w[k + 1] - w[k]).abs();
     }
-    y4
+    let x5 = w[-5].abs().abs() * (-3.0000001 as f64 * 4.5 * y2.mul_add(std::f64::consts::FRAC_1_SQRT_2, w[18]));
+    shift0.max(acc4) - x5
 }
 
 #[stencil(radius = 11, warp = 32, outputs_per_thread = 8, boundary = zero)]
@@ -3024,7 +3006,7 @@ pub fn random_192(w: Window<f32>, gain0: f64) -> f32 {
     for k in 0..=9 {
         acc1 += w[k] + w[-k];
     }
-    let x2 = (acc1 - (3 as f32).abs()) * 1e-3;
+    let x2 = (acc1 - ((0) as f32).abs()) * w[7];
     (gain0 as f32).max(x2) + w[N]
 }
 
@@ -3039,20 +3021,24 @@ pub fn random_193(w: Window<f64>, gain0: f32) -> f64 {
     if w[-2] < w[-2] && w[1] != w[1] {
         y3 += w[1] as u32 as f64;
     } else {
-        y3 += acc2 - 2147483647 as f64;
+        y3 += acc2 - 7 as f64;
     }
-    let x4 = w[2] * -3.99 as f64;
-    let x5 = -1.5;
-    let x6 = x5 as u32;
-    let x7 = C1[0] - x5;
-    let mut acc8 = 0.0;
-    for k in -2..3 {
-        if k >= 1 {
-            acc8 += w[k];
+    let x4 = w[2] * 1.00000005960464477539062500000001 as f64;
+    let mut acc5 = 0.0;
+    for i in -1..=0 {
+        for j in -1..=1 {
+            acc5 += w[i + j] * w[j];
         }
     }
-    let x9 = -(w[0].max(-10000.0).min(10000.0) as i32) as f64;
-    ((gain0 as f64 - y3 - x4).max(x6 as f64) + x5 + x7) * acc8 + x9
+    let mut y6 = -2.5 as f32 as f64;
+    if w[-1] != w[0] {
+        y6 -= C1[1] - 2147483647.5 as f64;
+    }
+    let mut acc7 = 0.0;
+    for k in (1..=2).step_by(2) {
+        acc7 += w[k] * (k as f64) * 0.25;
+    }
+    (gain0 as f64 - y3 + x4 + acc5 + y6).max(acc7).max(w[1])
 }
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 1, boundary = clamp)]
@@ -3070,26 +3056,30 @@ pub fn random_194(w: Window<f64>, lo0: f64) -> f64 {
 
 #[stencil(radius = 26, warp = 32, outputs_per_thread = 4, boundary = zero)]
 pub fn random_195(w: Window<f64>) -> f64 {
-    let x1 = (w[-14].max(0.0).min(10000.0) as u32 + w[1].max(0.0).min(10000.0) as u32) as f64 - (w[11] + -7 as f64).abs();
-    let x2 = 5;
-    let x3 = 0 as u32 + x2;
-    let mut acc4 = 0.0;
-    for k in -25..=-20 {
-        acc4 += std::f64::consts::LN_2 * w[k];
+    let x1 = (w[-14].max(0.0).min(10000.0) as u32 + w[1].max(0.0).min(10000.0) as u32) as f64 - (w[11] + 2147483647.5 as f64).abs();
+    let mut y2 = w[1] * 2147483647 as f64;
+    if (w[15] as f32) <= (w[-26] as f32) {
+        y2 += w[-11].min(0.0);
+    } else {
+        y2 *= w[-6].max(w[10]);
     }
-    let x5 = acc4 - (w[-21] + w[-17]);
-    (x1 - x2 as f64 - x3 as f64).max(x5) * w[-16]
+    let mut acc3 = 0.0;
+    for i in -2..=1 {
+        for j in -16..=22 {
+            acc3 += w[i + j] * w[j];
+        }
+    }
+    let y2 = y2 + (1e-3 as f64 + w[-1] - -w[-2]);
+    (x1 * acc3).min(y2) * w[-1]
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 1, boundary = zero)]
 pub fn random_196(w: Window<f32>, scale0: i32) -> f32 {
-    let mut y1 = (2147483647.5 as f32).min(w[-2]);
+    let mut y1 = (1.5 as f32).min(w[2]);
     if w[2] != 2.0 && w[-2] <= w[-1] {
-        y1 -= w[-1] - w[-2];
-    } else {
-        y1 *= std::f32::consts::FRAC_1_SQRT_2 + 3.0000001 as f32;
+        y1 = w[-1] - w[-2];
     }
-    scale0 as f32 + y1
+    scale0 as f32 - y1
 }
 
 #[stencil(radius = 10, warp = 8, outputs_per_thread = 3, boundary = clamp)]
@@ -3132,8 +3122,8 @@ pub fn random_198(w: Window<f64>, lo0: u32) -> f64 {
             acc6 -= w[k - 1];
         }
     }
-    let x7 = (0.3 as f32 as f64).mul_add(w[1].abs().sqrt(), w[-14] * w[-3]) as f32;
-    ((lo0 as f64).min(c2 as i32 as f64).min(x3 as f64).max(acc4) - acc5).min(acc6).min(x7 as f64)
+    let x7 = (-3 as f32 as f64).mul_add(C1[0].mul_add(w[5], w[-14]), w[-10] * w[-9]) as f32;
+    ((lo0 as f64 + c2 as i32 as f64).min(x3 as f64) + acc4).min(acc5).min(acc6) + x7 as f64
 }
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 8, boundary = wrap)]

@@ -54,7 +54,7 @@ PARAM_BOUND = 1000
 # in the fallback type f64 (or i32) first. Off while the macro types them as the cast's target
 # (it rounds `(1.00000005960464477539062500000001 + 0.0) as f32` once, rustc twice, and rejects
 # `(0 - 1) as u32`); turning it on changes nothing else in the output.
-EXPRESSIONS_UNDER_AS = False
+EXPRESSIONS_UNDER_AS = True
 
 # Operator precedence, high binds tighter.
 P_IF, P_OR, P_AND, P_CMP, P_ADD, P_MUL, P_CAST, P_UNARY, P_PRIMARY = 0, 3, 4, 5, 6, 7, 8, 9, 10

@@ -1,0 +1,212 @@
+//! The benchmark harness: every strategy (register cache, shared memory, naive) at every radius
+//! and outputs per thread, on the register-cache article's (2r+1)-tap average
+//! `B[i] = (A[i] + ... + A[i+2r]) / (2r+1)` (boundary valid, warp 32), against a
+//! device-to-device copy measured in the same run and the peers measured by bench/peers.py.
+//!
+//! Method, per kernel: the output is poisoned, the kernel runs once and its whole output must
+//! equal the CPU reference (`run_cpu`) bit for bit; then warm-up launches, then the median of the
+//! timed launches (CUDA events). Outputs: a table on stdout and in summary.txt, results.csv, and
+//! the SVG plots speedup_<type>.svg and roofline_<type>.svg. bench/README.md has the command
+//! that reproduces everything and what each column means.
+//!
+//! Without a GPU it checks a few kernels on the CPU emulation and says that it timed nothing;
+//! `--plot-only results.csv` re-plots a finished run anywhere.
+
+mod common;
+
+mod bench {
+    pub mod kernels;
+    pub mod measure;
+    pub mod options;
+    pub mod plot;
+    pub mod report;
+}
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use rc::runtime::GpuInfo;
+use rc::ScalarType;
+
+use bench::kernels::{find, signal, BenchElement, GRANULE_OUTPUTS, VARIANTS};
+use bench::options::{list, Options};
+use bench::report;
+use common::{compare, fail, Gpu, Result};
+
+fn main() -> Result<()> {
+    let Some(options) = Options::parse()? else {
+        return Ok(());
+    };
+    if let Some(csv) = &options.plot_only {
+        return plot_only(&options, csv);
+    }
+    options.check_compiled()?;
+    // Read before the long run, so that a bad file fails now.
+    let peers = options.peers.as_deref().map(report::read_csv).transpose()?;
+    let info = match rc::runtime::gpu() {
+        Ok(info) => info,
+        Err(e) if e.is_no_device() => return check_on_cpu(&options, &e),
+        Err(e) => return Err(e.into()),
+    };
+    let gpu = Gpu::new()?;
+    let out = options.out.clone().unwrap_or_else(|| default_out_dir(&info));
+    std::fs::create_dir_all(&out).map_err(|e| fail(format!("creating {}: {e}", out.display())))?;
+
+    let mut header = String::new();
+    let _ = writeln!(header, "device: {info}");
+    let _ = writeln!(
+        header,
+        "radii {}, outputs per thread {}, strategies {}; median of {} timed launches after {} warm-ups (CUDA events)",
+        list(&options.radii),
+        list(&options.outputs_per_thread),
+        VARIANTS.map(|v| v.label).join(", "),
+        options.reps,
+        options.warm_up
+    );
+    for &element in &options.elements {
+        let _ = writeln!(header, "{}", report::arithmetic_assumption(&info, element));
+    }
+    let _ = writeln!(header, "roofline = min(device-to-device copy GB/s of this run at that radius, arithmetic bound)");
+    print!("{header}");
+
+    let mut rows = Vec::new();
+    let mut failures = Vec::new();
+    for &element in &options.elements {
+        let measured = match element {
+            ScalarType::F64 => bench::measure::element::<f64>(&gpu, &info, &options)?,
+            _ => bench::measure::element::<f32>(&gpu, &info, &options)?,
+        };
+        rows.extend(measured.rows);
+        failures.extend(measured.failures);
+    }
+    report::fill_speedups(&mut rows);
+    if let Some(peers) = peers {
+        for note in report::merge_peers(&mut rows, peers) {
+            let _ = writeln!(header, "{note}");
+            println!("{note}");
+        }
+    }
+    report::sort(&mut rows);
+    if let Some(peers) = &options.peers {
+        keep_beside(peers, &out.join("peers.csv"))?;
+    }
+
+    let csv = out.join("results.csv");
+    report::write_csv(&rows, &csv)?;
+    let table = report::table(&rows);
+    println!("\n{table}");
+    let summary = out.join("summary.txt");
+    std::fs::write(&summary, format!("{header}\n{table}"))
+        .map_err(|e| fail(format!("writing {}: {e}", summary.display())))?;
+    for path in [csv, summary].into_iter().chain(bench::plot::all(&rows, &out)?) {
+        println!("wrote {}", path.display());
+    }
+    if !failures.is_empty() {
+        return Err(fail(format!("{} kernels FAILED their check (not timed):\n{}", failures.len(), failures.join("\n"))));
+    }
+    Ok(())
+}
+
+/// `--plot-only CSV`: the table and the plots of a finished run, with `--peers` merged in if
+/// given (results.csv itself is left as it is).
+fn plot_only(options: &Options, csv: &Path) -> Result<()> {
+    let mut rows = report::read_csv(csv)?;
+    report::fill_speedups(&mut rows);
+    if let Some(peers) = &options.peers {
+        for note in report::merge_peers(&mut rows, report::read_csv(peers)?) {
+            println!("{note}");
+        }
+    }
+    report::sort(&mut rows);
+    let out = match &options.out {
+        Some(dir) => dir.clone(),
+        None => csv.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+    };
+    std::fs::create_dir_all(&out).map_err(|e| fail(format!("creating {}: {e}", out.display())))?;
+    println!("{}", report::table(&rows));
+    for path in bench::plot::all(&rows, &out)? {
+        println!("wrote {}", path.display());
+    }
+    Ok(())
+}
+
+/// Copies `file` to `to`, so that a results directory holds everything its plots were made from.
+fn keep_beside(file: &Path, to: &Path) -> Result<()> {
+    let same = matches!((file.canonicalize(), to.canonicalize()), (Ok(a), Ok(b)) if a == b);
+    if !same {
+        std::fs::copy(file, to).map_err(|e| fail(format!("copying {} to {}: {e}", file.display(), to.display())))?;
+    }
+    Ok(())
+}
+
+/// No GPU: check a few kernels on the CPU emulation, say that nothing was timed, succeed.
+fn check_on_cpu(options: &Options, no_device: &rc::runtime::Error) -> Result<()> {
+    const N: usize = 20_000;
+    let mut checked = 0;
+    for &element in &options.elements {
+        checked += match element {
+            ScalarType::F64 => emulate_a_few::<f64>(options, N)?,
+            _ => emulate_a_few::<f32>(options, N)?,
+        };
+    }
+    println!(
+        "checked {checked} kernels on the CPU emulation (n = {N}): bit-exact with run_cpu. \
+         No GPU ({no_device}): bench is a GPU program and timed nothing; run it on a machine with an NVIDIA GPU (bench/README.md)."
+    );
+    Ok(())
+}
+
+/// Every strategy at the smallest and the largest radius and outputs per thread asked for.
+fn emulate_a_few<T: BenchElement>(options: &Options, n: usize) -> Result<usize> {
+    let kernels = T::kernels();
+    let input = signal::<T>(n);
+    let (r, p) = (&options.radii, &options.outputs_per_thread);
+    let corners = [(r[0], p[0]), (r[r.len() - 1], p[p.len() - 1])];
+    let mut checked = 0;
+    for (radius, outputs) in corners {
+        let want = find(&kernels, radius, outputs, VARIANTS[0])
+            .ok_or_else(|| fail(format!("no kernel for radius {radius}")))?
+            .reference_vec(&input, ())?;
+        for variant in VARIANTS {
+            // Granule kernels exist at their own outputs per thread; check the largest.
+            let p = if variant.granule { GRANULE_OUTPUTS[GRANULE_OUTPUTS.len() - 1] } else { outputs };
+            let kernel = find(&kernels, radius, p, variant)
+                .ok_or_else(|| fail(format!("no kernel for radius {radius}, P {p}, {}", variant.label)))?;
+            let what = format!("{} r={radius} P={p} {} in the CPU emulation", T::TYPE, variant.label);
+            compare(&kernel.emulate_vec(&input, ())?, &want, &what)?;
+            checked += 1;
+        }
+    }
+    Ok(checked)
+}
+
+/// `bench/results/<date>-<gpu>/` in this repository, e.g. `bench/results/2026-11-21-h200/`.
+fn default_out_dir(info: &GpuInfo) -> PathBuf {
+    let mut slug = String::new();
+    for c in info.name.to_lowercase().chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c);
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug = slug.trim_matches('-');
+    let slug = slug.strip_prefix("nvidia-").unwrap_or(slug);
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("bench").join("results").join(format!("{}-{slug}", today()))
+}
+
+/// Today's date (UTC) as YYYY-MM-DD.
+fn today() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    // Days since 1970-01-01 to a civil date (Howard Hinnant's `civil_from_days`).
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}

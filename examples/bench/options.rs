@@ -1,0 +1,155 @@
+//! The benchmark's command line.
+
+use std::path::PathBuf;
+
+use rc::ScalarType;
+
+use crate::bench::kernels::compiled;
+use crate::common::{fail, Result};
+
+pub const USAGE: &str = "\
+usage: cargo run --release --example bench -- [options]
+  --radii LIST       radii to run (default 1,2,4,8,12,16,24,32)
+  --p LIST           outputs per thread to run (default 1,2,4,8)
+  --type LIST        element types: f32, f64 or f32,f64 (default f32)
+  --n N              input length (default 2^28 for f32, 2^27 for f64: 1 GiB each)
+  --reps N           timed launches per kernel; the median is reported (default 20)
+  --warm-up N        untimed launches before timing (default 3)
+  --out DIR          where results.csv, summary.txt and the SVG plots go
+                     (default bench/results/<date>-<gpu>/)
+  --peers FILE       merge the CSV written by bench/peers.py into the results and plots
+  --plot-only CSV    no GPU: re-plot (and re-tabulate) a results.csv, into --out or beside it
+  --help             this text";
+
+/// Default input lengths: 1 GiB of input either way.
+pub const DEFAULT_N_F32: usize = 1 << 28;
+pub const DEFAULT_N_F64: usize = 1 << 27;
+
+pub struct Options {
+    pub radii: Vec<u32>,
+    pub outputs_per_thread: Vec<u32>,
+    pub elements: Vec<ScalarType>,
+    /// `None`: the default for each element type.
+    pub n: Option<usize>,
+    pub reps: usize,
+    pub warm_up: usize,
+    pub out: Option<PathBuf>,
+    pub peers: Option<PathBuf>,
+    pub plot_only: Option<PathBuf>,
+}
+
+impl Options {
+    /// The command line, or `None` after printing the usage for `--help`.
+    pub fn parse() -> Result<Option<Options>> {
+        let (radii, outputs_per_thread) = compiled();
+        let mut options = Options {
+            radii,
+            outputs_per_thread,
+            elements: vec![ScalarType::F32],
+            n: None,
+            reps: 20,
+            warm_up: 3,
+            out: None,
+            peers: None,
+            plot_only: None,
+        };
+        let mut words = std::env::args().skip(1);
+        while let Some(word) = words.next() {
+            let mut value = || words.next().ok_or_else(|| fail(format!("{word} needs a value\n{USAGE}")));
+            match word.as_str() {
+                "--radii" => options.radii = numbers(&word, &value()?)?,
+                "--p" | "--outputs-per-thread" => options.outputs_per_thread = numbers(&word, &value()?)?,
+                "--type" => options.elements = elements(&value()?)?,
+                "--n" => options.n = Some(number(&word, &value()?, 1)?),
+                "--reps" => options.reps = number(&word, &value()?, 1)?,
+                "--warm-up" => options.warm_up = number(&word, &value()?, 0)?,
+                "--out" => options.out = Some(value()?.into()),
+                "--peers" => options.peers = Some(value()?.into()),
+                "--plot-only" => options.plot_only = Some(value()?.into()),
+                "--help" | "-h" => {
+                    println!("{USAGE}");
+                    return Ok(None);
+                }
+                other => return Err(fail(format!("unknown argument `{other}`\n{USAGE}"))),
+            }
+        }
+        Ok(Some(options))
+    }
+
+    /// Fails, naming what is missing, unless every radius and outputs per thread asked for has
+    /// compiled kernels: kernels are made at compile time, one `#[stencil]` per pattern.
+    pub fn check_compiled(&self) -> Result<()> {
+        let missing = |asked: &[u32], compiled: &[u32]| -> Vec<String> {
+            asked.iter().filter(|v| !compiled.contains(v)).map(u32::to_string).collect()
+        };
+        let (compiled_radii, compiled_ps) = compiled();
+        let radii = missing(&self.radii, &compiled_radii);
+        let ps = missing(&self.outputs_per_thread, &compiled_ps);
+        let mut problems = Vec::new();
+        if !radii.is_empty() {
+            problems.push(format!("radius {} has no compiled kernel (compiled: {})", radii.join(", "), list(&compiled_radii)));
+        }
+        if !ps.is_empty() {
+            problems.push(format!(
+                "outputs per thread {} has no compiled kernel (compiled: {})",
+                ps.join(", "),
+                list(&compiled_ps)
+            ));
+        }
+        if problems.is_empty() {
+            return Ok(());
+        }
+        Err(fail(format!(
+            "{}.\nEach kernel is a #[stencil] made at compile time: add the patterns to `with_patterns!` \
+             in examples/bench/kernels.rs and rebuild.",
+            problems.join("; ")
+        )))
+    }
+
+    /// The input length for `element`.
+    pub fn n_for(&self, element: ScalarType) -> usize {
+        self.n.unwrap_or(match element {
+            ScalarType::F64 => DEFAULT_N_F64,
+            _ => DEFAULT_N_F32,
+        })
+    }
+}
+
+pub fn list(values: &[u32]) -> String {
+    values.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+}
+
+/// `text` as a whole number of at least `min`.
+fn number(word: &str, text: &str, min: usize) -> Result<usize> {
+    let value: usize = text.trim().parse().map_err(|e| fail(format!("{word} {text}: {e}\n{USAGE}")))?;
+    if value < min {
+        return Err(fail(format!("{word} must be at least {min}, got {value}")));
+    }
+    Ok(value)
+}
+
+fn numbers(word: &str, text: &str) -> Result<Vec<u32>> {
+    let mut values = Vec::new();
+    for v in text.split(',') {
+        let value = number(word, v, 1)?;
+        values.push(u32::try_from(value).map_err(|e| fail(format!("{word} {v}: {e}")))?);
+    }
+    values.sort_unstable();
+    values.dedup();
+    Ok(values)
+}
+
+fn elements(text: &str) -> Result<Vec<ScalarType>> {
+    let mut types = Vec::new();
+    for name in text.split(',') {
+        let ty = match name.trim() {
+            "f32" => ScalarType::F32,
+            "f64" => ScalarType::F64,
+            other => return Err(fail(format!("--type {other}: expected f32, f64 or f32,f64\n{USAGE}"))),
+        };
+        if !types.contains(&ty) {
+            types.push(ty);
+        }
+    }
+    Ok(types)
+}

@@ -1,0 +1,681 @@
+//! Randomized differential test of the whole CPU path: random pattern (radius, warp, outputs per
+//! thread, boundary), strategy, distribution, body (a random typed DAG over taps, parameters and constants,
+//! using every operation on every type), element type, length and data. The warp program,
+//! emulated, must equal `Body::eval` applied to each output's window by the definition of the
+//! boundary rule, bit for bit (NaN equal to NaN), and must refuse exactly the lengths
+//! `Pattern::output_len` refuses.
+//!
+//! Seeded and reproducible: case `i` is generated from seed `BASE_SEED + i` alone. A failure is
+//! shrunk (shorter input, smaller body, smaller pattern) and printed with its seed; rerun one case
+//! with `RC_PROPERTY_SEED=<seed> cargo test -p rc-core --test property`, or another range with
+//! `RC_PROPERTY_BASE=<seed> RC_PROPERTY_CASES=<count>`.
+
+use std::fmt::Write as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use rc_core::testdata::{awkward, first_difference, poison, Rng};
+use rc_core::{
+    BinaryOp, Body, Boundary, CompareOp, Element, Error, Layout, Node, NodeId, Pattern, Scalar, ScalarType,
+    Strategy, UnaryOp, WarpProgram,
+};
+
+const BASE_SEED: u64 = 0x5EED_0000_0000;
+const CASES: u64 = 20_000;
+
+use ScalarType::{Bool, F32, F64, I32, U32};
+const NUMBERS: [ScalarType; 4] = [F32, F64, I32, U32];
+
+// ---- random cases -------------------------------------------------------------------------------
+
+#[derive(Clone, Debug)]
+struct Case {
+    pattern: Pattern,
+    strategy: Strategy,
+    /// Where the register cache keeps elements (strategy register_cache only).
+    layout: Layout,
+    body: Body,
+    params: Vec<Scalar>,
+    n: usize,
+    /// Data: `awkward(n, data_seed)`, or raw random bits of the element type.
+    raw_data: bool,
+    data_seed: u64,
+}
+
+fn pick<T: Copy>(rng: &mut Rng, items: &[T]) -> T {
+    items[rng.below(items.len() as u64) as usize]
+}
+
+fn chance(rng: &mut Rng, p: f64) -> bool {
+    rng.uniform(0.0, 1.0) < p
+}
+
+/// A constant of type `ty`, often one that breaks sloppy code: NaNs (quiet, negative, with a
+/// payload), infinities, zeros of both signs, subnormals, the extremes.
+fn constant(rng: &mut Rng, ty: ScalarType) -> Scalar {
+    match ty {
+        F32 => {
+            let bits: u32 = match rng.below(22) {
+                0 => 0x7fc0_0000,
+                1 => 0xffc0_0000,
+                2 => 0x7f80_0001,
+                3 => 0x7fa0_beef,
+                4 => f32::INFINITY.to_bits(),
+                5 => f32::NEG_INFINITY.to_bits(),
+                6 => 0,
+                7 => 0x8000_0000,
+                8 => 1,
+                9 => 0x8000_0001,
+                10 => 0x007f_ffff,
+                11 => f32::MIN_POSITIVE.to_bits(),
+                12 => f32::MAX.to_bits(),
+                13 => f32::MIN.to_bits(),
+                14 => f32::EPSILON.to_bits(),
+                15 => 1.0f32.to_bits(),
+                16 => (-1.0f32).to_bits(),
+                17 => 0.5f32.to_bits(),
+                18 => 16_777_217.0f32.to_bits(),
+                19 => rng.next_u64() as u32,
+                _ => (rng.uniform(-100.0, 100.0) as f32).to_bits(),
+            };
+            Scalar::new(F32, bits as u64)
+        }
+        F64 => {
+            let bits: u64 = match rng.below(22) {
+                0 => 0x7ff8_0000_0000_0000,
+                1 => 0xfff8_0000_0000_0000,
+                2 => 0x7ff0_0000_0000_0001,
+                3 => 0x7ff4_dead_beef_0000,
+                4 => f64::INFINITY.to_bits(),
+                5 => f64::NEG_INFINITY.to_bits(),
+                6 => 0,
+                7 => 0x8000_0000_0000_0000,
+                8 => 1,
+                9 => 0x8000_0000_0000_0001,
+                10 => 0x000f_ffff_ffff_ffff,
+                11 => f64::MIN_POSITIVE.to_bits(),
+                12 => f64::MAX.to_bits(),
+                13 => f64::MIN.to_bits(),
+                14 => f64::EPSILON.to_bits(),
+                15 => 1.0f64.to_bits(),
+                16 => (-1.0f64).to_bits(),
+                17 => 0.5f64.to_bits(),
+                18 => (f32::MAX as f64 * 2.0).to_bits(),
+                19 => rng.next_u64(),
+                _ => rng.uniform(-100.0, 100.0).to_bits(),
+            };
+            Scalar::new(F64, bits)
+        }
+        I32 => Scalar::i32(match rng.below(10) {
+            0 => 0,
+            1 => 1,
+            2 => -1,
+            3 => i32::MIN,
+            4 => i32::MAX,
+            5 => 46_341, // squares past i32::MAX
+            6 => rng.next_u64() as i32,
+            _ => rng.below(2001) as i32 - 1000,
+        }),
+        U32 => Scalar::u32(match rng.below(9) {
+            0 => 0,
+            1 => 1,
+            2 => u32::MAX,
+            3 => 0x8000_0000,
+            4 => 65_536,
+            5 => rng.next_u64() as u32,
+            _ => rng.below(1000) as u32,
+        }),
+        Bool => Scalar::bool(rng.below(2) == 1),
+    }
+}
+
+/// Builds a random body that type-checks by construction: every operand is made (or reused) with
+/// the type its operation needs.
+struct BodyGen<'a> {
+    rng: &'a mut Rng,
+    element: ScalarType,
+    params: Vec<ScalarType>,
+    radius: u32,
+    nodes: Vec<Node>,
+    types: Vec<ScalarType>,
+    budget: usize,
+}
+
+impl BodyGen<'_> {
+    fn push(&mut self, node: Node, ty: ScalarType) -> NodeId {
+        self.nodes.push(node);
+        self.types.push(ty);
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    fn tap_offset(&mut self) -> i32 {
+        let r = self.radius as i32;
+        match self.rng.below(6) {
+            0 => -r,
+            1 => r,
+            2 => 0,
+            3 => pick(self.rng, &[-1, 1]).clamp(-r, r),
+            _ => self.rng.below(2 * r as u64 + 1) as i32 - r,
+        }
+    }
+
+    /// An existing node of type `ty`, preferring recent ones (so the DAG shares values).
+    fn existing(&mut self, ty: ScalarType) -> Option<NodeId> {
+        let of_ty: Vec<NodeId> = (0..self.nodes.len() as NodeId).filter(|&i| self.types[i as usize] == ty).collect();
+        if of_ty.is_empty() {
+            return None;
+        }
+        let k = of_ty.len() as u64;
+        // Biased towards the end: the max of two uniform draws.
+        let i = self.rng.below(k).max(self.rng.below(k));
+        Some(of_ty[i as usize])
+    }
+
+    fn leaf(&mut self, ty: ScalarType) -> NodeId {
+        let params: Vec<u32> = (0..self.params.len() as u32).filter(|&p| self.params[p as usize] == ty).collect();
+        loop {
+            match self.rng.below(10) {
+                0..=4 if ty == self.element => {
+                    let d = self.tap_offset();
+                    return self.push(Node::Tap(d), ty);
+                }
+                5 | 6 if !params.is_empty() => {
+                    let p = pick(self.rng, &params);
+                    return self.push(Node::Param(p), ty);
+                }
+                7 | 8 => {
+                    let c = constant(self.rng, ty);
+                    return self.push(Node::Const(c), ty);
+                }
+                9 if ty == Bool => {
+                    let t = pick(self.rng, &NUMBERS);
+                    let (a, b) = (self.value(t, 0), self.value(t, 0));
+                    let op = pick(self.rng, &COMPARES);
+                    return self.push(Node::Compare(op, a, b), Bool);
+                }
+                9 if ty != self.element => {
+                    // A tap converted: keeps the body depending on the data.
+                    let d = self.tap_offset();
+                    let tap = self.push(Node::Tap(d), self.element);
+                    return self.push(Node::Cast(ty, tap), ty);
+                }
+                _ if ty != self.element && params.is_empty() && ty != Bool && self.rng.below(4) == 0 => {
+                    let c = constant(self.rng, ty);
+                    return self.push(Node::Const(c), ty);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A value of type `ty`: reused, a leaf, or an operation of depth at most `depth`.
+    fn value(&mut self, ty: ScalarType, depth: u32) -> NodeId {
+        if self.nodes.len() >= self.budget || depth == 0 || chance(self.rng, 0.15) {
+            if chance(self.rng, 0.4) {
+                if let Some(id) = self.existing(ty) {
+                    return id;
+                }
+            }
+            return self.leaf(ty);
+        }
+        if chance(self.rng, 0.15) {
+            if let Some(id) = self.existing(ty) {
+                return id;
+            }
+        }
+        let d = depth - 1;
+        loop {
+            let node = match (self.rng.below(8), ty) {
+                (0, F32 | F64 | I32) => {
+                    let op = pick(self.rng, &[UnaryOp::Neg, UnaryOp::Abs]);
+                    Node::Unary(op, self.value(ty, d))
+                }
+                (0, Bool | U32) => Node::Unary(UnaryOp::Not, self.value(ty, d)),
+                (1, F32 | F64) => Node::Unary(UnaryOp::Sqrt, self.value(ty, d)),
+                (1, I32) => Node::Unary(UnaryOp::Not, self.value(ty, d)),
+                (2 | 3, F32 | F64) => {
+                    let op = pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Min, BinaryOp::Max]);
+                    Node::Binary(op, self.value(ty, d), self.value(ty, d))
+                }
+                (2 | 3, I32 | U32) => {
+                    let op = pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Min, BinaryOp::Max]);
+                    Node::Binary(op, self.value(ty, d), self.value(ty, d))
+                }
+                (2, Bool) => {
+                    let op = pick(self.rng, &[BinaryOp::And, BinaryOp::Or]);
+                    Node::Binary(op, self.value(Bool, d), self.value(Bool, d))
+                }
+                (3, Bool) => {
+                    let t = pick(self.rng, &[F32, F64, I32, U32, Bool]);
+                    let op = if t == Bool { pick(self.rng, &[CompareOp::Eq, CompareOp::Ne]) } else { pick(self.rng, &COMPARES) };
+                    Node::Compare(op, self.value(t, d), self.value(t, d))
+                }
+                (4, _) => {
+                    let cond = self.value(Bool, d);
+                    Node::Select { cond, then: self.value(ty, d), otherwise: self.value(ty, d) }
+                }
+                (5, F32 | F64 | I32 | U32) => {
+                    let from = if ty.is_integer() && chance(self.rng, 0.15) { Bool } else { pick(self.rng, &NUMBERS) };
+                    Node::Cast(ty, self.value(from, d))
+                }
+                (6, F32 | F64) => Node::MulAdd(self.value(ty, d), self.value(ty, d), self.value(ty, d)),
+                (7, _) => {
+                    // A reduction over many taps, as real stencils have: a sum, min or max chain.
+                    if ty != self.element || ty == Bool {
+                        continue;
+                    }
+                    let k = 1 + self.rng.below(2 * self.radius as u64 + 1);
+                    let op = match ty {
+                        F32 | F64 => pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Min, BinaryOp::Max, BinaryOp::Mul]),
+                        _ => pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Min, BinaryOp::Max]),
+                    };
+                    let mut acc = self.value(ty, d.min(1));
+                    for _ in 0..k {
+                        let d = self.tap_offset();
+                        let tap = self.push(Node::Tap(d), ty);
+                        acc = if ty.is_float() && chance(self.rng, 0.2) {
+                            let c = self.value(ty, 0);
+                            self.push(Node::MulAdd(tap, c, acc), ty)
+                        } else {
+                            self.push(Node::Binary(op, acc, tap), ty)
+                        };
+                    }
+                    return acc;
+                }
+                _ => continue,
+            };
+            return self.push(node, ty);
+        }
+    }
+}
+
+const COMPARES: [CompareOp; 6] = [CompareOp::Lt, CompareOp::Le, CompareOp::Gt, CompareOp::Ge, CompareOp::Eq, CompareOp::Ne];
+
+fn random_body(rng: &mut Rng, element: ScalarType, params: Vec<ScalarType>, radius: u32) -> Body {
+    let budget = pick(rng, &[4, 12, 40, 120]);
+    let mut g = BodyGen { rng, element, params: params.clone(), radius, nodes: Vec::new(), types: Vec::new(), budget };
+    // Sometimes dead code first: nodes nothing reads.
+    if chance(g.rng, 0.2) {
+        let t = pick(g.rng, &[F32, F64, I32, U32, Bool]);
+        g.value(t, 2);
+    }
+    let depth = 1 + g.rng.below(6) as u32;
+    let mut result = g.value(element, depth);
+    // Often many taps, as real stencils have: a window (or a random part of it) reduced into the
+    // result. The schedule (which lanes own which taps, which shuffles fetch them) is the point.
+    if chance(g.rng, 0.45) {
+        let r = radius as i32;
+        let (lo, hi) = if chance(g.rng, 0.5) {
+            (-r, r)
+        } else {
+            let a = g.rng.below(2 * r as u64 + 1) as i32 - r;
+            let b = g.rng.below(2 * r as u64 + 1) as i32 - r;
+            (a.min(b), a.max(b))
+        };
+        let step = if chance(g.rng, 0.7) { 1 } else { 1 + g.rng.below(4) as usize };
+        let op = pick(g.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Min, BinaryOp::Max, BinaryOp::Mul]);
+        for d in (lo..=hi).step_by(step) {
+            let tap = g.push(Node::Tap(d), element);
+            result = if element.is_float() && chance(g.rng, 0.1) {
+                let c = g.value(element, 1);
+                g.push(Node::MulAdd(tap, c, result), element)
+            } else {
+                g.push(Node::Binary(op, result, tap), element)
+            };
+        }
+    }
+    // ...or after the result.
+    if chance(g.rng, 0.1) {
+        let t = pick(g.rng, &[F32, F64, I32, U32, Bool]);
+        g.value(t, 2);
+    }
+    let nodes = g.nodes;
+    Body::new(element, params, radius, nodes, result).expect("the generator builds well-typed bodies")
+}
+
+fn random_length(rng: &mut Rng, pattern: &Pattern) -> usize {
+    let r = pattern.radius() as usize;
+    let tile = pattern.tile_outputs() as usize;
+    let block = pattern.block_outputs() as usize;
+    let jitter = rng.below(3) as usize; // 0, 1 or 2
+    match rng.below(12) {
+        0 => 0,
+        1 => 1 + rng.below(3) as usize,
+        2 => 2 * r,
+        3 => 2 * r + 1,
+        4 => (2 * r + jitter).saturating_sub(1),
+        5 => tile * (1 + rng.below(3) as usize) + 2 * r + jitter - 1,
+        6 => block * (1 + rng.below(2) as usize) + 2 * r + jitter - 1,
+        7 => rng.below(64) as usize,
+        // Log-uniform up to a few thousand.
+        _ => rng.uniform(16f64.ln(), 5000f64.ln()).exp() as usize,
+    }
+}
+
+fn random_case(seed: u64) -> Case {
+    let mut rng = Rng::new(seed);
+    let radius = match rng.below(4) {
+        0 => 1 + rng.below(3) as u32,
+        1 => 40,
+        _ => 1 + rng.below(40) as u32,
+    };
+    let warp = 1 << (1 + rng.below(5));
+    let p = 1 + rng.below(8) as u32;
+    let boundary = pick(&mut rng, &Boundary::ALL);
+    let pattern = Pattern::new(radius, warp, p, boundary).expect("valid pattern");
+    let strategy = if chance(&mut rng, 0.7) { Strategy::RegisterCache } else { pick(&mut rng, &Strategy::ALL) };
+    // Granules of V consecutive elements per lane: V a power of two dividing outputs_per_thread.
+    let granules: Vec<u32> = [1, 2, 4, 8].into_iter().filter(|v| p % v == 0).collect();
+    let layout = if strategy == Strategy::RegisterCache && chance(&mut rng, 0.35) {
+        Layout::Granule(pick(&mut rng, &granules))
+    } else {
+        Layout::RoundRobin
+    };
+    let element = pick(&mut rng, &NUMBERS);
+    let param_types: Vec<ScalarType> = (0..rng.below(4)).map(|_| pick(&mut rng, &NUMBERS)).collect();
+    let params = param_types.iter().map(|&t| constant(&mut rng, t)).collect();
+    let body = random_body(&mut rng, element, param_types, radius);
+    let n = random_length(&mut rng, &pattern);
+    let raw_data = chance(&mut rng, 0.25);
+    let data_seed = rng.next_u64();
+    Case { pattern, strategy, layout, body, params, n, raw_data, data_seed }
+}
+
+fn data<T: Element>(case: &Case) -> Vec<T> {
+    if case.raw_data {
+        let mut rng = Rng::new(case.data_seed);
+        (0..case.n).map(|_| T::from_bits(rng.next_u64())).collect()
+    } else {
+        awkward(case.n, case.data_seed)
+    }
+}
+
+// ---- the check ----------------------------------------------------------------------------------
+
+/// How the oracle finds an output's window. The test uses the definition; the self-test below
+/// breaks it on purpose to show that the comparison notices.
+#[derive(Clone, Copy, Debug)]
+struct Oracle {
+    centre_offset: i64,
+    boundary: Option<Boundary>,
+}
+
+const DEFINITION: Oracle = Oracle { centre_offset: 0, boundary: None };
+
+/// Why a case failed: what kind of failure (the shrinker keeps it), and the details.
+#[derive(Clone, Debug)]
+struct Failure {
+    kind: &'static str,
+    text: String,
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+fn fail(kind: &'static str, text: String) -> Failure {
+    Failure { kind, text }
+}
+
+fn check(case: &Case, oracle: Oracle) -> Result<(), Failure> {
+    match case.body.element() {
+        F32 => check_typed::<f32>(case, oracle),
+        F64 => check_typed::<f64>(case, oracle),
+        I32 => check_typed::<i32>(case, oracle),
+        U32 => check_typed::<u32>(case, oracle),
+        Bool => unreachable!("elements are numbers"),
+    }
+}
+
+fn check_typed<T: Element>(case: &Case, oracle: Oracle) -> Result<(), Failure> {
+    let pattern = case.pattern;
+    let distribution = case.layout.build(&pattern).map_err(|e| fail("distribution", format!("{e}")))?;
+    let program = WarpProgram::compile_with(pattern, case.strategy, distribution.as_ref(), &case.body)
+        .map_err(|e| fail("compile", format!("compile failed: {e}")))?;
+    let input: Vec<T> = data(case);
+    let n = input.len();
+    let n_out = match pattern.output_len(n) {
+        Ok(len) => len,
+        Err(e) => {
+            // The emulator must refuse this length, with the same error.
+            return match program.emulate(&input, &mut [], &case.params) {
+                Err(Error::Length(got)) if got == e => Ok(()),
+                other => Err(fail("length", format!("n={n}: output_len says `{e}`, emulate gave {other:?}"))),
+            };
+        }
+    };
+    // An output of the wrong length is refused too.
+    let wrong = if n_out == 0 || n % 2 == 0 { n_out + 1 } else { n_out - 1 };
+    let mut bad = vec![poison::<T>(); wrong];
+    let expected = pattern.check_lengths(n, wrong).expect_err("a wrong output length");
+    match program.emulate(&input, &mut bad, &case.params) {
+        Err(Error::Length(got)) if got == expected => {}
+        other => {
+            let text = format!("n={n}: an output of {wrong} elements must be refused with `{expected}`, emulate gave {other:?}");
+            return Err(fail("wrong output length", text));
+        }
+    }
+
+    let mut got = vec![poison::<T>(); n_out];
+    program.emulate(&input, &mut got, &case.params).map_err(|e| fail("emulate", format!("n={n}: emulate failed: {e}")))?;
+    let want = reference(case, oracle, &input, n_out);
+    match first_difference(&got, &want) {
+        None => Ok(()),
+        Some(i) => Err(fail("mismatch", describe_difference(case, oracle, &input, i, got.get(i).copied(), want.get(i).copied()))),
+    }
+}
+
+/// Input index of output `i`'s centre: `i + r - shift`.
+fn centre(pattern: &Pattern, oracle: Oracle, i: usize) -> i64 {
+    i as i64 + pattern.radius() as i64 - pattern.shift() as i64 + oracle.centre_offset
+}
+
+fn reference<T: Element>(case: &Case, oracle: Oracle, input: &[T], n_out: usize) -> Vec<T> {
+    let boundary = oracle.boundary.unwrap_or(case.pattern.boundary());
+    (0..n_out)
+        .map(|i| {
+            let c = centre(&case.pattern, oracle, i);
+            let tap = |d: i32| boundary.read(input, c + d as i64).to_scalar();
+            T::from_bits(case.body.eval(tap, &case.params).bits)
+        })
+        .collect()
+}
+
+fn describe_difference<T: Element>(case: &Case, oracle: Oracle, input: &[T], i: usize, got: Option<T>, want: Option<T>) -> String {
+    let pattern = case.pattern;
+    let boundary = oracle.boundary.unwrap_or(pattern.boundary());
+    let c = centre(&pattern, oracle, i);
+    let mut s = format!("n={}: output {i} (centre input {c}): emulate gave {got:?}, eval {want:?}\n", input.len());
+    if let (Some(g), Some(w)) = (got, want) {
+        let _ = writeln!(s, "  bits: emulate {:#x}, eval {:#x}", g.to_scalar().bits, w.to_scalar().bits);
+    }
+    let _ = write!(s, "  taps:");
+    for d in case.body.used_taps() {
+        let g = c + d as i64;
+        let _ = match boundary.source(input.len(), g) {
+            Some(src) => write!(s, " w[{d}]=input[{src}]={:?}", input[src]),
+            None => write!(s, " w[{d}]=0 (input[{g}] outside)"),
+        };
+    }
+    s
+}
+
+fn describe_case(case: &Case) -> String {
+    let params: Vec<String> = case.params.iter().map(|p| p.to_string()).collect();
+    format!(
+        "pattern: {}\nstrategy: {}, distribution: {:?}\nelement: {}, params: [{}]\nn: {}, data: {} (seed {:#x})\nbody:\n{}",
+        case.pattern,
+        case.strategy,
+        case.layout,
+        case.body.element(),
+        params.join(", "),
+        case.n,
+        if case.raw_data { "raw bits" } else { "awkward" },
+        case.data_seed,
+        indent(&case.body.to_string()),
+    )
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
+}
+
+// ---- shrinking ----------------------------------------------------------------------------------
+
+fn live_count(body: &Body) -> usize {
+    body.live().iter().filter(|&&l| l).count()
+}
+
+/// Smaller cases that might still fail: shorter inputs (a prefix of the same data), the body cut
+/// down to one of its sub-expressions, fewer outputs per thread, a narrower warp, a radius that
+/// just covers the taps, the register-cache strategy.
+fn candidates(case: &Case) -> Vec<Case> {
+    let mut out = Vec::new();
+    let r = case.pattern.radius() as usize;
+    let mut lengths: Vec<usize> = (0..=(2 * r + 2).min(case.n)).collect();
+    lengths.extend([case.n / 4, case.n / 2, case.n * 3 / 4, case.n.saturating_sub(1)]);
+    for n in lengths.into_iter().filter(|&n| n < case.n) {
+        out.push(Case { n, ..case.clone() });
+    }
+    let body = &case.body;
+    let live = live_count(body);
+    for id in 0..body.nodes().len() as NodeId {
+        if body.ty(id) == body.element() && id != body.result() {
+            if let Ok(b) = Body::new(body.element(), body.params().to_vec(), body.radius(), body.nodes().to_vec(), id) {
+                if live_count(&b) < live {
+                    out.push(Case { body: b, ..case.clone() });
+                }
+            }
+        }
+    }
+    let p = case.pattern;
+    let with = |radius: u32, warp: u32, outputs: u32| -> Option<Case> {
+        let pattern = Pattern::new(radius, warp, outputs, p.boundary()).ok()?;
+        let body = Body::new(body.element(), body.params().to_vec(), radius, body.nodes().to_vec(), body.result()).ok()?;
+        Some(Case { pattern, body, ..case.clone() })
+    };
+    let reach = body.used_taps().iter().map(|d| d.unsigned_abs()).max().unwrap_or(1).max(1);
+    let mut smaller = Vec::new();
+    if p.outputs_per_thread() > 1 {
+        smaller.push(with(p.radius(), p.warp(), 1));
+        smaller.push(with(p.radius(), p.warp(), p.outputs_per_thread() - 1));
+    }
+    if p.warp() > 2 {
+        smaller.push(with(p.radius(), 2, p.outputs_per_thread()));
+        smaller.push(with(p.radius(), p.warp() / 2, p.outputs_per_thread()));
+    }
+    if reach < p.radius() {
+        smaller.push(with(reach, p.warp(), p.outputs_per_thread()));
+    }
+    out.extend(smaller.into_iter().flatten());
+    if case.strategy != Strategy::RegisterCache {
+        out.push(Case { strategy: Strategy::RegisterCache, ..case.clone() });
+    }
+    if case.layout != Layout::RoundRobin {
+        out.push(Case { layout: Layout::RoundRobin, ..case.clone() });
+    }
+    // A smaller pattern may not split into the same granules.
+    out.retain(|c| c.layout.build(&c.pattern).is_ok());
+    out
+}
+
+/// Greedily takes the first smaller candidate that still fails the same way, until none does.
+fn shrink(mut case: Case, mut failure: Failure, oracle: Oracle) -> (Case, Failure) {
+    for _ in 0..200 {
+        let next = candidates(&case)
+            .into_iter()
+            .find_map(|c| check(&c, oracle).err().filter(|f| f.kind == failure.kind).map(|f| (c, f)));
+        match next {
+            Some((c, f)) => (case, failure) = (c, f),
+            None => break,
+        }
+    }
+    (case, failure)
+}
+
+// ---- driver -------------------------------------------------------------------------------------
+
+fn env_u64(name: &str) -> Option<u64> {
+    let v = std::env::var(name).ok()?;
+    let v = v.trim();
+    let parsed = match v.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(&hex.replace('_', ""), 16),
+        None => v.replace('_', "").parse(),
+    };
+    Some(parsed.unwrap_or_else(|_| panic!("{name}={v} is not a number")))
+}
+
+/// Runs cases `base..base + count` on all cores; returns the failure of the lowest seed, shrunk,
+/// as a report.
+fn run(base: u64, count: u64, oracle: Oracle) -> Option<String> {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8) as u64;
+    let stop = AtomicBool::new(false);
+    let failures: Mutex<Vec<(u64, Case, Failure)>> = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let (stop, failures) = (&stop, &failures);
+            s.spawn(move || {
+                let mut i = t;
+                while i < count && !stop.load(Ordering::Relaxed) {
+                    let seed = base.wrapping_add(i);
+                    let case = random_case(seed);
+                    if let Err(f) = check(&case, oracle) {
+                        failures.lock().unwrap().push((seed, case, f));
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    i += threads;
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().unwrap();
+    failures.sort_by_key(|(seed, ..)| seed.wrapping_sub(base));
+    let (seed, case, failure) = failures.into_iter().next()?;
+    let original = describe_case(&case);
+    let (small, small_failure) = shrink(case, failure.clone(), oracle);
+    Some(format!(
+        "case seed {seed:#x} failed (rerun it alone: RC_PROPERTY_SEED={seed:#x} cargo test -p rc-core --test property)\n\
+         \n--- shrunk ---\n{}\n{small_failure}\n\n--- as generated ---\n{original}\n{failure}",
+        describe_case(&small)
+    ))
+}
+
+#[test]
+fn emulation_equals_eval_on_random_patterns_bodies_and_data() {
+    let start = Instant::now();
+    let (base, count) = match env_u64("RC_PROPERTY_SEED") {
+        Some(seed) => (seed, 1),
+        None => (env_u64("RC_PROPERTY_BASE").unwrap_or(BASE_SEED), env_u64("RC_PROPERTY_CASES").unwrap_or(CASES)),
+    };
+    if let Some(report) = run(base, count, DEFINITION) {
+        panic!("{report}");
+    }
+    eprintln!("{count} random cases from seed {base:#x} in {:.1?}", start.elapsed());
+}
+
+/// The comparison is worth something only if it can fail: with the window shifted by one, or
+/// with the wrong boundary rule, the oracle is wrong, and the run must say so (with a seed and a
+/// shrunk case).
+#[test]
+fn a_wrong_oracle_is_caught_and_shrunk() {
+    for (name, oracle) in [
+        ("centre shifted by one", Oracle { centre_offset: 1, boundary: None }),
+        ("boundary read as clamp", Oracle { centre_offset: 0, boundary: Some(Boundary::Clamp) }),
+    ] {
+        let report = run(BASE_SEED, 500, oracle).unwrap_or_else(|| panic!("{name}: 500 cases did not notice"));
+        assert!(report.contains("RC_PROPERTY_SEED=0x"), "{name}: {report}");
+        assert!(report.contains("--- shrunk ---") && report.contains("body:"), "{name}: {report}");
+    }
+}
+
+/// Each case depends on its seed alone.
+#[test]
+fn cases_are_reproducible() {
+    for seed in BASE_SEED..BASE_SEED + 50 {
+        let (a, b) = (random_case(seed), random_case(seed));
+        assert_eq!(describe_case(&a), describe_case(&b));
+    }
+}

@@ -1,0 +1,174 @@
+//! What the driver's compiler gave a stencil's kernel on the GPU at hand: registers, spills,
+//! shared memory, and how many blocks fit on a multiprocessor.
+//!
+//! The kernel is looked up through the same per-context cache as [`crate::launch`], so these are
+//! the figures of the very function that is launched, compiled by the same driver for the same
+//! GPU (the PTX is portable; the machine code and its register count are not).
+
+use std::os::raw::c_int;
+
+use cust::sys::CUdevice_attribute as Attribute;
+use rc_core::{Element, Params, Pattern, Stencil};
+
+use crate::context;
+use crate::driver::{self, CuDevice, CuFunction, CuResult};
+use crate::error::{check, Error};
+use crate::module;
+
+/// `CUfunction_attribute` values (an `int`-sized C enum), from `cuda.h`.
+const CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: c_int = 0;
+const CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: c_int = 1;
+const CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: c_int = 3;
+const CU_FUNC_ATTRIBUTE_NUM_REGS: c_int = 4;
+
+/// `CUDA_ERROR_INVALID_CONTEXT`.
+const INVALID_CONTEXT: CuResult = 201;
+
+// Declared as in `driver.rs` (a plain `u32` result; both names are in rc-cuda-stub's list).
+#[allow(non_snake_case)]
+extern "C" {
+    fn cuFuncGetAttribute(value: *mut c_int, attribute: c_int, function: CuFunction) -> CuResult;
+    fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        blocks: *mut c_int,
+        function: CuFunction,
+        block_size: c_int,
+        dynamic_shared_bytes: usize,
+    ) -> CuResult;
+}
+
+/// A kernel's resources as compiled for the current GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resources {
+    /// 32-bit registers per thread.
+    pub registers_per_thread: u32,
+    /// Local memory per thread in bytes: register spills, and arrays the compiler could not keep
+    /// in registers. Anything above 0 in a register-cache kernel means the cache left registers.
+    pub local_bytes_per_thread: u32,
+    /// Statically allocated shared memory per block, in bytes.
+    pub static_shared_bytes_per_block: u32,
+    /// The most threads a block of this kernel may have (below the device's limit when the
+    /// kernel needs many registers).
+    pub max_threads_per_block: u32,
+    /// Threads per block that [`crate::launch`] uses.
+    pub threads_per_block: u32,
+    /// Blocks of `threads_per_block` threads resident on one multiprocessor at once.
+    pub blocks_per_multiprocessor: u32,
+    /// The most threads one multiprocessor holds.
+    pub max_threads_per_multiprocessor: u32,
+}
+
+impl Resources {
+    /// Resident threads over the most a multiprocessor holds, from 0 to 1.
+    pub fn occupancy(&self) -> f64 {
+        if self.max_threads_per_multiprocessor == 0 {
+            return 0.0;
+        }
+        f64::from(self.blocks_per_multiprocessor * self.threads_per_block) / f64::from(self.max_threads_per_multiprocessor)
+    }
+}
+
+/// The resources of `stencil`'s kernel on the current context's GPU, loading the kernel (as a
+/// launch would) if this context has not loaded it yet.
+///
+/// Uses the context current on this thread if there is one, else device 0's primary context,
+/// like [`crate::run`]. The context must be a primary context ([`Error::NotPrimaryContext`]).
+pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resources, Error> {
+    context::ensure_current()?;
+    let Some(context) = context::current()? else {
+        return Err(Error::driver("cuCtxGetCurrent after making a context current", INVALID_CONTEXT));
+    };
+    let kernel = module::kernel(context, stencil.name(), stencil.ptx(), stencil.entry())?;
+    let function = kernel.function();
+    let attribute = |attribute: c_int, name: &str| {
+        let mut value: c_int = 0;
+        // SAFETY: valid out-pointer; `function` stays loaded while `kernel` lives.
+        let code = unsafe { cuFuncGetAttribute(&mut value, attribute, function) };
+        check(code, || format!("cuFuncGetAttribute({name}) for stencil `{}`", stencil.name()))?;
+        Ok::<u32, Error>(value.max(0) as u32)
+    };
+    let registers_per_thread = attribute(CU_FUNC_ATTRIBUTE_NUM_REGS, "CU_FUNC_ATTRIBUTE_NUM_REGS")?;
+    let local_bytes_per_thread = attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES")?;
+    let static_shared_bytes_per_block =
+        attribute(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, "CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES")?;
+    let max_threads_per_block =
+        attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK")?;
+
+    let threads_per_block = Pattern::THREADS_PER_BLOCK;
+    let mut blocks: c_int = 0;
+    // SAFETY: valid out-pointer; `function` is loaded in the current context; rc's kernels use
+    // no dynamic shared memory.
+    let code = unsafe { cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks, function, threads_per_block as c_int, 0) };
+    check(code, || {
+        format!("cuOccupancyMaxActiveBlocksPerMultiprocessor for stencil `{}` ({threads_per_block} threads)", stencil.name())
+    })?;
+
+    let mut device: CuDevice = 0;
+    // SAFETY: valid out-pointer; a context is current.
+    check(unsafe { driver::cuCtxGetDevice(&mut device) }, || "cuCtxGetDevice for the current context")?;
+    let mut max_threads: c_int = 0;
+    let per_sm = Attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR;
+    // SAFETY: valid out-pointer; the attribute enum is an `int`-sized C enum.
+    check(unsafe { driver::cuDeviceGetAttribute(&mut max_threads, per_sm as c_int, device) }, || {
+        format!("cuDeviceGetAttribute({per_sm:?}) for device {device}")
+    })?;
+
+    Ok(Resources {
+        registers_per_thread,
+        local_bytes_per_thread,
+        static_shared_bytes_per_block,
+        max_threads_per_block,
+        threads_per_block,
+        blocks_per_multiprocessor: blocks.max(0) as u32,
+        max_threads_per_multiprocessor: max_threads.max(0) as u32,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use rc_core::body::{Body, Node};
+    use rc_core::{BodyError, Boundary, Layout, ScalarType, Strategy, Window};
+
+    use super::*;
+
+    fn body() -> Result<Body, BodyError> {
+        Body::new(ScalarType::F32, vec![], 1, vec![Node::Tap(0)], 0)
+    }
+    fn reference(w: Window<'_, f32>, _: ()) -> f32 {
+        w[0]
+    }
+    const COPY: Stencil<f32, ()> = Stencil::from_parts(
+        "c",
+        Pattern::new_unchecked(1, 32, 1, Boundary::Valid),
+        Strategy::RegisterCache,
+        Layout::RoundRobin,
+        "",
+        "e",
+        body,
+        reference,
+    );
+
+    #[test]
+    fn without_a_gpu_resources_say_there_is_no_device() {
+        if crate::gpu().is_ok() {
+            eprintln!("skipping without_a_gpu_resources_say_there_is_no_device: there is a GPU");
+            return;
+        }
+        let err = resources(&COPY).expect_err("no GPU");
+        assert!(err.is_no_device(), "{err}");
+    }
+
+    #[test]
+    fn occupancy_is_resident_threads_over_the_multiprocessors_limit() {
+        let r = Resources {
+            registers_per_thread: 64,
+            local_bytes_per_thread: 0,
+            static_shared_bytes_per_block: 0,
+            max_threads_per_block: 1024,
+            threads_per_block: 256,
+            blocks_per_multiprocessor: 4,
+            max_threads_per_multiprocessor: 2048,
+        };
+        assert_eq!(r.occupancy(), 0.5);
+        assert_eq!(Resources { max_threads_per_multiprocessor: 0, ..r }.occupancy(), 0.0);
+    }
+}
