@@ -15,7 +15,7 @@ use rc::core::ptx;
 use rc::runtime::cust::context::Context;
 use rc::runtime::cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
 use rc::runtime::cust::stream::{Stream, StreamFlags};
-use rc::testdata::{awkward, first_difference, poison};
+use rc::testdata::{awkward, poison};
 use rc::core::stencil::Reference;
 use rc::core::Layout;
 use rc::{Boundary, Element, Params, Pattern, Scalar, Stencil, Strategy, WarpProgram, Window};
@@ -83,7 +83,7 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
         return Err(what("the kernel wrote outside its output".into()));
     }
     let got = &got[GUARD..GUARD + n_out];
-    match first_difference(got, &want) {
+    match catalogue::compare_outputs(k, got, &want) {
         None => Ok(()),
         Some(i) => Err(what(format!("output {i}: GPU gave {:?}, CPU reference {:?}", got[i], want[i]))),
     }

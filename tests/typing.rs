@@ -101,3 +101,15 @@ fn integer_expressions_and_loop_indices_under_as_keep_their_own_type() {
 fn a_let_typed_by_a_later_use_can_decide_a_compile_time_branch() {
     check(&let_typing_that_decides_a_branch::KERNEL);
 }
+
+/// NaN cast to an integer is 0, as in Rust, for f64 as for f32 (an H200's f64 conversion gives
+/// i32::MIN for NaN; the kernel corrects it). Emulation covers the semantics; tests/gpu.rs the GPU.
+#[stencil(radius = 1)]
+fn nan_to_integer(w: Window<f64>) -> f64 {
+    (w[0] as i32) as f64 + (w[1] as u32) as f64 + (w[-1] as f32 as i32) as f64
+}
+
+#[test]
+fn nan_cast_to_an_integer_is_zero() {
+    check(&nan_to_integer::KERNEL);
+}

@@ -177,6 +177,13 @@ impl Body {
         taps
     }
 
+    /// Whether the result depends on `min` or `max`, whose sign of a zero result Rust leaves
+    /// unspecified (so a reference built with other optimisations may return the other zero).
+    pub fn uses_min_or_max(&self) -> bool {
+        let live = self.live();
+        self.nodes.iter().zip(live).any(|(n, l)| l && matches!(n, Node::Binary(BinaryOp::Min | BinaryOp::Max, ..)))
+    }
+
     /// Whether each node depends on a tap (the rest is the same for every output of a thread).
     pub fn depends_on_taps(&self) -> Vec<bool> {
         let mut dep = vec![false; self.nodes.len()];

@@ -322,6 +322,8 @@ impl<'a> Printer<'a> {
         self.line(&format!("setp.le.and.s64 {inside}, {hi}, {N}, {inside};"));
         let (fast, done) = (self.label("loads_vector"), self.label("loads_done"));
         self.line(&format!("@{inside} bra {fast};"));
+        // Code up to `fast` runs only on the scalar path: nothing it caches may be used below.
+        self.lane_below.clear();
         for &(dst, cache, base, stride, lanes) in &items {
             self.load(dst, cache, base, stride, lanes);
         }
@@ -376,6 +378,7 @@ impl<'a> Printer<'a> {
         self.line(&format!("setp.le.u64 {whole}, {end}, {N_OUT};"));
         let (fast, done) = (self.label("stores_vector"), self.label("stores_done"));
         self.line(&format!("@{whole} bra {fast};"));
+        self.lane_below.clear();
         for &(src, output, base, stride) in &items {
             self.instr(&Instr::Store { src, output, at: AffineLoad { base, stride } });
         }
@@ -422,8 +425,12 @@ impl<'a> Printer<'a> {
         format!("$rc_{what}_{}", self.next_label)
     }
 
+    /// Starts a block that can be reached by a jump: values cached by the code above it may not
+    /// have been computed on the path that jumped here, so the caches are dropped.
     fn label_line(&mut self, label: &str) {
         let _ = writeln!(self.body, "{label}:");
+        self.lane_below.clear();
+        self.lane_plus.clear();
     }
 
     fn load(&mut self, dst: Reg, cache: Option<u32>, base: u32, stride: u32, lanes: (u32, u32)) {
@@ -691,8 +698,14 @@ impl<'a> Printer<'a> {
             (f, t) if f == t => format!("mov.{} {d}, {x};", ptx_type(t)),
             (F32, F64) => format!("cvt.f64.f32 {d}, {x};"),
             (F64, F32) => format!("cvt.rn.f32.f64 {d}, {x};"),
-            // Float to integer: round toward zero, saturate, NaN to 0 — Rust's `as`.
-            (F32 | F64, I32 | U32) => format!("cvt.rzi.{}.{} {d}, {x};", ptx_type(to), ptx_type(from)),
+            // Float to integer: round toward zero and saturate, as Rust's `as`; and NaN to 0,
+            // explicitly: an H200 converts an f64 NaN to i32::MIN (measured).
+            (F32 | F64, I32 | U32) => {
+                let nan = self.q();
+                self.line(&format!("cvt.rzi.{}.{} {d}, {x};", ptx_type(to), ptx_type(from)));
+                self.line(&format!("setp.nan.{} {nan}, {x}, {x};", ptx_type(from)));
+                format!("selp.b32 {d}, 0, {d}, {nan};")
+            }
             (I32 | U32, F32 | F64) => format!("cvt.rn.{}.{} {d}, {x};", ptx_type(to), ptx_type(from)),
             (I32 | U32, I32 | U32) => format!("mov.b32 {d}, {x};"),
             (Bool, I32 | U32) => format!("selp.u32 {d}, 1, 0, {x};"),

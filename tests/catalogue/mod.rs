@@ -5,7 +5,7 @@
 #![allow(clippy::eq_op, clippy::nonminimal_bool, clippy::neg_cmp_op_on_partial_ord)]
 
 use rc::prelude::*;
-use rc::testdata::{awkward, first_difference, poison};
+use rc::testdata::{awkward, first_difference, first_difference_up_to_zero_sign, poison};
 use rc::runtime::cust::memory::DeviceCopy;
 use rc::{Element, Params, Stencil};
 
@@ -189,6 +189,12 @@ pub fn wide_max_granule(w: Window<i32>) -> i32 {
     m
 }
 
+/// NaN and infinities cast to integers: 0 and the saturated bounds, as in Rust.
+#[stencil(radius = 1, warp = 8, outputs_per_thread = 2, boundary = zero)]
+pub fn float_to_int_f64(w: Window<f64>) -> f64 {
+    (w[0] as i32) as f64 + (w[1] as u32) as f64 * 0.5 + (w[-1] as f32 as i32) as f64
+}
+
 /// Something done to every stencil in the catalogue (checked on the CPU, launched on the GPU).
 pub trait Visit {
     fn visit<T: Element + DeviceCopy, P: Params + std::fmt::Debug>(&mut self, stencil: &Stencil<T, P>, params: P);
@@ -220,6 +226,16 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&heat_granule::KERNEL, (0.25,));
     v.visit(&tv_granule::KERNEL, ());
     v.visit(&wide_max_granule::KERNEL, ());
+    v.visit(&float_to_int_f64::KERNEL, ());
+}
+
+/// The first output where `got` differs from the reference; `±0` count as equal when the body
+/// calls `min`/`max` (see `first_difference_up_to_zero_sign`).
+pub fn compare_outputs<T: Element, P: Params>(k: &Stencil<T, P>, got: &[T], want: &[T]) -> Option<usize> {
+    match k.body() {
+        Ok(body) if body.uses_min_or_max() => first_difference_up_to_zero_sign(got, want),
+        _ => first_difference(got, want),
+    }
 }
 
 /// `emulate` against `run_cpu` on awkward data of length `n`: same outputs, same errors.
@@ -238,7 +254,7 @@ pub fn emulation_matches<T: Element, P: Params>(k: &Stencil<T, P>, n: usize, see
     let mut emulated = vec![poison::<T>(); want];
     k.run_cpu(&input, &mut reference, params).map_err(|e| e.to_string())?;
     k.emulate(&input, &mut emulated, params).map_err(|e| e.to_string())?;
-    match first_difference(&emulated, &reference) {
+    match compare_outputs(k, &emulated, &reference) {
         None => Ok(()),
         Some(i) => Err(format!(
             "n={n} seed={seed}: output {i}: emulate gave {:?}, run_cpu {:?}",
