@@ -264,7 +264,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--type", default="f32", help="f32, f64 or f32,f64 (default f32)")
     parser.add_argument("--n", type=int, help="input length (default 2^28 for f32, 2^27 for f64)")
-    parser.add_argument("--radii", type=numbers, default=[1, 2, 4, 8, 12, 16, 24, 32])
+    parser.add_argument("--radii", type=numbers, default=[1, 2, 4, 8, 12, 16, 24, 32, 64])
     parser.add_argument("--reps", type=int, default=20, help="timed calls; the median is kept")
     parser.add_argument("--warm-up", type=int, default=3, dest="warm_up")
     parser.add_argument("--peers", default="cupy,torch", help="cupy, torch or cupy,torch")

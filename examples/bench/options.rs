@@ -9,7 +9,7 @@ use crate::common::{fail, Result};
 
 pub const USAGE: &str = "\
 usage: cargo run --release --example bench -- [options]
-  --radii LIST       radii to run (default 1,2,4,8,12,16,24,32)
+  --radii LIST       radii to run (default 1,2,4,8,12,16,24,32,64)
   --p LIST           outputs per thread to run (default 1,2,4,8)
   --type LIST        element types: f32, f64 or f32,f64 (default f32)
   --n N              input length (default 2^28 for f32, 2^27 for f64: 1 GiB each)

@@ -42,6 +42,10 @@ pub enum Instr {
     Store { src: Reg, output: u32, at: AffineLoad },
 }
 
+/// Outputs whose computations are interleaved: enough independent chains to hide an add's
+/// latency, few enough that their live values fit in registers.
+const INTERLEAVED_OUTPUTS: usize = 8;
+
 /// What one stencil compiles to.
 #[derive(Clone, Debug)]
 pub struct WarpProgram {
@@ -103,22 +107,31 @@ impl WarpProgram {
         }
         let live = body.live();
         let varies = body.depends_on_taps();
-        for p in 0..pattern.outputs_per_thread() {
-            let mut value: Vec<Reg> = vec![0; body.nodes().len()];
+        // Outputs are computed node by node across a group of outputs, not one output after
+        // another: each output is a chain of dependent operations (a 65-tap sum is 65 adds in
+        // a row), and interleaving gives the GPU independent work while one add waits for the
+        // last. Each output's own operations keep their order, so results are unchanged.
+        let outputs: Vec<u32> = (0..pattern.outputs_per_thread()).collect();
+        for group in outputs.chunks(INTERLEAVED_OUTPUTS) {
+            let mut values: Vec<Vec<Reg>> = vec![vec![0; body.nodes().len()]; group.len()];
             for (id, node) in body.nodes().iter().enumerate().filter(|(i, _)| live[*i]) {
-                value[id] = match lower.invariant.get(&(id as NodeId)) {
-                    Some(&reg) => reg,
-                    None => {
-                        let reg = lower.node(p, id as NodeId, *node, &value);
-                        if !varies[id] {
-                            lower.invariant.insert(id as NodeId, reg);
+                for (value, &p) in values.iter_mut().zip(group) {
+                    value[id] = match lower.invariant.get(&(id as NodeId)) {
+                        Some(&reg) => reg,
+                        None => {
+                            let reg = lower.node(p, id as NodeId, *node, value);
+                            if !varies[id] {
+                                lower.invariant.insert(id as NodeId, reg);
+                            }
+                            reg
                         }
-                        reg
-                    }
-                };
+                    };
+                }
             }
-            let at = AffineLoad { base: distribution.output(0, p), stride: distribution.output(1, p) - distribution.output(0, p) };
-            lower.instrs.push(Instr::Store { src: value[body.result() as usize], output: p, at });
+            for (value, &p) in values.iter().zip(group) {
+                let at = AffineLoad { base: distribution.output(0, p), stride: distribution.output(1, p) - distribution.output(0, p) };
+                lower.instrs.push(Instr::Store { src: value[body.result() as usize], output: p, at });
+            }
         }
         let Lower { instrs, reg_types, fetch_order, .. } = lower;
         Ok(WarpProgram {
