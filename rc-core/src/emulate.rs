@@ -5,7 +5,6 @@
 
 use crate::error::Error;
 use crate::ops;
-use crate::pattern::Pattern;
 use crate::program::{Instr, WarpProgram};
 use crate::scalar::{Element, Scalar};
 
@@ -19,7 +18,7 @@ impl WarpProgram {
         // regs[r * warp + lane]: one flat array keeps the lockstep loop cache-friendly.
         let mut regs = vec![0u64; self.reg_types().len() * warp];
         // The block's staged tile (strategy shared_memory), refilled when a new block starts.
-        let tiles_per_block = (Pattern::THREADS_PER_BLOCK / self.pattern.warp()) as usize;
+        let tiles_per_block = (self.pattern.threads_per_block() / self.pattern.warp()) as usize;
         let mut staged = vec![0u64; self.pattern.block_elements() as usize];
         for tile in 0..self.pattern.tiles(n_out) {
             for instr in &self.instrs {

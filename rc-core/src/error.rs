@@ -14,6 +14,10 @@ pub enum PatternError {
     Warp { got: i64 },
     #[error("outputs_per_thread must be an integer from 1 to 64, got {got}")]
     OutputsPerThread { got: i64 },
+    #[error("max_threads_per_block must be a multiple of 32 from 32 to 1024, got {got}")]
+    ThreadsPerBlock { got: i64 },
+    #[error("min_blocks_per_sm must be an integer from 1 to 32, got {got}")]
+    MinBlocksPerSm { got: i64 },
 }
 
 /// Input and output lengths that do not fit the pattern.

@@ -72,6 +72,10 @@ pub struct Pattern {
     warp: u32,
     outputs_per_thread: u32,
     boundary: Boundary,
+    /// Launch bounds: threads per block (`.maxntid`), and optionally the blocks per
+    /// multiprocessor ptxas must fit (`.minnctapersm`).
+    threads_per_block: u32,
+    min_blocks_per_sm: Option<u32>,
 }
 
 impl Pattern {
@@ -80,6 +84,14 @@ impl Pattern {
     /// Radii above this make no sense for a register cache (and keep index arithmetic in i32).
     pub const MAX_RADIUS: u32 = 4096;
     pub const MAX_OUTPUTS_PER_THREAD: u32 = 64;
+    /// Threads per block unless the attribute says `max_threads_per_block`: a multiple of 32, so
+    /// every physical warp is whole and every lane of it takes part in every shuffle; 256 keeps
+    /// 8 warps per block for the scheduler to hide latency.
+    pub const DEFAULT_THREADS_PER_BLOCK: u32 = 256;
+    /// CUDA's limit on threads per block.
+    pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
+    /// The largest `min_blocks_per_sm` accepted (no GPU holds more than 32 blocks per SM).
+    pub const MAX_MIN_BLOCKS_PER_SM: u32 = 32;
 
     pub fn new(
         radius: u32,
@@ -96,13 +108,52 @@ impl Pattern {
         if outputs_per_thread == 0 || outputs_per_thread > Pattern::MAX_OUTPUTS_PER_THREAD {
             return Err(PatternError::OutputsPerThread { got: outputs_per_thread as i64 });
         }
-        Ok(Pattern { radius, warp, outputs_per_thread, boundary })
+        Ok(Pattern::new_unchecked(radius, warp, outputs_per_thread, boundary))
     }
 
     /// Used by generated code, whose pattern the macro has already validated.
     #[doc(hidden)]
     pub const fn new_unchecked(radius: u32, warp: u32, outputs_per_thread: u32, boundary: Boundary) -> Pattern {
-        Pattern { radius, warp, outputs_per_thread, boundary }
+        Pattern {
+            radius,
+            warp,
+            outputs_per_thread,
+            boundary,
+            threads_per_block: Pattern::DEFAULT_THREADS_PER_BLOCK,
+            min_blocks_per_sm: None,
+        }
+    }
+
+    /// This pattern with launch bounds: `threads_per_block` threads per block (a multiple of 32
+    /// from 32 to 1024; printed as `.maxntid` and used by the launch) and, if given, at least
+    /// `min_blocks_per_sm` blocks resident per multiprocessor (1 to 32; printed as
+    /// `.minnctapersm`, which makes ptxas cap registers per thread to fit them).
+    pub fn with_launch_bounds(self, threads_per_block: u32, min_blocks_per_sm: Option<u32>) -> Result<Pattern, PatternError> {
+        if !(32..=Pattern::MAX_THREADS_PER_BLOCK).contains(&threads_per_block) || threads_per_block % 32 != 0 {
+            return Err(PatternError::ThreadsPerBlock { got: threads_per_block as i64 });
+        }
+        if let Some(m) = min_blocks_per_sm {
+            if !(1..=Pattern::MAX_MIN_BLOCKS_PER_SM).contains(&m) {
+                return Err(PatternError::MinBlocksPerSm { got: m as i64 });
+            }
+        }
+        Ok(self.with_launch_bounds_unchecked(threads_per_block, min_blocks_per_sm))
+    }
+
+    /// `with_launch_bounds` for generated code, whose bounds the macro has already validated.
+    #[doc(hidden)]
+    pub const fn with_launch_bounds_unchecked(self, threads_per_block: u32, min_blocks_per_sm: Option<u32>) -> Pattern {
+        Pattern { threads_per_block, min_blocks_per_sm, ..self }
+    }
+
+    /// Threads per block of the launch (and the kernel's `.maxntid`).
+    pub const fn threads_per_block(&self) -> u32 {
+        self.threads_per_block
+    }
+
+    /// The kernel's `.minnctapersm`, if the attribute set `min_blocks_per_sm`.
+    pub const fn min_blocks_per_sm(&self) -> Option<u32> {
+        self.min_blocks_per_sm
     }
 
     pub const fn radius(&self) -> u32 {
@@ -182,13 +233,13 @@ pub struct LaunchShape {
 }
 
 impl Pattern {
-    /// Threads per block. A multiple of 32, so every physical warp is whole and every lane of it
-    /// takes part in every shuffle; 256 keeps 8 warps per block for the scheduler to hide latency.
-    pub const THREADS_PER_BLOCK: u32 = 256;
+    /// The default threads per block; a pattern's own is [`Pattern::threads_per_block`].
+    #[deprecated(note = "use Pattern::threads_per_block() (set by `max_threads_per_block`) or Pattern::DEFAULT_THREADS_PER_BLOCK")]
+    pub const THREADS_PER_BLOCK: u32 = Pattern::DEFAULT_THREADS_PER_BLOCK;
 
     /// Outputs one block computes (all its warps' tiles, consecutive).
     pub const fn block_outputs(&self) -> u32 {
-        Pattern::THREADS_PER_BLOCK * self.outputs_per_thread
+        self.threads_per_block * self.outputs_per_thread
     }
 
     /// Input elements one block reads (what strategy `shared_memory` stages).
@@ -199,12 +250,12 @@ impl Pattern {
     /// The launch that covers `output_len` outputs (no blocks for an empty output).
     pub fn launch_shape(&self, output_len: usize) -> Result<LaunchShape, LengthError> {
         let threads = self.tiles(output_len) as u64 * self.warp as u64;
-        let blocks = threads.div_ceil(Pattern::THREADS_PER_BLOCK as u64);
+        let blocks = threads.div_ceil(self.threads_per_block as u64);
         let max = i32::MAX as u64;
         if blocks > max {
             return Err(LengthError::GridTooLarge { outputs: output_len, blocks, max });
         }
-        Ok(LaunchShape { blocks: blocks as u32, threads_per_block: Pattern::THREADS_PER_BLOCK })
+        Ok(LaunchShape { blocks: blocks as u32, threads_per_block: self.threads_per_block })
     }
 }
 

@@ -492,12 +492,12 @@ impl<'a> Printer<'a> {
         }
     }
 
-    /// Strategy shared_memory: thread t copies block elements t, t + 256, ... into the staged
+    /// Strategy shared_memory: thread t copies block elements t, t + T, ... (T threads per block) into the staged
     /// tile, then the block waits for all of them.
     fn stage(&mut self) {
         let program = self.program;
         let pattern = program.pattern;
-        let (threads, elements, bytes) = (Pattern::THREADS_PER_BLOCK, pattern.block_elements(), program.element.bytes());
+        let (threads, elements, bytes) = (pattern.threads_per_block(), pattern.block_elements(), program.element.bytes());
         let ty = ptx_type(program.element);
         self.comment(&format!("stage the block's {elements} input elements in shared memory"));
         let first = self.a();
@@ -746,6 +746,10 @@ impl<'a> Printer<'a> {
         }
         let _ = writeln!(out, "{}", params.join(",\n"));
         let _ = writeln!(out, ")");
+        let _ = writeln!(out, ".maxntid {}, 1, 1", pattern.threads_per_block());
+        if let Some(m) = pattern.min_blocks_per_sm() {
+            let _ = writeln!(out, ".minnctapersm {m}");
+        }
         let _ = writeln!(out, "{{");
         let _ = writeln!(out, "\t.reg .pred %p<{n}>;");
         let _ = writeln!(out, "\t.reg .pred %q<{}>;", self.next_q.max(1));

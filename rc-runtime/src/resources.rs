@@ -93,7 +93,7 @@ pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resou
     let max_threads_per_block =
         attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK")?;
 
-    let threads_per_block = Pattern::THREADS_PER_BLOCK;
+    let threads_per_block = stencil.pattern().threads_per_block();
     let mut blocks: c_int = 0;
     // SAFETY: valid out-pointer; `function` is loaded in the current context; rc's kernels use
     // no dynamic shared memory.
