@@ -37,6 +37,9 @@ fn main() -> Result<()> {
     let Some(options) = Options::parse()? else {
         return Ok(());
     };
+    if let Some(dir) = &options.emit_ptx {
+        return emit_ptx(dir);
+    }
     if let Some(csv) = &options.plot_only {
         return plot_only(&options, csv);
     }
@@ -109,6 +112,22 @@ fn main() -> Result<()> {
 
 /// `--plot-only CSV`: the table and the plots of a finished run, with `--peers` merged in if
 /// given (results.csv itself is left as it is).
+/// Every compiled kernel's PTX, as `<variant>_<type>_<entry>.ptx` (entries repeat across variants).
+fn emit_ptx(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir)?;
+    fn write<T: BenchElement>(dir: &Path) -> Result<usize> {
+        let kernels = T::kernels();
+        for k in &kernels {
+            let variant = bench::kernels::Variant::of(k).map_or("unknown", |v| v.label);
+            std::fs::write(dir.join(format!("{variant}_{}_{}.ptx", T::TYPE, k.entry())), k.ptx())?;
+        }
+        Ok(kernels.len())
+    }
+    let written = write::<f32>(dir)? + write::<f64>(dir)?;
+    println!("wrote {written} kernels' PTX to {}", dir.display());
+    Ok(())
+}
+
 fn plot_only(options: &Options, csv: &Path) -> Result<()> {
     let mut rows = report::read_csv(csv)?;
     report::fill_speedups(&mut rows);

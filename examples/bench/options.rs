@@ -19,6 +19,7 @@ usage: cargo run --release --example bench -- [options]
                      (default bench/results/<date>-<gpu>/)
   --peers FILE       merge the CSV written by bench/peers.py into the results and plots
   --plot-only CSV    no GPU: re-plot (and re-tabulate) a results.csv, into --out or beside it
+  --emit-ptx DIR     write every kernel's PTX into DIR (for ptxas in CI) and exit
   --help             this text";
 
 /// Default input lengths: 1 GiB of input either way.
@@ -36,6 +37,7 @@ pub struct Options {
     pub out: Option<PathBuf>,
     pub peers: Option<PathBuf>,
     pub plot_only: Option<PathBuf>,
+    pub emit_ptx: Option<PathBuf>,
 }
 
 impl Options {
@@ -52,6 +54,7 @@ impl Options {
             out: None,
             peers: None,
             plot_only: None,
+            emit_ptx: None,
         };
         let mut words = std::env::args().skip(1);
         while let Some(word) = words.next() {
@@ -66,6 +69,7 @@ impl Options {
                 "--out" => options.out = Some(value()?.into()),
                 "--peers" => options.peers = Some(value()?.into()),
                 "--plot-only" => options.plot_only = Some(value()?.into()),
+                "--emit-ptx" => options.emit_ptx = Some(value()?.into()),
                 "--help" | "-h" => {
                     println!("{USAGE}");
                     return Ok(None);

@@ -3,12 +3,15 @@
 
 use std::fmt::{self, Write};
 
-use crate::program::WarpProgram;
+use crate::program::{RegisterEstimate, WarpProgram};
 use crate::strategy::Strategy;
 use crate::schedule::{Fetch, Source};
 
 /// Warps up to this width are shown as a full grid, one column per lane, like Table 2.
 const GRID_MAX_WARP: u32 = 8;
+
+/// Estimated registers per thread above which `explain()` warns that ptxas may spill.
+const HIGH_REGISTERS: u32 = 200;
 
 /// A printable schedule with its headline numbers.
 #[derive(Clone, Debug)]
@@ -16,6 +19,8 @@ pub struct Explanation {
     pub name: String,
     pub shuffles_per_output: f64,
     pub cache_registers: u32,
+    /// The compile-time register estimate ([`WarpProgram::register_estimate`]).
+    pub registers: RegisterEstimate,
     pub phases: usize,
     pub local_fetches: usize,
     pub reused_reads: usize,
@@ -49,6 +54,20 @@ impl Explanation {
                 pattern.tile_elements().div_ceil(warp),
                 program.cache_registers()
             )?;
+            match pattern.min_blocks_per_sm() {
+                Some(m) => writeln!(text, "launch bounds: {} threads per block (.maxntid), at least {m} blocks per multiprocessor (.minnctapersm)", pattern.threads_per_block())?,
+                None => writeln!(text, "launch bounds: {} threads per block (.maxntid)", pattern.threads_per_block())?,
+            }
+            let estimate = program.register_estimate();
+            writeln!(text, "registers: {estimate} (estimated; ptxas -v gives the real count)")?;
+            if estimate.total > HIGH_REGISTERS {
+                writeln!(
+                    text,
+                    "note: the estimate is above {HIGH_REGISTERS}, close to the limit of {} registers per thread: ptxas may spill; \
+                     lower outputs_per_thread, or set min_blocks_per_sm to make ptxas cap registers",
+                    crate::program::MAX_REGISTERS_PER_THREAD
+                )?;
+            }
             writeln!(text, "taps used: {:?}", schedule.taps)?;
             writeln!(
                 text,
@@ -106,6 +125,7 @@ impl Explanation {
             name: name.to_string(),
             shuffles_per_output: program.shuffles_per_output(),
             cache_registers: program.cache_registers(),
+            registers: program.register_estimate(),
             phases,
             local_fetches: schedule.fetches.len() - phases,
             reused_reads: uses - schedule.fetches.len(),

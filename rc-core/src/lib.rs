@@ -28,7 +28,7 @@ pub use distribution::{Distribution, Granule, Layout, RoundRobin};
 pub use error::{BodyError, Error, LengthError, PatternError, ScheduleError};
 pub use explain::Explanation;
 pub use pattern::{Boundary, LaunchShape, Pattern};
-pub use program::{Instr, WarpProgram};
+pub use program::{Instr, RegisterEstimate, WarpProgram};
 pub use scalar::{Element, Params, Scalar, ScalarType};
 pub use schedule::{Phase, Schedule};
 pub use stencil::Stencil;

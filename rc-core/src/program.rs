@@ -112,7 +112,11 @@ impl WarpProgram {
         // a row), and interleaving gives the GPU independent work while one add waits for the
         // last. Each output's own operations keep their order, so results are unchanged.
         let outputs: Vec<u32> = (0..pattern.outputs_per_thread()).collect();
-        for group in outputs.chunks(INTERLEAVED_OUTPUTS) {
+        // Only granule layouts: their outputs share one window, so interleaving adds few live
+        // values; round-robin outputs are a warp apart, and there interleaving made values
+        // fetched for one output live across the others' chains, until ptxas spilled (f64, r >= 24).
+        let group = if distribution.vector() > 1 { INTERLEAVED_OUTPUTS } else { 1 };
+        for group in outputs.chunks(group) {
             let mut values: Vec<Vec<Reg>> = vec![vec![0; body.nodes().len()]; group.len()];
             for (id, node) in body.nodes().iter().enumerate().filter(|(i, _)| live[*i]) {
                 for (value, &p) in values.iter_mut().zip(group) {
@@ -247,5 +251,154 @@ impl Lower<'_> {
             Node::Cast(_, a) => self.emit(ty, |dst| Instr::Cast { dst, a: v(a) }),
             Node::MulAdd(a, b, c) => self.emit(ty, |dst| Instr::MulAdd { dst, a: v(a), b: v(b), c: v(c) }),
         }
+    }
+}
+
+/// 32-bit registers a lane needs besides its values and shuffle source lanes: the input and
+/// output pointers, `n`, `n_out`, `n - 1` and the tile start (64-bit each), the lane, and address
+/// scratch. Chosen so that the estimate's median error against ptxas is 0 on rc's test kernels
+/// (see `tests/registers.rs`).
+pub const ADDRESSING_REGISTERS: u32 = 8;
+
+/// The most 32-bit registers a thread can have.
+pub const MAX_REGISTERS_PER_THREAD: u32 = 255;
+
+/// Estimated 32-bit registers per thread of a warp program, from its own instructions: the peak
+/// of simultaneously live values (f64 as two registers, predicates not counted: they have their
+/// own file), split into cache registers and other values live at that point, plus a fixed
+/// addressing overhead. ptxas reorders and reuses, so this is an estimate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegisterEstimate {
+    /// Cache registers live at the peak.
+    pub cache: u32,
+    /// Other values (fetched taps, intermediates, results) live at the peak.
+    pub live_values: u32,
+    /// Pointers, lengths, lane and tile start ([`ADDRESSING_REGISTERS`]), plus one shuffle
+    /// source lane (`lane + k`) per distinct rotation.
+    pub addressing: u32,
+    /// `cache + live_values + addressing`.
+    pub total: u32,
+}
+
+impl RegisterEstimate {
+    /// The registers no schedule avoids: the cache and the addressing. ptxas reorders the
+    /// interleaved outputs and often keeps far fewer values live at once than the program order
+    /// does (down to half the estimate for the register cache, a tenth for shared memory, which
+    /// it reloads), so only this part is certain.
+    pub fn floor(&self) -> u32 {
+        self.cache + self.addressing
+    }
+
+    /// Whether even [`RegisterEstimate::floor`] exceeds what a thread can have: the kernel
+    /// cannot keep its cache in registers.
+    pub fn exceeds_limit(&self) -> bool {
+        self.floor() > MAX_REGISTERS_PER_THREAD
+    }
+}
+
+impl std::fmt::Display for RegisterEstimate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} cached registers + {} live values + {} for addressing = {} registers per thread",
+            self.cache, self.live_values, self.addressing, self.total
+        )
+    }
+}
+
+impl Instr {
+    /// The virtual registers this instruction reads.
+    pub fn uses(&self) -> Vec<Reg> {
+        match self {
+            Instr::Load { .. } | Instr::Stage | Instr::Shared { .. } | Instr::Param { .. } | Instr::Const { .. } => Vec::new(),
+            Instr::Pick { pieces, .. } => pieces.0.iter().map(|&(_, reg)| reg).collect(),
+            Instr::Shuffle { src, .. } => vec![*src],
+            Instr::Unary { a, .. } | Instr::Cast { a, .. } => vec![*a],
+            Instr::Binary { a, b, .. } | Instr::Compare { a, b, .. } => vec![*a, *b],
+            Instr::Select { cond, then, otherwise, .. } => vec![*cond, *then, *otherwise],
+            Instr::MulAdd { a, b, c, .. } => vec![*a, *b, *c],
+            Instr::Store { src, .. } => vec![*src],
+        }
+    }
+
+    /// The virtual register this instruction writes, if any.
+    pub fn def(&self) -> Option<Reg> {
+        match self {
+            Instr::Load { dst, .. }
+            | Instr::Shared { dst, .. }
+            | Instr::Pick { dst, .. }
+            | Instr::Shuffle { dst, .. }
+            | Instr::Param { dst, .. }
+            | Instr::Const { dst, .. }
+            | Instr::Unary { dst, .. }
+            | Instr::Binary { dst, .. }
+            | Instr::Compare { dst, .. }
+            | Instr::Select { dst, .. }
+            | Instr::Cast { dst, .. }
+            | Instr::MulAdd { dst, .. } => Some(*dst),
+            Instr::Stage | Instr::Store { .. } => None,
+        }
+    }
+}
+
+impl WarpProgram {
+    /// The register estimate: a backward liveness pass over the instructions in the order the
+    /// PTX back end prints them (with a vector distribution, the stores come last).
+    pub fn register_estimate(&self) -> RegisterEstimate {
+        let order: Vec<&Instr> = if self.vector == 1 {
+            self.instrs.iter().collect()
+        } else {
+            let (stores, rest): (Vec<&Instr>, Vec<&Instr>) = self.instrs.iter().partition(|i| matches!(i, Instr::Store { .. }));
+            rest.into_iter().chain(stores).collect()
+        };
+        let words = |reg: Reg| match self.reg_type(reg) {
+            ScalarType::Bool => 0,
+            ty => ty.words(),
+        };
+        let is_cache = |instr: &Instr| matches!(instr, Instr::Load { cache: Some(_), .. });
+        let cache_regs: std::collections::HashSet<Reg> =
+            self.instrs.iter().filter(|i| is_cache(i)).filter_map(Instr::def).collect();
+        let mut live = vec![false; self.reg_types.len()];
+        let (mut cache_live, mut other_live) = (0u32, 0u32);
+        let (mut best_cache, mut best_other) = (0u32, 0u32);
+        let account = |reg: Reg, add: bool, cache_live: &mut u32, other_live: &mut u32| {
+            let w = words(reg);
+            let slot = if cache_regs.contains(&reg) { cache_live } else { other_live };
+            if add {
+                *slot += w;
+            } else {
+                *slot -= w;
+            }
+        };
+        // Live-out of the last instruction is empty; walk backwards. The peak is taken just
+        // after each definition (its result and everything live across it).
+        for instr in order.iter().rev() {
+            if let Some(d) = instr.def() {
+                if !live[d as usize] {
+                    // A value written and never read still takes a register at its definition.
+                    live[d as usize] = true;
+                    account(d, true, &mut cache_live, &mut other_live);
+                }
+                if cache_live + other_live > best_cache + best_other {
+                    (best_cache, best_other) = (cache_live, other_live);
+                }
+                live[d as usize] = false;
+                account(d, false, &mut cache_live, &mut other_live);
+            }
+            for u in instr.uses() {
+                if !live[u as usize] {
+                    live[u as usize] = true;
+                    account(u, true, &mut cache_live, &mut other_live);
+                }
+            }
+            if cache_live + other_live > best_cache + best_other {
+                (best_cache, best_other) = (cache_live, other_live);
+            }
+        }
+        // The PTX keeps `lane + k` for each shuffle rotation k in a register of its own.
+        let rotations: std::collections::HashSet<u32> =
+            self.instrs.iter().filter_map(|i| match i { Instr::Shuffle { rotate, .. } => Some(*rotate), _ => None }).collect();
+        let addressing = ADDRESSING_REGISTERS + rotations.len() as u32;
+        RegisterEstimate { cache: best_cache, live_values: best_other, addressing, total: best_cache + best_other + addressing }
     }
 }

@@ -16,16 +16,28 @@ pub struct Args {
     pub pattern: Option<Pattern>,
     pub strategy: Strategy,
     pub layout: Layout,
+    /// Where `radius = ...` and `outputs_per_thread = ...` give their values, for errors about
+    /// the compiled pattern (its register estimate).
+    pub radius_span: Option<Span>,
+    pub outputs_span: Option<Span>,
 }
 
-const KNOWN: &str = "`radius`, `warp`, `outputs_per_thread`, `boundary`, `strategy`, `distribution`";
+const KNOWN: &str =
+    "`radius`, `warp`, `outputs_per_thread`, `boundary`, `strategy`, `distribution`, `max_threads_per_block`, `min_blocks_per_sm`";
 
 pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
     let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
         Ok(metas) => metas,
         Err(e) => {
             cx.push(syn::Error::new(e.span(), format!("expected `name = value` arguments ({KNOWN}): {e}")));
-            return Args { radius: None, pattern: None, strategy: Strategy::default(), layout: Layout::default() };
+            return Args {
+                radius: None,
+                pattern: None,
+                strategy: Strategy::default(),
+                layout: Layout::default(),
+                radius_span: None,
+                outputs_span: None,
+            };
         }
     };
     let mut radius: Option<u32> = None;
@@ -36,6 +48,9 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
     let mut layout: Option<(Layout, &Expr)> = None;
     let mut seen: Vec<String> = Vec::new();
     let mut radius_seen = false;
+    let mut threads: Option<u32> = None;
+    let mut min_blocks: Option<u32> = None;
+    let (mut radius_span, mut outputs_span) = (None, None);
     for meta in &metas {
         let Meta::NameValue(nv) = meta else {
             cx.error(meta, format!("expected `name = value`, one of {KNOWN}"));
@@ -53,6 +68,7 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
         match name.as_str() {
             "radius" => {
                 radius_seen = true;
+                radius_span = Some(syn::spanned::Spanned::span(&nv.value));
                 radius = integer(&nv.value, "radius", 1, Pattern::MAX_RADIUS as i64, cx);
             }
             "warp" => {
@@ -66,9 +82,23 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
                 });
             }
             "outputs_per_thread" => {
+                outputs_span = Some(syn::spanned::Spanned::span(&nv.value));
                 outputs = integer(&nv.value, "outputs_per_thread", 1, Pattern::MAX_OUTPUTS_PER_THREAD as i64, cx)
             }
             "boundary" => boundary = boundary_value(&nv.value, cx),
+            "max_threads_per_block" => {
+                threads = integer(&nv.value, "max_threads_per_block", 32, Pattern::MAX_THREADS_PER_BLOCK as i64, cx).and_then(|t| {
+                    if t % 32 == 0 {
+                        Some(t)
+                    } else {
+                        cx.error(&nv.value, format!("max_threads_per_block must be a multiple of 32 (whole warps) from 32 to 1024, got {t}"));
+                        None
+                    }
+                });
+            }
+            "min_blocks_per_sm" => {
+                min_blocks = integer(&nv.value, "min_blocks_per_sm", 1, Pattern::MAX_MIN_BLOCKS_PER_SM as i64, cx)
+            }
             "strategy" => strategy = strategy_value(&nv.value, cx).unwrap_or_default(),
             "distribution" => layout = layout_value(&nv.value, cx).map(|l| (l, &nv.value)),
             other => cx.error(&nv.path, format!("unknown argument `{other}`{}; expected one of {KNOWN}", suggestion(other))),
@@ -91,28 +121,30 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
     if !radius_seen && !seen.iter().any(|name| suggestion(name).contains("radius")) {
         cx.error_at(Span::call_site(), "missing argument `radius`: write `#[stencil(radius = R)]` with the largest tap offset R >= 1");
     }
+    let args = |pattern| Args { radius, pattern, strategy, layout, radius_span, outputs_span };
     if cx.has_errors() {
-        return Args { radius, pattern: None, strategy, layout };
+        return args(None);
     }
-    let Some(r) = radius else { return Args { radius, pattern: None, strategy, layout } };
+    let Some(r) = radius else { return args(None) };
     let pattern = Pattern::new(
         r,
         warp.unwrap_or(Pattern::DEFAULT_WARP),
         outputs.unwrap_or(Pattern::DEFAULT_OUTPUTS_PER_THREAD),
         boundary.unwrap_or(Boundary::Valid),
-    );
+    )
+    .and_then(|p| p.with_launch_bounds(threads.unwrap_or(Pattern::DEFAULT_THREADS_PER_BLOCK), min_blocks));
     match pattern {
-        Ok(pattern) => Args { radius, pattern: Some(pattern), strategy, layout },
+        Ok(pattern) => args(Some(pattern)),
         Err(e) => {
             cx.error_at(Span::call_site(), e);
-            Args { radius, pattern: None, strategy, layout }
+            args(None)
         }
     }
 }
 
 /// ` (did you mean `radius`?)` for a near miss of a known argument.
 fn suggestion(name: &str) -> String {
-    ["radius", "warp", "outputs_per_thread", "boundary", "strategy", "distribution"]
+    ["radius", "warp", "outputs_per_thread", "boundary", "strategy", "distribution", "max_threads_per_block", "min_blocks_per_sm"]
         .into_iter()
         .find(|known| edit_distance(name, known) <= 2)
         .map_or(String::new(), |known| format!(" (did you mean `{known}`?)"))

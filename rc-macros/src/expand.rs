@@ -32,6 +32,29 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let program = match (args.pattern, &body) {
         (Some(pattern), Some(b)) => match WarpProgram::compile_for(pattern, args.strategy, args.layout, b) {
+            Ok(p) if p.register_estimate().exceeds_limit() => {
+                let estimate = p.register_estimate();
+                // On `outputs_per_thread` when it was raised from 1, else on `radius`.
+                let span = match (pattern.outputs_per_thread(), args.outputs_span) {
+                    (2.., Some(span)) => span,
+                    _ => args.radius_span.unwrap_or_else(proc_macro2::Span::call_site),
+                };
+                cx.error_at(
+                    span,
+                    format!(
+                        "radius {} with outputs_per_thread {} keeps an estimated {estimate}; the cache and the \
+                         addressing alone ({} + {} = {}) are more than the {} registers a thread can have; lower the \
+                         radius or outputs_per_thread",
+                        pattern.radius(),
+                        pattern.outputs_per_thread(),
+                        estimate.cache,
+                        estimate.addressing,
+                        estimate.floor(),
+                        rc_core::program::MAX_REGISTERS_PER_THREAD
+                    ),
+                );
+                None
+            }
             Ok(p) => Some(p),
             Err(e) => {
                 cx.error(&f.sig.ident, format!("cannot schedule this stencil: {e}"));
@@ -78,6 +101,11 @@ fn generate(
     let ptx = rc_core::ptx::print(program, &entry);
     let (radius, warp, outputs) = (pattern.radius(), pattern.warp(), pattern.outputs_per_thread());
     let boundary = tokens::boundary(pattern.boundary());
+    let threads = pattern.threads_per_block();
+    let min_blocks = match pattern.min_blocks_per_sm() {
+        Some(m) => quote!(::core::option::Option::Some(#m)),
+        None => quote!(::core::option::Option::None),
+    };
     let strategy_tokens = tokens::strategy(strategy);
     let layout_tokens = tokens::layout(layout);
     let elem = tokens::rust_type(sig.element);
@@ -109,7 +137,8 @@ fn generate(
             /// The kernel handle: pattern, PTX, lowered body and CPU reference together.
             pub const KERNEL: ::rc::Stencil<#elem, #params_ty> = ::rc::Stencil::from_parts(
                 #name_str,
-                ::rc::__private::Pattern::new_unchecked(#radius, #warp, #outputs, #boundary),
+                ::rc::__private::Pattern::new_unchecked(#radius, #warp, #outputs, #boundary)
+                    .with_launch_bounds_unchecked(#threads, #min_blocks),
                 #strategy_tokens,
                 #layout_tokens,
                 Self::PTX,

@@ -967,6 +967,13 @@ fn the_macro_never_panics() {
     fuzz();
 }
 
+/// A pattern whose cache alone needs more than 255 registers per thread is a compile error.
+#[test]
+fn register_hungry_patterns_are_refused() {
+    let (args, item) = ("radius = 4096, warp = 2, outputs_per_thread = 64", "fn f(w: Window<f64>) -> f64 { w[-4096] + w[4096] + w[0] }");
+    assert_eq!(check(&parse(args).unwrap(), &parse(item).unwrap()), Ok(Outcome::Refused));
+}
+
 /// Valid stencils expand (no error) and their expansion names the kernel: the check above would
 /// pass vacuously if every case were refused.
 #[test]
@@ -976,8 +983,9 @@ fn valid_stencils_expand() {
         ("radius = 2, warp = 8, boundary = zero, strategy = naive", "fn f(w: Window<i32>, p: u32) -> i32 { let mut s = 0; for k in -2..=2 { s += w[k]; } s.max(p as i32) }"),
         ("radius = 3, outputs_per_thread = 4, strategy = shared_memory", "pub fn f(w: Window<f64>) -> f64 { if w[3] > 0.0 { w[-3].mul_add(2.0, 1.0) } else { f64::MAX } }"),
         ("radius = 5, warp = 8, outputs_per_thread = 8, distribution = granule(4)", "fn f(w: Window<f32>) -> f32 { (w[-5] + w[5]) * 0.5 }"),
-        // The largest pattern there is.
-        ("radius = 4096, warp = 2, outputs_per_thread = 64", "fn f(w: Window<f64>) -> f64 { w[-4096] + w[4096] + w[0] }"),
+        // The largest pattern whose cache fits in registers (with f64 at warp 2 the same taps
+        // keep 384 cache registers per lane: refused, see `register_hungry_patterns_are_refused`).
+        ("radius = 4096, warp = 32, outputs_per_thread = 64", "fn f(w: Window<f32>) -> f32 { w[-4096] + w[4096] + w[0] }"),
         ("radius = 4096, outputs_per_thread = 64, strategy = shared_memory", "fn f(w: Window<u32>) -> u32 { w[-4096].max(w[4096]) }"),
     ] {
         let outcome = check(&parse(args).unwrap(), &parse(item).unwrap());

@@ -145,6 +145,17 @@ pub enum Error {
     )]
     Misaligned { stencil: &'static str, buffer: &'static str, required: u32, address: u64 },
 
+    /// The loaded kernel cannot run blocks as large as the stencil's launch uses (the driver's
+    /// compiler gave it too many registers per thread for that many threads), so it is not
+    /// launched.
+    #[error(
+        "stencil `{stencil}`: the launch uses blocks of {expected} threads (max_threads_per_block), but the \
+         kernel compiled for this GPU allows at most {got} (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: it needs \
+         too many registers per thread); expected at least {expected}: lower max_threads_per_block, the radius \
+         or outputs_per_thread"
+    )]
+    LaunchBounds { stencil: &'static str, expected: u32, got: u32 },
+
     /// `launch` was called on a thread with no current CUDA context.
     #[error("no CUDA context is current on this thread; expected the stream's context ({stream:#x}) to be current")]
     NoCurrentContext { stream: usize },

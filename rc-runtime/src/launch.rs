@@ -48,6 +48,15 @@ pub(crate) fn check_alignment<T: Element, P: Params>(stencil: &Stencil<T, P>, bu
     Ok(())
 }
 
+/// The loaded kernel must run blocks of the pattern's threads per block: `kernel_max` is its
+/// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`.
+pub(crate) fn check_threads_per_block(stencil: &'static str, shape: LaunchShape, kernel_max: u32) -> Result<(), Error> {
+    if shape.threads_per_block > kernel_max {
+        return Err(Error::LaunchBounds { stencil, expected: shape.threads_per_block, got: kernel_max });
+    }
+    Ok(())
+}
+
 /// Launches `stencil` over `input` into `output` on `stream`, asynchronously: it returns once the
 /// launch is queued, and `output` is written when the stream gets there (synchronise the stream
 /// or record an event before reading it).
@@ -77,6 +86,7 @@ where
     let kernel = module::kernel(context, stencil.name(), stencil.ptx(), stencil.entry())?;
     let types: Vec<ScalarType> = plan.scalars.iter().map(|s| s.ty).collect();
     kernel.check_abi(stencil.name(), stencil.entry(), &types)?;
+    check_threads_per_block(stencil.name(), shape, crate::resources::max_threads_per_block(kernel.function(), stencil.name())?)?;
 
     let mut args = KernelArgs::new(
         input.as_device_ptr().as_raw(),
@@ -221,6 +231,52 @@ mod tests {
         assert_eq!(plan.scalars, vec![Scalar::f32(0.5)]);
         // Nothing to do: no launch.
         assert_eq!(plan_empty().shape, None);
+    }
+
+    #[test]
+    fn kernels_that_cannot_run_the_block_size_are_refused() {
+        const BIG: Stencil<f32, (f32,)> = Stencil::from_parts(
+            "b",
+            Pattern::new_unchecked(2, 32, 4, Boundary::Valid).with_launch_bounds_unchecked(1024, None),
+            Strategy::RegisterCache,
+            Layout::RoundRobin,
+            "",
+            "e",
+            body,
+            reference,
+        );
+        let shape = plan(&BIG, 100_000, 99_996, &(1.0,)).expect("fits").shape.expect("not empty");
+        assert_eq!(shape.threads_per_block, 1024);
+        assert!(check_threads_per_block("b", shape, 1024).is_ok());
+        let err = check_threads_per_block("b", shape, 640).expect_err("the kernel allows 640 threads");
+        assert!(matches!(err, Error::LaunchBounds { stencil: "b", expected: 1024, got: 640 }));
+        assert_eq!(
+            err.to_string(),
+            "stencil `b`: the launch uses blocks of 1024 threads (max_threads_per_block), but the kernel \
+             compiled for this GPU allows at most 640 (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: it needs too \
+             many registers per thread); expected at least 1024: lower max_threads_per_block, the radius or \
+             outputs_per_thread"
+        );
+        // The default 256 threads fit a kernel that allows 640.
+        let shape = plan(&VALID, 1000, 996, &(1.0,)).expect("fits").shape.expect("not empty");
+        assert!(check_threads_per_block("s", shape, 640).is_ok());
+    }
+
+    #[test]
+    fn the_launch_uses_the_patterns_threads_per_block() {
+        const SMALL: Stencil<f32, (f32,)> = Stencil::from_parts(
+            "m",
+            Pattern::new_unchecked(2, 32, 4, Boundary::Valid).with_launch_bounds_unchecked(64, Some(4)),
+            Strategy::RegisterCache,
+            Layout::RoundRobin,
+            "",
+            "e",
+            body,
+            reference,
+        );
+        // 996 outputs / 128 per warp = 8 warps = 256 threads = 4 blocks of 64.
+        let plan = plan(&SMALL, 1000, 996, &(0.5,)).expect("fits");
+        assert_eq!(plan.shape, Some(LaunchShape { blocks: 4, threads_per_block: 64 }));
     }
 
     fn plan_empty() -> Plan {

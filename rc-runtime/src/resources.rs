@@ -8,7 +8,7 @@
 use std::os::raw::c_int;
 
 use cust::sys::CUdevice_attribute as Attribute;
-use rc_core::{Element, Params, Pattern, Stencil};
+use rc_core::{Element, Params, Stencil};
 
 use crate::context;
 use crate::driver::{self, CuDevice, CuFunction, CuResult};
@@ -34,6 +34,20 @@ extern "C" {
         block_size: c_int,
         dynamic_shared_bytes: usize,
     ) -> CuResult;
+}
+
+/// One `cuFuncGetAttribute` of `function`, which must stay loaded for the call.
+pub(crate) fn function_attribute(function: CuFunction, attribute: c_int, name: &str, stencil: &str) -> Result<u32, Error> {
+    let mut value: c_int = 0;
+    // SAFETY: valid out-pointer; the caller keeps `function` loaded.
+    let code = unsafe { cuFuncGetAttribute(&mut value, attribute, function) };
+    check(code, || format!("cuFuncGetAttribute({name}) for stencil `{stencil}`"))?;
+    Ok(value.max(0) as u32)
+}
+
+/// The most threads per block a loaded kernel can run.
+pub(crate) fn max_threads_per_block(function: CuFunction, stencil: &str) -> Result<u32, Error> {
+    function_attribute(function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK", stencil)
 }
 
 /// A kernel's resources as compiled for the current GPU.
@@ -79,13 +93,7 @@ pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resou
     };
     let kernel = module::kernel(context, stencil.name(), stencil.ptx(), stencil.entry())?;
     let function = kernel.function();
-    let attribute = |attribute: c_int, name: &str| {
-        let mut value: c_int = 0;
-        // SAFETY: valid out-pointer; `function` stays loaded while `kernel` lives.
-        let code = unsafe { cuFuncGetAttribute(&mut value, attribute, function) };
-        check(code, || format!("cuFuncGetAttribute({name}) for stencil `{}`", stencil.name()))?;
-        Ok::<u32, Error>(value.max(0) as u32)
-    };
+    let attribute = |attribute: c_int, name: &str| function_attribute(function, attribute, name, stencil.name());
     let registers_per_thread = attribute(CU_FUNC_ATTRIBUTE_NUM_REGS, "CU_FUNC_ATTRIBUTE_NUM_REGS")?;
     let local_bytes_per_thread = attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, "CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES")?;
     let static_shared_bytes_per_block =
@@ -126,7 +134,7 @@ pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resou
 #[cfg(test)]
 mod tests {
     use rc_core::body::{Body, Node};
-    use rc_core::{BodyError, Boundary, Layout, ScalarType, Strategy, Window};
+    use rc_core::{BodyError, Boundary, Layout, Pattern, ScalarType, Strategy, Window};
 
     use super::*;
 

@@ -21,6 +21,12 @@ pub fn heat(w: Window<f64>, alpha: f64) -> f64 {
     w[0] + alpha * (w[-1] - 2.0 * w[0] + w[1])
 }
 
+/// Launch bounds: 512 threads per block, at least 2 blocks per multiprocessor.
+#[stencil(radius = 2, outputs_per_thread = 4, boundary = zero, max_threads_per_block = 512, min_blocks_per_sm = 2)]
+pub fn bounded(w: Window<f32>) -> f32 {
+    w[-2] - w[-1] + 2.0 * w[0] - w[1] + w[2]
+}
+
 #[stencil(radius = 4, warp = 16, outputs_per_thread = 3, boundary = clamp)]
 pub fn max_filter(w: Window<f32>) -> f32 {
     let mut m = f32::NEG_INFINITY;
@@ -204,6 +210,7 @@ pub trait Visit {
 pub fn visit_all(v: &mut impl Visit) {
     v.visit(&box7::KERNEL, ());
     v.visit(&heat::KERNEL, (0.25,));
+    v.visit(&bounded::KERNEL, ());
     v.visit(&max_filter::KERNEL, ());
     v.visit(&total_variation::KERNEL, ());
     v.visit(&binomial::KERNEL, ());
