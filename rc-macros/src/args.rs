@@ -197,38 +197,25 @@ fn integer(value: &Expr, name: &str, min: i64, max: i64, cx: &mut Ctxt) -> Optio
     }
 }
 
-fn boundary_value(value: &Expr, cx: &mut Ctxt) -> Option<Boundary> {
-    let expected = "boundary must be one of `valid`, `zero`, `clamp`, `wrap`";
-    match strip_group(value) {
-        Expr::Path(p) => match p.path.get_ident().and_then(|i| Boundary::from_name(&i.to_string())) {
-            Some(b) => Some(b),
-            None => {
-                cx.error(value, format!("{expected}, got `{}`", quote::quote!(#p)));
-                None
-            }
-        },
-        other => {
-            cx.error(value, format!("{expected}, got `{}`", quote::quote!(#other)));
-            None
-        }
+/// One of a fixed set of names (`boundary = zero`, `strategy = naive`), read by `from_name`.
+fn named<T>(value: &Expr, expected: &str, from_name: impl Fn(&str) -> Option<T>, cx: &mut Ctxt) -> Option<T> {
+    let found = match strip_group(value) {
+        Expr::Path(p) => p.path.get_ident().and_then(|i| from_name(&i.to_string())),
+        _ => None,
+    };
+    if found.is_none() {
+        let got = strip_group(value);
+        cx.error(value, format!("{expected}, got `{}`", quote::quote!(#got)));
     }
+    found
+}
+
+fn boundary_value(value: &Expr, cx: &mut Ctxt) -> Option<Boundary> {
+    named(value, "boundary must be one of `valid`, `zero`, `clamp`, `wrap`", Boundary::from_name, cx)
 }
 
 fn strategy_value(value: &Expr, cx: &mut Ctxt) -> Option<Strategy> {
-    let expected = "strategy must be one of `register_cache`, `shared_memory`, `naive`";
-    match strip_group(value) {
-        Expr::Path(p) => match p.path.get_ident().and_then(|i| Strategy::from_name(&i.to_string())) {
-            Some(s) => Some(s),
-            None => {
-                cx.error(value, format!("{expected}, got `{}`", quote::quote!(#p)));
-                None
-            }
-        },
-        other => {
-            cx.error(value, format!("{expected}, got `{}`", quote::quote!(#other)));
-            None
-        }
-    }
+    named(value, "strategy must be one of `register_cache`, `shared_memory`, `naive`", Strategy::from_name, cx)
 }
 
 /// `round_robin` or `granule(V)` with V a power of two from 1 to 32.
