@@ -30,16 +30,7 @@ macro_rules! with_patterns {
 /// only the halo crosses lanes, 2r/V shuffles per output.
 macro_rules! granule_stencils {
     ($t:ident: $(($name:ident, $r:literal, $p:literal, $taps:literal)),* $(,)?) => {
-        $(
-            #[stencil(radius = $r, warp = 32, outputs_per_thread = $p, distribution = granule($p))]
-            pub fn $name(w: Window<$t>) -> $t {
-                let mut s = 0.0;
-                for d in -$r..=$r {
-                    s += w[d];
-                }
-                s / $taps
-            }
-        )*
+        $(box_stencil!($t, $name, $r, $p, $taps, distribution = granule($p));)*
 
         pub const ALL: &[Stencil<$t, ()>] = &[$($name::KERNEL),*];
     };
@@ -103,19 +94,24 @@ impl Variant {
     }
 }
 
+/// One (2r+1)-tap average; `$attr` is the rest of the attribute (strategy or distribution).
+macro_rules! box_stencil {
+    ($t:ident, $name:ident, $r:literal, $p:literal, $taps:literal, $($attr:tt)*) => {
+        #[stencil(radius = $r, warp = 32, outputs_per_thread = $p, $($attr)*)]
+        pub fn $name(w: Window<$t>) -> $t {
+            let mut s = 0.0;
+            for d in -$r..=$r {
+                s += w[d];
+            }
+            s / $taps
+        }
+    };
+}
+
 /// One `#[stencil]` per pattern, and `ALL`, their handles.
 macro_rules! box_stencils {
     ($t:ident, $strategy:ident: $(($name:ident, $r:literal, $p:literal, $taps:literal)),* $(,)?) => {
-        $(
-            #[stencil(radius = $r, warp = 32, outputs_per_thread = $p, strategy = $strategy)]
-            pub fn $name(w: Window<$t>) -> $t {
-                let mut s = 0.0;
-                for d in -$r..=$r {
-                    s += w[d];
-                }
-                s / $taps
-            }
-        )*
+        $(box_stencil!($t, $name, $r, $p, $taps, strategy = $strategy);)*
 
         pub const ALL: &[Stencil<$t, ()>] = &[$($name::KERNEL),*];
     };

@@ -178,15 +178,19 @@ mod tests {
     fn reference(w: Window<'_, f32>, _: (f32,)) -> f32 {
         w[0]
     }
+    /// A stencil for the checks `launch` makes before CUDA: its PTX is never loaded.
+    const fn stencil(name: &'static str, pattern: Pattern, strategy: Strategy, layout: Layout) -> Stencil<f32, (f32,)> {
+        Stencil::from_parts(name, pattern, strategy, layout, "", "e", body, reference)
+    }
     const VALID: Stencil<f32, (f32,)> =
-        Stencil::from_parts("s", Pattern::new_unchecked(2, 32, 4, Boundary::Valid), Strategy::RegisterCache, Layout::RoundRobin, "", "e", body, reference);
+        stencil("s", Pattern::new_unchecked(2, 32, 4, Boundary::Valid), Strategy::RegisterCache, Layout::RoundRobin);
     const ZERO: Stencil<f32, (f32,)> =
-        Stencil::from_parts("z", Pattern::new_unchecked(2, 32, 4, Boundary::Zero), Strategy::RegisterCache, Layout::RoundRobin, "", "e", body, reference);
+        stencil("z", Pattern::new_unchecked(2, 32, 4, Boundary::Zero), Strategy::RegisterCache, Layout::RoundRobin);
 
     const GRANULE: Stencil<f32, (f32,)> =
-        Stencil::from_parts("g", Pattern::new_unchecked(2, 32, 8, Boundary::Valid), Strategy::RegisterCache, Layout::Granule(8), "", "e", body, reference);
+        stencil("g", Pattern::new_unchecked(2, 32, 8, Boundary::Valid), Strategy::RegisterCache, Layout::Granule(8));
     const GRANULE_SHARED: Stencil<f32, (f32,)> =
-        Stencil::from_parts("h", Pattern::new_unchecked(2, 32, 8, Boundary::Valid), Strategy::SharedMemory, Layout::Granule(8), "", "e", body, reference);
+        stencil("h", Pattern::new_unchecked(2, 32, 8, Boundary::Valid), Strategy::SharedMemory, Layout::Granule(8));
 
     #[test]
     fn vector_distributions_refuse_buffers_that_start_mid_vector() {
@@ -235,15 +239,11 @@ mod tests {
 
     #[test]
     fn kernels_that_cannot_run_the_block_size_are_refused() {
-        const BIG: Stencil<f32, (f32,)> = Stencil::from_parts(
+        const BIG: Stencil<f32, (f32,)> = stencil(
             "b",
             Pattern::new_unchecked(2, 32, 4, Boundary::Valid).with_launch_bounds_unchecked(1024, None),
             Strategy::RegisterCache,
             Layout::RoundRobin,
-            "",
-            "e",
-            body,
-            reference,
         );
         let shape = plan(&BIG, 100_000, 99_996, &(1.0,)).expect("fits").shape.expect("not empty");
         assert_eq!(shape.threads_per_block, 1024);
@@ -264,15 +264,11 @@ mod tests {
 
     #[test]
     fn the_launch_uses_the_patterns_threads_per_block() {
-        const SMALL: Stencil<f32, (f32,)> = Stencil::from_parts(
+        const SMALL: Stencil<f32, (f32,)> = stencil(
             "m",
             Pattern::new_unchecked(2, 32, 4, Boundary::Valid).with_launch_bounds_unchecked(64, Some(4)),
             Strategy::RegisterCache,
             Layout::RoundRobin,
-            "",
-            "e",
-            body,
-            reference,
         );
         // 996 outputs / 128 per warp = 8 warps = 256 threads = 4 blocks of 64.
         let plan = plan(&SMALL, 1000, 996, &(0.5,)).expect("fits");
