@@ -39,8 +39,14 @@ pub trait Distribution {
     fn warp(&self) -> u32;
     /// Cache registers per lane.
     fn registers(&self) -> u32;
-    /// Where tile element `e` lives.
+    /// Where tile element `e` lives (one owner, if several lanes hold it).
     fn slot(&self, e: u32) -> Slot;
+    /// The register in which `lane` itself holds tile element `e`, if it does: then reading it
+    /// needs no shuffle.
+    fn local(&self, lane: u32, e: u32) -> Option<u32> {
+        let slot = self.slot(e);
+        (slot.lane == lane).then_some(slot.reg)
+    }
     /// Which tile element each lane keeps in `rc[reg]`.
     fn load(&self, reg: u32) -> AffineLoad;
     /// The tile output that is `lane`'s `p`-th output.
@@ -151,6 +157,78 @@ impl Distribution for Granule {
     }
 }
 
+/// Each lane caches the whole window of its `V` consecutive outputs (as [`Granule`] assigns
+/// them): its own granule and the halo around it, `V + 2r` consecutive elements per row, read with
+/// vector loads. Neighbouring lanes' windows overlap, so an element sits in several lanes and the
+/// halo comes from the L1 cache instead of a shuffle.
+///
+/// Why: a shuffle moves one 32-bit value per instruction, and each also needs a select where the
+/// tile wraps; a 16-byte load moves four. Once the radius is large the register cache over
+/// granules is bound by issuing those instructions (`bench/results/*/ANALYSIS.md`), and windows
+/// issue about `(2r + V) / 4V` loads per output where granules issue `4r / V` shuffles and
+/// selects. At small radius the shuffles are few and the granule layout reads less from L1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaneWindow {
+    granule: Granule,
+    /// Registers per row of outputs: the window of `V` outputs.
+    span: u32,
+}
+
+impl LaneWindow {
+    /// Needs `outputs_per_thread` to be a multiple of `v` (whole rows).
+    pub fn new(pattern: &Pattern, v: u32) -> Result<LaneWindow, ScheduleError> {
+        let granule = Granule::new(pattern, v)?;
+        // Output j of a row reads tile elements j + lead - shift + (0 ..= 2r) relative to its lane's
+        // granule (`Schedule::plan`'s centre), so the window ends at V + lead - shift + 2r.
+        let span = v + granule.lead - pattern.shift() + 2 * pattern.radius();
+        Ok(LaneWindow { granule, span })
+    }
+}
+
+impl Distribution for LaneWindow {
+    fn describe(&self) -> String {
+        let (v, w) = (self.granule.v, self.granule.warp);
+        format!(
+            "windows of {v} outputs: lane l caches tile elements {v}l .. {v}l + {s} of each row of {vw}, rc[row * {s} + i] = element row * {vw} + {v}l + i (halo from L1, no shuffles)",
+            s = self.span,
+            vw = v * w
+        )
+    }
+    fn lead(&self) -> u32 {
+        self.granule.lead
+    }
+    fn vector(&self) -> u32 {
+        self.granule.v
+    }
+    fn warp(&self) -> u32 {
+        self.granule.warp
+    }
+    fn registers(&self) -> u32 {
+        self.granule.registers / self.granule.v * self.span
+    }
+    fn slot(&self, e: u32) -> Slot {
+        let row_elements = self.granule.v * self.granule.warp;
+        Slot { lane: (e % row_elements) / self.granule.v, reg: e / row_elements * self.span + e % self.granule.v }
+    }
+    fn local(&self, lane: u32, e: u32) -> Option<u32> {
+        // Rows overlap too: an element past row q's end is in row q's window and in row q + 1's.
+        // The lane's first row that holds it is as good as any.
+        let row_elements = self.granule.v * self.granule.warp;
+        let first = lane * self.granule.v;
+        (0..self.granule.registers / self.granule.v).find_map(|row| {
+            let start = row * row_elements + first;
+            (e >= start && e - start < self.span).then(|| row * self.span + (e - start))
+        })
+    }
+    fn load(&self, reg: u32) -> AffineLoad {
+        let (row, i) = (reg / self.span, reg % self.span);
+        AffineLoad { base: row * self.granule.v * self.granule.warp + i, stride: self.granule.v }
+    }
+    fn output(&self, lane: u32, p: u32) -> u32 {
+        self.granule.output(lane, p)
+    }
+}
+
 /// Which distribution a stencil uses, as the attribute names it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Layout {
@@ -158,6 +236,8 @@ pub enum Layout {
     RoundRobin,
     /// Granules of this many consecutive elements.
     Granule(u32),
+    /// Windows of this many consecutive outputs.
+    Window(u32),
 }
 
 impl Layout {
@@ -165,6 +245,7 @@ impl Layout {
         Ok(match self {
             Layout::RoundRobin => Box::new(RoundRobin::new(pattern)),
             Layout::Granule(v) => Box::new(Granule::new(pattern, v)?),
+            Layout::Window(v) => Box::new(LaneWindow::new(pattern, v)?),
         })
     }
 }
@@ -175,7 +256,7 @@ impl Layout {
     pub fn access_bytes(self, element: ScalarType) -> u32 {
         match self {
             Layout::RoundRobin => element.bytes(),
-            Layout::Granule(v) => (v * element.bytes()).clamp(element.bytes(), 16),
+            Layout::Granule(v) | Layout::Window(v) => (v * element.bytes()).clamp(element.bytes(), 16),
         }
     }
 }
@@ -185,6 +266,7 @@ impl std::fmt::Display for Layout {
         match self {
             Layout::RoundRobin => f.write_str("round_robin"),
             Layout::Granule(v) => write!(f, "granule({v})"),
+            Layout::Window(v) => write!(f, "window({v})"),
         }
     }
 }

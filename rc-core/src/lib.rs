@@ -16,6 +16,7 @@ pub mod ops;
 pub mod pattern;
 pub mod program;
 pub mod ptx;
+pub mod reciprocal;
 pub mod scalar;
 pub mod schedule;
 pub mod stencil;
@@ -24,7 +25,7 @@ pub mod testdata;
 pub mod window;
 
 pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
-pub use distribution::{Distribution, Granule, Layout, RoundRobin};
+pub use distribution::{Distribution, Granule, LaneWindow, Layout, RoundRobin};
 pub use error::{BodyError, Error, LengthError, PatternError, ScheduleError};
 pub use explain::Explanation;
 pub use pattern::{Boundary, LaunchShape, Pattern};

@@ -15,6 +15,7 @@ use crate::body::{BinaryOp, CompareOp, UnaryOp};
 use crate::pattern::{Boundary, Pattern};
 use crate::distribution::{AffineLoad, Layout};
 use crate::program::{Instr, Reg, WarpProgram};
+use crate::reciprocal::Reciprocal;
 use crate::scalar::{Scalar, ScalarType};
 use crate::schedule::LanePieces;
 use crate::strategy::Strategy;
@@ -28,21 +29,13 @@ pub fn print(program: &WarpProgram, entry: &str) -> String {
     let mut p = Printer::new(program, entry);
     p.prologue();
     if program.vector == 1 {
-        for instr in &program.instrs {
-            p.instr(instr);
-        }
+        p.instrs(&program.instrs, None);
     } else {
         // A lane's granules are consecutive in memory: its loads and stores go out as vectors.
         let loads = program.instrs.iter().take_while(|i| matches!(i, Instr::Load { cache: Some(_), .. })).count();
-        p.vector_loads(&program.instrs[..loads]);
-        let mut stores = Vec::new();
-        for instr in &program.instrs[loads..] {
-            match instr {
-                Instr::Store { .. } => stores.push(instr.clone()),
-                other => p.instr(other),
-            }
-        }
-        p.vector_stores(&stores);
+        let (stores, rest): (Vec<Instr>, Vec<Instr>) =
+            program.instrs[loads..].iter().cloned().partition(|i| matches!(i, Instr::Store { .. }));
+        p.tile_paths(&program.instrs[..loads], &rest, &stores);
     }
     p.line("ret;");
     p.finish()
@@ -110,6 +103,38 @@ fn immediate(s: Scalar) -> String {
     }
 }
 
+/// One cache register's load, as the program states it.
+#[derive(Clone, Copy, Debug)]
+struct CacheLoad {
+    dst: Reg,
+    cache: Option<u32>,
+    at: AffineLoad,
+    lanes: (u32, u32),
+}
+
+/// A tile path's cache loads not printed yet: each goes out just before its first reader.
+struct PendingLoads {
+    /// Loads of runs of consecutive registers; `None` once printed.
+    runs: Vec<Option<Vec<CacheLoad>>>,
+    /// Which run loads a register.
+    run_of: HashMap<Reg, usize>,
+    /// Interior path: one vector load per run. Boundary path: one checked load per register.
+    vector: bool,
+    /// The lane's first element address, per lane stride (vector loads).
+    lane_start: HashMap<u32, String>,
+}
+
+impl PendingLoads {
+    fn new(runs: Vec<Vec<CacheLoad>>, vector: bool) -> PendingLoads {
+        PendingLoads {
+            run_of: runs.iter().enumerate().flat_map(|(i, run)| run.iter().map(move |l| (l.dst, i))).collect(),
+            runs: runs.into_iter().map(Some).collect(),
+            vector,
+            lane_start: HashMap::new(),
+        }
+    }
+}
+
 struct Printer<'a> {
     program: &'a WarpProgram,
     entry: &'a str,
@@ -125,6 +150,9 @@ struct Printer<'a> {
     lane_below: HashMap<u32, String>,
     /// `lane + k` (the shuffle source lane), computed once per k.
     lane_plus: HashMap<u32, String>,
+    /// Registers holding an `f32` constant, and its value: divisions by them may use the fast
+    /// path of [`Reciprocal`].
+    f32_constants: HashMap<Reg, f32>,
 }
 
 // Fixed scratch registers set up by the prologue.
@@ -154,6 +182,14 @@ impl<'a> Printer<'a> {
             next_label: 0,
             lane_below: HashMap::new(),
             lane_plus: HashMap::new(),
+            f32_constants: program
+                .instrs
+                .iter()
+                .filter_map(|i| match i {
+                    Instr::Const { dst, value } if value.ty == ScalarType::F32 => Some((*dst, f32::from_bits(value.bits as u32))),
+                    _ => None,
+                })
+                .collect(),
         }
     }
 
@@ -246,6 +282,68 @@ impl<'a> Printer<'a> {
         addr
     }
 
+    /// Prints `instrs` in order; a run of divisions by constants shares one check and one branch.
+    /// With `pending`, each instruction's cache loads go just before it.
+    fn instrs(&mut self, instrs: &[Instr], mut pending: Option<&mut PendingLoads>) {
+        let mut i = 0;
+        while i < instrs.len() {
+            let run: Vec<(Reg, Reg, Reg, Reciprocal)> =
+                instrs[i..].iter().map_while(|instr| self.fast_division(instr)).collect();
+            let len = run.len().max(1);
+            if let Some(pending) = pending.as_deref_mut() {
+                for instr in &instrs[i..i + len] {
+                    self.loads_for(pending, instr);
+                }
+            }
+            if run.is_empty() {
+                self.instr(&instrs[i]);
+            } else {
+                self.divisions(&run);
+            }
+            i += len;
+        }
+    }
+
+    /// `(dst, dividend, divisor, reciprocal)` of an `f32` division by a constant with a fast path.
+    fn fast_division(&self, instr: &Instr) -> Option<(Reg, Reg, Reg, Reciprocal)> {
+        match *instr {
+            Instr::Binary { dst, op: BinaryOp::Div, a, b } if self.program.reg_type(dst) == ScalarType::F32 => {
+                Some((dst, a, b, Reciprocal::of(*self.f32_constants.get(&b)?)?))
+            }
+            _ => None,
+        }
+    }
+
+    /// Divisions by constants: the fast path for all of them, one check that each quotient is in
+    /// the range where it is exact, and IEEE division for all of them where one is not (rare:
+    /// zero, infinite, NaN or tiny dividends). Bit-exact with `div.rn.f32`; see `reciprocal`.
+    fn divisions(&mut self, run: &[(Reg, Reg, Reg, Reciprocal)]) {
+        self.comment("x / b, b constant: q0 = x * RN(1/b), q = q0 + (x - b*q0) * RN(1/b) == RN(x/b) where |q| >= bound");
+        let exact = self.q();
+        for (i, &(dst, a, _, fast)) in run.iter().enumerate() {
+            let (d, x) = (self.reg(dst), self.reg(a));
+            let (q0, r, m) = (self.scratch(ScalarType::F32), self.scratch(ScalarType::F32), self.scratch(ScalarType::F32));
+            let y = immediate(Scalar::f32(fast.reciprocal));
+            let minus_b = immediate(Scalar::f32(-fast.divisor));
+            let bound = immediate(Scalar::f32(fast.min_quotient));
+            self.line(&format!("mul.rn.f32 {q0}, {x}, {y};"));
+            self.line(&format!("fma.rn.f32 {r}, {q0}, {minus_b}, {x};"));
+            self.line(&format!("fma.rn.f32 {d}, {r}, {y}, {q0};"));
+            self.line(&format!("abs.f32 {m}, {d};"));
+            match i {
+                0 => self.line(&format!("setp.ge.f32 {exact}, {m}, {bound};")),
+                _ => self.line(&format!("setp.ge.and.f32 {exact}, {m}, {bound}, {exact};")),
+            }
+        }
+        let done = self.label("divided");
+        self.line(&format!("@{exact} bra {done};"));
+        for &(dst, a, b, _) in run {
+            let (d, x, y) = (self.reg(dst), self.reg(a), self.reg(b));
+            self.line(&format!("div.rn.f32 {d}, {x}, {y};"));
+        }
+        self.label_line(&done);
+    }
+
     fn instr(&mut self, instr: &Instr) {
         let program = self.program;
         match instr {
@@ -300,17 +398,23 @@ impl<'a> Printer<'a> {
         }
     }
 
-    /// The program's cache loads: vector loads when the whole tile lies inside the input (the
-    /// common case, no boundary rule needed), one checked load per element otherwise.
-    fn vector_loads(&mut self, loads: &[Instr]) {
-        let items: Vec<(Reg, Option<u32>, u32, u32, (u32, u32))> = loads
+    /// A vector layout's program, twice. Interior tiles (every element they load lies inside
+    /// the input, the common case) load with vectors; other tiles load element by element under
+    /// the boundary rule. On both paths each load goes just before the instruction that first
+    /// reads it, so ptxas can overlap loads with the adds and keep few registers: loading the
+    /// whole cache first (before the paths joined) kept a window of 2r + V registers live at
+    /// once, and the occupancy too low to hide memory latency.
+    fn tile_paths(&mut self, loads: &[Instr], body: &[Instr], stores: &[Instr]) {
+        let items: Vec<CacheLoad> = loads
             .iter()
             .filter_map(|i| match i {
-                Instr::Load { dst, cache, at, lanes } => Some((*dst, *cache, at.base, at.stride, *lanes)),
+                Instr::Load { dst, cache, at, lanes } => Some(CacheLoad { dst: *dst, cache: *cache, at: *at, lanes: *lanes }),
                 _ => None,
             })
             .collect();
-        let Some(last) = items.iter().map(|&(_, _, base, stride, lanes)| base + (lanes.1 - 1) * stride).max() else {
+        let Some(last) = items.iter().map(|l| l.at.element(l.lanes.1 - 1)).max() else {
+            self.instrs(body, None);
+            self.vector_stores(stores);
             return;
         };
         let lead = self.program.schedule.lead;
@@ -320,45 +424,84 @@ impl<'a> Printer<'a> {
         self.line(&format!("add.s64 {hi}, {lo}, {};", last + 1));
         self.line(&format!("setp.ge.s64 {inside}, {lo}, 0;"));
         self.line(&format!("setp.le.and.s64 {inside}, {hi}, {N}, {inside};"));
-        let (fast, done) = (self.label("loads_vector"), self.label("loads_done"));
+        let (fast, done) = (self.label("interior"), self.label("tile_done"));
         self.line(&format!("@{inside} bra {fast};"));
-        // Code up to `fast` runs only on the scalar path: nothing it caches may be used below.
+        // Code up to `fast` runs only on the boundary path: nothing it caches may be used below.
         self.lane_below.clear();
-        for &(dst, cache, base, stride, lanes) in &items {
-            self.load(dst, cache, base, stride, lanes);
+        // One checked load per element, also each just before its first reader.
+        let mut pending = PendingLoads::new(items.iter().map(|&l| vec![l]).collect(), false);
+        self.instrs(body, Some(&mut pending));
+        for i in 0..pending.runs.len() {
+            self.vector_load(&mut pending, i);
         }
+        self.vector_stores(stores);
         self.line(&format!("bra {done};"));
         self.label_line(&fast);
         let width = vector_width(self.program);
-        let keys: Vec<(u32, u32, (u32, u32))> = items.iter().map(|&(_, _, b, s, l)| (b, s, l)).collect();
-        let ty = ptx_type(self.program.element);
-        let bytes = self.program.element.bytes();
-        for run in vector_runs(&keys, width) {
-            let (_, cache, base, stride, lanes) = items[run.start];
-            let regs: Vec<String> = items[run.clone()].iter().map(|&(dst, ..)| self.reg(dst)).collect();
-            let first = cache.unwrap_or(0);
-            self.comment(&format!("rc[{first}..{}] = tile elements {base}.. + lane * {stride}", first + regs.len() as u32));
-            let g = self.tile_index(base, stride);
-            if lead > 0 {
-                self.line(&format!("sub.u64 {g}, {g}, {lead};"));
+        let keys: Vec<(u32, u32, (u32, u32))> = items.iter().map(|l| (l.at.base, l.at.stride, l.lanes)).collect();
+        let runs: Vec<Vec<CacheLoad>> = vector_runs(&keys, width).into_iter().map(|run| items[run].to_vec()).collect();
+        let mut pending = PendingLoads::new(runs, true);
+        self.instrs(body, Some(&mut pending));
+        // Loads nothing read (none, as the scheduler plans them) would still be owed here.
+        for i in 0..pending.runs.len() {
+            self.vector_load(&mut pending, i);
+        }
+        self.vector_stores(stores);
+        self.label_line(&done);
+    }
+
+    /// Prints the load of run `i` of `pending`, unless it is printed already.
+    fn vector_load(&mut self, pending: &mut PendingLoads, i: usize) {
+        let Some(run) = pending.runs[i].take() else { return };
+        if !pending.vector {
+            for l in run {
+                self.load(l.dst, l.cache, l.at.base, l.at.stride, l.lanes);
             }
-            let addr = self.address(INPUT, &g, bytes);
-            let guard = self.lane_guard(lanes);
-            let load = match regs.len() {
-                1 => format!("ld.global.nc.{ty} {}, [{addr}];", regs[0]),
-                n => format!("ld.global.nc.v{n}.{ty} {{{}}}, [{addr}];", regs.join(", ")),
-            };
-            match guard {
-                Some(q) => {
-                    for r in &regs {
-                        self.line(&format!("mov.b{} {r}, 0;", bytes * 8));
-                    }
-                    self.line(&format!("@{q} {load}"));
+            return;
+        }
+        let (ty, bytes, lead) = (ptx_type(self.program.element), self.program.element.bytes(), self.program.schedule.lead);
+        let CacheLoad { cache, at, lanes, .. } = run[0];
+        let regs: Vec<String> = run.iter().map(|l| self.reg(l.dst)).collect();
+        let first = cache.unwrap_or(0);
+        self.comment(&format!("rc[{first}..{}] = tile elements {}.. + lane * {}", first + regs.len() as u32, at.base, at.stride));
+        // One address per lane stride, before any load; each load adds its constant offset in
+        // the instruction (ptxas cannot fold per-load 32-bit index arithmetic into offsets).
+        let start = match pending.lane_start.get(&at.stride) {
+            Some(start) => start.clone(),
+            None => {
+                let g = self.tile_index(0, at.stride);
+                if lead > 0 {
+                    self.line(&format!("sub.u64 {g}, {g}, {lead};"));
                 }
-                None => self.line(&load),
+                let start = self.address(INPUT, &g, bytes);
+                pending.lane_start.insert(at.stride, start.clone());
+                start
+            }
+        };
+        let addr = format!("{start}+{}", at.base * bytes);
+        let guard = self.lane_guard(lanes);
+        let load = match regs.len() {
+            1 => format!("ld.global.nc.{ty} {}, [{addr}];", regs[0]),
+            n => format!("ld.global.nc.v{n}.{ty} {{{}}}, [{addr}];", regs.join(", ")),
+        };
+        match guard {
+            Some(q) => {
+                for r in &regs {
+                    self.line(&format!("mov.b{} {r}, 0;", bytes * 8));
+                }
+                self.line(&format!("@{q} {load}"));
+            }
+            None => self.line(&load),
+        }
+    }
+
+    /// Prints the vector loads of the cache registers `instr` reads that are not loaded yet.
+    fn loads_for(&mut self, pending: &mut PendingLoads, instr: &Instr) {
+        for reg in instr.uses() {
+            if let Some(&i) = pending.run_of.get(&reg) {
+                self.vector_load(pending, i);
             }
         }
-        self.label_line(&done);
     }
 
     /// The program's stores, after everything else: vector stores when the whole tile's outputs
@@ -388,12 +531,22 @@ impl<'a> Printer<'a> {
         let full = (0, program.pattern.warp());
         let keys: Vec<(u32, u32, (u32, u32))> = items.iter().map(|&(_, _, b, s)| (b, s, full)).collect();
         let ty = ptx_type(program.element);
+        let mut lane_start: HashMap<u32, String> = HashMap::new();
         for run in vector_runs(&keys, width) {
             let (_, output, base, stride) = items[run.start];
             let regs: Vec<String> = items[run.clone()].iter().map(|&(src, ..)| self.reg(src)).collect();
             self.comment(&format!("store outputs {output}..{}: tile output {base}.. + lane * {stride}", output + regs.len() as u32));
-            let i = self.tile_index(base, stride);
-            let addr = self.address(OUTPUT, &i, program.element.bytes());
+            let bytes = program.element.bytes();
+            let start = match lane_start.get(&stride) {
+                Some(start) => start.clone(),
+                None => {
+                    let i = self.tile_index(0, stride);
+                    let start = self.address(OUTPUT, &i, bytes);
+                    lane_start.insert(stride, start.clone());
+                    start
+                }
+            };
+            let addr = format!("{start}+{}", base * bytes);
             match regs.len() {
                 1 => self.line(&format!("st.global.{ty} [{addr}], {};", regs[0])),
                 n => self.line(&format!("st.global.v{n}.{ty} [{addr}], {{{}}};", regs.join(", "))),

@@ -194,12 +194,16 @@ impl Schedule {
                         fetches.len() - 1
                     }
                     None => {
-                        let slots: Vec<Slot> = elements.iter().map(|&e| distribution.slot(e)).collect();
+                        let local: Option<Vec<u32>> =
+                            elements.iter().enumerate().map(|(lane, &e)| distribution.local(lane as u32, e)).collect();
+                        let slots: Vec<Slot> = match &local {
+                            Some(regs) => regs.iter().enumerate().map(|(lane, &reg)| Slot { lane: lane as u32, reg }).collect(),
+                            None => elements.iter().map(|&e| distribution.slot(e)).collect(),
+                        };
                         for slot in &slots {
                             used[slot.reg as usize][slot.lane as usize] = true;
                         }
-                        let source = if slots.iter().enumerate().all(|(lane, s)| s.lane == lane as u32) {
-                            let regs: Vec<u32> = slots.iter().map(|s| s.reg).collect();
+                        let source = if let Some(regs) = local {
                             Source::Local(LanePieces::from_lanes(&regs))
                         } else {
                             let reads = slots.iter().map(|s| Read { owner: s.lane, reg: s.reg }).collect();

@@ -92,35 +92,37 @@ fn a_million_and_three_elements_match_for_each_boundary() {
 }
 
 #[test]
-fn granule_distributions_match_for_every_boundary_and_granule_size() {
-    use rc_core::Granule;
-    for boundary in BOUNDARIES {
-        for warp in WARPS {
-            for v in [1u32, 2, 4, 8, 16] {
-                for rows in 1..=2u32 {
-                    for r in [1u32, 2, 3, 5, 8, 13, 16, 31, 40] {
-                        let pattern = Pattern::new(r, warp, v * rows, boundary).expect("valid pattern");
-                        let tile = pattern.tile_outputs() as usize;
-                        let lengths = [0, 1, 2 * r as usize, 2 * r as usize + 1, 2 * tile + 2 * r as usize + 3];
-                        for ty in [ScalarType::F32, ScalarType::F64] {
-                            let granule = Granule::new(&pattern, v).expect("whole rows");
-                            let program = WarpProgram::compile_with(pattern, Strategy::RegisterCache, &granule, &box_body(r, ty))
-                                .expect("compiles");
-                            for &n in &lengths {
-                                let seed = (r * 131 + v * 7 + rows) as u64 ^ n as u64;
-                                let Ok(n_out) = pattern.output_len(n) else { continue };
-                                if ty == ScalarType::F32 {
-                                    let input: Vec<f32> = awkward(n, seed);
-                                    let mut out = vec![poison::<f32>(); n_out];
-                                    program.emulate(&input, &mut out, &[]).expect("emulates");
-                                    let want = reference_f32(&pattern, &input);
-                                    assert_eq!(first_difference(&out, &want), None, "{pattern}, granule({v}), n={n}");
-                                } else {
-                                    let input: Vec<f64> = awkward(n, seed);
-                                    let mut out = vec![poison::<f64>(); n_out];
-                                    program.emulate(&input, &mut out, &[]).expect("emulates");
-                                    let want = reference_f64(&pattern, &input);
-                                    assert_eq!(first_difference(&out, &want), None, "{pattern}, granule({v}), n={n}");
+fn granule_and_window_distributions_match_for_every_boundary_and_size() {
+    use rc_core::Layout;
+    for layout in [Layout::Granule as fn(u32) -> Layout, Layout::Window] {
+        for boundary in BOUNDARIES {
+            for warp in WARPS {
+                for v in [1u32, 2, 4, 8, 16] {
+                    for rows in 1..=2u32 {
+                        for r in [1u32, 2, 3, 5, 8, 13, 16, 31, 40] {
+                            let pattern = Pattern::new(r, warp, v * rows, boundary).expect("valid pattern");
+                            let tile = pattern.tile_outputs() as usize;
+                            let lengths = [0, 1, 2 * r as usize, 2 * r as usize + 1, 2 * tile + 2 * r as usize + 3];
+                            for ty in [ScalarType::F32, ScalarType::F64] {
+                                let layout = layout(v);
+                                let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &box_body(r, ty))
+                                    .expect("compiles");
+                                for &n in &lengths {
+                                    let seed = (r * 131 + v * 7 + rows) as u64 ^ n as u64;
+                                    let Ok(n_out) = pattern.output_len(n) else { continue };
+                                    if ty == ScalarType::F32 {
+                                        let input: Vec<f32> = awkward(n, seed);
+                                        let mut out = vec![poison::<f32>(); n_out];
+                                        program.emulate(&input, &mut out, &[]).expect("emulates");
+                                        let want = reference_f32(&pattern, &input);
+                                        assert_eq!(first_difference(&out, &want), None, "{pattern}, {layout}, n={n}");
+                                    } else {
+                                        let input: Vec<f64> = awkward(n, seed);
+                                        let mut out = vec![poison::<f64>(); n_out];
+                                        program.emulate(&input, &mut out, &[]).expect("emulates");
+                                        let want = reference_f64(&pattern, &input);
+                                        assert_eq!(first_difference(&out, &want), None, "{pattern}, {layout}, n={n}");
+                                    }
                                 }
                             }
                         }

@@ -365,10 +365,13 @@ fn random_case(seed: u64) -> Case {
     let boundary = pick(&mut rng, &Boundary::ALL);
     let pattern = Pattern::new(radius, warp, p, boundary).expect("valid pattern");
     let strategy = if chance(&mut rng, 0.7) { Strategy::RegisterCache } else { pick(&mut rng, &Strategy::ALL) };
-    // Granules of V consecutive elements per lane: V a power of two dividing outputs_per_thread.
+    // Granules (and windows) of V consecutive elements per lane: V a power of two dividing
+    // outputs_per_thread.
     let granules: Vec<u32> = [1, 2, 4, 8].into_iter().filter(|v| p % v == 0).collect();
     let layout = if strategy == Strategy::RegisterCache && chance(&mut rng, 0.35) {
         Layout::Granule(pick(&mut rng, &granules))
+    } else if strategy == Strategy::RegisterCache && chance(&mut rng, 0.2) {
+        Layout::Window(pick(&mut rng, &granules))
     } else {
         Layout::RoundRobin
     };

@@ -175,3 +175,20 @@ fn with_granules_only_the_halo_crosses_lanes() {
         }
     }
 }
+
+#[test]
+fn with_windows_nothing_crosses_lanes_and_each_lane_loads_its_window_once() {
+    // One row of V outputs per lane reads its V + 2r window, all of it from its own registers.
+    for v in [1u32, 4, 8, 16] {
+        for r in [1u32, 3, 8, 16, 32, 64] {
+            for boundary in Boundary::ALL {
+                let pattern = Pattern::new(r, 32, v, boundary).expect("valid");
+                let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, rc_core::Layout::Window(v), &box_body(r, ScalarType::F32))
+                    .expect("compiles");
+                assert_eq!(program.shuffles_per_output(), 0.0, "r={r}, window({v}), {boundary}");
+                assert_eq!(program.schedule.loads.len() as u32, v + 2 * r, "r={r}, window({v}), {boundary}: cache registers");
+                assert!(program.schedule.loads.iter().all(|l| l.lanes == (0, 32)), "every lane loads every register");
+            }
+        }
+    }
+}

@@ -107,14 +107,12 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
     if let (Some((_, value)), true) = (layout, strategy != Strategy::RegisterCache) {
         cx.error(value, format!("`distribution` chooses where the register cache keeps elements; strategy `{strategy}` has no register cache"));
     }
-    if let (Some((Layout::Granule(v), value)), Some(p)) = (layout, outputs) {
-        if p % v != 0 {
-            cx.error(value, format!("granule({v}) gives each lane whole rows of {v} consecutive outputs, so outputs_per_thread must be a multiple of {v}, got {p}"));
-        }
-    }
-    if let (Some((Layout::Granule(v), value)), None) = (layout, outputs) {
-        if v != 1 {
-            cx.error(value, format!("granule({v}) gives each lane whole rows of {v} consecutive outputs: set outputs_per_thread to a multiple of {v}"));
+    if let Some((Layout::Granule(v) | Layout::Window(v), value)) = layout {
+        let name = layout.map_or(String::new(), |(l, _)| l.to_string());
+        match outputs {
+            Some(p) if p % v != 0 => cx.error(value, format!("{name} gives each lane whole rows of {v} consecutive outputs, so outputs_per_thread must be a multiple of {v}, got {p}")),
+            None if v != 1 => cx.error(value, format!("{name} gives each lane whole rows of {v} consecutive outputs: set outputs_per_thread to a multiple of {v}")),
+            _ => {}
         }
     }
     let layout = layout.map_or(Layout::default(), |(l, _)| l);
@@ -218,23 +216,35 @@ fn strategy_value(value: &Expr, cx: &mut Ctxt) -> Option<Strategy> {
     named(value, "strategy must be one of `register_cache`, `shared_memory`, `naive`", Strategy::from_name, cx)
 }
 
-/// `round_robin` or `granule(V)` with V a power of two from 1 to 32.
+/// `round_robin`, `granule(V)` or `window(V)` with V a power of two from 1 to 32.
 fn layout_value(value: &Expr, cx: &mut Ctxt) -> Option<Layout> {
-    let expected = "distribution must be `round_robin` or `granule(V)` with V a power of two from 1 to 32";
+    let expected = "distribution must be `round_robin`, `granule(V)` or `window(V)` with V a power of two from 1 to 32";
+    let call_of = |name: &str| match strip_group(value) {
+        Expr::Call(call) if matches!(strip_group(&call.func), Expr::Path(p) if p.path.is_ident(name)) && call.args.len() == 1 => {
+            Some(call.args[0].clone())
+        }
+        _ => None,
+    };
+    let sized = |make: fn(u32) -> Layout, what: &str, arg: &Expr, cx: &mut Ctxt| {
+        let v = integer(arg, &format!("the {what} size V"), 1, 32, cx)?;
+        if v.is_power_of_two() {
+            Some(make(v))
+        } else {
+            cx.error(arg, format!("the {what} size must be a power of two (whole 16-byte vectors), got {v}"));
+            None
+        }
+    };
     match strip_group(value) {
         Expr::Path(p) if p.path.is_ident("round_robin") => Some(Layout::RoundRobin),
-        Expr::Call(call) if matches!(strip_group(&call.func), Expr::Path(p) if p.path.is_ident("granule")) && call.args.len() == 1 => {
-            let v = integer(&call.args[0], "the granule size V", 1, 32, cx)?;
-            if v.is_power_of_two() {
-                Some(Layout::Granule(v))
+        _ => {
+            if let Some(arg) = call_of("granule") {
+                sized(Layout::Granule, "granule", &arg, cx)
+            } else if let Some(arg) = call_of("window") {
+                sized(Layout::Window, "window", &arg, cx)
             } else {
-                cx.error(&call.args[0], format!("the granule size must be a power of two (whole 16-byte vectors), got {v}"));
+                cx.error(value, format!("{expected}, got `{}`", quote::quote!(#value)));
                 None
             }
-        }
-        other => {
-            cx.error(value, format!("{expected}, got `{}`", quote::quote!(#other)));
-            None
         }
     }
 }

@@ -49,6 +49,7 @@ pub fn layout(l: Layout) -> TokenStream {
     match l {
         Layout::RoundRobin => quote!(::rc::__private::Layout::RoundRobin),
         Layout::Granule(v) => quote!(::rc::__private::Layout::Granule(#v)),
+        Layout::Window(v) => quote!(::rc::__private::Layout::Window(#v)),
     }
 }
 
