@@ -3,7 +3,8 @@
 //!
 //! One `#[stencil]` per radius, because the radius is part of the kernel: it fixes the register
 //! cache and the shuffle schedule printed into the PTX. Compare the GB/s with a device-to-device
-//! copy (read + write) on the same GPU: that is the ceiling for every k up to about 31.
+//! copy (read + write) on the same GPU: that is the ceiling for every k up to about 31. On the GPU,
+//! each kernel's resource report follows its line: registers, local memory, occupancy.
 
 mod common;
 
@@ -64,8 +65,12 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     println!("box average over {n} f32, outputs_per_thread 4, boundary valid:");
     println!("k = 1: {}", backend.measure(&box_k1::KERNEL, &input, ())?);
+    backend.print_resources(&box_k1::KERNEL)?;
     println!("k = 4: {}", backend.measure(&box_k4::KERNEL, &input, ())?);
+    backend.print_resources(&box_k4::KERNEL)?;
     println!("k = 16: {}", backend.measure(&box_k16::KERNEL, &input, ())?);
+    backend.print_resources(&box_k16::KERNEL)?;
     println!("k = 32: {}", backend.measure(&box_k32::KERNEL, &input, ())?);
+    backend.print_resources(&box_k32::KERNEL)?;
     Ok(())
 }

@@ -5,14 +5,15 @@
 //!   a = 2 x          (our own hand-written PTX kernel, launched with cust's `launch!`)
 //!   b = box7(a)      (`box7::launch`, boundary `valid`: n - 6 outputs)
 //!   c = 0.5 b        (our kernel again)
-//! and `c` checked bit for bit against the same three steps on the CPU.
+//! and `c` checked bit for bit against the same three steps on the CPU. On the GPU, box7's
+//! resource report follows (what the driver's compiler gave it in this context).
 
 mod common;
 
 use std::error::Error;
 
 use rc::prelude::*;
-use rc::runtime::cust;
+use rc::runtime::{cust, Resources};
 use rc::testdata::poison;
 
 use cust::launch;
@@ -81,18 +82,23 @@ fn main() -> Result<(), Box<dyn Error>> {
     let x = common::noisy_sine(n);
 
     let want = three_steps_on_cpu(&x, box7::run_cpu)?;
-    let (got, ran) = if on_gpu {
-        (three_steps_on_gpu(&x)?, "on one CUDA stream")
+    let (got, resources, ran) = if on_gpu {
+        let (got, resources) = three_steps_on_gpu(&x)?;
+        (got, Some(resources), "on one CUDA stream")
     } else {
-        (three_steps_on_cpu(&x, box7::emulate)?, "with box7 in the CPU emulation")
+        (three_steps_on_cpu(&x, box7::emulate)?, None, "with box7 in the CPU emulation")
     };
     common::compare(&got, &want, &format!("scale -> box7 -> scale {ran}, n = {n}"))?;
     println!("scale -> box7 -> scale over {n} f32 {ran}: check: passed (bit-exact against the same steps on the CPU)");
+    if let Some(resources) = &resources {
+        common::print_report(resources);
+    }
     Ok(())
 }
 
-/// The three steps on the GPU, as an existing cust program would queue them.
-fn three_steps_on_gpu(x: &[f32]) -> Result<Vec<f32>, Box<dyn Error>> {
+/// The three steps on the GPU, as an existing cust program would queue them, and box7's
+/// resources in this program's context (asked while the context is alive).
+fn three_steps_on_gpu(x: &[f32]) -> Result<(Vec<f32>, Resources), Box<dyn Error>> {
     // Declared first, dropped last: everything below lives in this context.
     let _context = cust::quick_init()?;
     // Not NON_BLOCKING: the stream must wait for `DeviceBuffer::from_slice`'s copies, which cust
@@ -128,7 +134,7 @@ fn three_steps_on_gpu(x: &[f32]) -> Result<Vec<f32>, Box<dyn Error>> {
 
     let mut c = vec![0.0f32; n_box];
     c_dev.copy_to(&mut c[..])?;
-    Ok(c)
+    Ok((c, rc::runtime::resources(&box7::KERNEL)?))
 }
 
 /// Thread blocks for one thread per element.

@@ -3,7 +3,7 @@
 //!
 //! The state lives on the GPU for the whole run: each step reads one device buffer and writes the
 //! other, then they swap (ping-pong). The final state must equal, bit for bit, the same number of
-//! `heat::run_cpu` steps on the CPU.
+//! `heat::run_cpu` steps on the CPU. On the GPU it also prints the kernel's resource report.
 
 mod common;
 
@@ -48,6 +48,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     let what = format!("{STEPS} steps from a noisy sine, n = {check_n}");
     backend.compare(&heat::KERNEL, &got, &want, &what)?;
     println!("heat, alpha = {ALPHA}: check: passed (one step on awkward data; {what}; bit-exact against run_cpu)");
+    backend.print_resources(&heat::KERNEL)?;
 
     match &backend {
         Backend::Gpu(gpu) => {

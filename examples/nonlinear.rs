@@ -1,6 +1,7 @@
 //! Stencils that are not weighted sums: a running maximum (dilation) over 17 elements of a
 //! periodic signal, and the total variation `sum |u[k+1] - u[k]|` over a 17-element window with
 //! zeros beyond the ends. A register cache serves any function of the window, not only linear ones.
+//! On the GPU, each kernel's resource report follows its line.
 
 mod common;
 
@@ -37,10 +38,12 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     println!("over {n} f32:");
     println!("max_filter ({}): {}", max_filter::KERNEL.pattern(), backend.measure(&max_filter::KERNEL, &input, ())?);
+    backend.print_resources(&max_filter::KERNEL)?;
     println!(
         "total_variation ({}): {}",
         total_variation::KERNEL.pattern(),
         backend.measure(&total_variation::KERNEL, &input, ())?
     );
+    backend.print_resources(&total_variation::KERNEL)?;
     Ok(())
 }

@@ -6,7 +6,9 @@
 //!
 //! This example runs it on the GPU, or without one on the CPU emulation of the exact warp
 //! program; checks the result bit for bit against `box7::run_cpu`; and reports the time and the
-//! effective bandwidth (input read once + output written once).
+//! effective bandwidth (input read once + output written once). On the GPU it also prints what
+//! the driver's compiler gave the kernel: registers, local memory (spills), shared memory and
+//! occupancy, with a warning if it spills.
 
 mod common;
 
@@ -30,5 +32,6 @@ fn main() -> Result<(), Box<dyn Error>> {
 
     println!("box7 ({}) over {n} f32:", box7::KERNEL.pattern());
     println!("{}", backend.measure(&box7::KERNEL, &input, ())?);
+    backend.print_resources(&box7::KERNEL)?;
     Ok(())
 }

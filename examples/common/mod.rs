@@ -1,5 +1,6 @@
 //! What the examples share: their two options, choosing the GPU or the CPU emulation, checking a
-//! stencil bit for bit against its CPU reference, and timing it with CUDA events.
+//! stencil bit for bit against its CPU reference, timing it with CUDA events, and printing what
+//! the driver's compiler gave each kernel on the GPU (`print_resources`).
 
 // Each example uses only part of this module.
 #![allow(dead_code)]
@@ -9,7 +10,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use rc::runtime::cust;
+use rc::runtime::{cust, Resources};
 use rc::testdata::{awkward, first_difference, poison, Rng};
 use rc::{Element, Params, Stencil};
 
@@ -183,6 +184,15 @@ impl Backend {
         Ok(Measurement { speed })
     }
 
+    /// On the GPU, prints `stencil`'s resource report ([`print_resources`]). The CPU emulation
+    /// has no registers or occupancy to report, so it prints nothing there.
+    pub fn print_resources<T: Element, P: Params>(&self, stencil: &Stencil<T, P>) -> Result<()> {
+        match self {
+            Backend::Gpu(_) => print_resources(stencil),
+            Backend::Emulation => Ok(()),
+        }
+    }
+
     /// Fails with the first output where `got` differs from `want` (NaNs count as equal).
     pub fn compare<T: Element, P: Params>(
         &self,
@@ -196,6 +206,23 @@ impl Backend {
             Backend::Emulation => "in the CPU emulation",
         };
         compare(got, want, &format!("stencil `{}` {on}, {data}", stencil.name()))
+    }
+}
+
+/// Prints what the driver's compiler gave `stencil` on the current context's GPU: registers,
+/// local memory, shared memory, threads and blocks, occupancy, and a warning line if the kernel
+/// spills. Indented, so that it reads as part of the line printed before it. Needs a GPU: the
+/// report comes from the driver (`rc::runtime::resources`), which compiles the kernel if no launch
+/// has yet.
+pub fn print_resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<()> {
+    print_report(&rc::runtime::resources(stencil)?);
+    Ok(())
+}
+
+/// Prints a resource report already asked for, as [`print_resources`] does.
+pub fn print_report(report: &Resources) {
+    for line in report.to_string().lines() {
+        println!("  {line}");
     }
 }
 

@@ -41,6 +41,7 @@ extern "C" {
     pub(crate) fn cuDeviceGetName(name: *mut c_char, len: c_int, device: CuDevice) -> CuResult;
     pub(crate) fn cuDeviceGetAttribute(value: *mut c_int, attribute: c_int, device: CuDevice) -> CuResult;
     pub(crate) fn cuDeviceTotalMem_v2(bytes: *mut usize, device: CuDevice) -> CuResult;
+    pub(crate) fn cuDeviceCanAccessPeer(can_access: *mut c_int, device: CuDevice, peer: CuDevice) -> CuResult;
 
     pub(crate) fn cuDevicePrimaryCtxRetain(context: *mut CuContext, device: CuDevice) -> CuResult;
     pub(crate) fn cuDevicePrimaryCtxRelease_v2(device: CuDevice) -> CuResult;
@@ -53,6 +54,9 @@ extern "C" {
     pub(crate) fn cuCtxPopCurrent_v2(context: *mut CuContext) -> CuResult;
     pub(crate) fn cuCtxSynchronize() -> CuResult;
     pub(crate) fn cuStreamGetCtx(stream: CuStream, context: *mut CuContext) -> CuResult;
+
+    /// `attribute` is a `CUpointer_attribute`; `address` a `CUdeviceptr`.
+    pub(crate) fn cuPointerGetAttribute(data: *mut c_void, attribute: c_int, address: u64) -> CuResult;
 
     pub(crate) fn cuModuleLoadDataEx(
         module: *mut CuModule,

@@ -156,6 +156,29 @@ pub enum Error {
     )]
     LaunchBounds { stencil: &'static str, expected: u32, got: u32 },
 
+    /// The output's bytes overlap the input's (two views of one allocation), so it is not
+    /// launched: threads would read input elements that other threads have already overwritten,
+    /// in no defined order. `input` and `output` are the byte ranges `[start, end)` of the two
+    /// buffers' device addresses.
+    #[error(
+        "stencil `{stencil}`: the output buffer (device bytes {:#x}..{:#x}) overlaps the input buffer (device \
+         bytes {:#x}..{:#x}) in {} bytes; expected disjoint buffers: a stencil cannot run in place, since its \
+         threads read input elements that other threads' outputs overwrite",
+        output.0, output.1, input.0, input.1, crate::buffers::overlap_bytes(*input, *output)
+    )]
+    Aliasing { stencil: &'static str, input: (u64, u64), output: (u64, u64) },
+
+    /// The driver reports that a buffer belongs to another CUDA context than the launch's, and
+    /// the launch's context cannot reach it (device memory of another context on the same GPU,
+    /// or on a GPU without peer access to this one), so it is not launched.
+    #[error(
+        "stencil `{stencil}`: the {buffer} buffer (device address {address:#x}) was allocated in CUDA context \
+         {owner:#x}, but the launch runs in context {current:#x}; expected a buffer the launch's context can \
+         reach (allocated in it, managed, pinned host memory, or on a peer GPU): allocate it while the \
+         launch's context is current"
+    )]
+    ForeignBuffer { stencil: &'static str, buffer: &'static str, address: u64, owner: usize, current: usize },
+
     /// `launch` was called on a thread with no current CUDA context.
     #[error("no CUDA context is current on this thread; expected the stream's context ({stream:#x}) to be current")]
     NoCurrentContext { stream: usize },

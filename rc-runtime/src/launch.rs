@@ -8,6 +8,7 @@ use cust::stream::{Stream, StreamFlags};
 use rc_core::{Element, LaunchShape, Params, Scalar, ScalarType, Stencil, Strategy};
 
 use crate::abi::KernelArgs;
+use crate::buffers;
 use crate::context;
 use crate::driver;
 use crate::error::{check, Error};
@@ -62,9 +63,11 @@ pub(crate) fn check_threads_per_block(stencil: &'static str, shape: LaunchShape,
 /// or record an event before reading it).
 ///
 /// `output` must have exactly `stencil.output_len(input.len())` elements; an empty output
-/// launches nothing. The stream's context must be current on this thread and must be a primary
-/// context (cust's `Context`, `quick_init`). The first launch in a context compiles the PTX for
-/// its GPU (see [`crate::release_cached_modules`]).
+/// launches nothing. `output` must not overlap `input` ([`Error::Aliasing`]), and both must be
+/// memory the stream's context can reach ([`Error::ForeignBuffer`] when the driver reports
+/// device memory of another context that this one cannot map). The stream's context must be
+/// current on this thread and must be a primary context (cust's `Context`, `quick_init`). The
+/// first launch in a context compiles the PTX for its GPU (see [`crate::release_cached_modules`]).
 pub fn launch<T, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
@@ -80,9 +83,18 @@ where
     let Some(shape) = plan.shape else {
         return Ok(());
     };
-    check_alignment(stencil, "input", input.as_device_ptr().as_raw())?;
-    check_alignment(stencil, "output", output.as_device_ptr().as_raw())?;
+    let (input_address, output_address) = (input.as_device_ptr().as_raw(), output.as_device_ptr().as_raw());
+    check_alignment(stencil, "input", input_address)?;
+    check_alignment(stencil, "output", output_address)?;
+    let element_bytes = std::mem::size_of::<T>();
+    buffers::check_disjoint(
+        stencil.name(),
+        buffers::byte_range(input_address, input.len(), element_bytes),
+        buffers::byte_range(output_address, output.len(), element_bytes),
+    )?;
     let context = context::for_launch(stream)?;
+    buffers::check_reachable(stencil.name(), "input", input_address, context)?;
+    buffers::check_reachable(stencil.name(), "output", output_address, context)?;
     let kernel = module::kernel(context, stencil.name(), stencil.ptx(), stencil.entry())?;
     let types: Vec<ScalarType> = plan.scalars.iter().map(|s| s.ty).collect();
     kernel.check_abi(stencil.name(), stencil.entry(), &types)?;
@@ -98,8 +110,10 @@ where
     let mut pointers = args.pointers();
     // SAFETY: the function belongs to the current context (looked up with it) and stays loaded
     // while `kernel` lives; the argument block matches the parameter list the entry declares
-    // (checked above); the buffers are live device allocations of the lengths passed, and the
-    // borrow of `output` is exclusive. The driver copies the arguments before returning.
+    // (checked above); the buffers are live device allocations of the lengths passed, which
+    // the driver did not report as another context's (checked above), and the output's bytes
+    // are disjoint from the input's (checked above: `DeviceSlice` is `Copy`, so an exclusive
+    // borrow alone does not prove that). The driver copies the arguments before returning.
     let code = unsafe {
         driver::cuLaunchKernel(
             kernel.function(),

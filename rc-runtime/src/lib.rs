@@ -3,6 +3,8 @@
 //! - [`gpu`]: is there a GPU, and which (or why not, as [`Error::NoDevice`]).
 //! - [`launch`]: a stencil on the caller's stream and device buffers, asynchronously.
 //! - [`run`]: host slice in, host vector out.
+//! - [`resources`]: what the driver's compiler gave a stencil's kernel on this GPU, printable as
+//!   a one-line report with a [`SpillWarning`] when it spills.
 //!
 //! A stencil's PTX is compiled by the driver for the GPU at hand the first time it is launched in
 //! a context, and cached per context after that (`module.rs` explains how the cache stays sound).
@@ -13,6 +15,7 @@
 //! there is no GPU.
 
 mod abi;
+mod buffers;
 mod context;
 mod device;
 mod driver;
@@ -27,7 +30,7 @@ pub use launch::{launch, run};
 #[doc(hidden)]
 pub use module::cached_kernel_count;
 pub use module::release_cached_modules;
-pub use resources::{resources, Resources};
+pub use resources::{resources, Resources, SpillWarning};
 
 /// The cust this crate is built against, for callers that make their own contexts, streams and
 /// buffers.

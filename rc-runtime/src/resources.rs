@@ -1,13 +1,18 @@
 //! What the driver's compiler gave a stencil's kernel on the GPU at hand: registers, spills,
-//! shared memory, and how many blocks fit on a multiprocessor.
+//! shared memory, and how many blocks fit on a multiprocessor; as figures, as a one-line report
+//! (`Display`), and as a warning when the kernel spills.
 //!
 //! The kernel is looked up through the same per-context cache as [`crate::launch`], so these are
 //! the figures of the very function that is launched, compiled by the same driver for the same
-//! GPU (the PTX is portable; the machine code and its register count are not).
+//! GPU (the PTX is portable; the machine code and its register count are not). That is why the
+//! spill warning comes from here and not from the compile-time estimate or CI's ptxas run: only
+//! the driver of the GPU at hand knows whether this GPU's code spills.
 
+use std::fmt;
 use std::os::raw::c_int;
 
 use cust::sys::CUdevice_attribute as Attribute;
+use rc_core::program::MAX_REGISTERS_PER_THREAD;
 use rc_core::{Element, Params, Stencil};
 
 use crate::context;
@@ -50,9 +55,12 @@ pub(crate) fn max_threads_per_block(function: CuFunction, stencil: &str) -> Resu
     function_attribute(function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK", stencil)
 }
 
-/// A kernel's resources as compiled for the current GPU.
+/// A kernel's resources as compiled for the current GPU. `Display` gives a one-line report,
+/// followed by a second line with the [`SpillWarning`] when the kernel spills.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Resources {
+    /// The stencil's name.
+    pub stencil: &'static str,
     /// 32-bit registers per thread.
     pub registers_per_thread: u32,
     /// Local memory per thread in bytes: register spills, and arrays the compiler could not keep
@@ -78,6 +86,77 @@ impl Resources {
             return 0.0;
         }
         f64::from(self.blocks_per_multiprocessor * self.threads_per_block) / f64::from(self.max_threads_per_multiprocessor)
+    }
+
+    /// A warning if the kernel keeps anything in local memory: in a register-cache kernel that
+    /// means the cache, or the values computed from it, did not fit in registers, and every
+    /// access to them goes to memory instead.
+    pub fn spill_warning(&self) -> Option<SpillWarning> {
+        (self.local_bytes_per_thread > 0).then_some(SpillWarning {
+            stencil: self.stencil,
+            local_bytes_per_thread: self.local_bytes_per_thread,
+            registers_per_thread: self.registers_per_thread,
+        })
+    }
+}
+
+impl fmt::Display for Resources {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "stencil `{}` on this GPU: {} registers per thread, {} bytes of local memory per thread, {} bytes of \
+             shared memory per block, {} threads per block (the kernel allows up to {}), {} blocks per \
+             multiprocessor, occupancy {:.0}%",
+            self.stencil,
+            self.registers_per_thread,
+            self.local_bytes_per_thread,
+            self.static_shared_bytes_per_block,
+            self.threads_per_block,
+            self.max_threads_per_block,
+            self.blocks_per_multiprocessor,
+            self.occupancy() * 100.0
+        )?;
+        if let Some(warning) = self.spill_warning() {
+            write!(f, "\n{warning}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A kernel that spills to local memory on the current GPU (see [`Resources::spill_warning`]).
+/// `Display` says what to change.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpillWarning {
+    pub stencil: &'static str,
+    pub local_bytes_per_thread: u32,
+    pub registers_per_thread: u32,
+}
+
+impl fmt::Display for SpillWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "warning: stencil `{}` spills {} bytes per thread to local memory ",
+            self.stencil, self.local_bytes_per_thread
+        )?;
+        // With every register a thread can have, only a smaller cache helps; with fewer, launch
+        // bounds may be what caps them (.maxntid and .minnctapersm make ptxas fit that many
+        // threads in the register file).
+        if self.registers_per_thread >= MAX_REGISTERS_PER_THREAD {
+            write!(
+                f,
+                "although it has all {MAX_REGISTERS_PER_THREAD} registers a thread can have (its register cache and \
+                 live values do not fit): lower outputs_per_thread or the radius"
+            )
+        } else {
+            write!(
+                f,
+                "with {} registers per thread (its register cache and live values do not fit): lower \
+                 outputs_per_thread or the radius, or let each thread have more registers with a smaller \
+                 max_threads_per_block or min_blocks_per_sm",
+                self.registers_per_thread
+            )
+        }
     }
 }
 
@@ -121,6 +200,7 @@ pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resou
     })?;
 
     Ok(Resources {
+        stencil: stencil.name(),
         registers_per_thread,
         local_bytes_per_thread,
         static_shared_bytes_per_block,
@@ -165,18 +245,65 @@ mod tests {
         assert!(err.is_no_device(), "{err}");
     }
 
+    /// A kernel that fits: 64 registers, no local memory, 4 blocks of 256 threads of 2048.
+    const FITS: Resources = Resources {
+        stencil: "box7",
+        registers_per_thread: 64,
+        local_bytes_per_thread: 0,
+        static_shared_bytes_per_block: 0,
+        max_threads_per_block: 1024,
+        threads_per_block: 256,
+        blocks_per_multiprocessor: 4,
+        max_threads_per_multiprocessor: 2048,
+    };
+
     #[test]
     fn occupancy_is_resident_threads_over_the_multiprocessors_limit() {
-        let r = Resources {
-            registers_per_thread: 64,
-            local_bytes_per_thread: 0,
-            static_shared_bytes_per_block: 0,
-            max_threads_per_block: 1024,
-            threads_per_block: 256,
-            blocks_per_multiprocessor: 4,
-            max_threads_per_multiprocessor: 2048,
-        };
-        assert_eq!(r.occupancy(), 0.5);
-        assert_eq!(Resources { max_threads_per_multiprocessor: 0, ..r }.occupancy(), 0.0);
+        assert_eq!(FITS.occupancy(), 0.5);
+        assert_eq!(Resources { max_threads_per_multiprocessor: 0, ..FITS }.occupancy(), 0.0);
+    }
+
+    #[test]
+    fn a_kernel_without_local_memory_gets_a_one_line_report_and_no_warning() {
+        assert_eq!(FITS.spill_warning(), None);
+        assert_eq!(
+            FITS.to_string(),
+            "stencil `box7` on this GPU: 64 registers per thread, 0 bytes of local memory per thread, 0 bytes of \
+             shared memory per block, 256 threads per block (the kernel allows up to 1024), 4 blocks per \
+             multiprocessor, occupancy 50%"
+        );
+        let shared = Resources { static_shared_bytes_per_block: 4352, blocks_per_multiprocessor: 8, ..FITS };
+        assert!(shared.to_string().contains(" 4352 bytes of shared memory per block, "), "{shared}");
+        assert!(shared.to_string().ends_with(" 8 blocks per multiprocessor, occupancy 100%"), "{shared}");
+    }
+
+    #[test]
+    fn a_kernel_that_spills_is_reported_with_a_warning_line() {
+        // Every register a thread can have, and still spilling: only a smaller cache helps.
+        let full = Resources { registers_per_thread: 255, local_bytes_per_thread: 48, ..FITS };
+        let warning = full.spill_warning().expect("48 bytes of local memory");
+        assert_eq!(warning, SpillWarning { stencil: "box7", local_bytes_per_thread: 48, registers_per_thread: 255 });
+        assert_eq!(
+            warning.to_string(),
+            "warning: stencil `box7` spills 48 bytes per thread to local memory although it has all 255 \
+             registers a thread can have (its register cache and live values do not fit): lower \
+             outputs_per_thread or the radius"
+        );
+        let report = full.to_string();
+        let lines: Vec<&str> = report.lines().collect();
+        assert_eq!(lines.len(), 2, "{report}");
+        assert!(lines[0].starts_with("stencil `box7` on this GPU: 255 registers per thread, 48 bytes of local memory"));
+        assert_eq!(lines[1], warning.to_string());
+
+        // Fewer registers than a thread can have: launch bounds may be what caps them.
+        let capped = Resources { registers_per_thread: 64, local_bytes_per_thread: 8, ..FITS };
+        assert_eq!(
+            capped.spill_warning().map(|w| w.to_string()).as_deref(),
+            Some(
+                "warning: stencil `box7` spills 8 bytes per thread to local memory with 64 registers per thread \
+                 (its register cache and live values do not fit): lower outputs_per_thread or the radius, or let \
+                 each thread have more registers with a smaller max_threads_per_block or min_blocks_per_sm"
+            )
+        );
     }
 }
