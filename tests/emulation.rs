@@ -49,4 +49,6 @@ fn the_macro_prints_the_same_ptx_the_runtime_program_would() {
     same(&heat_granule::KERNEL);
     same(&tv_granule::KERNEL);
     same(&wide_max_granule::KERNEL);
+    same(&box65_window::KERNEL);
+    same(&ratio_window::KERNEL);
 }

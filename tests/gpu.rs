@@ -7,14 +7,15 @@
 
 mod catalogue;
 
+mod support;
+use support::gpu;
 use std::fmt::Debug;
 
 use rc::core::body::{BinaryOp, Body, Node};
 use rc::core::error::BodyError;
 use rc::core::ptx;
-use rc::runtime::cust::context::Context;
 use rc::runtime::cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
-use rc::runtime::cust::stream::{Stream, StreamFlags};
+use rc::runtime::cust::stream::Stream;
 use rc::testdata::{awkward, poison};
 use rc::core::stencil::Reference;
 use rc::core::Layout;
@@ -24,22 +25,6 @@ use rc::{Boundary, Element, Params, Pattern, Scalar, Stencil, Strategy, WarpProg
 /// output view stays aligned for 16-byte vector stores.
 const GUARD: usize = 32;
 
-/// A context for this test's thread, or `None` (after saying so) on a machine without a GPU.
-fn gpu(test: &str) -> Option<(Context, Stream)> {
-    match rc::runtime::gpu() {
-        Ok(info) => {
-            let context = rc::runtime::cust::quick_init().expect("a GPU is present, so its context must start");
-            let stream = Stream::new(StreamFlags::NON_BLOCKING, None).expect("stream");
-            eprintln!("{test}: running on {info}");
-            Some((context, stream))
-        }
-        Err(e) if e.is_no_device() => {
-            eprintln!("skipping {test}: no GPU ({e})");
-            None
-        }
-        Err(e) => panic!("{test}: the GPU is there but unusable: {e}"),
-    }
-}
 
 /// Launches `k` over `input` on the GPU and compares with `run_cpu`.
 fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
@@ -274,16 +259,18 @@ fn every_warp_width_boundary_and_element_type_matches_on_the_gpu() {
 }
 
 #[test]
-fn granule_distributions_with_vector_loads_match_on_the_gpu() {
-    let Some((_context, stream)) = gpu("granule_distributions_with_vector_loads_match_on_the_gpu") else { return };
+fn granule_and_window_distributions_with_vector_loads_match_on_the_gpu() {
+    let Some((_context, stream)) = gpu("granule_and_window_distributions_with_vector_loads_match_on_the_gpu") else { return };
     let patterns = || {
         [2u32, 4, 8, 16].into_iter().enumerate().flat_map(|(i, v)| {
             [1u32, 3, 8, 16, 32, 40].into_iter().enumerate().flat_map(move |(j, r)| {
                 Boundary::ALL.into_iter().enumerate().flat_map(move |(k, b)| {
-                    [1u32, 2].map(|rows| {
-                        let warp = [32u32, 16, 8, 4][(i + j + k + rows as usize) % 4];
-                        (Pattern::new(r, warp, v * rows, b).expect("valid"), Strategy::RegisterCache, Layout::Granule(v))
-                    })
+                    [(1u32, Layout::Granule(v)), (2, Layout::Granule(v)), (1, Layout::Window(v)), (2, Layout::Window(v))].map(
+                        move |(rows, layout)| {
+                            let warp = [32u32, 16, 8, 4][(i + j + k + rows as usize) % 4];
+                            (Pattern::new(r, warp, v * rows, b).expect("valid"), Strategy::RegisterCache, layout)
+                        },
+                    )
                 })
             })
         })
@@ -295,7 +282,7 @@ fn granule_distributions_with_vector_loads_match_on_the_gpu() {
     };
     let (c32, f32_failures) = sweep(box_f32::kernel, patterns(), lengths, &stream);
     let (c64, f64_failures) = sweep(box_f64::kernel, patterns(), lengths, &stream);
-    eprintln!("granules: {} launches checked, {} failed", c32 + c64, f32_failures.len() + f64_failures.len());
+    eprintln!("granules and windows: {} launches checked, {} failed", c32 + c64, f32_failures.len() + f64_failures.len());
     let failures: Vec<String> = f32_failures.into_iter().chain(f64_failures).collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -26,21 +26,27 @@ macro_rules! with_patterns {
     };
 }
 
-/// The register cache over granules of V = P consecutive elements (one row of outputs per lane):
-/// only the halo crosses lanes, 2r/V shuffles per output.
-macro_rules! granule_stencils {
-    ($t:ident: $(($name:ident, $r:literal, $p:literal, $taps:literal)),* $(,)?) => {
-        $(box_stencil!($t, $name, $r, $p, $taps, distribution = granule($p));)*
+/// The register cache with one row of V = P consecutive outputs per lane, over `$layout(V)`:
+/// granules (only the halo crosses lanes, 2r/V shuffles per output) or windows (the halo is
+/// loaded too, no shuffles).
+macro_rules! row_stencils {
+    ($t:ident, $layout:ident: $(($name:ident, $r:literal, $p:literal, $taps:literal)),* $(,)?) => {
+        $(box_stencil!($t, $name, $r, $p, $taps, distribution = $layout($p));)*
 
         pub const ALL: &[Stencil<$t, ()>] = &[$($name::KERNEL),*];
     };
 }
 
-macro_rules! granule_module {
-    ($t:ident) => {
-        pub mod register_cache_granule {
+macro_rules! row_module {
+    // Every radius.
+    ($module:ident, $t:ident, $layout:ident) => {
+        row_module!($module, $t, $layout; (box_r64_p4, 64, 4, 129.0), (box_r64_p8, 64, 8, 129.0), (box_r64_p16, 64, 16, 129.0));
+    };
+    // Radii up to 32, and `$extra`.
+    ($module:ident, $t:ident, $layout:ident; $($extra:tt),*) => {
+        pub mod $module {
             use rc::prelude::*;
-            granule_stencils!($t:
+            row_stencils!($t, $layout:
                 (box_r1_p4, 1, 4, 3.0), (box_r1_p8, 1, 8, 3.0), (box_r1_p16, 1, 16, 3.0),
                 (box_r2_p4, 2, 4, 5.0), (box_r2_p8, 2, 8, 5.0), (box_r2_p16, 2, 16, 5.0),
                 (box_r4_p4, 4, 4, 9.0), (box_r4_p8, 4, 8, 9.0), (box_r4_p16, 4, 16, 9.0),
@@ -48,30 +54,51 @@ macro_rules! granule_module {
                 (box_r12_p4, 12, 4, 25.0), (box_r12_p8, 12, 8, 25.0), (box_r12_p16, 12, 16, 25.0),
                 (box_r16_p4, 16, 4, 33.0), (box_r16_p8, 16, 8, 33.0), (box_r16_p16, 16, 16, 33.0),
                 (box_r24_p4, 24, 4, 49.0), (box_r24_p8, 24, 8, 49.0), (box_r24_p16, 24, 16, 49.0),
-                (box_r32_p4, 32, 4, 65.0), (box_r32_p8, 32, 8, 65.0), (box_r32_p16, 32, 16, 65.0),
-                (box_r64_p4, 64, 4, 129.0), (box_r64_p8, 64, 8, 129.0), (box_r64_p16, 64, 16, 129.0)
+                (box_r32_p4, 32, 4, 65.0), (box_r32_p8, 32, 8, 65.0), (box_r32_p16, 32, 16, 65.0)
+                $(, $extra)*
             );
         }
     };
 }
 
-/// Outputs per thread (= granule size) of the granule kernels.
-pub const GRANULE_OUTPUTS: [u32; 3] = [4, 8, 16];
+/// Outputs per thread (= granule or window size V) of the row kernels.
+pub const ROW_OUTPUTS: [u32; 3] = [4, 8, 16];
 
-/// What the bench compares: the three strategies, and the register cache over granules.
+/// How a variant's register cache lays out elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// The article's round-robin (and the layout-free baselines).
+    RoundRobin,
+    Granule,
+    Window,
+}
+
+impl Family {
+    fn of(layout: Layout) -> Family {
+        match layout {
+            Layout::RoundRobin => Family::RoundRobin,
+            Layout::Granule(_) => Family::Granule,
+            Layout::Window(_) => Family::Window,
+        }
+    }
+}
+
+/// What the bench compares: the three strategies, and the register cache over granules and
+/// over windows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Variant {
     /// The `strategy` column of the results.
     pub label: &'static str,
     pub strategy: Strategy,
-    pub granule: bool,
+    pub family: Family,
 }
 
-pub const VARIANTS: [Variant; 4] = [
-    Variant { label: "register_cache", strategy: Strategy::RegisterCache, granule: false },
-    Variant { label: "register_cache_granule", strategy: Strategy::RegisterCache, granule: true },
-    Variant { label: "shared_memory", strategy: Strategy::SharedMemory, granule: false },
-    Variant { label: "naive", strategy: Strategy::Naive, granule: false },
+pub const VARIANTS: [Variant; 5] = [
+    Variant { label: "register_cache", strategy: Strategy::RegisterCache, family: Family::RoundRobin },
+    Variant { label: "register_cache_granule", strategy: Strategy::RegisterCache, family: Family::Granule },
+    Variant { label: "register_cache_window", strategy: Strategy::RegisterCache, family: Family::Window },
+    Variant { label: "shared_memory", strategy: Strategy::SharedMemory, family: Family::RoundRobin },
+    Variant { label: "naive", strategy: Strategy::Naive, family: Family::RoundRobin },
 ];
 
 impl Variant {
@@ -79,12 +106,16 @@ impl Variant {
         VARIANTS.into_iter().find(|v| v.matches(k))
     }
     fn matches<T: rc::Element, P: rc::Params>(&self, k: &Stencil<T, P>) -> bool {
-        k.strategy() == self.strategy && matches!(k.layout(), Layout::Granule(_)) == self.granule
+        k.strategy() == self.strategy && Family::of(k.layout()) == self.family
+    }
+    /// Whether this variant exists at its own outputs per thread ([`ROW_OUTPUTS`]).
+    pub fn rows(&self) -> bool {
+        self.family != Family::RoundRobin
     }
     /// The outputs per thread this variant runs at, given those asked for.
     pub fn outputs_per_thread(&self, asked: &[u32]) -> Vec<u32> {
-        if self.granule {
-            GRANULE_OUTPUTS.to_vec()
+        if self.rows() {
+            ROW_OUTPUTS.to_vec()
         } else {
             asked.to_vec()
         }
@@ -127,14 +158,17 @@ macro_rules! strategy_module {
 }
 
 pub mod f32 {
-    granule_module!(f32);
+    row_module!(register_cache_granule, f32, granule);
+    row_module!(register_cache_window, f32, window);
     strategy_module!(register_cache, f32, register_cache);
     strategy_module!(shared_memory, f32, shared_memory);
     strategy_module!(naive, f32, naive);
 }
 
 pub mod f64 {
-    granule_module!(f64);
+    row_module!(register_cache_granule, f64, granule);
+    // An f64 window at r = 64 is 2 x 136 registers: more than a thread has (a compile error).
+    row_module!(register_cache_window, f64, window;);
     strategy_module!(register_cache, f64, register_cache);
     strategy_module!(shared_memory, f64, shared_memory);
     strategy_module!(naive, f64, naive);
@@ -152,6 +186,7 @@ impl BenchElement for f32 {
         [
             self::f32::register_cache::ALL,
             self::f32::register_cache_granule::ALL,
+            self::f32::register_cache_window::ALL,
             self::f32::shared_memory::ALL,
             self::f32::naive::ALL,
         ]
@@ -167,6 +202,7 @@ impl BenchElement for f64 {
         [
             self::f64::register_cache::ALL,
             self::f64::register_cache_granule::ALL,
+            self::f64::register_cache_window::ALL,
             self::f64::shared_memory::ALL,
             self::f64::naive::ALL,
         ]
@@ -194,7 +230,7 @@ pub fn find<T: BenchElement>(
 /// element type and strategy: `with_patterns!` is the one list).
 pub fn compiled() -> (Vec<u32>, Vec<u32>) {
     let kernels: Vec<Stencil<f32, ()>> =
-        <f32 as BenchElement>::kernels().into_iter().filter(|k| !VARIANTS[1].matches(k)).collect();
+        <f32 as BenchElement>::kernels().into_iter().filter(|k| Variant::of(k).is_some_and(|v| !v.rows())).collect();
     let mut radii: Vec<u32> = kernels.iter().map(|k| k.pattern().radius()).collect();
     let mut ps: Vec<u32> = kernels.iter().map(|k| k.pattern().outputs_per_thread()).collect();
     for values in [&mut radii, &mut ps] {

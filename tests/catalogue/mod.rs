@@ -195,6 +195,26 @@ pub fn wide_max_granule(w: Window<i32>) -> i32 {
     m
 }
 
+/// Windows: each lane caches its outputs' whole window, the halo loaded rather than shuffled.
+#[stencil(radius = 32, outputs_per_thread = 8, distribution = window(8))]
+pub fn box65_window(w: Window<f32>) -> f32 {
+    let mut s = 0.0;
+    for k in -32..=32 {
+        s += w[k];
+    }
+    s / 65.0
+}
+
+#[stencil(radius = 2, warp = 16, outputs_per_thread = 8, boundary = clamp, distribution = window(4))]
+pub fn scaled_diff_window(w: Window<f64>, h: f64) -> f64 {
+    (w[-2] - 8.0 * w[-1] + 8.0 * w[1] - w[2]) / (12.0 * h)
+}
+
+#[stencil(radius = 4, warp = 32, outputs_per_thread = 4, boundary = wrap, distribution = window(4))]
+pub fn ratio_window(w: Window<f32>) -> f32 {
+    (w[-4] + w[4]) / 3.0 - w[0] / -0.1 + w[1] / 7.0
+}
+
 /// NaN and infinities cast to integers: 0 and the saturated bounds, as in Rust.
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 2, boundary = zero)]
 pub fn float_to_int_f64(w: Window<f64>) -> f64 {
@@ -233,6 +253,9 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&heat_granule::KERNEL, (0.25,));
     v.visit(&tv_granule::KERNEL, ());
     v.visit(&wide_max_granule::KERNEL, ());
+    v.visit(&box65_window::KERNEL, ());
+    v.visit(&scaled_diff_window::KERNEL, (0.5,));
+    v.visit(&ratio_window::KERNEL, ());
     v.visit(&float_to_int_f64::KERNEL, ());
 }
 

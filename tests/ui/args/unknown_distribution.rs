@@ -1,0 +1,8 @@
+use rc::prelude::*;
+
+#[stencil(radius = 2, outputs_per_thread = 4, distribution = windows(4))]
+fn f(w: Window<f32>) -> f32 {
+    w[-2] + w[2]
+}
+
+fn main() {}
