@@ -464,20 +464,7 @@ impl<'a> Printer<'a> {
         let regs: Vec<String> = run.iter().map(|l| self.reg(l.dst)).collect();
         let first = cache.unwrap_or(0);
         self.comment(&format!("rc[{first}..{}] = tile elements {}.. + lane * {}", first + regs.len() as u32, at.base, at.stride));
-        // One address per lane stride, before any load; each load adds its constant offset in
-        // the instruction (ptxas cannot fold per-load 32-bit index arithmetic into offsets).
-        let start = match pending.lane_start.get(&at.stride) {
-            Some(start) => start.clone(),
-            None => {
-                let g = self.tile_index(0, at.stride);
-                if lead > 0 {
-                    self.line(&format!("sub.u64 {g}, {g}, {lead};"));
-                }
-                let start = self.address(INPUT, &g, bytes);
-                pending.lane_start.insert(at.stride, start.clone());
-                start
-            }
-        };
+        let start = self.lane_start(&mut pending.lane_start, INPUT, at.stride, lead);
         let addr = format!("{start}+{}", at.base * bytes);
         let guard = self.lane_guard(lanes);
         let load = match regs.len() {
@@ -493,6 +480,22 @@ impl<'a> Printer<'a> {
             }
             None => self.line(&load),
         }
+    }
+
+    /// The address of tile element `lane * stride - lead` in `buffer`, computed once per stride
+    /// (`known` keeps them): vector accesses add their constant offset in the instruction, as
+    /// ptxas cannot fold per-access 32-bit index arithmetic into offsets itself.
+    fn lane_start(&mut self, known: &mut HashMap<u32, String>, buffer: &str, stride: u32, lead: u32) -> String {
+        if let Some(start) = known.get(&stride) {
+            return start.clone();
+        }
+        let g = self.tile_index(0, stride);
+        if lead > 0 {
+            self.line(&format!("sub.u64 {g}, {g}, {lead};"));
+        }
+        let start = self.address(buffer, &g, self.program.element.bytes());
+        known.insert(stride, start.clone());
+        start
     }
 
     /// Prints the vector loads of the cache registers `instr` reads that are not loaded yet.
@@ -537,15 +540,7 @@ impl<'a> Printer<'a> {
             let regs: Vec<String> = items[run.clone()].iter().map(|&(src, ..)| self.reg(src)).collect();
             self.comment(&format!("store outputs {output}..{}: tile output {base}.. + lane * {stride}", output + regs.len() as u32));
             let bytes = program.element.bytes();
-            let start = match lane_start.get(&stride) {
-                Some(start) => start.clone(),
-                None => {
-                    let i = self.tile_index(0, stride);
-                    let start = self.address(OUTPUT, &i, bytes);
-                    lane_start.insert(stride, start.clone());
-                    start
-                }
-            };
+            let start = self.lane_start(&mut lane_start, OUTPUT, stride, 0);
             let addr = format!("{start}+{}", base * bytes);
             match regs.len() {
                 1 => self.line(&format!("st.global.{ty} [{addr}], {};", regs[0])),
