@@ -51,6 +51,11 @@ pub trait Distribution {
     fn load(&self, reg: u32) -> AffineLoad;
     /// The tile output that is `lane`'s `p`-th output.
     fn output(&self, lane: u32, p: u32) -> u32;
+    /// Whether the cache is filled from the block's input staged in shared memory instead of
+    /// from global memory (see [`StagedWindow`]).
+    fn staged(&self) -> bool {
+        false
+    }
 }
 
 /// The article's distribution: tile element `e` in lane `e mod W`, register `rc[e div W]`;
@@ -229,6 +234,62 @@ impl Distribution for LaneWindow {
     }
 }
 
+/// Windows as [`LaneWindow`] lays them out, read from shared memory: the block first copies
+/// its input (tiles and halo) into shared memory with 16-byte loads and stores, every element
+/// once, then each lane reads its window from there with 16-byte reads.
+///
+/// Why: the L1 cache serves a warp's 16-byte load in one pass per 128-byte line it touches, and
+/// a window load touches `V` lines (lanes are `4V` bytes apart) for 512 useful bytes; past
+/// r = 16 window kernels were bound by those passes (`bench/results/*/ANALYSIS.md`, ncu's
+/// `l1tex__data_pipe_lsu_wavefronts`). Shared memory serves a 16-byte read in four passes
+/// whatever the lanes' spacing, as long as no two lanes of a quarter warp hit one bank, which
+/// the stage's padding guarantees (`ptx.rs`). Wider windows then read less per output,
+/// `(V + 2r) / V` elements, where from L1 they cost more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StagedWindow {
+    window: LaneWindow,
+}
+
+impl StagedWindow {
+    /// Needs `outputs_per_thread` to be a multiple of `v` (whole rows).
+    pub fn new(pattern: &Pattern, v: u32) -> Result<StagedWindow, ScheduleError> {
+        Ok(StagedWindow { window: LaneWindow::new(pattern, v)? })
+    }
+}
+
+impl Distribution for StagedWindow {
+    fn describe(&self) -> String {
+        format!("{}, read from the block's input staged in shared memory", self.window.describe().replace(" (halo from L1, no shuffles)", " (no shuffles)"))
+    }
+    fn lead(&self) -> u32 {
+        self.window.lead()
+    }
+    fn vector(&self) -> u32 {
+        self.window.vector()
+    }
+    fn warp(&self) -> u32 {
+        self.window.warp()
+    }
+    fn registers(&self) -> u32 {
+        self.window.registers()
+    }
+    fn slot(&self, e: u32) -> Slot {
+        self.window.slot(e)
+    }
+    fn local(&self, lane: u32, e: u32) -> Option<u32> {
+        self.window.local(lane, e)
+    }
+    fn load(&self, reg: u32) -> AffineLoad {
+        self.window.load(reg)
+    }
+    fn output(&self, lane: u32, p: u32) -> u32 {
+        self.window.output(lane, p)
+    }
+    fn staged(&self) -> bool {
+        true
+    }
+}
+
 /// Which distribution a stencil uses, as the attribute names it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Layout {
@@ -238,6 +299,8 @@ pub enum Layout {
     Granule(u32),
     /// Windows of this many consecutive outputs.
     Window(u32),
+    /// Windows of this many consecutive outputs, read from the block's staged input.
+    Staged(u32),
 }
 
 impl Layout {
@@ -246,6 +309,7 @@ impl Layout {
             Layout::RoundRobin => Box::new(RoundRobin::new(pattern)),
             Layout::Granule(v) => Box::new(Granule::new(pattern, v)?),
             Layout::Window(v) => Box::new(LaneWindow::new(pattern, v)?),
+            Layout::Staged(v) => Box::new(StagedWindow::new(pattern, v)?),
         })
     }
 }
@@ -256,7 +320,7 @@ impl Layout {
     pub fn access_bytes(self, element: ScalarType) -> u32 {
         match self {
             Layout::RoundRobin => element.bytes(),
-            Layout::Granule(v) | Layout::Window(v) => (v * element.bytes()).clamp(element.bytes(), 16),
+            Layout::Granule(v) | Layout::Window(v) | Layout::Staged(v) => (v * element.bytes()).clamp(element.bytes(), 16),
         }
     }
 }
@@ -267,6 +331,7 @@ impl std::fmt::Display for Layout {
             Layout::RoundRobin => f.write_str("round_robin"),
             Layout::Granule(v) => write!(f, "granule({v})"),
             Layout::Window(v) => write!(f, "window({v})"),
+            Layout::Staged(v) => write!(f, "staged({v})"),
         }
     }
 }

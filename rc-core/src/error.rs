@@ -60,6 +60,10 @@ pub enum ScheduleError {
     NotARotation { output: u32, tap: i32 },
     #[error("distribution granule({granule}) gives each lane whole rows of {granule} consecutive outputs, so outputs_per_thread must be a multiple of {granule}, got {outputs_per_thread}")]
     Granule { granule: u32, outputs_per_thread: u32 },
+    #[error("distribution {layout} stages {bytes} bytes of input per block in shared memory, more than the {limit} a kernel may declare; use a smaller V, fewer outputs_per_thread or a smaller max_threads_per_block")]
+    StageTooLarge { layout: String, bytes: u32, limit: u32 },
+    #[error("distribution = auto found no distribution that compiles for this stencil within the register and shared-memory limits")]
+    NoCandidate,
 }
 
 /// Everything that can go wrong on the CPU paths (`run_cpu`, `emulate`).

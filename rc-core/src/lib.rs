@@ -7,12 +7,14 @@
 //! publish/read, conflict proof) → [`program`] (the warp program) → `emulate` on the CPU,
 //! [`ptx`] for the GPU, [`explain`] for people.
 
+pub mod auto;
 pub mod body;
 pub mod distribution;
 mod emulate;
 pub mod error;
 pub mod explain;
 pub mod ops;
+pub mod order;
 pub mod pattern;
 pub mod program;
 pub mod ptx;
@@ -25,7 +27,7 @@ pub mod testdata;
 pub mod window;
 
 pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
-pub use distribution::{Distribution, Granule, LaneWindow, Layout, RoundRobin};
+pub use distribution::{Distribution, Granule, LaneWindow, Layout, RoundRobin, StagedWindow};
 pub use error::{BodyError, Error, LengthError, PatternError, ScheduleError};
 pub use explain::Explanation;
 pub use pattern::{Boundary, LaunchShape, Pattern};

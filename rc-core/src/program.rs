@@ -5,7 +5,8 @@ use std::collections::HashMap;
 
 use crate::body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
 use crate::distribution::{AffineLoad, Distribution, Layout, RoundRobin};
-use crate::error::Error;
+use crate::error::{Error, ScheduleError};
+use crate::order;
 use crate::pattern::Pattern;
 use crate::scalar::{Scalar, ScalarType};
 use crate::strategy::Strategy;
@@ -20,9 +21,12 @@ pub enum Instr {
     /// the boundary rule; other lanes never use it and hold zero. `cache` names the register it
     /// fills (`rc[k]`), or is `None` for a tap read straight from memory (strategy `naive`).
     Load { dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32) },
-    /// The block copies its tile (all its warps' tiles, `Pattern::block_elements`) from global
-    /// memory into shared memory under the boundary rule, then waits at a barrier.
-    Stage,
+    /// `elements` input elements copied into shared memory under the boundary rule, then a
+    /// barrier. Block scope (strategy shared_memory): the block's, from its first tile's element
+    /// 0 (input index `block * block_outputs - lead`); stage element `j` is element
+    /// `j - k * tile_outputs` of the block's `k`-th tile. Warp scope (staged windows): each
+    /// warp's own, from its tile's element 0 (input index `tile * tile_outputs - lead`).
+    Stage { scope: StageScope, lead: u32, elements: u32 },
     /// Read tile element `at.element(lane)` of this warp from the block's staged tile.
     Shared { dst: Reg, at: AffineLoad },
     /// The register each lane contributes, chosen by lane: what an owner Publishes in a phase,
@@ -42,9 +46,14 @@ pub enum Instr {
     Store { src: Reg, output: u32, at: AffineLoad },
 }
 
-/// Outputs whose computations are interleaved: enough independent chains to hide an add's
-/// latency, few enough that their live values fit in registers.
-const INTERLEAVED_OUTPUTS: usize = 8;
+/// Who fills a stage in shared memory and shares it ([`Instr::Stage`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StageScope {
+    /// The whole block, behind a block-wide barrier.
+    Block,
+    /// Each (logical) warp its own region, behind a warp barrier.
+    Warp,
+}
 
 /// What one stencil compiles to.
 #[derive(Clone, Debug)]
@@ -56,6 +65,8 @@ pub struct WarpProgram {
     pub distribution: String,
     /// Consecutive elements a lane keeps in consecutive cache registers (the vector width).
     pub vector: u32,
+    /// Cache loads read the block's stage ([`Instr::Stage`]) instead of global memory.
+    pub staged: bool,
     pub schedule: Schedule,
     pub instrs: Vec<Instr>,
     /// Fetches in the order the program first performs them (local ones included).
@@ -98,7 +109,20 @@ impl WarpProgram {
             invariant: HashMap::new(),
         };
         if strategy == Strategy::SharedMemory {
-            lower.instrs.push(Instr::Stage);
+            let (lead, elements) = (distribution.lead(), pattern.block_elements());
+            lower.instrs.push(Instr::Stage { scope: StageScope::Block, lead, elements });
+        }
+        if distribution.staged() {
+            // From the tile's element 0 to its last lane's last cached element.
+            let warp = pattern.warp();
+            let elements = schedule.loads.iter().map(|plan| distribution.load(plan.reg).element(warp - 1) + 1).max().unwrap_or(0);
+            let region = crate::ptx::staged_region_bytes(distribution.vector(), body.element(), elements);
+            let bytes = region * (pattern.threads_per_block() / warp);
+            if bytes > MAX_STATIC_SHARED_BYTES {
+                let layout = format!("staged({})", distribution.vector());
+                return Err(ScheduleError::StageTooLarge { layout, bytes, limit: MAX_STATIC_SHARED_BYTES }.into());
+            }
+            lower.instrs.push(Instr::Stage { scope: StageScope::Warp, lead: distribution.lead(), elements });
         }
         for plan in &schedule.loads {
             let dst = lower.reg(body.element());
@@ -107,34 +131,34 @@ impl WarpProgram {
         }
         let live = body.live();
         let varies = body.depends_on_taps();
-        // Outputs are computed node by node across a group of outputs, not one output after
-        // another: each output is a chain of dependent operations (a 65-tap sum is 65 adds in
-        // a row), and interleaving gives the GPU independent work while one add waits for the
-        // last. Each output's own operations keep their order, so results are unchanged.
-        let outputs: Vec<u32> = (0..pattern.outputs_per_thread()).collect();
-        // Only granule layouts: their outputs share one window, so interleaving adds few live
-        // values; round-robin outputs are a warp apart, and there interleaving made values
-        // fetched for one output live across the others' chains, until ptxas spilled (f64, r >= 24).
-        let group = if distribution.vector() > 1 { INTERLEAVED_OUTPUTS } else { 1 };
-        for group in outputs.chunks(group) {
-            let mut values: Vec<Vec<Reg>> = vec![vec![0; body.nodes().len()]; group.len()];
-            for (id, node) in body.nodes().iter().enumerate().filter(|(i, _)| live[*i]) {
-                for (value, &p) in values.iter_mut().zip(group) {
-                    value[id] = match lower.invariant.get(&(id as NodeId)) {
-                        Some(&reg) => reg,
-                        None => {
-                            let reg = lower.node(p, id as NodeId, *node, value);
-                            if !varies[id] {
-                                lower.invariant.insert(id as NodeId, reg);
-                            }
-                            reg
-                        }
-                    };
+        // Granule and window outputs of a thread share their window: interleaved as a
+        // wavefront (a lane's rows are a warp apart in the tile, but their windows are alike,
+        // so the wavefront runs over them as if they were consecutive). Round-robin outputs are
+        // a warp apart: interleaving them made values fetched for one output live across the
+        // others' chains, until ptxas spilled (f64, r >= 24).
+        let outputs = pattern.outputs_per_thread();
+        let order = if distribution.vector() > 1 {
+            order::wavefront(body, &live, outputs as usize)
+        } else {
+            order::sequential(body, &live, outputs as usize)
+        };
+        let mut values: Vec<Vec<Reg>> = vec![vec![0; body.nodes().len()]; outputs as usize];
+        for (p, id) in order {
+            let node = body.nodes()[id as usize];
+            values[p][id as usize] = match lower.invariant.get(&id) {
+                Some(&reg) => reg,
+                None => {
+                    let reg = lower.node(p as u32, id, node, &values[p]);
+                    if !varies[id as usize] {
+                        lower.invariant.insert(id, reg);
+                    }
+                    reg
                 }
-            }
-            for (value, &p) in values.iter().zip(group) {
+            };
+            if id == body.result() {
+                let p = p as u32;
                 let at = AffineLoad { base: distribution.output(0, p), stride: distribution.output(1, p) - distribution.output(0, p) };
-                lower.instrs.push(Instr::Store { src: value[body.result() as usize], output: p, at });
+                lower.instrs.push(Instr::Store { src: values[p as usize][id as usize], output: p, at });
             }
         }
         let Lower { instrs, reg_types, fetch_order, .. } = lower;
@@ -145,6 +169,7 @@ impl WarpProgram {
             params: body.params().to_vec(),
             distribution: distribution.describe(),
             vector: distribution.vector(),
+            staged: distribution.staged(),
             schedule,
             instrs,
             fetch_order,
@@ -260,6 +285,9 @@ impl Lower<'_> {
 /// (see `tests/registers.rs`).
 pub const ADDRESSING_REGISTERS: u32 = 8;
 
+/// The most shared memory a kernel may declare statically (48 KiB on every GPU since sm_20).
+pub const MAX_STATIC_SHARED_BYTES: u32 = 48 * 1024;
+
 /// The most 32-bit registers a thread can have.
 pub const MAX_REGISTERS_PER_THREAD: u32 = 255;
 
@@ -281,7 +309,8 @@ pub struct RegisterEstimate {
 }
 
 impl RegisterEstimate {
-    /// The registers no schedule avoids: the cache and the addressing. ptxas reorders the
+    /// The registers no schedule avoids: the cache registers live at the peak (each loaded just
+    /// before its first reader) and the addressing. ptxas reorders the
     /// interleaved outputs and often keeps far fewer values live at once than the program order
     /// does (down to half the estimate for the register cache, a tenth for shared memory, which
     /// it reloads), so only this part is certain.
@@ -310,7 +339,7 @@ impl Instr {
     /// The virtual registers this instruction reads.
     pub fn uses(&self) -> Vec<Reg> {
         match self {
-            Instr::Load { .. } | Instr::Stage | Instr::Shared { .. } | Instr::Param { .. } | Instr::Const { .. } => Vec::new(),
+            Instr::Load { .. } | Instr::Stage { .. } | Instr::Shared { .. } | Instr::Param { .. } | Instr::Const { .. } => Vec::new(),
             Instr::Pick { pieces, .. } => pieces.0.iter().map(|&(_, reg)| reg).collect(),
             Instr::Shuffle { src, .. } => vec![*src],
             Instr::Unary { a, .. } | Instr::Cast { a, .. } => vec![*a],
@@ -336,20 +365,35 @@ impl Instr {
             | Instr::Select { dst, .. }
             | Instr::Cast { dst, .. }
             | Instr::MulAdd { dst, .. } => Some(*dst),
-            Instr::Stage | Instr::Store { .. } => None,
+            Instr::Stage { .. } | Instr::Store { .. } => None,
         }
     }
 }
 
 impl WarpProgram {
     /// The register estimate: a backward liveness pass over the instructions in the order the
-    /// PTX back end prints them (with a vector distribution, the stores come last).
+    /// PTX back end prints them (with a vector distribution, each cache load just before its
+    /// first reader and the stores last).
     pub fn register_estimate(&self) -> RegisterEstimate {
-        let order: Vec<&Instr> = if self.vector == 1 {
+        let order: Vec<&Instr> = if self.vector == 1 && !self.staged {
             self.instrs.iter().collect()
         } else {
-            let (stores, rest): (Vec<&Instr>, Vec<&Instr>) = self.instrs.iter().partition(|i| matches!(i, Instr::Store { .. }));
-            rest.into_iter().chain(stores).collect()
+            // The back end prints each cache load just before its first reader, and the stores last.
+            let is_load = |i: &Instr| matches!(i, Instr::Load { cache: Some(_), .. });
+            let mut pending: HashMap<Reg, &Instr> =
+                self.instrs.iter().filter(|i| is_load(i)).filter_map(|i| Some((i.def()?, i))).collect();
+            let mut order = Vec::with_capacity(self.instrs.len());
+            for instr in self.instrs.iter().filter(|i| !is_load(i) && !matches!(i, Instr::Store { .. })) {
+                for u in instr.uses() {
+                    if let Some(load) = pending.remove(&u) {
+                        order.push(load);
+                    }
+                }
+                order.push(instr);
+            }
+            order.extend(self.instrs.iter().filter(|i| is_load(i) && i.def().is_some_and(|d| pending.contains_key(&d))));
+            order.extend(self.instrs.iter().filter(|i| matches!(i, Instr::Store { .. })));
+            order
         };
         let words = |reg: Reg| match self.reg_type(reg) {
             ScalarType::Bool => 0,

@@ -14,11 +14,10 @@ use std::fmt::Write;
 use crate::body::{BinaryOp, CompareOp, UnaryOp};
 use crate::pattern::{Boundary, Pattern};
 use crate::distribution::{AffineLoad, Layout};
-use crate::program::{Instr, Reg, WarpProgram};
+use crate::program::{Instr, Reg, StageScope, WarpProgram};
 use crate::reciprocal::Reciprocal;
 use crate::scalar::{Scalar, ScalarType};
 use crate::schedule::LanePieces;
-use crate::strategy::Strategy;
 
 /// PTX ISA 7.0 (CUDA 11.0): old enough for every driver since, new enough for `shfl.sync`.
 pub const PTX_VERSION: &str = "7.0";
@@ -28,7 +27,9 @@ pub const PTX_TARGET: &str = "sm_70";
 pub fn print(program: &WarpProgram, entry: &str) -> String {
     let mut p = Printer::new(program, entry);
     p.prologue();
-    if program.vector == 1 {
+    if program.staged {
+        p.staged_paths();
+    } else if program.vector == 1 {
         p.instrs(&program.instrs, None);
     } else {
         // A lane's granules are consecutive in memory: its loads and stores go out as vectors.
@@ -120,6 +121,8 @@ struct PendingLoads {
     run_of: HashMap<Reg, usize>,
     /// Interior path: one vector load per run. Boundary path: one checked load per register.
     vector: bool,
+    /// Runs read the block's stage in shared memory (vectors, no checks) instead.
+    staged: bool,
     /// The lane's first element address, per lane stride (vector loads).
     lane_start: HashMap<u32, String>,
 }
@@ -130,9 +133,57 @@ impl PendingLoads {
             run_of: runs.iter().enumerate().flat_map(|(i, run)| run.iter().map(move |l| (l.dst, i))).collect(),
             runs: runs.into_iter().map(Some).collect(),
             vector,
+            staged: false,
             lane_start: HashMap::new(),
         }
     }
+}
+
+/// Where stage element `j` sits in shared memory: `j + pad * (j div granule)`. A staged window
+/// read has each lane read 16 bytes at its granule's start plus a constant; shared memory serves
+/// a quarter warp (8 lanes, 128 bytes) per pass when their 16 bytes fall in distinct banks,
+/// which holds when the lanes' spacing in 16-byte units is odd. Granules of 32 bytes or more
+/// are an even number of units apart, so each is followed by 16 bytes of padding.
+#[derive(Clone, Copy, Debug)]
+struct StagePadding {
+    /// Elements per granule (V).
+    granule: u32,
+    /// Elements of padding after each granule.
+    pad: u32,
+    /// Elements per vector access, dividing V.
+    width: u32,
+}
+
+impl StagePadding {
+    fn of(program: &WarpProgram) -> StagePadding {
+        StagePadding::for_granule(program.vector, program.element)
+    }
+    fn for_granule(granule: u32, element: ScalarType) -> StagePadding {
+        let bytes = element.bytes();
+        let pad = if granule * bytes >= 32 && (granule * bytes / 16) % 2 == 0 { 16 / bytes } else { 0 };
+        StagePadding { granule, pad, width: Layout::Granule(granule).access_bytes(element) / bytes }
+    }
+    fn position(&self, j: u32) -> u32 {
+        j + self.pad * (j / self.granule)
+    }
+}
+
+impl StagePadding {
+    /// Bytes of one warp's region for `elements` stage elements: whole vectors, padded, and a
+    /// multiple of 16 bytes so every region starts aligned.
+    /// At least 16 bytes: a body that reads no taps stages nothing but still names the array.
+    fn region_bytes(&self, elements: u32, element: ScalarType) -> u32 {
+        let used = match elements.div_ceil(self.width) * self.width {
+            0 => 0,
+            whole => self.position(whole - 1) + 1,
+        };
+        (used * element.bytes()).next_multiple_of(16).max(16)
+    }
+}
+
+/// Bytes of one warp's region of a staged window of granule `V` with `elements` stage elements.
+pub(crate) fn staged_region_bytes(granule: u32, element: ScalarType, elements: u32) -> u32 {
+    StagePadding::for_granule(granule, element).region_bytes(elements, element)
 }
 
 struct Printer<'a> {
@@ -153,6 +204,8 @@ struct Printer<'a> {
     /// Registers holding an `f32` constant, and its value: divisions by them may use the fast
     /// path of [`Reciprocal`].
     f32_constants: HashMap<Reg, f32>,
+    /// Bytes of shared memory the stage takes, once printed.
+    stage_bytes: Option<u32>,
 }
 
 // Fixed scratch registers set up by the prologue.
@@ -190,6 +243,7 @@ impl<'a> Printer<'a> {
                     _ => None,
                 })
                 .collect(),
+            stage_bytes: None,
         }
     }
 
@@ -348,7 +402,8 @@ impl<'a> Printer<'a> {
         let program = self.program;
         match instr {
             Instr::Load { dst, cache, at, lanes } => self.load(*dst, *cache, at.base, at.stride, *lanes),
-            Instr::Stage => self.stage(),
+            Instr::Stage { scope: StageScope::Block, lead, elements } => self.stage(*lead, *elements),
+            Instr::Stage { scope: StageScope::Warp, lead, elements } => self.stage_warp(*lead, *elements),
             Instr::Shared { dst, at } => self.shared(*dst, at.base, at.stride),
             Instr::Pick { dst, pieces } => self.pick(*dst, pieces),
             Instr::Shuffle { dst, src, rotate, fetch } => {
@@ -463,6 +518,25 @@ impl<'a> Printer<'a> {
         let CacheLoad { cache, at, lanes, .. } = run[0];
         let regs: Vec<String> = run.iter().map(|l| self.reg(l.dst)).collect();
         let first = cache.unwrap_or(0);
+        if pending.staged {
+            let padding = StagePadding::of(self.program);
+            self.comment(&format!("rc[{first}..{}] = tile elements {}.. + lane * {}, from the stage", first + regs.len() as u32, at.base, at.stride));
+            let start = match pending.lane_start.get(&at.stride) {
+                Some(start) => start.clone(),
+                None => {
+                    let start = self.stage_lane_start(&padding);
+                    pending.lane_start.insert(at.stride, start.clone());
+                    start
+                }
+            };
+            let offset = padding.position(at.base) * bytes;
+            let load = match regs.len() {
+                1 => format!("ld.shared.{ty} {}, [{start}+{offset}];", regs[0]),
+                n => format!("ld.shared.v{n}.{ty} {{{}}}, [{start}+{offset}];", regs.join(", ")),
+            };
+            self.line(&load);
+            return;
+        }
         self.comment(&format!("rc[{first}..{}] = tile elements {}.. + lane * {}", first + regs.len() as u32, at.base, at.stride));
         let start = self.lane_start(&mut pending.lane_start, INPUT, at.stride, lead);
         let addr = format!("{start}+{}", at.base * bytes);
@@ -640,12 +714,14 @@ impl<'a> Printer<'a> {
         }
     }
 
-    /// Strategy shared_memory: thread t copies block elements t, t + T, ... (T threads per block) into the staged
-    /// tile, then the block waits for all of them.
-    fn stage(&mut self) {
+    /// Strategy shared_memory: thread t copies block elements t, t + T, ... (T threads per
+    /// block) from input index `block * block_outputs - lead` on into the staged tile, then the
+    /// block waits for all of them.
+    fn stage(&mut self, lead: u32, elements: u32) {
         let program = self.program;
         let pattern = program.pattern;
-        let (threads, elements, bytes) = (pattern.threads_per_block(), pattern.block_elements(), program.element.bytes());
+        let (threads, bytes) = (pattern.threads_per_block(), program.element.bytes());
+        self.stage_bytes = Some(elements * bytes);
         let ty = ptx_type(program.element);
         self.comment(&format!("stage the block's {elements} input elements in shared memory"));
         let first = self.a();
@@ -655,18 +731,16 @@ impl<'a> Printer<'a> {
         for round in 0..elements.div_ceil(threads) {
             let j = self.t();
             self.line(&format!("add.u32 {j}, {TID}, {};", round * threads));
-            let guard = if (round + 1) * threads > elements {
+            let guard = ((round + 1) * threads > elements).then(|| {
                 let q = self.q();
                 self.line(&format!("setp.lt.u32 {q}, {j}, {elements};"));
-                Some(q)
-            } else {
-                None
-            };
+                q
+            });
             let g = self.a();
             self.line(&format!("cvt.u64.u32 {g}, {j};"));
             self.line(&format!("add.u64 {g}, {g}, {first};"));
-            if pattern.shift() > 0 {
-                self.line(&format!("sub.u64 {g}, {g}, {};", pattern.shift()));
+            if lead > 0 {
+                self.line(&format!("sub.u64 {g}, {g}, {lead};"));
             }
             let value = self.scratch(program.element);
             self.read_global(&value, g, guard.clone());
@@ -679,6 +753,165 @@ impl<'a> Printer<'a> {
             }
         }
         self.line("bar.sync 0;");
+    }
+
+    /// Staged windows: the warp copies `elements` input elements from its tile's element 0
+    /// (input index `tile * tile_outputs - lead`) on into its own region of shared memory, at
+    /// the padded positions of [`StagePadding`], then syncs its lanes. Lane l copies vectors
+    /// l, l + W, ...: with 16-byte vectors a warp's copy is 512 contiguous bytes, every byte
+    /// once. Each warp stages its own halo, so no block-wide barrier holds warps back.
+    fn stage_warp(&mut self, lead: u32, elements: u32) {
+        let program = self.program;
+        let pattern = program.pattern;
+        let padding = StagePadding::of(program);
+        let (warp, bytes, width) = (pattern.warp(), program.element.bytes(), padding.width);
+        let chunks = elements.div_ceil(width);
+        let region = padding.region_bytes(elements, program.element);
+        self.stage_bytes = Some(region * pattern.threads_per_block() / warp);
+        let ty = ptx_type(program.element);
+        self.comment(&format!("stage the warp's {elements} input elements in its region of shared memory ({region} bytes)"));
+        let origin = self.a();
+        self.line(&format!("sub.s64 {origin}, {TILE_START}, {lead};"));
+        // The lane's first vector: input element origin + lane * width, stage position
+        // position(lane * width) in the warp's region.
+        let region_start = self.t();
+        self.line(&format!("shr.u32 {region_start}, {TID}, {};", warp.trailing_zeros()));
+        let base = self.t();
+        self.line(&format!("mov.u32 {base}, {SHARED_TILE};"));
+        self.line(&format!("mad.lo.u32 {region_start}, {region_start}, {region}, {base};"));
+        let rounds = chunks.div_ceil(warp);
+        // Every round's position is the first's plus a constant when a round spans whole granules.
+        let incremental = (warp * width) % padding.granule == 0;
+        let position = |p: &mut Self, round: u32| -> String {
+            let j = p.t();
+            p.line(&format!("mad.lo.u32 {j}, {LANE}, {width}, {};", round * warp * width));
+            if padding.pad > 0 {
+                let before = p.t();
+                p.line(&format!("shr.u32 {before}, {j}, {};", padding.granule.trailing_zeros()));
+                p.line(&format!("mad.lo.u32 {j}, {before}, {}, {j};", padding.pad));
+            }
+            let addr = p.t();
+            p.line(&format!("mad.lo.u32 {addr}, {j}, {bytes}, {region_start};"));
+            addr
+        };
+        let guard_of = |p: &mut Self, round: u32| -> Option<String> {
+            ((round + 1) * warp > chunks).then(|| {
+                let q = p.q();
+                p.line(&format!("setp.lt.u32 {q}, {LANE}, {};", chunks - round * warp));
+                q
+            })
+        };
+        let store = |p: &mut Self, addr: &str, offset: u32, values: &[String], guard: &Option<String>| {
+            let store = match values.len() {
+                1 => format!("st.shared.{ty} [{addr}+{offset}], {};", values[0]),
+                w => format!("st.shared.v{w}.{ty} [{addr}+{offset}], {{{}}};", values.join(", ")),
+            };
+            p.line(&match guard {
+                Some(q) => format!("@{q} {store}"),
+                None => store,
+            });
+        };
+        let (vectors, staged) = (self.label("stage_vectors"), self.label("staged"));
+        let (end, inside) = (self.a(), self.q());
+        self.line(&format!("add.s64 {end}, {origin}, {};", chunks * width));
+        self.line(&format!("setp.ge.s64 {inside}, {origin}, 0;"));
+        self.line(&format!("setp.le.and.s64 {inside}, {end}, {N}, {inside};"));
+        self.line(&format!("@{inside} bra {vectors};"));
+        // The warp's first or last tile: element by element under the boundary rule.
+        for round in 0..rounds {
+            let guard = guard_of(self, round);
+            let first = self.a();
+            self.line(&format!("mul.wide.u32 {first}, {LANE}, {width};"));
+            self.line(&format!("add.s64 {first}, {first}, {};", round * warp * width));
+            self.line(&format!("add.s64 {first}, {first}, {origin};"));
+            let values: Vec<String> = (0..width).map(|_| self.scratch(program.element)).collect();
+            for (k, value) in values.iter().enumerate() {
+                let g = self.a();
+                self.line(&format!("add.s64 {g}, {first}, {k};"));
+                self.read_global(value, g, guard.clone());
+            }
+            let addr = position(self, round);
+            store(self, &addr, 0, &values, &guard);
+        }
+        self.line(&format!("bra {staged};"));
+        self.label_line(&vectors);
+        let g = self.a();
+        self.line(&format!("mul.wide.u32 {g}, {LANE}, {width};"));
+        self.line(&format!("add.s64 {g}, {g}, {origin};"));
+        let source = self.address(INPUT, &g, bytes);
+        let first_position = if incremental { Some(position(self, 0)) } else { None };
+        for round in 0..rounds {
+            let guard = guard_of(self, round);
+            let values: Vec<String> = (0..width).map(|_| self.scratch(program.element)).collect();
+            let offset = round * warp * width * bytes;
+            let load = match width {
+                1 => format!("ld.global.nc.{ty} {}, [{source}+{offset}];", values[0]),
+                w => format!("ld.global.nc.v{w}.{ty} {{{}}}, [{source}+{offset}];", values.join(", ")),
+            };
+            self.line(&match &guard {
+                Some(q) => format!("@{q} {load}"),
+                None => load,
+            });
+            match &first_position {
+                Some(addr) => {
+                    let stride = padding.position(warp * width) * bytes;
+                    store(self, addr, round * stride, &values, &guard);
+                }
+                None => {
+                    let addr = position(self, round);
+                    store(self, &addr, 0, &values, &guard);
+                }
+            }
+        }
+        self.label_line(&staged);
+        self.line("bar.warp.sync -1;");
+    }
+
+    /// A staged-window program: the stage, then the body with each window vector read from
+    /// shared memory just before its first reader (no boundary path: the stage applied the
+    /// boundary rule), then the stores.
+    fn staged_paths(&mut self) {
+        let program = self.program;
+        let mut instrs = program.instrs.iter();
+        let mut loads = Vec::new();
+        let mut rest = Vec::new();
+        let mut stores = Vec::new();
+        for instr in instrs.by_ref() {
+            match instr {
+                Instr::Stage { .. } => self.instr(instr),
+                Instr::Load { dst, cache, at, lanes } => loads.push(CacheLoad { dst: *dst, cache: *cache, at: *at, lanes: *lanes }),
+                Instr::Store { .. } => stores.push(instr.clone()),
+                other => rest.push(other.clone()),
+            }
+        }
+        let width = vector_width(program);
+        let keys: Vec<(u32, u32, (u32, u32))> = loads.iter().map(|l| (l.at.base, l.at.stride, (0, 0))).collect();
+        let runs: Vec<Vec<CacheLoad>> = vector_runs(&keys, width).into_iter().map(|run| loads[run].to_vec()).collect();
+        let mut pending = PendingLoads::new(runs, true);
+        pending.staged = true;
+        self.instrs(&rest, Some(&mut pending));
+        for i in 0..pending.runs.len() {
+            self.vector_load(&mut pending, i);
+        }
+        self.vector_stores(&stores);
+    }
+
+    /// The shared-memory address of this lane's granule in the first row of its warp's region.
+    fn stage_lane_start(&mut self, padding: &StagePadding) -> String {
+        let program = self.program;
+        let pattern = program.pattern;
+        let bytes = program.element.bytes();
+        let region = self.program.instrs.iter().find_map(|i| match i {
+            Instr::Stage { elements, .. } => Some(padding.region_bytes(*elements, program.element)),
+            _ => None,
+        });
+        let start = self.t();
+        self.line(&format!("shr.u32 {start}, {TID}, {};", pattern.warp().trailing_zeros()));
+        let base = self.t();
+        self.line(&format!("mov.u32 {base}, {SHARED_TILE};"));
+        self.line(&format!("mad.lo.u32 {start}, {start}, {}, {base};", region.unwrap_or(0)));
+        self.line(&format!("mad.lo.u32 {start}, {LANE}, {}, {start};", (padding.granule + padding.pad) * bytes));
+        start
     }
 
     /// Strategy shared_memory: this warp's tile element `base + lane * stride` from the stage.
@@ -914,9 +1147,8 @@ impl<'a> Printer<'a> {
         let _ = writeln!(out, "\t.reg .f32 %sf<{s}>;");
         let _ = writeln!(out, "\t.reg .f64 %sd<{s}>;");
         let _ = writeln!(out, "\t.reg .b32 %sr<{s}>;");
-        if program.strategy == Strategy::SharedMemory {
-            let bytes = pattern.block_elements() * program.element.bytes();
-            let _ = writeln!(out, "\t.shared .align 8 .b8 {SHARED_TILE}[{bytes}];");
+        if let Some(bytes) = self.stage_bytes {
+            let _ = writeln!(out, "\t.shared .align 16 .b8 {SHARED_TILE}[{bytes}];");
         }
         let _ = writeln!(out);
         out.push_str(&self.body);

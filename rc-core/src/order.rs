@@ -1,0 +1,64 @@
+//! The order in which a thread computes its outputs' operations.
+//!
+//! Each output is a chain of dependent operations (a 65-tap sum is 65 adds in a row). Computing
+//! one output after another leaves the GPU nothing to do while an add waits for the previous
+//! one, so the outputs of a thread are interleaved. Each output's own operations keep their
+//! order, so the results are unchanged; only the order across outputs is chosen here.
+
+use crate::body::{Body, Node, NodeId};
+
+/// The order of `(output, node)` pairs to compute, for `outputs` consecutive outputs of a
+/// thread and every live node.
+///
+/// The wavefront order: a node that reads taps up to offset `d` (the largest tap the output
+/// has read by then) runs for output `x` in wave `x + d`, so wave `a` is every
+/// operation that first needs input element `a`. The outputs of a wave are independent (as many
+/// chains as outputs), and an element's readers all run in its wave: it is live for one wave,
+/// however many outputs share it. Interleaving outputs in lock step instead (operation k of
+/// every output, then k + 1) reads as many elements per step as outputs, and once the outputs
+/// span more than one group their shared elements stay live from the first group to the last
+/// (at r = 32, 16 outputs kept 100+ registers live; the wavefront keeps about 16 + a few).
+///
+/// Operations after an output's last tap (the division of an average) run after every output
+/// has read its last tap, all outputs' together: the PTX back end gives a run of divisions by
+/// one constant one range check and one branch to the exact slow path, and no shuffle may
+/// follow that branch (ptxas cannot prove the warp converged after it and emits a second,
+/// collective copy of every later shuffle). The finished sums wait in registers that the
+/// unfinished outputs needed anyway.
+pub fn wavefront(body: &Body, live: &[bool], outputs: usize) -> Vec<(usize, NodeId)> {
+    let nodes = body.nodes();
+    // The largest tap offset read at or before each node, in body order.
+    let first = nodes.iter().find_map(|n| match n {
+        Node::Tap(d) => Some(*d),
+        _ => None,
+    });
+    let last_tap = nodes.iter().rposition(|n| matches!(n, Node::Tap(_)));
+    let mut frontier = Vec::with_capacity(nodes.len());
+    let mut reach = first.unwrap_or(0) as i64;
+    for node in nodes {
+        if let Node::Tap(d) = node {
+            reach = reach.max(*d as i64);
+        }
+        frontier.push(reach);
+    }
+    let last = outputs as i64 - 1;
+    let mut order: Vec<(i64, NodeId, usize)> = Vec::with_capacity(outputs * nodes.len());
+    for x in 0..outputs {
+        for (id, _) in nodes.iter().enumerate().filter(|(id, _)| live[*id]) {
+            let finishing = last_tap.is_some_and(|t| id > t);
+            let wave = if finishing { last } else { x as i64 } + frontier[id];
+            order.push((wave, id as NodeId, x));
+        }
+    }
+    // For one output, (wave, node) grows with the node: its operations keep their order.
+    order.sort_unstable();
+    order.into_iter().map(|(_, id, i)| (i, id)).collect()
+}
+
+/// One output after another, in body order (outputs a warp apart share no elements, so
+/// interleaving them only lengthens what is live).
+pub fn sequential(body: &Body, live: &[bool], outputs: usize) -> Vec<(usize, NodeId)> {
+    (0..outputs)
+        .flat_map(|i| (0..body.nodes().len()).filter(|&id| live[id]).map(move |id| (i, id as NodeId)))
+        .collect()
+}
