@@ -20,6 +20,11 @@ pub struct Args {
     /// the compiled pattern (its register estimate).
     pub radius_span: Option<Span>,
     pub outputs_span: Option<Span>,
+    /// `distribution = auto`: the layout (and, unless `outputs_per_thread` was given, the
+    /// outputs per thread) are the cost model's choice, made once the body is known.
+    pub auto: bool,
+    /// Whether `outputs_per_thread` was given.
+    pub outputs_fixed: bool,
 }
 
 const KNOWN: &str =
@@ -37,6 +42,8 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
                 layout: Layout::default(),
                 radius_span: None,
                 outputs_span: None,
+                auto: false,
+                outputs_fixed: false,
             };
         }
     };
@@ -46,6 +53,7 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
     let mut boundary: Option<Boundary> = None;
     let mut strategy = Strategy::default();
     let mut layout: Option<(Layout, &Expr)> = None;
+    let mut auto: Option<&Expr> = None;
     let mut seen: Vec<String> = Vec::new();
     let mut radius_seen = false;
     let mut threads: Option<u32> = None;
@@ -100,14 +108,18 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
                 min_blocks = integer(&nv.value, "min_blocks_per_sm", 1, Pattern::MAX_MIN_BLOCKS_PER_SM as i64, cx)
             }
             "strategy" => strategy = strategy_value(&nv.value, cx).unwrap_or_default(),
+            "distribution" if matches!(strip_group(&nv.value), Expr::Path(p) if p.path.is_ident("auto")) => auto = Some(&nv.value),
             "distribution" => layout = layout_value(&nv.value, cx).map(|l| (l, &nv.value)),
             other => cx.error(&nv.path, format!("unknown argument `{other}`{}; expected one of {KNOWN}", suggestion(other))),
         }
     }
+    if let (Some(value), true) = (auto, strategy != Strategy::RegisterCache) {
+        cx.error(value, format!("`distribution` chooses where the register cache keeps elements; strategy `{strategy}` has no register cache"));
+    }
     if let (Some((_, value)), true) = (layout, strategy != Strategy::RegisterCache) {
         cx.error(value, format!("`distribution` chooses where the register cache keeps elements; strategy `{strategy}` has no register cache"));
     }
-    if let Some((Layout::Granule(v) | Layout::Window(v), value)) = layout {
+    if let Some((Layout::Granule(v) | Layout::Window(v) | Layout::Staged(v), value)) = layout {
         let name = layout.map_or(String::new(), |(l, _)| l.to_string());
         match outputs {
             Some(p) if p % v != 0 => cx.error(value, format!("{name} gives each lane whole rows of {v} consecutive outputs, so outputs_per_thread must be a multiple of {v}, got {p}")),
@@ -119,7 +131,8 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
     if !radius_seen && !seen.iter().any(|name| suggestion(name).contains("radius")) {
         cx.error_at(Span::call_site(), "missing argument `radius`: write `#[stencil(radius = R)]` with the largest tap offset R >= 1");
     }
-    let args = |pattern| Args { radius, pattern, strategy, layout, radius_span, outputs_span };
+    let (auto, outputs_fixed) = (auto.is_some(), outputs.is_some());
+    let args = |pattern| Args { radius, pattern, strategy, layout, radius_span, outputs_span, auto, outputs_fixed };
     if cx.has_errors() {
         return args(None);
     }
@@ -216,9 +229,9 @@ fn strategy_value(value: &Expr, cx: &mut Ctxt) -> Option<Strategy> {
     named(value, "strategy must be one of `register_cache`, `shared_memory`, `naive`", Strategy::from_name, cx)
 }
 
-/// `round_robin`, `granule(V)` or `window(V)` with V a power of two from 1 to 32.
+/// `round_robin`, `granule(V)`, `window(V)` or `staged(V)` with V a power of two from 1 to 32 (`auto` is handled by the caller).
 fn layout_value(value: &Expr, cx: &mut Ctxt) -> Option<Layout> {
-    let expected = "distribution must be `round_robin`, `granule(V)` or `window(V)` with V a power of two from 1 to 32";
+    let expected = "distribution must be `auto`, `round_robin`, `granule(V)`, `window(V)` or `staged(V)` with V a power of two from 1 to 32";
     let call_of = |name: &str| match strip_group(value) {
         Expr::Call(call) if matches!(strip_group(&call.func), Expr::Path(p) if p.path.is_ident(name)) && call.args.len() == 1 => {
             Some(call.args[0].clone())
@@ -241,6 +254,8 @@ fn layout_value(value: &Expr, cx: &mut Ctxt) -> Option<Layout> {
                 sized(Layout::Granule, "granule", &arg, cx)
             } else if let Some(arg) = call_of("window") {
                 sized(Layout::Window, "window", &arg, cx)
+            } else if let Some(arg) = call_of("staged") {
+                sized(Layout::Staged, "staged window", &arg, cx)
             } else {
                 cx.error(value, format!("{expected}, got `{}`", quote::quote!(#value)));
                 None

@@ -30,8 +30,20 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         (Some(radius), Some(s)) => lower::lower(&f.block, s, radius, &mut cx),
         _ => None,
     };
-    let program = match (args.pattern, &body) {
-        (Some(pattern), Some(b)) => match WarpProgram::compile_for(pattern, args.strategy, args.layout, b) {
+    // `distribution = auto`: the cost model picks the layout (and the outputs per thread, unless
+    // given) from the compiled candidates.
+    let (pattern, layout) = match (args.pattern, &body, args.auto) {
+        (Some(pattern), Some(b), true) => match rc_core::auto::choose(pattern, args.outputs_fixed, b) {
+            Ok(choice) => (Some(choice.pattern), choice.layout),
+            Err(e) => {
+                cx.error(&f.sig.ident, format!("distribution = auto: {e}"));
+                (None, args.layout)
+            }
+        },
+        _ => (args.pattern, args.layout),
+    };
+    let program = match (pattern, &body) {
+        (Some(pattern), Some(b)) => match WarpProgram::compile_for(pattern, args.strategy, layout, b) {
             Ok(p) if p.register_estimate().exceeds_limit() => {
                 let estimate = p.register_estimate();
                 // On `outputs_per_thread` when it was raised from 1, else on `radius`.
@@ -63,9 +75,9 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         },
         _ => None,
     };
-    match (cx.into_result(), args.pattern, sig, body, program) {
+    match (cx.into_result(), pattern, sig, body, program) {
         (Ok(()), Some(pattern), Some(sig), Some(body), Some(program)) => {
-            generate(&f, pattern, args.strategy, args.layout, &sig, &body, &program)
+            generate(&f, pattern, args.strategy, layout, &sig, &body, &program)
         }
         (Err(e), ..) => fallback(&f, e, signature_ok),
         // Every path that yields None above has reported an error.

@@ -50,6 +50,7 @@ pub fn layout(l: Layout) -> TokenStream {
         Layout::RoundRobin => quote!(::rc::__private::Layout::RoundRobin),
         Layout::Granule(v) => quote!(::rc::__private::Layout::Granule(#v)),
         Layout::Window(v) => quote!(::rc::__private::Layout::Window(#v)),
+        Layout::Staged(v) => quote!(::rc::__private::Layout::Staged(#v)),
     }
 }
 

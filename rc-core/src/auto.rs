@@ -1,0 +1,302 @@
+//! `distribution = auto`: the distribution (and, unless the user fixed it, the outputs per
+//! thread) from a cost model of each candidate's compiled warp program.
+//!
+//! A stencil kernel is limited by whichever of three throughputs of an SM it exhausts first
+//! (`bench/results/*/ANALYSIS.md` has the profiles behind each term):
+//! - DRAM: every output reads and writes one element, wherever the cache keeps it;
+//! - instruction issue: four warp instructions per clock, spent on the body's operations and on
+//!   everything a distribution adds (shuffles and their selects, loads, staging, stores);
+//! - the L1/shared-memory data pipe: one pass (wavefront) per clock, a 16-byte-per-lane global
+//!   access costing one pass per 128-byte line it touches, a shuffle or a conflict-free shared
+//!   access one pass per 128 bytes.
+//!
+//! Issue only reaches its peak with enough warps to hide latency, so its term is divided by an
+//! efficiency that falls with the occupancy the registers and shared memory allow. Each
+//! candidate is compiled and counted, so the model sees the actual schedule, not a formula.
+
+use std::fmt;
+
+use crate::body::{BinaryOp, Body};
+use crate::distribution::Layout;
+use crate::error::{Error, ScheduleError};
+use crate::pattern::Pattern;
+use crate::program::{Instr, StageScope, WarpProgram};
+use crate::reciprocal::Reciprocal;
+use crate::scalar::ScalarType;
+use crate::strategy::Strategy;
+
+/// DRAM bytes an SM moves per clock (H100/H200: ~4.2 TB/s over 132 SMs at ~1.98 GHz).
+const DRAM_BYTES_PER_CLOCK: f64 = 16.0;
+/// Warp instructions an SM issues per clock (four schedulers).
+const ISSUE_PER_CLOCK: f64 = 4.0;
+/// The issue rate reached with enough warps per scheduler (measured 0.79 to 0.85 by ncu).
+const ISSUE_EFFICIENCY: f64 = 0.85;
+/// Warps per scheduler from which latency is hidden (fewer: issue efficiency falls in proportion).
+const WARPS_TO_HIDE_LATENCY: f64 = 8.0;
+/// Resident warps per SM from which a DRAM-bound kernel reaches the copy bandwidth (H200: at
+/// r = 8, 64 and 48 warps ran at 0.97 to 0.99 of the roofline, 40 at 0.70 to 0.85, 24 at 0.47
+/// to 0.50).
+const WARPS_TO_FILL_DRAM: f64 = 48.0;
+/// The L1 cost of a global vector access whose lanes are farther apart than they read, per
+/// pass (half-used sectors).
+const STRIDED_ACCESS_COST: f64 = 1.15;
+/// Registers ptxas allocates beyond [`WarpProgram::register_estimate`], about.
+const REGISTER_SLACK: u32 = 8;
+/// The data pipe's reachable fraction of one wavefront per clock (measured 0.90 to 0.93).
+const L1_EFFICIENCY: f64 = 0.9;
+/// Instructions a thread spends once per tile, whatever it computes: parameters, indices,
+/// the boundary test, branches.
+const TILE_OVERHEAD: f64 = 25.0;
+/// When the fastest candidate is DRAM-bound, those predicted within this fraction of it count
+/// as equally fast; among them, the one with the most headroom below the DRAM bound wins (the
+/// least busy issue or data pipe: at r = 12 and 16 that was the fastest measured).
+const TIE: f64 = 0.03;
+/// Registers, shared memory, threads and blocks of one SM (sm_80 and sm_90).
+const REGISTERS_PER_SM: u32 = 65536;
+const SHARED_BYTES_PER_SM: u32 = 228 * 1024;
+const THREADS_PER_SM: u32 = 2048;
+const BLOCKS_PER_SM: u32 = 32;
+
+/// What the model predicts for one candidate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    pub layout: Layout,
+    pub outputs_per_thread: u32,
+    /// Instructions a lane issues per output (f64 arithmetic counts twice: half rate).
+    pub instructions: f64,
+    /// Data-pipe wavefronts per output.
+    pub wavefronts: f64,
+    /// Estimated registers per thread.
+    pub registers: u32,
+    pub warps_per_scheduler: f64,
+    /// SM clocks per output for DRAM, issue (at the occupancy's efficiency) and the data pipe.
+    pub dram: f64,
+    pub issue: f64,
+    pub l1: f64,
+}
+
+impl Estimate {
+    /// Predicted SM clocks per output: the slowest of the three.
+    pub fn cycles(&self) -> f64 {
+        self.dram.max(self.issue).max(self.l1)
+    }
+    /// What limits it, in words.
+    pub fn bound(&self) -> &'static str {
+        if self.dram >= self.issue && self.dram >= self.l1 {
+            "DRAM"
+        } else if self.issue >= self.l1 {
+            "issue"
+        } else {
+            "L1"
+        }
+    }
+    /// Clocks per output of the busiest on-chip resource: the margin below DRAM.
+    fn pressure(&self) -> f64 {
+        self.issue.max(self.l1)
+    }
+}
+
+/// The chosen configuration and every candidate the model weighed.
+#[derive(Clone, Debug)]
+pub struct Choice {
+    pub layout: Layout,
+    pub pattern: Pattern,
+    pub estimates: Vec<Estimate>,
+}
+
+/// Chooses the distribution for `pattern` and `body`. With `fixed_outputs`, the pattern's
+/// outputs per thread stays and only distributions that divide it are weighed; otherwise
+/// each candidate V comes with outputs_per_thread = V.
+pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choice, Error> {
+    let mut candidates: Vec<(Layout, u32)> = Vec::new();
+    // Granules of 16 bytes or more: narrower ones leave vector loads and stores half used.
+    let sizes = [4u32, 8, 16, 32];
+    for v in sizes {
+        for layout in [Layout::Window(v), Layout::Granule(v), Layout::Staged(v)] {
+            match fixed_outputs {
+                true if pattern.outputs_per_thread() % v == 0 => candidates.push((layout, pattern.outputs_per_thread())),
+                true => {}
+                false => candidates.push((layout, v)),
+            }
+        }
+    }
+    match fixed_outputs {
+        true => candidates.push((Layout::RoundRobin, pattern.outputs_per_thread())),
+        false => candidates.extend([1u32, 2, 4, 8].map(|p| (Layout::RoundRobin, p))),
+    }
+    let mut estimates = Vec::new();
+    let mut refused: Option<Error> = None;
+    for (layout, p) in candidates {
+        let candidate = Pattern::new(pattern.radius(), pattern.warp(), p, pattern.boundary())
+            .and_then(|c| c.with_launch_bounds(pattern.threads_per_block(), pattern.min_blocks_per_sm()));
+        let Ok(candidate) = candidate else { continue };
+        match WarpProgram::compile_for(candidate, Strategy::RegisterCache, layout, body) {
+            Ok(program) if !program.register_estimate().exceeds_limit() => estimates.push(estimate(&program, layout)),
+            Ok(_) => {}
+            Err(e) => refused = Some(e),
+        }
+    }
+    // Round-robin only where no granule fits the outputs per thread the user fixed: its model
+    // misses the cost of its scalar loads, and it never measured fastest.
+    if estimates.iter().any(|e| e.layout != Layout::RoundRobin) {
+        estimates.retain(|e| e.layout != Layout::RoundRobin);
+    }
+    let fastest = estimates.iter().min_by(|a, b| a.cycles().total_cmp(&b.cycles())).cloned();
+    let best = match fastest {
+        // DRAM-bound: the candidates that are too differ by what the model does not see.
+        Some(f) if f.bound() == "DRAM" => estimates
+            .iter()
+            .filter(|e| e.cycles() <= f.cycles() * (1.0 + TIE))
+            .min_by(|a, b| a.pressure().total_cmp(&b.pressure()).then(a.outputs_per_thread.cmp(&b.outputs_per_thread)))
+            .cloned(),
+        other => other,
+    };
+    let Some(best) = best else {
+        return Err(refused.unwrap_or(Error::Schedule(ScheduleError::NoCandidate)));
+    };
+    let pattern = Pattern::new(pattern.radius(), pattern.warp(), best.outputs_per_thread, pattern.boundary())
+        .and_then(|c| c.with_launch_bounds(pattern.threads_per_block(), pattern.min_blocks_per_sm()))
+        .unwrap_or(pattern);
+    estimates.sort_by(|a, b| a.cycles().total_cmp(&b.cycles()));
+    Ok(Choice { layout: best.layout, pattern, estimates })
+}
+
+/// The model's terms for one compiled candidate.
+pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
+    let pattern = program.pattern;
+    let element = program.element;
+    let (bytes, words) = (element.bytes() as f64, element.words() as f64);
+    let p = pattern.outputs_per_thread() as f64;
+    let warp = pattern.warp() as f64;
+    let vector = program.vector;
+    let width = (Layout::Granule(vector).access_bytes(element) / element.bytes()).max(1);
+    // 128-byte lines one warp access touches when lanes are `stride` bytes apart and each
+    // reads `access` bytes.
+    let lines = |stride: f64, access: f64| (((warp - 1.0) * stride + access) / 128.0).ceil().min(warp * (access / 128.0).ceil()).max(1.0);
+    // Lanes farther apart than they read leave sectors half used, which costs the L1 more than
+    // its passes (window(8) at r = 32: 0.80 clocks per output measured, 0.69 from passes alone).
+    let strided = if vector > width { STRIDED_ACCESS_COST } else { 1.0 };
+    let vector_lines = lines(vector as f64 * bytes, width as f64 * bytes) * strided;
+    let rate = |ty: ScalarType| if ty == ScalarType::F64 { 2.0 } else { 1.0 };
+    let constants: std::collections::HashMap<u32, f32> = program
+        .instrs
+        .iter()
+        .filter_map(|i| match i {
+            Instr::Const { dst, value } if value.ty == ScalarType::F32 => Some((*dst, f32::from_bits(value.bits as u32))),
+            _ => None,
+        })
+        .collect();
+    let (mut instructions, mut wavefronts) = (TILE_OVERHEAD, 0.0);
+    let mut cache_loads = 0.0;
+    let mut stage_bytes = 0;
+    for instr in &program.instrs {
+        match instr {
+            Instr::Load { cache: Some(_), .. } => cache_loads += 1.0,
+            Instr::Load { cache: None, .. } | Instr::Shared { .. } => {
+                instructions += 4.0;
+                wavefronts += lines(bytes, bytes);
+            }
+            Instr::Stage { scope: StageScope::Warp, elements, .. } => {
+                let rounds = (*elements as f64 / width as f64 / warp).ceil();
+                instructions += 12.0 + 2.0 * rounds;
+                wavefronts += 2.0 * rounds * lines(width as f64 * bytes, width as f64 * bytes);
+                stage_bytes = crate::ptx::staged_region_bytes(vector, element, *elements) * pattern.threads_per_block()
+                    / pattern.warp();
+            }
+            Instr::Stage { scope: StageScope::Block, .. } => instructions += 8.0,
+            Instr::Shuffle { .. } => {
+                instructions += words;
+                wavefronts += words;
+            }
+            Instr::Pick { pieces, .. } => instructions += (pieces.0.len() as f64 - 1.0) * words,
+            Instr::Binary { dst, op: BinaryOp::Div, b, .. } => {
+                let ty = program.reg_type(*dst);
+                let fast = ty == ScalarType::F32 && constants.get(b).is_some_and(|&c| Reciprocal::of(c).is_some());
+                instructions += match (fast, ty) {
+                    (true, _) => 4.0,
+                    (false, ScalarType::F32) => 10.0,
+                    (false, ScalarType::F64) => 40.0,
+                    _ => 20.0,
+                };
+            }
+            Instr::Unary { dst, .. }
+            | Instr::Binary { dst, .. }
+            | Instr::Compare { dst, .. }
+            | Instr::Select { dst, .. }
+            | Instr::Cast { dst, .. }
+            | Instr::MulAdd { dst, .. } => instructions += rate(program.reg_type(*dst)),
+            Instr::Param { .. } | Instr::Const { .. } => instructions += 1.0,
+            Instr::Store { .. } => {
+                if vector == 1 {
+                    instructions += 5.0;
+                    wavefronts += lines(bytes, bytes);
+                }
+            }
+        }
+    }
+    match (vector, program.staged) {
+        (1, false) => {
+            instructions += 5.0 * cache_loads;
+            wavefronts += cache_loads * lines(bytes, bytes);
+        }
+        (_, staged) => {
+            let loads = (cache_loads / width as f64).ceil();
+            instructions += loads;
+            // Shared memory: 128 bytes per pass (the padding keeps quarter warps conflict-free).
+            wavefronts += loads * if staged { lines(width as f64 * bytes, width as f64 * bytes) } else { vector_lines };
+            let stores = (p / width as f64).ceil();
+            instructions += stores + 6.0;
+            wavefronts += stores * vector_lines;
+        }
+    }
+    // ptxas allocates about 8 more than the estimate (addressing it keeps live across the
+    // paths; tests/registers.rs compares them).
+    let estimate = (program.register_estimate().total + REGISTER_SLACK).next_multiple_of(8).max(16);
+    let threads = pattern.threads_per_block();
+    let by_registers = REGISTERS_PER_SM / (estimate * threads);
+    let by_shared = if stage_bytes > 0 { SHARED_BYTES_PER_SM / stage_bytes } else { BLOCKS_PER_SM };
+    let blocks = by_registers.min(by_shared).min(BLOCKS_PER_SM).min(THREADS_PER_SM / threads);
+    let warps_per_scheduler = (blocks * threads) as f64 / 32.0 / 4.0;
+    let efficiency = ISSUE_EFFICIENCY * (warps_per_scheduler / WARPS_TO_HIDE_LATENCY).min(1.0);
+    // DRAM stays busy only with enough loads in flight: fewer resident warps, longer gaps.
+    let dram_efficiency = (warps_per_scheduler * 4.0 / WARPS_TO_FILL_DRAM).min(1.0);
+    let outputs_per_warp = warp * p;
+    Estimate {
+        layout,
+        outputs_per_thread: pattern.outputs_per_thread(),
+        instructions: instructions / p,
+        wavefronts: wavefronts / outputs_per_warp,
+        registers: estimate,
+        warps_per_scheduler,
+        dram: 2.0 * bytes / DRAM_BYTES_PER_CLOCK / dram_efficiency.max(1e-3),
+        // Per thread: a hardware warp issues each instruction once for its 32 threads,
+        // whatever the logical warp.
+        issue: instructions / (ISSUE_PER_CLOCK * 32.0 * p) / efficiency.max(1e-3),
+        l1: wavefronts / outputs_per_warp / L1_EFFICIENCY,
+    }
+}
+
+impl fmt::Display for Choice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "distribution = auto chose {}, outputs_per_thread = {}", self.layout, self.pattern.outputs_per_thread())?;
+        writeln!(f, "candidate          P  instr/out  wavefronts/out  regs  warps/sched  clocks/out (DRAM, issue, L1)  bound")?;
+        for e in &self.estimates {
+            writeln!(
+                f,
+                "{:<16} {:>3}  {:>9.1}  {:>14.3}  {:>4}  {:>11.1}  {:>6.3} ({:.3}, {:.3}, {:.3})  {}",
+                e.layout.to_string(),
+                e.outputs_per_thread,
+                e.instructions,
+                e.wavefronts,
+                e.registers,
+                e.warps_per_scheduler,
+                e.cycles(),
+                e.dram,
+                e.issue,
+                e.l1,
+                e.bound()
+            )?;
+        }
+        Ok(())
+    }
+}
