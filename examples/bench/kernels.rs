@@ -38,12 +38,25 @@ macro_rules! row_stencils {
 }
 
 macro_rules! row_module {
-    // Every radius.
+    // Every radius, rows of 4, 8, 16 and 32.
     ($module:ident, $t:ident, $layout:ident) => {
-        row_module!($module, $t, $layout; (box_r64_p4, 64, 4, 129.0), (box_r64_p8, 64, 8, 129.0), (box_r64_p16, 64, 16, 129.0));
+        row_module!(@rows $module, $t, $layout;
+            (box_r1_p32, 1, 32, 3.0), (box_r2_p32, 2, 32, 5.0), (box_r4_p32, 4, 32, 9.0), (box_r8_p32, 8, 32, 17.0),
+            (box_r12_p32, 12, 32, 25.0), (box_r16_p32, 16, 32, 33.0), (box_r24_p32, 24, 32, 49.0), (box_r32_p32, 32, 32, 65.0),
+            (box_r64_p4, 64, 4, 129.0), (box_r64_p8, 64, 8, 129.0), (box_r64_p16, 64, 16, 129.0), (box_r64_p32, 64, 32, 129.0));
     };
-    // Radii up to 32, and `$extra`.
-    ($module:ident, $t:ident, $layout:ident; $($extra:tt),*) => {
+    // Radii up to 32.
+    ($module:ident, $t:ident, $layout:ident; no_r64) => {
+        row_module!(@rows $module, $t, $layout;
+            (box_r1_p32, 1, 32, 3.0), (box_r2_p32, 2, 32, 5.0), (box_r4_p32, 4, 32, 9.0), (box_r8_p32, 8, 32, 17.0),
+            (box_r12_p32, 12, 32, 25.0), (box_r16_p32, 16, 32, 33.0), (box_r24_p32, 24, 32, 49.0), (box_r32_p32, 32, 32, 65.0));
+    };
+    // Rows of 4, 8 and 16.
+    ($module:ident, $t:ident, $layout:ident; no_p32) => {
+        row_module!(@rows $module, $t, $layout; (box_r64_p4, 64, 4, 129.0), (box_r64_p8, 64, 8, 129.0), (box_r64_p16, 64, 16, 129.0));
+    };
+    // Radii up to 32 with rows of 4, 8 and 16, and `$extra`.
+    (@rows $module:ident, $t:ident, $layout:ident; $($extra:tt),*) => {
         pub mod $module {
             use rc::prelude::*;
             row_stencils!($t, $layout:
@@ -62,7 +75,7 @@ macro_rules! row_module {
 }
 
 /// Outputs per thread (= granule or window size V) of the row kernels.
-pub const ROW_OUTPUTS: [u32; 3] = [4, 8, 16];
+pub const ROW_OUTPUTS: [u32; 4] = [4, 8, 16, 32];
 
 /// How a variant's register cache lays out elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,6 +84,7 @@ pub enum Family {
     RoundRobin,
     Granule,
     Window,
+    Staged,
 }
 
 impl Family {
@@ -79,6 +93,7 @@ impl Family {
             Layout::RoundRobin => Family::RoundRobin,
             Layout::Granule(_) => Family::Granule,
             Layout::Window(_) => Family::Window,
+            Layout::Staged(_) => Family::Staged,
         }
     }
 }
@@ -93,10 +108,15 @@ pub struct Variant {
     pub family: Family,
 }
 
-pub const VARIANTS: [Variant; 5] = [
+/// The `strategy` label of the `distribution = auto` rows (not a [`Variant`]: its kernels'
+/// layouts are those of the swept variants).
+pub const AUTO: &str = "register_cache_auto";
+
+pub const VARIANTS: [Variant; 6] = [
     Variant { label: "register_cache", strategy: Strategy::RegisterCache, family: Family::RoundRobin },
     Variant { label: "register_cache_granule", strategy: Strategy::RegisterCache, family: Family::Granule },
     Variant { label: "register_cache_window", strategy: Strategy::RegisterCache, family: Family::Window },
+    Variant { label: "register_cache_staged", strategy: Strategy::RegisterCache, family: Family::Staged },
     Variant { label: "shared_memory", strategy: Strategy::SharedMemory, family: Family::RoundRobin },
     Variant { label: "naive", strategy: Strategy::Naive, family: Family::RoundRobin },
 ];
@@ -139,6 +159,36 @@ macro_rules! box_stencil {
     };
 }
 
+/// `distribution = auto` (no outputs per thread: the cost model picks both), one per radius.
+macro_rules! auto_module {
+    ($t:ident) => {
+        pub mod register_cache_auto {
+            use rc::prelude::*;
+            auto_stencils!($t:
+                (box_r1, 1, 3.0), (box_r2, 2, 5.0), (box_r4, 4, 9.0), (box_r8, 8, 17.0), (box_r12, 12, 25.0),
+                (box_r16, 16, 33.0), (box_r24, 24, 49.0), (box_r32, 32, 65.0), (box_r64, 64, 129.0)
+            );
+        }
+    };
+}
+
+macro_rules! auto_stencils {
+    ($t:ident: $(($name:ident, $r:literal, $taps:literal)),* $(,)?) => {
+        $(
+            #[stencil(radius = $r, warp = 32, distribution = auto)]
+            pub fn $name(w: Window<$t>) -> $t {
+                let mut s = 0.0;
+                for d in -$r..=$r {
+                    s += w[d];
+                }
+                s / $taps
+            }
+        )*
+
+        pub const ALL: &[Stencil<$t, ()>] = &[$($name::KERNEL),*];
+    };
+}
+
 /// One `#[stencil]` per pattern, and `ALL`, their handles.
 macro_rules! box_stencils {
     ($t:ident, $strategy:ident: $(($name:ident, $r:literal, $p:literal, $taps:literal)),* $(,)?) => {
@@ -160,6 +210,8 @@ macro_rules! strategy_module {
 pub mod f32 {
     row_module!(register_cache_granule, f32, granule);
     row_module!(register_cache_window, f32, window);
+    row_module!(register_cache_staged, f32, staged);
+    auto_module!(f32);
     strategy_module!(register_cache, f32, register_cache);
     strategy_module!(shared_memory, f32, shared_memory);
     strategy_module!(naive, f32, naive);
@@ -168,7 +220,10 @@ pub mod f32 {
 pub mod f64 {
     row_module!(register_cache_granule, f64, granule);
     // An f64 window at r = 64 is 2 x 136 registers: more than a thread has (a compile error).
-    row_module!(register_cache_window, f64, window;);
+    row_module!(register_cache_window, f64, window; no_r64);
+    // 256 threads x 32 f64 outputs need 64 KiB of stage: more than a kernel may declare.
+    row_module!(register_cache_staged, f64, staged; no_p32);
+    auto_module!(f64);
     strategy_module!(register_cache, f64, register_cache);
     strategy_module!(shared_memory, f64, shared_memory);
     strategy_module!(naive, f64, naive);
@@ -178,6 +233,9 @@ pub mod f64 {
 pub trait BenchElement: rc::Element + rc::runtime::cust::memory::DeviceCopy {
     /// Every compiled kernel over this element type, all strategies.
     fn kernels() -> Vec<Stencil<Self, ()>>;
+    /// The `distribution = auto` kernels, one per radius (kept apart: each is also one of the
+    /// swept kernels, same layout and outputs per thread).
+    fn auto_kernels() -> &'static [Stencil<Self, ()>];
     fn from_f64(value: f64) -> Self;
 }
 
@@ -187,10 +245,14 @@ impl BenchElement for f32 {
             self::f32::register_cache::ALL,
             self::f32::register_cache_granule::ALL,
             self::f32::register_cache_window::ALL,
+            self::f32::register_cache_staged::ALL,
             self::f32::shared_memory::ALL,
             self::f32::naive::ALL,
         ]
         .concat()
+    }
+    fn auto_kernels() -> &'static [Stencil<f32, ()>] {
+        self::f32::register_cache_auto::ALL
     }
     fn from_f64(value: f64) -> f32 {
         value as f32
@@ -203,10 +265,14 @@ impl BenchElement for f64 {
             self::f64::register_cache::ALL,
             self::f64::register_cache_granule::ALL,
             self::f64::register_cache_window::ALL,
+            self::f64::register_cache_staged::ALL,
             self::f64::shared_memory::ALL,
             self::f64::naive::ALL,
         ]
         .concat()
+    }
+    fn auto_kernels() -> &'static [Stencil<f64, ()>] {
+        self::f64::register_cache_auto::ALL
     }
     fn from_f64(value: f64) -> f64 {
         value

@@ -7,7 +7,7 @@ use rc::runtime::cust::memory::{mem_get_info, AsyncCopyDestination, CopyDestinat
 use rc::runtime::GpuInfo;
 use rc::{Element, Stencil};
 
-use crate::bench::kernels::{find, signal, BenchElement, Variant, VARIANTS};
+use crate::bench::kernels::{find, signal, BenchElement, Variant, AUTO, VARIANTS};
 use crate::bench::options::Options;
 use crate::bench::report::{arithmetic_bound, roofline, Row, COPY};
 use crate::common::{compare, fail, During, Gpu, Result, Timing};
@@ -50,7 +50,7 @@ pub fn element<T: BenchElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) ->
     let poison_dev: DeviceBuffer<T> = gpu.poisoned(n)?;
     let kernels = T::kernels();
     let total_kernels: usize =
-        options.radii.len() * VARIANTS.iter().map(|v| v.outputs_per_thread(&options.outputs_per_thread).len()).sum::<usize>();
+        options.radii.len() * (options.variants().iter().map(|v| v.outputs_per_thread(&options.outputs_per_thread).len()).sum::<usize>() + usize::from(options.auto));
     let mut done = 0;
     let mut rows = Vec::new();
     let mut failures = Vec::new();
@@ -98,7 +98,7 @@ pub fn element<T: BenchElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) ->
             ..Row::default()
         });
 
-        for variant in VARIANTS {
+        for variant in options.variants() {
             for p in variant.outputs_per_thread(&options.outputs_per_thread) {
                 done += 1;
                 let what = format!("[{done:>3}/{total_kernels}] {element} r={radius} P={p} {}", variant.label);
@@ -127,6 +127,35 @@ pub fn element<T: BenchElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) ->
                 let row = kernel_row(&kernel, info, n, n_out, &timing, copy_gb, arithmetic)?;
                 println!("{what}: {}", progress(&row));
                 rows.push(row);
+            }
+        }
+        if options.auto {
+            done += 1;
+            let what = format!("[{done:>3}/{total_kernels}] {element} r={radius} {AUTO}");
+            let Some(kernel) = T::auto_kernels().iter().find(|k| k.pattern().radius() == radius).copied() else {
+                return Err(fail(format!("{what}: no compiled kernel")));
+            };
+            let what = format!("{what} (chose {}, P={})", kernel.layout(), kernel.pattern().outputs_per_thread());
+            let mut out = output_dev.index(..n_out);
+            let checked = (|| -> Result<()> {
+                out.copy_from(&poison_dev.index(..n_out)).during("poisoning the output (cuMemcpyDtoD)")?;
+                rc::runtime::launch(&kernel, gpu.stream(), &input_dev, &mut out, ())?;
+                compare(&gpu.download(&out)?, &want, &format!("{what} on the GPU, n = {n}"))
+            })();
+            match checked {
+                Err(e) => {
+                    println!("{what}: {e}; not timed");
+                    failures.push(e.to_string());
+                }
+                Ok(()) => {
+                    let timing = gpu.time(options.warm_up, options.reps, || {
+                        Ok(rc::runtime::launch(&kernel, gpu.stream(), &input_dev, &mut out, ())?)
+                    })?;
+                    let mut row = kernel_row(&kernel, info, n, n_out, &timing, copy_gb, arithmetic)?;
+                    row.strategy = AUTO.to_owned();
+                    println!("{what}: {}", progress(&row));
+                    rows.push(row);
+                }
             }
         }
     }

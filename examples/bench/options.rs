@@ -4,13 +4,15 @@ use std::path::PathBuf;
 
 use rc::ScalarType;
 
-use crate::bench::kernels::compiled;
+use crate::bench::kernels::{compiled, Variant, AUTO, VARIANTS};
 use crate::common::{fail, Result};
 
 pub const USAGE: &str = "\
 usage: cargo run --release --example bench -- [options]
   --radii LIST       radii to run (default 1,2,4,8,12,16,24,32,64)
   --p LIST           outputs per thread to run (default 1,2,4,8)
+  --variants LIST    which variants to run, by their `strategy` label (default: all, and
+                     register_cache_auto: the `distribution = auto` kernel of each radius)
   --type LIST        element types: f32, f64 or f32,f64 (default f32)
   --n N              input length (default 2^28 for f32, 2^27 for f64: 1 GiB each)
   --reps N           timed launches per kernel; the median is reported (default 20)
@@ -29,6 +31,10 @@ pub const DEFAULT_N_F64: usize = 1 << 27;
 pub struct Options {
     pub radii: Vec<u32>,
     pub outputs_per_thread: Vec<u32>,
+    /// Labels of the variants to run.
+    pub variants: Vec<String>,
+    /// Whether to run the `distribution = auto` kernels.
+    pub auto: bool,
     pub elements: Vec<ScalarType>,
     /// `None`: the default for each element type.
     pub n: Option<usize>,
@@ -47,6 +53,8 @@ impl Options {
         let mut options = Options {
             radii,
             outputs_per_thread,
+            variants: VARIANTS.iter().map(|v| v.label.to_owned()).collect(),
+            auto: true,
             elements: vec![ScalarType::F32],
             n: None,
             reps: 20,
@@ -62,6 +70,11 @@ impl Options {
             match word.as_str() {
                 "--radii" => options.radii = numbers(&word, &value()?)?,
                 "--p" | "--outputs-per-thread" => options.outputs_per_thread = numbers(&word, &value()?)?,
+                "--variants" => {
+                    let labels = variants(&value()?)?;
+                    options.auto = labels.iter().any(|l| l == AUTO);
+                    options.variants = labels.into_iter().filter(|l| l != AUTO).collect();
+                }
                 "--type" => options.elements = elements(&value()?)?,
                 "--n" => options.n = Some(number(&word, &value()?, 1)?),
                 "--reps" => options.reps = number(&word, &value()?, 1)?,
@@ -110,6 +123,11 @@ impl Options {
         )))
     }
 
+    /// The variants to run, in the order of [`VARIANTS`].
+    pub fn variants(&self) -> Vec<Variant> {
+        VARIANTS.into_iter().filter(|v| self.variants.iter().any(|l| l == v.label)).collect()
+    }
+
     /// The input length for `element`.
     pub fn n_for(&self, element: ScalarType) -> usize {
         self.n.unwrap_or(match element {
@@ -130,6 +148,19 @@ fn number(word: &str, text: &str, min: usize) -> Result<usize> {
         return Err(fail(format!("{word} must be at least {min}, got {value}")));
     }
     Ok(value)
+}
+
+/// A comma-separated list of variant labels, each one of [`VARIANTS`].
+fn variants(text: &str) -> Result<Vec<String>> {
+    text.split(',')
+        .map(|label| match Variant::is_label(label.trim()) || label.trim() == AUTO {
+            true => Ok(label.trim().to_owned()),
+            false => Err(fail(format!(
+                "--variants: unknown variant `{label}`, expected one of {}, {AUTO}",
+                VARIANTS.map(|v| v.label).join(", ")
+            ))),
+        })
+        .collect()
 }
 
 fn numbers(word: &str, text: &str) -> Result<Vec<u32>> {

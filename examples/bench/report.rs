@@ -8,7 +8,7 @@ use std::path::Path;
 use rc::runtime::GpuInfo;
 use rc::{ScalarType, Strategy};
 
-use crate::bench::kernels::{Variant, VARIANTS};
+use crate::bench::kernels::{Variant, AUTO, VARIANTS};
 use crate::common::{fail, Result};
 
 /// `strategy` of the device-to-device copy rows the bench measures beside the kernels.
@@ -243,6 +243,7 @@ pub fn sort(rows: &mut [Row]) {
     let rank = |s: &str| {
         let mut order = vec![COPY];
         order.extend(VARIANTS.map(|v| v.label));
+        order.push(AUTO);
         order.extend(PEERS);
         order.push(PEERS_COPY);
         order.iter().position(|o| *o == s).unwrap_or(order.len())
@@ -388,6 +389,27 @@ pub fn table(rows: &[Row]) -> String {
                 let _ = write!(out, " {cell:>22}");
             }
             let _ = writeln!(out);
+        }
+        let autos: Vec<&Row> = rows.iter().filter(|r| r.element == element && r.strategy == AUTO).collect();
+        if !autos.is_empty() {
+            let _ = writeln!(out, "\ndistribution = auto against the best swept register cache, {element}");
+            let _ = writeln!(out, "{:>3} {:>10} {:>28} {:>7} {:>6}", "r", "auto GB/s", "best swept GB/s (variant, P)", "ratio", "<=5%");
+            for auto in autos {
+                let swept = rows
+                    .iter()
+                    .filter(|r| r.element == element && r.radius == auto.radius && r.strategy.starts_with("register_cache") && r.strategy != AUTO)
+                    .max_by(|a, b| a.gb_per_s.total_cmp(&b.gb_per_s));
+                let Some(best) = swept else { continue };
+                let ratio = auto.gb_per_s / best.gb_per_s;
+                let variant = format!("{:.0} ({}, {})", best.gb_per_s, best.strategy.trim_start_matches("register_cache_"), opt(best.outputs_per_thread));
+                let _ = writeln!(
+                    out,
+                    "{:>3} {:>10.0} {variant:>28} {ratio:>7.3} {:>6}",
+                    auto.radius,
+                    auto.gb_per_s,
+                    if ratio >= 0.95 { "yes" } else { "no" }
+                );
+            }
         }
     }
     out

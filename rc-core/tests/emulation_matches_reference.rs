@@ -92,9 +92,9 @@ fn a_million_and_three_elements_match_for_each_boundary() {
 }
 
 #[test]
-fn granule_and_window_distributions_match_for_every_boundary_and_size() {
+fn granule_window_and_staged_distributions_match_for_every_boundary_and_size() {
     use rc_core::Layout;
-    for layout in [Layout::Granule as fn(u32) -> Layout, Layout::Window] {
+    for layout in [Layout::Granule as fn(u32) -> Layout, Layout::Window, Layout::Staged] {
         for boundary in BOUNDARIES {
             for warp in WARPS {
                 for v in [1u32, 2, 4, 8, 16] {
@@ -105,8 +105,12 @@ fn granule_and_window_distributions_match_for_every_boundary_and_size() {
                             let lengths = [0, 1, 2 * r as usize, 2 * r as usize + 1, 2 * tile + 2 * r as usize + 3];
                             for ty in [ScalarType::F32, ScalarType::F64] {
                                 let layout = layout(v);
-                                let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &box_body(r, ty))
-                                    .expect("compiles");
+                                let program = match WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &box_body(r, ty)) {
+                                    Ok(program) => program,
+                                    // Too large a stage for shared memory (f64, wide rows): refused, not miscompiled.
+                                    Err(rc_core::Error::Schedule(rc_core::ScheduleError::StageTooLarge { .. })) => continue,
+                                    Err(e) => panic!("{pattern}, {layout}: {e}"),
+                                };
                                 for &n in &lengths {
                                     let seed = (r * 131 + v * 7 + rows) as u64 ^ n as u64;
                                     let Ok(n_out) = pattern.output_len(n) else { continue };

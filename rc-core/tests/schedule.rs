@@ -192,3 +192,34 @@ fn with_windows_nothing_crosses_lanes_and_each_lane_loads_its_window_once() {
         }
     }
 }
+
+#[test]
+fn staged_windows_stage_once_then_read_each_window_element_once_without_shuffles() {
+    for v in [1u32, 4, 8, 16, 32] {
+        for (r, boundary) in [1u32, 3, 8, 16, 32, 64].into_iter().zip(Boundary::ALL.into_iter().cycle()) {
+            let pattern = Pattern::new(r, 32, v, boundary).expect("valid");
+            let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, rc_core::Layout::Staged(v), &box_body(r, ScalarType::F32))
+                .expect("compiles");
+            assert!(program.staged, "staged({v})");
+            assert_eq!(program.shuffles_per_output(), 0.0, "r={r}, staged({v})");
+            assert_eq!(program.schedule.loads.len() as u32, v + 2 * r, "r={r}, staged({v}): cache registers");
+            let stages: Vec<&rc_core::Instr> = program.instrs.iter().filter(|i| matches!(i, rc_core::Instr::Stage { .. })).collect();
+            assert!(matches!(program.instrs[0], rc_core::Instr::Stage { .. }) && stages.len() == 1, "one stage, first");
+            // Each warp stages its own tile and its last lane's whole window, nothing more.
+            let rc_core::Instr::Stage { scope, lead, elements } = *stages[0] else { unreachable!() };
+            assert_eq!(scope, rc_core::program::StageScope::Warp);
+            assert_eq!(lead, pattern.shift().div_ceil(v) * v, "r={r}, staged({v}): lead rounded up to whole granules");
+            assert_eq!(elements, pattern.tile_outputs() + (lead - pattern.shift()) + 2 * r, "r={r}, staged({v}): stage elements");
+        }
+    }
+}
+
+#[test]
+fn a_stage_larger_than_static_shared_memory_is_refused_with_its_size() {
+    let pattern = Pattern::new(8, 32, 32, Boundary::Valid).expect("valid");
+    let err = WarpProgram::compile_for(pattern, Strategy::RegisterCache, rc_core::Layout::Staged(32), &box_body(8, ScalarType::F64))
+        .expect_err("8 warps x 32 lanes x 32 f64 outputs do not fit in 48 KiB");
+    let message = err.to_string();
+    assert!(message.contains("staged(32)") && message.contains("49152"), "{message}");
+    assert!(matches!(err, rc_core::Error::Schedule(rc_core::ScheduleError::StageTooLarge { bytes, .. }) if bytes > 65536), "{message}");
+}
