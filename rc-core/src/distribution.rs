@@ -234,9 +234,9 @@ impl Distribution for LaneWindow {
     }
 }
 
-/// Windows as [`LaneWindow`] lays them out, read from shared memory: the block first copies
-/// its input (tiles and halo) into shared memory with 16-byte loads and stores, every element
-/// once, then each lane reads its window from there with 16-byte reads.
+/// Windows as [`LaneWindow`] lays them out, read from shared memory: each warp first copies its
+/// input (tile and halo) into its region of shared memory with 16-byte loads and stores, every
+/// element once, then each lane reads its window from there with 16-byte reads.
 ///
 /// Why: the L1 cache serves a warp's 16-byte load in one pass per 128-byte line it touches, and
 /// a window load touches `V` lines (lanes are `4V` bytes apart) for 512 useful bytes; past
@@ -259,7 +259,7 @@ impl StagedWindow {
 
 impl Distribution for StagedWindow {
     fn describe(&self) -> String {
-        format!("{}, read from the block's input staged in shared memory", self.window.describe().replace(" (halo from L1, no shuffles)", " (no shuffles)"))
+        format!("{}, read from the warp's input staged in shared memory", self.window.describe().replace(" (halo from L1, no shuffles)", " (no shuffles)"))
     }
     fn lead(&self) -> u32 {
         self.window.lead()

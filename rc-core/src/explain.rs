@@ -3,7 +3,7 @@
 
 use std::fmt::{self, Write};
 
-use crate::program::{RegisterEstimate, WarpProgram};
+use crate::program::{Instr, RegisterEstimate, StageScope, WarpProgram};
 use crate::strategy::Strategy;
 use crate::schedule::{Fetch, Source};
 
@@ -47,13 +47,29 @@ impl Explanation {
                 )?,
                 Strategy::Naive => writeln!(text, "strategy: naive: every tap is a load from global memory")?,
             }
-            writeln!(
-                text,
-                "cache: {} of {} registers per lane loaded ({} x 32-bit)",
-                schedule.loads.len(),
-                pattern.tile_elements().div_ceil(warp),
-                program.cache_registers()
-            )?;
+            if program.vector == 1 && !program.staged {
+                writeln!(
+                    text,
+                    "cache: {} of {} registers per lane loaded ({} x 32-bit)",
+                    schedule.loads.len(),
+                    pattern.tile_elements().div_ceil(warp),
+                    program.cache_registers()
+                )?;
+            } else {
+                writeln!(
+                    text,
+                    "cache: {} registers per lane ({} x 32-bit), each loaded just before its first reader; outputs computed as a wavefront (step i: every output's tap on window element i)",
+                    schedule.loads.len(),
+                    program.cache_registers()
+                )?;
+            }
+            if let Some(Instr::Stage { scope: StageScope::Warp, elements, .. }) = program.instrs.first() {
+                writeln!(
+                    text,
+                    "stage: each warp copies {elements} input elements into its region of shared memory ({} bytes per block, padded against bank conflicts), then reads its windows from there",
+                    crate::ptx::staged_region_bytes(program.vector, program.element, *elements) * pattern.threads_per_block() / warp
+                )?;
+            }
             match pattern.min_blocks_per_sm() {
                 Some(m) => writeln!(text, "launch bounds: {} threads per block (.maxntid), at least {m} blocks per multiprocessor (.minnctapersm)", pattern.threads_per_block())?,
                 None => writeln!(text, "launch bounds: {} threads per block (.maxntid)", pattern.threads_per_block())?,

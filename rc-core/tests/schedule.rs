@@ -223,3 +223,17 @@ fn a_stage_larger_than_static_shared_memory_is_refused_with_its_size() {
     assert!(message.contains("staged(32)") && message.contains("49152"), "{message}");
     assert!(matches!(err, rc_core::Error::Schedule(rc_core::ScheduleError::StageTooLarge { bytes, .. }) if bytes > 65536), "{message}");
 }
+
+#[test]
+fn explain_shows_a_staged_window_s_stage_with_the_bytes_the_ptx_declares() {
+    let pattern = Pattern::new(4, 32, 8, Boundary::Valid).expect("valid");
+    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, rc_core::Layout::Staged(8), &box_body(4, ScalarType::F32)).expect("compiles");
+    let text = rc_core::Explanation::new("box9", &program).to_string();
+    let ptx = rc_core::ptx::print(&program, "rc_box9");
+    let declared = ptx
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(".shared .align 16 .b8 rc_stage[")?.strip_suffix("];")?.parse::<u32>().ok())
+        .expect("the PTX declares the stage");
+    assert!(text.contains(&format!("stage: each warp copies 264 input elements into its region of shared memory ({declared} bytes per block")), "{text}");
+    assert!(text.contains("outputs computed as a wavefront"), "{text}");
+}
