@@ -872,11 +872,8 @@ impl<'a> Printer<'a> {
     /// boundary rule), then the stores.
     fn staged_paths(&mut self) {
         let program = self.program;
-        let mut instrs = program.instrs.iter();
-        let mut loads = Vec::new();
-        let mut rest = Vec::new();
-        let mut stores = Vec::new();
-        for instr in instrs.by_ref() {
+        let (mut loads, mut rest, mut stores) = (Vec::new(), Vec::new(), Vec::new());
+        for instr in &program.instrs {
             match instr {
                 Instr::Stage { .. } => self.instr(instr),
                 Instr::Load { dst, cache, at, lanes } => loads.push(CacheLoad { dst: *dst, cache: *cache, at: *at, lanes: *lanes }),
@@ -885,6 +882,7 @@ impl<'a> Printer<'a> {
             }
         }
         let width = vector_width(program);
+        // Every lane reads its window from the stage, so runs need not share a lane range.
         let keys: Vec<(u32, u32, (u32, u32))> = loads.iter().map(|l| (l.at.base, l.at.stride, (0, 0))).collect();
         let runs: Vec<Vec<CacheLoad>> = vector_runs(&keys, width).into_iter().map(|run| loads[run].to_vec()).collect();
         let mut pending = PendingLoads::new(runs, true);
