@@ -98,6 +98,24 @@ pub fn element<T: BenchElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) ->
             ..Row::default()
         });
 
+        // Checks `kernel` bit-exact on a poisoned output, then times it: its row, or `None`
+        // (recorded in `failures`) if it is wrong.
+        let mut measure = |what: &str, kernel: &Stencil<T, ()>| -> Result<Option<Row>> {
+            let mut out = output_dev.index(..n_out);
+            let checked = (|| -> Result<()> {
+                out.copy_from(&poison_dev.index(..n_out)).during("poisoning the output (cuMemcpyDtoD)")?;
+                rc::runtime::launch(kernel, gpu.stream(), &input_dev, &mut out, ())?;
+                compare(&gpu.download(&out)?, &want, &format!("{what} on the GPU, n = {n}"))
+            })();
+            if let Err(e) = checked {
+                println!("{what}: {e}; not timed");
+                failures.push(e.to_string());
+                return Ok(None);
+            }
+            let timing =
+                gpu.time(options.warm_up, options.reps, || Ok(rc::runtime::launch(kernel, gpu.stream(), &input_dev, &mut out, ())?))?;
+            kernel_row(kernel, info, n, n_out, &timing, copy_gb, arithmetic).map(Some)
+        };
         for variant in options.variants() {
             for p in variant.outputs_per_thread(&options.outputs_per_thread) {
                 done += 1;
@@ -110,23 +128,10 @@ pub fn element<T: BenchElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) ->
                     }
                     return Err(fail(format!("{what}: no compiled kernel")));
                 };
-                let mut out = output_dev.index(..n_out);
-                let checked = (|| -> Result<()> {
-                    out.copy_from(&poison_dev.index(..n_out)).during("poisoning the output (cuMemcpyDtoD)")?;
-                    rc::runtime::launch(&kernel, gpu.stream(), &input_dev, &mut out, ())?;
-                    compare(&gpu.download(&out)?, &want, &format!("{what} on the GPU, n = {n}"))
-                })();
-                if let Err(e) = checked {
-                    println!("{what}: {e}; not timed");
-                    failures.push(e.to_string());
-                    continue;
+                if let Some(row) = measure(&what, &kernel)? {
+                    println!("{what}: {}", progress(&row));
+                    rows.push(row);
                 }
-                let timing = gpu.time(options.warm_up, options.reps, || {
-                    Ok(rc::runtime::launch(&kernel, gpu.stream(), &input_dev, &mut out, ())?)
-                })?;
-                let row = kernel_row(&kernel, info, n, n_out, &timing, copy_gb, arithmetic)?;
-                println!("{what}: {}", progress(&row));
-                rows.push(row);
             }
         }
         if options.auto {
@@ -136,26 +141,10 @@ pub fn element<T: BenchElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) ->
                 return Err(fail(format!("{what}: no compiled kernel")));
             };
             let what = format!("{what} (chose {}, P={})", kernel.layout(), kernel.pattern().outputs_per_thread());
-            let mut out = output_dev.index(..n_out);
-            let checked = (|| -> Result<()> {
-                out.copy_from(&poison_dev.index(..n_out)).during("poisoning the output (cuMemcpyDtoD)")?;
-                rc::runtime::launch(&kernel, gpu.stream(), &input_dev, &mut out, ())?;
-                compare(&gpu.download(&out)?, &want, &format!("{what} on the GPU, n = {n}"))
-            })();
-            match checked {
-                Err(e) => {
-                    println!("{what}: {e}; not timed");
-                    failures.push(e.to_string());
-                }
-                Ok(()) => {
-                    let timing = gpu.time(options.warm_up, options.reps, || {
-                        Ok(rc::runtime::launch(&kernel, gpu.stream(), &input_dev, &mut out, ())?)
-                    })?;
-                    let mut row = kernel_row(&kernel, info, n, n_out, &timing, copy_gb, arithmetic)?;
-                    row.strategy = AUTO.to_owned();
-                    println!("{what}: {}", progress(&row));
-                    rows.push(row);
-                }
+            if let Some(mut row) = measure(&what, &kernel)? {
+                row.strategy = AUTO.to_owned();
+                println!("{what}: {}", progress(&row));
+                rows.push(row);
             }
         }
     }

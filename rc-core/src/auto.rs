@@ -18,7 +18,7 @@ use std::fmt;
 
 use crate::body::{BinaryOp, Body};
 use crate::distribution::Layout;
-use crate::error::{Error, ScheduleError};
+use crate::error::{Error, PatternError, ScheduleError};
 use crate::pattern::Pattern;
 use crate::program::{Instr, StageScope, WarpProgram};
 use crate::reciprocal::Reciprocal;
@@ -80,19 +80,37 @@ impl Estimate {
     pub fn cycles(&self) -> f64 {
         self.dram.max(self.issue).max(self.l1)
     }
-    /// What limits it, in words.
-    pub fn bound(&self) -> &'static str {
+    /// What limits it.
+    pub fn bound(&self) -> Bound {
         if self.dram >= self.issue && self.dram >= self.l1 {
-            "DRAM"
+            Bound::Dram
         } else if self.issue >= self.l1 {
-            "issue"
+            Bound::Issue
         } else {
-            "L1"
+            Bound::L1
         }
     }
     /// Clocks per output of the busiest on-chip resource: the margin below DRAM.
     fn pressure(&self) -> f64 {
         self.issue.max(self.l1)
+    }
+}
+
+/// The throughput that limits a candidate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    Dram,
+    Issue,
+    L1,
+}
+
+impl fmt::Display for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Bound::Dram => "DRAM",
+            Bound::Issue => "issue",
+            Bound::L1 => "L1",
+        })
     }
 }
 
@@ -127,9 +145,7 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     let mut estimates = Vec::new();
     let mut refused: Option<Error> = None;
     for (layout, p) in candidates {
-        let candidate = Pattern::new(pattern.radius(), pattern.warp(), p, pattern.boundary())
-            .and_then(|c| c.with_launch_bounds(pattern.threads_per_block(), pattern.min_blocks_per_sm()));
-        let Ok(candidate) = candidate else { continue };
+        let Ok(candidate) = with_outputs(pattern, p) else { continue };
         match WarpProgram::compile_for(candidate, Strategy::RegisterCache, layout, body) {
             Ok(program) if !program.register_estimate().exceeds_limit() => estimates.push(estimate(&program, layout)),
             Ok(_) => {}
@@ -144,7 +160,7 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     let fastest = estimates.iter().min_by(|a, b| a.cycles().total_cmp(&b.cycles())).cloned();
     let best = match fastest {
         // DRAM-bound: the candidates that are too differ by what the model does not see.
-        Some(f) if f.bound() == "DRAM" => estimates
+        Some(f) if f.bound() == Bound::Dram => estimates
             .iter()
             .filter(|e| e.cycles() <= f.cycles() * (1.0 + TIE))
             .min_by(|a, b| a.pressure().total_cmp(&b.pressure()).then(a.outputs_per_thread.cmp(&b.outputs_per_thread)))
@@ -154,11 +170,16 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     let Some(best) = best else {
         return Err(refused.unwrap_or(Error::Schedule(ScheduleError::NoCandidate)));
     };
-    let pattern = Pattern::new(pattern.radius(), pattern.warp(), best.outputs_per_thread, pattern.boundary())
-        .and_then(|c| c.with_launch_bounds(pattern.threads_per_block(), pattern.min_blocks_per_sm()))
-        .unwrap_or(pattern);
+    // The candidate's pattern was built the same way, so this cannot fail.
+    let pattern = with_outputs(pattern, best.outputs_per_thread).unwrap_or(pattern);
     estimates.sort_by(|a, b| a.cycles().total_cmp(&b.cycles()));
     Ok(Choice { layout: best.layout, pattern, estimates })
+}
+
+/// `pattern` with `outputs` outputs per thread, everything else (launch bounds too) kept.
+fn with_outputs(pattern: Pattern, outputs: u32) -> Result<Pattern, PatternError> {
+    Pattern::new(pattern.radius(), pattern.warp(), outputs, pattern.boundary())
+        .and_then(|p| p.with_launch_bounds(pattern.threads_per_block(), pattern.min_blocks_per_sm()))
 }
 
 /// The model's terms for one compiled candidate.
@@ -178,14 +199,7 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     let strided = if vector > width { STRIDED_ACCESS_COST } else { 1.0 };
     let vector_lines = lines(vector as f64 * bytes, width as f64 * bytes) * strided;
     let rate = |ty: ScalarType| if ty == ScalarType::F64 { 2.0 } else { 1.0 };
-    let constants: std::collections::HashMap<u32, f32> = program
-        .instrs
-        .iter()
-        .filter_map(|i| match i {
-            Instr::Const { dst, value } if value.ty == ScalarType::F32 => Some((*dst, f32::from_bits(value.bits as u32))),
-            _ => None,
-        })
-        .collect();
+    let constants = program.f32_constants();
     let (mut instructions, mut wavefronts) = (TILE_OVERHEAD, 0.0);
     let mut cache_loads = 0.0;
     let mut stage_bytes = 0;
@@ -200,8 +214,7 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
                 let rounds = (*elements as f64 / width as f64 / warp).ceil();
                 instructions += 12.0 + 2.0 * rounds;
                 wavefronts += 2.0 * rounds * lines(width as f64 * bytes, width as f64 * bytes);
-                stage_bytes = crate::ptx::staged_region_bytes(vector, element, *elements) * pattern.threads_per_block()
-                    / pattern.warp();
+                stage_bytes = crate::stage::block_bytes(&pattern, vector, element, *elements);
             }
             Instr::Stage { scope: StageScope::Block, .. } => instructions += 8.0,
             Instr::Shuffle { .. } => {

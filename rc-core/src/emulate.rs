@@ -17,16 +17,21 @@ impl WarpProgram {
         let boundary = self.pattern.boundary();
         // regs[r * warp + lane]: one flat array keeps the lockstep loop cache-friendly.
         let mut regs = vec![0u64; self.reg_types().len() * warp];
-        // The block's stage (strategy shared_memory, staged windows), refilled when a new block
-        // starts.
+        // The stage: the block's (strategy shared_memory), refilled when a new block starts, or
+        // the warp's (staged windows), refilled for every tile.
         let tiles_per_block = (self.pattern.threads_per_block() / self.pattern.warp()) as usize;
         let mut staged: Vec<u64> = Vec::new();
-        // Where the current tile's elements start in the stage.
-        let mut stage_base: fn(usize, usize, usize) -> usize = |_, _, _| 0;
+        let mut scope = StageScope::Warp;
         for tile in 0..self.pattern.tiles(n_out) {
+            // Where this tile's elements start in the stage.
+            let stage_base = match scope {
+                StageScope::Block => (tile % tiles_per_block) * tile_outputs,
+                StageScope::Warp => 0,
+            };
             for instr in &self.instrs {
                 match instr {
-                    Instr::Stage { scope, lead, elements } => {
+                    Instr::Stage { scope: this, lead, elements } => {
+                        scope = *this;
                         let first = match scope {
                             StageScope::Block if tile % tiles_per_block == 0 => {
                                 (tile / tiles_per_block) as i64 * self.pattern.block_outputs() as i64
@@ -34,10 +39,6 @@ impl WarpProgram {
                             StageScope::Block => continue,
                             StageScope::Warp => tile as i64 * tile_outputs as i64,
                         } - *lead as i64;
-                        stage_base = match scope {
-                            StageScope::Block => |tile: usize, per_block: usize, outputs: usize| (tile % per_block) * outputs,
-                            StageScope::Warp => |_: usize, _: usize, _: usize| 0,
-                        };
                         staged.clear();
                         staged.extend((0..*elements as i64).map(|j| {
                             boundary.source(input.len(), first + j).map_or(0, |i| input[i].to_scalar().bits)
@@ -45,13 +46,13 @@ impl WarpProgram {
                     }
                     Instr::Shared { dst, at } => {
                         for lane in 0..warp {
-                            regs[*dst as usize * warp + lane] = staged[stage_base(tile, tiles_per_block, tile_outputs) + at.element(lane as u32) as usize];
+                            regs[*dst as usize * warp + lane] = staged[stage_base + at.element(lane as u32) as usize];
                         }
                     }
                     Instr::Load { dst, at, .. } if self.staged => {
                         // Every lane reads its window from the stage (the PTX reads them all too).
                         for lane in 0..warp {
-                            regs[*dst as usize * warp + lane] = staged[stage_base(tile, tiles_per_block, tile_outputs) + at.element(lane as u32) as usize];
+                            regs[*dst as usize * warp + lane] = staged[stage_base + at.element(lane as u32) as usize];
                         }
                     }
                     Instr::Load { dst, at, lanes, .. } => {

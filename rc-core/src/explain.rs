@@ -67,7 +67,7 @@ impl Explanation {
                 writeln!(
                     text,
                     "stage: each warp copies {elements} input elements into its region of shared memory ({} bytes per block, padded against bank conflicts), then reads its windows from there",
-                    crate::ptx::staged_region_bytes(program.vector, program.element, *elements) * pattern.threads_per_block() / warp
+                    crate::stage::block_bytes(&pattern, program.vector, program.element, *elements)
                 )?;
             }
             match pattern.min_blocks_per_sm() {

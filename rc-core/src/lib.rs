@@ -20,6 +20,7 @@ pub mod program;
 pub mod ptx;
 pub mod reciprocal;
 pub mod scalar;
+mod stage;
 pub mod schedule;
 pub mod stencil;
 pub mod strategy;

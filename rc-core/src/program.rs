@@ -116,8 +116,7 @@ impl WarpProgram {
             // From the tile's element 0 to its last lane's last cached element.
             let warp = pattern.warp();
             let elements = schedule.loads.iter().map(|plan| distribution.load(plan.reg).element(warp - 1) + 1).max().unwrap_or(0);
-            let region = crate::ptx::staged_region_bytes(distribution.vector(), body.element(), elements);
-            let bytes = region * (pattern.threads_per_block() / warp);
+            let bytes = crate::stage::block_bytes(&pattern, distribution.vector(), body.element(), elements);
             if bytes > MAX_STATIC_SHARED_BYTES {
                 let layout = format!("staged({})", distribution.vector());
                 return Err(ScheduleError::StageTooLarge { layout, bytes, limit: MAX_STATIC_SHARED_BYTES }.into());
@@ -189,6 +188,18 @@ impl WarpProgram {
     pub fn shuffles_per_output(&self) -> f64 {
         let shuffles = self.instrs.iter().filter(|i| matches!(i, Instr::Shuffle { .. })).count() as f64;
         shuffles * self.element.words() as f64 / self.pattern.outputs_per_thread() as f64
+    }
+
+    /// Registers holding an `f32` constant, and its value: divisions by them may take the
+    /// fast path of [`crate::reciprocal::Reciprocal`] (the PTX back end's and the cost model's).
+    pub fn f32_constants(&self) -> HashMap<Reg, f32> {
+        self.instrs
+            .iter()
+            .filter_map(|i| match i {
+                Instr::Const { dst, value } if value.ty == ScalarType::F32 => Some((*dst, f32::from_bits(value.bits as u32))),
+                _ => None,
+            })
+            .collect()
     }
 
     /// 32-bit registers each lane spends on the cache.

@@ -15,6 +15,7 @@ use crate::body::{BinaryOp, CompareOp, UnaryOp};
 use crate::pattern::{Boundary, Pattern};
 use crate::distribution::{AffineLoad, Layout};
 use crate::program::{Instr, Reg, StageScope, WarpProgram};
+use crate::stage::{self, StagePadding};
 use crate::reciprocal::Reciprocal;
 use crate::scalar::{Scalar, ScalarType};
 use crate::schedule::LanePieces;
@@ -139,53 +140,6 @@ impl PendingLoads {
     }
 }
 
-/// Where stage element `j` sits in shared memory: `j + pad * (j div granule)`. A staged window
-/// read has each lane read 16 bytes at its granule's start plus a constant; shared memory serves
-/// a quarter warp (8 lanes, 128 bytes) per pass when their 16 bytes fall in distinct banks,
-/// which holds when the lanes' spacing in 16-byte units is odd. Granules of 32 bytes or more
-/// are an even number of units apart, so each is followed by 16 bytes of padding.
-#[derive(Clone, Copy, Debug)]
-struct StagePadding {
-    /// Elements per granule (V).
-    granule: u32,
-    /// Elements of padding after each granule.
-    pad: u32,
-    /// Elements per vector access, dividing V.
-    width: u32,
-}
-
-impl StagePadding {
-    fn of(program: &WarpProgram) -> StagePadding {
-        StagePadding::for_granule(program.vector, program.element)
-    }
-    fn for_granule(granule: u32, element: ScalarType) -> StagePadding {
-        let bytes = element.bytes();
-        let pad = if granule * bytes >= 32 && (granule * bytes / 16) % 2 == 0 { 16 / bytes } else { 0 };
-        StagePadding { granule, pad, width: Layout::Granule(granule).access_bytes(element) / bytes }
-    }
-    fn position(&self, j: u32) -> u32 {
-        j + self.pad * (j / self.granule)
-    }
-}
-
-impl StagePadding {
-    /// Bytes of one warp's region for `elements` stage elements: whole vectors, padded, and a
-    /// multiple of 16 bytes so every region starts aligned.
-    /// At least 16 bytes: a body that reads no taps stages nothing but still names the array.
-    fn region_bytes(&self, elements: u32, element: ScalarType) -> u32 {
-        let used = match elements.div_ceil(self.width) * self.width {
-            0 => 0,
-            whole => self.position(whole - 1) + 1,
-        };
-        (used * element.bytes()).next_multiple_of(16).max(16)
-    }
-}
-
-/// Bytes of one warp's region of a staged window of granule `V` with `elements` stage elements.
-pub(crate) fn staged_region_bytes(granule: u32, element: ScalarType, elements: u32) -> u32 {
-    StagePadding::for_granule(granule, element).region_bytes(elements, element)
-}
-
 struct Printer<'a> {
     program: &'a WarpProgram,
     entry: &'a str,
@@ -206,6 +160,8 @@ struct Printer<'a> {
     f32_constants: HashMap<Reg, f32>,
     /// Bytes of shared memory the stage takes, once printed.
     stage_bytes: Option<u32>,
+    /// Bytes of one warp's region of a staged window's stage, once printed.
+    stage_region: u32,
 }
 
 // Fixed scratch registers set up by the prologue.
@@ -235,15 +191,9 @@ impl<'a> Printer<'a> {
             next_label: 0,
             lane_below: HashMap::new(),
             lane_plus: HashMap::new(),
-            f32_constants: program
-                .instrs
-                .iter()
-                .filter_map(|i| match i {
-                    Instr::Const { dst, value } if value.ty == ScalarType::F32 => Some((*dst, f32::from_bits(value.bits as u32))),
-                    _ => None,
-                })
-                .collect(),
+            f32_constants: program.f32_constants(),
             stage_bytes: None,
+            stage_region: 0,
         }
     }
 
@@ -519,16 +469,9 @@ impl<'a> Printer<'a> {
         let regs: Vec<String> = run.iter().map(|l| self.reg(l.dst)).collect();
         let first = cache.unwrap_or(0);
         if pending.staged {
-            let padding = StagePadding::of(self.program);
+            let padding = StagePadding::for_granule(self.program.vector, self.program.element);
             self.comment(&format!("rc[{first}..{}] = tile elements {}.. + lane * {}, from the stage", first + regs.len() as u32, at.base, at.stride));
-            let start = match pending.lane_start.get(&at.stride) {
-                Some(start) => start.clone(),
-                None => {
-                    let start = self.stage_lane_start(&padding);
-                    pending.lane_start.insert(at.stride, start.clone());
-                    start
-                }
-            };
+            let start = self.stage_lane_start(&mut pending.lane_start, &padding);
             let offset = padding.position(at.base) * bytes;
             let load = match regs.len() {
                 1 => format!("ld.shared.{ty} {}, [{start}+{offset}];", regs[0]),
@@ -763,11 +706,12 @@ impl<'a> Printer<'a> {
     fn stage_warp(&mut self, lead: u32, elements: u32) {
         let program = self.program;
         let pattern = program.pattern;
-        let padding = StagePadding::of(program);
+        let padding = StagePadding::for_granule(program.vector, program.element);
         let (warp, bytes, width) = (pattern.warp(), program.element.bytes(), padding.width);
         let chunks = elements.div_ceil(width);
         let region = padding.region_bytes(elements, program.element);
-        self.stage_bytes = Some(region * pattern.threads_per_block() / warp);
+        self.stage_region = region;
+        self.stage_bytes = Some(stage::block_bytes(&pattern, padding.granule, program.element, elements));
         let ty = ptx_type(program.element);
         self.comment(&format!("stage the warp's {elements} input elements in its region of shared memory ({region} bytes)"));
         let origin = self.a();
@@ -894,21 +838,21 @@ impl<'a> Printer<'a> {
         self.vector_stores(&stores);
     }
 
-    /// The shared-memory address of this lane's granule in the first row of its warp's region.
-    fn stage_lane_start(&mut self, padding: &StagePadding) -> String {
-        let program = self.program;
-        let pattern = program.pattern;
-        let bytes = program.element.bytes();
-        let region = self.program.instrs.iter().find_map(|i| match i {
-            Instr::Stage { elements, .. } => Some(padding.region_bytes(*elements, program.element)),
-            _ => None,
-        });
+    /// The shared-memory address of this lane's granule in the first row of its warp's region,
+    /// computed once (`known`, keyed by the granule like [`Printer::lane_start`]'s strides).
+    fn stage_lane_start(&mut self, known: &mut HashMap<u32, String>, padding: &StagePadding) -> String {
+        if let Some(start) = known.get(&padding.granule) {
+            return start.clone();
+        }
+        let pattern = self.program.pattern;
+        let bytes = self.program.element.bytes();
         let start = self.t();
         self.line(&format!("shr.u32 {start}, {TID}, {};", pattern.warp().trailing_zeros()));
         let base = self.t();
         self.line(&format!("mov.u32 {base}, {SHARED_TILE};"));
-        self.line(&format!("mad.lo.u32 {start}, {start}, {}, {base};", region.unwrap_or(0)));
+        self.line(&format!("mad.lo.u32 {start}, {start}, {}, {base};", self.stage_region));
         self.line(&format!("mad.lo.u32 {start}, {LANE}, {}, {start};", (padding.granule + padding.pad) * bytes));
+        known.insert(padding.granule, start.clone());
         start
     }
 

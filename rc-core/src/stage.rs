@@ -1,0 +1,50 @@
+//! Where a staged window's input sits in shared memory (`distribution = staged(V)`): each
+//! warp's region, and the padding that keeps its vector reads free of bank conflicts.
+
+use crate::distribution::Layout;
+use crate::pattern::Pattern;
+use crate::scalar::ScalarType;
+
+/// Where stage element `j` sits in shared memory: `j + pad * (j div granule)`. A staged window
+/// read has each lane read 16 bytes at its granule's start plus a constant; shared memory serves
+/// a quarter warp (8 lanes, 128 bytes) per pass when their 16 bytes fall in distinct banks,
+/// which holds when the lanes' spacing in 16-byte units is odd. Granules of 32 bytes or more
+/// are an even number of units apart, so each is followed by 16 bytes of padding.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StagePadding {
+    /// Elements per granule (V).
+    pub granule: u32,
+    /// Elements of padding after each granule.
+    pub pad: u32,
+    /// Elements per vector access, dividing V.
+    pub width: u32,
+}
+
+impl StagePadding {
+    pub fn for_granule(granule: u32, element: ScalarType) -> StagePadding {
+        let bytes = element.bytes();
+        let pad = if granule * bytes >= 32 && (granule * bytes / 16) % 2 == 0 { 16 / bytes } else { 0 };
+        StagePadding { granule, pad, width: Layout::Granule(granule).access_bytes(element) / bytes }
+    }
+
+    pub fn position(&self, j: u32) -> u32 {
+        j + self.pad * (j / self.granule)
+    }
+
+    /// Bytes of one warp's region for `elements` stage elements: whole vectors, padded, and a
+    /// multiple of 16 bytes so every region starts aligned. At least 16 bytes: a body that
+    /// reads no taps stages nothing but still names the array.
+    pub fn region_bytes(&self, elements: u32, element: ScalarType) -> u32 {
+        let used = match elements.div_ceil(self.width) * self.width {
+            0 => 0,
+            whole => self.position(whole - 1) + 1,
+        };
+        (used * element.bytes()).next_multiple_of(16).max(16)
+    }
+}
+
+/// Bytes of shared memory a block of `pattern` declares for staged windows of granule `V` with
+/// `elements` stage elements per warp: one region per warp.
+pub(crate) fn block_bytes(pattern: &Pattern, granule: u32, element: ScalarType, elements: u32) -> u32 {
+    StagePadding::for_granule(granule, element).region_bytes(elements, element) * (pattern.threads_per_block() / pattern.warp())
+}
