@@ -121,7 +121,10 @@ fn emit_ptx(dir: &Path) -> Result<()> {
             let variant = bench::kernels::Variant::of(k).map_or("unknown", |v| v.label);
             std::fs::write(dir.join(format!("{variant}_{}_{}.ptx", T::TYPE, k.entry())), k.ptx())?;
         }
-        Ok(kernels.len())
+        for k in T::auto_kernels() {
+            std::fs::write(dir.join(format!("{}_{}_{}.ptx", bench::kernels::AUTO, T::TYPE, k.entry())), k.ptx())?;
+        }
+        Ok(kernels.len() + T::auto_kernels().len())
     }
     let written = write::<f32>(dir)? + write::<f64>(dir)?;
     println!("wrote {written} kernels' PTX to {}", dir.display());
