@@ -84,12 +84,3 @@ fn the_table_names_every_candidate_and_the_choice() {
         assert!(table.contains(layout), "{layout} missing:\n{table}");
     }
 }
-
-#[test]
-#[ignore = "prints the model's tables; run with --ignored --nocapture"]
-fn print_the_tables() {
-    for r in [1u32, 8, 12, 16, 24, 32, 64] {
-        let pattern = Pattern::new(r, 32, 1, Boundary::Valid).expect("valid");
-        println!("f32 r={r}: {}", choose(pattern, false, &box_body(r, ScalarType::F32)).expect("a choice"));
-    }
-}
