@@ -302,6 +302,74 @@ fn granule_window_and_staged_distributions_match_on_the_gpu() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// f32 data of signed zeros with a few other values: `kind` 0 is all `-0.0`; 1 is runs of
+/// `-0.0` (some longer than a window) between `+0.0`, ones and cancelling pairs; 2 adds NaN and
+/// infinities to that.
+fn zeros(n: usize, kind: u32, seed: u64) -> Vec<f32> {
+    let mut state = seed | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let run = (next() % 100) as usize;
+        let value = match (kind, next() % 8) {
+            (0, _) | (_, 0..=3) => -0.0,
+            (_, 4) => 0.0,
+            (_, 5) => 1.0,
+            (_, 6) => -1.0,
+            (2, _) => [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][(next() % 3) as usize],
+            _ => 0.5,
+        };
+        out.extend(std::iter::repeat_n(value, run.min(n - out.len())));
+    }
+    out
+}
+
+#[test]
+fn sums_of_signed_zeros_keep_their_sign_on_the_gpu() {
+    // Sums that start from 0.0 skip that addition on the fast path of their division and add it
+    // on the slow one (rc_core::zero_start): a window of -0.0 is where the addition matters.
+    let Some((_context, stream)) = gpu("sums_of_signed_zeros_keep_their_sign_on_the_gpu") else { return };
+    let layouts = [
+        (Strategy::RegisterCache, Layout::RoundRobin, 4u32),
+        (Strategy::SharedMemory, Layout::RoundRobin, 2),
+        (Strategy::Naive, Layout::RoundRobin, 1),
+        (Strategy::RegisterCache, Layout::Granule(4), 4),
+        (Strategy::RegisterCache, Layout::Window(4), 8),
+        (Strategy::RegisterCache, Layout::Staged(8), 8),
+        (Strategy::RegisterCache, Layout::Staged(16), 16),
+    ];
+    let patterns = [1u32, 3, 8, 32].into_iter().flat_map(|r| {
+        layouts.into_iter().flat_map(move |(strategy, layout, p)| {
+            Boundary::ALL.map(|b| (Pattern::new(r, 32, p, b).expect("valid"), strategy, layout))
+        })
+    });
+    let (mut checked, mut failures) = (0, Vec::new());
+    for (pattern, strategy, layout) in patterns.step_by(sample().unwrap_or(1)) {
+        let k = match box_f32::kernel(pattern, strategy, layout) {
+            Ok(k) => k,
+            Err(e) => {
+                failures.push(format!("{pattern}, {strategy}, {layout}: could not build the kernel: {e}"));
+                continue;
+            }
+        };
+        for kind in 0..3 {
+            for n in [2 * pattern.radius() as usize + 1, 4099] {
+                if let Err(e) = gpu_matches_reference(&k, &zeros(n, kind, n as u64 + u64::from(kind)), (), &stream) {
+                    failures.push(e);
+                }
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("signed zeros: {checked} launches checked, {} failed", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 #[test]
 fn an_input_longer_than_2_pow_31_is_indexed_with_64_bits() {
     let Some((_context, stream)) = gpu("an_input_longer_than_2_pow_31_is_indexed_with_64_bits") else { return };

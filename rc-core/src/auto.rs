@@ -200,6 +200,7 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     let vector_lines = lines(vector as f64 * bytes, width as f64 * bytes) * strided;
     let rate = |ty: ScalarType| if ty == ScalarType::F64 { 2.0 } else { 1.0 };
     let constants = program.f32_constants();
+    let normalized = program.normalized_dividends();
     let (mut instructions, mut wavefronts) = (TILE_OVERHEAD, 0.0);
     let mut cache_loads = 0.0;
     let mut stage_bytes = 0;
@@ -232,6 +233,8 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
                     _ => 20.0,
                 };
             }
+            // `sum + 0.0` before a fast division: only on its slow path.
+            Instr::Binary { dst, .. } if normalized.contains_key(dst) => {}
             Instr::Unary { dst, .. }
             | Instr::Binary { dst, .. }
             | Instr::Compare { dst, .. }

@@ -26,6 +26,7 @@ pub mod stencil;
 pub mod strategy;
 pub mod testdata;
 pub mod window;
+pub mod zero_start;
 
 pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
 pub use distribution::{Distribution, Granule, LaneWindow, Layout, RoundRobin, StagedWindow};

@@ -97,6 +97,8 @@ impl WarpProgram {
         distribution: &dyn Distribution,
         body: &Body,
     ) -> Result<WarpProgram, Error> {
+        // `0.0 + a + b + ...` summed as `(a + b + ...) + 0.0`, the same bits (see `zero_start`).
+        let body = &crate::zero_start::hoist(body);
         let schedule = Schedule::plan(pattern, strategy, distribution, &body.used_taps())?;
         let mut lower = Lower {
             body,
@@ -197,6 +199,46 @@ impl WarpProgram {
             .iter()
             .filter_map(|i| match i {
                 Instr::Const { dst, value } if value.ty == ScalarType::F32 => Some((*dst, f32::from_bits(value.bits as u32))),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Dividends that are a sum plus `+0.0` ([`crate::zero_start`]) divided by a constant with
+    /// a fast path, read by nothing else: the dividend's register and the sum's. The PTX back
+    /// end divides the sum on the fast path and adds the `0.0` only on the slow one; the cost
+    /// model does not count the addition.
+    pub fn normalized_dividends(&self) -> HashMap<Reg, Reg> {
+        let constants = self.f32_constants();
+        let zero = |reg: Reg| constants.get(&reg).is_some_and(|c| c.to_bits() == 0);
+        let mut uses: HashMap<Reg, u32> = HashMap::new();
+        for instr in &self.instrs {
+            for reg in instr.uses() {
+                *uses.entry(reg).or_default() += 1;
+            }
+        }
+        let fast_dividends: std::collections::HashSet<Reg> = self
+            .instrs
+            .iter()
+            .filter_map(|i| match *i {
+                Instr::Binary { op: BinaryOp::Div, a, b, dst } if self.reg_type(dst) == ScalarType::F32 => {
+                    crate::reciprocal::Reciprocal::of(*constants.get(&b)?).map(|_| a)
+                }
+                _ => None,
+            })
+            .collect();
+        self.instrs
+            .iter()
+            .filter_map(|i| match *i {
+                Instr::Binary { dst, op: BinaryOp::Add, a, b }
+                    if self.reg_type(dst) == ScalarType::F32 && fast_dividends.contains(&dst) && uses.get(&dst) == Some(&1) =>
+                {
+                    match (zero(a), zero(b)) {
+                        (_, true) => Some((dst, a)),
+                        (true, _) => Some((dst, b)),
+                        _ => None,
+                    }
+                }
                 _ => None,
             })
             .collect()

@@ -158,6 +158,9 @@ struct Printer<'a> {
     /// Registers holding an `f32` constant, and its value: divisions by them may use the fast
     /// path of [`Reciprocal`].
     f32_constants: HashMap<Reg, f32>,
+    /// Dividends `sum + 0.0` of fast divisions: the sum's register, divided on the fast path
+    /// (see [`WarpProgram::normalized_dividends`]).
+    normalized: HashMap<Reg, Reg>,
     /// Bytes of shared memory the stage takes, once printed.
     stage_bytes: Option<u32>,
     /// Bytes of one warp's region of a staged window's stage, once printed.
@@ -192,6 +195,7 @@ impl<'a> Printer<'a> {
             lane_below: HashMap::new(),
             lane_plus: HashMap::new(),
             f32_constants: program.f32_constants(),
+            normalized: program.normalized_dividends(),
             stage_bytes: None,
             stage_region: 0,
         }
@@ -325,7 +329,9 @@ impl<'a> Printer<'a> {
         self.comment("x / b, b constant: q0 = x * RN(1/b), q = q0 + (x - b*q0) * RN(1/b) == RN(x/b) where |q| >= bound");
         let exact = self.q();
         for (i, &(dst, a, _, fast)) in run.iter().enumerate() {
-            let (d, x) = (self.reg(dst), self.reg(a));
+            // For a dividend `sum + 0.0`, the sum: equal wherever the check passes.
+            let x = self.normalized.get(&a).map_or_else(|| self.reg(a), |&sum| self.reg(sum));
+            let d = self.reg(dst);
             let (q0, r, m) = (self.scratch(ScalarType::F32), self.scratch(ScalarType::F32), self.scratch(ScalarType::F32));
             let y = immediate(Scalar::f32(fast.reciprocal));
             let minus_b = immediate(Scalar::f32(-fast.divisor));
@@ -343,6 +349,9 @@ impl<'a> Printer<'a> {
         self.line(&format!("@{exact} bra {done};"));
         for &(dst, a, b, _) in run {
             let (d, x, y) = (self.reg(dst), self.reg(a), self.reg(b));
+            if let Some(&sum) = self.normalized.get(&a) {
+                self.line(&format!("add.rn.f32 {x}, {}, 0f00000000;", self.reg(sum)));
+            }
             self.line(&format!("div.rn.f32 {d}, {x}, {y};"));
         }
         self.label_line(&done);
@@ -369,6 +378,8 @@ impl<'a> Printer<'a> {
             }
             Instr::Const { dst, value } => self.constant(*dst, *value),
             Instr::Unary { dst, op, a } => self.unary(*dst, *op, *a),
+            // Added on the division's slow path only.
+            Instr::Binary { dst, .. } if self.normalized.contains_key(dst) => {}
             Instr::Binary { dst, op, a, b } => self.binary(*dst, *op, *a, *b),
             Instr::Compare { dst, op, a, b } => self.compare(*dst, *op, *a, *b),
             Instr::Select { dst, cond, then, otherwise } => {

@@ -1,0 +1,105 @@
+//! `zero_start::hoist`: a sum that starts from `+0.0` may add the `0.0` last, bit for bit; the
+//! rewrite happens only where a fast division follows, and the PTX then adds the `0.0` on the
+//! division's slow path only.
+
+use rc_core::body::{BinaryOp, Body, Node};
+use rc_core::zero_start::hoist;
+use rc_core::{ptx, Layout, Pattern, Boundary, Scalar, ScalarType, Strategy, WarpProgram};
+
+/// `(0.0 + w[-r] + ... + w[r]) / divisor`, as `let mut s = 0.0; s += ...` lowers.
+fn box_body(r: u32, divisor: f32) -> Body {
+    let mut nodes = vec![Node::Const(Scalar::f32(0.0))];
+    for k in -(r as i32)..=(r as i32) {
+        nodes.push(Node::Tap(k));
+        let (acc, tap) = (nodes.len() as u32 - 2, nodes.len() as u32 - 1);
+        nodes.push(Node::Binary(BinaryOp::Add, acc, tap));
+    }
+    let sum = nodes.len() as u32 - 1;
+    nodes.push(Node::Const(Scalar::f32(divisor)));
+    nodes.push(Node::Binary(BinaryOp::Div, sum, nodes.len() as u32 - 1));
+    let result = nodes.len() as u32 - 1;
+    Body::new(ScalarType::F32, vec![], r, nodes, result).expect("valid body")
+}
+
+/// Values where the sign of zero, NaN and infinities matter, and ordinary ones.
+const SPECIAL: [f32; 9] = [-0.0, 0.0, 1.0, -1.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e-45, -3.5];
+
+fn same(a: Scalar, b: Scalar) -> bool {
+    let nan = |s: Scalar| f32::from_bits(s.bits as u32).is_nan();
+    a.bits == b.bits || (nan(a) && nan(b))
+}
+
+fn adds(body: &Body) -> usize {
+    body.nodes().iter().filter(|n| matches!(n, Node::Binary(BinaryOp::Add, ..))).count()
+}
+
+#[test]
+fn a_sum_from_zero_adds_the_zero_last_and_keeps_every_bit() {
+    for r in 1..=2u32 {
+        let body = box_body(r, (2 * r + 1) as f32);
+        let hoisted = hoist(&body);
+        assert_eq!(adds(&hoisted), adds(&body), "r = {r}: one addition moves, none is lost");
+        // The first addition no longer reads the zero; the one before the division does.
+        let first_add = hoisted.nodes().iter().find(|n| matches!(n, Node::Binary(BinaryOp::Add, ..))).expect("an add");
+        let Node::Binary(_, a, b) = *first_add else { unreachable!() };
+        assert!(matches!(hoisted.nodes()[a as usize], Node::Tap(_)) && matches!(hoisted.nodes()[b as usize], Node::Tap(_)));
+        // Every combination of special values in the window.
+        let taps = 2 * r as usize + 1;
+        let mut index = vec![0usize; taps];
+        loop {
+            let tap = |d: i32| Scalar::f32(SPECIAL[index[(d + r as i32) as usize]]);
+            let (want, got) = (body.eval(tap, &[]), hoisted.eval(tap, &[]));
+            assert!(same(want, got), "r = {r}, window {:?}: {want:?} became {got:?}", index.iter().map(|&i| SPECIAL[i]).collect::<Vec<_>>());
+            let Some(k) = index.iter().position(|&i| i + 1 < SPECIAL.len()) else { break };
+            index[k] += 1;
+            index[..k].iter_mut().for_each(|i| *i = 0);
+        }
+    }
+}
+
+#[test]
+fn sums_whose_partial_results_are_read_elsewhere_or_not_divided_stay_as_written() {
+    // The partial sum 0.0 + w[-1] is also the result's other operand: not rewritten.
+    let nodes = vec![
+        Node::Const(Scalar::f32(0.0)),
+        Node::Tap(-1),
+        Node::Binary(BinaryOp::Add, 0, 1),
+        Node::Tap(1),
+        Node::Binary(BinaryOp::Add, 2, 3),
+        Node::Binary(BinaryOp::Mul, 4, 2),
+        Node::Const(Scalar::f32(3.0)),
+        Node::Binary(BinaryOp::Div, 5, 6),
+    ];
+    let shared = Body::new(ScalarType::F32, vec![], 1, nodes, 7).expect("valid");
+    assert_eq!(hoist(&shared), shared);
+    // A sum that is not divided gains nothing from moving its first addition.
+    let mut nodes = box_body(1, 3.0).nodes().to_vec();
+    nodes.truncate(nodes.len() - 2);
+    let undivided = Body::new(ScalarType::F32, vec![], 1, nodes.clone(), nodes.len() as u32 - 1).expect("valid");
+    assert_eq!(hoist(&undivided), undivided);
+    // Dividing by a constant without a fast path (a power of two is exact anyway; 0 is not normal).
+    let by_zero = box_body(1, 0.0);
+    assert_eq!(hoist(&by_zero), by_zero);
+}
+
+#[test]
+fn the_ptx_adds_the_zero_only_on_the_division_slow_path() {
+    let pattern = Pattern::new(3, 32, 4, Boundary::Valid).expect("valid");
+    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &box_body(3, 7.0)).expect("compiles");
+    assert_eq!(program.normalized_dividends().len(), 4, "one per output");
+    let text = ptx::print(&program, "k");
+    let zero_adds: Vec<usize> = text.lines().enumerate().filter(|(_, l)| l.contains("add.rn.f32") && l.contains("0f00000000")).map(|(i, _)| i).collect();
+    // Two tile paths (interior and boundary), four outputs each, each just before its div.rn.
+    assert_eq!(zero_adds.len(), 8, "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(zero_adds.iter().all(|&i| lines[i + 1].contains("div.rn.f32")), "each zero addition feeds the slow division");
+    // The zero constant's register feeds no addition any more: the sums start with two taps.
+    let zero_regs: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l.trim().strip_prefix("mov.f32 ")?.strip_suffix(", 0f00000000;"))
+        .collect();
+    for l in lines.iter().filter(|l| l.contains("add.rn.f32")) {
+        let operands: Vec<&str> = l.trim().trim_end_matches(';').split([' ', ',']).filter(|s| !s.is_empty()).skip(2).collect();
+        assert!(!operands.iter().any(|o| zero_regs.contains(o)), "{l} adds the zero register");
+    }
+}
