@@ -189,8 +189,14 @@ macro_rules! auto_stencils {
     };
 }
 
-/// One `#[stencil]` per pattern, and `ALL`, their handles.
+/// One `#[stencil]` per pattern, and `ALL`, their handles. The register cache is the article's
+/// round-robin (without `distribution`, the cost model would choose).
 macro_rules! box_stencils {
+    ($t:ident, register_cache: $(($name:ident, $r:literal, $p:literal, $taps:literal)),* $(,)?) => {
+        $(box_stencil!($t, $name, $r, $p, $taps, strategy = register_cache, distribution = round_robin);)*
+
+        pub const ALL: &[Stencil<$t, ()>] = &[$($name::KERNEL),*];
+    };
     ($t:ident, $strategy:ident: $(($name:ident, $r:literal, $p:literal, $taps:literal)),* $(,)?) => {
         $(box_stencil!($t, $name, $r, $p, $taps, strategy = $strategy);)*
 
