@@ -9,6 +9,18 @@ use rc_core::{Boundary, Layout, Pattern, Strategy};
 
 use crate::ctxt::Ctxt;
 
+/// Whether the cost model picks the distribution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Auto {
+    /// `distribution = ...` names one (or the strategy has no register cache).
+    No,
+    /// `distribution = auto`.
+    Asked,
+    /// No `distribution`: the cost model picks, and where no candidate compiles, the
+    /// round-robin distribution's own error says why.
+    Default,
+}
+
 /// What the attribute says. The radius is kept on its own so the body can still be checked
 /// (tap offsets) when another argument is wrong.
 pub struct Args {
@@ -20,9 +32,10 @@ pub struct Args {
     /// the compiled pattern (its register estimate).
     pub radius_span: Option<Span>,
     pub outputs_span: Option<Span>,
-    /// `distribution = auto`: the layout (and, unless `outputs_per_thread` was given, the
+    /// The cost model chooses: `distribution = auto`, or no `distribution` with the register
+    /// cache (the default). The layout (and, unless `outputs_per_thread` was given, the
     /// outputs per thread) are the cost model's choice, made once the body is known.
-    pub auto: bool,
+    pub auto: Auto,
     /// Whether `outputs_per_thread` was given.
     pub outputs_fixed: bool,
 }
@@ -42,7 +55,7 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
                 layout: Layout::default(),
                 radius_span: None,
                 outputs_span: None,
-                auto: false,
+                auto: Auto::No,
                 outputs_fixed: false,
             };
         }
@@ -127,11 +140,17 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
             _ => {}
         }
     }
+    let layout_given = layout.is_some();
     let layout = layout.map_or(Layout::default(), |(l, _)| l);
     if !radius_seen && !seen.iter().any(|name| suggestion(name).contains("radius")) {
         cx.error_at(Span::call_site(), "missing argument `radius`: write `#[stencil(radius = R)]` with the largest tap offset R >= 1");
     }
-    let (auto, outputs_fixed) = (auto.is_some(), outputs.is_some());
+    let auto = match (auto, layout_given, strategy) {
+        (Some(_), ..) => Auto::Asked,
+        (None, false, Strategy::RegisterCache) => Auto::Default,
+        _ => Auto::No,
+    };
+    let outputs_fixed = outputs.is_some();
     let args = |pattern| Args { radius, pattern, strategy, layout, radius_span, outputs_span, auto, outputs_fixed };
     if cx.has_errors() {
         return args(None);

@@ -9,6 +9,7 @@ use rc_core::{Layout, Strategy, WarpProgram};
 
 use crate::ctxt::Ctxt;
 use crate::signature::Signature;
+use crate::args::Auto;
 use crate::{args, lower, signature, tokens};
 
 pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -30,15 +31,17 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         (Some(radius), Some(s)) => lower::lower(&f.block, s, radius, &mut cx),
         _ => None,
     };
-    // `distribution = auto`: the cost model picks the layout (and the outputs per thread, unless
-    // given) from the compiled candidates.
+    // `distribution = auto`, or no distribution: the cost model picks the layout (and the
+    // outputs per thread, unless given) from the compiled candidates.
     let (pattern, layout) = match (args.pattern, &body, args.auto) {
-        (Some(pattern), Some(b), true) => match rc_core::auto::choose(pattern, args.outputs_fixed, b) {
+        (Some(pattern), Some(b), Auto::Asked | Auto::Default) => match rc_core::auto::choose(pattern, args.outputs_fixed, b) {
             Ok(choice) => (Some(choice.pattern), choice.layout),
-            Err(e) => {
+            Err(e) if args.auto == Auto::Asked => {
                 cx.error(&f.sig.ident, format!("distribution = auto: {e}"));
                 (None, args.layout)
             }
+            // Nothing fits: compiling the round-robin distribution reports the precise error.
+            Err(_) => (Some(pattern), Layout::RoundRobin),
         },
         _ => (args.pattern, args.layout),
     };
