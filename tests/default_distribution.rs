@@ -4,32 +4,23 @@
 use rc::prelude::*;
 use rc::{Layout, Strategy};
 
-#[stencil(radius = 16, warp = 32)]
-fn box33(w: Window<f32>) -> f32 {
-    let mut s = 0.0;
-    for d in -16..=16 {
-        s += w[d];
-    }
-    s / 33.0
+/// The 33-tap average under `name`, with the rest of the attribute after `radius = 16, warp = 32`.
+macro_rules! box33 {
+    ($name:ident $(, $attr:tt = $value:tt)*) => {
+        #[stencil(radius = 16, warp = 32 $(, $attr = $value)*)]
+        fn $name(w: Window<f32>) -> f32 {
+            let mut s = 0.0;
+            for d in -16..=16 {
+                s += w[d];
+            }
+            s / 33.0
+        }
+    };
 }
 
-#[stencil(radius = 16, warp = 32, distribution = auto)]
-fn box33_auto(w: Window<f32>) -> f32 {
-    let mut s = 0.0;
-    for d in -16..=16 {
-        s += w[d];
-    }
-    s / 33.0
-}
-
-#[stencil(radius = 16, warp = 32, distribution = round_robin)]
-fn box33_round_robin(w: Window<f32>) -> f32 {
-    let mut s = 0.0;
-    for d in -16..=16 {
-        s += w[d];
-    }
-    s / 33.0
-}
+box33!(box33);
+box33!(box33_auto, distribution = auto);
+box33!(box33_round_robin, distribution = round_robin);
 
 /// Three outputs per thread: no vector layout divides them, so the choice is round-robin.
 #[stencil(radius = 2, warp = 32, outputs_per_thread = 3)]

@@ -21,7 +21,6 @@ use crate::distribution::Layout;
 use crate::error::{Error, PatternError, ScheduleError};
 use crate::pattern::Pattern;
 use crate::program::{Instr, StageScope, WarpProgram};
-use crate::reciprocal::Reciprocal;
 use crate::scalar::ScalarType;
 use crate::strategy::Strategy;
 
@@ -223,9 +222,9 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
                 wavefronts += words;
             }
             Instr::Pick { pieces, .. } => instructions += (pieces.0.len() as f64 - 1.0) * words,
-            Instr::Binary { dst, op: BinaryOp::Div, b, .. } => {
+            Instr::Binary { dst, op: BinaryOp::Div, .. } => {
                 let ty = program.reg_type(*dst);
-                let fast = ty == ScalarType::F32 && constants.get(b).is_some_and(|&c| Reciprocal::of(c).is_some());
+                let fast = program.fast_division(instr, &constants).is_some();
                 instructions += match (fast, ty) {
                     (true, _) => 4.0,
                     (false, ScalarType::F32) => 10.0,

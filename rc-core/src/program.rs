@@ -204,6 +204,19 @@ impl WarpProgram {
             .collect()
     }
 
+    /// The fast path of `instr` when it is an `f32` division by a constant register of
+    /// `constants` ([`WarpProgram::f32_constants`]) that has one: `(dst, dividend, divisor,
+    /// reciprocal)`. The one rule the PTX back end, the cost model and
+    /// [`WarpProgram::normalized_dividends`] apply.
+    pub fn fast_division(&self, instr: &Instr, constants: &HashMap<Reg, f32>) -> Option<(Reg, Reg, Reg, crate::reciprocal::Reciprocal)> {
+        match *instr {
+            Instr::Binary { dst, op: BinaryOp::Div, a, b } if self.reg_type(dst) == ScalarType::F32 => {
+                Some((dst, a, b, crate::reciprocal::Reciprocal::of(*constants.get(&b)?)?))
+            }
+            _ => None,
+        }
+    }
+
     /// Dividends that are a sum plus `+0.0` ([`crate::zero_start`]) divided by a constant with
     /// a fast path, read by nothing else: the dividend's register and the sum's. The PTX back
     /// end divides the sum on the fast path and adds the `0.0` only on the slow one; the cost
@@ -217,16 +230,8 @@ impl WarpProgram {
                 *uses.entry(reg).or_default() += 1;
             }
         }
-        let fast_dividends: std::collections::HashSet<Reg> = self
-            .instrs
-            .iter()
-            .filter_map(|i| match *i {
-                Instr::Binary { op: BinaryOp::Div, a, b, dst } if self.reg_type(dst) == ScalarType::F32 => {
-                    crate::reciprocal::Reciprocal::of(*constants.get(&b)?).map(|_| a)
-                }
-                _ => None,
-            })
-            .collect();
+        let fast_dividends: std::collections::HashSet<Reg> =
+            self.instrs.iter().filter_map(|i| self.fast_division(i, &constants)).map(|(_, a, ..)| a).collect();
         self.instrs
             .iter()
             .filter_map(|i| match *i {

@@ -314,12 +314,7 @@ impl<'a> Printer<'a> {
 
     /// `(dst, dividend, divisor, reciprocal)` of an `f32` division by a constant with a fast path.
     fn fast_division(&self, instr: &Instr) -> Option<(Reg, Reg, Reg, Reciprocal)> {
-        match *instr {
-            Instr::Binary { dst, op: BinaryOp::Div, a, b } if self.program.reg_type(dst) == ScalarType::F32 => {
-                Some((dst, a, b, Reciprocal::of(*self.f32_constants.get(&b)?)?))
-            }
-            _ => None,
-        }
+        self.program.fast_division(instr, &self.f32_constants)
     }
 
     /// Divisions by constants: the fast path for all of them, one check that each quotient is in

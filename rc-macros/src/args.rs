@@ -126,10 +126,7 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
             other => cx.error(&nv.path, format!("unknown argument `{other}`{}; expected one of {KNOWN}", suggestion(other))),
         }
     }
-    if let (Some(value), true) = (auto, strategy != Strategy::RegisterCache) {
-        cx.error(value, format!("`distribution` chooses where the register cache keeps elements; strategy `{strategy}` has no register cache"));
-    }
-    if let (Some((_, value)), true) = (layout, strategy != Strategy::RegisterCache) {
+    if let (Some(value), true) = (auto.or(layout.map(|(_, value)| value)), strategy != Strategy::RegisterCache) {
         cx.error(value, format!("`distribution` chooses where the register cache keeps elements; strategy `{strategy}` has no register cache"));
     }
     if let Some((Layout::Granule(v) | Layout::Window(v) | Layout::Staged(v), value)) = layout {
