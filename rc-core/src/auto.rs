@@ -20,7 +20,8 @@ use crate::body::{BinaryOp, Body};
 use crate::distribution::Layout;
 use crate::error::{Error, PatternError, ScheduleError};
 use crate::pattern::Pattern;
-use crate::program::{Instr, StageScope, WarpProgram};
+use crate::machine::Op;
+use crate::program::{Instr, WarpProgram};
 use crate::scalar::ScalarType;
 use crate::strategy::Strategy;
 
@@ -189,7 +190,7 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     let p = pattern.outputs_per_thread() as f64;
     let warp = pattern.warp() as f64;
     let vector = program.vector;
-    let width = (Layout::Granule(vector).access_bytes(element) / element.bytes()).max(1);
+    let width = program.machine.width;
     // 128-byte lines one warp access touches when lanes are `stride` bytes apart and each
     // reads `access` bytes.
     let lines = |stride: f64, access: f64| (((warp - 1.0) * stride + access) / 128.0).ceil().min(warp * (access / 128.0).ceil()).max(1.0);
@@ -198,42 +199,45 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     let strided = if vector > width { STRIDED_ACCESS_COST } else { 1.0 };
     let vector_lines = lines(vector as f64 * bytes, width as f64 * bytes) * strided;
     let rate = |ty: ScalarType| if ty == ScalarType::F64 { 2.0 } else { 1.0 };
-    let constants = program.f32_constants();
-    let normalized = program.normalized_dividends();
     let (mut instructions, mut wavefronts) = (TILE_OVERHEAD, 0.0);
-    let mut cache_loads = 0.0;
-    let mut stage_bytes = 0;
-    for instr in &program.instrs {
-        match instr {
-            Instr::Load { cache: Some(_), .. } => cache_loads += 1.0,
-            Instr::Load { cache: None, .. } | Instr::Shared { .. } => {
-                instructions += 4.0;
-                wavefronts += lines(bytes, bytes);
-            }
-            Instr::Stage { scope: StageScope::Warp, elements, .. } => {
-                let rounds = (*elements as f64 / width as f64 / warp).ceil();
-                instructions += 12.0 + 2.0 * rounds;
-                wavefronts += 2.0 * rounds * lines(width as f64 * bytes, width as f64 * bytes);
-                stage_bytes = crate::stage::block_bytes(&pattern, vector, element, *elements);
-            }
-            Instr::Stage { scope: StageScope::Block, .. } => instructions += 8.0,
+    let mut count = |op: &Op| match op {
+        Op::Load { cache: Some(_), .. } | Op::Store { .. } => {
+            instructions += 5.0;
+            wavefronts += lines(bytes, bytes);
+        }
+        Op::Load { cache: None, .. } | Op::Shared { .. } => {
+            instructions += 4.0;
+            wavefronts += lines(bytes, bytes);
+        }
+        Op::LoadVector { .. } | Op::StoreVector { .. } => {
+            instructions += 1.0;
+            wavefronts += vector_lines;
+        }
+        // Shared memory: 128 bytes per pass (the padding keeps quarter warps conflict-free).
+        Op::ReadStage { .. } => {
+            instructions += 1.0;
+            wavefronts += lines(width as f64 * bytes, width as f64 * bytes);
+        }
+        Op::StageWarp(stage) => {
+            let rounds = stage.rounds(pattern.warp()) as f64;
+            instructions += 12.0 + 2.0 * rounds;
+            wavefronts += 2.0 * rounds * lines(width as f64 * bytes, width as f64 * bytes);
+        }
+        Op::StageBlock { .. } => instructions += 8.0,
+        Op::Divisions(run) => instructions += 4.0 * run.len() as f64,
+        Op::Compute(instr) => match instr {
             Instr::Shuffle { .. } => {
                 instructions += words;
                 wavefronts += words;
             }
             Instr::Pick { pieces, .. } => instructions += (pieces.0.len() as f64 - 1.0) * words,
             Instr::Binary { dst, op: BinaryOp::Div, .. } => {
-                let ty = program.reg_type(*dst);
-                let fast = program.fast_division(instr, &constants).is_some();
-                instructions += match (fast, ty) {
-                    (true, _) => 4.0,
-                    (false, ScalarType::F32) => 10.0,
-                    (false, ScalarType::F64) => 40.0,
+                instructions += match program.reg_type(*dst) {
+                    ScalarType::F32 => 10.0,
+                    ScalarType::F64 => 40.0,
                     _ => 20.0,
                 };
             }
-            // `sum + 0.0` before a fast division: only on its slow path.
-            Instr::Binary { dst, .. } if normalized.contains_key(dst) => {}
             Instr::Unary { dst, .. }
             | Instr::Binary { dst, .. }
             | Instr::Compare { dst, .. }
@@ -241,35 +245,24 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
             | Instr::Cast { dst, .. }
             | Instr::MulAdd { dst, .. } => instructions += rate(program.reg_type(*dst)),
             Instr::Param { .. } | Instr::Const { .. } => instructions += 1.0,
-            Instr::Store { .. } => {
-                if vector == 1 {
-                    instructions += 5.0;
-                    wavefronts += lines(bytes, bytes);
-                }
-            }
-        }
+            Instr::Load { .. } | Instr::Stage { .. } | Instr::Shared { .. } | Instr::Store { .. } => {}
+        },
+    };
+    // The interior path, the one nearly every tile takes.
+    for op in program.machine.path(|_| true) {
+        count(op);
     }
-    match (vector, program.staged) {
-        (1, false) => {
-            instructions += 5.0 * cache_loads;
-            wavefronts += cache_loads * lines(bytes, bytes);
-        }
-        (_, staged) => {
-            let loads = (cache_loads / width as f64).ceil();
-            instructions += loads;
-            // Shared memory: 128 bytes per pass (the padding keeps quarter warps conflict-free).
-            wavefronts += loads * if staged { lines(width as f64 * bytes, width as f64 * bytes) } else { vector_lines };
-            let stores = (p / width as f64).ceil();
-            instructions += stores + 6.0;
-            wavefronts += stores * vector_lines;
-        }
+    // The whole-tile test before vector stores.
+    if program.machine.path(|_| true).iter().any(|op| matches!(op, Op::StoreVector { .. })) {
+        instructions += 6.0;
     }
+    let stage_bytes = program.machine.shared_bytes.unwrap_or(0);
     // ptxas allocates about 8 more than the estimate (addressing it keeps live across the
     // paths; tests/registers.rs compares them).
     let estimate = (program.register_estimate().total + REGISTER_SLACK).next_multiple_of(8).max(16);
     let threads = pattern.threads_per_block();
     let by_registers = REGISTERS_PER_SM / (estimate * threads);
-    let by_shared = if stage_bytes > 0 { SHARED_BYTES_PER_SM / stage_bytes } else { BLOCKS_PER_SM };
+    let by_shared = SHARED_BYTES_PER_SM.checked_div(stage_bytes).unwrap_or(BLOCKS_PER_SM);
     let blocks = by_registers.min(by_shared).min(BLOCKS_PER_SM).min(THREADS_PER_SM / threads);
     let warps_per_scheduler = (blocks * threads) as f64 / 32.0 / 4.0;
     let efficiency = ISSUE_EFFICIENCY * (warps_per_scheduler / WARPS_TO_HIDE_LATENCY).min(1.0);

@@ -320,9 +320,15 @@ impl Layout {
     pub fn access_bytes(self, element: ScalarType) -> u32 {
         match self {
             Layout::RoundRobin => element.bytes(),
-            Layout::Granule(v) | Layout::Window(v) | Layout::Staged(v) => (v * element.bytes()).clamp(element.bytes(), 16),
+            Layout::Granule(v) | Layout::Window(v) | Layout::Staged(v) => vector_access_elements(v, element) * element.bytes(),
         }
     }
+}
+
+/// Elements one vector access of a lane's run of `vector` consecutive elements covers: 16 bytes
+/// (the widest access), or the whole run if it is shorter.
+pub fn vector_access_elements(vector: u32, element: ScalarType) -> u32 {
+    (vector * element.bytes()).clamp(element.bytes(), 16) / element.bytes()
 }
 
 impl std::fmt::Display for Layout {

@@ -66,6 +66,18 @@ pub enum ScheduleError {
     NoCandidate,
 }
 
+/// An access the emulated machine program makes that the GPU would make out of bounds or
+/// misaligned: a bug in rc's code generator, which the emulator reports instead of running on.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum EmulationError {
+    #[error("the {what} of elements {first}..{first}+{width} must lie inside 0..{len} and start at a multiple of {width}; it does not, which is a bug in rc's code generator: please report it with the stencil")]
+    Access { what: &'static str, first: i64, width: usize, len: usize },
+    #[error("the program reads its stage in shared memory before writing it, which is a bug in rc's code generator: please report it with the stencil")]
+    StageUnwritten,
+    #[error("stage position {position} lies outside the warp's region of {size} elements, which is a bug in rc's code generator: please report it with the stencil")]
+    StageOverflow { position: usize, size: u32 },
+}
+
 /// Everything that can go wrong on the CPU paths (`run_cpu`, `emulate`).
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum Error {
@@ -75,4 +87,6 @@ pub enum Error {
     Body(#[from] BodyError),
     #[error(transparent)]
     Schedule(#[from] ScheduleError),
+    #[error(transparent)]
+    Emulation(#[from] EmulationError),
 }

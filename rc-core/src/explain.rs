@@ -3,7 +3,8 @@
 
 use std::fmt::{self, Write};
 
-use crate::program::{Instr, RegisterEstimate, StageScope, WarpProgram};
+use crate::program::{Instr, StageScope, WarpProgram};
+use crate::registers::{RegisterEstimate, MAX_REGISTERS_PER_THREAD};
 use crate::strategy::Strategy;
 use crate::schedule::{Fetch, Source};
 
@@ -81,7 +82,7 @@ impl Explanation {
                     text,
                     "note: the estimate is above {HIGH_REGISTERS}, close to the limit of {} registers per thread: ptxas may spill; \
                      lower outputs_per_thread, or set min_blocks_per_sm to make ptxas cap registers",
-                    crate::program::MAX_REGISTERS_PER_THREAD
+                    MAX_REGISTERS_PER_THREAD
                 )?;
             }
             writeln!(text, "taps used: {:?}", schedule.taps)?;

@@ -7,20 +7,23 @@
 //! publish/read, conflict proof) → [`program`] (the warp program) → `emulate` on the CPU,
 //! [`ptx`] for the GPU, [`explain`] for people.
 
+pub mod abi;
 pub mod auto;
 pub mod body;
 pub mod distribution;
 mod emulate;
 pub mod error;
 pub mod explain;
+pub mod machine;
 pub mod ops;
 pub mod order;
 pub mod pattern;
 pub mod program;
 pub mod ptx;
 pub mod reciprocal;
+pub mod registers;
 pub mod scalar;
-mod stage;
+pub mod stage;
 pub mod schedule;
 pub mod stencil;
 pub mod strategy;
@@ -30,10 +33,11 @@ pub mod zero_start;
 
 pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
 pub use distribution::{Distribution, Granule, LaneWindow, Layout, RoundRobin, StagedWindow};
-pub use error::{BodyError, Error, LengthError, PatternError, ScheduleError};
+pub use error::{BodyError, EmulationError, Error, LengthError, PatternError, ScheduleError};
 pub use explain::Explanation;
 pub use pattern::{Boundary, LaunchShape, Pattern};
-pub use program::{Instr, RegisterEstimate, WarpProgram};
+pub use program::{Instr, WarpProgram};
+pub use registers::RegisterEstimate;
 pub use scalar::{Element, Params, Scalar, ScalarType};
 pub use schedule::{Phase, Schedule};
 pub use stencil::Stencil;

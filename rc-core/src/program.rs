@@ -6,11 +6,13 @@ use std::collections::HashMap;
 use crate::body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
 use crate::distribution::{AffineLoad, Distribution, Layout, RoundRobin};
 use crate::error::{Error, ScheduleError};
+use crate::machine::Machine;
 use crate::order;
 use crate::pattern::Pattern;
 use crate::scalar::{Scalar, ScalarType};
 use crate::strategy::Strategy;
 use crate::schedule::{FetchId, LanePieces, Schedule, Source};
+use crate::stage::MAX_STATIC_SHARED_BYTES;
 
 /// A virtual register; its type is [`WarpProgram::reg_type`]. Assigned once.
 pub type Reg = u32;
@@ -72,6 +74,8 @@ pub struct WarpProgram {
     /// Fetches in the order the program first performs them (local ones included).
     pub fetch_order: Vec<FetchId>,
     reg_types: Vec<ScalarType>,
+    /// How it runs: what the back ends print, emulate and count.
+    pub machine: Machine,
 }
 
 impl WarpProgram {
@@ -163,7 +167,7 @@ impl WarpProgram {
             }
         }
         let Lower { instrs, reg_types, fetch_order, .. } = lower;
-        Ok(WarpProgram {
+        let mut program = WarpProgram {
             pattern,
             strategy,
             element: body.element(),
@@ -175,7 +179,10 @@ impl WarpProgram {
             instrs,
             fetch_order,
             reg_types,
-        })
+            machine: Machine::default(),
+        };
+        program.machine = Machine::lower(&program);
+        Ok(program)
     }
 
     pub fn reg_type(&self, reg: Reg) -> ScalarType {
@@ -190,63 +197,6 @@ impl WarpProgram {
     pub fn shuffles_per_output(&self) -> f64 {
         let shuffles = self.instrs.iter().filter(|i| matches!(i, Instr::Shuffle { .. })).count() as f64;
         shuffles * self.element.words() as f64 / self.pattern.outputs_per_thread() as f64
-    }
-
-    /// Registers holding an `f32` constant, and its value: divisions by them may take the
-    /// fast path of [`crate::reciprocal::Reciprocal`] (the PTX back end's and the cost model's).
-    pub fn f32_constants(&self) -> HashMap<Reg, f32> {
-        self.instrs
-            .iter()
-            .filter_map(|i| match i {
-                Instr::Const { dst, value } if value.ty == ScalarType::F32 => Some((*dst, f32::from_bits(value.bits as u32))),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// The fast path of `instr` when it is an `f32` division by a constant register of
-    /// `constants` ([`WarpProgram::f32_constants`]) that has one: `(dst, dividend, divisor,
-    /// reciprocal)`. The one rule the PTX back end, the cost model and
-    /// [`WarpProgram::normalized_dividends`] apply.
-    pub fn fast_division(&self, instr: &Instr, constants: &HashMap<Reg, f32>) -> Option<(Reg, Reg, Reg, crate::reciprocal::Reciprocal)> {
-        match *instr {
-            Instr::Binary { dst, op: BinaryOp::Div, a, b } if self.reg_type(dst) == ScalarType::F32 => {
-                Some((dst, a, b, crate::reciprocal::Reciprocal::of(*constants.get(&b)?)?))
-            }
-            _ => None,
-        }
-    }
-
-    /// Dividends that are a sum plus `+0.0` ([`crate::zero_start`]) divided by a constant with
-    /// a fast path, read by nothing else: the dividend's register and the sum's. The PTX back
-    /// end divides the sum on the fast path and adds the `0.0` only on the slow one; the cost
-    /// model does not count the addition.
-    pub fn normalized_dividends(&self) -> HashMap<Reg, Reg> {
-        let constants = self.f32_constants();
-        let zero = |reg: Reg| constants.get(&reg).is_some_and(|c| c.to_bits() == 0);
-        let mut uses: HashMap<Reg, u32> = HashMap::new();
-        for instr in &self.instrs {
-            for reg in instr.uses() {
-                *uses.entry(reg).or_default() += 1;
-            }
-        }
-        let fast_dividends: std::collections::HashSet<Reg> =
-            self.instrs.iter().filter_map(|i| self.fast_division(i, &constants)).map(|(_, a, ..)| a).collect();
-        self.instrs
-            .iter()
-            .filter_map(|i| match *i {
-                Instr::Binary { dst, op: BinaryOp::Add, a, b }
-                    if self.reg_type(dst) == ScalarType::F32 && fast_dividends.contains(&dst) && uses.get(&dst) == Some(&1) =>
-                {
-                    match (zero(a), zero(b)) {
-                        (_, true) => Some((dst, a)),
-                        (true, _) => Some((dst, b)),
-                        _ => None,
-                    }
-                }
-                _ => None,
-            })
-            .collect()
     }
 
     /// 32-bit registers each lane spends on the cache.
@@ -337,62 +287,6 @@ impl Lower<'_> {
     }
 }
 
-/// 32-bit registers a lane needs besides its values and shuffle source lanes: the input and
-/// output pointers, `n`, `n_out`, `n - 1` and the tile start (64-bit each), the lane, and address
-/// scratch. Chosen so that the estimate's median error against ptxas is 0 on rc's test kernels
-/// (see `tests/registers.rs`).
-pub const ADDRESSING_REGISTERS: u32 = 8;
-
-/// The most shared memory a kernel may declare statically (48 KiB on every GPU since sm_20).
-pub const MAX_STATIC_SHARED_BYTES: u32 = 48 * 1024;
-
-/// The most 32-bit registers a thread can have.
-pub const MAX_REGISTERS_PER_THREAD: u32 = 255;
-
-/// Estimated 32-bit registers per thread of a warp program, from its own instructions: the peak
-/// of simultaneously live values (f64 as two registers, predicates not counted: they have their
-/// own file), split into cache registers and other values live at that point, plus a fixed
-/// addressing overhead. ptxas reorders and reuses, so this is an estimate.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RegisterEstimate {
-    /// Cache registers live at the peak.
-    pub cache: u32,
-    /// Other values (fetched taps, intermediates, results) live at the peak.
-    pub live_values: u32,
-    /// Pointers, lengths, lane and tile start ([`ADDRESSING_REGISTERS`]), plus one shuffle
-    /// source lane (`lane + k`) per distinct rotation.
-    pub addressing: u32,
-    /// `cache + live_values + addressing`.
-    pub total: u32,
-}
-
-impl RegisterEstimate {
-    /// The registers no schedule avoids: the cache registers live at the peak (each loaded just
-    /// before its first reader) and the addressing. ptxas reorders the
-    /// interleaved outputs and often keeps far fewer values live at once than the program order
-    /// does (down to half the estimate for the register cache, a tenth for shared memory, which
-    /// it reloads), so only this part is certain.
-    pub fn floor(&self) -> u32 {
-        self.cache + self.addressing
-    }
-
-    /// Whether even [`RegisterEstimate::floor`] exceeds what a thread can have: the kernel
-    /// cannot keep its cache in registers.
-    pub fn exceeds_limit(&self) -> bool {
-        self.floor() > MAX_REGISTERS_PER_THREAD
-    }
-}
-
-impl std::fmt::Display for RegisterEstimate {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} cached registers + {} live values + {} for addressing = {} registers per thread",
-            self.cache, self.live_values, self.addressing, self.total
-        )
-    }
-}
-
 impl Instr {
     /// The virtual registers this instruction reads.
     pub fn uses(&self) -> Vec<Reg> {
@@ -425,82 +319,5 @@ impl Instr {
             | Instr::MulAdd { dst, .. } => Some(*dst),
             Instr::Stage { .. } | Instr::Store { .. } => None,
         }
-    }
-}
-
-impl WarpProgram {
-    /// The register estimate: a backward liveness pass over the instructions in the order the
-    /// PTX back end prints them (with a vector distribution, each cache load just before its
-    /// first reader and the stores last).
-    pub fn register_estimate(&self) -> RegisterEstimate {
-        let order: Vec<&Instr> = if self.vector == 1 && !self.staged {
-            self.instrs.iter().collect()
-        } else {
-            // The back end prints each cache load just before its first reader, and the stores last.
-            let is_load = |i: &Instr| matches!(i, Instr::Load { cache: Some(_), .. });
-            let mut pending: HashMap<Reg, &Instr> =
-                self.instrs.iter().filter(|i| is_load(i)).filter_map(|i| Some((i.def()?, i))).collect();
-            let mut order = Vec::with_capacity(self.instrs.len());
-            for instr in self.instrs.iter().filter(|i| !is_load(i) && !matches!(i, Instr::Store { .. })) {
-                for u in instr.uses() {
-                    if let Some(load) = pending.remove(&u) {
-                        order.push(load);
-                    }
-                }
-                order.push(instr);
-            }
-            order.extend(self.instrs.iter().filter(|i| is_load(i) && i.def().is_some_and(|d| pending.contains_key(&d))));
-            order.extend(self.instrs.iter().filter(|i| matches!(i, Instr::Store { .. })));
-            order
-        };
-        let words = |reg: Reg| match self.reg_type(reg) {
-            ScalarType::Bool => 0,
-            ty => ty.words(),
-        };
-        let is_cache = |instr: &Instr| matches!(instr, Instr::Load { cache: Some(_), .. });
-        let cache_regs: std::collections::HashSet<Reg> =
-            self.instrs.iter().filter(|i| is_cache(i)).filter_map(Instr::def).collect();
-        let mut live = vec![false; self.reg_types.len()];
-        let (mut cache_live, mut other_live) = (0u32, 0u32);
-        let (mut best_cache, mut best_other) = (0u32, 0u32);
-        let account = |reg: Reg, add: bool, cache_live: &mut u32, other_live: &mut u32| {
-            let w = words(reg);
-            let slot = if cache_regs.contains(&reg) { cache_live } else { other_live };
-            if add {
-                *slot += w;
-            } else {
-                *slot -= w;
-            }
-        };
-        // Live-out of the last instruction is empty; walk backwards. The peak is taken just
-        // after each definition (its result and everything live across it).
-        for instr in order.iter().rev() {
-            if let Some(d) = instr.def() {
-                if !live[d as usize] {
-                    // A value written and never read still takes a register at its definition.
-                    live[d as usize] = true;
-                    account(d, true, &mut cache_live, &mut other_live);
-                }
-                if cache_live + other_live > best_cache + best_other {
-                    (best_cache, best_other) = (cache_live, other_live);
-                }
-                live[d as usize] = false;
-                account(d, false, &mut cache_live, &mut other_live);
-            }
-            for u in instr.uses() {
-                if !live[u as usize] {
-                    live[u as usize] = true;
-                    account(u, true, &mut cache_live, &mut other_live);
-                }
-            }
-            if cache_live + other_live > best_cache + best_other {
-                (best_cache, best_other) = (cache_live, other_live);
-            }
-        }
-        // The PTX keeps `lane + k` for each shuffle rotation k in a register of its own.
-        let rotations: std::collections::HashSet<u32> =
-            self.instrs.iter().filter_map(|i| match i { Instr::Shuffle { rotate, .. } => Some(*rotate), _ => None }).collect();
-        let addressing = ADDRESSING_REGISTERS + rotations.len() as u32;
-        RegisterEstimate { cache: best_cache, live_values: best_other, addressing, total: best_cache + best_other + addressing }
     }
 }

@@ -5,44 +5,74 @@ use std::fmt;
 /// A type a stencil value can have. `Bool` only appears inside bodies (comparisons, `if`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScalarType {
-    F32,
-    F64,
-    I32,
-    U32,
-    Bool,
+    // Each type's discriminant is its row of the type table.
+    F32 = 0,
+    F64 = 1,
+    I32 = 2,
+    U32 = 3,
+    Bool = 4,
 }
 
-impl ScalarType {
+/// Everything rc knows about one type, in one row: how Rust spells it, how it sits in memory
+/// and registers, and how the PTX back end names and writes it. A new element type is a new row.
+#[derive(Debug)]
+pub struct TypeInfo {
     /// The Rust spelling, as a user writes it.
-    pub const fn rust_name(self) -> &'static str {
-        match self {
-            ScalarType::F32 => "f32",
-            ScalarType::F64 => "f64",
-            ScalarType::I32 => "i32",
-            ScalarType::U32 => "u32",
-            ScalarType::Bool => "bool",
-        }
-    }
-
+    pub rust_name: &'static str,
     /// Size in memory, in bytes.
-    pub const fn bytes(self) -> u32 {
-        match self {
-            ScalarType::F64 => 8,
-            ScalarType::Bool => 1,
-            _ => 4,
-        }
+    pub bytes: u32,
+    /// 32-bit registers (and so warp shuffles) one value takes.
+    pub words: u32,
+    pub float: bool,
+    /// The PTX type of its arithmetic, loads and parameters (`f32`, `s32`, `pred`).
+    pub ptx: &'static str,
+    /// The prefix of its virtual registers in PTX (`%f7`), and of its scratch registers.
+    pub register: &'static str,
+    pub scratch: &'static str,
+    /// How PTX writes a constant's bits: `0f3F800000` (bit pattern), `-3` or `1`.
+    pub immediate: Immediate,
+}
+
+/// How PTX writes a constant of a type, bit-exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Immediate {
+    /// `0f` and 8 hex digits.
+    F32Bits,
+    /// `0d` and 16 hex digits.
+    F64Bits,
+    Signed32,
+    Unsigned32,
+    Bit,
+}
+
+const TYPES: [TypeInfo; 5] = [
+    TypeInfo { rust_name: "f32", bytes: 4, words: 1, float: true, ptx: "f32", register: "%f", scratch: "%sf", immediate: Immediate::F32Bits },
+    TypeInfo { rust_name: "f64", bytes: 8, words: 2, float: true, ptx: "f64", register: "%fd", scratch: "%sd", immediate: Immediate::F64Bits },
+    TypeInfo { rust_name: "i32", bytes: 4, words: 1, float: false, ptx: "s32", register: "%r", scratch: "%sr", immediate: Immediate::Signed32 },
+    TypeInfo { rust_name: "u32", bytes: 4, words: 1, float: false, ptx: "u32", register: "%r", scratch: "%sr", immediate: Immediate::Unsigned32 },
+    TypeInfo { rust_name: "bool", bytes: 1, words: 1, float: false, ptx: "pred", register: "%p", scratch: "%sr", immediate: Immediate::Bit },
+];
+
+impl ScalarType {
+    /// This type's row of the type table.
+    pub const fn info(self) -> &'static TypeInfo {
+        &TYPES[self as usize]
     }
 
-    /// How many 32-bit registers (and so warp shuffles) one value takes.
+    pub const fn rust_name(self) -> &'static str {
+        self.info().rust_name
+    }
+
+    pub const fn bytes(self) -> u32 {
+        self.info().bytes
+    }
+
     pub const fn words(self) -> u32 {
-        match self {
-            ScalarType::F64 => 2,
-            _ => 1,
-        }
+        self.info().words
     }
 
     pub const fn is_float(self) -> bool {
-        matches!(self, ScalarType::F32 | ScalarType::F64)
+        self.info().float
     }
 
     pub const fn is_integer(self) -> bool {
@@ -51,14 +81,11 @@ impl ScalarType {
 
     /// The type named `name` in Rust source, if a stencil may use it for elements and parameters.
     pub fn from_rust_name(name: &str) -> Option<ScalarType> {
-        match name {
-            "f32" => Some(ScalarType::F32),
-            "f64" => Some(ScalarType::F64),
-            "i32" => Some(ScalarType::I32),
-            "u32" => Some(ScalarType::U32),
-            _ => None,
-        }
+        ScalarType::ELEMENTS.into_iter().find(|ty| ty.rust_name() == name)
     }
+
+    /// The types a stencil may use for elements and parameters.
+    pub const ELEMENTS: [ScalarType; 4] = [ScalarType::F32, ScalarType::F64, ScalarType::I32, ScalarType::U32];
 }
 
 impl fmt::Display for ScalarType {

@@ -1,17 +1,20 @@
 //! Where a staged window's input sits in shared memory (`distribution = staged(V)`): each
 //! warp's region, and the padding that keeps its vector reads free of bank conflicts.
 
-use crate::distribution::Layout;
+use crate::distribution::vector_access_elements;
 use crate::pattern::Pattern;
 use crate::scalar::ScalarType;
+
+/// The most shared memory a kernel may declare statically (48 KiB on every GPU since sm_20).
+pub const MAX_STATIC_SHARED_BYTES: u32 = 48 * 1024;
 
 /// Where stage element `j` sits in shared memory: `j + pad * (j div granule)`. A staged window
 /// read has each lane read 16 bytes at its granule's start plus a constant; shared memory serves
 /// a quarter warp (8 lanes, 128 bytes) per pass when their 16 bytes fall in distinct banks,
 /// which holds when the lanes' spacing in 16-byte units is odd. Granules of 32 bytes or more
 /// are an even number of units apart, so each is followed by 16 bytes of padding.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct StagePadding {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StagePadding {
     /// Elements per granule (V).
     pub granule: u32,
     /// Elements of padding after each granule.
@@ -24,7 +27,7 @@ impl StagePadding {
     pub fn for_granule(granule: u32, element: ScalarType) -> StagePadding {
         let bytes = element.bytes();
         let pad = if granule * bytes >= 32 && (granule * bytes / 16) % 2 == 0 { 16 / bytes } else { 0 };
-        StagePadding { granule, pad, width: Layout::Granule(granule).access_bytes(element) / bytes }
+        StagePadding { granule, pad, width: vector_access_elements(granule, element) }
     }
 
     pub fn position(&self, j: u32) -> u32 {

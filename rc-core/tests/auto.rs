@@ -66,8 +66,8 @@ fn box_averages_choose_windows_of_4_then_staged_windows_of_8_then_of_16() {
         let pattern = Pattern::new(r, 32, 1, Boundary::Valid).expect("valid");
         let choice = choose(pattern, false, &box_body(r, ScalarType::F32)).expect("a choice");
         let want = match r {
-            ..=8 => (Layout::Window(4), 4),
-            ..=24 => (Layout::Staged(8), 8),
+            1..=8 => (Layout::Window(4), 4),
+            9..=24 => (Layout::Staged(8), 8),
             _ => (Layout::Staged(16), 16),
         };
         assert_eq!((choice.layout, choice.pattern.outputs_per_thread()), want, "r={r}\n{choice}");

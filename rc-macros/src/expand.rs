@@ -65,7 +65,7 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
                         estimate.cache,
                         estimate.addressing,
                         estimate.floor(),
-                        rc_core::program::MAX_REGISTERS_PER_THREAD
+                        rc_core::registers::MAX_REGISTERS_PER_THREAD
                     ),
                 );
                 None

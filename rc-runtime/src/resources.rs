@@ -12,7 +12,7 @@ use std::fmt;
 use std::os::raw::c_int;
 
 use cust::sys::CUdevice_attribute as Attribute;
-use rc_core::program::MAX_REGISTERS_PER_THREAD;
+use rc_core::registers::MAX_REGISTERS_PER_THREAD;
 use rc_core::{Element, Params, Stencil};
 
 use crate::context;

@@ -1,0 +1,54 @@
+//! The kernel's parameter list, defined once: the PTX back end declares it, rc's runtimes
+//! check their argument blocks against it.
+
+use crate::scalar::ScalarType;
+
+/// One parameter of a stencil's `.entry`, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KernelParam {
+    /// The input's device address (`.u64`).
+    Input,
+    /// The output's device address (`.u64`).
+    Output,
+    /// The input's length in elements (`.u64`).
+    Len,
+    /// The output's length in elements (`.u64`).
+    OutputLen,
+    /// Stencil parameter `index`, by value.
+    Value { index: u32, ty: ScalarType },
+}
+
+impl KernelParam {
+    /// The parameter list of a stencil whose parameters have types `params`.
+    pub fn list(params: &[ScalarType]) -> Vec<KernelParam> {
+        let leading = [KernelParam::Input, KernelParam::Output, KernelParam::Len, KernelParam::OutputLen];
+        leading.into_iter().chain(params.iter().enumerate().map(|(i, &ty)| KernelParam::Value { index: i as u32, ty })).collect()
+    }
+
+    /// The name's suffix after the entry's name (`rc_box7_input`, `rc_box7_p0`).
+    pub fn suffix(self) -> String {
+        match self {
+            KernelParam::Input => "input".into(),
+            KernelParam::Output => "output".into(),
+            KernelParam::Len => "n".into(),
+            KernelParam::OutputLen => "n_out".into(),
+            KernelParam::Value { index, .. } => format!("p{index}"),
+        }
+    }
+
+    /// The PTX type it is declared with.
+    pub fn ptx_type(self) -> &'static str {
+        match self {
+            KernelParam::Value { ty, .. } => ty.info().ptx,
+            _ => "u64",
+        }
+    }
+
+    /// Bytes a launch passes for it.
+    pub fn bytes(self) -> u32 {
+        match self {
+            KernelParam::Value { ty, .. } => ty.bytes(),
+            _ => 8,
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! From the warp program to the machine program: the one pass that decides vector accesses,
+//! load placement, the tile's paths, the stage and the division runs.
+
+use std::collections::HashMap;
+
+use super::division::FastDivisions;
+use super::vector::{self, Access};
+use super::{Machine, Op, Stmt, TileTest, WarpStage};
+use crate::distribution::{vector_access_elements, AffineLoad};
+use crate::program::{Instr, Reg, StageScope, WarpProgram};
+use crate::stage::{self, StagePadding};
+
+impl Machine {
+    /// How `program` runs:
+    /// - scalar layouts (round-robin and the baselines): the instructions in order, each load
+    ///   and store checked;
+    /// - vector layouts: two paths. Interior tiles (every element they load lies inside the
+    ///   input, the common case) load with vectors; other tiles load element by element under
+    ///   the boundary rule. On both, each load goes just before the instruction that first
+    ///   reads it, so ptxas can overlap loads with the arithmetic and keep few registers:
+    ///   loading the whole cache first kept a window of 2r + V registers live at once, and the
+    ///   occupancy too low to hide memory latency. Stores go last, as vectors where the whole
+    ///   tile's outputs exist;
+    /// - staged windows: the stage, then the body with each window vector read from shared
+    ///   memory just before its first reader (the stage applied the boundary rule), then the
+    ///   stores as above.
+    pub fn lower(program: &WarpProgram) -> Machine {
+        let element = program.element;
+        let width = vector_access_elements(program.vector, element);
+        let lower = Lowering { program, divisions: FastDivisions::of(program), width };
+        let body = if program.staged {
+            lower.staged()
+        } else if program.vector == 1 {
+            lower.place(&program.instrs, None)
+        } else {
+            lower.tile_paths()
+        };
+        let mut machine = Machine { body, width, shared_bytes: None };
+        let mut shared_bytes = None;
+        machine.visit(&mut |op| match op {
+            Op::StageBlock { elements, .. } => shared_bytes = Some(elements * element.bytes()),
+            Op::StageWarp(stage) => {
+                shared_bytes = Some(stage::block_bytes(&program.pattern, stage.padding.granule, element, stage.elements))
+            }
+            _ => {}
+        });
+        machine.shared_bytes = shared_bytes;
+        machine
+    }
+}
+
+struct Lowering<'a> {
+    program: &'a WarpProgram,
+    divisions: FastDivisions,
+    width: u32,
+}
+
+/// Cache loads not placed yet: each run goes just before its first reader.
+struct PendingLoads {
+    /// Each run's operations; `None` once placed.
+    runs: Vec<Option<Vec<Op>>>,
+    /// Which run loads a register.
+    run_of: HashMap<Reg, usize>,
+}
+
+impl PendingLoads {
+    fn new(runs: Vec<(Vec<Reg>, Vec<Op>)>) -> PendingLoads {
+        let run_of = runs.iter().enumerate().flat_map(|(i, (regs, _))| regs.iter().map(move |&r| (r, i))).collect();
+        PendingLoads { runs: runs.into_iter().map(|(_, ops)| Some(ops)).collect(), run_of }
+    }
+
+    /// The loads of the registers `reads` that are not placed yet.
+    fn take_for(&mut self, reads: &[Reg]) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for reg in reads {
+            if let Some(run) = self.run_of.get(reg).and_then(|&i| self.runs[i].take()) {
+                out.extend(run.into_iter().map(Stmt::Op));
+            }
+        }
+        out
+    }
+
+    /// Loads nothing read (none, as the scheduler plans them) would still be owed at the end.
+    fn rest(&mut self) -> Vec<Stmt> {
+        self.runs.iter_mut().filter_map(Option::take).flatten().map(Stmt::Op).collect()
+    }
+}
+
+/// A cache load of the warp program.
+#[derive(Clone, Copy)]
+struct CacheLoad {
+    dst: Reg,
+    cache: u32,
+    at: AffineLoad,
+    lanes: (u32, u32),
+}
+
+impl Lowering<'_> {
+    /// `instrs` in order, each memory instruction as its checked operation, consecutive fast
+    /// divisions as one [`Op::Divisions`]. With `pending`, the cache loads each instruction
+    /// reads go just before it.
+    fn place(&self, instrs: &[Instr], mut pending: Option<&mut PendingLoads>) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < instrs.len() {
+            let run: Vec<_> = instrs[i..].iter().map_while(|instr| self.divisions.division(self.program, instr)).collect();
+            let len = run.len().max(1);
+            if let Some(pending) = pending.as_deref_mut() {
+                for instr in &instrs[i..i + len] {
+                    out.extend(pending.take_for(&instr.uses()));
+                }
+            }
+            if run.is_empty() {
+                out.extend(self.op(&instrs[i]).map(Stmt::Op));
+            } else {
+                out.push(Stmt::Op(Op::Divisions(run)));
+            }
+            i += len;
+        }
+        out
+    }
+
+    /// The checked operation of one instruction; `None` for an addition only a division's
+    /// slow path performs.
+    fn op(&self, instr: &Instr) -> Option<Op> {
+        if self.divisions.only_on_slow_path(instr) {
+            return None;
+        }
+        Some(match *instr {
+            Instr::Load { dst, cache, at, lanes } => Op::Load { dst, cache, at, lanes },
+            Instr::Store { src, output, at } => Op::Store { src, output, at },
+            Instr::Shared { dst, at } => Op::Shared { dst, at },
+            Instr::Stage { scope, lead, elements } => self.stage(scope, lead, elements),
+            ref compute => Op::Compute(compute.clone()),
+        })
+    }
+
+    fn stage(&self, scope: StageScope, lead: u32, elements: u32) -> Op {
+        let program = self.program;
+        match scope {
+            StageScope::Block => Op::StageBlock { lead, elements },
+            StageScope::Warp => {
+                let padding = StagePadding::for_granule(program.vector, program.element);
+                Op::StageWarp(WarpStage {
+                    lead,
+                    elements,
+                    padding,
+                    chunks: elements.div_ceil(padding.width),
+                    region_bytes: padding.region_bytes(elements, program.element),
+                })
+            }
+        }
+    }
+
+    fn tile_paths(&self) -> Vec<Stmt> {
+        let instrs = &self.program.instrs;
+        let loads: Vec<CacheLoad> = instrs
+            .iter()
+            .map_while(|i| match *i {
+                Instr::Load { dst, cache: Some(cache), at, lanes } => Some(CacheLoad { dst, cache, at, lanes }),
+                _ => None,
+            })
+            .collect();
+        let (stores, rest): (Vec<Instr>, Vec<Instr>) =
+            instrs[loads.len()..].iter().cloned().partition(|i| matches!(i, Instr::Store { .. }));
+        let Some(last) = loads.iter().map(|l| l.at.element(l.lanes.1 - 1)).max() else {
+            let mut body = self.place(&rest, None);
+            body.push(self.stores(&stores));
+            return body;
+        };
+        let singles = loads.iter().map(|l| (vec![l.dst], vec![Op::Load { dst: l.dst, cache: Some(l.cache), at: l.at, lanes: l.lanes }]));
+        let fallback = self.path(&rest, &stores, PendingLoads::new(singles.collect()));
+        let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: l.lanes }).collect();
+        let vectors = vector::runs(&accesses, self.width).into_iter().map(|run| {
+            let run = &loads[run];
+            let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();
+            let op = Op::LoadVector { dsts: dsts.clone(), first_cache: run[0].cache, at: run[0].at, lanes: run[0].lanes };
+            (dsts, vec![op])
+        });
+        let taken = self.path(&rest, &stores, PendingLoads::new(vectors.collect()));
+        vec![Stmt::Branch { test: TileTest::Inside { elements: last + 1 }, taken, fallback }]
+    }
+
+    /// One tile path: the body with its loads placed, the loads still owed, the stores.
+    fn path(&self, rest: &[Instr], stores: &[Instr], mut pending: PendingLoads) -> Vec<Stmt> {
+        let mut body = self.place(rest, Some(&mut pending));
+        body.extend(pending.rest());
+        body.push(self.stores(stores));
+        body
+    }
+
+    fn staged(&self) -> Vec<Stmt> {
+        let mut body = Vec::new();
+        let (mut loads, mut rest, mut stores) = (Vec::new(), Vec::new(), Vec::new());
+        for instr in &self.program.instrs {
+            match *instr {
+                Instr::Stage { scope, lead, elements } => body.push(Stmt::Op(self.stage(scope, lead, elements))),
+                Instr::Load { dst, cache, at, lanes } => loads.push(CacheLoad { dst, cache: cache.unwrap_or(0), at, lanes }),
+                Instr::Store { .. } => stores.push(instr.clone()),
+                ref other => rest.push(other.clone()),
+            }
+        }
+        // Every lane reads its window from the stage, so runs need not share a lane range.
+        let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: (0, 0) }).collect();
+        let vectors = vector::runs(&accesses, self.width).into_iter().map(|run| {
+            let run = &loads[run];
+            let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();
+            (dsts.clone(), vec![Op::ReadStage { dsts, first_cache: run[0].cache, at: run[0].at }])
+        });
+        body.extend(self.path(&rest, &stores, PendingLoads::new(vectors.collect())));
+        body
+    }
+
+    /// The stores, after everything else: vectors where the whole tile's outputs exist, one
+    /// checked store per output otherwise.
+    fn stores(&self, stores: &[Instr]) -> Stmt {
+        let items: Vec<(Reg, u32, AffineLoad)> = stores
+            .iter()
+            .filter_map(|i| match *i {
+                Instr::Store { src, output, at } => Some((src, output, at)),
+                _ => None,
+            })
+            .collect();
+        let fallback = items.iter().map(|&(src, output, at)| Stmt::Op(Op::Store { src, output, at })).collect();
+        let full = (0, self.program.pattern.warp());
+        let accesses: Vec<Access> = items.iter().map(|&(_, _, at)| Access { at, lanes: full }).collect();
+        let taken = vector::runs(&accesses, self.width)
+            .into_iter()
+            .map(|run| {
+                let (_, output, at) = items[run.start];
+                Stmt::Op(Op::StoreVector { srcs: items[run].iter().map(|&(src, ..)| src).collect(), output, at })
+            })
+            .collect();
+        Stmt::Branch { test: TileTest::Whole, taken, fallback }
+    }
+}

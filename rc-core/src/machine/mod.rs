@@ -1,0 +1,187 @@
+//! The machine program: the warp program with every decision about how it runs on a GPU made.
+//!
+//! The warp program ([`crate::program`]) says *what* each lane computes and which cache register
+//! holds which tile element. The machine program adds *how*: which loads become vector loads,
+//! where each load sits (just before its first reader), the interior and boundary paths of a
+//! tile, the stage in shared memory, and runs of divisions by constants that share one check.
+//! One pass builds it ([`lower`]); every back end reads it and decides nothing:
+//! - the PTX printer ([`crate::ptx`]) prints it, statement for statement;
+//! - the emulator (`emulate.rs`) runs it, both paths of every branch as the GPU would take them,
+//!   and refuses an access the path's own test should have excluded;
+//! - the register estimate ([`crate::registers`]) and the cost model ([`crate::auto`]) count it.
+//!
+//! Control flow is structured: a [`Stmt::Branch`] on a condition that is uniform across the
+//! warp (a property of the tile), so the emulator can run a tile's lanes in lockstep. Streaming
+//! over rows (2D/3D) and fused time steps will add a loop statement beside it.
+
+mod division;
+mod lower;
+mod vector;
+
+pub use division::Division;
+
+use crate::distribution::AffineLoad;
+use crate::program::{Instr, Reg};
+use crate::stage::StagePadding;
+
+/// What a kernel runs for one tile, and what it declares.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Machine {
+    pub body: Vec<Stmt>,
+    /// Elements per vector access: 16 bytes, or fewer if a granule is shorter; 1 without vectors.
+    pub width: u32,
+    /// Bytes of shared memory the kernel declares (the stage), if it declares any.
+    pub shared_bytes: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    Op(Op),
+    /// `taken` for tiles where `test` holds, `fallback` for the others.
+    Branch { test: TileTest, taken: Vec<Stmt>, fallback: Vec<Stmt> },
+}
+
+/// A condition on the tile, the same for every lane of the warp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TileTest {
+    /// Tile elements `0..elements` all lie inside the input: `tile_start - lead >= 0` and
+    /// `tile_start - lead + elements <= n`. No boundary rule applies to them.
+    Inside { elements: u32 },
+    /// Every output of the tile exists: `tile_start + tile_outputs <= n_out`.
+    Whole,
+}
+
+/// One machine operation, executed by every lane of the warp.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    /// An instruction of the warp program that only computes: `Param`, `Const`, `Pick`,
+    /// `Shuffle` and arithmetic. Memory instructions become the operations below.
+    Compute(Instr),
+    /// Lanes `lanes.0..lanes.1` read tile element `at.element(lane)` from global memory under
+    /// the boundary rule; the other lanes hold zero. `cache` names the cache register it fills,
+    /// or is `None` for a tap read straight from memory.
+    Load { dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32) },
+    /// Lanes `lanes.0..lanes.1` read tile elements `at.element(lane) + k` for `k` in
+    /// `0..dsts.len()` in one vector access, with no boundary rule (inside an
+    /// [`TileTest::Inside`] path); the other lanes hold zero. The first element's address is a
+    /// multiple of the access's size.
+    LoadVector { dsts: Vec<Reg>, first_cache: u32, at: AffineLoad, lanes: (u32, u32) },
+    /// Every lane reads stage elements `at.element(lane) + k` for `k` in `0..dsts.len()` from
+    /// its warp's region of the stage ([`Op::StageWarp`]), in one vector access.
+    ReadStage { dsts: Vec<Reg>, first_cache: u32, at: AffineLoad },
+    /// Strategy shared_memory: the block copies its `elements` input elements from input index
+    /// `block * block_outputs - lead` on into shared memory under the boundary rule, then waits
+    /// at a block barrier.
+    StageBlock { lead: u32, elements: u32 },
+    /// Strategy shared_memory: tile element `at.element(lane)` of this warp from the block's stage.
+    Shared { dst: Reg, at: AffineLoad },
+    /// Staged windows: the warp copies its `stage.elements` input elements from input index
+    /// `tile_start - lead` on into its own region of shared memory, then waits at a warp barrier.
+    StageWarp(WarpStage),
+    /// Divisions by constants with a fast path and one check for all of them ([`Division`]).
+    Divisions(Vec<Division>),
+    /// Lane `lane` writes `src` to tile output `at.element(lane)`, if that output exists.
+    Store { src: Reg, output: u32, at: AffineLoad },
+    /// Lane `lane` writes `srcs[k]` to tile output `at.element(lane) + k` in one vector access
+    /// (inside a [`TileTest::Whole`] path: every output exists).
+    StoreVector { srcs: Vec<Reg>, output: u32, at: AffineLoad },
+}
+
+/// A staged window's stage: where each element goes and how the warp copies it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WarpStage {
+    /// Tile element 0 is input index `tile_start - lead`.
+    pub lead: u32,
+    /// Elements staged per warp, from tile element 0 on.
+    pub elements: u32,
+    /// Where stage element `j` sits in the region ([`StagePadding::position`]), and the
+    /// width of one copy vector.
+    pub padding: StagePadding,
+    /// Copy vectors: `elements` rounded up to whole vectors of `padding.width`.
+    pub chunks: u32,
+    /// Bytes of one warp's region.
+    pub region_bytes: u32,
+}
+
+impl WarpStage {
+    /// Rounds of the copy: lane `l` copies vectors `l`, `l + W`, ... below `chunks`.
+    pub fn rounds(&self, warp: u32) -> u32 {
+        self.chunks.div_ceil(warp)
+    }
+
+    /// Where lane `lane`'s cache run starting at stage element `base` is, in elements from the
+    /// region's start: the lane's granule (`lane * (granule + pad)`) plus the padded position
+    /// of `base` within the first one. Equal to `position(base + lane * granule)`.
+    pub fn read_position(&self, lane: u32, base: u32) -> u32 {
+        lane * (self.padding.granule + self.padding.pad) + self.padding.position(base)
+    }
+}
+
+impl Machine {
+    /// Calls `f` on every operation, in the order a tile that takes the fallback path of every
+    /// branch, then the taken one, reaches them (each operation once).
+    pub fn visit(&self, f: &mut impl FnMut(&Op)) {
+        fn walk(stmts: &[Stmt], f: &mut impl FnMut(&Op)) {
+            for stmt in stmts {
+                match stmt {
+                    Stmt::Op(op) => f(op),
+                    Stmt::Branch { fallback, taken, .. } => {
+                        walk(fallback, f);
+                        walk(taken, f);
+                    }
+                }
+            }
+        }
+        walk(&self.body, f);
+    }
+
+    /// The operations of one path through the program: at every branch, `taken` if
+    /// `take(test)`, else `fallback`.
+    pub fn path(&self, take: impl Fn(TileTest) -> bool) -> Vec<&Op> {
+        fn walk<'a>(stmts: &'a [Stmt], take: &impl Fn(TileTest) -> bool, out: &mut Vec<&'a Op>) {
+            for stmt in stmts {
+                match stmt {
+                    Stmt::Op(op) => out.push(op),
+                    Stmt::Branch { test, taken, fallback } => walk(if take(*test) { taken } else { fallback }, take, out),
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.body, &take, &mut out);
+        out
+    }
+}
+
+impl Op {
+    /// The virtual registers this operation reads.
+    pub fn uses(&self) -> Vec<Reg> {
+        match self {
+            Op::Compute(instr) => instr.uses(),
+            Op::Divisions(run) => run.iter().flat_map(|d| [d.dividend_on_fast_path(), d.divisor]).collect(),
+            Op::Store { src, .. } => vec![*src],
+            Op::StoreVector { srcs, .. } => srcs.clone(),
+            Op::Load { .. }
+            | Op::LoadVector { .. }
+            | Op::ReadStage { .. }
+            | Op::StageBlock { .. }
+            | Op::Shared { .. }
+            | Op::StageWarp(_) => Vec::new(),
+        }
+    }
+
+    /// The virtual registers this operation writes (on the path every lane takes).
+    pub fn defs(&self) -> Vec<Reg> {
+        match self {
+            Op::Compute(instr) => instr.def().into_iter().collect(),
+            Op::Load { dst, .. } | Op::Shared { dst, .. } => vec![*dst],
+            Op::LoadVector { dsts, .. } | Op::ReadStage { dsts, .. } => dsts.clone(),
+            Op::Divisions(run) => run.iter().map(|d| d.dst).collect(),
+            Op::StageBlock { .. } | Op::StageWarp(_) | Op::Store { .. } | Op::StoreVector { .. } => Vec::new(),
+        }
+    }
+
+    /// Whether this operation fills cache registers.
+    pub fn loads_cache(&self) -> bool {
+        matches!(self, Op::Load { cache: Some(_), .. } | Op::LoadVector { .. } | Op::ReadStage { .. })
+    }
+}

@@ -1,0 +1,58 @@
+//! Which accesses of consecutive elements go out as one vector access.
+
+use crate::distribution::AffineLoad;
+
+/// What must agree for accesses to share a vector: tile element `base + lane * stride` of the
+/// same lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Access {
+    pub at: AffineLoad,
+    pub lanes: (u32, u32),
+}
+
+/// Runs of `accesses` (as index ranges) that one vector access of `width` elements can serve:
+/// `width` consecutive elements per lane, starting at a multiple of `width` (so the address is
+/// aligned when the buffer and the lane's start are), with the same stride and lanes. Every
+/// other access is a run of one.
+pub(super) fn runs(accesses: &[Access], width: u32) -> Vec<std::ops::Range<usize>> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while i < accesses.len() {
+        let first = accesses[i];
+        let n = width as usize;
+        let next = |k: usize| Access { at: AffineLoad { base: first.at.base + k as u32, stride: first.at.stride }, lanes: first.lanes };
+        let fits = first.at.base % width == 0 && i + n <= accesses.len() && (1..n).all(|k| accesses[i + k] == next(k));
+        let len = if fits { n } else { 1 };
+        runs.push(i..i + len);
+        i += len;
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn access(base: u32, lanes: (u32, u32)) -> Access {
+        Access { at: AffineLoad { base, stride: 8 }, lanes }
+    }
+
+    #[test]
+    fn consecutive_aligned_elements_of_the_same_lanes_share_a_vector() {
+        let all = (0, 32);
+        let accesses: Vec<Access> = (0..8).map(|b| access(b, all)).collect();
+        assert_eq!(runs(&accesses, 4), vec![0..4, 4..8]);
+    }
+
+    #[test]
+    fn a_run_breaks_at_a_misaligned_start_a_gap_or_other_lanes() {
+        let all = (0, 32);
+        // Starts at 1: not a multiple of 4, so every access goes alone until 4.
+        let shifted: Vec<Access> = (1..9).map(|b| access(b, all)).collect();
+        assert_eq!(runs(&shifted, 4), vec![0..1, 1..2, 2..3, 3..7, 7..8]);
+        let gap = vec![access(0, all), access(1, all), access(3, all), access(4, all)];
+        assert_eq!(runs(&gap, 2), vec![0..2, 2..3, 3..4]);
+        let lanes = vec![access(0, all), access(1, (0, 31))];
+        assert_eq!(runs(&lanes, 2), vec![0..1, 1..2]);
+    }
+}

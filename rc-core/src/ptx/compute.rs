@@ -1,0 +1,253 @@
+//! Printing what lanes compute: arithmetic with Rust's semantics, picks, shuffles, and runs of
+//! divisions by constants.
+
+use super::types::{immediate, ptx_type};
+use super::{Printer, LANE};
+use crate::abi::KernelParam;
+use crate::body::{BinaryOp, CompareOp, UnaryOp};
+use crate::machine::Division;
+use crate::program::{Instr, Reg};
+use crate::scalar::{Scalar, ScalarType};
+use crate::schedule::LanePieces;
+
+impl Printer<'_> {
+    /// Divisions by constants: the fast path for all of them, one check that each quotient is in
+    /// the range where it is exact, and IEEE division for all of them where one is not (rare:
+    /// zero, infinite, NaN or tiny dividends). Bit-exact with `div.rn.f32`; see `reciprocal`.
+    pub(super) fn divisions(&mut self, run: &[Division]) {
+        self.comment("x / b, b constant: q0 = x * RN(1/b), q = q0 + (x - b*q0) * RN(1/b) == RN(x/b) where |q| >= bound");
+        let exact = self.q();
+        for (i, division) in run.iter().enumerate() {
+            // For a dividend `sum + 0.0`, the sum: equal wherever the check passes.
+            let (x, d, fast) = (self.reg(division.dividend_on_fast_path()), self.reg(division.dst), division.fast);
+            let (q0, r, m) = (self.scratch(ScalarType::F32), self.scratch(ScalarType::F32), self.scratch(ScalarType::F32));
+            let y = immediate(Scalar::f32(fast.reciprocal));
+            let minus_b = immediate(Scalar::f32(-fast.divisor));
+            let bound = immediate(Scalar::f32(fast.min_quotient));
+            self.line(&format!("mul.rn.f32 {q0}, {x}, {y};"));
+            self.line(&format!("fma.rn.f32 {r}, {q0}, {minus_b}, {x};"));
+            self.line(&format!("fma.rn.f32 {d}, {r}, {y}, {q0};"));
+            self.line(&format!("abs.f32 {m}, {d};"));
+            match i {
+                0 => self.line(&format!("setp.ge.f32 {exact}, {m}, {bound};")),
+                _ => self.line(&format!("setp.ge.and.f32 {exact}, {m}, {bound}, {exact};")),
+            }
+        }
+        let done = self.label("divided");
+        self.line(&format!("@{exact} bra {done};"));
+        for division in run {
+            let (d, x, y) = (self.reg(division.dst), self.reg(division.dividend), self.reg(division.divisor));
+            if let Some(sum) = division.sum {
+                self.line(&format!("add.rn.f32 {x}, {}, 0f00000000;", self.reg(sum)));
+            }
+            self.line(&format!("div.rn.f32 {d}, {x}, {y};"));
+        }
+        self.label_line(&done);
+    }
+
+    pub(super) fn instr(&mut self, instr: &Instr) {
+        let program = self.program;
+        match instr {
+            Instr::Pick { dst, pieces } => self.pick(*dst, pieces),
+            Instr::Shuffle { dst, src, rotate, fetch } => {
+                let taps: Vec<String> =
+                    program.schedule.fetches[*fetch].uses.iter().map(|(p, d)| format!("output {p} tap {d:+}")).collect();
+                self.comment(&format!("phase: lane l reads lane (l + {rotate}) mod {}: {}", program.pattern.warp(), taps.join(", ")));
+                self.shuffle(*dst, *src, *rotate);
+            }
+            Instr::Param { dst, index } => {
+                let param = KernelParam::Value { index: *index, ty: program.reg_type(*dst) };
+                let name = self.param_name(&param.suffix());
+                self.line(&format!("ld.param.{} {}, [{name}];", param.ptx_type(), self.reg(*dst)));
+            }
+            Instr::Const { dst, value } => self.constant(*dst, *value),
+            Instr::Unary { dst, op, a } => self.unary(*dst, *op, *a),
+            Instr::Binary { dst, op, a, b } => self.binary(*dst, *op, *a, *b),
+            Instr::Compare { dst, op, a, b } => self.compare(*dst, *op, *a, *b),
+            Instr::Select { dst, cond, then, otherwise } => {
+                let ty = program.reg_type(*dst);
+                let (d, c, t, f) = (self.reg(*dst), self.reg(*cond), self.reg(*then), self.reg(*otherwise));
+                if ty == ScalarType::Bool {
+                    let (x, y) = (self.q(), self.q());
+                    self.line(&format!("and.pred {x}, {c}, {t};"));
+                    self.line(&format!("not.pred {y}, {c};"));
+                    self.line(&format!("and.pred {y}, {y}, {f};"));
+                    self.line(&format!("or.pred {d}, {x}, {y};"));
+                } else {
+                    self.line(&format!("selp.{} {d}, {t}, {f}, {c};", ptx_type(ty)));
+                }
+            }
+            Instr::Cast { dst, a } => self.cast(*dst, *a),
+            Instr::MulAdd { dst, a, b, c } => {
+                let ty = ptx_type(program.reg_type(*dst));
+                let (d, a, b, c) = (self.reg(*dst), self.reg(*a), self.reg(*b), self.reg(*c));
+                self.line(&format!("fma.rn.{ty} {d}, {a}, {b}, {c};"));
+            }
+            // The machine program prints memory instructions as its own operations.
+            Instr::Load { .. } | Instr::Stage { .. } | Instr::Shared { .. } | Instr::Store { .. } => {}
+        }
+    }
+
+    /// `dst` = the register of this lane's piece: a chain of selects from the last piece down.
+    fn pick(&mut self, dst: Reg, pieces: &LanePieces) {
+        let ty = ptx_type(self.program.reg_type(dst));
+        let d = self.reg(dst);
+        let runs = &pieces.0;
+        let Some(&(_, last)) = runs.last() else { return };
+        let mut acc = self.reg(last);
+        for i in (0..runs.len().saturating_sub(1)).rev() {
+            let q = self.lane_below(runs[i + 1].0);
+            let target = if i == 0 { d.clone() } else { self.scratch(self.program.reg_type(dst)) };
+            self.line(&format!("selp.{ty} {target}, {}, {acc}, {q};", self.reg(runs[i].1)));
+            acc = target;
+        }
+        if runs.len() == 1 {
+            self.line(&format!("mov.{ty} {d}, {acc};"));
+        }
+    }
+
+    fn shuffle(&mut self, dst: Reg, src: Reg, rotate: u32) {
+        let warp = self.program.pattern.warp();
+        // c: segment mask (32 - w) in bits 12:8, clamp 31 in bits 4:0 (see the PTX ISA, shfl.sync).
+        let c = ((32 - warp) << 8) | 0x1f;
+        let source = match self.lane_plus.get(&rotate) {
+            Some(s) => s.clone(),
+            None => {
+                let s = self.t();
+                self.line(&format!("add.u32 {s}, {LANE}, {rotate};"));
+                self.lane_plus.insert(rotate, s.clone());
+                s
+            }
+        };
+        let (d, s) = (self.reg(dst), self.reg(src));
+        if self.program.element.words() == 2 {
+            let (lo, hi, lo2, hi2) = (self.t(), self.t(), self.t(), self.t());
+            self.line(&format!("mov.b64 {{{lo}, {hi}}}, {s};"));
+            self.line(&format!("shfl.sync.idx.b32 {lo2}, {lo}, {source}, {c}, 0xffffffff;"));
+            self.line(&format!("shfl.sync.idx.b32 {hi2}, {hi}, {source}, {c}, 0xffffffff;"));
+            self.line(&format!("mov.b64 {d}, {{{lo2}, {hi2}}};"));
+        } else {
+            self.line(&format!("shfl.sync.idx.b32 {d}, {s}, {source}, {c}, 0xffffffff;"));
+        }
+    }
+
+    fn constant(&mut self, dst: Reg, value: Scalar) {
+        let d = self.reg(dst);
+        match value.ty {
+            ScalarType::Bool => {
+                let t = self.t();
+                self.line(&format!("mov.u32 {t}, {};", value.bits & 1));
+                self.line(&format!("setp.ne.u32 {d}, {t}, 0;"));
+            }
+            ty => self.line(&format!("mov.{} {d}, {};", ptx_type(ty), immediate(value))),
+        }
+    }
+
+    fn unary(&mut self, dst: Reg, op: UnaryOp, a: Reg) {
+        let ty = self.program.reg_type(dst);
+        let (d, x) = (self.reg(dst), self.reg(a));
+        let text = match (op, ty) {
+            // Rust flips/clears the sign bit, NaN included; neg.f32/abs.f32 need not.
+            (UnaryOp::Neg, ScalarType::F32) => format!("xor.b32 {d}, {x}, 0x80000000;"),
+            (UnaryOp::Neg, ScalarType::F64) => format!("xor.b64 {d}, {x}, 0x8000000000000000;"),
+            (UnaryOp::Abs, ScalarType::F32) => format!("and.b32 {d}, {x}, 0x7FFFFFFF;"),
+            (UnaryOp::Abs, ScalarType::F64) => format!("and.b64 {d}, {x}, 0x7FFFFFFFFFFFFFFF;"),
+            (UnaryOp::Neg, _) => format!("neg.s32 {d}, {x};"),
+            (UnaryOp::Abs, _) => format!("abs.s32 {d}, {x};"),
+            (UnaryOp::Sqrt, t) => format!("sqrt.rn.{} {d}, {x};", ptx_type(t)),
+            (UnaryOp::Not, ScalarType::Bool) => format!("not.pred {d}, {x};"),
+            (UnaryOp::Not, _) => format!("not.b32 {d}, {x};"),
+        };
+        self.line(&text);
+    }
+
+    fn binary(&mut self, dst: Reg, op: BinaryOp, a: Reg, b: Reg) {
+        let ty = self.program.reg_type(dst);
+        let t = ptx_type(ty);
+        let (d, x, y) = (self.reg(dst), self.reg(a), self.reg(b));
+        if ty.is_float() {
+            match op {
+                BinaryOp::Add => self.line(&format!("add.rn.{t} {d}, {x}, {y};")),
+                BinaryOp::Sub => self.line(&format!("sub.rn.{t} {d}, {x}, {y};")),
+                BinaryOp::Mul => self.line(&format!("mul.rn.{t} {d}, {x}, {y};")),
+                BinaryOp::Div => self.line(&format!("div.rn.{t} {d}, {x}, {y};")),
+                BinaryOp::Min | BinaryOp::Max => {
+                    // isnan(x) ? y : (y < x ? y : x) for min (y > x for max), as ops::binary.
+                    let cmp = if op == BinaryOp::Min { "lt" } else { "gt" };
+                    let (q, nan) = (self.q(), self.q());
+                    let tmp = self.scratch(ty);
+                    self.line(&format!("setp.{cmp}.{t} {q}, {y}, {x};"));
+                    self.line(&format!("selp.{t} {tmp}, {y}, {x}, {q};"));
+                    self.line(&format!("setp.nan.{t} {nan}, {x}, {x};"));
+                    self.line(&format!("selp.{t} {d}, {y}, {tmp}, {nan};"));
+                }
+                BinaryOp::And | BinaryOp::Or => {}
+            }
+            return;
+        }
+        let text = match (op, ty) {
+            (BinaryOp::And, ScalarType::Bool) => format!("and.pred {d}, {x}, {y};"),
+            (BinaryOp::Or, ScalarType::Bool) => format!("or.pred {d}, {x}, {y};"),
+            (BinaryOp::Add, _) => format!("add.s32 {d}, {x}, {y};"),
+            (BinaryOp::Sub, _) => format!("sub.s32 {d}, {x}, {y};"),
+            (BinaryOp::Mul, _) => format!("mul.lo.s32 {d}, {x}, {y};"),
+            (BinaryOp::Min, _) => format!("min.{t} {d}, {x}, {y};"),
+            (BinaryOp::Max, _) => format!("max.{t} {d}, {x}, {y};"),
+            // Body::new rejects integer division and logic on numbers.
+            _ => return,
+        };
+        self.line(&text);
+    }
+
+    fn compare(&mut self, dst: Reg, op: CompareOp, a: Reg, b: Reg) {
+        let ty = self.program.reg_type(a);
+        let (d, x, y) = (self.reg(dst), self.reg(a), self.reg(b));
+        if ty == ScalarType::Bool {
+            match op {
+                CompareOp::Ne => self.line(&format!("xor.pred {d}, {x}, {y};")),
+                _ => {
+                    let q = self.q();
+                    self.line(&format!("xor.pred {q}, {x}, {y};"));
+                    self.line(&format!("not.pred {d}, {q};"));
+                }
+            }
+            return;
+        }
+        // Ordered comparisons are false on NaN, as in Rust; `!=` is unordered (true on NaN).
+        let cmp = match (op, ty.is_float()) {
+            (CompareOp::Lt, _) => "lt",
+            (CompareOp::Le, _) => "le",
+            (CompareOp::Gt, _) => "gt",
+            (CompareOp::Ge, _) => "ge",
+            (CompareOp::Eq, _) => "eq",
+            (CompareOp::Ne, true) => "neu",
+            (CompareOp::Ne, false) => "ne",
+        };
+        self.line(&format!("setp.{cmp}.{} {d}, {x}, {y};", ptx_type(ty)));
+    }
+
+    fn cast(&mut self, dst: Reg, a: Reg) {
+        use ScalarType::*;
+        let (from, to) = (self.program.reg_type(a), self.program.reg_type(dst));
+        let (d, x) = (self.reg(dst), self.reg(a));
+        let text = match (from, to) {
+            (f, t) if f == t => format!("mov.{} {d}, {x};", ptx_type(t)),
+            (F32, F64) => format!("cvt.f64.f32 {d}, {x};"),
+            (F64, F32) => format!("cvt.rn.f32.f64 {d}, {x};"),
+            // Float to integer: round toward zero and saturate, as Rust's `as`; and NaN to 0,
+            // explicitly: an H200 converts an f64 NaN to i32::MIN (measured).
+            (F32 | F64, I32 | U32) => {
+                let nan = self.q();
+                self.line(&format!("cvt.rzi.{}.{} {d}, {x};", ptx_type(to), ptx_type(from)));
+                self.line(&format!("setp.nan.{} {nan}, {x}, {x};", ptx_type(from)));
+                format!("selp.b32 {d}, 0, {d}, {nan};")
+            }
+            (I32 | U32, F32 | F64) => format!("cvt.rn.{}.{} {d}, {x};", ptx_type(to), ptx_type(from)),
+            (I32 | U32, I32 | U32) => format!("mov.b32 {d}, {x};"),
+            (Bool, I32 | U32) => format!("selp.u32 {d}, 1, 0, {x};"),
+            // Body::new rejects the rest.
+            _ => return,
+        };
+        self.line(&text);
+    }
+}

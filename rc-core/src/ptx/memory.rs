@@ -1,0 +1,352 @@
+//! Printing loads, stores and stages: addresses, lane guards and the boundary rule.
+
+use super::types::ptx_type;
+use super::{Buffer, Printer, CTAID, INPUT, LANE, N, N_MINUS_1, N_OUT, OUTPUT, SHARED_TILE, TID, TILE_START};
+use crate::distribution::AffineLoad;
+use crate::machine::WarpStage;
+use crate::pattern::Boundary;
+use crate::program::Reg;
+
+impl Printer<'_> {
+    /// `base + lane * stride` as a 64-bit index relative to the tile, plus `TILE_START`.
+    fn tile_index(&mut self, base: u32, stride: u32) -> String {
+        let e = self.t();
+        self.line(&format!("mad.lo.u32 {e}, {LANE}, {stride}, {base};"));
+        let g = self.a();
+        self.line(&format!("cvt.u64.u32 {g}, {e};"));
+        self.line(&format!("add.u64 {g}, {g}, {TILE_START};"));
+        g
+    }
+
+    pub(super) fn address(&mut self, base: &str, index: &str, bytes: u32) -> String {
+        let addr = self.a();
+        self.line(&format!("mad.lo.u64 {addr}, {index}, {bytes}, {base};"));
+        addr
+    }
+
+    /// The address of tile element `lane * stride - lead` in `buffer` (input or output),
+    /// computed once per path: vector accesses add their constant offset in the instruction, as
+    /// ptxas cannot fold per-access 32-bit index arithmetic into offsets itself.
+    fn lane_start(&mut self, buffer: Buffer, stride: u32, lead: u32) -> String {
+        if let Some(start) = self.lane_starts.get(&(buffer, stride)) {
+            return start.clone();
+        }
+        let g = self.tile_index(0, stride);
+        if lead > 0 {
+            self.line(&format!("sub.u64 {g}, {g}, {lead};"));
+        }
+        let base = if buffer == Buffer::Output { OUTPUT } else { INPUT };
+        let start = self.address(base, &g, self.program.element.bytes());
+        self.lane_starts.insert((buffer, stride), start.clone());
+        start
+    }
+
+    pub(super) fn load(&mut self, dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32)) {
+        let d = self.reg(dst);
+        let AffineLoad { base, stride } = at;
+        match cache {
+            Some(k) => self.comment(&format!("rc[{k}] = tile element {base} + lane * {stride}")),
+            None => self.comment(&format!("tap: tile element {base} + lane * {stride}, from global memory")),
+        }
+        let g = self.tile_index(base, stride);
+        let lead = self.program.schedule.lead;
+        if lead > 0 {
+            self.line(&format!("sub.u64 {g}, {g}, {lead};"));
+        }
+        // Which lanes load at all: the others never read this register.
+        let guard = self.lane_guard(lanes);
+        self.read_global(&d, g, guard);
+    }
+
+    /// `d` = input element `g` (a 64-bit index, possibly outside the input) under the boundary
+    /// rule, or zero where `guard` is false.
+    fn read_global(&mut self, d: &str, g: String, mut guard: Option<String>) {
+        let program = self.program;
+        let ty = ptx_type(program.element);
+        let index = match program.pattern.boundary() {
+            Boundary::Valid | Boundary::Zero => {
+                // g < n as unsigned: an index below zero wrapped around and fails too.
+                let q = self.q();
+                self.line(&format!("setp.lt.u64 {q}, {g}, {N};"));
+                guard = Some(match guard {
+                    Some(prev) => {
+                        let both = self.q();
+                        self.line(&format!("and.pred {both}, {prev}, {q};"));
+                        both
+                    }
+                    None => q,
+                });
+                g
+            }
+            Boundary::Clamp => {
+                self.line(&format!("max.s64 {g}, {g}, 0;"));
+                self.line(&format!("min.s64 {g}, {g}, {N_MINUS_1};"));
+                g
+            }
+            Boundary::Wrap => {
+                let q = self.q();
+                self.line(&format!("rem.s64 {g}, {g}, {N};"));
+                self.line(&format!("setp.lt.s64 {q}, {g}, 0;"));
+                self.line(&format!("@{q} add.s64 {g}, {g}, {N};"));
+                g
+            }
+        };
+        let addr = self.address(INPUT, &index, program.element.bytes());
+        match guard {
+            Some(q) => {
+                self.line(&format!("mov.b{} {d}, 0;", program.element.bytes() * 8));
+                self.line(&format!("@{q} ld.global.nc.{ty} {d}, [{addr}];"));
+            }
+            None => self.line(&format!("ld.global.nc.{ty} {d}, [{addr}];")),
+        }
+    }
+
+    pub(super) fn load_vector(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, lanes: (u32, u32)) {
+        let (ty, bytes, lead) = (ptx_type(self.program.element), self.program.element.bytes(), self.program.schedule.lead);
+        let regs: Vec<String> = dsts.iter().map(|&r| self.reg(r)).collect();
+        self.comment(&format!("rc[{first}..{}] = tile elements {}.. + lane * {}", first + regs.len() as u32, at.base, at.stride));
+        let start = self.lane_start(Buffer::Input, at.stride, lead);
+        let addr = format!("{start}+{}", at.base * bytes);
+        let guard = self.lane_guard(lanes);
+        let load = match regs.len() {
+            1 => format!("ld.global.nc.{ty} {}, [{addr}];", regs[0]),
+            n => format!("ld.global.nc.v{n}.{ty} {{{}}}, [{addr}];", regs.join(", ")),
+        };
+        match guard {
+            Some(q) => {
+                for r in &regs {
+                    self.line(&format!("mov.b{} {r}, 0;", bytes * 8));
+                }
+                self.line(&format!("@{q} {load}"));
+            }
+            None => self.line(&load),
+        }
+    }
+
+    pub(super) fn read_stage(&mut self, dsts: &[Reg], first: u32, at: AffineLoad) {
+        let (ty, bytes) = (ptx_type(self.program.element), self.program.element.bytes());
+        // The machine program reads a stage only after staging it.
+        let Some(stage) = self.stage else { return };
+        let regs: Vec<String> = dsts.iter().map(|&r| self.reg(r)).collect();
+        self.comment(&format!("rc[{first}..{}] = tile elements {}.. + lane * {}, from the stage", first + regs.len() as u32, at.base, at.stride));
+        let start = self.stage_lane_start(&stage);
+        let offset = stage.read_position(0, at.base) * bytes;
+        let load = match regs.len() {
+            1 => format!("ld.shared.{ty} {}, [{start}+{offset}];", regs[0]),
+            n => format!("ld.shared.v{n}.{ty} {{{}}}, [{start}+{offset}];", regs.join(", ")),
+        };
+        self.line(&load);
+    }
+
+    /// The shared-memory address of this lane's granule in its warp's region,
+    /// `read_position(lane, 0)`, computed once per path.
+    fn stage_lane_start(&mut self, stage: &WarpStage) -> String {
+        let padding = stage.padding;
+        if let Some(start) = self.lane_starts.get(&(Buffer::Stage, padding.granule)) {
+            return start.clone();
+        }
+        let pattern = self.program.pattern;
+        let bytes = self.program.element.bytes();
+        let start = self.t();
+        self.line(&format!("shr.u32 {start}, {TID}, {};", pattern.warp().trailing_zeros()));
+        let base = self.t();
+        self.line(&format!("mov.u32 {base}, {SHARED_TILE};"));
+        self.line(&format!("mad.lo.u32 {start}, {start}, {}, {base};", stage.region_bytes));
+        self.line(&format!("mad.lo.u32 {start}, {LANE}, {}, {start};", stage.read_position(1, 0) * bytes));
+        self.lane_starts.insert((Buffer::Stage, padding.granule), start.clone());
+        start
+    }
+
+    /// Strategy shared_memory: thread t copies block elements t, t + T, ... (T threads per
+    /// block) from input index `block * block_outputs - lead` on into the staged tile, then the
+    /// block waits for all of them.
+    pub(super) fn stage_block(&mut self, lead: u32, elements: u32) {
+        let program = self.program;
+        let pattern = program.pattern;
+        let (threads, bytes) = (pattern.threads_per_block(), program.element.bytes());
+        let ty = ptx_type(program.element);
+        self.comment(&format!("stage the block's {elements} input elements in shared memory"));
+        let first = self.a();
+        self.line(&format!("mul.wide.u32 {first}, {CTAID}, {};", pattern.block_outputs()));
+        let tile = self.t();
+        self.line(&format!("mov.u32 {tile}, {SHARED_TILE};"));
+        for round in 0..elements.div_ceil(threads) {
+            let j = self.t();
+            self.line(&format!("add.u32 {j}, {TID}, {};", round * threads));
+            let guard = ((round + 1) * threads > elements).then(|| {
+                let q = self.q();
+                self.line(&format!("setp.lt.u32 {q}, {j}, {elements};"));
+                q
+            });
+            let g = self.a();
+            self.line(&format!("cvt.u64.u32 {g}, {j};"));
+            self.line(&format!("add.u64 {g}, {g}, {first};"));
+            if lead > 0 {
+                self.line(&format!("sub.u64 {g}, {g}, {lead};"));
+            }
+            let value = self.scratch(program.element);
+            self.read_global(&value, g, guard.clone());
+            let addr = self.t();
+            self.line(&format!("mad.lo.u32 {addr}, {j}, {bytes}, {tile};"));
+            let store = format!("st.shared.{ty} [{addr}], {value};");
+            match guard {
+                Some(q) => self.line(&format!("@{q} {store}")),
+                None => self.line(&store),
+            }
+        }
+        self.line("bar.sync 0;");
+    }
+
+    /// Staged windows: the warp copies its input elements from its tile's element 0 on into
+    /// its own region of shared memory, at the padded positions of the stage, then syncs its
+    /// lanes. Lane l copies vectors l, l + W, ...: with 16-byte vectors a warp's copy is 512
+    /// contiguous bytes, every byte once. Each warp stages its own halo, so no block-wide
+    /// barrier holds warps back. The warp's first and last tiles copy element by element under
+    /// the boundary rule.
+    pub(super) fn stage_warp(&mut self, stage: &WarpStage) {
+        self.stage = Some(*stage);
+        let program = self.program;
+        let pattern = program.pattern;
+        let WarpStage { lead, elements, padding, chunks, region_bytes: region } = *stage;
+        let (warp, bytes, width) = (pattern.warp(), program.element.bytes(), padding.width);
+        let ty = ptx_type(program.element);
+        self.comment(&format!("stage the warp's {elements} input elements in its region of shared memory ({region} bytes)"));
+        let origin = self.a();
+        self.line(&format!("sub.s64 {origin}, {TILE_START}, {lead};"));
+        // The lane's first vector: input element origin + lane * width, stage position
+        // position(lane * width) in the warp's region.
+        let region_start = self.t();
+        self.line(&format!("shr.u32 {region_start}, {TID}, {};", warp.trailing_zeros()));
+        let base = self.t();
+        self.line(&format!("mov.u32 {base}, {SHARED_TILE};"));
+        self.line(&format!("mad.lo.u32 {region_start}, {region_start}, {region}, {base};"));
+        let rounds = stage.rounds(warp);
+        // Every round's position is the first's plus a constant when a round spans whole granules.
+        let incremental = (warp * width) % padding.granule == 0;
+        let position = |p: &mut Self, round: u32| -> String {
+            let j = p.t();
+            p.line(&format!("mad.lo.u32 {j}, {LANE}, {width}, {};", round * warp * width));
+            if padding.pad > 0 {
+                let before = p.t();
+                p.line(&format!("shr.u32 {before}, {j}, {};", padding.granule.trailing_zeros()));
+                p.line(&format!("mad.lo.u32 {j}, {before}, {}, {j};", padding.pad));
+            }
+            let addr = p.t();
+            p.line(&format!("mad.lo.u32 {addr}, {j}, {bytes}, {region_start};"));
+            addr
+        };
+        let guard_of = |p: &mut Self, round: u32| -> Option<String> {
+            ((round + 1) * warp > chunks).then(|| {
+                let q = p.q();
+                p.line(&format!("setp.lt.u32 {q}, {LANE}, {};", chunks - round * warp));
+                q
+            })
+        };
+        let store = |p: &mut Self, addr: &str, offset: u32, values: &[String], guard: &Option<String>| {
+            let store = match values.len() {
+                1 => format!("st.shared.{ty} [{addr}+{offset}], {};", values[0]),
+                w => format!("st.shared.v{w}.{ty} [{addr}+{offset}], {{{}}};", values.join(", ")),
+            };
+            p.line(&match guard {
+                Some(q) => format!("@{q} {store}"),
+                None => store,
+            });
+        };
+        let (vectors, staged) = (self.label("stage_vectors"), self.label("staged"));
+        let (end, inside) = (self.a(), self.q());
+        self.line(&format!("add.s64 {end}, {origin}, {};", chunks * width));
+        self.line(&format!("setp.ge.s64 {inside}, {origin}, 0;"));
+        self.line(&format!("setp.le.and.s64 {inside}, {end}, {N}, {inside};"));
+        self.line(&format!("@{inside} bra {vectors};"));
+        for round in 0..rounds {
+            let guard = guard_of(self, round);
+            let first = self.a();
+            self.line(&format!("mul.wide.u32 {first}, {LANE}, {width};"));
+            self.line(&format!("add.s64 {first}, {first}, {};", round * warp * width));
+            self.line(&format!("add.s64 {first}, {first}, {origin};"));
+            let values: Vec<String> = (0..width).map(|_| self.scratch(program.element)).collect();
+            for (k, value) in values.iter().enumerate() {
+                let g = self.a();
+                self.line(&format!("add.s64 {g}, {first}, {k};"));
+                self.read_global(value, g, guard.clone());
+            }
+            let addr = position(self, round);
+            store(self, &addr, 0, &values, &guard);
+        }
+        self.line(&format!("bra {staged};"));
+        self.label_line(&vectors);
+        let g = self.a();
+        self.line(&format!("mul.wide.u32 {g}, {LANE}, {width};"));
+        self.line(&format!("add.s64 {g}, {g}, {origin};"));
+        let source = self.address(INPUT, &g, bytes);
+        let first_position = if incremental { Some(position(self, 0)) } else { None };
+        for round in 0..rounds {
+            let guard = guard_of(self, round);
+            let values: Vec<String> = (0..width).map(|_| self.scratch(program.element)).collect();
+            let offset = round * warp * width * bytes;
+            let load = match width {
+                1 => format!("ld.global.nc.{ty} {}, [{source}+{offset}];", values[0]),
+                w => format!("ld.global.nc.v{w}.{ty} {{{}}}, [{source}+{offset}];", values.join(", ")),
+            };
+            self.line(&match &guard {
+                Some(q) => format!("@{q} {load}"),
+                None => load,
+            });
+            match &first_position {
+                Some(addr) => {
+                    let stride = padding.position(warp * width) * bytes;
+                    store(self, addr, round * stride, &values, &guard);
+                }
+                None => {
+                    let addr = position(self, round);
+                    store(self, &addr, 0, &values, &guard);
+                }
+            }
+        }
+        self.label_line(&staged);
+        self.line("bar.warp.sync -1;");
+    }
+
+    /// Strategy shared_memory: this warp's tile element `base + lane * stride` from the stage.
+    pub(super) fn shared(&mut self, dst: Reg, at: AffineLoad) {
+        let program = self.program;
+        let pattern = program.pattern;
+        let bytes = program.element.bytes();
+        let d = self.reg(dst);
+        let AffineLoad { base, stride } = at;
+        self.comment(&format!("tap: tile element {base} + lane * {stride}, from shared memory"));
+        // Element of the block's stage: (warp in block) * tile_outputs + base + lane * stride.
+        let e = self.t();
+        self.line(&format!("shr.u32 {e}, {TID}, {};", pattern.warp().trailing_zeros()));
+        self.line(&format!("mul.lo.u32 {e}, {e}, {};", pattern.tile_outputs()));
+        self.line(&format!("add.u32 {e}, {e}, {base};"));
+        self.line(&format!("mad.lo.u32 {e}, {LANE}, {stride}, {e};"));
+        let addr = self.t();
+        self.line(&format!("mov.u32 {addr}, {SHARED_TILE};"));
+        self.line(&format!("mad.lo.u32 {addr}, {e}, {bytes}, {addr};"));
+        self.line(&format!("ld.shared.{} {d}, [{addr}];", ptx_type(program.element)));
+    }
+
+    pub(super) fn store(&mut self, src: Reg, output: u32, at: AffineLoad) {
+        self.comment(&format!("store output {output}: tile output {} + lane * {}", at.base, at.stride));
+        let i = self.tile_index(at.base, at.stride);
+        let q = self.q();
+        self.line(&format!("setp.lt.u64 {q}, {i}, {N_OUT};"));
+        let bytes = self.program.element.bytes();
+        let addr = self.address(OUTPUT, &i, bytes);
+        let ty = ptx_type(self.program.element);
+        self.line(&format!("@{q} st.global.{ty} [{addr}], {};", self.reg(src)));
+    }
+
+    pub(super) fn store_vector(&mut self, srcs: &[Reg], output: u32, at: AffineLoad) {
+        let (ty, bytes) = (ptx_type(self.program.element), self.program.element.bytes());
+        let regs: Vec<String> = srcs.iter().map(|&src| self.reg(src)).collect();
+        self.comment(&format!("store outputs {output}..{}: tile output {}.. + lane * {}", output + regs.len() as u32, at.base, at.stride));
+        let start = self.lane_start(Buffer::Output, at.stride, 0);
+        let addr = format!("{start}+{}", at.base * bytes);
+        match regs.len() {
+            1 => self.line(&format!("st.global.{ty} [{addr}], {};", regs[0])),
+            n => self.line(&format!("st.global.v{n}.{ty} [{addr}], {{{}}};", regs.join(", "))),
+        }
+    }
+}

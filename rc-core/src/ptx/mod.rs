@@ -1,0 +1,325 @@
+//! The PTX back end: prints a warp program's machine program ([`crate::machine`]) as one
+//! `.entry`, statement for statement. It decides nothing: what is loaded how, where, on which
+//! path, is the machine program's; this only names registers and prints.
+//!
+//! Every lane runs every instruction, tail lanes included (their loads and stores are
+//! predicated), so every `shfl.sync` has the full member mask. Floating point uses explicit
+//! round-to-nearest (`add.rn`, `mul.rn`, ...), which also forbids ptxas from contracting into
+//! FMA; sign flips and `abs` are bit operations, exactly as Rust defines them.
+//!
+//! Kernel parameters, in order: input pointer, output pointer, input length `n`, output length
+//! `n_out` (all `.u64`), then one parameter per stencil parameter.
+//!
+//! - `mod.rs`: the printer's state, the prologue, statements and branches, declarations;
+//! - `memory.rs`: loads, stores and stages;
+//! - `compute.rs`: arithmetic, picks, shuffles, divisions by constants;
+//! - `types.rs`: how each element type is named and written in PTX.
+
+mod compute;
+mod memory;
+mod types;
+
+use std::collections::HashMap;
+use std::fmt::Write;
+
+use crate::abi::KernelParam;
+use crate::machine::{Op, Stmt, TileTest, WarpStage};
+use crate::pattern::Pattern;
+use crate::program::{Reg, WarpProgram};
+use crate::scalar::ScalarType;
+
+pub use types::ptx_type;
+use types::{reg_name, scratch_prefix};
+
+/// PTX ISA 7.0 (CUDA 11.0): old enough for every driver since, new enough for `shfl.sync`.
+pub const PTX_VERSION: &str = "7.0";
+pub const PTX_TARGET: &str = "sm_70";
+
+/// The PTX module for `program`, with one kernel named `entry`.
+pub fn print(program: &WarpProgram, entry: &str) -> String {
+    let mut p = Printer::new(program, entry);
+    p.prologue();
+    p.stmts(&program.machine.body);
+    p.line("ret;");
+    p.finish()
+}
+
+/// Which buffer a lane's start address points into ([`Printer::lane_start`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Buffer {
+    Input,
+    Output,
+    /// The warp's region of the stage.
+    Stage,
+}
+
+struct Printer<'a> {
+    program: &'a WarpProgram,
+    entry: &'a str,
+    body: String,
+    /// Scratch registers: 64-bit addresses (%a), 32-bit values (%t), predicates (%q).
+    next_a: u32,
+    next_t: u32,
+    next_q: u32,
+    /// Scratch values of the element's type for intermediate selects (%sf, %sd or %sr).
+    next_s: u32,
+    next_label: u32,
+    /// `lane < k`, computed once per k.
+    lane_below: HashMap<u32, String>,
+    /// `lane + k` (the shuffle source lane), computed once per k.
+    lane_plus: HashMap<u32, String>,
+    /// A lane's first element address in a buffer, per stride, computed once per path.
+    lane_starts: HashMap<(Buffer, u32), String>,
+    /// The staged window's stage, once printed.
+    stage: Option<WarpStage>,
+}
+
+// Fixed scratch registers set up by the prologue.
+const INPUT: &str = "%a0";
+const OUTPUT: &str = "%a1";
+const N: &str = "%a2";
+const N_OUT: &str = "%a3";
+const TILE_START: &str = "%a4";
+const N_MINUS_1: &str = "%a5";
+const LANE: &str = "%t0";
+const TID: &str = "%t1";
+const CTAID: &str = "%t2";
+const NTID: &str = "%t3";
+/// The stage in shared memory (strategy shared_memory, staged windows).
+const SHARED_TILE: &str = "rc_stage";
+
+impl<'a> Printer<'a> {
+    fn new(program: &'a WarpProgram, entry: &'a str) -> Printer<'a> {
+        Printer {
+            program,
+            entry,
+            body: String::new(),
+            next_a: 6,
+            next_t: 4,
+            next_q: 0,
+            next_s: 0,
+            next_label: 0,
+            lane_below: HashMap::new(),
+            lane_plus: HashMap::new(),
+            lane_starts: HashMap::new(),
+            stage: None,
+        }
+    }
+
+    fn line(&mut self, text: &str) {
+        let _ = writeln!(self.body, "\t{text}");
+    }
+
+    fn comment(&mut self, text: &str) {
+        let _ = writeln!(self.body, "\t// {text}");
+    }
+
+    fn a(&mut self) -> String {
+        self.next_a += 1;
+        format!("%a{}", self.next_a - 1)
+    }
+    fn t(&mut self) -> String {
+        self.next_t += 1;
+        format!("%t{}", self.next_t - 1)
+    }
+    fn q(&mut self) -> String {
+        self.next_q += 1;
+        format!("%q{}", self.next_q - 1)
+    }
+
+    /// A scratch register of type `ty` (a float or 32-bit integer type).
+    fn scratch(&mut self, ty: ScalarType) -> String {
+        self.next_s += 1;
+        format!("{}{}", scratch_prefix(ty), self.next_s - 1)
+    }
+
+    fn reg(&self, reg: Reg) -> String {
+        reg_name(self.program.reg_type(reg), reg)
+    }
+
+    fn param_name(&self, what: &str) -> String {
+        format!("{}_{what}", self.entry)
+    }
+
+    fn prologue(&mut self) {
+        let pattern = self.program.pattern;
+        let warp = pattern.warp();
+        let [input, output, n, n_out] =
+            [KernelParam::Input, KernelParam::Output, KernelParam::Len, KernelParam::OutputLen].map(|p| self.param_name(&p.suffix()));
+        self.comment("tile = global thread / warp; lane = thread within its logical warp");
+        self.line(&format!("ld.param.u64 {INPUT}, [{input}];"));
+        self.line(&format!("ld.param.u64 {OUTPUT}, [{output}];"));
+        self.line(&format!("ld.param.u64 {N}, [{n}];"));
+        self.line(&format!("ld.param.u64 {N_OUT}, [{n_out}];"));
+        self.line(&format!("cvta.to.global.u64 {INPUT}, {INPUT};"));
+        self.line(&format!("cvta.to.global.u64 {OUTPUT}, {OUTPUT};"));
+        self.line(&format!("sub.u64 {N_MINUS_1}, {N}, 1;"));
+        let (tid, ctaid, ntid) = (TID, CTAID, NTID);
+        self.line(&format!("mov.u32 {tid}, %tid.x;"));
+        self.line(&format!("mov.u32 {ctaid}, %ctaid.x;"));
+        self.line(&format!("mov.u32 {ntid}, %ntid.x;"));
+        // Blocks hold whole 32-lane warps, so tid's low bits are the lane in a logical warp.
+        self.line(&format!("and.b32 {LANE}, {tid}, {};", warp - 1));
+        let (global, tid64) = (self.a(), self.a());
+        self.line(&format!("mul.wide.u32 {global}, {ctaid}, {ntid};"));
+        self.line(&format!("cvt.u64.u32 {tid64}, {tid};"));
+        self.line(&format!("add.u64 {global}, {global}, {tid64};"));
+        self.line(&format!("shr.u64 {global}, {global}, {};", warp.trailing_zeros()));
+        self.line(&format!("mul.lo.u64 {TILE_START}, {global}, {};", pattern.tile_outputs()));
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Op(op) => self.op(op),
+                Stmt::Branch { test, taken, fallback } => self.branch(*test, taken, fallback),
+            }
+        }
+    }
+
+    fn op(&mut self, op: &Op) {
+        match op {
+            Op::Compute(instr) => self.instr(instr),
+            Op::Load { dst, cache, at, lanes } => self.load(*dst, *cache, *at, *lanes),
+            Op::LoadVector { dsts, first_cache, at, lanes } => self.load_vector(dsts, *first_cache, *at, *lanes),
+            Op::ReadStage { dsts, first_cache, at } => self.read_stage(dsts, *first_cache, *at),
+            Op::StageBlock { lead, elements } => self.stage_block(*lead, *elements),
+            Op::Shared { dst, at } => self.shared(*dst, *at),
+            Op::StageWarp(stage) => self.stage_warp(stage),
+            Op::Divisions(run) => self.divisions(run),
+            Op::Store { src, output, at } => self.store(*src, *output, *at),
+            Op::StoreVector { srcs, output, at } => self.store_vector(srcs, *output, *at),
+        }
+    }
+
+    /// The test, a jump to `taken`, `fallback`, then `taken`. Code on one arm may not use what
+    /// the other computed, so each arm starts with no cached lane predicates or addresses.
+    fn branch(&mut self, test: TileTest, taken: &[Stmt], fallback: &[Stmt]) {
+        let (q, names) = match test {
+            TileTest::Inside { elements } => {
+                let lead = self.program.schedule.lead;
+                self.comment("interior tile: every element it loads lies inside the input");
+                let (lo, hi, inside) = (self.a(), self.a(), self.q());
+                self.line(&format!("sub.s64 {lo}, {TILE_START}, {lead};"));
+                self.line(&format!("add.s64 {hi}, {lo}, {elements};"));
+                self.line(&format!("setp.ge.s64 {inside}, {lo}, 0;"));
+                self.line(&format!("setp.le.and.s64 {inside}, {hi}, {N}, {inside};"));
+                (inside, ("interior", "tile_done"))
+            }
+            TileTest::Whole => {
+                self.comment("whole tile: every output it stores exists");
+                let (end, whole) = (self.a(), self.q());
+                self.line(&format!("add.u64 {end}, {TILE_START}, {};", self.program.pattern.tile_outputs()));
+                self.line(&format!("setp.le.u64 {whole}, {end}, {N_OUT};"));
+                (whole, ("stores_vector", "stores_done"))
+            }
+        };
+        let (fast, done) = (self.label(names.0), self.label(names.1));
+        self.line(&format!("@{q} bra {fast};"));
+        self.lane_below.clear();
+        self.lane_starts.clear();
+        self.stmts(fallback);
+        self.line(&format!("bra {done};"));
+        self.label_line(&fast);
+        self.lane_starts.clear();
+        self.stmts(taken);
+        self.label_line(&done);
+    }
+
+    /// The predicate `lane < k`.
+    fn lane_below(&mut self, k: u32) -> String {
+        if let Some(q) = self.lane_below.get(&k) {
+            return q.clone();
+        }
+        let q = self.q();
+        self.line(&format!("setp.lt.u32 {q}, {LANE}, {k};"));
+        self.lane_below.insert(k, q.clone());
+        q
+    }
+
+    /// The predicate "this lane is in `lanes`", or `None` for all lanes.
+    fn lane_guard(&mut self, lanes: (u32, u32)) -> Option<String> {
+        let mut guard: Option<String> = None;
+        if lanes.1 < self.program.pattern.warp() {
+            guard = Some(self.lane_below(lanes.1));
+        }
+        if lanes.0 > 0 {
+            let below = self.lane_below(lanes.0);
+            let q = self.q();
+            self.line(&format!("not.pred {q}, {below};"));
+            if let Some(g) = &guard {
+                self.line(&format!("and.pred {q}, {q}, {g};"));
+            }
+            guard = Some(q);
+        }
+        guard
+    }
+
+    fn label(&mut self, what: &str) -> String {
+        self.next_label += 1;
+        format!("$rc_{what}_{}", self.next_label)
+    }
+
+    /// Starts a block that can be reached by a jump: values cached by the code above it may not
+    /// have been computed on the path that jumped here, so the caches are dropped.
+    fn label_line(&mut self, label: &str) {
+        let _ = writeln!(self.body, "{label}:");
+        self.lane_below.clear();
+        self.lane_plus.clear();
+    }
+
+    fn finish(self) -> String {
+        let program = self.program;
+        let pattern = program.pattern;
+        let n = program.reg_types().len().max(1);
+        let mut out = String::new();
+        let _ = writeln!(out, "//");
+        let _ = writeln!(out, "// Generated by rc #[stencil]: {pattern}, element {}", program.element);
+        let _ = writeln!(out, "// distribution: {}", program.distribution);
+        let _ = writeln!(
+            out,
+            "// {} cache registers per lane, {:.3} shuffles per output",
+            program.cache_registers(),
+            program.shuffles_per_output()
+        );
+        let _ = writeln!(out, "//");
+        let _ = writeln!(out, ".version {PTX_VERSION}");
+        let _ = writeln!(out, ".target {PTX_TARGET}");
+        let _ = writeln!(out, ".address_size 64");
+        let _ = writeln!(out);
+        let _ = writeln!(out, ".visible .entry {}(", self.entry);
+        let params: Vec<String> = KernelParam::list(&program.params)
+            .into_iter()
+            .map(|p| format!("\t.param .{} {}", p.ptx_type(), self.param_name(&p.suffix())))
+            .collect();
+        let _ = writeln!(out, "{}", params.join(",\n"));
+        let _ = writeln!(out, ")");
+        // Launch bounds only when asked for: declaring even the default 256 changes ptxas'
+        // register allocation (an f32 r = 16 kernel went from 87 registers to 80 and a spill).
+        if pattern.threads_per_block() != Pattern::DEFAULT_THREADS_PER_BLOCK || pattern.min_blocks_per_sm().is_some() {
+            let _ = writeln!(out, ".maxntid {}, 1, 1", pattern.threads_per_block());
+        }
+        if let Some(m) = pattern.min_blocks_per_sm() {
+            let _ = writeln!(out, ".minnctapersm {m}");
+        }
+        let _ = writeln!(out, "{{");
+        let _ = writeln!(out, "\t.reg .pred %p<{n}>;");
+        let _ = writeln!(out, "\t.reg .pred %q<{}>;", self.next_q.max(1));
+        let _ = writeln!(out, "\t.reg .b32 %r<{n}>;");
+        let _ = writeln!(out, "\t.reg .b32 %t<{}>;", self.next_t.max(1));
+        let _ = writeln!(out, "\t.reg .b64 %a<{}>;", self.next_a.max(1));
+        let _ = writeln!(out, "\t.reg .f32 %f<{n}>;");
+        let _ = writeln!(out, "\t.reg .f64 %fd<{n}>;");
+        let s = self.next_s.max(1);
+        let _ = writeln!(out, "\t.reg .f32 %sf<{s}>;");
+        let _ = writeln!(out, "\t.reg .f64 %sd<{s}>;");
+        let _ = writeln!(out, "\t.reg .b32 %sr<{s}>;");
+        if let Some(bytes) = program.machine.shared_bytes {
+            let _ = writeln!(out, "\t.shared .align 16 .b8 {SHARED_TILE}[{bytes}];");
+        }
+        let _ = writeln!(out);
+        out.push_str(&self.body);
+        let _ = writeln!(out, "}}");
+        out
+    }
+}
