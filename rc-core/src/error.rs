@@ -4,6 +4,7 @@ use thiserror::Error;
 
 use crate::pattern::Boundary;
 use crate::scalar::ScalarType;
+use crate::typing::TypeError;
 
 /// An invalid `#[stencil(...)]` pattern.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
@@ -37,8 +38,8 @@ pub enum LengthError {
 pub enum BodyError {
     #[error("node {node} uses node {operand}, which is not defined before it")]
     ForwardReference { node: usize, operand: usize },
-    #[error("node {node}: {op} expects {expected}, got {got}")]
-    Type { node: usize, op: &'static str, expected: String, got: ScalarType },
+    #[error("node {node}: {error}")]
+    Type { node: usize, error: TypeError },
     #[error("node {node}: tap {offset} is outside the radius {radius}")]
     TapOutsideRadius { node: usize, offset: i32, radius: u32 },
     #[error("node {node}: parameter {index} does not exist (the stencil has {count})")]
@@ -47,8 +48,6 @@ pub enum BodyError {
     ResultType { expected: ScalarType, got: ScalarType },
     #[error("the body has no nodes")]
     Empty,
-    #[error("{op} is not supported on {ty}")]
-    Unsupported { op: &'static str, ty: ScalarType },
 }
 
 /// A schedule the compiler refused to produce.

@@ -25,6 +25,7 @@ pub mod schedule;
 pub mod stencil;
 pub mod strategy;
 pub mod testdata;
+pub mod typing;
 pub mod window;
 pub mod zero_start;
 

@@ -8,7 +8,8 @@ use quote::ToTokens;
 use syn::ExprIf;
 
 use rc_core::body::{Node, NodeId};
-use rc_core::ScalarType;
+use rc_core::typing::{self, TypeError};
+use rc_core::{Scalar, ScalarType};
 
 use super::literal::{default_type, Lit};
 use super::scope::Binding;
@@ -28,7 +29,11 @@ impl Lower<'_> {
                 };
             }
             Value::Node(id, ScalarType::Bool) => id,
-            _ => return self.unsupported(&e.cond, "an `if` condition must be a bool"),
+            Value::Known(Scalar { ty, .. }) | Value::Node(_, ty) => {
+                return self.type_error(TypeError::Condition { got: ty }, &e.cond, &e.cond)
+            }
+            Value::Untyped(lit) => return self.type_error(TypeError::Condition { got: default_type(&lit) }, &e.cond, &e.cond),
+            Value::Unit => return self.unsupported(&e.cond, "this operand has no value (it is `()`)"),
         };
         let before = self.scopes.clone();
         let then_value = self.block(&e.then_branch);
@@ -79,10 +84,10 @@ impl Lower<'_> {
         let (Some(a), Some(b)) = (self.to_node(t, Some(ty), at), self.to_node(f, Some(ty), at)) else {
             return Value::Poison;
         };
-        if self.types[a as usize] != self.types[b as usize] {
-            self.cx.error(at, format!("`if` and `else` have different types: {} and {}", self.types[a as usize], self.types[b as usize]));
-            return Value::Poison;
+        let types = (self.types[cond as usize], self.types[a as usize], self.types[b as usize]);
+        match typing::select(types.0, types.1, types.2) {
+            Ok(ty) => Value::Node(self.push(Node::Select { cond, then: a, otherwise: b }, ty), ty),
+            Err(e) => self.type_error(e, at, at),
         }
-        Value::Node(self.push(Node::Select { cond, then: a, otherwise: b }, ty), ty)
     }
 }

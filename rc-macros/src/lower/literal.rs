@@ -6,9 +6,8 @@ use quote::ToTokens;
 use syn::Lit as SynLit;
 
 use rc_core::body::{BinaryOp, Node, NodeId, UnaryOp};
-use rc_core::{ops, Scalar, ScalarType};
+use rc_core::{ops, typing, Scalar, ScalarType};
 
-use super::operator::unary_ok;
 use super::unroll::LOOP_INDEX;
 use super::{Lower, Value};
 
@@ -104,12 +103,9 @@ impl Lower<'_> {
             }
             Lit::Neg(inner) if has_select(inner) => {
                 let v = self.typed_as(inner, ty, at);
-                match (unary_ok(UnaryOp::Neg, ty), self.to_node(v, Some(ty), at)) {
-                    (Ok(()), Some(id)) => Value::Node(self.push(Node::Unary(UnaryOp::Neg, id), ty), ty),
-                    (Err(m), _) => {
-                        self.cx.error(at, m);
-                        Value::Poison
-                    }
+                match (typing::unary(UnaryOp::Neg, ty), self.to_node(v, Some(ty), at)) {
+                    (Ok(ty), Some(id)) => Value::Node(self.push(Node::Unary(UnaryOp::Neg, id), ty), ty),
+                    (Err(e), _) => self.type_error(e, at, at),
                     _ => Value::Poison,
                 }
             }
@@ -208,7 +204,7 @@ fn eval_lit(lit: &Lit, ty: ScalarType) -> Result<Scalar, String> {
                 return eval_lit(&Lit::Int(v.checked_neg().ok_or("integer literal out of range")?), ty);
             }
             let s = eval_lit(inner, ty)?;
-            unary_ok(UnaryOp::Neg, ty)?;
+            typing::unary(UnaryOp::Neg, ty).map_err(|e| e.to_string())?;
             Ok(Scalar::new(ty, ops::unary(UnaryOp::Neg, ty, s.bits)))
         }
         Lit::Bin(op, a, b) => {

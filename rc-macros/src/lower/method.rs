@@ -6,10 +6,9 @@ use quote::ToTokens;
 use syn::Expr;
 
 use rc_core::body::{BinaryOp, Node, UnaryOp};
-use rc_core::{ops, Scalar, ScalarType};
+use rc_core::{ops, typing, Scalar, ScalarType};
 
 use super::literal::default_type;
-use super::operator::unary_ok;
 use super::scope::Binding;
 use super::{type_of, Lower, Value};
 use crate::args::strip_group;
@@ -74,30 +73,28 @@ impl Lower<'_> {
                 Value::Untyped(l) => default_type(l),
                 _ => ScalarType::F64,
             });
-        let mut operands = Vec::with_capacity(3);
+        let (mut operands, mut types) = (Vec::with_capacity(3), Vec::with_capacity(3));
         for v in std::iter::once(receiver).chain(args) {
             let v = match v {
-                Value::Untyped(lit) => match self.typed(&lit, ty, at) {
-                    Value::Poison => return Value::Poison,
-                    v => v,
-                },
+                Value::Untyped(lit) => self.typed(&lit, ty, at),
                 Value::Unit => return self.unsupported(at, "this operand has no value (it is `()`)"),
                 v => v,
             };
-            if type_of(&v) != Some(ty) {
-                let got = type_of(&v).unwrap_or(ty);
-                return self.unsupported(at, &format!("mismatched types in `{name}`: expected {ty}, got {got}"));
-            }
+            let Some(t) = type_of(&v) else { return Value::Poison };
             operands.push(v);
+            types.push(t);
         }
-        let check = match name {
-            "sqrt" | "mul_add" if !ty.is_float() => Err(format!("`{name}` is defined on f32 and f64, not {ty}")),
-            "abs" => unary_ok(UnaryOp::Abs, ty),
-            "min" | "max" if ty == ScalarType::Bool => Err(format!("`{name}` is not supported on bool")),
-            _ => Ok(()),
+        let rule = match (name, types.as_slice()) {
+            ("abs", &[a]) => typing::unary(UnaryOp::Abs, a),
+            ("sqrt", &[a]) => typing::unary(UnaryOp::Sqrt, a),
+            ("min", &[a, b]) => typing::binary(BinaryOp::Min, a, b),
+            ("max", &[a, b]) => typing::binary(BinaryOp::Max, a, b),
+            (_, &[a, b, c]) => typing::mul_add(a, b, c),
+            // The arity was checked above.
+            _ => return Value::Poison,
         };
-        if let Err(m) = check {
-            return self.unsupported(at, &m);
+        if let Err(e) = rule {
+            return self.type_error(e, name_tokens, at);
         }
         // Fold when everything is known.
         if operands.iter().all(|v| matches!(v, Value::Known(_))) {

@@ -23,6 +23,7 @@ use quote::ToTokens;
 use syn::Block;
 
 use rc_core::body::{Body, Node, NodeId};
+use rc_core::typing::TypeError;
 use rc_core::{Scalar, ScalarType};
 
 use crate::ctxt::Ctxt;
@@ -78,7 +79,7 @@ pub fn lower(block: &Block, sig: &Signature, radius: u32, cx: &mut Ctxt) -> Opti
     let params = sig.params.iter().filter_map(|p| p.ty).collect();
     match Body::new(sig.element, params, radius, nodes, result?) {
         Ok(body) => Some(body),
-        // The checks above mirror Body::new's; if they ever disagree, say so on the body.
+        // Body::new applies the same type rules (rc_core::typing); a refusal here is a lowering bug.
         Err(e) => {
             cx.error(block, format!("internal error lowering this body: {e}"));
             None
@@ -137,6 +138,16 @@ impl Lower<'_> {
     fn unsupported(&mut self, tokens: &dyn ToTokens, message: &str) -> Value {
         self.cx.error(tokens, message);
         Value::Poison
+    }
+
+    /// A type rule's refusal: operands that disagree on the whole expression, an operand type the
+    /// operation does not take on the operation's own tokens.
+    fn type_error(&mut self, error: TypeError, op: &dyn ToTokens, whole: &dyn ToTokens) -> Value {
+        let at = match error {
+            TypeError::Mismatch { .. } => whole,
+            _ => op,
+        };
+        self.unsupported(at, &error.to_string())
     }
 
     /// The node for `value`, typed `expected` if it was still an untyped literal.

@@ -7,7 +7,8 @@ use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Type};
 
 use rc_core::body::{BinaryOp, CompareOp, Node, UnaryOp};
-use rc_core::{ops, Scalar, ScalarType};
+use rc_core::typing::{self, TypeError};
+use rc_core::{ops, Scalar};
 
 use super::literal::{default_type, int_value, is_float_lit, FloatWins, Lit, LitOp};
 use super::rust_type::{is_index_type, strip_type};
@@ -58,35 +59,31 @@ impl Lower<'_> {
             }
             (a, b) => {
                 let (Some(ta), Some(tb)) = (type_of(&a), type_of(&b)) else { return Value::Poison };
-                if ta != tb {
-                    return self.unsupported(at, &format!("mismatched types: {ta} and {tb} (convert one with `as`)"));
-                }
-                let (bop, result) = match kind {
-                    Kind::Arith(BinaryOp::Div, _) if ta.is_integer() => {
-                        if let (Value::Known(x), Value::Known(y)) = (&a, &b) {
-                            return self.fold_int(LitOp::Div, *x, *y, at);
-                        }
-                        return self.unsupported(
-                            op,
-                            "integer division is not supported: the CPU panics on a zero divisor and the GPU cannot do the same",
-                        );
+                let both_known = matches!((&a, &b), (Value::Known(_), Value::Known(_)));
+                let bop = match kind {
+                    // Integer `/` and `%` exist only between constants, folded here as rustc folds them.
+                    Kind::Arith(BinaryOp::Div, _) if both_known && ta == tb && ta.is_integer() => {
+                        let (Value::Known(x), Value::Known(y)) = (a, b) else { return Value::Poison };
+                        return self.fold_int(LitOp::Div, x, y, at);
                     }
-                    Kind::Rem => {
-                        if let (Value::Known(x), Value::Known(y)) = (&a, &b) {
-                            if ta.is_integer() {
-                                return self.fold_int(LitOp::Rem, *x, *y, at);
-                            }
-                        }
-                        return self.unsupported(op, "`%` is supported only between constant integers");
+                    Kind::Rem if both_known && ta == tb && ta.is_integer() => {
+                        let (Value::Known(x), Value::Known(y)) = (a, b) else { return Value::Poison };
+                        return self.fold_int(LitOp::Rem, x, y, at);
                     }
-                    Kind::Arith(bop, _) if ta == ScalarType::Bool => {
-                        let _ = bop;
-                        return self.unsupported(at, "arithmetic on bool is not supported");
+                    Kind::Rem if ta != tb => {
+                        return self.type_error(TypeError::Mismatch { op: "%", left: ta, right: tb }, op, at);
                     }
-                    Kind::Arith(bop, _) => (Op::Binary(bop), ta),
-                    Kind::Logic(bop) if ta == ScalarType::Bool => (Op::Binary(bop), ta),
-                    Kind::Logic(_) => return self.unsupported(at, &format!("`&&` and `||` take bools, got {ta}")),
-                    Kind::Compare(cop) => (Op::Compare(cop), ScalarType::Bool),
+                    Kind::Rem => return self.unsupported(op, "`%` is supported only between constant integers"),
+                    Kind::Arith(bop, _) | Kind::Logic(bop) => Op::Binary(bop),
+                    Kind::Compare(cop) => Op::Compare(cop),
+                };
+                let rule = match bop {
+                    Op::Binary(o) => typing::binary(o, ta, tb),
+                    Op::Compare(o) => typing::compare(o, ta, tb),
+                };
+                let result = match rule {
+                    Ok(result) => result,
+                    Err(e) => return self.type_error(e, op, at),
                 };
                 match (a, b) {
                     (Value::Known(x), Value::Known(y)) => Value::Known(Scalar::new(
@@ -126,13 +123,13 @@ impl Lower<'_> {
                 let v = self.typed(&lit, default_type(&lit), at);
                 self.unary(op, v, at)
             }
-            Value::Known(s) => match unary_ok(op, s.ty) {
-                Ok(()) => Value::Known(Scalar::new(s.ty, ops::unary(op, s.ty, s.bits))),
-                Err(m) => self.unsupported(at, &m),
+            Value::Known(s) => match typing::unary(op, s.ty) {
+                Ok(ty) => Value::Known(Scalar::new(ty, ops::unary(op, s.ty, s.bits))),
+                Err(e) => self.type_error(e, at, at),
             },
-            Value::Node(id, ty) => match unary_ok(op, ty) {
-                Ok(()) => Value::Node(self.push(Node::Unary(op, id), ty), ty),
-                Err(m) => self.unsupported(at, &m),
+            Value::Node(id, ty) => match typing::unary(op, ty) {
+                Ok(ty) => Value::Node(self.push(Node::Unary(op, id), ty), ty),
+                Err(e) => self.type_error(e, at, at),
             },
         }
     }
@@ -163,13 +160,15 @@ impl Lower<'_> {
                 let v = self.typed_as(&lit, ty_of_lit, at);
                 self.cast(v, ty, at)
             }
-            Value::Known(s) if s.ty == ScalarType::Bool && to.is_float() => {
-                self.unsupported(at, "a bool can be cast only to an integer")
-            }
-            Value::Known(s) => Value::Known(Scalar::new(to, ops::cast(s.ty, to, s.bits))),
+            Value::Known(s) => match typing::cast(s.ty, to) {
+                Ok(to) => Value::Known(Scalar::new(to, ops::cast(s.ty, to, s.bits))),
+                Err(e) => self.type_error(e, at, at),
+            },
             Value::Node(id, from) if from == to => Value::Node(id, from),
-            Value::Node(_, ScalarType::Bool) if to.is_float() => self.unsupported(at, "a bool can be cast only to an integer"),
-            Value::Node(id, _) => Value::Node(self.push(Node::Cast(to, id), to), to),
+            Value::Node(id, from) => match typing::cast(from, to) {
+                Ok(to) => Value::Node(self.push(Node::Cast(to, id), to), to),
+                Err(e) => self.type_error(e, at, at),
+            },
         }
     }
 }
@@ -195,17 +194,4 @@ pub(super) fn compound(op: &BinOp) -> Option<BinOp> {
         BinOp::RemAssign(t) => BinOp::Rem(syn::Token![%](t.span())),
         _ => return None,
     })
-}
-
-pub(super) fn unary_ok(op: UnaryOp, ty: ScalarType) -> Result<(), String> {
-    use ScalarType::*;
-    match (op, ty) {
-        (UnaryOp::Neg | UnaryOp::Abs, F32 | F64 | I32) => Ok(()),
-        (UnaryOp::Neg, t) => Err(format!("cannot negate a value of type {t}")),
-        (UnaryOp::Abs, t) => Err(format!("`abs` is not defined on {t}")),
-        (UnaryOp::Sqrt, F32 | F64) => Ok(()),
-        (UnaryOp::Sqrt, t) => Err(format!("`sqrt` is not defined on {t}")),
-        (UnaryOp::Not, Bool | I32 | U32) => Ok(()),
-        (UnaryOp::Not, t) => Err(format!("`!` is not defined on {t}")),
-    }
 }
