@@ -7,8 +7,8 @@ use thiserror::Error;
 use crate::distribution::Layout;
 use crate::pattern::{Boundary, Pattern};
 use crate::program::{RegisterEstimate, MAX_REGISTERS_PER_THREAD};
-use crate::strategy::Strategy;
 use crate::scalar::ScalarType;
+use crate::strategy::Strategy;
 use crate::typing::TypeError;
 
 /// What an argument was given: an integer, or source text that is not one (shown as written).

@@ -81,7 +81,7 @@ impl Lower<'_> {
             Value::Untyped(l) => default_type(l),
             _ => ScalarType::F64,
         });
-        let (Some(a), Some(b)) = (self.to_node(t, Some(ty), at), self.to_node(f, Some(ty), at)) else {
+        let (Some(a), Some(b)) = (self.node_for(t, Some(ty), at), self.node_for(f, Some(ty), at)) else {
             return Value::Poison;
         };
         let types = (self.types[cond as usize], self.types[a as usize], self.types[b as usize]);

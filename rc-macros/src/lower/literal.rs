@@ -96,14 +96,14 @@ impl Lower<'_> {
             Lit::Var(_, inner) => self.typed_as(inner, ty, at),
             Lit::Select(cond, a, b) => {
                 let (a, b) = (self.typed_as(a, ty, at), self.typed_as(b, ty, at));
-                let (Some(x), Some(y)) = (self.to_node(a, Some(ty), at), self.to_node(b, Some(ty), at)) else {
+                let (Some(x), Some(y)) = (self.node_for(a, Some(ty), at), self.node_for(b, Some(ty), at)) else {
                     return Value::Poison;
                 };
                 Value::Node(self.push(Node::Select { cond: *cond, then: x, otherwise: y }, ty), ty)
             }
             Lit::Neg(inner) if has_select(inner) => {
                 let v = self.typed_as(inner, ty, at);
-                match (typing::unary(UnaryOp::Neg, ty), self.to_node(v, Some(ty), at)) {
+                match (typing::unary(UnaryOp::Neg, ty), self.node_for(v, Some(ty), at)) {
                     (Ok(ty), Some(id)) => Value::Node(self.push(Node::Unary(UnaryOp::Neg, id), ty), ty),
                     (Err(e), _) => self.type_error(e, at, at),
                     _ => Value::Poison,
@@ -121,7 +121,7 @@ impl Lower<'_> {
                     }
                 };
                 let (x, y) = (self.typed_as(a, ty, at), self.typed_as(b, ty, at));
-                let (Some(x), Some(y)) = (self.to_node(x, Some(ty), at), self.to_node(y, Some(ty), at)) else {
+                let (Some(x), Some(y)) = (self.node_for(x, Some(ty), at), self.node_for(y, Some(ty), at)) else {
                     return Value::Poison;
                 };
                 Value::Node(self.push(Node::Binary(bop, x, y), ty), ty)

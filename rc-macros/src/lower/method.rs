@@ -110,7 +110,7 @@ impl Lower<'_> {
         }
         let mut ids = Vec::with_capacity(3);
         for v in operands {
-            match self.to_node(v, Some(ty), at) {
+            match self.node_for(v, Some(ty), at) {
                 Some(id) => ids.push(id),
                 None => return Value::Poison,
             }

@@ -119,7 +119,7 @@ fn run<'a>(
         Some(stmt) => stmt,
         None => block,
     };
-    let result = lower.to_node(value, Some(sig.element), tail);
+    let result = lower.node_for(value, Some(sig.element), tail);
     (result, lower)
 }
 
@@ -151,14 +151,14 @@ impl Lower<'_> {
     }
 
     /// The node for `value`, typed `expected` if it was still an untyped literal.
-    fn to_node(&mut self, value: Value, expected: Option<ScalarType>, at: &dyn ToTokens) -> Option<NodeId> {
+    fn node_for(&mut self, value: Value, expected: Option<ScalarType>, at: &dyn ToTokens) -> Option<NodeId> {
         match value {
             Value::Node(id, _) => Some(id),
             Value::Known(s) => Some(self.push(Node::Const(s), s.ty)),
             Value::Untyped(lit) => {
                 let ty = expected.unwrap_or_else(|| default_type(&lit));
                 let v = self.typed(&lit, ty, at);
-                self.to_node(v, Some(ty), at)
+                self.node_for(v, Some(ty), at)
             }
             Value::Unit => {
                 self.cx.error(at, "expected a value, found `()`");

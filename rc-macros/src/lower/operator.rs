@@ -94,7 +94,7 @@ impl Lower<'_> {
                         },
                     )),
                     (a, b) => {
-                        let (Some(x), Some(y)) = (self.to_node(a, Some(ta), at), self.to_node(b, Some(ta), at)) else {
+                        let (Some(x), Some(y)) = (self.node_for(a, Some(ta), at), self.node_for(b, Some(ta), at)) else {
                             return Value::Poison;
                         };
                         let node = match bop {
