@@ -208,13 +208,13 @@ fn launch_bounds_are_in_the_ptx() {
 
 #[test]
 fn launch_bounds_are_validated() {
-    use rc::core::PatternError;
+    use rc::core::{Given, PatternError};
     use rc::{Boundary, Pattern};
     let p = Pattern::new(1, 32, 1, Boundary::Valid).expect("valid");
-    assert_eq!(p.with_launch_bounds(100, None), Err(PatternError::ThreadsPerBlock { got: 100 }));
-    assert_eq!(p.with_launch_bounds(2048, None), Err(PatternError::ThreadsPerBlock { got: 2048 }));
-    assert_eq!(p.with_launch_bounds(256, Some(0)), Err(PatternError::MinBlocksPerSm { got: 0 }));
-    assert_eq!(p.with_launch_bounds(256, Some(33)), Err(PatternError::MinBlocksPerSm { got: 33 }));
+    assert_eq!(p.with_launch_bounds(100, None), Err(PatternError::ThreadsPerBlock { got: Given::Integer(100) }));
+    assert_eq!(p.with_launch_bounds(2048, None), Err(PatternError::ThreadsPerBlock { got: Given::Integer(2048) }));
+    assert_eq!(p.with_launch_bounds(256, Some(0)), Err(PatternError::MinBlocksPerSm { got: Given::Integer(0) }));
+    assert_eq!(p.with_launch_bounds(256, Some(33)), Err(PatternError::MinBlocksPerSm { got: Given::Integer(33) }));
     assert_eq!(p.with_launch_bounds(256, None), Ok(p));
     assert_eq!(p.with_launch_bounds(1024, Some(2)).map(|b| (b.threads_per_block(), b.min_blocks_per_sm())), Ok((1024, Some(2))));
 }

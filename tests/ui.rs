@@ -1,5 +1,16 @@
-//! Compile-fail tests: each file under `tests/ui/` is one mistake in a `#[stencil]` function,
-//! and the `.stderr` beside it is the error the macro must report on the offending tokens.
+//! Compile-fail tests, filed by kind of mistake as serde_derive files its own: each file under
+//! `tests/ui/<kind>/` is one mistake in a `#[stencil]` function, and the `.stderr` beside it is the
+//! error the macro must report on the offending tokens. The kinds:
+//! - `args/`: the attribute's syntax: malformed, unknown, duplicate or missing arguments, unknown names;
+//! - `pattern/`: a value outside what the pattern accepts (radius, warp, outputs_per_thread, launch bounds);
+//! - `distribution/`: a distribution the pattern or the strategy cannot have;
+//! - `resources/`: a kernel that compiles but does not fit a GPU thread or block (registers, shared memory);
+//! - `signature/`: not a function of a window, or parameters and results of unsupported types;
+//! - `body/`: constructs outside the stencil language;
+//! - `taps/`: window taps that are not constants or lie outside the radius;
+//! - `types/`: operations on types their rule (`rc_core::typing`) does not take;
+//! - `several/`: several mistakes at once, each reported.
+//!
 //! Regenerate with `TRYBUILD=overwrite cargo test --test ui`, then read every `.stderr`.
 
 #[test]

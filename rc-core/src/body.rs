@@ -7,6 +7,7 @@ use std::fmt;
 use crate::error::BodyError;
 use crate::ops;
 use crate::scalar::{Scalar, ScalarType};
+use crate::typing;
 
 /// Index of a node in [`Body::nodes`]; operands always come before their users.
 pub type NodeId = u32;
@@ -233,72 +234,27 @@ fn type_of(
     radius: u32,
     types: &[ScalarType],
 ) -> Result<ScalarType, BodyError> {
-    use ScalarType::*;
     let t = |id: NodeId| types[id as usize];
-    let expect = |op: &'static str, expected: &str, got: ScalarType, ok: bool| {
-        if ok {
-            Ok(got)
-        } else {
-            Err(BodyError::Type { node: i, op, expected: expected.to_string(), got })
-        }
-    };
-    let same = |op: &'static str, a: NodeId, b: NodeId| {
-        let (ta, tb) = (t(a), t(b));
-        expect(op, &format!("both operands of type {ta}"), tb, ta == tb)
-    };
-    match *node {
+    let rule = match *node {
         Node::Tap(d) => {
-            if d.unsigned_abs() > radius {
+            return if d.unsigned_abs() > radius {
                 Err(BodyError::TapOutsideRadius { node: i, offset: d, radius })
             } else {
                 Ok(element)
-            }
+            };
         }
-        Node::Param(index) => params
-            .get(index as usize)
-            .copied()
-            .ok_or(BodyError::NoSuchParam { node: i, index, count: params.len() }),
-        Node::Const(c) => Ok(c.ty),
-        Node::Unary(op, a) => {
-            let ta = t(a);
-            match op {
-                UnaryOp::Neg | UnaryOp::Abs => {
-                    expect(unary_name(op), "f32, f64 or i32", ta, matches!(ta, F32 | F64 | I32))
-                }
-                UnaryOp::Sqrt => expect("sqrt", "f32 or f64", ta, ta.is_float()),
-                UnaryOp::Not => expect("!", "bool, i32 or u32", ta, matches!(ta, Bool | I32 | U32)),
-            }
+        Node::Param(index) => {
+            return params.get(index as usize).copied().ok_or(BodyError::NoSuchParam { node: i, index, count: params.len() })
         }
-        Node::Binary(op, a, b) => {
-            let ta = same(binary_name(op), a, b)?;
-            match op {
-                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Min | BinaryOp::Max => {
-                    expect(binary_name(op), "a number", ta, ta != Bool)
-                }
-                BinaryOp::Div => expect("/", "f32 or f64 (integer division is not supported)", ta, ta.is_float()),
-                BinaryOp::And | BinaryOp::Or => expect(binary_name(op), "bool", ta, ta == Bool),
-            }
-        }
-        Node::Compare(op, a, b) => {
-            let ta = same(compare_name(op), a, b)?;
-            let ordered = !matches!(op, CompareOp::Eq | CompareOp::Ne);
-            expect(compare_name(op), "numbers", ta, !(ordered && ta == Bool)).map(|_| Bool)
-        }
-        Node::Select { cond, then, otherwise } => {
-            expect("if", "a bool condition", t(cond), t(cond) == Bool)?;
-            same("if/else", then, otherwise)
-        }
-        Node::Cast(to, a) => {
-            let ta = t(a);
-            let ok = to != Bool && (ta != Bool || to.is_integer());
-            expect("as", "a number (or a bool cast to an integer)", ta, ok).map(|_| to)
-        }
-        Node::MulAdd(a, b, c) => {
-            same("mul_add", a, b)?;
-            let ta = same("mul_add", a, c)?;
-            expect("mul_add", "f32 or f64", ta, ta.is_float())
-        }
-    }
+        Node::Const(c) => return Ok(c.ty),
+        Node::Unary(op, a) => typing::unary(op, t(a)),
+        Node::Binary(op, a, b) => typing::binary(op, t(a), t(b)),
+        Node::Compare(op, a, b) => typing::compare(op, t(a), t(b)),
+        Node::Select { cond, then, otherwise } => typing::select(t(cond), t(then), t(otherwise)),
+        Node::Cast(to, a) => typing::cast(t(a), to),
+        Node::MulAdd(a, b, c) => typing::mul_add(t(a), t(b), t(c)),
+    };
+    rule.map_err(|error| BodyError::Type { node: i, error })
 }
 
 pub(crate) fn unary_name(op: UnaryOp) -> &'static str {

@@ -1,23 +1,72 @@
 //! Errors, each saying what was expected and what was got.
 
+use std::fmt;
+
 use thiserror::Error;
 
-use crate::pattern::Boundary;
+use crate::distribution::Layout;
+use crate::pattern::{Boundary, Pattern};
+use crate::registers::{RegisterEstimate, MAX_REGISTERS_PER_THREAD};
 use crate::scalar::ScalarType;
+use crate::strategy::Strategy;
+use crate::typing::TypeError;
 
-/// An invalid `#[stencil(...)]` pattern.
+/// What an argument was given: an integer, or source text that is not one (shown as written).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Given {
+    Integer(i64),
+    Text(String),
+}
+
+impl From<u32> for Given {
+    fn from(v: u32) -> Given {
+        Given::Integer(v as i64)
+    }
+}
+
+impl fmt::Display for Given {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Given::Integer(v) => write!(f, "{v}"),
+            Given::Text(t) => write!(f, "`{t}`"),
+        }
+    }
+}
+
+/// An invalid `#[stencil(...)]` pattern: one variant per argument, checked by [`crate::validate`].
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum PatternError {
-    #[error("radius must be an integer from 1 to 4096, got {got}")]
-    Radius { got: i64 },
+    #[error("radius must be an integer from 1 to {}, got {got}", Pattern::MAX_RADIUS)]
+    Radius { got: Given },
     #[error("warp must be a power of two from 2 to 32 (the shuffle segment width), got {got}")]
-    Warp { got: i64 },
-    #[error("outputs_per_thread must be an integer from 1 to 64, got {got}")]
-    OutputsPerThread { got: i64 },
-    #[error("max_threads_per_block must be a multiple of 32 from 32 to 1024, got {got}")]
-    ThreadsPerBlock { got: i64 },
-    #[error("min_blocks_per_sm must be an integer from 1 to 32, got {got}")]
-    MinBlocksPerSm { got: i64 },
+    Warp { got: Given },
+    #[error("outputs_per_thread must be an integer from 1 to {}, got {got}", Pattern::MAX_OUTPUTS_PER_THREAD)]
+    OutputsPerThread { got: Given },
+    #[error("max_threads_per_block must be a multiple of 32 (whole warps) from 32 to {}, got {got}", Pattern::MAX_THREADS_PER_BLOCK)]
+    ThreadsPerBlock { got: Given },
+    #[error("min_blocks_per_sm must be an integer from 1 to {}, got {got}", Pattern::MAX_MIN_BLOCKS_PER_SM)]
+    MinBlocksPerSm { got: Given },
+}
+
+/// A distribution the pattern or the strategy cannot have, checked by [`crate::validate`].
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum DistributionError {
+    #[error("{kind}(V) needs V a power of two from 1 to 32 (whole 16-byte vectors), got {got}")]
+    VectorSize { kind: &'static str, got: Given },
+    #[error("{}", whole_rows(*.layout, *.outputs_per_thread))]
+    WholeRows { layout: Layout, outputs_per_thread: Option<u32> },
+    #[error("`distribution` chooses where the register cache keeps elements; strategy `{strategy}` has no register cache")]
+    NoRegisterCache { strategy: Strategy },
+}
+
+/// `outputs_per_thread: None` is an attribute that leaves it at its default, 1.
+fn whole_rows(layout: Layout, outputs_per_thread: Option<u32>) -> String {
+    let v = crate::validate::row_length(layout);
+    let rows = format!("{layout} gives each lane whole rows of {v} consecutive outputs");
+    match outputs_per_thread {
+        Some(p) => format!("{rows}, so outputs_per_thread must be a multiple of {v}, got {p}"),
+        None => format!("{rows}: set outputs_per_thread to a multiple of {v}"),
+    }
 }
 
 /// Input and output lengths that do not fit the pattern.
@@ -37,8 +86,8 @@ pub enum LengthError {
 pub enum BodyError {
     #[error("node {node} uses node {operand}, which is not defined before it")]
     ForwardReference { node: usize, operand: usize },
-    #[error("node {node}: {op} expects {expected}, got {got}")]
-    Type { node: usize, op: &'static str, expected: String, got: ScalarType },
+    #[error("node {node}: {error}")]
+    Type { node: usize, error: TypeError },
     #[error("node {node}: tap {offset} is outside the radius {radius}")]
     TapOutsideRadius { node: usize, offset: i32, radius: u32 },
     #[error("node {node}: parameter {index} does not exist (the stencil has {count})")]
@@ -47,8 +96,6 @@ pub enum BodyError {
     ResultType { expected: ScalarType, got: ScalarType },
     #[error("the body has no nodes")]
     Empty,
-    #[error("{op} is not supported on {ty}")]
-    Unsupported { op: &'static str, ty: ScalarType },
 }
 
 /// A schedule the compiler refused to produce.
@@ -58,8 +105,15 @@ pub enum ScheduleError {
     Conflict { output: u32, tap: i32, owner: u32, first: u32, second: u32 },
     #[error("the fetch for output {output} tap {tap} reads lanes that are not a rotation of the warp; the PTX back end prints rotations only")]
     NotARotation { output: u32, tap: i32 },
-    #[error("distribution granule({granule}) gives each lane whole rows of {granule} consecutive outputs, so outputs_per_thread must be a multiple of {granule}, got {outputs_per_thread}")]
+    #[error("distribution {}", whole_rows(Layout::Granule(*.granule), Some(*.outputs_per_thread)))]
     Granule { granule: u32, outputs_per_thread: u32 },
+    #[error(
+        "radius {} with outputs_per_thread {} keeps an estimated {estimate}; the cache and the addressing alone \
+         ({} + {} = {}) are more than the {} registers a thread can have; lower the radius or outputs_per_thread",
+        .pattern.radius(), .pattern.outputs_per_thread(), .estimate.cache, .estimate.addressing, .estimate.floor(),
+        MAX_REGISTERS_PER_THREAD
+    )]
+    RegistersExceeded { pattern: Pattern, estimate: RegisterEstimate },
     #[error("distribution {layout} stages {bytes} bytes of input per block in shared memory, more than the {limit} a kernel may declare; use a smaller V, fewer outputs_per_thread or a smaller max_threads_per_block")]
     StageTooLarge { layout: String, bytes: u32, limit: u32 },
     #[error("distribution = auto found no distribution that compiles for this stencil within the register and shared-memory limits")]

@@ -28,12 +28,14 @@ pub mod schedule;
 pub mod stencil;
 pub mod strategy;
 pub mod testdata;
+pub mod typing;
+pub mod validate;
 pub mod window;
 pub mod zero_start;
 
 pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
 pub use distribution::{Distribution, Granule, LaneWindow, Layout, RoundRobin, StagedWindow};
-pub use error::{BodyError, EmulationError, Error, LengthError, PatternError, ScheduleError};
+pub use error::{BodyError, DistributionError, EmulationError, Error, Given, LengthError, PatternError, ScheduleError};
 pub use explain::Explanation;
 pub use pattern::{Boundary, LaunchShape, Pattern};
 pub use program::{Instr, WarpProgram};

@@ -5,6 +5,7 @@ use std::fmt;
 
 use crate::error::{LengthError, PatternError};
 use crate::scalar::Element;
+use crate::validate;
 
 /// What a tap that falls outside the input reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -99,15 +100,9 @@ impl Pattern {
         outputs_per_thread: u32,
         boundary: Boundary,
     ) -> Result<Pattern, PatternError> {
-        if radius == 0 || radius > Pattern::MAX_RADIUS {
-            return Err(PatternError::Radius { got: radius as i64 });
-        }
-        if !(2..=32).contains(&warp) || !warp.is_power_of_two() {
-            return Err(PatternError::Warp { got: warp as i64 });
-        }
-        if outputs_per_thread == 0 || outputs_per_thread > Pattern::MAX_OUTPUTS_PER_THREAD {
-            return Err(PatternError::OutputsPerThread { got: outputs_per_thread as i64 });
-        }
+        let radius = validate::radius(radius.into())?;
+        let warp = validate::warp(warp.into())?;
+        let outputs_per_thread = validate::outputs_per_thread(outputs_per_thread.into())?;
         Ok(Pattern::new_unchecked(radius, warp, outputs_per_thread, boundary))
     }
 
@@ -129,14 +124,8 @@ impl Pattern {
     /// `min_blocks_per_sm` blocks resident per multiprocessor (1 to 32; printed as
     /// `.minnctapersm`, which makes ptxas cap registers per thread to fit them).
     pub fn with_launch_bounds(self, threads_per_block: u32, min_blocks_per_sm: Option<u32>) -> Result<Pattern, PatternError> {
-        if !(32..=Pattern::MAX_THREADS_PER_BLOCK).contains(&threads_per_block) || threads_per_block % 32 != 0 {
-            return Err(PatternError::ThreadsPerBlock { got: threads_per_block as i64 });
-        }
-        if let Some(m) = min_blocks_per_sm {
-            if !(1..=Pattern::MAX_MIN_BLOCKS_PER_SM).contains(&m) {
-                return Err(PatternError::MinBlocksPerSm { got: m as i64 });
-            }
-        }
+        let threads_per_block = validate::threads_per_block(threads_per_block.into())?;
+        let min_blocks_per_sm = min_blocks_per_sm.map(|m| validate::min_blocks_per_sm(m.into())).transpose()?;
         Ok(self.with_launch_bounds_unchecked(threads_per_block, min_blocks_per_sm))
     }
 

@@ -3,9 +3,9 @@
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
-use syn::{Expr, Lit, Meta, Token, UnOp};
+use syn::{Expr, Lit, Meta, Token};
 
-use rc_core::{Boundary, Layout, Pattern, Strategy};
+use rc_core::{validate, Boundary, Given, Layout, Pattern, Strategy};
 
 use crate::ctxt::Ctxt;
 
@@ -32,6 +32,8 @@ pub struct Args {
     /// the compiled pattern (its register estimate).
     pub radius_span: Option<Span>,
     pub outputs_span: Option<Span>,
+    /// The layout `distribution = ...` names, for errors about what it needs (its stage).
+    pub distribution_tokens: Option<TokenStream>,
     /// The cost model chooses: `distribution = auto`, or no `distribution` with the register
     /// cache (the default). The layout (and, unless `outputs_per_thread` was given, the
     /// outputs per thread) are the cost model's choice, made once the body is known.
@@ -55,6 +57,7 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
                 layout: Layout::default(),
                 radius_span: None,
                 outputs_span: None,
+                distribution_tokens: None,
                 auto: Auto::No,
                 outputs_fixed: false,
             };
@@ -90,53 +93,30 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
             "radius" => {
                 radius_seen = true;
                 radius_span = Some(syn::spanned::Spanned::span(&nv.value));
-                radius = integer(&nv.value, "radius", 1, Pattern::MAX_RADIUS as i64, cx);
+                radius = checked(validate::radius(given(&nv.value)), &nv.value, cx);
             }
-            "warp" => {
-                warp = integer(&nv.value, "warp", 2, 32, cx).and_then(|w| {
-                    if w.is_power_of_two() {
-                        Some(w)
-                    } else {
-                        cx.error(&nv.value, format!("warp must be a power of two from 2 to 32 (the shuffle segment width), got {w}"));
-                        None
-                    }
-                });
-            }
+            "warp" => warp = checked(validate::warp(given(&nv.value)), &nv.value, cx),
             "outputs_per_thread" => {
                 outputs_span = Some(syn::spanned::Spanned::span(&nv.value));
-                outputs = integer(&nv.value, "outputs_per_thread", 1, Pattern::MAX_OUTPUTS_PER_THREAD as i64, cx)
+                outputs = checked(validate::outputs_per_thread(given(&nv.value)), &nv.value, cx);
             }
             "boundary" => boundary = boundary_value(&nv.value, cx),
-            "max_threads_per_block" => {
-                threads = integer(&nv.value, "max_threads_per_block", 32, Pattern::MAX_THREADS_PER_BLOCK as i64, cx).and_then(|t| {
-                    if t % 32 == 0 {
-                        Some(t)
-                    } else {
-                        cx.error(&nv.value, format!("max_threads_per_block must be a multiple of 32 (whole warps) from 32 to 1024, got {t}"));
-                        None
-                    }
-                });
-            }
-            "min_blocks_per_sm" => {
-                min_blocks = integer(&nv.value, "min_blocks_per_sm", 1, Pattern::MAX_MIN_BLOCKS_PER_SM as i64, cx)
-            }
+            "max_threads_per_block" => threads = checked(validate::threads_per_block(given(&nv.value)), &nv.value, cx),
+            "min_blocks_per_sm" => min_blocks = checked(validate::min_blocks_per_sm(given(&nv.value)), &nv.value, cx),
             "strategy" => strategy = strategy_value(&nv.value, cx).unwrap_or_default(),
             "distribution" if matches!(strip_group(&nv.value), Expr::Path(p) if p.path.is_ident("auto")) => auto = Some(&nv.value),
             "distribution" => layout = layout_value(&nv.value, cx).map(|l| (l, &nv.value)),
             other => cx.error(&nv.path, format!("unknown argument `{other}`{}; expected one of {KNOWN}", suggestion(other))),
         }
     }
-    if let (Some(value), true) = (auto.or(layout.map(|(_, value)| value)), strategy != Strategy::RegisterCache) {
-        cx.error(value, format!("`distribution` chooses where the register cache keeps elements; strategy `{strategy}` has no register cache"));
+    if let Some(value) = auto.or(layout.map(|(_, value)| value)) {
+        checked(validate::distribution_for(strategy), value, cx);
     }
-    if let Some((Layout::Granule(v) | Layout::Window(v) | Layout::Staged(v), value)) = layout {
-        let name = layout.map_or(String::new(), |(l, _)| l.to_string());
-        match outputs {
-            Some(p) if p % v != 0 => cx.error(value, format!("{name} gives each lane whole rows of {v} consecutive outputs, so outputs_per_thread must be a multiple of {v}, got {p}")),
-            None if v != 1 => cx.error(value, format!("{name} gives each lane whole rows of {v} consecutive outputs: set outputs_per_thread to a multiple of {v}")),
-            _ => {}
-        }
+    // Rows are checked against an outputs_per_thread that was valid, or left at its default.
+    if let (Some((l, value)), true) = (layout, outputs.is_some() || outputs_span.is_none()) {
+        checked(validate::whole_rows(l, outputs), value, cx);
     }
+    let distribution_tokens = layout.map(|(_, value)| quote::quote!(#value));
     let layout_given = layout.is_some();
     let layout = layout.map_or(Layout::default(), |(l, _)| l);
     if !radius_seen && !seen.iter().any(|name| suggestion(name).contains("radius")) {
@@ -148,7 +128,7 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
         _ => Auto::No,
     };
     let outputs_fixed = outputs.is_some();
-    let args = |pattern| Args { radius, pattern, strategy, layout, radius_span, outputs_span, auto, outputs_fixed };
+    let args = |pattern| Args { radius, pattern, strategy, layout, radius_span, outputs_span, distribution_tokens, auto, outputs_fixed };
     if cx.has_errors() {
         return args(None);
     }
@@ -192,57 +172,43 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// An integer literal (optionally negated, to say precisely what was wrong) within `min..=max`.
-fn integer(value: &Expr, name: &str, min: i64, max: i64, cx: &mut Ctxt) -> Option<u32> {
-    let what = |got: String| format!("{name} must be an integer from {min} to {max}, got {got}");
+/// What an argument's tokens say, for rc-core to check: an integer literal (negative ones
+/// included), or the tokens as written.
+fn given(value: &Expr) -> Given {
     match strip_group(value) {
-        Expr::Lit(lit) => match &lit.lit {
-            Lit::Int(int) => match int.base10_parse::<i64>() {
-                Ok(v) if (min..=max).contains(&v) => Some(v as u32),
-                Ok(v) => {
-                    cx.error(value, what(v.to_string()));
-                    None
-                }
-                Err(_) => {
-                    cx.error(value, what(int.to_string()));
-                    None
-                }
-            },
-            other => {
-                cx.error(value, what(format!("`{}`", quote::quote!(#other))));
-                None
-            }
-        },
-        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => {
-            cx.error(value, what(format!("`{}`", quote::quote!(#u))));
-            None
+        Expr::Lit(syn::ExprLit { lit: Lit::Int(int), .. }) => {
+            int.base10_parse::<i64>().map_or_else(|_| Given::Text(int.to_string()), Given::Integer)
         }
-        other => {
-            cx.error(value, what(format!("`{}`", quote::quote!(#other))));
-            None
-        }
+        other => Given::Text(quote::quote!(#other).to_string()),
     }
 }
 
-/// One of a fixed set of names (`boundary = zero`, `strategy = naive`), read by `from_name`.
-fn named<T>(value: &Expr, expected: &str, from_name: impl Fn(&str) -> Option<T>, cx: &mut Ctxt) -> Option<T> {
-    let found = match strip_group(value) {
-        Expr::Path(p) => p.path.get_ident().and_then(|i| from_name(&i.to_string())),
+/// rc-core's verdict on one argument; a refusal is reported on the argument's tokens.
+fn checked<T, E: std::fmt::Display>(verdict: Result<T, E>, tokens: &Expr, cx: &mut Ctxt) -> Option<T> {
+    verdict.map_err(|e| cx.error(tokens, e)).ok()
+}
+
+/// One of the names rc-core gives a choice (`boundary = zero`, `strategy = naive`).
+fn named<T: Copy>(value: &Expr, argument: &str, all: &[T], name: fn(T) -> &'static str, cx: &mut Ctxt) -> Option<T> {
+    let ident = match strip_group(value) {
+        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
         _ => None,
     };
+    let found = all.iter().copied().find(|&choice| ident.as_deref() == Some(name(choice)));
     if found.is_none() {
+        let names: Vec<String> = all.iter().map(|&choice| format!("`{}`", name(choice))).collect();
         let got = strip_group(value);
-        cx.error(value, format!("{expected}, got `{}`", quote::quote!(#got)));
+        cx.error(value, format!("{argument} must be one of {}, got `{}`", names.join(", "), quote::quote!(#got)));
     }
     found
 }
 
 fn boundary_value(value: &Expr, cx: &mut Ctxt) -> Option<Boundary> {
-    named(value, "boundary must be one of `valid`, `zero`, `clamp`, `wrap`", Boundary::from_name, cx)
+    named(value, "boundary", &Boundary::ALL, Boundary::name, cx)
 }
 
 fn strategy_value(value: &Expr, cx: &mut Ctxt) -> Option<Strategy> {
-    named(value, "strategy must be one of `register_cache`, `shared_memory`, `naive`", Strategy::from_name, cx)
+    named(value, "strategy", &Strategy::ALL, Strategy::name, cx)
 }
 
 /// `round_robin`, `granule(V)`, `window(V)` or `staged(V)` with V a power of two from 1 to 32 (`auto` is handled by the caller).
@@ -254,14 +220,8 @@ fn layout_value(value: &Expr, cx: &mut Ctxt) -> Option<Layout> {
         }
         _ => None,
     };
-    let sized = |make: fn(u32) -> Layout, what: &str, arg: &Expr, cx: &mut Ctxt| {
-        let v = integer(arg, &format!("the {what} size V"), 1, 32, cx)?;
-        if v.is_power_of_two() {
-            Some(make(v))
-        } else {
-            cx.error(arg, format!("the {what} size must be a power of two (whole 16-byte vectors), got {v}"));
-            None
-        }
+    let sized = |make: fn(u32) -> Layout, kind: &'static str, arg: &Expr, cx: &mut Ctxt| {
+        checked(validate::vector_size(kind, given(arg)), arg, cx).map(make)
     };
     match strip_group(value) {
         Expr::Path(p) if p.path.is_ident("round_robin") => Some(Layout::RoundRobin),
@@ -271,7 +231,7 @@ fn layout_value(value: &Expr, cx: &mut Ctxt) -> Option<Layout> {
             } else if let Some(arg) = call_of("window") {
                 sized(Layout::Window, "window", &arg, cx)
             } else if let Some(arg) = call_of("staged") {
-                sized(Layout::Staged, "staged window", &arg, cx)
+                sized(Layout::Staged, "staged", &arg, cx)
             } else {
                 cx.error(value, format!("{expected}, got `{}`", quote::quote!(#value)));
                 None

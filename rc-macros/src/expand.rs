@@ -5,7 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ItemFn;
 
-use rc_core::{Layout, Strategy, WarpProgram};
+use rc_core::{Layout, ScheduleError, Strategy, WarpProgram};
 
 use crate::ctxt::Ctxt;
 use crate::signature::Signature;
@@ -47,32 +47,25 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let program = match (pattern, &body) {
         (Some(pattern), Some(b)) => match WarpProgram::compile_for(pattern, args.strategy, layout, b) {
-            Ok(p) if p.register_estimate().exceeds_limit() => {
-                let estimate = p.register_estimate();
-                // On `outputs_per_thread` when it was raised from 1, else on `radius`.
-                let span = match (pattern.outputs_per_thread(), args.outputs_span) {
-                    (2.., Some(span)) => span,
-                    _ => args.radius_span.unwrap_or_else(proc_macro2::Span::call_site),
-                };
-                cx.error_at(
-                    span,
-                    format!(
-                        "radius {} with outputs_per_thread {} keeps an estimated {estimate}; the cache and the \
-                         addressing alone ({} + {} = {}) are more than the {} registers a thread can have; lower the \
-                         radius or outputs_per_thread",
-                        pattern.radius(),
-                        pattern.outputs_per_thread(),
-                        estimate.cache,
-                        estimate.addressing,
-                        estimate.floor(),
-                        rc_core::registers::MAX_REGISTERS_PER_THREAD
-                    ),
-                );
-                None
-            }
-            Ok(p) => Some(p),
+            Ok(p) => match rc_core::validate::registers(pattern, p.register_estimate()) {
+                Ok(()) => Some(p),
+                Err(e) => {
+                    // On `outputs_per_thread` when it was raised from 1, else on `radius`.
+                    let span = match (pattern.outputs_per_thread(), args.outputs_span) {
+                        (2.., Some(span)) => span,
+                        _ => args.radius_span.unwrap_or_else(proc_macro2::Span::call_site),
+                    };
+                    cx.error_at(span, e);
+                    None
+                }
+            },
             Err(e) => {
-                cx.error(&f.sig.ident, format!("cannot schedule this stencil: {e}"));
+                let message = format!("cannot schedule this stencil: {e}");
+                match (&e, &args.distribution_tokens) {
+                    // A stage too large for shared memory is the named distribution's doing.
+                    (rc_core::Error::Schedule(ScheduleError::StageTooLarge { .. }), Some(tokens)) => cx.error(tokens, message),
+                    _ => cx.error(&f.sig.ident, message),
+                }
                 None
             }
         },

@@ -25,7 +25,7 @@ mod ctxt;
 #[path = "../src/expand.rs"]
 mod expand;
 #[allow(dead_code)]
-#[path = "../src/lower.rs"]
+#[path = "../src/lower/mod.rs"]
 mod lower;
 #[allow(dead_code)]
 #[path = "../src/signature.rs"]

@@ -5,7 +5,7 @@
     python3 tests/gen/random_stencils.py --check    # exit 1 if the file is not what this writes
 
 Deterministic (fixed seed, Python 3.11 standard library only). Each stencil is ordinary Rust in
-the body language the macro accepts (rc-macros/src/lower.rs); `tests/random.rs` checks that the
+the body language the macro accepts (rc-macros/src/lower/); `tests/random.rs` checks that the
 macro's warp program, emulated on the CPU, equals the function itself on awkward data.
 
 The bodies must be valid Rust *and* must not panic in a debug build of the CPU reference, so:

@@ -1,0 +1,131 @@
+//! Every refusal of what a user declares, checked and phrased here once: the pattern's arguments,
+//! the distribution, and the registers the compiled kernel needs. One function per declared value,
+//! so that a front end (the macro) can check each on its own, report every refusal at once and put
+//! each on the argument that caused it; [`Pattern::new`] runs the pattern's.
+
+use crate::distribution::Layout;
+use crate::error::{DistributionError, Given, PatternError, ScheduleError};
+use crate::pattern::Pattern;
+use crate::registers::RegisterEstimate;
+use crate::strategy::Strategy;
+
+/// `got` as a `u32` within `min..=max` (and `accept`ed), or `refuse(got)`.
+fn integer<E>(got: Given, min: u32, max: u32, accept: fn(u32) -> bool, refuse: impl FnOnce(Given) -> E) -> Result<u32, E> {
+    match got {
+        Given::Integer(v) if (min as i64..=max as i64).contains(&v) && accept(v as u32) => Ok(v as u32),
+        got => Err(refuse(got)),
+    }
+}
+
+fn any(_: u32) -> bool {
+    true
+}
+
+/// The largest tap offset.
+pub fn radius(got: Given) -> Result<u32, PatternError> {
+    integer(got, 1, Pattern::MAX_RADIUS, any, |got| PatternError::Radius { got })
+}
+
+/// The logical warp width: a shuffle segment, so a power of two.
+pub fn warp(got: Given) -> Result<u32, PatternError> {
+    integer(got, 2, 32, u32::is_power_of_two, |got| PatternError::Warp { got })
+}
+
+pub fn outputs_per_thread(got: Given) -> Result<u32, PatternError> {
+    integer(got, 1, Pattern::MAX_OUTPUTS_PER_THREAD, any, |got| PatternError::OutputsPerThread { got })
+}
+
+/// Whole warps, so that every lane of a physical warp takes part in every shuffle.
+pub fn threads_per_block(got: Given) -> Result<u32, PatternError> {
+    integer(got, 32, Pattern::MAX_THREADS_PER_BLOCK, |t| t % 32 == 0, |got| PatternError::ThreadsPerBlock { got })
+}
+
+pub fn min_blocks_per_sm(got: Given) -> Result<u32, PatternError> {
+    integer(got, 1, Pattern::MAX_MIN_BLOCKS_PER_SM, any, |got| PatternError::MinBlocksPerSm { got })
+}
+
+/// The V of `granule(V)`, `window(V)` or `staged(V)` (`kind`): a power of two, so a lane's
+/// elements are whole vectors.
+pub fn vector_size(kind: &'static str, got: Given) -> Result<u32, DistributionError> {
+    integer(got, 1, 32, u32::is_power_of_two, |got| DistributionError::VectorSize { kind, got })
+}
+
+/// Consecutive outputs a lane computes together under `layout` (1 for round-robin).
+pub(crate) fn row_length(layout: Layout) -> u32 {
+    match layout {
+        Layout::RoundRobin => 1,
+        Layout::Granule(v) | Layout::Window(v) | Layout::Staged(v) => v,
+    }
+}
+
+/// A lane computes whole rows of `layout`'s outputs; `None` is the default of 1 output per thread.
+pub fn whole_rows(layout: Layout, outputs_per_thread: Option<u32>) -> Result<(), DistributionError> {
+    let v = row_length(layout);
+    if outputs_per_thread.unwrap_or(Pattern::DEFAULT_OUTPUTS_PER_THREAD) % v == 0 {
+        Ok(())
+    } else {
+        Err(DistributionError::WholeRows { layout, outputs_per_thread })
+    }
+}
+
+/// Only the register cache has a distribution to choose.
+pub fn distribution_for(strategy: Strategy) -> Result<(), DistributionError> {
+    match strategy {
+        Strategy::RegisterCache => Ok(()),
+        strategy => Err(DistributionError::NoRegisterCache { strategy }),
+    }
+}
+
+/// A compiled kernel whose cache and addressing alone exceed a thread's registers cannot run.
+pub fn registers(pattern: Pattern, estimate: RegisterEstimate) -> Result<(), ScheduleError> {
+    if estimate.exceeds_limit() {
+        Err(ScheduleError::RegistersExceeded { pattern, estimate })
+    } else {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_argument_is_refused_outside_its_range_and_the_refusal_says_what_was_given() {
+        assert_eq!(radius(Given::Integer(0)), Err(PatternError::Radius { got: Given::Integer(0) }));
+        assert_eq!(radius(Given::Integer(4096)), Ok(4096));
+        let e = radius(Given::Text("2.5".into())).unwrap_err();
+        assert_eq!(e.to_string(), "radius must be an integer from 1 to 4096, got `2.5`");
+        assert_eq!(outputs_per_thread(Given::Integer(65)).unwrap_err().to_string(), "outputs_per_thread must be an integer from 1 to 64, got 65");
+        assert!(min_blocks_per_sm(Given::Integer(33)).is_err());
+    }
+
+    #[test]
+    fn warps_and_vector_sizes_are_powers_of_two_and_blocks_whole_warps() {
+        assert_eq!(warp(Given::Integer(16)), Ok(16));
+        assert!(warp(Given::Integer(24)).is_err());
+        assert!(warp(Given::Integer(64)).is_err());
+        assert_eq!(vector_size("granule", Given::Integer(8)), Ok(8));
+        assert_eq!(
+            vector_size("staged", Given::Integer(3)).unwrap_err().to_string(),
+            "staged(V) needs V a power of two from 1 to 32 (whole 16-byte vectors), got 3"
+        );
+        assert_eq!(threads_per_block(Given::Integer(96)), Ok(96));
+        assert!(threads_per_block(Given::Integer(100)).is_err());
+    }
+
+    #[test]
+    fn a_lane_computes_whole_rows_and_the_default_of_one_output_fits_only_v_1() {
+        assert_eq!(whole_rows(Layout::Window(4), Some(8)), Ok(()));
+        assert_eq!(whole_rows(Layout::Granule(1), None), Ok(()));
+        let e = whole_rows(Layout::Window(8), Some(12)).unwrap_err();
+        assert_eq!(e.to_string(), "window(8) gives each lane whole rows of 8 consecutive outputs, so outputs_per_thread must be a multiple of 8, got 12");
+        let e = whole_rows(Layout::Staged(4), None).unwrap_err();
+        assert_eq!(e.to_string(), "staged(4) gives each lane whole rows of 4 consecutive outputs: set outputs_per_thread to a multiple of 4");
+    }
+
+    #[test]
+    fn only_the_register_cache_takes_a_distribution() {
+        assert_eq!(distribution_for(Strategy::RegisterCache), Ok(()));
+        assert_eq!(distribution_for(Strategy::Naive), Err(DistributionError::NoRegisterCache { strategy: Strategy::Naive }));
+    }
+}

@@ -1,0 +1,180 @@
+//! Expressions: the dispatch over syn's `Expr`, names, window taps and array indexing, and the
+//! compile-time integers that taps, indices and loop bounds need. Each construct it meets with its
+//! own rules (operators, methods, `if`, `for`, literals) lowers in the file named for it.
+
+use quote::ToTokens;
+use syn::{Expr, Lit as SynLit, UnOp};
+
+use rc_core::body::{Node, UnaryOp};
+use rc_core::ScalarType;
+
+use super::literal::{int_value, Lit};
+use super::method::associated_const;
+use super::operator::compound;
+use super::scope::Binding;
+use super::{Lower, Value};
+use crate::args::strip_group;
+
+impl Lower<'_> {
+    pub(super) fn expr(&mut self, expr: &Expr) -> Value {
+        match expr {
+            Expr::Lit(lit) => self.literal(&lit.lit),
+            Expr::Path(p) => self.path(p),
+            Expr::Paren(p) => self.expr(&p.expr),
+            Expr::Group(g) => self.expr(&g.expr),
+            Expr::Index(ix) => self.index(&ix.expr, &ix.index, expr),
+            Expr::Binary(b) => {
+                if compound(&b.op).is_some() {
+                    self.cx.error(expr, "compound assignment is a statement, not a value");
+                    return Value::Poison;
+                }
+                let (l, r) = (self.expr(&b.left), self.expr(&b.right));
+                self.binary(&b.op, l, r, expr, [&b.left, &b.right])
+            }
+            Expr::Unary(u) => match u.op {
+                UnOp::Neg(_) => {
+                    // `-2147483648i32`: the literal is negated before it is narrowed, as rustc does.
+                    if let Expr::Lit(syn::ExprLit { lit: SynLit::Int(i), .. }) = strip_group(&u.expr) {
+                        if let (Some(ty), Ok(v)) = (ScalarType::from_rust_name(i.suffix()), i.base10_parse::<i128>()) {
+                            if ty.is_integer() {
+                                return self.materialize(&Lit::Int(-v), ty, expr).map_or(Value::Poison, Value::Known);
+                            }
+                        }
+                    }
+                    let v = self.expr(&u.expr);
+                    self.unary(UnaryOp::Neg, v, expr)
+                }
+                UnOp::Not(_) => {
+                    let v = self.expr(&u.expr);
+                    self.unary(UnaryOp::Not, v, expr)
+                }
+                _ => match self.expr(&u.expr) {
+                    Value::Poison => Value::Poison,
+                    _ => self.unsupported(expr, "dereferencing is not supported: a stencil body works on values"),
+                },
+            },
+            Expr::Cast(c) => {
+                let v = self.expr(&c.expr);
+                self.cast(v, &c.ty, expr)
+            }
+            Expr::MethodCall(m) => {
+                let receiver = self.expr(&m.receiver);
+                let args: Vec<Value> = m.args.iter().map(|a| self.expr(a)).collect();
+                self.method(&m.method.to_string(), receiver, args, &m.method, expr)
+            }
+            Expr::Call(call) => self.call(call, expr),
+            Expr::If(e) => self.if_expr(e),
+            Expr::Block(b) => {
+                if b.label.is_some() {
+                    return self.unsupported(expr, "labeled blocks are not supported");
+                }
+                self.block(&b.block)
+            }
+            Expr::Unsafe(_) => self.unsupported(expr, "`unsafe` blocks are not supported in a stencil body"),
+            Expr::ForLoop(f) => self.for_loop(f),
+            Expr::Reference(_) => self.unsupported(expr, "references are not supported: a stencil body works on values"),
+            Expr::Closure(_) => self.unsupported(expr, "closures are not supported in a stencil body"),
+            Expr::While(_) | Expr::Loop(_) => {
+                self.unsupported(expr, "only `for` loops over constant ranges are supported (they are unrolled)")
+            }
+            Expr::Return(_) => self.unsupported(expr, "`return` is not supported: end the body with its result"),
+            Expr::Break(_) | Expr::Continue(_) => {
+                self.unsupported(expr, "`break` and `continue` are not supported: loops are unrolled")
+            }
+            Expr::Macro(_) => self.unsupported(expr, "macros are not supported in a stencil body"),
+            Expr::Array(_) | Expr::Repeat(_) => {
+                self.unsupported(expr, "arrays must be bound to a name first: `let c = [..];` or `const C: [f32; N] = [..];`")
+            }
+            Expr::Assign(_) => self.unsupported(expr, "assignment is a statement, not a value"),
+            Expr::Match(_) => self.unsupported(expr, "`match` is not supported: use `if`/`else`"),
+            _ => self.unsupported(expr, "unsupported expression in a stencil body"),
+        }
+    }
+
+    pub(super) fn path(&mut self, p: &syn::ExprPath) -> Value {
+        if let Some(ident) = p.path.get_ident() {
+            let name = ident.to_string();
+            return match self.lookup(&name) {
+                Some(Binding::Value(v)) => v.clone(),
+                Some(Binding::Window) => {
+                    self.unsupported(p, "the window is read through taps with constant offsets: `w[-1]`, `w[k]`")
+                }
+                Some(Binding::Array(_)) => self.unsupported(p, "index the array with a constant: `C[k]`"),
+                None => self.unsupported(
+                    p,
+                    &format!(
+                        "unknown name `{name}`: a stencil body sees its window, its parameters, its own `let`s \
+                         and `const`s declared inside the body"
+                    ),
+                ),
+            };
+        }
+        match associated_const(&p.path) {
+            Some(s) => Value::Known(s),
+            None => self.unsupported(p, "unsupported path: only `f32::MAX`-style constants and `f32::consts::PI`-style constants are known"),
+        }
+    }
+
+    pub(super) fn index(&mut self, base: &Expr, index: &Expr, whole: &Expr) -> Value {
+        let Expr::Path(p) = strip_group(base) else {
+            return self.unsupported(base, "only the window and named arrays can be indexed");
+        };
+        let Some(name) = p.path.get_ident().map(|i| i.to_string()) else {
+            return self.unsupported(base, "only the window and named arrays can be indexed");
+        };
+        let iv = self.expr(index);
+        match self.lookup(&name).cloned() {
+            Some(Binding::Window) => {
+                let Some(d) = self.const_int_or(&iv, index, "a window tap offset must be a constant (a literal, a `const`, or a `for` loop index)") else {
+                    return Value::Poison;
+                };
+                let r = self.radius as i128;
+                if !(-r..=r).contains(&(d as i128)) {
+                    return self.unsupported(index, &format!("tap offset {d} is outside the radius: taps must lie in -{r}..={r}"));
+                }
+                let id = self.push(Node::Tap(d as i32), self.element);
+                Value::Node(id, self.element)
+            }
+            Some(Binding::Array(values)) => {
+                let Some(i) = self.const_int_or(&iv, index, "an array index must be a constant (a literal, a `const`, or a `for` loop index)") else {
+                    return Value::Poison;
+                };
+                match usize::try_from(i).ok().and_then(|i| values.get(i)) {
+                    Some(v) => v.clone(),
+                    None => self.unsupported(whole, &format!("index {i} is out of bounds for an array of length {}", values.len())),
+                }
+            }
+            Some(Binding::Value(_)) => self.unsupported(base, &format!("`{name}` is not an array")),
+            None => self.unsupported(base, &format!("unknown name `{name}`")),
+        }
+    }
+
+    pub(super) fn const_int_or(&mut self, v: &Value, at: &dyn ToTokens, message: &str) -> Option<i64> {
+        let got = match v {
+            Value::Poison => return None,
+            Value::Node(_, ty) => format!("{} computed at run time", with_article(*ty)),
+            Value::Known(s) => format!("a constant {}", s.ty),
+            Value::Untyped(Lit::Select(..)) => "a value chosen at run time".to_string(),
+            Value::Untyped(_) => "a float literal".to_string(),
+            Value::Unit => "`()`".to_string(),
+        };
+        match int_value(v) {
+            Some(i) => Some(i),
+            None => {
+                self.cx.error(at, format!("{message}; got {got}"));
+                None
+            }
+        }
+    }
+
+    pub(super) fn const_int(&mut self, v: &Value, at: &dyn ToTokens) -> Option<i64> {
+        self.const_int_or(v, at, "expected a constant integer")
+    }
+}
+
+fn with_article(ty: ScalarType) -> String {
+    match ty {
+        ScalarType::I32 | ScalarType::U32 => format!("an {ty}"),
+        _ => format!("a {ty}"),
+    }
+}

@@ -1,0 +1,169 @@
+//! Method calls (`x.abs()`, `a.mul_add(b, c)`, also spelled `f32::max(a, b)`) and associated
+//! constants (`f32::MAX`, `f64::consts::PI`): the standard library a body may use, in one place so
+//! that supporting another method is one edit.
+
+use quote::ToTokens;
+use syn::Expr;
+
+use rc_core::body::{BinaryOp, Node, UnaryOp};
+use rc_core::{ops, typing, Scalar, ScalarType};
+
+use super::literal::default_type;
+use super::scope::Binding;
+use super::{type_of, Lower, Value};
+use crate::args::strip_group;
+
+const SUPPORTED_METHODS: &str = "abs, sqrt, min, max, mul_add";
+
+impl Lower<'_> {
+    pub(super) fn call(&mut self, call: &syn::ExprCall, at: &Expr) -> Value {
+        // `f32::max(a, b)` is `a.max(b)`.
+        if let Expr::Path(p) = strip_group(&call.func) {
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            if let [ty, method] = segs.as_slice() {
+                if let Some(t) = ScalarType::from_rust_name(ty) {
+                    let mut args: Vec<Value> = call.args.iter().map(|a| self.expr(a)).collect();
+                    if args.is_empty() {
+                        return self.unsupported(at, &format!("`{ty}::{method}` needs arguments"));
+                    }
+                    let receiver = match args.remove(0) {
+                        Value::Untyped(lit) => self.typed(&lit, t, at),
+                        v => v,
+                    };
+                    let method_tokens = &p.path.segments[1].ident;
+                    return self.method(method, receiver, args, method_tokens, at);
+                }
+            }
+        }
+        if let Expr::Path(p) = strip_group(&call.func) {
+            let poisoned = p.path.get_ident().and_then(|i| self.lookup(&i.to_string()));
+            if poisoned == Some(&Binding::Value(Value::Poison)) {
+                return Value::Poison;
+            }
+        }
+        self.unsupported(
+            &call.func,
+            &format!("function calls are not supported in a stencil body; the supported operations are {SUPPORTED_METHODS}"),
+        )
+    }
+
+    pub(super) fn method(&mut self, name: &str, receiver: Value, args: Vec<Value>, name_tokens: &dyn ToTokens, at: &Expr) -> Value {
+        let arity = match name {
+            "abs" | "sqrt" => 0,
+            "min" | "max" => 1,
+            "mul_add" => 2,
+            _ => {
+                return self.unsupported(
+                    name_tokens,
+                    &format!("unsupported method `{name}`: a stencil body may call {SUPPORTED_METHODS}"),
+                )
+            }
+        };
+        if args.len() != arity {
+            return self.unsupported(at, &format!("`{name}` takes {arity} argument(s), got {}", args.len()));
+        }
+        if receiver == Value::Poison || args.contains(&Value::Poison) {
+            return Value::Poison;
+        }
+        // The type comes from whichever operand has one; literals follow it.
+        let ty = std::iter::once(&receiver)
+            .chain(&args)
+            .find_map(type_of)
+            .unwrap_or_else(|| match &receiver {
+                Value::Untyped(l) => default_type(l),
+                _ => ScalarType::F64,
+            });
+        let (mut operands, mut types) = (Vec::with_capacity(3), Vec::with_capacity(3));
+        for v in std::iter::once(receiver).chain(args) {
+            let v = match v {
+                Value::Untyped(lit) => self.typed(&lit, ty, at),
+                Value::Unit => return self.unsupported(at, "this operand has no value (it is `()`)"),
+                v => v,
+            };
+            let Some(t) = type_of(&v) else { return Value::Poison };
+            operands.push(v);
+            types.push(t);
+        }
+        let rule = match (name, types.as_slice()) {
+            ("abs", &[a]) => typing::unary(UnaryOp::Abs, a),
+            ("sqrt", &[a]) => typing::unary(UnaryOp::Sqrt, a),
+            ("min", &[a, b]) => typing::binary(BinaryOp::Min, a, b),
+            ("max", &[a, b]) => typing::binary(BinaryOp::Max, a, b),
+            (_, &[a, b, c]) => typing::mul_add(a, b, c),
+            // The arity was checked above.
+            _ => return Value::Poison,
+        };
+        if let Err(e) = rule {
+            return self.type_error(e, name_tokens, at);
+        }
+        // Fold when everything is known.
+        if operands.iter().all(|v| matches!(v, Value::Known(_))) {
+            let bits: Vec<u64> = operands.iter().filter_map(|v| if let Value::Known(s) = v { Some(s.bits) } else { None }).collect();
+            let out = match name {
+                "abs" => ops::unary(UnaryOp::Abs, ty, bits[0]),
+                "sqrt" => ops::unary(UnaryOp::Sqrt, ty, bits[0]),
+                "min" => ops::binary(BinaryOp::Min, ty, bits[0], bits[1]),
+                "max" => ops::binary(BinaryOp::Max, ty, bits[0], bits[1]),
+                _ => ops::mul_add(ty, bits[0], bits[1], bits[2]),
+            };
+            return Value::Known(Scalar::new(ty, out));
+        }
+        let mut ids = Vec::with_capacity(3);
+        for v in operands {
+            match self.node_for(v, Some(ty), at) {
+                Some(id) => ids.push(id),
+                None => return Value::Poison,
+            }
+        }
+        let node = match name {
+            "abs" => Node::Unary(UnaryOp::Abs, ids[0]),
+            "sqrt" => Node::Unary(UnaryOp::Sqrt, ids[0]),
+            "min" => Node::Binary(BinaryOp::Min, ids[0], ids[1]),
+            "max" => Node::Binary(BinaryOp::Max, ids[0], ids[1]),
+            _ => Node::MulAdd(ids[0], ids[1], ids[2]),
+        };
+        Value::Node(self.push(node, ty), ty)
+    }
+}
+
+/// `f32::MAX`, `f64::consts::PI`, `std::f32::consts::E`, `i32::MIN`, ...
+pub(super) fn associated_const(path: &syn::Path) -> Option<Scalar> {
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let segs: Vec<&str> = segs.iter().map(String::as_str).skip_while(|s| *s == "std" || *s == "core").collect();
+    macro_rules! float_consts {
+        ($t:ident, $make:expr, $name:expr, $consts:expr) => {{
+            use std::$t::consts;
+            let make = $make;
+            match ($consts, $name) {
+                (false, "MAX") => Some(make($t::MAX)),
+                (false, "MIN") => Some(make($t::MIN)),
+                (false, "MIN_POSITIVE") => Some(make($t::MIN_POSITIVE)),
+                (false, "EPSILON") => Some(make($t::EPSILON)),
+                (false, "INFINITY") => Some(make($t::INFINITY)),
+                (false, "NEG_INFINITY") => Some(make($t::NEG_INFINITY)),
+                (false, "NAN") => Some(make($t::NAN)),
+                (true, "PI") => Some(make(consts::PI)),
+                (true, "TAU") => Some(make(consts::TAU)),
+                (true, "E") => Some(make(consts::E)),
+                (true, "SQRT_2") => Some(make(consts::SQRT_2)),
+                (true, "FRAC_1_SQRT_2") => Some(make(consts::FRAC_1_SQRT_2)),
+                (true, "LN_2") => Some(make(consts::LN_2)),
+                (true, "LN_10") => Some(make(consts::LN_10)),
+                (true, "FRAC_PI_2") => Some(make(consts::FRAC_PI_2)),
+                (true, "FRAC_PI_4") => Some(make(consts::FRAC_PI_4)),
+                _ => None,
+            }
+        }};
+    }
+    match segs.as_slice() {
+        ["f32", name] => float_consts!(f32, Scalar::f32, *name, false),
+        ["f64", name] => float_consts!(f64, Scalar::f64, *name, false),
+        ["f32", "consts", name] => float_consts!(f32, Scalar::f32, *name, true),
+        ["f64", "consts", name] => float_consts!(f64, Scalar::f64, *name, true),
+        ["i32", "MAX"] => Some(Scalar::i32(i32::MAX)),
+        ["i32", "MIN"] => Some(Scalar::i32(i32::MIN)),
+        ["u32", "MAX"] => Some(Scalar::u32(u32::MAX)),
+        ["u32", "MIN"] => Some(Scalar::u32(u32::MIN)),
+        _ => None,
+    }
+}

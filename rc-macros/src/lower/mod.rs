@@ -1,0 +1,178 @@
+//! Lowers a stencil body from syn to `rc-core`'s typed body: `let`s become renamed values, `for`
+//! loops over constant ranges are unrolled, `if`s become selects (or vanish when the condition is
+//! known at compile time), and literals take the type Rust would infer for them. Anything outside
+//! the supported language is reported on its tokens; lowering then carries on with a poisoned
+//! value, so one run reports every problem.
+//!
+//! This file holds the entry point, the two passes and the state they share; each part of the
+//! language lowers in its own file, so that adding a construct touches the file named for it.
+
+mod control;
+mod expr;
+mod literal;
+mod method;
+mod operator;
+mod rust_type;
+mod scope;
+mod statement;
+mod unroll;
+
+use std::collections::HashMap;
+
+use quote::ToTokens;
+use syn::Block;
+
+use rc_core::body::{Body, Node, NodeId};
+use rc_core::typing::TypeError;
+use rc_core::{Scalar, ScalarType};
+
+use crate::ctxt::Ctxt;
+use crate::signature::Signature;
+
+use literal::{default_type, Lit};
+use scope::Binding;
+
+/// What lowering an expression yields: a node, a constant, or a literal still waiting for a type.
+#[derive(Clone, Debug, PartialEq)]
+enum Value {
+    /// Computed at run time by a node of the body.
+    Node(NodeId, ScalarType),
+    /// Known at compile time, with its type.
+    Known(Scalar),
+    /// A literal (or loop index) still waiting for its type.
+    Untyped(Lit),
+    /// `()`: what a `for` loop or an `if` without `else` produces.
+    Unit,
+    /// An error was already reported for this value.
+    Poison,
+}
+
+/// One lowering pass: the body built so far and the scopes it is read in.
+struct Lower<'a> {
+    cx: &'a mut Ctxt,
+    radius: u32,
+    element: ScalarType,
+    nodes: Vec<Node>,
+    types: Vec<ScalarType>,
+    scopes: Vec<HashMap<String, Binding>>,
+    unrolled: usize,
+    interned: HashMap<Node, NodeId>,
+    /// The type each `let` bound to an untyped literal met first (pass one records it, keyed by
+    /// the `let` statement)...
+    inferred: HashMap<usize, ScalarType>,
+    /// ...and gets at that `let` in pass two: rustc gives a binding one type for all its uses
+    /// (and all iterations of an unrolled loop).
+    preset: HashMap<usize, ScalarType>,
+}
+
+/// Lowers `block`, the body of the function `sig` describes. Two passes: the first only learns
+/// the types of `let`-bound literals from their uses (its errors are dropped), the second lowers
+/// with those types known at each `let`.
+pub fn lower(block: &Block, sig: &Signature, radius: u32, cx: &mut Ctxt) -> Option<Body> {
+    let mut learn = Ctxt::default();
+    let (_, first) = run(block, sig, radius, &mut learn, HashMap::new());
+    let (result, second) = run(block, sig, radius, cx, first.inferred);
+    let Lower { nodes, cx, .. } = second;
+    if cx.has_errors() {
+        return None;
+    }
+    let params = sig.params.iter().filter_map(|p| p.ty).collect();
+    match Body::new(sig.element, params, radius, nodes, result?) {
+        Ok(body) => Some(body),
+        // Body::new applies the same type rules (rc_core::typing); a refusal here is a lowering bug.
+        Err(e) => {
+            cx.error(block, format!("internal error lowering this body: {e}"));
+            None
+        }
+    }
+}
+
+fn run<'a>(
+    block: &Block,
+    sig: &Signature,
+    radius: u32,
+    cx: &'a mut Ctxt,
+    preset: HashMap<usize, ScalarType>,
+) -> (Option<NodeId>, Lower<'a>) {
+    let mut lower = Lower {
+        cx,
+        radius,
+        element: sig.element,
+        nodes: Vec::new(),
+        types: Vec::new(),
+        scopes: vec![HashMap::new()],
+        unrolled: 0,
+        interned: HashMap::new(),
+        inferred: HashMap::new(),
+        preset,
+    };
+    lower.bind(sig.window.to_string(), Binding::Window);
+    for (i, param) in sig.params.iter().enumerate() {
+        let value = match param.ty {
+            Some(ty) => Value::Node(lower.push(Node::Param(i as u32), ty), ty),
+            None => Value::Poison,
+        };
+        lower.bind(param.name.to_string(), Binding::Value(value));
+    }
+    let value = lower.block(block);
+    let tail: &dyn ToTokens = match block.stmts.last() {
+        Some(stmt) => stmt,
+        None => block,
+    };
+    let result = lower.node_for(value, Some(sig.element), tail);
+    (result, lower)
+}
+
+impl Lower<'_> {
+    fn push(&mut self, node: Node, ty: ScalarType) -> NodeId {
+        if let Some(&id) = self.interned.get(&node) {
+            return id;
+        }
+        self.nodes.push(node);
+        self.types.push(ty);
+        let id = self.nodes.len() as NodeId - 1;
+        self.interned.insert(node, id);
+        id
+    }
+
+    fn unsupported(&mut self, tokens: &dyn ToTokens, message: &str) -> Value {
+        self.cx.error(tokens, message);
+        Value::Poison
+    }
+
+    /// A type rule's refusal: operands that disagree on the whole expression, an operand type the
+    /// operation does not take on the operation's own tokens.
+    fn type_error(&mut self, error: TypeError, op: &dyn ToTokens, whole: &dyn ToTokens) -> Value {
+        let at = match error {
+            TypeError::Mismatch { .. } => whole,
+            _ => op,
+        };
+        self.unsupported(at, &error.to_string())
+    }
+
+    /// The node for `value`, typed `expected` if it was still an untyped literal.
+    fn node_for(&mut self, value: Value, expected: Option<ScalarType>, at: &dyn ToTokens) -> Option<NodeId> {
+        match value {
+            Value::Node(id, _) => Some(id),
+            Value::Known(s) => Some(self.push(Node::Const(s), s.ty)),
+            Value::Untyped(lit) => {
+                let ty = expected.unwrap_or_else(|| default_type(&lit));
+                let v = self.typed(&lit, ty, at);
+                self.node_for(v, Some(ty), at)
+            }
+            Value::Unit => {
+                self.cx.error(at, "expected a value, found `()`");
+                None
+            }
+            Value::Poison => None,
+        }
+    }
+}
+
+fn type_of(v: &Value) -> Option<ScalarType> {
+    match v {
+        Value::Node(_, t) => Some(*t),
+        Value::Known(s) => Some(s.ty),
+        _ => None,
+    }
+}
