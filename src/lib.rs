@@ -23,8 +23,8 @@
 extern crate self as rc;
 
 pub use rc_core::{
-    Boundary, Element, Error, Explanation, LengthError, Params, Pattern, Scalar, ScalarType, Stencil,
-    Strategy, WarpProgram, Window,
+    Boundary, Element, Error, Explanation, Extent, LengthError, Offset, Params, Pattern, Radius, Scalar, ScalarType,
+    Stencil, Strategy, WarpProgram, Window,
     Layout,
 };
 pub use rc_core::testdata;
@@ -44,5 +44,5 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use rc_core::body::{BinaryOp, Body, CompareOp, Node, UnaryOp};
-    pub use rc_core::{Boundary, Layout, Pattern, Scalar, ScalarType, Stencil, Strategy};
+    pub use rc_core::{Boundary, Layout, Offset, Pattern, Radius, Scalar, ScalarType, Stencil, Strategy};
 }

@@ -19,7 +19,7 @@ use rc::runtime::cust::stream::Stream;
 use rc::testdata::{awkward, poison};
 use rc::core::stencil::Reference;
 use rc::core::Layout;
-use rc::{Boundary, Element, Params, Pattern, Scalar, Stencil, Strategy, WarpProgram, Window};
+use rc::{Boundary, Element, Offset, Params, Pattern, Scalar, Stencil, Strategy, WarpProgram, Window};
 
 /// Elements on each side of the output that the kernel must not write. A multiple of 4, so the
 /// output view stays aligned for 16-byte vector stores.
@@ -134,7 +134,7 @@ macro_rules! box_stencil {
         fn body<const R: u32>() -> Result<Body, BodyError> {
             let mut nodes = vec![Node::Const($make(0.0))];
             for k in -(R as i32)..=(R as i32) {
-                nodes.push(Node::Tap(k));
+                nodes.push(Node::Tap(Offset::x(k)));
                 let (acc, tap) = (nodes.len() as u32 - 2, nodes.len() as u32 - 1);
                 nodes.push(Node::Binary(BinaryOp::Add, acc, tap));
             }

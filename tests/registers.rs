@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use rc::runtime::cust::memory::DeviceCopy;
-use rc::{Element, Params, Stencil};
+use rc::{Element, Offset, Params, Stencil};
 
 fn ptxas() -> Option<PathBuf> {
     let candidates = std::env::var_os("RC_PTXAS").map(PathBuf::from).into_iter().chain(
@@ -115,7 +115,7 @@ fn box_body(ty: rc::ScalarType, r: u32) -> rc::core::Body {
     let mut nodes = vec![Node::Const(c(0.0))];
     let mut s = 0;
     for d in -(r as i32)..=r as i32 {
-        nodes.push(Node::Tap(d));
+        nodes.push(Node::Tap(Offset::x(d)));
         nodes.push(Node::Binary(BinaryOp::Add, s, nodes.len() as u32 - 1));
         s = nodes.len() as u32 - 1;
     }

@@ -5,6 +5,7 @@
 use std::fmt;
 
 use crate::error::BodyError;
+use crate::geometry::{Offset, Radius};
 use crate::ops;
 use crate::scalar::{Scalar, ScalarType};
 use crate::typing;
@@ -55,8 +56,8 @@ pub enum CompareOp {
 /// One operation. Operands are earlier nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
-    /// `w[offset]`.
-    Tap(i32),
+    /// `w[offset]`: the input element at `offset` from the output's centre.
+    Tap(Offset),
     /// The `index`-th extra parameter.
     Param(u32),
     Const(Scalar),
@@ -90,7 +91,7 @@ impl Node {
 pub struct Body {
     element: ScalarType,
     params: Vec<ScalarType>,
-    radius: u32,
+    radius: Radius,
     nodes: Vec<Node>,
     types: Vec<ScalarType>,
     result: NodeId,
@@ -102,10 +103,11 @@ impl Body {
     pub fn new(
         element: ScalarType,
         params: Vec<ScalarType>,
-        radius: u32,
+        radius: impl Into<Radius>,
         nodes: Vec<Node>,
         result: NodeId,
     ) -> Result<Body, BodyError> {
+        let radius = radius.into();
         if nodes.is_empty() {
             return Err(BodyError::Empty);
         }
@@ -134,7 +136,7 @@ impl Body {
     pub fn params(&self) -> &[ScalarType] {
         &self.params
     }
-    pub fn radius(&self) -> u32 {
+    pub fn radius(&self) -> Radius {
         self.radius
     }
     pub fn nodes(&self) -> &[Node] {
@@ -162,9 +164,9 @@ impl Body {
     }
 
     /// The distinct tap offsets the result depends on, ascending.
-    pub fn used_taps(&self) -> Vec<i32> {
+    pub fn used_taps(&self) -> Vec<Offset> {
         let live = self.live();
-        let mut taps: Vec<i32> = self
+        let mut taps: Vec<Offset> = self
             .nodes
             .iter()
             .zip(&live)
@@ -198,7 +200,7 @@ impl Body {
 impl Body {
     /// Evaluates the body directly, node by node, for one output whose taps read `tap(d)`.
     /// An oracle independent of scheduling: the emulator must agree with it bit for bit.
-    pub fn eval(&self, tap: impl Fn(i32) -> Scalar, params: &[Scalar]) -> Scalar {
+    pub fn eval(&self, tap: impl Fn(Offset) -> Scalar, params: &[Scalar]) -> Scalar {
         let mut bits: Vec<u64> = Vec::with_capacity(self.nodes.len());
         for node in &self.nodes {
             let v = |n: NodeId| bits[n as usize];
@@ -231,13 +233,13 @@ fn type_of(
     node: &Node,
     element: ScalarType,
     params: &[ScalarType],
-    radius: u32,
+    radius: Radius,
     types: &[ScalarType],
 ) -> Result<ScalarType, BodyError> {
     let t = |id: NodeId| types[id as usize];
     let rule = match *node {
         Node::Tap(d) => {
-            return if d.unsigned_abs() > radius {
+            return if !radius.covers(d) {
                 Err(BodyError::TapOutsideRadius { node: i, offset: d, radius })
             } else {
                 Ok(element)

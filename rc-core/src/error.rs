@@ -5,6 +5,7 @@ use std::fmt;
 use thiserror::Error;
 
 use crate::distribution::Layout;
+use crate::geometry::{Dims, Offset, Radius};
 use crate::pattern::{Boundary, Pattern};
 use crate::registers::{RegisterEstimate, MAX_REGISTERS_PER_THREAD};
 use crate::scalar::ScalarType;
@@ -88,8 +89,8 @@ pub enum BodyError {
     ForwardReference { node: usize, operand: usize },
     #[error("node {node}: {error}")]
     Type { node: usize, error: TypeError },
-    #[error("node {node}: tap {offset} is outside the radius {radius}")]
-    TapOutsideRadius { node: usize, offset: i32, radius: u32 },
+    #[error("node {node}: tap {offset} is outside the radius {radius} (or has another number of dimensions)")]
+    TapOutsideRadius { node: usize, offset: Offset, radius: Radius },
     #[error("node {node}: parameter {index} does not exist (the stencil has {count})")]
     NoSuchParam { node: usize, index: u32, count: usize },
     #[error("the body returns {got}, expected the element type {expected}")]
@@ -118,6 +119,8 @@ pub enum ScheduleError {
     StageTooLarge { layout: String, bytes: u32, limit: u32 },
     #[error("distribution = auto found no distribution that compiles for this stencil within the register and shared-memory limits")]
     NoCandidate,
+    #[error("the body reads {body} taps, but the warp program schedules 1D stencils (one offset per tap, `w[k]`)")]
+    Dimensions { body: Dims },
 }
 
 /// An access the emulated machine program makes that the GPU would make out of bounds or

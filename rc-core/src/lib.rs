@@ -4,8 +4,11 @@
 //! The path from a stencil to a kernel, one file each:
 //! [`pattern`] (what the user declared) → [`body`] (one output's computation) →
 //! [`distribution`] (where the cache keeps each element) → [`schedule`] (fetches, phases,
-//! publish/read, conflict proof) → [`program`] (the warp program) → `emulate` on the CPU,
-//! [`ptx`] for the GPU, [`explain`] for people.
+//! publish/read, conflict proof) → [`program`] (the warp program: what each lane computes) →
+//! [`machine`] (the machine program: how it runs, every vector access, path, stage and division
+//! run decided) → `emulate` on the CPU and [`ptx`] for the GPU, which both only follow it;
+//! [`registers`] and [`auto`] count it, [`explain`] shows it to people. Offsets, radii and
+//! extents come from [`geometry`], element types from the table in [`scalar`].
 
 pub mod abi;
 pub mod auto;
@@ -14,6 +17,7 @@ pub mod distribution;
 mod emulate;
 pub mod error;
 pub mod explain;
+pub mod geometry;
 pub mod machine;
 pub mod ops;
 pub mod order;
@@ -37,6 +41,7 @@ pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
 pub use distribution::{Distribution, Granule, LaneWindow, Layout, RoundRobin, StagedWindow};
 pub use error::{BodyError, DistributionError, EmulationError, Error, Given, LengthError, PatternError, ScheduleError};
 pub use explain::Explanation;
+pub use geometry::{Dims, Extent, Offset, Radius};
 pub use pattern::{Boundary, LaunchShape, Pattern};
 pub use program::{Instr, WarpProgram};
 pub use registers::RegisterEstimate;

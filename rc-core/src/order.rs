@@ -27,9 +27,9 @@ use crate::body::{Body, Node, NodeId};
 /// unfinished outputs needed anyway.
 pub fn wavefront(body: &Body, live: &[bool], outputs: usize) -> Vec<(usize, NodeId)> {
     let nodes = body.nodes();
-    // The largest tap offset read at or before each node, in body order.
+    // The largest tap offset along x read at or before each node, in body order.
     let first = nodes.iter().find_map(|n| match n {
-        Node::Tap(d) => Some(*d),
+        Node::Tap(d) => Some(d.along_x()),
         _ => None,
     });
     let last_tap = nodes.iter().rposition(|n| matches!(n, Node::Tap(_)));
@@ -37,7 +37,7 @@ pub fn wavefront(body: &Body, live: &[bool], outputs: usize) -> Vec<(usize, Node
     let mut reach = first.unwrap_or(0) as i64;
     for node in nodes {
         if let Node::Tap(d) = node {
-            reach = reach.max(*d as i64);
+            reach = reach.max(d.along_x() as i64);
         }
         frontier.push(reach);
     }

@@ -4,6 +4,7 @@
 use std::fmt;
 
 use crate::error::{LengthError, PatternError};
+use crate::geometry::{Extent, Radius};
 use crate::scalar::Element;
 use crate::validate;
 
@@ -185,18 +186,12 @@ impl Pattern {
     /// The output length for an input of `input_len` elements, or why there is none.
     /// An empty input gives an empty output under every boundary.
     pub fn output_len(&self, input_len: usize) -> Result<usize, LengthError> {
-        match self.boundary {
-            _ if input_len == 0 => Ok(0),
-            Boundary::Valid => {
-                let window = self.window() as usize;
-                if input_len < window {
-                    Err(LengthError::InputShorterThanWindow { window, got: input_len })
-                } else {
-                    Ok(input_len - 2 * self.radius as usize)
-                }
-            }
-            _ => Ok(input_len),
+        if input_len == 0 {
+            return Ok(0);
         }
+        let window = self.window() as usize;
+        let output = Extent::x(input_len).output(Radius::x(self.radius), self.boundary);
+        output.and_then(Extent::len).ok_or(LengthError::InputShorterThanWindow { window, got: input_len })
     }
 
     /// Checks `output` has exactly the length `input` calls for; returns that length.

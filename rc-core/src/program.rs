@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use crate::body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
 use crate::distribution::{AffineLoad, Distribution, Layout, RoundRobin};
+use crate::geometry::Dims;
 use crate::error::{Error, ScheduleError};
 use crate::machine::Machine;
 use crate::order;
@@ -103,7 +104,11 @@ impl WarpProgram {
     ) -> Result<WarpProgram, Error> {
         // `0.0 + a + b + ...` summed as `(a + b + ...) + 0.0`, the same bits (see `zero_start`).
         let body = &crate::zero_start::hoist(body);
-        let schedule = Schedule::plan(pattern, strategy, distribution, &body.used_taps())?;
+        if body.radius().dims() != Dims::One {
+            return Err(ScheduleError::Dimensions { body: body.radius().dims() }.into());
+        }
+        let taps: Vec<i32> = body.used_taps().iter().map(|d| d.along_x()).collect();
+        let schedule = Schedule::plan(pattern, strategy, distribution, &taps)?;
         let mut lower = Lower {
             body,
             schedule: &schedule,
@@ -272,7 +277,7 @@ impl Lower<'_> {
         let ty = self.body.ty(id);
         let v = |n: NodeId| value[n as usize];
         match node {
-            Node::Tap(d) => self.fetch(p, d),
+            Node::Tap(d) => self.fetch(p, d.along_x()),
             Node::Param(index) => self.emit(ty, |dst| Instr::Param { dst, index }),
             Node::Const(value) => self.emit(ty, |dst| Instr::Const { dst, value }),
             Node::Unary(op, a) => self.emit(ty, |dst| Instr::Unary { dst, op, a: v(a) }),

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use rc_core::testdata::{awkward, first_difference, poison, Rng};
-use rc_core::{
+use rc_core::{Offset, 
     BinaryOp, Body, Boundary, CompareOp, Element, Error, Layout, Node, NodeId, Pattern, Scalar, ScalarType,
     Strategy, UnaryOp, WarpProgram,
 };
@@ -178,7 +178,7 @@ impl BodyGen<'_> {
             match self.rng.below(10) {
                 0..=4 if ty == self.element => {
                     let d = self.tap_offset();
-                    return self.push(Node::Tap(d), ty);
+                    return self.push(Node::Tap(Offset::x(d)), ty);
                 }
                 5 | 6 if !params.is_empty() => {
                     let p = pick(self.rng, &params);
@@ -197,7 +197,7 @@ impl BodyGen<'_> {
                 9 if ty != self.element => {
                     // A tap converted: keeps the body depending on the data.
                     let d = self.tap_offset();
-                    let tap = self.push(Node::Tap(d), self.element);
+                    let tap = self.push(Node::Tap(Offset::x(d)), self.element);
                     return self.push(Node::Cast(ty, tap), ty);
                 }
                 _ if ty != self.element && params.is_empty() && ty != Bool && self.rng.below(4) == 0 => {
@@ -273,7 +273,7 @@ impl BodyGen<'_> {
                     let mut acc = self.value(ty, d.min(1));
                     for _ in 0..k {
                         let d = self.tap_offset();
-                        let tap = self.push(Node::Tap(d), ty);
+                        let tap = self.push(Node::Tap(Offset::x(d)), ty);
                         acc = if ty.is_float() && chance(self.rng, 0.2) {
                             let c = self.value(ty, 0);
                             self.push(Node::MulAdd(tap, c, acc), ty)
@@ -316,7 +316,7 @@ fn random_body(rng: &mut Rng, element: ScalarType, params: Vec<ScalarType>, radi
         let step = if chance(g.rng, 0.7) { 1 } else { 1 + g.rng.below(4) as usize };
         let op = pick(g.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Min, BinaryOp::Max, BinaryOp::Mul]);
         for d in (lo..=hi).step_by(step) {
-            let tap = g.push(Node::Tap(d), element);
+            let tap = g.push(Node::Tap(Offset::x(d)), element);
             result = if element.is_float() && chance(g.rng, 0.1) {
                 let c = g.value(element, 1);
                 g.push(Node::MulAdd(tap, c, result), element)
@@ -490,7 +490,7 @@ fn reference<T: Element>(case: &Case, oracle: Oracle, input: &[T], n_out: usize)
     (0..n_out)
         .map(|i| {
             let c = centre(&case.pattern, oracle, i);
-            let tap = |d: i32| boundary.read(input, c + d as i64).to_scalar();
+            let tap = |d: Offset| boundary.read(input, c + d.along_x() as i64).to_scalar();
             T::from_bits(case.body.eval(tap, &case.params).bits)
         })
         .collect()
@@ -506,7 +506,7 @@ fn describe_difference<T: Element>(case: &Case, oracle: Oracle, input: &[T], i: 
     }
     let _ = write!(s, "  taps:");
     for d in case.body.used_taps() {
-        let g = c + d as i64;
+        let g = c + d.along_x() as i64;
         let _ = match boundary.source(input.len(), g) {
             Some(src) => write!(s, " w[{d}]=input[{src}]={:?}", input[src]),
             None => write!(s, " w[{d}]=0 (input[{g}] outside)"),
@@ -569,7 +569,7 @@ fn candidates(case: &Case) -> Vec<Case> {
         let body = Body::new(body.element(), body.params().to_vec(), radius, body.nodes().to_vec(), body.result()).ok()?;
         Some(Case { pattern, body, ..case.clone() })
     };
-    let reach = body.used_taps().iter().map(|d| d.unsigned_abs()).max().unwrap_or(1).max(1);
+    let reach = body.used_taps().iter().map(|d| d.along_x().unsigned_abs()).max().unwrap_or(1).max(1);
     let mut smaller = Vec::new();
     if p.outputs_per_thread() > 1 {
         smaller.push(with(p.radius(), p.warp(), 1));

@@ -4,13 +4,13 @@
 
 use rc_core::body::{BinaryOp, Body, Node};
 use rc_core::zero_start::hoist;
-use rc_core::{ptx, Layout, Pattern, Boundary, Scalar, ScalarType, Strategy, WarpProgram};
+use rc_core::{ptx, Boundary, Layout, Offset, Pattern, Scalar, ScalarType, Strategy, WarpProgram};
 
 /// `(0.0 + w[-r] + ... + w[r]) / divisor`, as `let mut s = 0.0; s += ...` lowers.
 fn box_body(r: u32, divisor: f32) -> Body {
     let mut nodes = vec![Node::Const(Scalar::f32(0.0))];
     for k in -(r as i32)..=(r as i32) {
-        nodes.push(Node::Tap(k));
+        nodes.push(Node::Tap(Offset::x(k)));
         let (acc, tap) = (nodes.len() as u32 - 2, nodes.len() as u32 - 1);
         nodes.push(Node::Binary(BinaryOp::Add, acc, tap));
     }
@@ -47,7 +47,7 @@ fn a_sum_from_zero_adds_the_zero_last_and_keeps_every_bit() {
         let taps = 2 * r as usize + 1;
         let mut index = vec![0usize; taps];
         loop {
-            let tap = |d: i32| Scalar::f32(SPECIAL[index[(d + r as i32) as usize]]);
+            let tap = |d: Offset| Scalar::f32(SPECIAL[index[(d.along_x() + r as i32) as usize]]);
             let (want, got) = (body.eval(tap, &[]), hoisted.eval(tap, &[]));
             assert!(same(want, got), "r = {r}, window {:?}: {want:?} became {got:?}", index.iter().map(|&i| SPECIAL[i]).collect::<Vec<_>>());
             let Some(k) = index.iter().position(|&i| i + 1 < SPECIAL.len()) else { break };
@@ -62,9 +62,9 @@ fn sums_whose_partial_results_are_read_elsewhere_or_not_divided_stay_as_written(
     // The partial sum 0.0 + w[-1] is also the result's other operand: not rewritten.
     let nodes = vec![
         Node::Const(Scalar::f32(0.0)),
-        Node::Tap(-1),
+        Node::Tap(Offset::x(-1)),
         Node::Binary(BinaryOp::Add, 0, 1),
-        Node::Tap(1),
+        Node::Tap(Offset::x(1)),
         Node::Binary(BinaryOp::Add, 2, 3),
         Node::Binary(BinaryOp::Mul, 4, 2),
         Node::Const(Scalar::f32(3.0)),

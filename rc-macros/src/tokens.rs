@@ -63,7 +63,11 @@ fn scalar(s: Scalar) -> TokenStream {
 fn node(n: &Node) -> TokenStream {
     let p = quote!(::rc::__private);
     match *n {
-        Node::Tap(d) => quote!(#p::Node::Tap(#d)),
+        // The macro lowers 1D taps (`w[k]`) only.
+        Node::Tap(d) => {
+            let dx = d.along_x();
+            quote!(#p::Node::Tap(#p::Offset::x(#dx)))
+        }
         Node::Param(i) => quote!(#p::Node::Param(#i)),
         Node::Const(s) => {
             let s = scalar(s);
@@ -115,10 +119,10 @@ fn node(n: &Node) -> TokenStream {
 pub fn body(body: &Body) -> TokenStream {
     let element = scalar_type(body.element());
     let params = body.params().iter().map(|&t| scalar_type(t));
-    let radius = body.radius();
+    let radius = body.radius().along_x();
     let nodes = body.nodes().iter().map(node);
     let result = body.result();
     quote! {
-        ::rc::__private::Body::new(#element, ::std::vec![#(#params),*], #radius, ::std::vec![#(#nodes),*], #result)
+        ::rc::__private::Body::new(#element, ::std::vec![#(#params),*], ::rc::__private::Radius::x(#radius), ::std::vec![#(#nodes),*], #result)
     }
 }

@@ -187,7 +187,7 @@ mod tests {
     use super::*;
 
     fn body() -> Result<Body, BodyError> {
-        Body::new(ScalarType::F32, vec![ScalarType::F32], 2, vec![Node::Tap(0)], 0)
+        Body::new(ScalarType::F32, vec![ScalarType::F32], 2, vec![Node::Tap(rc_core::Offset::x(0))], 0)
     }
     fn reference(w: Window<'_, f32>, _: (f32,)) -> f32 {
         w[0]

@@ -4,7 +4,7 @@
 use rc_core::body::{BinaryOp, Body, Node};
 #[allow(unused_imports)]
 pub use rc_core::testdata::{awkward, first_difference, poison};
-use rc_core::{Boundary, Pattern, Scalar, ScalarType, Window};
+use rc_core::{Boundary, Offset, Pattern, Scalar, ScalarType, Window};
 
 /// `let mut s = 0.0; for k in -r..=r { s += w[k]; } s / (2r + 1) as T`
 pub fn box_body(r: u32, ty: ScalarType) -> Body {
@@ -19,7 +19,7 @@ pub fn box_body(r: u32, ty: ScalarType) -> Body {
     let mut nodes = vec![Node::Const(zero)];
     let mut acc = 0;
     for k in -(r as i32)..=(r as i32) {
-        nodes.push(Node::Tap(k));
+        nodes.push(Node::Tap(Offset::x(k)));
         nodes.push(Node::Binary(BinaryOp::Add, acc, nodes.len() as u32 - 1));
         acc = nodes.len() as u32 - 1;
     }

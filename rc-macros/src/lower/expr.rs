@@ -6,7 +6,7 @@ use quote::ToTokens;
 use syn::{Expr, Lit as SynLit, UnOp};
 
 use rc_core::body::{Node, UnaryOp};
-use rc_core::ScalarType;
+use rc_core::{Offset, ScalarType};
 
 use super::literal::{int_value, Lit};
 use super::method::associated_const;
@@ -132,7 +132,7 @@ impl Lower<'_> {
                 if !(-r..=r).contains(&(d as i128)) {
                     return self.unsupported(index, &format!("tap offset {d} is outside the radius: taps must lie in -{r}..={r}"));
                 }
-                let id = self.push(Node::Tap(d as i32), self.element);
+                let id = self.push(Node::Tap(Offset::x(d as i32)), self.element);
                 Value::Node(id, self.element)
             }
             Some(Binding::Array(values)) => {

@@ -5,7 +5,7 @@
 
 use rc_core::body::{BinaryOp, Body, Node};
 use rc_core::BodyError;
-use rc_core::{Boundary, Layout, Pattern, ScalarType, Stencil, Strategy, Window};
+use rc_core::{Boundary, Layout, Offset, Pattern, ScalarType, Stencil, Strategy, Window};
 
 /// `out[i] = (in[i] + in[i+1] + in[i+2]) * scale` for `i < n_out`, one thread per output:
 /// radius 1, boundary `valid`, warp 32, one output per thread (so `launch_shape` gives at least
@@ -60,9 +60,9 @@ DONE:
 
 pub fn box3_body() -> Result<Body, BodyError> {
     let nodes = vec![
-        Node::Tap(-1),
-        Node::Tap(0),
-        Node::Tap(1),
+        Node::Tap(Offset::x(-1)),
+        Node::Tap(Offset::x(0)),
+        Node::Tap(Offset::x(1)),
         Node::Binary(BinaryOp::Add, 0, 1),
         Node::Binary(BinaryOp::Add, 3, 2),
         Node::Param(0),
@@ -85,7 +85,7 @@ pub static BOX3_WRONG_PARAMS: Stencil<f32, (f64,)> =
     Stencil::from_parts("box3_wrong_params", PATTERN, Strategy::RegisterCache, Layout::RoundRobin, BOX3_PTX, "rc_test_box3", wrong_body, wrong_reference);
 
 fn wrong_body() -> Result<Body, BodyError> {
-    let nodes = vec![Node::Tap(0)];
+    let nodes = vec![Node::Tap(Offset::x(0))];
     Body::new(ScalarType::F32, vec![ScalarType::F64], 1, nodes, 0)
 }
 
