@@ -115,10 +115,7 @@ pub struct Granule {
 impl Granule {
     /// Needs `outputs_per_thread` to be a multiple of `v` (whole rows).
     pub fn new(pattern: &Pattern, v: u32) -> Result<Granule, ScheduleError> {
-        let p = pattern.outputs_per_thread();
-        if v == 0 || p % v != 0 {
-            return Err(ScheduleError::Granule { granule: v, outputs_per_thread: p });
-        }
+        whole_rows(pattern, Layout::Granule(v), v)?;
         let warp = pattern.warp();
         // Round the halo before the first output up to whole granules, so every granule a lane
         // loads starts at a multiple of V in the input (aligned vector loads).
@@ -182,6 +179,7 @@ pub struct LaneWindow {
 impl LaneWindow {
     /// Needs `outputs_per_thread` to be a multiple of `v` (whole rows).
     pub fn new(pattern: &Pattern, v: u32) -> Result<LaneWindow, ScheduleError> {
+        whole_rows(pattern, Layout::Window(v), v)?;
         let granule = Granule::new(pattern, v)?;
         // Output j of a row reads tile elements j + lead - shift + (0 ..= 2r) relative to its lane's
         // granule (`Schedule::plan`'s centre), so the window ends at V + lead - shift + 2r.
@@ -253,6 +251,7 @@ pub struct StagedWindow {
 impl StagedWindow {
     /// Needs `outputs_per_thread` to be a multiple of `v` (whole rows).
     pub fn new(pattern: &Pattern, v: u32) -> Result<StagedWindow, ScheduleError> {
+        whole_rows(pattern, Layout::Staged(v), v)?;
         Ok(StagedWindow { window: LaneWindow::new(pattern, v)? })
     }
 }
@@ -288,6 +287,16 @@ impl Distribution for StagedWindow {
     fn staged(&self) -> bool {
         true
     }
+}
+
+/// A lane of `layout` computes whole rows of `v` consecutive outputs: `outputs_per_thread` must
+/// be a multiple of `v`.
+fn whole_rows(pattern: &Pattern, layout: Layout, v: u32) -> Result<(), ScheduleError> {
+    let outputs_per_thread = pattern.outputs_per_thread();
+    if v == 0 || outputs_per_thread % v != 0 {
+        return Err(ScheduleError::WholeRows { layout, outputs_per_thread });
+    }
+    Ok(())
 }
 
 /// Which distribution a stencil uses, as the attribute names it.

@@ -106,8 +106,8 @@ pub enum ScheduleError {
     Conflict { output: u32, tap: i32, owner: u32, first: u32, second: u32 },
     #[error("the fetch for output {output} tap {tap} reads lanes that are not a rotation of the warp; the PTX back end prints rotations only")]
     NotARotation { output: u32, tap: i32 },
-    #[error("distribution {}", whole_rows(Layout::Granule(*.granule), Some(*.outputs_per_thread)))]
-    Granule { granule: u32, outputs_per_thread: u32 },
+    #[error("distribution {}", whole_rows(*.layout, Some(*.outputs_per_thread)))]
+    WholeRows { layout: Layout, outputs_per_thread: u32 },
     #[error(
         "radius {} with outputs_per_thread {} keeps an estimated {estimate}; the cache and the addressing alone \
          ({} + {} = {}) are more than the {} registers a thread can have; lower the radius or outputs_per_thread",

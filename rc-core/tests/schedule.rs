@@ -249,3 +249,13 @@ fn a_body_with_2d_taps_is_refused_by_the_1d_schedule_and_by_a_1d_radius() {
     let refused = Body::new(ScalarType::F32, vec![], 1, vec![Node::Tap(tap)], 0).expect_err("a 2D tap on a 1D radius");
     assert_eq!(refused.to_string(), "node 0: tap (1, -1) is outside the radius 1 (or has another number of dimensions)");
 }
+
+#[test]
+fn a_distribution_without_whole_rows_is_named_as_written() {
+    let pattern = Pattern::new(2, 32, 4, Boundary::Zero).expect("valid");
+    for layout in [rc_core::Layout::Granule(8), rc_core::Layout::Window(8), rc_core::Layout::Staged(8)] {
+        let error = layout.build(&pattern).err().expect("4 outputs are not whole rows of 8");
+        assert!(matches!(error, ScheduleError::WholeRows { layout: l, outputs_per_thread: 4 } if l == layout), "{error:?}");
+        assert!(error.to_string().starts_with(&format!("distribution {layout}")), "{error}");
+    }
+}
