@@ -41,6 +41,7 @@ pub use rc_core::{
     Boundary, Element, Error, Explanation, Layout, LengthError, Params, Pattern, Scalar, ScalarType, Stencil,
     Strategy, WarpProgram, Window,
 };
+#[doc(inline)]
 pub use rc_macros::stencil;
 
 /// The compiler itself: patterns, distributions, schedules, warp programs.
@@ -67,3 +68,9 @@ pub mod __private {
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The examples in `#[stencil]`'s documentation, which rc-macros cannot run (it cannot depend on
+/// rc).
+#[doc = include_str!("../rc-macros/src/stencil.md")]
+#[cfg(doctest)]
+pub struct StencilAttributeDoctests;

@@ -99,7 +99,7 @@ pub fn first_difference_up_to_zero_sign<T: Element>(got: &[T], want: &[T]) -> Op
     };
     got.iter()
         .zip(want)
-        .position(|(g, w)| !g.same_value(*w) && !(zero(g) && zero(w)))
+        .position(|(g, w)| !(g.same_value(*w) || (zero(g) && zero(w))))
         .or((got.len() != want.len()).then(|| got.len().min(want.len())))
 }
 

@@ -60,6 +60,8 @@ macro_rules! driver_functions {
         }
 
         $(
+            // The driver's own parameter lists, however long.
+            #[allow(clippy::too_many_arguments)]
             pub(crate) unsafe fn $name($($arg: $ty),*) -> CuResult {
                 match driver() {
                     Ok(driver) => match driver.functions.$name {
@@ -143,7 +145,7 @@ unsafe impl Sync for Library {}
 
 impl Library {
     fn open(name: &str) -> Result<Library, String> {
-        let c_name = CString::new(name).map_err(|_| format!("{name:?} contains a NUL byte"))?;
+        let c_name = CString::new(name).map_err(|_| format!("the library name `{name}` contains a NUL byte"))?;
         // SAFETY: a NUL-terminated name; RTLD_LOCAL keeps the driver's symbols out of the global
         // namespace, where rc-cuda-stub's forwarding functions of the same names live.
         let handle = unsafe { libc::dlopen(c_name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };

@@ -116,7 +116,7 @@ pub enum Error {
 
     /// The PTX contains a character other than ASCII, which ptxas rejects wherever it is.
     #[error(
-        "the PTX of stencil `{stencil}` has the non-ASCII character {character:?} (U+{:04X}) at line {line}, \
+        "the PTX of stencil `{stencil}` has the non-ASCII character `{character}` (U+{:04X}) at line {line}, \
          column {column}; expected ASCII only (ptxas rejects anything else, even in comments)",
         *character as u32
     )]
