@@ -1,5 +1,5 @@
 //! CUDA contexts: which one a launch runs in, keeping primary contexts alive, and making one
-//! current for [`crate::run`].
+//! current for `run`.
 //!
 //! A context is the driver's unit of GPU state; modules (loaded kernels) live in one and die with
 //! it. cust 0.3's `Context` (and `quick_init`) and cudarc's `CudaContext::new` are a device's

@@ -41,7 +41,7 @@ impl fmt::Display for GpuInfo {
     }
 }
 
-/// The GPU that [`crate::run`] would use: the current context's device, or device 0. Fails with
+/// The GPU that `run` would use: the current context's device, or device 0. Fails with
 /// [`Error::NoDevice`] (saying why) when there is no driver or no device.
 ///
 /// ```

@@ -127,7 +127,7 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
     })
 }
 
-/// The output length for `input_len` input elements, as the error [`run`](crate::run) reports.
+/// The output length for `input_len` input elements, as the error `run` reports.
 pub(crate) fn output_len<T: Element, P: Params>(stencil: &Stencil<T, P>, input_len: usize) -> Result<usize, Error> {
     stencil.pattern().output_len(input_len).map_err(|source| Error::Length { stencil: stencil.name(), source })
 }

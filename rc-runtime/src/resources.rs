@@ -2,7 +2,7 @@
 //! shared memory, and how many blocks fit on a multiprocessor; as figures, as a one-line report
 //! (`Display`), and as a warning when the kernel spills.
 //!
-//! The kernel is looked up through the same per-context cache as [`crate::launch`], so these are
+//! The kernel is looked up through the same per-context cache as `launch`, so these are
 //! the figures of the very function that is launched, compiled by the same driver for the same
 //! GPU (the PTX is portable; the machine code and its register count are not). That is why the
 //! spill warning comes from here and not from the compile-time estimate or CI's ptxas run: only
@@ -59,7 +59,7 @@ pub struct Resources {
     /// The most threads a block of this kernel may have (below the device's limit when the
     /// kernel needs many registers).
     pub max_threads_per_block: u32,
-    /// Threads per block that [`crate::launch`] uses.
+    /// Threads per block that `launch` uses.
     pub threads_per_block: u32,
     /// Blocks of `threads_per_block` threads resident on one multiprocessor at once.
     pub blocks_per_multiprocessor: u32,
@@ -152,7 +152,7 @@ impl fmt::Display for SpillWarning {
 /// launch would) if this context has not loaded it yet.
 ///
 /// Uses the context current on this thread if there is one, else device 0's primary context,
-/// like [`crate::run`]. The context must be a primary context ([`Error::NotPrimaryContext`]).
+/// like `run`. The context must be a primary context ([`Error::NotPrimaryContext`]).
 pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resources, Error> {
     context::ensure_current()?;
     let Some(context) = context::current()? else {
