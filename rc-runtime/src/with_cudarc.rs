@@ -47,13 +47,22 @@ where
     context.bind_to_thread().map_err(|e| Error::cudarc("making the stream's context current (cuCtxSetCurrent)", e))?;
     let (input_len, output_len) = (input.len(), output.len());
     // The guards record, when dropped after the launch is queued, that `stream` used the buffers.
-    let (input_address, _input_used) = input.device_ptr(stream);
-    let (output_address, _output_used) = output.device_ptr_mut(stream);
-    // Waiting for the buffers' other streams is recorded as the context's error, not returned.
-    context.check_err().map_err(|e| Error::cudarc("ordering the buffers' streams before the launch", e))?;
+    let (input_address, input_used) = input.device_ptr(stream);
+    let (output_address, output_used) = output.device_ptr_mut(stream);
     let input = RawBuffer { address: input_address, len: input_len };
     let output = RawBuffer { address: output_address, len: output_len };
-    launch_planned(stencil, &plan, shape, stream.cu_stream().cast(), input, output)
+    // Waiting for the buffers' other streams is recorded as the context's error, not returned.
+    let launched = context
+        .check_err()
+        .map_err(|e| Error::cudarc("ordering the buffers' streams before the launch", e))
+        .and_then(|()| launch_planned(stencil, &plan, shape, stream.cu_stream().cast(), input, output));
+    if launched.is_err() {
+        // Nothing was queued, so there is no use to record; recording one would also fail for a
+        // buffer of another context (its events belong to that context, not the stream's).
+        std::mem::forget(input_used);
+        std::mem::forget(output_used);
+    }
+    launched
 }
 
 /// Device 0's primary context, made by the first [`run_cudarc`] and kept for the process, so
