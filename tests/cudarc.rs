@@ -105,20 +105,21 @@ fn launch_cudarc_refuses_a_view_that_starts_mid_vector() {
 }
 
 #[test]
-fn launch_cudarc_refuses_another_contexts_memory_and_non_primary_contexts() {
-    let Some(stream) = gpu("launch_cudarc_refuses_another_contexts_memory_and_non_primary_contexts") else { return };
+fn launch_cudarc_refuses_a_non_primary_context() {
+    let test = "launch_cudarc_refuses_a_non_primary_context";
+    let Some(_stream) = gpu(test) else { return };
+    // rc caches kernels per context and can keep only primary contexts alive for them.
+    let other = match CudaContext::new_non_primary(0, 0) {
+        Ok(other) => other,
+        Err(e) => {
+            eprintln!("skipping {test}: this driver makes no non-primary context through cudarc ({e:?})");
+            return;
+        }
+    };
+    let stream = other.new_stream().expect("stream");
     let data = input(4099);
-    let n_out = box5::KERNEL.output_len(data.len()).expect("fits");
-    // A second context on the same GPU: its device memory is out of reach of the primary one.
-    let other = CudaContext::new_non_primary(0, 0).expect("a second context");
-    let other_stream = other.new_stream().expect("stream");
-    let foreign_input = other_stream.clone_htod(&data).expect("copy in");
-    other_stream.synchronize().expect("copied");
-    let mut output = stream.alloc_zeros::<f32>(n_out).expect("alloc");
-    let err = box5::launch_cudarc(&stream, &foreign_input, &mut output).expect_err("another context's memory");
-    assert!(matches!(err, Error::ForeignBuffer { stencil: "box5", buffer: "input", .. }), "{err:?}");
-    // Launching in the second context itself: rc caches kernels per primary context only.
-    let mut other_output = other_stream.alloc_zeros::<f32>(n_out).expect("alloc");
-    let err = box5::launch_cudarc(&other_stream, &foreign_input, &mut other_output).expect_err("not a primary context");
+    let device_input = stream.clone_htod(&data).expect("copy in");
+    let mut output = stream.alloc_zeros::<f32>(box5::KERNEL.output_len(data.len()).expect("fits")).expect("alloc");
+    let err = box5::launch_cudarc(&stream, &device_input, &mut output).expect_err("not a primary context");
     assert!(matches!(err, Error::NotPrimaryContext { .. }), "{err:?}");
 }
