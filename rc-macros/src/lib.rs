@@ -1,6 +1,6 @@
-//! `#[stencil]`: a small compiler. [`args`] reads the attribute, [`signature`] the function's
-//! signature, [`lower`] turns its body into `rc-core`'s typed body, and [`expand`] prints the
-//! kernel module (PTX included). Every check reports on the offending tokens through [`ctxt`],
+//! `#[stencil]`: a small compiler. `args` reads the attribute, `signature` the function's
+//! signature, `lower` turns its body into `rc-core`'s typed body, and `expand` prints the
+//! kernel module (PTX included). Every check reports on the offending tokens through `ctxt`,
 //! all errors at once; the macro never panics.
 
 mod args;
