@@ -206,7 +206,7 @@ pub(crate) fn describe(code: CuResult) -> (String, String) {
     };
     let name = ask(cuGetErrorName).unwrap_or_else(|| fallback_name(code).to_owned());
     let text = match driver() {
-        Err(why) => format!("the NVIDIA driver could not be loaded ({why}), so there is no CUDA device"),
+        Err(why) => format!("the NVIDIA driver could not be loaded ({why})"),
         Ok(_) => ask(cuGetErrorString).unwrap_or_else(|| "no description from the driver".to_owned()),
     };
     (name, text)
