@@ -72,8 +72,8 @@ fn check_cust_raw_will_find_cuda() -> Result<(), String> {
         return Ok(());
     }
     Err(format!(
-        "error: rc's `cust` feature (on by default) builds cust 0.3.2, whose build script (cust_raw, \
-         find_cuda_helper) stops with \"Could not find a cuda installation\" unless a folder named in \
+        "error: rc's `cust` feature (on by default) builds cust 0.3.2, whose build scripts (cust's and \
+         cust_raw's, through find_cuda_helper) stop with \"Could not find a cuda installation\" unless a folder named in \
          CUDA_LIBRARY_PATH (here: {}), /opt/cuda or /usr/local/cuda* has a `lib64/` folder. No CUDA is \
          needed: rc links its own libcuda, which loads the driver when the program runs. Add this to \
          `.cargo/config.toml` beside your Cargo.toml (x86-64 Linux has `/lib64`, the dynamic loader's folder):\n\n\
