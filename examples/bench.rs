@@ -33,7 +33,11 @@ use bench::options::{list, Options};
 use bench::report;
 use common::{compare, fail, Gpu, Result};
 
-fn main() -> Result<()> {
+fn main() -> std::process::ExitCode {
+    common::exit(run())
+}
+
+fn run() -> Result<()> {
     let Some(options) = Options::parse()? else {
         return Ok(());
     };

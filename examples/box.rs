@@ -48,7 +48,11 @@ fn box_k32(w: Window<f32>) -> f32 {
     s / 65.0
 }
 
-fn main() -> Result<(), Box<dyn Error>> {
+fn main() -> std::process::ExitCode {
+    common::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
     let args = common::Args::parse()?;
     let kernels = [
         (box_k1::ENTRY, box_k1::PTX),

@@ -72,7 +72,11 @@ DONE:
 
 const THREADS_PER_BLOCK: u32 = 256;
 
-fn main() -> Result<(), Box<dyn Error>> {
+fn main() -> std::process::ExitCode {
+    common::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
     let args = common::Args::parse()?;
     if args.emit_ptx(&[("scale", SCALE_PTX), (box7::ENTRY, box7::PTX)])? {
         return Ok(());

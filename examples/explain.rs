@@ -28,7 +28,11 @@ fn box7(w: Window<f32>) -> f32 {
 /// The emulation is checked on this many elements unless `--n` says otherwise.
 const DEFAULT_N: usize = 100_003;
 
-fn main() -> Result<(), Box<dyn Error>> {
+fn main() -> std::process::ExitCode {
+    common::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
     let args = common::Args::parse()?;
     if args.emit_ptx(&[(one_stencil::ENTRY, one_stencil::PTX), (box7::ENTRY, box7::PTX)])? {
         return Ok(());

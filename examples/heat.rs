@@ -26,7 +26,11 @@ const STEPS: usize = 1000;
 /// The checked run's length: the CPU reference does every step too, on one thread.
 const CHECK_N: usize = 1 << 15;
 
-fn main() -> Result<(), Box<dyn Error>> {
+fn main() -> std::process::ExitCode {
+    common::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
     let args = common::Args::parse()?;
     if args.emit_ptx(&[(heat::ENTRY, heat::PTX)])? {
         return Ok(());

@@ -27,7 +27,11 @@ fn total_variation(w: Window<f32>) -> f32 {
     tv
 }
 
-fn main() -> Result<(), Box<dyn Error>> {
+fn main() -> std::process::ExitCode {
+    common::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
     let args = common::Args::parse()?;
     if args.emit_ptx(&[(max_filter::ENTRY, max_filter::PTX), (total_variation::ENTRY, total_variation::PTX)])? {
         return Ok(());

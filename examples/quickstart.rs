@@ -21,7 +21,11 @@ fn box7(w: Window<f32>) -> f32 {
     (w[-3] + w[-2] + w[-1] + w[0] + w[1] + w[2] + w[3]) / 7.0
 }
 
-fn main() -> Result<(), Box<dyn Error>> {
+fn main() -> std::process::ExitCode {
+    common::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
     let args = common::Args::parse()?;
     if args.emit_ptx(&[(box7::ENTRY, box7::PTX)])? {
         return Ok(());

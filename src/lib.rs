@@ -9,30 +9,46 @@
 //! }
 //!
 //! let input: Vec<f32> = (0..1000).map(|i| (i as f32).sin()).collect();
-//! let reference = box7::KERNEL.reference_vec(&input, ()).unwrap();
-//! let emulated = box7::KERNEL.emulate_vec(&input, ()).unwrap();
+//! let mut reference = vec![0.0; box7::KERNEL.output_len(input.len()).unwrap()];
+//! box7::run_cpu(&input, &mut reference).unwrap();
+//! let mut emulated = vec![0.0; reference.len()];
+//! box7::emulate(&input, &mut emulated).unwrap();
 //! assert_eq!(reference, emulated);
 //! ```
 //!
-//! `#[stencil]` keeps the function as it is (it is the CPU reference) and generates beside it a
-//! type of the same name holding the kernel handle [`Stencil`] (`box7::KERNEL`), its PTX
-//! (`box7::PTX`), `launch` (device buffers, on your stream) and `run` (host slices) for the GPU,
-//! and `run_cpu`, `emulate` and `explain` for the CPU.
+//! [`#[stencil]`](macro@stencil) keeps the function as it is (it is the CPU reference) and
+//! generates beside it a type of the same name holding the kernel handle [`Stencil`]
+//! (`box7::KERNEL`), its PTX (`box7::PTX`), `run_cpu`, `emulate` and `explain` for the CPU, and
+//! for the GPU, depending on this crate's features:
+//!
+//! | feature | generated functions | needs |
+//! |---|---|---|
+//! | `cust` (default) | `launch` on cust's stream and device buffers, `run` (host slices in, a `Vec` out) | building cust: `CUDA_LIBRARY_PATH` naming a folder with a `lib64/` (see the README's "Using rc in your crate") |
+//! | `cudarc` | `launch_cudarc` on a cudarc stream and slices or views, and `run` when `cust` is off | Rust 1.88 |
+//! | neither (`default-features = false`) | none: the CPU reference, the emulation, `explain`, the PTX and the kernel handle | nothing |
+//!
+//! With either runtime, binaries start on machines without an NVIDIA driver: the driver is loaded
+//! when first used, and `run` then returns an error for which
+//! [`is_no_device`](runtime::Error::is_no_device) is true.
 
 // Generated code names this crate `::rc`, also inside its own tests.
 extern crate self as rc;
 
-pub use rc_core::{
-    Boundary, Element, Error, Explanation, Extent, LengthError, Offset, Params, Pattern, Radius, Scalar, ScalarType,
-    Stencil, Strategy, WarpProgram, Window,
-    Layout,
-};
+mod gpu_methods;
+
 pub use rc_core::testdata;
+pub use rc_core::{
+    Boundary, Element, Error, Explanation, Extent, Layout, LengthError, Offset, Params, Pattern, Radius, Scalar,
+    ScalarType, Stencil, Strategy, WarpProgram, Window,
+};
+#[doc(inline)]
 pub use rc_macros::stencil;
 
 /// The compiler itself: patterns, distributions, schedules, warp programs.
 pub use rc_core as core;
-/// Launching on the GPU through cust: `gpu()`, `launch`, `run`, and cust itself.
+/// Launching on the GPU: `gpu()`, `launch` (cust), `launch_cudarc` (cudarc), `run`, and the CUDA
+/// crates themselves.
+#[cfg(any(feature = "cust", feature = "cudarc"))]
 pub use rc_runtime as runtime;
 
 /// Everything a stencil definition needs.
@@ -43,6 +59,18 @@ pub mod prelude {
 /// What generated code refers to; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::__rc_gpu_methods as gpu_methods;
     pub use rc_core::body::{BinaryOp, Body, CompareOp, Node, UnaryOp};
     pub use rc_core::{Boundary, Layout, Offset, Pattern, Radius, Scalar, ScalarType, Stencil, Strategy};
 }
+
+/// The README's code blocks, compiled and run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
+/// The examples in `#[stencil]`'s documentation, which rc-macros cannot run (it cannot depend on
+/// rc).
+#[doc = include_str!("../rc-macros/src/stencil.md")]
+#[cfg(doctest)]
+pub struct StencilAttributeDoctests;

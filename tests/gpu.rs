@@ -187,8 +187,11 @@ mod box_f64 {
     box_stencil!(f64, Scalar::f64);
 }
 
+/// Compiles the sweep's stencil for one pattern, strategy and distribution.
+type Compile<T> = fn(Pattern, Strategy, Layout) -> Result<Stencil<T, ()>, rc::core::Error>;
+
 fn sweep<T: Element + DeviceCopy>(
-    kernel: fn(Pattern, Strategy, Layout) -> Result<Stencil<T, ()>, rc::core::Error>,
+    kernel: Compile<T>,
     patterns: impl Iterator<Item = (Pattern, Strategy, Layout)>,
     lengths: impl Fn(&Pattern) -> Vec<usize>,
     stream: &Stream,

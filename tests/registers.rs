@@ -203,7 +203,14 @@ fn launch_bounds_are_in_the_ptx() {
     assert_eq!(catalogue::bounded::KERNEL.pattern().min_blocks_per_sm(), Some(2));
     assert_eq!(catalogue::box7::KERNEL.pattern().threads_per_block(), 256);
     let text = catalogue::bounded::explain().expect("explains").to_string();
-    assert!(text.contains("launch bounds: 512 threads per block (.maxntid), at least 2 blocks per multiprocessor (.minnctapersm)"), "{text}");
+    assert!(
+        text.contains("launch bounds: 512 threads per block (.maxntid 512, 1, 1), at least 2 blocks per multiprocessor (.minnctapersm 2)"),
+        "{text}"
+    );
+    // The default declares nothing, and explain() says so.
+    assert!(!catalogue::box7::PTX.contains(".maxntid"), "{}", catalogue::box7::PTX);
+    let text = catalogue::box7::explain().expect("explains").to_string();
+    assert!(text.contains("launch bounds: none declared (the launch uses blocks of 256 threads;"), "{text}");
 }
 
 #[test]

@@ -13,6 +13,8 @@ fn let_bound_literal_typed_by_a_later_use(w: Window<f32>) -> f32 {
 }
 
 /// A literal under `as` takes the cast's type: `3000000000` is a u32, `1.000...1` rounds once.
+// The casts and the over-long literal are what this test is about.
+#[allow(clippy::unnecessary_cast, clippy::excessive_precision)]
 #[stencil(radius = 1, warp = 8)]
 fn literal_under_a_cast(w: Window<u32>) -> u32 {
     w[0].min(3000000000 as u32) + ((1.00000005960464477539062500000001 as f32) * 1e7) as u32 % 7
@@ -59,6 +61,8 @@ fn lets_and_consts_may_be_annotated_bool() {
 }
 
 /// Only a literal takes the cast's type; an expression of literals keeps f64, then rounds.
+// The over-long literal is what this test is about.
+#[allow(clippy::excessive_precision)]
 #[stencil(radius = 1)]
 fn literal_expression_under_a_cast(w: Window<f32>) -> f32 {
     w[0] + (1.00000005960464477539062500000001 + 0.0) as f32

@@ -247,6 +247,18 @@ pub fn compare<T: Element>(got: &[T], want: &[T], what: &str) -> Result<()> {
     Err(fail(format!("check FAILED: {what}: {found}")))
 }
 
+/// An example's exit: success, or its error printed as prose (a `main` that returns `Err` would
+/// print the error's `Debug` form instead).
+pub fn exit(result: Result<()>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// An error that is just a message.
 pub fn fail(message: String) -> Box<dyn Error> {
     Box::new(Failure(message))

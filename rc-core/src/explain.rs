@@ -71,10 +71,7 @@ impl Explanation {
                     crate::stage::block_bytes(&pattern, program.vector, program.element, *elements)
                 )?;
             }
-            match pattern.min_blocks_per_sm() {
-                Some(m) => writeln!(text, "launch bounds: {} threads per block (.maxntid), at least {m} blocks per multiprocessor (.minnctapersm)", pattern.threads_per_block())?,
-                None => writeln!(text, "launch bounds: {} threads per block (.maxntid)", pattern.threads_per_block())?,
-            }
+            writeln!(text, "{}", launch_bounds(&crate::ptx::print(program, "explain"), pattern.threads_per_block()))?;
             let estimate = program.register_estimate();
             writeln!(text, "registers: {estimate} (estimated; ptxas -v gives the real count)")?;
             if estimate.total > HIGH_REGISTERS {
@@ -206,8 +203,50 @@ fn runs(text: &mut String, fetch: &Fetch, warp: u32) -> fmt::Result {
     Ok(())
 }
 
+/// The launch bounds line: what the PTX declares (`.maxntid`, `.minnctapersm`), read from the
+/// printed kernel itself, since the printer declares them only when asked for.
+fn launch_bounds(ptx: &str, threads_per_block: u32) -> String {
+    let directive = |name: &str| {
+        ptx.lines().map(str::trim).find_map(|line| line.strip_prefix(name)).map(|rest| rest.trim().trim_end_matches(';'))
+    };
+    match (directive(".maxntid"), directive(".minnctapersm")) {
+        (None, None) => format!(
+            "launch bounds: none declared (the launch uses blocks of {threads_per_block} threads; ptxas allocates registers for any block size)"
+        ),
+        (maxntid, minnctapersm) => {
+            let mut parts = Vec::new();
+            if let Some(value) = maxntid {
+                parts.push(format!("{} threads per block (.maxntid {value})", value.split(',').next().unwrap_or(value).trim()));
+            }
+            if let Some(value) = minnctapersm {
+                parts.push(format!("at least {value} blocks per multiprocessor (.minnctapersm {value})"));
+            }
+            format!("launch bounds: {}", parts.join(", "))
+        }
+    }
+}
+
 impl fmt::Display for Explanation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::launch_bounds;
+
+    #[test]
+    fn launch_bounds_are_what_the_ptx_declares() {
+        let none = ".visible .entry k(\n\t.param .u64 a\n)\n{\n\tret;\n}\n";
+        assert_eq!(
+            launch_bounds(none, 256),
+            "launch bounds: none declared (the launch uses blocks of 256 threads; ptxas allocates registers for any block size)"
+        );
+        let both = ".visible .entry k(\n\t.param .u64 a\n)\n.maxntid 512, 1, 1\n.minnctapersm 2\n{\n\tret;\n}\n";
+        assert_eq!(
+            launch_bounds(both, 512),
+            "launch bounds: 512 threads per block (.maxntid 512, 1, 1), at least 2 blocks per multiprocessor (.minnctapersm 2)"
+        );
     }
 }

@@ -32,7 +32,10 @@ pub struct Stencil<T: Element, P: Params> {
 
 impl<T: Element, P: Params> Stencil<T, P> {
     /// Used by `#[stencil]`, which has validated every part.
+    // One argument per field: generated code builds the handle in a `const`, where a builder's
+    // non-const methods cannot run.
     #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
     pub const fn from_parts(
         name: &'static str,
         pattern: Pattern,

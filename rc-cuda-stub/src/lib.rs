@@ -1,19 +1,12 @@
-//! A link stub for the CUDA driver library, `libcuda.so.1`. This crate has no Rust items; all of
-//! it is in `build.rs`:
+//! A static `libcuda` for cust: the CUDA driver's entry points, each loading the real driver on
+//! first use. This crate has no Rust items; all of it is in `build.rs`.
 //!
-//! - cust 0.3.2 links `-lcuda` (through cust_raw), so every binary that uses it needs a
-//!   `libcuda.so` at link time and a `libcuda.so.1` at start-up. On a machine without an NVIDIA
-//!   driver (CI, laptops) neither exists. `build.rs` compiles a stub with that soname in which
-//!   every driver function returns `CUDA_ERROR_NO_DEVICE`, and adds its directory to the link
-//!   search path of every package that depends on this one.
-//! - Binaries record only the soname (`NEEDED libcuda.so.1`), so on a GPU machine the real
-//!   driver is loaded, not the stub.
-//! - So that binaries built on a machine without a driver also *start* there, `build.rs`
-//!   publishes the stub's directory as `DEP_RC_CUDA_STUB_RPATH` (empty when the build machine
-//!   has a real driver), and the packages whose binaries run (`rc`, `rc-runtime`) add it to
-//!   their binaries' `RUNPATH` in their own build scripts (`cargo:rustc-link-arg` does not reach
-//!   dependents).
-//!
-//! The environment variable `RC_CUDA_STUB_RPATH` overrides the driver detection at build time:
-//! `never` (no RUNPATH entry) or `always` (add it even though a driver was found).
+//! cust 0.3.2 links `-lcuda` (through cust_raw), so a binary that uses it normally records
+//! `NEEDED libcuda.so.1` and does not even start where no NVIDIA driver is installed ("error
+//! while loading shared libraries"). Linked with this crate (x86-64 Linux), the binary instead
+//! carries one small forwarding function per driver entry point: the first call opens
+//! `libcuda.so.1` with `dlopen` and jumps to the driver's functions from then on; without a
+//! driver every call returns `CUDA_ERROR_NO_DEVICE`, which rc reports as "no GPU". So the same
+//! binary starts everywhere, and uses the GPU wherever there is a driver, whether or not the
+//! build machine had one.
 #![no_std]

@@ -1,6 +1,6 @@
-//! `#[stencil]`: a small compiler. [`args`] reads the attribute, [`signature`] the function's
-//! signature, [`lower`] turns its body into `rc-core`'s typed body, and [`expand`] prints the
-//! kernel module (PTX included). Every check reports on the offending tokens through [`ctxt`],
+//! `#[stencil]`: a small compiler. `args` reads the attribute, `signature` the function's
+//! signature, `lower` turns its body into `rc-core`'s typed body, and `expand` prints the
+//! kernel module (PTX included). Every check reports on the offending tokens through `ctxt`,
 //! all errors at once; the macro never panics.
 
 mod args;
@@ -12,7 +12,8 @@ mod tokens;
 
 use proc_macro::TokenStream;
 
-/// Turns a function over a `Window` into a register-cache stencil kernel. See the `rc` crate.
+// The examples need rc, which this crate cannot depend on: rc runs them as its doctests.
+#[doc = include_str!("stencil.md")]
 #[proc_macro_attribute]
 pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::stencil(args.into(), item.into()).into()

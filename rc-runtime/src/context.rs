@@ -1,17 +1,16 @@
 //! CUDA contexts: which one a launch runs in, keeping primary contexts alive, and making one
-//! current for [`crate::run`].
+//! current for `run`.
 //!
 //! A context is the driver's unit of GPU state; modules (loaded kernels) live in one and die with
-//! it. cust 0.3's `Context` (and `quick_init`) is a device's *primary* context, reference counted
+//! it. cust 0.3's `Context` (and `quick_init`) and cudarc's `CudaContext::new` are a device's
+//! *primary* context, reference counted
 //! by the driver: `cuDevicePrimaryCtxRetain` adds a reference, `cuDevicePrimaryCtxRelease` drops
 //! one, and the context (with every module in it) is destroyed when the count reaches zero.
 
 use std::ptr;
 use std::sync::Mutex;
 
-use cust::stream::Stream;
-
-use crate::driver::{self, CuContext, CuDevice, CUDA_SUCCESS};
+use crate::driver::{self, CuContext, CuDevice, CuStream, CUDA_SUCCESS};
 use crate::error::{check, Error};
 
 /// One reference to a device's primary context, released on drop. While it lives, the context
@@ -89,8 +88,8 @@ impl Drop for PrimaryContext {
     }
 }
 
-/// `cuInit`, mapping failure to [`Error::NoDevice`]: with no driver, no device, or rc-cuda-stub's
-/// `libcuda.so.1`, this is where it shows.
+/// `cuInit`, mapping failure to [`Error::NoDevice`]: with no driver or no device, this is where
+/// it shows.
 pub(crate) fn init() -> Result<(), Error> {
     // SAFETY: plain call; repeated calls are cheap no-ops.
     let code = unsafe { driver::cuInit(0) };
@@ -117,10 +116,11 @@ pub(crate) fn current() -> Result<Option<CuContext>, Error> {
 
 /// The context a launch on `stream` runs in: the stream's, which must be current on this thread
 /// (kernels are looked up and loaded in the current context).
-pub(crate) fn for_launch(stream: &Stream) -> Result<CuContext, Error> {
+pub(crate) fn for_launch(stream: CuStream) -> Result<CuContext, Error> {
     let mut of_stream: CuContext = ptr::null_mut();
-    // SAFETY: `stream` is a live cust stream; valid out-pointer.
-    check(unsafe { driver::cuStreamGetCtx(stream.as_inner() as _, &mut of_stream) }, || {
+    // SAFETY: `stream` is the caller's live stream (borrowed from its cust or cudarc wrapper);
+    // valid out-pointer.
+    check(unsafe { driver::cuStreamGetCtx(stream, &mut of_stream) }, || {
         "cuStreamGetCtx for the launch stream"
     })?;
     match current()? {

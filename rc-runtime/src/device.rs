@@ -4,8 +4,6 @@
 use std::fmt;
 use std::os::raw::{c_char, c_int};
 
-use cust::sys::CUdevice_attribute as Attribute;
-
 use crate::context;
 use crate::driver::{self, CuDevice, CUDA_SUCCESS};
 use crate::error::{check, Error};
@@ -43,9 +41,8 @@ impl fmt::Display for GpuInfo {
     }
 }
 
-/// The GPU that [`crate::run`] would use: the current context's device, or device 0. Fails with
-/// [`Error::NoDevice`] (saying why) when there is no driver or no device, which is what the
-/// stub `libcuda.so.1` of machines without a GPU always reports.
+/// The GPU that `run` would use: the current context's device, or device 0. Fails with
+/// [`Error::NoDevice`] (saying why) when there is no driver or no device.
 ///
 /// ```
 /// match rc_runtime::gpu() {
@@ -110,10 +107,24 @@ fn info(device: CuDevice) -> Result<GpuInfo, Error> {
     })
 }
 
+/// The `CUdevice_attribute` values (an `int`-sized C enum, from `cuda.h`) rc-runtime asks for,
+/// under their C names for messages.
+#[allow(non_camel_case_types, clippy::enum_variant_names)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Attribute {
+    CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13,
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+    CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE = 36,
+    CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH = 37,
+    CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR = 39,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+}
+
 /// One attribute as a non-negative number, or the driver's error code.
-fn attribute_of(device: CuDevice, attribute: Attribute) -> Result<u32, u32> {
+pub(crate) fn attribute_of(device: CuDevice, attribute: Attribute) -> Result<u32, u32> {
     let mut value: c_int = 0;
-    // SAFETY: valid out-pointer; the attribute enum is an `int`-sized C enum.
+    // SAFETY: valid out-pointer; the attribute is one of cuda.h's values.
     let code = unsafe { driver::cuDeviceGetAttribute(&mut value, attribute as c_int, device) };
     if code == CUDA_SUCCESS {
         Ok(value.max(0) as u32)

@@ -1,9 +1,10 @@
 //! Errors of the GPU paths. Each says what was expected and what was got.
 //!
-//! Driver errors are kept as the raw code plus the driver's own name and description, taken when
-//! the error is made. They are deliberately not `cust::error::CudaError` sources: that type's
+//! One error type for both back ends (cust and cudarc). Driver errors are kept as the raw code
+//! plus the driver's own name and description, taken when the error is made. They are
+//! deliberately not `cust::error::CudaError` or `cudarc::driver::DriverError` sources: cust's
 //! `Display` asks the driver for the text and returns `fmt::Error` when the driver cannot answer
-//! (a CUDA toolkit's link stub answers nothing), which makes `format!`/`to_string` panic.
+//! (which makes `format!`/`to_string` panic), and cudarc's prints its `Debug` form.
 
 use std::fmt;
 
@@ -29,6 +30,7 @@ impl DriverError {
 
     /// From an error cust returned. cust's own codes above the driver's range
     /// (`InvalidMemoryAllocation`, `OptixError`) have no driver description: use cust's name.
+    #[cfg(feature = "cust")]
     pub(crate) fn from_cust(error: cust::error::CudaError) -> DriverError {
         let code = error as u32;
         if code <= 999 {
@@ -95,8 +97,8 @@ impl fmt::Debug for ModuleLoadError {
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The driver could not be initialised or has no device. This is what a machine without an
-    /// NVIDIA GPU gets (with rc-cuda-stub's `libcuda.so.1`, `cuInit` reports no device).
+    /// The driver could not be loaded or initialised, or has no device. This is what a machine
+    /// without an NVIDIA GPU gets; `reason` says which (e.g. that `libcuda.so.1` is not there).
     #[error("no CUDA device: {reason}")]
     NoDevice { reason: String },
 
@@ -114,7 +116,7 @@ pub enum Error {
 
     /// The PTX contains a character other than ASCII, which ptxas rejects wherever it is.
     #[error(
-        "the PTX of stencil `{stencil}` has the non-ASCII character {character:?} (U+{:04X}) at line {line}, \
+        "the PTX of stencil `{stencil}` has the non-ASCII character `{character}` (U+{:04X}) at line {line}, \
          column {column}; expected ASCII only (ptxas rejects anything else, even in comments)",
         *character as u32
     )]
@@ -191,8 +193,8 @@ pub enum Error {
     /// contexts are supported).
     #[error(
         "the current CUDA context {context:#x} is not the primary context of device {device}; \
-         expected a primary context (cust::context::Context, cust::quick_init): rc-runtime caches \
-         loaded kernels per context and can keep only primary contexts alive for them"
+         expected a primary context (cust's Context or quick_init, cudarc's CudaContext::new): \
+         rc-runtime caches loaded kernels per context and can keep only primary contexts alive for them"
     )]
     NotPrimaryContext { context: usize, device: i32 },
 }
@@ -225,8 +227,15 @@ impl Error {
     }
 
     /// A failed cust call `call`.
+    #[cfg(feature = "cust")]
     pub(crate) fn cust(call: impl Into<String>, error: cust::error::CudaError) -> Error {
         Error::Driver { call: call.into(), error: DriverError::from_cust(error) }
+    }
+
+    /// A failed cudarc call `call`.
+    #[cfg(feature = "cudarc")]
+    pub(crate) fn cudarc(call: impl Into<String>, error: cudarc::driver::DriverError) -> Error {
+        Error::Driver { call: call.into(), error: DriverError::new(error.0 as CuResult) }
     }
 }
 
@@ -246,7 +255,8 @@ mod tests {
 
     #[test]
     fn driver_errors_name_the_call_and_the_code() {
-        // The names come from the driver (or rc-cuda-stub); both spell this one the same way.
+        // The names come from the driver (or, without one, rc-runtime's table); both spell this
+        // one the same way.
         let err = Error::driver("cuModuleGetFunction for entry `k`", 500);
         let text = err.to_string();
         assert!(
@@ -259,6 +269,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "cust")]
     fn cust_errors_never_ask_cust_for_text() {
         // cust's `Display` would panic without a driver that can describe codes; ours does not.
         let err = Error::cust("allocating", cust::error::CudaError::InvalidMemoryAllocation);

@@ -1,16 +1,15 @@
-//! Launching a stencil: on the caller's stream and buffers ([`launch`]), or from host slices to a
-//! host vector ([`run`]).
+//! Launching a stencil, whichever back end the caller's stream and buffers come from: the plan
+//! (lengths, grid, parameters; no CUDA), the checks on buffers and kernel, and the launch. The
+//! back ends (`with_cust.rs`, `with_cudarc.rs`) only turn their types into driver handles.
 
 use std::ptr;
 
-use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
-use cust::stream::{Stream, StreamFlags};
 use rc_core::{Element, LaunchShape, Params, Scalar, ScalarType, Stencil, Strategy};
 
 use crate::abi::KernelArgs;
 use crate::buffers;
 use crate::context;
-use crate::driver;
+use crate::driver::{self, CuStream};
 use crate::error::{check, Error};
 use crate::module;
 
@@ -58,62 +57,50 @@ pub(crate) fn check_threads_per_block(stencil: &'static str, shape: LaunchShape,
     Ok(())
 }
 
-/// Launches `stencil` over `input` into `output` on `stream`, asynchronously: it returns once the
-/// launch is queued, and `output` is written when the stream gets there (synchronise the stream
-/// or record an event before reading it).
-///
-/// `output` must have exactly `stencil.output_len(input.len())` elements; an empty output
-/// launches nothing. `output` must not overlap `input` ([`Error::Aliasing`]), and both must be
-/// memory the stream's context can reach ([`Error::ForeignBuffer`] when the driver reports
-/// device memory of another context that this one cannot map). The stream's context must be
-/// current on this thread and must be a primary context (cust's `Context`, `quick_init`). The
-/// first launch in a context compiles the PTX for its GPU (see [`crate::release_cached_modules`]).
-pub fn launch<T, P>(
+/// A device buffer as the driver sees it: where it starts and how many elements it has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RawBuffer {
+    pub address: u64,
+    pub len: usize,
+}
+
+/// The launch itself, shared by the back ends once each has turned its stream and buffers into
+/// driver handles and addresses, and has made a `plan` with a shape (so lengths were checked
+/// before any CUDA call). Checks alignment and overlap, then that the stream's context is current
+/// and can reach both buffers, loads the kernel, checks its ABI and block size, and queues it.
+pub(crate) fn launch_planned<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
-    stream: &Stream,
-    input: &DeviceSlice<T>,
-    output: &mut DeviceSlice<T>,
-    params: P,
-) -> Result<(), Error>
-where
-    T: Element + DeviceCopy,
-    P: Params,
-{
-    let plan = plan(stencil, input.len(), output.len(), &params)?;
-    let Some(shape) = plan.shape else {
-        return Ok(());
-    };
-    let (input_address, output_address) = (input.as_device_ptr().as_raw(), output.as_device_ptr().as_raw());
-    check_alignment(stencil, "input", input_address)?;
-    check_alignment(stencil, "output", output_address)?;
+    plan: &Plan,
+    shape: LaunchShape,
+    stream: CuStream,
+    input: RawBuffer,
+    output: RawBuffer,
+) -> Result<(), Error> {
+    check_alignment(stencil, "input", input.address)?;
+    check_alignment(stencil, "output", output.address)?;
     let element_bytes = std::mem::size_of::<T>();
     buffers::check_disjoint(
         stencil.name(),
-        buffers::byte_range(input_address, input.len(), element_bytes),
-        buffers::byte_range(output_address, output.len(), element_bytes),
+        buffers::byte_range(input.address, input.len, element_bytes),
+        buffers::byte_range(output.address, output.len, element_bytes),
     )?;
     let context = context::for_launch(stream)?;
-    buffers::check_reachable(stencil.name(), "input", input_address, context)?;
-    buffers::check_reachable(stencil.name(), "output", output_address, context)?;
+    buffers::check_reachable(stencil.name(), "input", input.address, context)?;
+    buffers::check_reachable(stencil.name(), "output", output.address, context)?;
     let kernel = module::kernel(context, stencil.name(), stencil.ptx(), stencil.entry())?;
     let types: Vec<ScalarType> = plan.scalars.iter().map(|s| s.ty).collect();
     kernel.check_abi(stencil.name(), stencil.entry(), &types)?;
     check_threads_per_block(stencil.name(), shape, crate::resources::max_threads_per_block(kernel.function(), stencil.name())?)?;
 
-    let mut args = KernelArgs::new(
-        input.as_device_ptr().as_raw(),
-        output.as_device_ptr().as_raw(),
-        input.len() as u64,
-        plan.n_out as u64,
-        &plan.scalars,
-    );
+    let mut args = KernelArgs::new(input.address, output.address, input.len as u64, plan.n_out as u64, &plan.scalars);
     let mut pointers = args.pointers();
     // SAFETY: the function belongs to the current context (looked up with it) and stays loaded
     // while `kernel` lives; the argument block matches the parameter list the entry declares
-    // (checked above); the buffers are live device allocations of the lengths passed, which
-    // the driver did not report as another context's (checked above), and the output's bytes
-    // are disjoint from the input's (checked above: `DeviceSlice` is `Copy`, so an exclusive
-    // borrow alone does not prove that). The driver copies the arguments before returning.
+    // (checked above); the buffers are live device allocations of the lengths passed (the back
+    // ends take them from their buffer types), which the driver did not report as another
+    // context's (checked above), and the output's bytes are disjoint from the input's (checked
+    // above: cust's `DeviceSlice` is `Copy`, so an exclusive borrow alone does not prove that).
+    // The driver copies the arguments before returning.
     let code = unsafe {
         driver::cuLaunchKernel(
             kernel.function(),
@@ -124,7 +111,7 @@ where
             1,
             1,
             0,
-            stream.as_inner() as _,
+            stream,
             pointers.as_mut_ptr(),
             ptr::null_mut(),
         )
@@ -140,43 +127,9 @@ where
     })
 }
 
-/// Runs `stencil` over `input` on the GPU and returns the output: copies in, launches, waits,
-/// copies out.
-///
-/// Uses the context current on this thread if there is one; otherwise it makes device 0's
-/// primary context current on this thread (like `cust::quick_init`) and keeps it alive for the
-/// rest of the process, so repeated calls do not create and tear down a context each time.
-/// Lengths are checked before the GPU is touched; an empty output needs no GPU at all.
-pub fn run<T, P>(stencil: &Stencil<T, P>, input: &[T], params: P) -> Result<Vec<T>, Error>
-where
-    T: Element + DeviceCopy,
-    P: Params,
-{
-    let n_out = stencil
-        .pattern()
-        .output_len(input.len())
-        .map_err(|source| Error::Length { stencil: stencil.name(), source })?;
-    if plan(stencil, input.len(), n_out, &params)?.shape.is_none() {
-        return Ok(Vec::new());
-    }
-    context::ensure_current()?;
-    let stream = Stream::new(StreamFlags::DEFAULT, None)
-        .map_err(|e| Error::cust("creating a stream (cuStreamCreateWithPriority)", e))?;
-    let device_input = DeviceBuffer::from_slice(input)
-        .map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))?;
-    // SAFETY: every element is written by the kernel before it is read back, and `T` is one of
-    // f32, f64, i32, u32, for which any bit pattern is a valid value anyway.
-    let mut device_output = unsafe { DeviceBuffer::<T>::uninitialized(n_out) }
-        .map_err(|e| Error::cust(format!("allocating {n_out} output elements on the GPU"), e))?;
-    launch(stencil, &stream, &device_input, &mut device_output, params)?;
-    stream
-        .synchronize()
-        .map_err(|e| Error::cust(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;
-    let mut output = vec![*T::zero_ref(); n_out];
-    device_output
-        .copy_to(&mut output[..])
-        .map_err(|e| Error::cust(format!("copying {n_out} output elements from the GPU"), e))?;
-    Ok(output)
+/// The output length for `input_len` input elements, as the error `run` reports.
+pub(crate) fn output_len<T: Element, P: Params>(stencil: &Stencil<T, P>, input_len: usize) -> Result<usize, Error> {
+    stencil.pattern().output_len(input_len).map_err(|source| Error::Length { stencil: stencil.name(), source })
 }
 
 #[cfg(test)]

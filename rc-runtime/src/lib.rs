@@ -1,18 +1,24 @@
-//! Runs rc's stencils on an NVIDIA GPU through the CUDA driver API (cust 0.3.2).
+//! Runs rc's stencils on an NVIDIA GPU through the CUDA driver API, on the caller's streams and
+//! buffers of either CUDA crate:
 //!
-//! - [`gpu`]: is there a GPU, and which (or why not, as [`Error::NoDevice`]).
-//! - [`launch`]: a stencil on the caller's stream and device buffers, asynchronously.
-//! - [`run`]: host slice in, host vector out.
-//! - [`resources`]: what the driver's compiler gave a stencil's kernel on this GPU, printable as
-//!   a one-line report with a [`SpillWarning`] when it spills.
+//! - with the `cust` feature, [`launch`] on cust's `Stream` and `DeviceSlice`s (what a Rust-CUDA
+//!   host program has), and [`run`] from host slices;
+//! - with the `cudarc` feature, [`launch_cudarc`] on a cudarc `CudaStream` and `CudaSlice`s or
+//!   views, and [`run_cudarc`] from host slices ([`run`] too, when `cust` is off);
+//! - with either: [`gpu`] (is there a GPU, and which, or why not, as [`Error::NoDevice`]) and
+//!   [`resources`] (what the driver's compiler gave a stencil's kernel on this GPU, printable as a
+//!   one-line report with a [`SpillWarning`] when it spills).
 //!
-//! A stencil's PTX is compiled by the driver for the GPU at hand the first time it is launched in
-//! a context, and cached per context after that (`module.rs` explains how the cache stays sound).
-//! A PTX the driver rejects comes back as [`Error::ModuleLoad`] with the JIT compiler's log.
+//! Both back ends share one launch path: the same checks (lengths, alignment, overlap, buffers of
+//! another context, the kernel's parameter list and block size), the same per-context kernel
+//! cache and the same [`Error`]. A stencil's PTX is compiled by the driver for the GPU at hand the
+//! first time it is launched in a context, and cached per context after that (`module.rs`
+//! explains how the cache stays sound). A PTX the driver rejects comes back as
+//! [`Error::ModuleLoad`] with the JIT compiler's log.
 //!
-//! This crate links `libcuda.so.1`. On machines without an NVIDIA driver, `rc-cuda-stub` provides
-//! one whose every call reports "no device", so everything builds, tests start, and [`gpu`] says
-//! there is no GPU.
+//! The driver is loaded at run time (`driver.rs`), so binaries start on machines without one and
+//! every call then returns [`Error::NoDevice`]. cust itself links `libcuda`; with the `cust`
+//! feature, `rc-cuda-stub` gives it a static `libcuda` that also loads the driver at run time.
 
 mod abi;
 mod buffers;
@@ -23,15 +29,35 @@ mod error;
 mod launch;
 mod module;
 mod resources;
+#[cfg(feature = "cudarc")]
+mod with_cudarc;
+#[cfg(feature = "cust")]
+mod with_cust;
 
 pub use device::{gpu, GpuInfo};
 pub use error::{DriverError, Error, ModuleLoadError};
-pub use launch::{launch, run};
 #[doc(hidden)]
 pub use module::cached_kernel_count;
 pub use module::release_cached_modules;
 pub use resources::{resources, Resources, SpillWarning};
+#[cfg(feature = "cudarc")]
+pub use with_cudarc::{launch_cudarc, run_cudarc};
+#[cfg(feature = "cust")]
+pub use with_cust::{launch, run};
+/// [`run_cudarc`] under the name generated code and examples use, when cust is not enabled.
+#[cfg(all(feature = "cudarc", not(feature = "cust")))]
+pub use with_cudarc::run_cudarc as run;
 
 /// The cust this crate is built against, for callers that make their own contexts, streams and
 /// buffers.
+#[cfg(feature = "cust")]
 pub use cust;
+
+/// The cudarc this crate is built against, for callers that make their own contexts, streams and
+/// buffers.
+#[cfg(feature = "cudarc")]
+pub use cudarc;
+
+// Links rc-cuda-stub, whose static `libcuda` answers cust's driver calls (see its build script).
+#[cfg(feature = "cust")]
+use rc_cuda_stub as _;

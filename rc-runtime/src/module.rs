@@ -233,7 +233,7 @@ mod tests {
         let err = checked_text("box7", ".version 7.0\n// phase: lane l \u{2014} taps\n").expect_err("em dash");
         assert_eq!(
             err.to_string(),
-            "the PTX of stencil `box7` has the non-ASCII character '\u{2014}' (U+2014) at line 2, column 18; \
+            "the PTX of stencil `box7` has the non-ASCII character `\u{2014}` (U+2014) at line 2, column 18; \
              expected ASCII only (ptxas rejects anything else, even in comments)"
         );
         let err = checked_text("k", ".version 7.0\0").expect_err("NUL");

@@ -2,7 +2,7 @@
 //! shared memory, and how many blocks fit on a multiprocessor; as figures, as a one-line report
 //! (`Display`), and as a warning when the kernel spills.
 //!
-//! The kernel is looked up through the same per-context cache as [`crate::launch`], so these are
+//! The kernel is looked up through the same per-context cache as `launch`, so these are
 //! the figures of the very function that is launched, compiled by the same driver for the same
 //! GPU (the PTX is portable; the machine code and its register count are not). That is why the
 //! spill warning comes from here and not from the compile-time estimate or CI's ptxas run: only
@@ -11,11 +11,11 @@
 use std::fmt;
 use std::os::raw::c_int;
 
-use cust::sys::CUdevice_attribute as Attribute;
 use rc_core::registers::MAX_REGISTERS_PER_THREAD;
 use rc_core::{Element, Params, Stencil};
 
 use crate::context;
+use crate::device::{attribute_of, Attribute};
 use crate::driver::{self, CuDevice, CuFunction, CuResult};
 use crate::error::{check, Error};
 use crate::module;
@@ -29,23 +29,11 @@ const CU_FUNC_ATTRIBUTE_NUM_REGS: c_int = 4;
 /// `CUDA_ERROR_INVALID_CONTEXT`.
 const INVALID_CONTEXT: CuResult = 201;
 
-// Declared as in `driver.rs` (a plain `u32` result; both names are in rc-cuda-stub's list).
-#[allow(non_snake_case)]
-extern "C" {
-    fn cuFuncGetAttribute(value: *mut c_int, attribute: c_int, function: CuFunction) -> CuResult;
-    fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
-        blocks: *mut c_int,
-        function: CuFunction,
-        block_size: c_int,
-        dynamic_shared_bytes: usize,
-    ) -> CuResult;
-}
-
 /// One `cuFuncGetAttribute` of `function`, which must stay loaded for the call.
 pub(crate) fn function_attribute(function: CuFunction, attribute: c_int, name: &str, stencil: &str) -> Result<u32, Error> {
     let mut value: c_int = 0;
     // SAFETY: valid out-pointer; the caller keeps `function` loaded.
-    let code = unsafe { cuFuncGetAttribute(&mut value, attribute, function) };
+    let code = unsafe { driver::cuFuncGetAttribute(&mut value, attribute, function) };
     check(code, || format!("cuFuncGetAttribute({name}) for stencil `{stencil}`"))?;
     Ok(value.max(0) as u32)
 }
@@ -71,7 +59,7 @@ pub struct Resources {
     /// The most threads a block of this kernel may have (below the device's limit when the
     /// kernel needs many registers).
     pub max_threads_per_block: u32,
-    /// Threads per block that [`crate::launch`] uses.
+    /// Threads per block that `launch` uses.
     pub threads_per_block: u32,
     /// Blocks of `threads_per_block` threads resident on one multiprocessor at once.
     pub blocks_per_multiprocessor: u32,
@@ -164,7 +152,7 @@ impl fmt::Display for SpillWarning {
 /// launch would) if this context has not loaded it yet.
 ///
 /// Uses the context current on this thread if there is one, else device 0's primary context,
-/// like [`crate::run`]. The context must be a primary context ([`Error::NotPrimaryContext`]).
+/// like `run`. The context must be a primary context ([`Error::NotPrimaryContext`]).
 pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resources, Error> {
     context::ensure_current()?;
     let Some(context) = context::current()? else {
@@ -184,7 +172,7 @@ pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resou
     let mut blocks: c_int = 0;
     // SAFETY: valid out-pointer; `function` is loaded in the current context; rc's kernels use
     // no dynamic shared memory.
-    let code = unsafe { cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks, function, threads_per_block as c_int, 0) };
+    let code = unsafe { driver::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks, function, threads_per_block as c_int, 0) };
     check(code, || {
         format!("cuOccupancyMaxActiveBlocksPerMultiprocessor for stencil `{}` ({threads_per_block} threads)", stencil.name())
     })?;
@@ -192,12 +180,9 @@ pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resou
     let mut device: CuDevice = 0;
     // SAFETY: valid out-pointer; a context is current.
     check(unsafe { driver::cuCtxGetDevice(&mut device) }, || "cuCtxGetDevice for the current context")?;
-    let mut max_threads: c_int = 0;
     let per_sm = Attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR;
-    // SAFETY: valid out-pointer; the attribute enum is an `int`-sized C enum.
-    check(unsafe { driver::cuDeviceGetAttribute(&mut max_threads, per_sm as c_int, device) }, || {
-        format!("cuDeviceGetAttribute({per_sm:?}) for device {device}")
-    })?;
+    let max_threads = attribute_of(device, per_sm)
+        .map_err(|code| Error::driver(format!("cuDeviceGetAttribute({per_sm:?}) for device {device}"), code))?;
 
     Ok(Resources {
         stencil: stencil.name(),
@@ -207,7 +192,7 @@ pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resou
         max_threads_per_block,
         threads_per_block,
         blocks_per_multiprocessor: blocks.max(0) as u32,
-        max_threads_per_multiprocessor: max_threads.max(0) as u32,
+        max_threads_per_multiprocessor: max_threads,
     })
 }
 

@@ -1,0 +1,119 @@
+//! The cudarc back end: stencils on a cudarc stream and device slices or views, and
+//! [`run_cudarc`] from host slices through cudarc's buffers. The launch is the same as cust's
+//! (`launch.rs`): same checks, same kernel cache, same errors.
+//!
+//! cudarc loads the driver at run time too, and panics on its first driver call when there is
+//! none, so [`run_cudarc`] asks rc-runtime's own driver loader first and returns
+//! [`Error::NoDevice`] instead.
+
+use std::sync::{Arc, Mutex};
+
+use cudarc::driver::{CudaContext, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
+use rc_core::{Element, Params, Stencil};
+
+use crate::context;
+use crate::error::Error;
+use crate::launch::{launch_planned, output_len, plan, RawBuffer};
+
+/// Launches `stencil` over `input` into `output` on `stream`, asynchronously: it returns once the
+/// launch is queued, and `output` is written when the stream gets there. `input` and `output` are
+/// cudarc `CudaSlice`s or views of them (`slice(..)`, `slice_mut(..)`); buffers used on other
+/// streams are ordered against this one as cudarc does for its own launches.
+///
+/// The same rules as [`crate::launch`]: `output` must have exactly
+/// `stencil.output_len(input.len())` elements (an empty output launches nothing), must not
+/// overlap `input` ([`Error::Aliasing`]), both must be reachable from the stream's context
+/// ([`Error::ForeignBuffer`]), vector distributions need 16-byte aligned buffers
+/// ([`Error::Misaligned`]), and the context must be a primary one (`CudaContext::new`). The
+/// stream's context is made current on this thread, as cudarc's own launches do.
+pub fn launch_cudarc<T, P, I, O>(
+    stencil: &Stencil<T, P>,
+    stream: &CudaStream,
+    input: &I,
+    output: &mut O,
+    params: P,
+) -> Result<(), Error>
+where
+    T: Element + DeviceRepr,
+    P: Params,
+    I: DevicePtr<T>,
+    O: DevicePtrMut<T>,
+{
+    let plan = plan(stencil, input.len(), output.len(), &params)?;
+    let Some(shape) = plan.shape else {
+        return Ok(());
+    };
+    let context = stream.context();
+    context.bind_to_thread().map_err(|e| Error::cudarc("making the stream's context current (cuCtxSetCurrent)", e))?;
+    let (input_len, output_len) = (input.len(), output.len());
+    // The guards record, when dropped after the launch is queued, that `stream` used the buffers.
+    let (input_address, input_used) = input.device_ptr(stream);
+    let (output_address, output_used) = output.device_ptr_mut(stream);
+    let input = RawBuffer { address: input_address, len: input_len };
+    let output = RawBuffer { address: output_address, len: output_len };
+    // Waiting for the buffers' other streams is recorded as the context's error, not returned.
+    let launched = context
+        .check_err()
+        .map_err(|e| Error::cudarc("ordering the buffers' streams before the launch", e))
+        .and_then(|()| launch_planned(stencil, &plan, shape, stream.cu_stream().cast(), input, output));
+    if launched.is_err() {
+        // Nothing was queued, so there is no use to record; recording one would also fail for a
+        // buffer of another context (its events belong to that context, not the stream's).
+        std::mem::forget(input_used);
+        std::mem::forget(output_used);
+    }
+    launched
+}
+
+/// Device 0's primary context, made by the first [`run_cudarc`] and kept for the process, so
+/// that repeated calls do not retain and release the context each time.
+static RUN_CONTEXT: Mutex<Option<Arc<CudaContext>>> = Mutex::new(None);
+
+/// Runs `stencil` over `input` on device 0 through cudarc and returns the output: copies in,
+/// launches on a new stream, waits, copies out. Lengths are checked before the GPU is touched;
+/// an empty output needs no GPU at all. Without a driver or a GPU it returns
+/// [`Error::NoDevice`] (see [`Error::is_no_device`]).
+pub fn run_cudarc<T, P>(stencil: &Stencil<T, P>, input: &[T], params: P) -> Result<Vec<T>, Error>
+where
+    T: Element + DeviceRepr + ValidAsZeroBits,
+    P: Params,
+{
+    let n_out = output_len(stencil, input.len())?;
+    if plan(stencil, input.len(), n_out, &params)?.shape.is_none() {
+        return Ok(Vec::new());
+    }
+    context::init()?;
+    // SAFETY: only tries to open the library, as the loader below would.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(Error::NoDevice {
+            reason: "rc-runtime loaded the NVIDIA driver, but cudarc cannot find it under the names it tries".into(),
+        });
+    }
+    let context = {
+        // A poisoned lock only means another thread panicked while holding it; the Option
+        // inside is always either empty or a whole context.
+        let mut slot = RUN_CONTEXT.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match slot.as_ref() {
+            Some(context) => Arc::clone(context),
+            None => {
+                let context = CudaContext::new(0).map_err(|e| Error::cudarc("cudarc's CudaContext::new(0)", e))?;
+                *slot = Some(Arc::clone(&context));
+                context
+            }
+        }
+    };
+    let stream = context.new_stream().map_err(|e| Error::cudarc("creating a stream (cuStreamCreate)", e))?;
+    let device_input = stream
+        .clone_htod(input)
+        .map_err(|e| Error::cudarc(format!("copying {} input elements to the GPU", input.len()), e))?;
+    let mut device_output = stream
+        .alloc_zeros::<T>(n_out)
+        .map_err(|e| Error::cudarc(format!("allocating {n_out} output elements on the GPU"), e))?;
+    launch_cudarc(stencil, &stream, &device_input, &mut device_output, params)?;
+    stream
+        .synchronize()
+        .map_err(|e| Error::cudarc(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;
+    stream
+        .clone_dtoh(&device_output)
+        .map_err(|e| Error::cudarc(format!("copying {n_out} output elements from the GPU"), e))
+}

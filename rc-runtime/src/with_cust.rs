@@ -1,0 +1,77 @@
+//! The cust back end: stencils on cust streams and device buffers (what a Rust-CUDA host program
+//! has), and [`run`] from host slices through cust's buffers.
+
+use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+use cust::stream::{Stream, StreamFlags};
+use rc_core::{Element, Params, Stencil};
+
+use crate::context;
+use crate::error::Error;
+use crate::launch::{launch_planned, output_len, plan, RawBuffer};
+
+/// Launches `stencil` over `input` into `output` on `stream`, asynchronously: it returns once the
+/// launch is queued, and `output` is written when the stream gets there (synchronise the stream
+/// or record an event before reading it).
+///
+/// `output` must have exactly `stencil.output_len(input.len())` elements; an empty output
+/// launches nothing. `output` must not overlap `input` ([`Error::Aliasing`]), and both must be
+/// memory the stream's context can reach ([`Error::ForeignBuffer`] when the driver reports
+/// device memory of another context that this one cannot map). The stream's context must be
+/// current on this thread and must be a primary context (cust's `Context`, `quick_init`). The
+/// first launch in a context compiles the PTX for its GPU (see [`crate::release_cached_modules`]).
+pub fn launch<T, P>(
+    stencil: &Stencil<T, P>,
+    stream: &Stream,
+    input: &DeviceSlice<T>,
+    output: &mut DeviceSlice<T>,
+    params: P,
+) -> Result<(), Error>
+where
+    T: Element + DeviceCopy,
+    P: Params,
+{
+    let plan = plan(stencil, input.len(), output.len(), &params)?;
+    let Some(shape) = plan.shape else {
+        return Ok(());
+    };
+    let input = RawBuffer { address: input.as_device_ptr().as_raw(), len: input.len() };
+    let output = RawBuffer { address: output.as_device_ptr().as_raw(), len: output.len() };
+    launch_planned(stencil, &plan, shape, stream.as_inner().cast(), input, output)
+}
+
+/// Runs `stencil` over `input` on the GPU and returns the output: copies in, launches, waits,
+/// copies out.
+///
+/// Uses the context current on this thread if there is one; otherwise it makes device 0's
+/// primary context current on this thread (like `cust::quick_init`) and keeps it alive for the
+/// rest of the process, so repeated calls do not create and tear down a context each time.
+/// Lengths are checked before the GPU is touched; an empty output needs no GPU at all. Without a
+/// driver or a GPU it returns [`Error::NoDevice`] (see [`Error::is_no_device`]).
+pub fn run<T, P>(stencil: &Stencil<T, P>, input: &[T], params: P) -> Result<Vec<T>, Error>
+where
+    T: Element + DeviceCopy,
+    P: Params,
+{
+    let n_out = output_len(stencil, input.len())?;
+    if plan(stencil, input.len(), n_out, &params)?.shape.is_none() {
+        return Ok(Vec::new());
+    }
+    context::ensure_current()?;
+    let stream = Stream::new(StreamFlags::DEFAULT, None)
+        .map_err(|e| Error::cust("creating a stream (cuStreamCreateWithPriority)", e))?;
+    let device_input = DeviceBuffer::from_slice(input)
+        .map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))?;
+    // SAFETY: every element is written by the kernel before it is read back, and `T` is one of
+    // f32, f64, i32, u32, for which any bit pattern is a valid value anyway.
+    let mut device_output = unsafe { DeviceBuffer::<T>::uninitialized(n_out) }
+        .map_err(|e| Error::cust(format!("allocating {n_out} output elements on the GPU"), e))?;
+    launch(stencil, &stream, &device_input, &mut device_output, params)?;
+    stream
+        .synchronize()
+        .map_err(|e| Error::cust(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;
+    let mut output = vec![*T::zero_ref(); n_out];
+    device_output
+        .copy_to(&mut output[..])
+        .map_err(|e| Error::cust(format!("copying {n_out} output elements from the GPU"), e))?;
+    Ok(output)
+}

@@ -1,0 +1,125 @@
+//! The cudarc runtime (`features = ["cudarc"]`): the same checks and results as cust's. Without a
+//! GPU, the tests that need one print why they skipped and pass; the others hold everywhere.
+
+use rc::prelude::*;
+use rc::runtime::cudarc::driver::{CudaContext, CudaStream};
+use rc::runtime::Error;
+use std::sync::Arc;
+
+#[stencil(radius = 2, warp = 32, outputs_per_thread = 8, distribution = granule(8))]
+fn box5(w: Window<f32>) -> f32 {
+    (w[-2] + w[-1] + w[0] + w[1] + w[2]) / 5.0
+}
+
+#[stencil(radius = 1, distribution = round_robin, boundary = wrap)]
+fn scaled(w: Window<f64>, scale: f64) -> f64 {
+    (w[-1] - 2.0 * w[0] + w[1]) * scale
+}
+
+fn input(n: usize) -> Vec<f32> {
+    (0..n).map(|i| (i as f32 * 0.37).sin()).collect()
+}
+
+fn bits(values: &[f32]) -> Vec<u32> {
+    values.iter().map(|v| v.to_bits()).collect()
+}
+
+/// Device 0's stream, or `None` (after saying so) on a machine without a GPU.
+fn gpu(test: &str) -> Option<Arc<CudaStream>> {
+    match rc::runtime::gpu() {
+        Ok(info) => {
+            eprintln!("{test}: running on {info}");
+            let context = CudaContext::new(0).expect("a GPU is present, so its context must start");
+            Some(context.new_stream().expect("stream"))
+        }
+        Err(e) if e.is_no_device() => {
+            eprintln!("skipping {test}: no GPU ({e})");
+            None
+        }
+        Err(e) => panic!("{test}: the GPU is there but unusable: {e}"),
+    }
+}
+
+#[test]
+fn run_cudarc_checks_lengths_before_touching_cuda() {
+    let err = rc::runtime::run_cudarc(&box5::KERNEL, &[1.0, 2.0, 3.0], ()).expect_err("3 elements < window of 5");
+    assert!(matches!(err, Error::Length { stencil: "box5", .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "stencil `box5`: input has 3 elements, but boundary `valid` needs at least one whole window of 5 (2 * radius + 1)"
+    );
+}
+
+#[test]
+fn run_cudarc_without_a_gpu_says_so_and_why() {
+    if rc::runtime::gpu().is_ok() {
+        eprintln!("skipping run_cudarc_without_a_gpu_says_so_and_why: there is a GPU");
+        return;
+    }
+    let err = rc::runtime::run_cudarc(&box5::KERNEL, &input(1000), ()).expect_err("no GPU");
+    assert!(err.is_no_device(), "{err:?}");
+    assert!(err.to_string().starts_with("no CUDA device: cuInit failed: CUDA_ERROR_NO_DEVICE (100): "), "{err}");
+}
+
+#[test]
+fn run_cudarc_matches_the_cpu_bit_for_bit() {
+    let Some(_stream) = gpu("run_cudarc_matches_the_cpu_bit_for_bit") else { return };
+    let data = input(100_003);
+    let got = rc::runtime::run_cudarc(&box5::KERNEL, &data, ()).expect("runs");
+    assert_eq!(bits(&got), bits(&box5::KERNEL.reference_vec(&data, ()).expect("reference")));
+    let data64: Vec<f64> = (0..4099).map(|i| (i as f64 * 0.11).cos()).collect();
+    let got = rc::runtime::run_cudarc(&scaled::KERNEL, &data64, (0.5,)).expect("runs");
+    let expected = scaled::KERNEL.reference_vec(&data64, (0.5,)).expect("reference");
+    assert!(got.iter().zip(&expected).all(|(a, b)| a.to_bits() == b.to_bits()));
+}
+
+#[test]
+fn launch_cudarc_writes_views_and_nothing_beyond_them() {
+    let Some(stream) = gpu("launch_cudarc_writes_views_and_nothing_beyond_them") else { return };
+    let data = input(4099);
+    let n_out = box5::KERNEL.output_len(data.len()).expect("fits");
+    let device_input = stream.clone_htod(&data).expect("copy in");
+    // The output is a view 16 bytes into a larger buffer, with guard elements on both sides.
+    let guard = f32::from_bits(0x7fc0_1234);
+    let mut device_output = stream.clone_htod(&vec![guard; n_out + 8]).expect("alloc");
+    let mut view = device_output.slice_mut(4..4 + n_out);
+    box5::launch_cudarc(&stream, &device_input, &mut view).expect("launch");
+    let got = stream.clone_dtoh(&device_output).expect("copy out");
+    let expected = box5::KERNEL.reference_vec(&data, ()).expect("reference");
+    assert_eq!(bits(&got[4..4 + n_out]), bits(&expected));
+    assert!(got[..4].iter().chain(&got[4 + n_out..]).all(|v| v.to_bits() == guard.to_bits()), "guards overwritten");
+}
+
+#[test]
+fn launch_cudarc_refuses_a_view_that_starts_mid_vector() {
+    let Some(stream) = gpu("launch_cudarc_refuses_a_view_that_starts_mid_vector") else { return };
+    let data = input(4099);
+    let n_out = box5::KERNEL.output_len(data.len()).expect("fits");
+    let device_input = stream.clone_htod(&data).expect("copy in");
+    let mut device_output = stream.alloc_zeros::<f32>(n_out + 1).expect("alloc");
+    let mut view = device_output.slice_mut(1..1 + n_out);
+    let err = box5::launch_cudarc(&stream, &device_input, &mut view).expect_err("4 bytes into a 16-byte vector");
+    assert!(matches!(err, Error::Misaligned { stencil: "box5", buffer: "output", required: 16, .. }), "{err:?}");
+    let err = box5::launch_cudarc(&stream, &device_input, &mut device_output).expect_err("one element too many");
+    assert!(matches!(err, Error::Length { stencil: "box5", .. }), "{err:?}");
+}
+
+#[test]
+fn launch_cudarc_refuses_a_non_primary_context() {
+    let test = "launch_cudarc_refuses_a_non_primary_context";
+    let Some(_stream) = gpu(test) else { return };
+    // rc caches kernels per context and can keep only primary contexts alive for them.
+    let other = match CudaContext::new_non_primary(0, 0) {
+        Ok(other) => other,
+        Err(e) => {
+            eprintln!("skipping {test}: this driver makes no non-primary context through cudarc ({e:?})");
+            return;
+        }
+    };
+    let stream = other.new_stream().expect("stream");
+    let data = input(4099);
+    let device_input = stream.clone_htod(&data).expect("copy in");
+    let mut output = stream.alloc_zeros::<f32>(box5::KERNEL.output_len(data.len()).expect("fits")).expect("alloc");
+    let err = box5::launch_cudarc(&stream, &device_input, &mut output).expect_err("not a primary context");
+    assert!(matches!(err, Error::NotPrimaryContext { .. }), "{err:?}");
+}
