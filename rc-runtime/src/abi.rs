@@ -1,8 +1,7 @@
 //! The kernel ABI: what a stencil's `.entry` takes, and the argument block a launch passes.
 //!
-//! In order: `.param .u64 input` (device pointer), `.param .u64 output` (device pointer),
-//! `.param .u64 n` (input length), `.param .u64 n_out` (output length), then one parameter per
-//! stencil parameter, holding its value: 4 bytes for `f32`/`i32`/`u32`, 8 for `f64`.
+//! The parameter list is rc-core's [`KernelParam::list`] (the PTX back end declares it): the
+//! input and output device pointers, their lengths, then each stencil parameter by value.
 //!
 //! `cuLaunchKernel` copies each argument with the size the *kernel* declares, so a kernel that
 //! declares different sizes would silently read garbage. The entry's parameter list is therefore
@@ -11,10 +10,9 @@
 
 use std::os::raw::c_void;
 
+use rc_core::abi::KernelParam;
 use rc_core::{Scalar, ScalarType};
 
-/// The four leading parameters, all 64-bit.
-const LEADING: [&str; 4] = ["input", "output", "n", "n_out"];
 
 /// One `.param` of a PTX entry: its type as written (e.g. `.u64`) and its size in bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -132,12 +130,11 @@ fn strip_comments(ptx: &str) -> String {
     out
 }
 
-/// The parameter list a kernel for `scalars` must declare, for messages:
-/// `.u64 input, .u64 output, .u64 n, .u64 n_out, .f32 param0`.
+/// The parameter list a kernel for `scalars` must declare ([`KernelParam::list`], which the PTX
+/// back end declares), for messages: `.u64 input, .u64 output, .u64 n, .u64 n_out, .f32 p0`.
 pub(crate) fn expected_signature(scalars: &[ScalarType]) -> String {
-    let leading = LEADING.iter().map(|name| format!(".u64 {name}"));
-    let params = scalars.iter().enumerate().map(|(i, ty)| format!("{} param{i}", ptx_type(*ty)));
-    leading.chain(params).collect::<Vec<_>>().join(", ")
+    let list = KernelParam::list(scalars).into_iter().map(|p| format!(".{} {}", p.ptx_type(), p.suffix()));
+    list.collect::<Vec<_>>().join(", ")
 }
 
 /// What the PTX declares, for messages.
@@ -146,21 +143,10 @@ pub(crate) fn describe_params(params: &[PtxParam]) -> String {
     format!("{} parameters: ({list})", params.len())
 }
 
-fn ptx_type(ty: ScalarType) -> &'static str {
-    match ty {
-        ScalarType::F32 => ".f32",
-        ScalarType::F64 => ".f64",
-        ScalarType::I32 => ".s32",
-        ScalarType::U32 => ".u32",
-        ScalarType::Bool => ".pred",
-    }
-}
-
 /// Whether a kernel declaring `declared` takes the arguments for `scalars`: same count, same
 /// sizes. Sizes are what `cuLaunchKernel` goes by; the types are rc-core's to keep consistent.
 pub(crate) fn matches(declared: &[PtxParam], scalars: &[ScalarType]) -> bool {
-    let sizes = [8; 4].into_iter().chain(scalars.iter().map(|ty| ty.bytes()));
-    declared.len() == LEADING.len() + scalars.len() && declared.iter().map(|p| p.bytes).eq(sizes)
+    declared.iter().map(|p| p.bytes).eq(KernelParam::list(scalars).into_iter().map(KernelParam::bytes))
 }
 
 /// One argument's bytes, 8-byte aligned like the largest argument.
@@ -264,7 +250,7 @@ mod tests {
         assert!(!matches(&four, &[ScalarType::F32]));
         assert_eq!(
             expected_signature(&[ScalarType::F32, ScalarType::F64]),
-            ".u64 input, .u64 output, .u64 n, .u64 n_out, .f32 param0, .f64 param1"
+            ".u64 input, .u64 output, .u64 n, .u64 n_out, .f32 p0, .f64 p1"
         );
         assert_eq!(describe_params(&with_f32[3..]), "2 parameters: (.u64 (8 bytes), .f32 (4 bytes))");
     }

@@ -140,7 +140,7 @@ fn parameters_the_kernel_does_not_declare_are_refused() {
     assert_eq!(
         err.to_string(),
         "kernel ABI mismatch for stencil `box3_wrong_params`: expected `.entry rc_test_box3` taking \
-         (.u64 input, .u64 output, .u64 n, .u64 n_out, .f64 param0), got 5 parameters: \
+         (.u64 input, .u64 output, .u64 n, .u64 n_out, .f64 p0), got 5 parameters: \
          (.u64 (8 bytes), .u64 (8 bytes), .u64 (8 bytes), .u64 (8 bytes), .f32 (4 bytes))"
     );
 }
