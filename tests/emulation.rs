@@ -7,7 +7,7 @@ struct EmulationMatchesReference;
 
 impl catalogue::Visit for EmulationMatchesReference {
     fn visit<T: rc::Element, P: rc::Params + std::fmt::Debug>(&mut self, k: &rc::Stencil<T, P>, params: P) {
-        let r = k.pattern().radius() as usize;
+        let r = k.pattern().radius().along_x() as usize;
         let tile = k.pattern().tile_outputs() as usize;
         let lengths = [0, 1, 2 * r, 2 * r + 1, 2 * r + 2, tile, tile + 2 * r + 1, 7, 33, 1000, 4099, 1_000_003];
         for (i, n) in lengths.into_iter().enumerate() {

@@ -82,7 +82,7 @@ struct OnGpu<'a> {
 
 impl catalogue::Visit for OnGpu<'_> {
     fn visit<T: Element + DeviceCopy, P: Params + Debug>(&mut self, k: &Stencil<T, P>, params: P) {
-        let r = k.pattern().radius() as usize;
+        let r = k.pattern().radius().along_x() as usize;
         let tile = k.pattern().tile_outputs() as usize;
         for (i, n) in [0, 1, 2 * r, 2 * r + 1, tile + 2 * r + 3, 4099, 1_000_003].into_iter().enumerate().filter(|&(_, n)| runs_length(n)) {
             let input: Vec<T> = awkward(n, 7 + i as u64);
@@ -157,7 +157,7 @@ macro_rules! box_stencil {
         /// then stay valid (fine in a test).
         pub fn kernel(pattern: Pattern, strategy: Strategy, layout: Layout) -> Result<Stencil<$t, ()>, rc::core::Error> {
             let (body, reference): (fn() -> Result<Body, BodyError>, Reference<$t, ()>) = by_radius!(
-                pattern.radius(),
+                pattern.radius().along_x(),
                 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40
             );
             let name = format!(
@@ -221,7 +221,7 @@ fn sweep<T: Element + DeviceCopy>(
 }
 
 fn edge_lengths(p: &Pattern) -> Vec<usize> {
-    let r = p.radius() as usize;
+    let r = p.radius().along_x() as usize;
     vec![0, 1, 2 * r, 2 * r + 1, 3 * p.tile_outputs() as usize + 2 * r + 5]
 }
 
@@ -361,7 +361,7 @@ fn sums_of_signed_zeros_keep_their_sign_on_the_gpu() {
             }
         };
         for kind in 0..3 {
-            for n in [2 * pattern.radius() as usize + 1, 4099] {
+            for n in [2 * pattern.radius().along_x() as usize + 1, 4099] {
                 if let Err(e) = gpu_matches_reference(&k, &zeros(n, kind, n as u64 + u64::from(kind)), (), &stream) {
                     failures.push(e);
                 }

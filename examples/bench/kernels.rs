@@ -294,7 +294,7 @@ pub fn find<T: BenchElement>(
 ) -> Option<Stencil<T, ()>> {
     kernels.iter().copied().find(|k| {
         let pattern = k.pattern();
-        pattern.radius() == radius && pattern.outputs_per_thread() == outputs_per_thread && variant.matches(k)
+        pattern.radius().along_x() == radius && pattern.outputs_per_thread() == outputs_per_thread && variant.matches(k)
     })
 }
 
@@ -303,7 +303,7 @@ pub fn find<T: BenchElement>(
 pub fn compiled() -> (Vec<u32>, Vec<u32>) {
     let kernels: Vec<Stencil<f32, ()>> =
         <f32 as BenchElement>::kernels().into_iter().filter(|k| Variant::of(k).is_some_and(|v| !v.rows())).collect();
-    let mut radii: Vec<u32> = kernels.iter().map(|k| k.pattern().radius()).collect();
+    let mut radii: Vec<u32> = kernels.iter().map(|k| k.pattern().radius().along_x()).collect();
     let mut ps: Vec<u32> = kernels.iter().map(|k| k.pattern().outputs_per_thread()).collect();
     for values in [&mut radii, &mut ps] {
         values.sort_unstable();

@@ -137,7 +137,7 @@ pub fn element<T: BenchElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) ->
         if options.auto {
             done += 1;
             let what = format!("[{done:>3}/{total_kernels}] {element} r={radius} {AUTO}");
-            let Some(kernel) = T::auto_kernels().iter().find(|k| k.pattern().radius() == radius).copied() else {
+            let Some(kernel) = T::auto_kernels().iter().find(|k| k.pattern().radius().along_x() == radius).copied() else {
                 return Err(fail(format!("{what}: no compiled kernel")));
             };
             let what = format!("{what} (chose {}, P={})", kernel.layout(), kernel.pattern().outputs_per_thread());
@@ -166,7 +166,7 @@ fn kernel_row<T: Element>(
     Ok(Row {
         strategy: Variant::of(kernel).map_or(kernel.strategy().name(), |v| v.label).to_owned(),
         element: T::TYPE.to_string(),
-        radius: kernel.pattern().radius(),
+        radius: kernel.pattern().radius().along_x(),
         outputs_per_thread: Some(kernel.pattern().outputs_per_thread()),
         n,
         time_ms: timing.median_ms,

@@ -178,7 +178,7 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
 
 /// `pattern` with `outputs` outputs per thread, everything else (launch bounds too) kept.
 fn with_outputs(pattern: Pattern, outputs: u32) -> Result<Pattern, PatternError> {
-    Pattern::new(pattern.radius(), pattern.warp(), outputs, pattern.boundary())
+    Pattern::new(pattern.radius().along_x(), pattern.warp(), outputs, pattern.boundary())
         .and_then(|p| p.with_launch_bounds(pattern.threads_per_block(), pattern.min_blocks_per_sm()))
 }
 

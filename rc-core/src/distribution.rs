@@ -183,7 +183,7 @@ impl LaneWindow {
         let granule = Granule::new(pattern, v)?;
         // Output j of a row reads tile elements j + lead - shift + (0 ..= 2r) relative to its lane's
         // granule (`Schedule::plan`'s centre), so the window ends at V + lead - shift + 2r.
-        let span = v + granule.lead - pattern.shift() + 2 * pattern.radius();
+        let span = v + granule.lead - pattern.shift() + 2 * pattern.radius().along_x();
         Ok(LaneWindow { granule, span })
     }
 }

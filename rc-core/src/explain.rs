@@ -94,7 +94,7 @@ impl Explanation {
                 text,
                 "shuffles per output: {:.3} (the article's recipe: {} for a full window)",
                 program.shuffles_per_output(),
-                2 * pattern.radius() * program.element.words()
+                2 * pattern.radius().along_x() * program.element.words()
             )?;
             writeln!(text, "R(Tj, rc[i]) = read rc[i] of lane j;  P(rc[i]) = publish rc[i];  taps as output:offset")?;
             for (step, &id) in program.fetch_order.iter().enumerate() {

@@ -56,30 +56,33 @@ pub type Radius = Coords<u32>;
 /// A grid's shape: elements along each dimension, stored row-major (x fastest).
 pub type Extent = Coords<usize>;
 
-impl<T: Copy + Default> Coords<T> {
-    /// A 1D value.
-    pub fn x(x: T) -> Coords<T> {
-        let mut innermost_first = [T::default(); MAX_DIMS];
-        innermost_first[0] = x;
-        Coords { dims: Dims::One, innermost_first }
-    }
-
-    /// A value of 1 to 3 components, outermost first; `None` for another count.
-    pub fn new(outermost_first: &[T]) -> Option<Coords<T>> {
-        let dims = Dims::of(outermost_first.len())?;
-        let mut innermost_first = [T::default(); MAX_DIMS];
-        for (slot, &c) in innermost_first.iter_mut().zip(outermost_first.iter().rev()) {
-            *slot = c;
+/// `Coords::x`, the 1D value, for each component type: `const`, so that generated code can
+/// build patterns in constants.
+macro_rules! one_dimensional {
+    ($($t:ty),*) => {$(
+        impl Coords<$t> {
+            /// A 1D value.
+            pub const fn x(x: $t) -> Coords<$t> {
+                Coords { dims: Dims::One, innermost_first: [x, 0, 0] }
+            }
         }
-        Some(Coords { dims, innermost_first })
-    }
 
-    pub fn dims(&self) -> Dims {
+        impl From<$t> for Coords<$t> {
+            fn from(x: $t) -> Coords<$t> {
+                Coords::<$t>::x(x)
+            }
+        }
+    )*};
+}
+one_dimensional!(i32, u32, usize);
+
+impl<T: Copy> Coords<T> {
+    pub const fn dims(&self) -> Dims {
         self.dims
     }
 
     /// The component along x, the innermost dimension (the lanes' direction).
-    pub fn along_x(&self) -> T {
+    pub const fn along_x(&self) -> T {
         self.innermost_first[0]
     }
 
@@ -88,9 +91,15 @@ impl<T: Copy + Default> Coords<T> {
     }
 }
 
-impl<T: Copy + Default> From<T> for Coords<T> {
-    fn from(x: T) -> Coords<T> {
-        Coords::x(x)
+impl<T: Copy + Default> Coords<T> {
+    /// A value of 1 to 3 components, outermost first; `None` for another count.
+    pub fn new(outermost_first: &[T]) -> Option<Coords<T>> {
+        let dims = Dims::of(outermost_first.len())?;
+        let mut innermost_first = [T::default(); MAX_DIMS];
+        for (slot, &c) in innermost_first.iter_mut().zip(outermost_first.iter().rev()) {
+            *slot = c;
+        }
+        Some(Coords { dims, innermost_first })
     }
 }
 

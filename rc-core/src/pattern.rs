@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::error::{LengthError, PatternError};
-use crate::geometry::{Extent, Radius};
+use crate::geometry::{Dims, Extent, Radius};
 use crate::scalar::Element;
 use crate::validate;
 
@@ -70,7 +70,8 @@ impl fmt::Display for Boundary {
 /// `t * warp * outputs_per_thread + e - shift`, where `shift` is 0 for `valid` and `r` otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Pattern {
-    radius: u32,
+    /// One component per dimension (1D today): the x radius drives the lanes' cache.
+    radius: Radius,
     warp: u32,
     outputs_per_thread: u32,
     boundary: Boundary,
@@ -111,7 +112,7 @@ impl Pattern {
     #[doc(hidden)]
     pub const fn new_unchecked(radius: u32, warp: u32, outputs_per_thread: u32, boundary: Boundary) -> Pattern {
         Pattern {
-            radius,
+            radius: Radius::x(radius),
             warp,
             outputs_per_thread,
             boundary,
@@ -146,8 +147,11 @@ impl Pattern {
         self.min_blocks_per_sm
     }
 
-    pub const fn radius(&self) -> u32 {
+    pub const fn radius(&self) -> Radius {
         self.radius
+    }
+    pub const fn dims(&self) -> Dims {
+        self.radius.dims()
     }
     pub const fn warp(&self) -> u32 {
         self.warp
@@ -161,7 +165,7 @@ impl Pattern {
 
     /// Taps per output: `2r + 1`.
     pub const fn window(&self) -> u32 {
-        2 * self.radius + 1
+        2 * self.radius.along_x() + 1
     }
 
     /// Outputs one logical warp computes.
@@ -171,7 +175,7 @@ impl Pattern {
 
     /// Input elements one logical warp reads: its outputs plus the halo on both sides.
     pub const fn tile_elements(&self) -> u32 {
-        self.tile_outputs() + 2 * self.radius
+        self.tile_outputs() + 2 * self.radius.along_x()
     }
 
     /// The halo before a tile's first output: `r`, except 0 under `valid`, where output `i` is
@@ -179,7 +183,7 @@ impl Pattern {
     pub const fn shift(&self) -> u32 {
         match self.boundary {
             Boundary::Valid => 0,
-            _ => self.radius,
+            _ => self.radius.along_x(),
         }
     }
 
@@ -190,7 +194,7 @@ impl Pattern {
             return Ok(0);
         }
         let window = self.window() as usize;
-        let output = Extent::x(input_len).output(Radius::x(self.radius), self.boundary);
+        let output = Extent::x(input_len).output(self.radius, self.boundary);
         output.and_then(Extent::len).ok_or(LengthError::InputShorterThanWindow { window, got: input_len })
     }
 
@@ -203,9 +207,16 @@ impl Pattern {
         Ok(expected)
     }
 
-    /// Logical warps (tiles) needed for `output_len` outputs.
+    /// The outputs one logical warp computes, per dimension: `warp * outputs_per_thread`
+    /// along x.
+    pub const fn tile(&self) -> Extent {
+        Extent::x(self.tile_outputs() as usize)
+    }
+
+    /// Logical warps (tiles) needed for `output_len` outputs: whole tiles in each dimension.
     pub fn tiles(&self, output_len: usize) -> usize {
-        output_len.div_ceil(self.tile_outputs() as usize)
+        let output = Extent::x(output_len);
+        output.components().iter().zip(self.tile().components()).map(|(n, t)| n.div_ceil(t)).product()
     }
 }
 
@@ -228,7 +239,7 @@ impl Pattern {
 
     /// Input elements one block reads (what strategy `shared_memory` stages).
     pub const fn block_elements(&self) -> u32 {
-        self.block_outputs() + 2 * self.radius
+        self.block_outputs() + 2 * self.radius.along_x()
     }
 
     /// The launch that covers `output_len` outputs (no blocks for an empty output).

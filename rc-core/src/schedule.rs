@@ -170,7 +170,7 @@ impl Schedule {
         let warp = pattern.warp();
         // Output j's centre is tile element j + centre: input index tile*T + j - lead + centre
         // must be the output's centre, j + r - shift.
-        let centre = (pattern.radius() - pattern.shift() + distribution.lead()) as i64;
+        let centre = (pattern.radius().along_x() - pattern.shift() + distribution.lead()) as i64;
         let mut fetches: Vec<Fetch> = Vec::new();
         let mut by_elements: HashMap<Vec<u32>, FetchId> = HashMap::new();
         let mut by_use = HashMap::new();

@@ -92,7 +92,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
     /// one call of the function on its own window, so the result does not depend on the split.
     pub fn run_cpu(&self, input: &[T], output: &mut [T], params: P) -> Result<(), Error> {
         let n_out = self.pattern.check_lengths(input.len(), output.len())?;
-        let (r, boundary, reference) = (self.pattern.radius(), self.pattern.boundary(), self.reference);
+        let (r, boundary, reference) = (self.pattern.radius().along_x(), self.pattern.boundary(), self.reference);
         // Output i is centred on input i + r under `valid`, on input i otherwise.
         let centre_offset = (r - self.pattern.shift()) as i64;
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());

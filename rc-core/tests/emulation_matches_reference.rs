@@ -7,7 +7,7 @@ use common::*;
 use rc_core::{Pattern, RoundRobin, ScalarType, Strategy, WarpProgram};
 
 fn compile(pattern: Pattern, strategy: Strategy, ty: ScalarType) -> WarpProgram {
-    WarpProgram::compile_with(pattern, strategy, &RoundRobin::new(&pattern), &box_body(pattern.radius(), ty)).expect("compiles")
+    WarpProgram::compile_with(pattern, strategy, &RoundRobin::new(&pattern), &box_body(pattern.radius().along_x(), ty)).expect("compiles")
 }
 
 fn check_f32(pattern: Pattern, strategy: Strategy, lengths: &[usize], seed: u64) {
@@ -42,7 +42,7 @@ fn check_f64(pattern: Pattern, strategy: Strategy, lengths: &[usize], seed: u64)
 }
 
 fn edge_lengths(pattern: &Pattern, extra: usize) -> Vec<usize> {
-    let r = pattern.radius() as usize;
+    let r = pattern.radius().along_x() as usize;
     vec![0, 1, 2 * r, 2 * r + 1, extra]
 }
 

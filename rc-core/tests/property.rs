@@ -335,7 +335,7 @@ fn random_body(rng: &mut Rng, element: ScalarType, params: Vec<ScalarType>, radi
 }
 
 fn random_length(rng: &mut Rng, pattern: &Pattern) -> usize {
-    let r = pattern.radius() as usize;
+    let r = pattern.radius().along_x() as usize;
     let tile = pattern.tile_outputs() as usize;
     let block = pattern.block_outputs() as usize;
     let jitter = rng.below(3) as usize; // 0, 1 or 2
@@ -482,7 +482,7 @@ fn check_typed<T: Element>(case: &Case, oracle: Oracle) -> Result<(), Failure> {
 
 /// Input index of output `i`'s centre: `i + r - shift`.
 fn centre(pattern: &Pattern, oracle: Oracle, i: usize) -> i64 {
-    i as i64 + pattern.radius() as i64 - pattern.shift() as i64 + oracle.centre_offset
+    i as i64 + pattern.radius().along_x() as i64 - pattern.shift() as i64 + oracle.centre_offset
 }
 
 fn reference<T: Element>(case: &Case, oracle: Oracle, input: &[T], n_out: usize) -> Vec<T> {
@@ -546,7 +546,7 @@ fn live_count(body: &Body) -> usize {
 /// just covers the taps, the register-cache strategy.
 fn candidates(case: &Case) -> Vec<Case> {
     let mut out = Vec::new();
-    let r = case.pattern.radius() as usize;
+    let r = case.pattern.radius().along_x() as usize;
     let mut lengths: Vec<usize> = (0..=(2 * r + 2).min(case.n)).collect();
     lengths.extend([case.n / 4, case.n / 2, case.n * 3 / 4, case.n.saturating_sub(1)]);
     for n in lengths.into_iter().filter(|&n| n < case.n) {
@@ -572,14 +572,14 @@ fn candidates(case: &Case) -> Vec<Case> {
     let reach = body.used_taps().iter().map(|d| d.along_x().unsigned_abs()).max().unwrap_or(1).max(1);
     let mut smaller = Vec::new();
     if p.outputs_per_thread() > 1 {
-        smaller.push(with(p.radius(), p.warp(), 1));
-        smaller.push(with(p.radius(), p.warp(), p.outputs_per_thread() - 1));
+        smaller.push(with(p.radius().along_x(), p.warp(), 1));
+        smaller.push(with(p.radius().along_x(), p.warp(), p.outputs_per_thread() - 1));
     }
     if p.warp() > 2 {
-        smaller.push(with(p.radius(), 2, p.outputs_per_thread()));
-        smaller.push(with(p.radius(), p.warp() / 2, p.outputs_per_thread()));
+        smaller.push(with(p.radius().along_x(), 2, p.outputs_per_thread()));
+        smaller.push(with(p.radius().along_x(), p.warp() / 2, p.outputs_per_thread()));
     }
-    if reach < p.radius() {
+    if reach < p.radius().along_x() {
         smaller.push(with(reach, p.warp(), p.outputs_per_thread()));
     }
     out.extend(smaller.into_iter().flatten());

@@ -26,7 +26,7 @@ fn every_pattern() -> impl Iterator<Item = Pattern> {
 fn no_owner_is_asked_for_two_registers_in_one_phase() {
     for pattern in every_pattern() {
         let dist = RoundRobin::new(&pattern);
-        let schedule = Schedule::plan(pattern, Strategy::RegisterCache, &dist, &full_window(pattern.radius())).expect("schedules");
+        let schedule = Schedule::plan(pattern, Strategy::RegisterCache, &dist, &full_window(pattern.radius().along_x())).expect("schedules");
         for (_, fetch, phase) in schedule.phases() {
             for (reader, read) in phase.reads.iter().enumerate() {
                 // Every reader gets what it asked for from the owner's published register...
@@ -43,12 +43,12 @@ fn no_owner_is_asked_for_two_registers_in_one_phase() {
 fn each_lane_shuffles_once_per_distinct_remote_element() {
     for pattern in every_pattern() {
         let dist = RoundRobin::new(&pattern);
-        let taps = full_window(pattern.radius());
+        let taps = full_window(pattern.radius().along_x());
         let schedule = Schedule::plan(pattern, Strategy::RegisterCache, &dist, &taps).expect("schedules");
         let phases = schedule.phases().count();
         for lane in 0..pattern.warp() {
             let remote: BTreeSet<u32> = (0..pattern.outputs_per_thread())
-                .flat_map(|p| taps.iter().map(move |&d| (dist.output(lane, p) as i64 + pattern.radius() as i64 + d as i64) as u32))
+                .flat_map(|p| taps.iter().map(move |&d| (dist.output(lane, p) as i64 + pattern.radius().along_x() as i64 + d as i64) as u32))
                 .filter(|&e| dist.slot(e).lane != lane)
                 .collect();
             assert_eq!(remote.len(), phases, "{pattern}: lane {lane}");
@@ -61,7 +61,7 @@ fn shuffle_count_matches_the_round_robin_formula() {
     // Lane l needs elements l + s for s in the union over outputs p of [pW, pW + 2r]; the
     // shifts that are multiples of W are local.
     for pattern in every_pattern() {
-        let (w, r, p) = (pattern.warp(), pattern.radius(), pattern.outputs_per_thread());
+        let (w, r, p) = (pattern.warp(), pattern.radius().along_x(), pattern.outputs_per_thread());
         let shifts: BTreeSet<u32> = (0..p).flat_map(|q| q * w..=q * w + 2 * r).collect();
         let remote = shifts.iter().filter(|&&s| s % w != 0).count();
         let program = WarpProgram::compile(pattern, &box_body(r, ScalarType::F32)).expect("compiles");
@@ -258,4 +258,12 @@ fn a_distribution_without_whole_rows_is_named_as_written() {
         assert!(matches!(error, ScheduleError::WholeRows { layout: l, outputs_per_thread: 4 } if l == layout), "{error:?}");
         assert!(error.to_string().starts_with(&format!("distribution {layout}")), "{error}");
     }
+}
+
+#[test]
+fn a_pattern_knows_its_dimension_and_its_tile_shape() {
+    let pattern = Pattern::new(3, 16, 4, Boundary::Wrap).expect("valid");
+    assert_eq!((pattern.dims(), pattern.radius(), pattern.tile()), (rc_core::Dims::One, rc_core::Radius::x(3), rc_core::Extent::x(64)));
+    assert_eq!((pattern.tiles(0), pattern.tiles(64), pattern.tiles(65)), (0, 1, 2));
+    assert_eq!(pattern.to_string(), "radius 3, warp 16, outputs_per_thread 4, boundary wrap");
 }

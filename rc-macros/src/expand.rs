@@ -107,7 +107,7 @@ fn generate(
     let name_str = name.to_string();
     let entry = format!("rc_{name_str}");
     let ptx = rc_core::ptx::print(program, &entry);
-    let (radius, warp, outputs) = (pattern.radius(), pattern.warp(), pattern.outputs_per_thread());
+    let (radius, warp, outputs) = (pattern.radius().along_x(), pattern.warp(), pattern.outputs_per_thread());
     let boundary = tokens::boundary(pattern.boundary());
     let threads = pattern.threads_per_block();
     let min_blocks = match pattern.min_blocks_per_sm() {

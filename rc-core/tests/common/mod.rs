@@ -31,7 +31,7 @@ pub fn box_body(r: u32, ty: ScalarType) -> Body {
 
 /// The reference by the definition: centre of output i is i + r - shift.
 pub fn reference_f32(pattern: &Pattern, input: &[f32]) -> Vec<f32> {
-    let r = pattern.radius();
+    let r = pattern.radius().along_x();
     let n_out = pattern.output_len(input.len()).expect("length");
     let off = (r - pattern.shift()) as i64;
     (0..n_out)
@@ -47,7 +47,7 @@ pub fn reference_f32(pattern: &Pattern, input: &[f32]) -> Vec<f32> {
 }
 
 pub fn reference_f64(pattern: &Pattern, input: &[f64]) -> Vec<f64> {
-    let r = pattern.radius();
+    let r = pattern.radius().along_x();
     let n_out = pattern.output_len(input.len()).expect("length");
     let off = (r - pattern.shift()) as i64;
     (0..n_out)
