@@ -64,6 +64,11 @@ impl<T: Element> Tile<'_, T> {
                     let arm = if self.holds(*test) { taken } else { fallback };
                     self.stmts(arm)?;
                 }
+                Stmt::Loop { times, body } => {
+                    for _ in 0..*times {
+                        self.stmts(body)?;
+                    }
+                }
             }
         }
         Ok(())

@@ -8,7 +8,7 @@ mod common;
 
 use common::{awkward, box_body};
 use rc_core::machine::{Op, Stmt, TileTest};
-use rc_core::{Boundary, EmulationError, Error, Layout, Pattern, ScalarType, Strategy, WarpProgram};
+use rc_core::{BinaryOp, Boundary, EmulationError, Error, Instr, Layout, Pattern, ScalarType, Strategy, WarpProgram};
 
 fn compile(radius: u32, outputs: u32, boundary: Boundary, layout: Layout) -> WarpProgram {
     let pattern = Pattern::new(radius, 32, outputs, boundary).expect("valid pattern");
@@ -34,6 +34,7 @@ fn edit(stmts: &mut [Stmt], arm: &dyn Fn(TileTest) -> bool, f: &mut dyn FnMut(&m
                 let chosen = if arm(*test) { taken } else { fallback };
                 edit(chosen, arm, f);
             }
+            Stmt::Loop { body, .. } => edit(body, arm, f),
         }
     }
 }
@@ -159,4 +160,33 @@ fn whole_tiles_store_with_vectors_and_the_last_tile_output_by_output() {
     let wrong = differences(&emulate(&shifted, &input).expect("emulates"), &good);
     // 1000 outputs: 7 whole tiles of 128 and a last one of 104, stored output by output.
     assert!(!wrong.is_empty() && wrong.iter().all(|&i| i < good.len() / tile * tile), "only whole tiles changed: {wrong:?}");
+}
+
+#[test]
+fn a_loop_runs_its_body_once_per_iteration_in_the_emulator_and_in_the_ptx() {
+    // Round-robin, one output per thread: straight-line, with shuffles, the store last. Before
+    // it, a loop of 3 iterations doubles the stored value (x + x: exact), carried from one
+    // iteration to the next.
+    let mut program = compile(4, 1, Boundary::Clamp, Layout::RoundRobin);
+    let first_store = program.machine.body.iter().position(|s| matches!(s, Stmt::Op(Op::Store { .. }))).expect("stores");
+    let doubled: Vec<Stmt> = program.machine.body[first_store..]
+        .iter()
+        .filter_map(|s| match s {
+            Stmt::Op(Op::Store { src, .. }) => Some(Stmt::Op(Op::Compute(Instr::Binary { dst: *src, op: BinaryOp::Add, a: *src, b: *src }))),
+            _ => None,
+        })
+        .collect();
+    program.machine.body.insert(first_store, Stmt::Loop { times: 3, body: doubled });
+    let input: Vec<f32> = awkward(3000, 13);
+    let want: Vec<f32> = reference(&program, &input).iter().map(|&x| ((x + x) + (x + x)) + ((x + x) + (x + x))).collect();
+    assert_eq!(differences(&emulate(&program, &input).expect("emulates"), &want), Vec::<usize>::new());
+    let ptx = rc_core::ptx::print(&program, "k");
+    assert!(ptx.contains("// loop: 3 iterations") && ptx.contains("bra $rc_loop_"), "{ptx}");
+    // CI sets RC_PTXAS: the loop must assemble.
+    if let Some(ptxas) = std::env::var_os("RC_PTXAS") {
+        let file = std::env::temp_dir().join(format!("rc-loop-{}.ptx", std::process::id()));
+        std::fs::write(&file, &ptx).expect("writes the PTX");
+        let status = std::process::Command::new(ptxas).args(["-arch=sm_80", "-o", "/dev/null"]).arg(&file).status().expect("runs ptxas");
+        assert!(status.success(), "ptxas refused the loop:\n{ptx}");
+    }
 }

@@ -1,6 +1,7 @@
 //! Every register a kernel reads is written on every path that reaches the read. The emulator
-//! has no branches, so a value computed on one side of the PTX's load or store fast path and
-//! read on the other would pass it; this check reads the printed PTX itself.
+//! follows one path per tile, so a PTX register computed on one side of a branch (a scratch
+//! register the printer reuses) and read on the other would pass it; this check reads the
+//! printed PTX itself.
 
 mod common;
 

@@ -10,9 +10,11 @@
 //!   and refuses an access the path's own test should have excluded;
 //! - the register estimate ([`crate::registers`]) and the cost model ([`crate::auto`]) count it.
 //!
-//! Control flow is structured: a [`Stmt::Branch`] on a condition that is uniform across the
-//! warp (a property of the tile), so the emulator can run a tile's lanes in lockstep. Streaming
-//! over rows (2D/3D) and fused time steps will add a loop statement beside it.
+//! Control flow is structured and uniform across the warp, so the emulator can run a tile's
+//! lanes in lockstep: a [`Stmt::Branch`] on a property of the tile, and a [`Stmt::Loop`] with a
+//! trip count known at compile time, the shape streaming over rows (2D/3D) and fused time steps
+//! take where straight-line code would not fit. Inside a loop a register is written once per
+//! iteration; a value carried to the next iteration is copied by the body.
 
 mod division;
 mod lower;
@@ -39,6 +41,8 @@ pub enum Stmt {
     Op(Op),
     /// `taken` for tiles where `test` holds, `fallback` for the others.
     Branch { test: TileTest, taken: Vec<Stmt>, fallback: Vec<Stmt> },
+    /// `body`, `times` times in a row (at least once), every lane alike.
+    Loop { times: u32, body: Vec<Stmt> },
 }
 
 /// A condition on the tile, the same for every lane of the warp.
@@ -129,20 +133,26 @@ impl Machine {
                         walk(fallback, f);
                         walk(taken, f);
                     }
+                    Stmt::Loop { body, .. } => walk(body, f),
                 }
             }
         }
         walk(&self.body, f);
     }
 
-    /// The operations of one path through the program: at every branch, `taken` if
-    /// `take(test)`, else `fallback`.
+    /// The operations of one path through the program, in the order a tile executes them: at
+    /// every branch, `taken` if `take(test)`, else `fallback`; a loop's body once per iteration.
     pub fn path(&self, take: impl Fn(TileTest) -> bool) -> Vec<&Op> {
         fn walk<'a>(stmts: &'a [Stmt], take: &impl Fn(TileTest) -> bool, out: &mut Vec<&'a Op>) {
             for stmt in stmts {
                 match stmt {
                     Stmt::Op(op) => out.push(op),
                     Stmt::Branch { test, taken, fallback } => walk(if take(*test) { taken } else { fallback }, take, out),
+                    Stmt::Loop { times, body } => {
+                        for _ in 0..*times {
+                            walk(body, take, out);
+                        }
+                    }
                 }
             }
         }

@@ -146,12 +146,12 @@ impl Printer<'_> {
     fn unary(&mut self, dst: Reg, op: UnaryOp, a: Reg) {
         let ty = self.program.reg_type(dst);
         let (d, x) = (self.reg(dst), self.reg(a));
+        // A float's sign bit, the top bit of its width.
+        let (bits, sign) = (ty.bytes() * 8, 1u64 << (ty.bytes() * 8 - 1));
         let text = match (op, ty) {
             // Rust flips/clears the sign bit, NaN included; neg.f32/abs.f32 need not.
-            (UnaryOp::Neg, ScalarType::F32) => format!("xor.b32 {d}, {x}, 0x80000000;"),
-            (UnaryOp::Neg, ScalarType::F64) => format!("xor.b64 {d}, {x}, 0x8000000000000000;"),
-            (UnaryOp::Abs, ScalarType::F32) => format!("and.b32 {d}, {x}, 0x7FFFFFFF;"),
-            (UnaryOp::Abs, ScalarType::F64) => format!("and.b64 {d}, {x}, 0x7FFFFFFFFFFFFFFF;"),
+            (UnaryOp::Neg, t) if t.is_float() => format!("xor.b{bits} {d}, {x}, 0x{sign:X};"),
+            (UnaryOp::Abs, t) if t.is_float() => format!("and.b{bits} {d}, {x}, 0x{:X};", sign - 1),
             (UnaryOp::Neg, _) => format!("neg.s32 {d}, {x};"),
             (UnaryOp::Abs, _) => format!("abs.s32 {d}, {x};"),
             (UnaryOp::Sqrt, t) => format!("sqrt.rn.{} {d}, {x};", ptx_type(t)),

@@ -173,6 +173,7 @@ impl<'a> Printer<'a> {
             match stmt {
                 Stmt::Op(op) => self.op(op),
                 Stmt::Branch { test, taken, fallback } => self.branch(*test, taken, fallback),
+                Stmt::Loop { times, body } => self.repeat(*times, body),
             }
         }
     }
@@ -224,6 +225,26 @@ impl<'a> Printer<'a> {
         self.lane_starts.clear();
         self.stmts(taken);
         self.label_line(&done);
+    }
+
+    /// `body` `times` times: a counter, the body, a jump back while the counter is below
+    /// `times`. Every lane counts alike, so the warp stays converged for the shuffles inside.
+    fn repeat(&mut self, times: u32, body: &[Stmt]) {
+        let (counter, again) = (self.t(), self.q());
+        self.comment(&format!("loop: {times} iterations"));
+        self.line(&format!("mov.u32 {counter}, 0;"));
+        let start = self.label("loop");
+        // Values cached before the loop are valid in every iteration, but those cached inside
+        // one iteration are not (an arm may have computed them): start the body with none.
+        self.label_line(&start);
+        self.lane_starts.clear();
+        self.stmts(body);
+        self.line(&format!("add.u32 {counter}, {counter}, 1;"));
+        self.line(&format!("setp.lt.u32 {again}, {counter}, {times};"));
+        self.line(&format!("@{again} bra {start};"));
+        self.lane_below.clear();
+        self.lane_plus.clear();
+        self.lane_starts.clear();
     }
 
     /// The predicate `lane < k`.
