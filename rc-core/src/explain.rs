@@ -3,6 +3,7 @@
 
 use std::fmt::{self, Write};
 
+use crate::machine::LaunchBounds;
 use crate::program::{Instr, StageScope, WarpProgram};
 use crate::registers::{RegisterEstimate, MAX_REGISTERS_PER_THREAD};
 use crate::strategy::Strategy;
@@ -71,7 +72,7 @@ impl Explanation {
                     crate::stage::block_bytes(&pattern, program.vector, program.element, *elements)
                 )?;
             }
-            writeln!(text, "{}", launch_bounds(&crate::ptx::print(program, "explain"), pattern.threads_per_block()))?;
+            writeln!(text, "{}", launch_bounds(program.machine.launch_bounds, pattern.threads_per_block()))?;
             let estimate = program.register_estimate();
             writeln!(text, "registers: {estimate} (estimated; ptxas -v gives the real count)")?;
             if estimate.total > HIGH_REGISTERS {
@@ -203,27 +204,20 @@ fn runs(text: &mut String, fetch: &Fetch, warp: u32) -> fmt::Result {
     Ok(())
 }
 
-/// The launch bounds line: what the PTX declares (`.maxntid`, `.minnctapersm`), read from the
-/// printed kernel itself, since the printer declares them only when asked for.
-fn launch_bounds(ptx: &str, threads_per_block: u32) -> String {
-    let directive = |name: &str| {
-        ptx.lines().map(str::trim).find_map(|line| line.strip_prefix(name)).map(|rest| rest.trim().trim_end_matches(';'))
-    };
-    match (directive(".maxntid"), directive(".minnctapersm")) {
-        (None, None) => format!(
+/// The launch bounds line: what the kernel declares (`.maxntid`, `.minnctapersm`), which is
+/// nothing unless the attribute asked for them.
+fn launch_bounds(declared: Option<LaunchBounds>, threads_per_block: u32) -> String {
+    let Some(bounds) = declared else {
+        return format!(
             "launch bounds: none declared (the launch uses blocks of {threads_per_block} threads; ptxas allocates registers for any block size)"
-        ),
-        (maxntid, minnctapersm) => {
-            let mut parts = Vec::new();
-            if let Some(value) = maxntid {
-                parts.push(format!("{} threads per block (.maxntid {value})", value.split(',').next().unwrap_or(value).trim()));
-            }
-            if let Some(value) = minnctapersm {
-                parts.push(format!("at least {value} blocks per multiprocessor (.minnctapersm {value})"));
-            }
-            format!("launch bounds: {}", parts.join(", "))
-        }
+        );
+    };
+    let threads = bounds.max_threads_per_block;
+    let mut parts = vec![format!("{threads} threads per block (.maxntid {threads}, 1, 1)")];
+    if let Some(m) = bounds.min_blocks_per_sm {
+        parts.push(format!("at least {m} blocks per multiprocessor (.minnctapersm {m})"));
     }
+    format!("launch bounds: {}", parts.join(", "))
 }
 
 impl fmt::Display for Explanation {
@@ -235,17 +229,17 @@ impl fmt::Display for Explanation {
 #[cfg(test)]
 mod tests {
     use super::launch_bounds;
+    use crate::machine::LaunchBounds;
 
     #[test]
-    fn launch_bounds_are_what_the_ptx_declares() {
-        let none = ".visible .entry k(\n\t.param .u64 a\n)\n{\n\tret;\n}\n";
+    fn launch_bounds_are_what_the_kernel_declares() {
         assert_eq!(
-            launch_bounds(none, 256),
+            launch_bounds(None, 256),
             "launch bounds: none declared (the launch uses blocks of 256 threads; ptxas allocates registers for any block size)"
         );
-        let both = ".visible .entry k(\n\t.param .u64 a\n)\n.maxntid 512, 1, 1\n.minnctapersm 2\n{\n\tret;\n}\n";
+        let both = LaunchBounds { max_threads_per_block: 512, min_blocks_per_sm: Some(2) };
         assert_eq!(
-            launch_bounds(both, 512),
+            launch_bounds(Some(both), 512),
             "launch bounds: 512 threads per block (.maxntid 512, 1, 1), at least 2 blocks per multiprocessor (.minnctapersm 2)"
         );
     }

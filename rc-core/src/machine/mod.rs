@@ -34,6 +34,15 @@ pub struct Machine {
     pub width: u32,
     /// Bytes of shared memory the kernel declares (the stage), if it declares any.
     pub shared_bytes: Option<u32>,
+    /// What the kernel declares about its launches, if anything.
+    pub launch_bounds: Option<LaunchBounds>,
+}
+
+/// Launch bounds the kernel declares to ptxas: `.maxntid` and, if given, `.minnctapersm`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchBounds {
+    pub max_threads_per_block: u32,
+    pub min_blocks_per_sm: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

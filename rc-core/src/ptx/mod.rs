@@ -24,7 +24,6 @@ use std::fmt::Write;
 
 use crate::abi::KernelParam;
 use crate::machine::{Op, Stmt, TileTest, WarpStage};
-use crate::pattern::Pattern;
 use crate::program::{Reg, WarpProgram};
 use crate::scalar::ScalarType;
 
@@ -315,13 +314,11 @@ impl<'a> Printer<'a> {
             .collect();
         let _ = writeln!(out, "{}", params.join(",\n"));
         let _ = writeln!(out, ")");
-        // Launch bounds only when asked for: declaring even the default 256 changes ptxas'
-        // register allocation (an f32 r = 16 kernel went from 87 registers to 80 and a spill).
-        if pattern.threads_per_block() != Pattern::DEFAULT_THREADS_PER_BLOCK || pattern.min_blocks_per_sm().is_some() {
-            let _ = writeln!(out, ".maxntid {}, 1, 1", pattern.threads_per_block());
-        }
-        if let Some(m) = pattern.min_blocks_per_sm() {
-            let _ = writeln!(out, ".minnctapersm {m}");
+        if let Some(bounds) = program.machine.launch_bounds {
+            let _ = writeln!(out, ".maxntid {}, 1, 1", bounds.max_threads_per_block);
+            if let Some(m) = bounds.min_blocks_per_sm {
+                let _ = writeln!(out, ".minnctapersm {m}");
+            }
         }
         let _ = writeln!(out, "{{");
         let _ = writeln!(out, "\t.reg .pred %p<{n}>;");
