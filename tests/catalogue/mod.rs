@@ -221,6 +221,29 @@ pub fn float_to_int_f64(w: Window<f64>) -> f64 {
     (w[0] as i32) as f64 + (w[1] as u32) as f64 * 0.5 + (w[-1] as f32 as i32) as f64
 }
 
+/// Helpers declared in the body, inlined at each call: `fn` items (callable before their
+/// declaration, seeing consts and each other) and closures (a `move` closure keeps the value it
+/// captured, though the variable changes after).
+#[stencil(radius = 2, outputs_per_thread = 4, boundary = clamp)]
+pub fn helpers(w: Window<f32>, gain: f32) -> f32 {
+    let mut bias = w[0];
+    let scale = move |x: f32| x * gain + bias;
+    bias = w[1];
+    let mut s = 0.0;
+    for k in -2..=2 {
+        s += sq(w[k] - w[0]);
+    }
+    const HALF: f32 = 0.5;
+    fn sq(x: f32) -> f32 {
+        x * x
+    }
+    fn smooth(a: f32, b: f32) -> f32 {
+        sq(a) * HALF + b
+    }
+    let twice = |x| x + x;
+    scale(smooth(s, bias)) + twice(w[-1])
+}
+
 /// Something done to every stencil in the catalogue (checked on the CPU, launched on the GPU).
 pub trait Visit {
     fn visit<T: Element + DeviceCopy, P: Params + std::fmt::Debug>(&mut self, stencil: &Stencil<T, P>, params: P);
@@ -257,6 +280,7 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&scaled_diff_window::KERNEL, (0.5,));
     v.visit(&ratio_window::KERNEL, ());
     v.visit(&float_to_int_f64::KERNEL, ());
+    v.visit(&helpers::KERNEL, (1.5,));
 }
 
 /// The first output where `got` differs from the reference; `±0` count as equal when the body

@@ -73,7 +73,7 @@ impl Lower<'_> {
             Expr::Unsafe(_) => self.unsupported(expr, "`unsafe` blocks are not supported in a stencil body"),
             Expr::ForLoop(f) => self.for_loop(f),
             Expr::Reference(_) => self.unsupported(expr, "references are not supported: a stencil body works on values"),
-            Expr::Closure(_) => self.unsupported(expr, "closures are not supported in a stencil body"),
+            Expr::Closure(_) => self.unsupported(expr, "bind a closure to a name and call it by that name: `let f = |x: f32| x * x; f(w[0])`"),
             Expr::While(_) | Expr::Loop(_) => {
                 self.unsupported(expr, "only `for` loops over constant ranges are supported (they are unrolled)")
             }
@@ -100,6 +100,7 @@ impl Lower<'_> {
                     self.unsupported(p, "the window is read through taps with constant offsets: `w[-1]`, `w[k]`")
                 }
                 Some(Binding::Array(_)) => self.unsupported(p, "index the array with a constant: `C[k]`"),
+                Some(Binding::Helper(_) | Binding::Item(_)) => self.unsupported(p, &format!("`{name}` is a function: call it, `{name}(..)`")),
                 None => self.unsupported(
                     p,
                     &format!(
@@ -144,7 +145,7 @@ impl Lower<'_> {
                     None => self.unsupported(whole, &format!("index {i} is out of bounds for an array of length {}", values.len())),
                 }
             }
-            Some(Binding::Value(_)) => self.unsupported(base, &format!("`{name}` is not an array")),
+            Some(Binding::Value(_) | Binding::Helper(_) | Binding::Item(_)) => self.unsupported(base, &format!("`{name}` is not an array")),
             None => self.unsupported(base, &format!("unknown name `{name}`")),
         }
     }

@@ -36,15 +36,34 @@ impl Lower<'_> {
             }
         }
         if let Expr::Path(p) = strip_group(&call.func) {
-            let poisoned = p.path.get_ident().and_then(|i| self.lookup(&i.to_string()));
-            if poisoned == Some(&Binding::Value(Value::Poison)) {
-                return Value::Poison;
+            if let Some(ident) = p.path.get_ident() {
+                let name = ident.to_string();
+                match self.lookup(&name).cloned() {
+                    Some(Binding::Helper(helper)) => {
+                        let args: Vec<Expr> = call.args.iter().cloned().collect();
+                        return self.inline(&helper, &args, at);
+                    }
+                    Some(Binding::Value(Value::Poison)) => return Value::Poison,
+                    Some(_) => return self.unsupported(&call.func, &format!("`{name}` is not a function")),
+                    None => {
+                        return self.unsupported(
+                            &call.func,
+                            &format!(
+                                "`{name}` is not declared inside the stencil body: rc inlines the helpers a body declares, \
+                                 so declare it there (`fn {name}(x: f32) -> f32 {{ .. }}` or `let {name} = |x: f32| ..;`)"
+                            ),
+                        )
+                    }
+                }
             }
         }
-        self.unsupported(
-            &call.func,
-            &format!("function calls are not supported in a stencil body; the supported operations are {SUPPORTED_METHODS}"),
-        )
+        match strip_group(&call.func) {
+            Expr::Closure(_) => self.unsupported(&call.func, "bind a closure to a name and call it by that name: `let f = |x: f32| x * x; f(w[0])`"),
+            _ => self.unsupported(
+                &call.func,
+                &format!("only helpers declared in the body can be called, by name; the methods a body may call are {SUPPORTED_METHODS}"),
+            ),
+        }
     }
 
     pub(super) fn method(&mut self, name: &str, receiver: Value, args: Vec<Value>, name_tokens: &dyn ToTokens, at: &Expr) -> Value {

@@ -9,6 +9,7 @@
 
 mod control;
 mod expr;
+mod helper;
 mod literal;
 mod method;
 mod operator;
@@ -63,6 +64,12 @@ struct Lower<'a> {
     /// ...and gets at that `let` in pass two: rustc gives a binding one type for all its uses
     /// (and all iterations of an unrolled loop).
     preset: HashMap<usize, ScalarType>,
+    /// Helpers being inlined, outermost first (a helper may not call itself).
+    inlining: Vec<String>,
+    /// Scopes below this depth show only items: a helper `fn` is being inlined.
+    item_floor: usize,
+    /// Scopes below this depth were captured by the closure being inlined.
+    capture_floor: Option<usize>,
 }
 
 /// Lowers `block`, the body of the function `sig` describes. Two passes: the first only learns
@@ -105,6 +112,9 @@ fn run<'a>(
         interned: HashMap::new(),
         inferred: HashMap::new(),
         preset,
+        inlining: Vec::new(),
+        item_floor: 0,
+        capture_floor: None,
     };
     lower.bind(sig.window.to_string(), Binding::Window);
     for (i, param) in sig.params.iter().enumerate() {

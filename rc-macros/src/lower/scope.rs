@@ -2,6 +2,9 @@
 //! first. Apart from the statements that bind them because `if` merging and loop unrolling also
 //! push, pop and compare scopes.
 
+use std::rc::Rc;
+
+use super::helper::Helper;
 use super::{Lower, Value};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -9,6 +12,10 @@ pub(super) enum Binding {
     Value(Value),
     Array(Vec<Value>),
     Window,
+    /// A helper function or closure, inlined at each call.
+    Helper(Rc<Helper>),
+    /// A `const` or a helper `fn`: an item, which a helper `fn` may see where locals are hidden.
+    Item(Box<Binding>),
 }
 
 impl Lower<'_> {
@@ -18,8 +25,20 @@ impl Lower<'_> {
         }
     }
 
+    /// The binding `name` refers to here: items anywhere, other bindings only in the scopes a
+    /// helper `fn` being inlined may see (those from `item_floor` on).
     pub(super) fn lookup(&self, name: &str) -> Option<&Binding> {
-        self.scopes.iter().rev().find_map(|s| s.get(name))
+        self.scopes.iter().enumerate().rev().find_map(|(depth, scope)| match scope.get(name)? {
+            Binding::Item(inner) => Some(&**inner),
+            _ if depth < self.item_floor => None,
+            binding => Some(binding),
+        })
+    }
+
+    /// Whether `name` is a variable a closure being inlined captured (it may read, not assign it).
+    pub(super) fn captured(&self, name: &str) -> bool {
+        let depth = self.scopes.iter().rposition(|scope| scope.contains_key(name));
+        matches!((depth, self.capture_floor), (Some(d), Some(floor)) if d < floor)
     }
 
     pub(super) fn rebind(&mut self, name: &str, binding: Binding) -> bool {

@@ -19,11 +19,18 @@ use crate::signature::scalar;
 impl Lower<'_> {
     pub(super) fn block(&mut self, block: &Block) -> Value {
         self.scopes.push(HashMap::new());
+        // A block's `fn` items can be called anywhere in it, before their declaration too.
+        for stmt in &block.stmts {
+            if let Stmt::Item(Item::Fn(f)) = stmt {
+                self.helper_fn(f);
+            }
+        }
         let mut last = Value::Unit;
         for (i, stmt) in block.stmts.iter().enumerate() {
             last = Value::Unit;
             match stmt {
                 Stmt::Local(local) => self.local(local),
+                Stmt::Item(Item::Fn(_)) => {}
                 Stmt::Item(item) => self.item(item),
                 Stmt::Expr(expr, semi) => {
                     let value = self.statement(expr);
@@ -63,6 +70,10 @@ impl Lower<'_> {
         match strip_group(target) {
             Expr::Path(p) if p.path.get_ident().is_some() => {
                 let name = p.path.segments[0].ident.to_string();
+                if self.captured(&name) {
+                    self.cx.error(target, format!("a closure cannot assign to `{name}`, which it captured: return the new value instead"));
+                    return;
+                }
                 match self.lookup(&name) {
                     Some(Binding::Value(old)) => {
                         let value = self.retype_like(value, old.clone(), target);
@@ -70,6 +81,7 @@ impl Lower<'_> {
                     }
                     Some(Binding::Window) => self.cx.error(target, "the window is read-only"),
                     Some(Binding::Array(_)) => self.cx.error(target, "assigning a whole array is not supported"),
+                    Some(Binding::Helper(_) | Binding::Item(_)) => self.cx.error(target, format!("`{name}` is a function: it cannot be assigned to")),
                     None => self.cx.error(target, format!("unknown name `{name}`")),
                 }
             }
@@ -108,7 +120,10 @@ impl Lower<'_> {
             self.cx.error(diverge, "`let ... else` is not supported");
             return;
         }
-        let binding = self.binding(&init.expr, ty, local as *const Local as usize);
+        let binding = match strip_group(&init.expr) {
+            Expr::Closure(c) => self.closure(&ident, c),
+            _ => self.binding(&init.expr, ty, local as *const Local as usize),
+        };
         self.bind(ident, binding);
     }
 
@@ -186,9 +201,9 @@ impl Lower<'_> {
         match item {
             Item::Const(c) => {
                 let binding = self.binding(&c.expr, Some(&c.ty), c as *const syn::ItemConst as usize);
-                self.bind(c.ident.to_string(), binding);
+                self.bind(c.ident.to_string(), Binding::Item(Box::new(binding)));
             }
-            other => self.cx.error(other, "only `const` items may be declared inside a stencil body"),
+            other => self.cx.error(other, "only `const` items and helper `fn`s may be declared inside a stencil body"),
         }
     }
 }
