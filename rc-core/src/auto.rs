@@ -249,11 +249,10 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         },
     };
     // The interior path, the one nearly every tile takes.
-    for op in program.machine.path(|_| true) {
-        count(op);
-    }
+    let interior = program.machine.path(|_| true);
+    interior.iter().for_each(|op| count(op));
     // The whole-tile test before vector stores.
-    if program.machine.path(|_| true).iter().any(|op| matches!(op, Op::StoreVector { .. })) {
+    if interior.iter().any(|op| matches!(op, Op::StoreVector { .. })) {
         instructions += 6.0;
     }
     let stage_bytes = program.machine.shared_bytes.unwrap_or(0);

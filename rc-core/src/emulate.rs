@@ -147,15 +147,14 @@ impl<T: Element> Tile<'_, T> {
             }
             Op::StageBlock { lead, elements } => {
                 // The block's first tile fills it; the others find it filled.
-                let tiles_per_block = (program.pattern.threads_per_block() / program.pattern.warp()) as usize;
+                let tiles_per_block = program.pattern.tiles_per_block() as usize;
                 if self.index % tiles_per_block == 0 {
                     let first = (self.index / tiles_per_block) as i64 * program.pattern.block_outputs() as i64 - *lead as i64;
                     self.stage = (0..*elements as i64).map(|j| self.read_bounded(first + j)).collect();
                 }
             }
             Op::Shared { dst, at } => {
-                let tiles_per_block = (program.pattern.threads_per_block() / program.pattern.warp()) as usize;
-                let base = (self.index % tiles_per_block) * tile_outputs;
+                let base = (self.index % program.pattern.tiles_per_block() as usize) * tile_outputs;
                 for lane in 0..warp {
                     let bits = *self.stage.get(base + at.element(lane as u32) as usize).ok_or(EmulationError::StageUnwritten)?;
                     self.set(*dst, lane, bits);

@@ -232,6 +232,11 @@ impl Pattern {
     #[deprecated(note = "use Pattern::threads_per_block() (set by `max_threads_per_block`) or Pattern::DEFAULT_THREADS_PER_BLOCK")]
     pub const THREADS_PER_BLOCK: u32 = Pattern::DEFAULT_THREADS_PER_BLOCK;
 
+    /// Logical warps (tiles) in one block.
+    pub const fn tiles_per_block(&self) -> u32 {
+        self.threads_per_block / self.warp
+    }
+
     /// Outputs one block computes (all its warps' tiles, consecutive).
     pub const fn block_outputs(&self) -> u32 {
         self.threads_per_block * self.outputs_per_thread

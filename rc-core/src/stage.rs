@@ -49,5 +49,5 @@ impl StagePadding {
 /// Bytes of shared memory a block of `pattern` declares for staged windows of granule `V` with
 /// `elements` stage elements per warp: one region per warp.
 pub(crate) fn block_bytes(pattern: &Pattern, granule: u32, element: ScalarType, elements: u32) -> u32 {
-    StagePadding::for_granule(granule, element).region_bytes(elements, element) * (pattern.threads_per_block() / pattern.warp())
+    StagePadding::for_granule(granule, element).region_bytes(elements, element) * pattern.tiles_per_block()
 }
