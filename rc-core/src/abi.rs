@@ -1,6 +1,7 @@
 //! The kernel's parameter list, defined once: the PTX back end declares it, rc's runtimes
 //! check their argument blocks against it.
 
+use crate::geometry::Dims;
 use crate::scalar::ScalarType;
 
 /// One parameter of a stencil's `.entry`, in order.
@@ -14,15 +15,23 @@ pub enum KernelParam {
     Len,
     /// The output's length in elements (`.u64`).
     OutputLen,
+    /// A 2D or 3D grid's length along dimension `axis` (0 is x), of the input or the output
+    /// (`.u64`). 1D stencils have only `Len` and `OutputLen`.
+    Extent { axis: u32, output: bool },
     /// Stencil parameter `index`, by value.
     Value { index: u32, ty: ScalarType },
 }
 
 impl KernelParam {
-    /// The parameter list of a stencil whose parameters have types `params`.
-    pub fn list(params: &[ScalarType]) -> Vec<KernelParam> {
+    /// The parameter list of a stencil of `dims` dimensions whose parameters have types
+    /// `params`: the buffers, their lengths, in 2D and 3D the input's and then the output's
+    /// shape (outermost first), then the parameters.
+    pub fn list(dims: Dims, params: &[ScalarType]) -> Vec<KernelParam> {
         let leading = [KernelParam::Input, KernelParam::Output, KernelParam::Len, KernelParam::OutputLen];
-        leading.into_iter().chain(params.iter().enumerate().map(|(i, &ty)| KernelParam::Value { index: i as u32, ty })).collect()
+        let axes = |output| (0..dims.count() as u32).rev().map(move |axis| KernelParam::Extent { axis, output });
+        let shape = if dims == Dims::One { Vec::new() } else { axes(false).chain(axes(true)).collect() };
+        let values = params.iter().enumerate().map(|(i, &ty)| KernelParam::Value { index: i as u32, ty });
+        leading.into_iter().chain(shape).chain(values).collect()
     }
 
     /// The name's suffix after the entry's name (`rc_box7_input`, `rc_box7_p0`).
@@ -32,6 +41,7 @@ impl KernelParam {
             KernelParam::Output => "output".into(),
             KernelParam::Len => "n".into(),
             KernelParam::OutputLen => "n_out".into(),
+            KernelParam::Extent { axis, output } => format!("{}_{}", if output { "out" } else { "in" }, ["x", "y", "z"][axis as usize]),
             KernelParam::Value { index, .. } => format!("p{index}"),
         }
     }

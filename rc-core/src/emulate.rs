@@ -7,6 +7,7 @@
 //! the CPU reference, and an access the GPU would make out of bounds or misaligned as an error.
 
 use crate::error::{EmulationError, Error};
+use crate::geometry::{Dims, Extent, MAX_DIMS};
 use crate::machine::{Division, Op, Stmt, TileTest, WarpStage};
 use crate::ops;
 use crate::body::BinaryOp;
@@ -14,28 +15,65 @@ use crate::program::{Instr, WarpProgram};
 use crate::scalar::{Element, Scalar, ScalarType};
 
 impl WarpProgram {
-    /// Computes every output of `input` into `output` (which must have the exact output length).
+    /// Computes every output of the 1D `input` into `output` (which must have the exact output
+    /// length).
     pub fn emulate<T: Element>(&self, input: &[T], output: &mut [T], params: &[Scalar]) -> Result<(), Error> {
-        let n_out = self.pattern.check_lengths(input.len(), output.len())?;
-        let warp = self.pattern.warp() as usize;
+        self.emulate_grid(input, Extent::x(input.len()), output, params)
+    }
+
+    /// Computes every output of `input`, a grid of shape `shape`, into `output`: every tile of
+    /// every block in turn, as the launch lays them out ([`Pattern::launch_shape_of`]). Warps
+    /// past a band's last tile are skipped: on the GPU they run but store nothing.
+    pub fn emulate_grid<T: Element>(&self, input: &[T], shape: Extent, output: &mut [T], params: &[Scalar]) -> Result<(), Error> {
+        let pattern = self.pattern;
+        let out_shape = pattern.check_shapes(shape, input.len(), output.len())?;
+        if out_shape.len() == Some(0) {
+            return Ok(());
+        }
+        let warp = pattern.warp() as usize;
         let mut tile = Tile {
             program: self,
             input,
             output,
-            n_out,
+            in_shape: innermost_first(shape),
+            out_shape: innermost_first(out_shape),
             params,
             warp,
-            index: 0,
+            origin: [0; MAX_DIMS],
+            warp_in_block: 0,
             regs: vec![0u64; self.reg_types().len() * warp],
             stage: Vec::new(),
+            stage_row: 0,
             warp_stage: None,
         };
-        for index in 0..self.pattern.tiles(n_out) {
-            tile.index = index;
-            tile.stmts(&self.machine.body)?;
+        let tiles = innermost_first(pattern.tiles_along(out_shape));
+        let tile_shape = innermost_first(pattern.tile());
+        let per_block = pattern.tiles_per_block() as usize;
+        for band in 0..tiles[1] * tiles[2] {
+            let (tz, ty) = (band / tiles[1], band % tiles[1]);
+            for bx in 0..pattern.blocks_along_x(out_shape) {
+                for w in 0..per_block {
+                    let tx = bx * per_block + w;
+                    if tx >= tiles[0] {
+                        break;
+                    }
+                    tile.warp_in_block = w;
+                    tile.origin = [tx * tile_shape[0], ty * tile_shape[1], tz * tile_shape[2]].map(|o| o as i64);
+                    tile.stmts(&self.machine.body)?;
+                }
+            }
         }
         Ok(())
     }
+}
+
+/// A shape's lengths innermost (x) first, 1 along dimensions it does not have.
+fn innermost_first(shape: Extent) -> [usize; MAX_DIMS] {
+    let mut out = [1; MAX_DIMS];
+    for (slot, len) in out.iter_mut().zip(shape.components().into_iter().rev()) {
+        *slot = len;
+    }
+    out
 }
 
 /// One tile's state while its warp runs.
@@ -43,15 +81,21 @@ struct Tile<'a, T> {
     program: &'a WarpProgram,
     input: &'a [T],
     output: &'a mut [T],
-    n_out: usize,
+    /// The input's and the output's shapes, innermost first.
+    in_shape: [usize; MAX_DIMS],
+    out_shape: [usize; MAX_DIMS],
     params: &'a [Scalar],
     warp: usize,
-    index: usize,
+    /// The tile's first output along each dimension, innermost first.
+    origin: [i64; MAX_DIMS],
+    warp_in_block: usize,
     /// `regs[r * warp + lane]`: one flat array keeps the lockstep loop cache-friendly.
     regs: Vec<u64>,
     /// Shared memory: the block's stage (strategy shared_memory, refilled when a block starts)
     /// or the warp's region (staged windows, refilled for every tile), by element.
     stage: Vec<u64>,
+    /// Elements per input row in the block's stage.
+    stage_row: usize,
     warp_stage: Option<WarpStage>,
 }
 
@@ -74,15 +118,50 @@ impl<T: Element> Tile<'_, T> {
         Ok(())
     }
 
-    /// Input index of tile element 0.
-    fn origin(&self) -> i64 {
-        (self.index * self.program.pattern.tile_outputs() as usize) as i64 - self.program.schedule.lead as i64
+    /// Input index along x of tile element 0.
+    fn origin_x(&self) -> i64 {
+        self.origin[0] - self.program.schedule.lead as i64
+    }
+
+    /// The input coordinates along y and z of input row `row` of the tile.
+    fn input_row(&self, row: u32) -> [i64; 2] {
+        let pattern = self.program.pattern;
+        let (_, rows) = pattern.box_rows();
+        let (iy, iz) = ((row % rows) as i64, (row / rows) as i64);
+        [self.origin[1] + iy - pattern.shift_along(1) as i64, self.origin[2] + iz - pattern.shift_along(2) as i64]
+    }
+
+    /// The output coordinates along y and z of output row `row` of the tile.
+    fn output_row(&self, row: u32) -> [i64; 2] {
+        let rows = self.program.pattern.rows_per_warp();
+        [self.origin[1] + (row % rows) as i64, self.origin[2] + (row / rows) as i64]
+    }
+
+    /// Whether 2D and 3D rows keep vectors aligned: each row a whole number of vectors long.
+    fn rows_aligned(&self, len: usize) -> bool {
+        self.program.pattern.dims() == Dims::One || len % self.program.machine.width as usize == 0
     }
 
     fn holds(&self, test: TileTest) -> bool {
+        let pattern = self.program.pattern;
         match test {
-            TileTest::Inside { elements } => self.origin() >= 0 && self.origin() + elements as i64 <= self.input.len() as i64,
-            TileTest::Whole => (self.index + 1) * self.program.pattern.tile_outputs() as usize <= self.n_out,
+            TileTest::Inside { elements } => {
+                let (planes, rows) = pattern.box_rows();
+                let [y, z] = self.input_row(0);
+                let x = self.origin_x();
+                let along = |start: i64, len: u32, n: usize| start >= 0 && start + len as i64 <= n as i64;
+                along(x, elements, self.in_shape[0])
+                    && along(y, rows, self.in_shape[1])
+                    && along(z, planes, self.in_shape[2])
+                    && self.rows_aligned(self.in_shape[0])
+            }
+            TileTest::Whole { row } => {
+                let [y, z] = self.output_row(row);
+                self.origin[0] + pattern.tile_outputs() as i64 <= self.out_shape[0] as i64
+                    && y < self.out_shape[1] as i64
+                    && z < self.out_shape[2] as i64
+                    && self.rows_aligned(self.out_shape[0])
+            }
         }
     }
 
@@ -94,20 +173,42 @@ impl<T: Element> Tile<'_, T> {
         self.regs[reg as usize * self.warp + lane]
     }
 
-    /// Input element `g` under the boundary rule (zero outside for `valid` and `zero`).
-    fn read_bounded(&self, g: i64) -> u64 {
-        self.program.pattern.boundary().source(self.input.len(), g).map_or(0, |i| self.input[i].to_scalar().bits)
+    /// Input element `x` of input row `row` of the tile under the boundary rule in each
+    /// dimension (zero outside for `valid` and `zero`).
+    fn read_bounded(&self, row: u32, x: i64) -> u64 {
+        let boundary = self.program.pattern.boundary();
+        let [y, z] = self.input_row(row);
+        let mut linear = 0;
+        for (axis, g) in [z, y, x].into_iter().enumerate().map(|(i, g)| (2 - i, g)) {
+            match boundary.source(self.in_shape[axis], g) {
+                Some(i) => linear = linear * self.in_shape[axis] + i,
+                None => return 0,
+            }
+        }
+        self.input[linear].to_scalar().bits
     }
 
-    /// Input elements `g..g + width` of one vector access, which must lie inside the input and
-    /// start at a multiple of `width` (so the address is aligned when the buffer is).
-    fn read_vector(&self, g: i64, width: usize, what: &'static str) -> Result<Vec<u64>, Error> {
-        let inside = g >= 0 && g as usize + width <= self.input.len();
-        if !inside || g as usize % width != 0 {
-            let (first, len) = (g, self.input.len());
+    /// Input elements `x..x + width` of input row `row` of one vector access, which must lie
+    /// inside the input and start at a multiple of `width` (so the address is aligned when the
+    /// buffer is).
+    fn read_vector(&self, row: u32, x: i64, width: usize, what: &'static str) -> Result<Vec<u64>, Error> {
+        let [y, z] = self.input_row(row);
+        let [nx, ny, nz] = self.in_shape.map(|n| n as i64);
+        let linear = (z * ny + y) * nx + x;
+        let inside = (0..nz).contains(&z) && (0..ny).contains(&y) && x >= 0 && x + width as i64 <= nx;
+        if !inside || linear as usize % width != 0 {
+            let (first, len) = (linear, self.input.len());
             return Err(EmulationError::Access { what, first, width, len }.into());
         }
-        Ok(self.input[g as usize..][..width].iter().map(|x| x.to_scalar().bits).collect())
+        Ok(self.input[linear as usize..][..width].iter().map(|x| x.to_scalar().bits).collect())
+    }
+
+    /// The output position of element `x` of output row `row`, if it exists.
+    fn output_at(&self, row: u32, x: i64) -> Option<usize> {
+        let [y, z] = self.output_row(row);
+        let [nx, ny, nz] = self.out_shape.map(|n| n as i64);
+        let inside = (0..nx).contains(&x) && (0..ny).contains(&y) && (0..nz).contains(&z);
+        inside.then_some(((z * ny + y) * nx + x) as usize)
     }
 
     fn op(&mut self, op: &Op) -> Result<(), Error> {
@@ -116,18 +217,21 @@ impl<T: Element> Tile<'_, T> {
         let tile_outputs = program.pattern.tile_outputs() as usize;
         match op {
             Op::Compute(instr) => self.compute(instr),
-            Op::Load { dst, at, lanes, .. } => {
+            Op::Load { dst, at, lanes, row, .. } => {
                 for lane in 0..warp {
-                    let g = self.origin() + at.element(lane as u32) as i64;
+                    let x = self.origin_x() + at.element(lane as u32) as i64;
                     let inside = (lanes.0 as usize..lanes.1 as usize).contains(&lane);
-                    let bits = if inside { self.read_bounded(g) } else { 0 };
+                    let bits = if inside { self.read_bounded(*row, x) } else { 0 };
                     self.set(*dst, lane, bits);
                 }
             }
-            Op::LoadVector { dsts, at, lanes, .. } => {
+            Op::LoadVector { dsts, at, lanes, row, .. } => {
                 for lane in 0..warp {
                     let values = match (lanes.0 as usize..lanes.1 as usize).contains(&lane) {
-                        true => self.read_vector(self.origin() + at.element(lane as u32) as i64, dsts.len(), "interior vector load")?,
+                        true => {
+                            let x = self.origin_x() + at.element(lane as u32) as i64;
+                            self.read_vector(*row, x, dsts.len(), "interior vector load")?
+                        }
                         false => vec![0; dsts.len()],
                     };
                     for (&dst, bits) in dsts.iter().zip(values) {
@@ -147,14 +251,15 @@ impl<T: Element> Tile<'_, T> {
             }
             Op::StageBlock { lead, elements } => {
                 // The block's first tile fills it; the others find it filled.
-                let tiles_per_block = program.pattern.tiles_per_block() as usize;
-                if self.index % tiles_per_block == 0 {
-                    let first = (self.index / tiles_per_block) as i64 * program.pattern.block_outputs() as i64 - *lead as i64;
-                    self.stage = (0..*elements as i64).map(|j| self.read_bounded(first + j)).collect();
+                if self.warp_in_block == 0 {
+                    let first = self.origin[0] - *lead as i64;
+                    let rows = program.pattern.input_rows();
+                    self.stage = (0..rows).flat_map(|row| (0..*elements as i64).map(move |j| (row, first + j))).map(|(row, x)| self.read_bounded(row, x)).collect();
+                    self.stage_row = *elements as usize;
                 }
             }
-            Op::Shared { dst, at } => {
-                let base = (self.index % program.pattern.tiles_per_block() as usize) * tile_outputs;
+            Op::Shared { dst, at, row } => {
+                let base = *row as usize * self.stage_row + self.warp_in_block * tile_outputs;
                 for lane in 0..warp {
                     let bits = *self.stage.get(base + at.element(lane as u32) as usize).ok_or(EmulationError::StageUnwritten)?;
                     self.set(*dst, lane, bits);
@@ -162,21 +267,24 @@ impl<T: Element> Tile<'_, T> {
             }
             Op::StageWarp(stage) => self.stage_warp(stage)?,
             Op::Divisions(run) => self.divisions(run),
-            Op::Store { src, at, .. } => {
+            Op::Store { src, at, row, .. } => {
                 for lane in 0..warp {
-                    let i = self.index * tile_outputs + at.element(lane as u32) as usize;
-                    if i < self.n_out {
+                    if let Some(i) = self.output_at(*row, self.origin[0] + at.element(lane as u32) as i64) {
                         self.output[i] = T::from_bits(self.get(*src, lane));
                     }
                 }
             }
-            Op::StoreVector { srcs, at, .. } => {
+            Op::StoreVector { srcs, at, row, .. } => {
                 for lane in 0..warp {
-                    let i = self.index * tile_outputs + at.element(lane as u32) as usize;
-                    if i + srcs.len() > self.n_out || i % srcs.len() != 0 {
-                        let (first, width, len) = (i as i64, srcs.len(), self.n_out);
-                        return Err(EmulationError::Access { what: "whole-tile vector store", first, width, len }.into());
-                    }
+                    let x = self.origin[0] + at.element(lane as u32) as i64;
+                    let (first, last) = (self.output_at(*row, x), self.output_at(*row, x + srcs.len() as i64 - 1));
+                    let i = match (first, last) {
+                        (Some(i), Some(_)) if i % srcs.len() == 0 => i,
+                        _ => {
+                            let (first, width, len) = (first.map_or(x, |i| i as i64), srcs.len(), self.output.len());
+                            return Err(EmulationError::Access { what: "whole-tile vector store", first, width, len }.into());
+                        }
+                    };
                     for (k, &src) in srcs.iter().enumerate() {
                         self.output[i + k] = T::from_bits(self.get(src, lane));
                     }
@@ -191,8 +299,8 @@ impl<T: Element> Tile<'_, T> {
     /// position.
     fn stage_warp(&mut self, stage: &WarpStage) -> Result<(), Error> {
         let width = stage.padding.width as usize;
-        let origin = (self.index * self.program.pattern.tile_outputs() as usize) as i64 - stage.lead as i64;
-        let vectors = origin >= 0 && origin + (stage.chunks as usize * width) as i64 <= self.input.len() as i64;
+        let origin = self.origin[0] - stage.lead as i64;
+        let vectors = origin >= 0 && origin + (stage.chunks as usize * width) as i64 <= self.in_shape[0] as i64;
         let size = stage.region_bytes / self.program.element.bytes();
         self.stage = vec![0; size as usize];
         for round in 0..stage.rounds(self.warp as u32) as usize {
@@ -203,8 +311,8 @@ impl<T: Element> Tile<'_, T> {
                 }
                 let g = origin + (chunk * width) as i64;
                 let values = match vectors {
-                    true => self.read_vector(g, width, "stage vector load")?,
-                    false => (0..width as i64).map(|k| self.read_bounded(g + k)).collect(),
+                    true => self.read_vector(0, g, width, "stage vector load")?,
+                    false => (0..width as i64).map(|k| self.read_bounded(0, g + k)).collect(),
                 };
                 for (k, bits) in values.into_iter().enumerate() {
                     let position = stage.padding.position((chunk * width + k) as u32) as usize;

@@ -5,7 +5,7 @@ use std::fmt;
 use thiserror::Error;
 
 use crate::distribution::Layout;
-use crate::geometry::{Dims, Offset, Radius};
+use crate::geometry::{Dims, Extent, Offset, Radius};
 use crate::pattern::{Boundary, Pattern};
 use crate::registers::{RegisterEstimate, MAX_REGISTERS_PER_THREAD};
 use crate::scalar::ScalarType;
@@ -43,6 +43,8 @@ pub enum PatternError {
     Warp { got: Given },
     #[error("outputs_per_thread must be an integer from 1 to {}, got {got}", Pattern::MAX_OUTPUTS_PER_THREAD)]
     OutputsPerThread { got: Given },
+    #[error("{}", rows_per_warp(what, *.dims, .got))]
+    RowsPerWarp { what: &'static str, dims: Dims, got: Given },
     #[error("max_threads_per_block must be a multiple of 32 (whole warps) from 32 to {}, got {got}", Pattern::MAX_THREADS_PER_BLOCK)]
     ThreadsPerBlock { got: Given },
     #[error("min_blocks_per_sm must be an integer from 1 to {}, got {got}", Pattern::MAX_MIN_BLOCKS_PER_SM)]
@@ -58,6 +60,16 @@ pub enum DistributionError {
     WholeRows { layout: Layout, outputs_per_thread: Option<u32> },
     #[error("`distribution` chooses where the register cache keeps elements; strategy `{strategy}` has no register cache")]
     NoRegisterCache { strategy: Strategy },
+}
+
+fn rows_per_warp(what: &str, dims: Dims, got: &Given) -> String {
+    let along = if what == "planes_per_warp" { "z (3D stencils)" } else { "y (2D and 3D stencils)" };
+    let need = if what == "planes_per_warp" { Dims::Three } else { Dims::Two };
+    if dims < need {
+        format!("{what} tiles along {along}; a {dims} stencil has none, got {got}")
+    } else {
+        format!("{what} must be an integer from 1 to {}, got {got}", Pattern::MAX_ROWS_PER_WARP)
+    }
 }
 
 /// `outputs_per_thread: None` is an attribute that leaves it at its default, 1.
@@ -79,6 +91,18 @@ pub enum LengthError {
     Output { expected: usize, got: usize, input: usize, boundary: Boundary },
     #[error("{outputs} outputs need {blocks} thread blocks, more than the {max} a 1D grid allows")]
     GridTooLarge { outputs: usize, blocks: u64, max: u64 },
+    #[error("the shape has {got} dimensions, expected {expected} for this stencil")]
+    Dimensions { expected: Dims, got: Dims },
+    #[error("shape {shape} has an empty dimension; a 2D or 3D stencil needs at least one element along each")]
+    EmptyShape { shape: Extent },
+    #[error("shape {shape} has more elements than memory can index")]
+    ShapeOverflow { shape: Extent },
+    #[error("shape {shape} is smaller than one window {window} (2 * radius + 1 along each dimension), which boundary `valid` needs")]
+    ShapeSmallerThanWindow { shape: Extent, window: Extent },
+    #[error("input has {got} elements, expected {expected} for shape {shape}")]
+    InputShape { shape: Extent, expected: usize, got: usize },
+    #[error("output has {got} elements, expected {expected} (shape {shape}) for an input of shape {input} with boundary `{boundary}`")]
+    OutputShape { shape: Extent, expected: usize, got: usize, input: Extent, boundary: Boundary },
 }
 
 /// A stencil body that the compiler cannot lower. The macro reports these on the offending
@@ -119,8 +143,10 @@ pub enum ScheduleError {
     StageTooLarge { layout: String, bytes: u32, limit: u32 },
     #[error("distribution = auto found no distribution that compiles for this stencil within the register and shared-memory limits")]
     NoCandidate,
-    #[error("the body reads {body} taps, but the warp program schedules 1D stencils (one offset per tap, `w[k]`)")]
-    Dimensions { body: Dims },
+    #[error("the body reads {body} taps, but the pattern is {pattern}")]
+    Dimensions { body: Dims, pattern: Dims },
+    #[error("distribution staged(V) stages 1D tiles; a {dims} stencil uses granule(V) or window(V) (or auto)")]
+    StagedDimensions { dims: Dims },
 }
 
 /// An access the emulated machine program makes that the GPU would make out of bounds or

@@ -20,6 +20,8 @@ pub enum Dims {
 }
 
 impl Dims {
+    pub const ALL: [Dims; MAX_DIMS] = [Dims::One, Dims::Two, Dims::Three];
+
     pub const fn count(self) -> usize {
         self as usize
     }
@@ -65,6 +67,22 @@ macro_rules! one_dimensional {
             pub const fn x(x: $t) -> Coords<$t> {
                 Coords { dims: Dims::One, innermost_first: [x, 0, 0] }
             }
+
+            /// A 2D value, outermost first as written: `(y, x)`.
+            pub const fn yx(y: $t, x: $t) -> Coords<$t> {
+                Coords { dims: Dims::Two, innermost_first: [x, y, 0] }
+            }
+
+            /// A 3D value, outermost first as written: `(z, y, x)`.
+            pub const fn zyx(z: $t, y: $t, x: $t) -> Coords<$t> {
+                Coords { dims: Dims::Three, innermost_first: [x, y, z] }
+            }
+
+            /// The component along dimension `axis`, counted from x (0) outwards; 0 beyond
+            /// the value's dimensions, so outer tiles and halos of a lower dimension are empty.
+            pub const fn along(&self, axis: usize) -> $t {
+                self.innermost_first[axis]
+            }
         }
 
         impl From<$t> for Coords<$t> {
@@ -75,6 +93,30 @@ macro_rules! one_dimensional {
     )*};
 }
 one_dimensional!(i32, u32, usize);
+
+/// A shape written as an array, outermost first: `[len]`, `[rows, cols]`, `[depth, rows, cols]`.
+macro_rules! shape_from_array {
+    ($($n:literal),*) => {$(
+        impl From<[usize; $n]> for Extent {
+            fn from(shape: [usize; $n]) -> Extent {
+                let mut innermost_first = [0; MAX_DIMS];
+                for (slot, &len) in innermost_first.iter_mut().zip(shape.iter().rev()) {
+                    *slot = len;
+                }
+                Coords { dims: Dims::ALL[$n - 1], innermost_first }
+            }
+        }
+
+        impl TryFrom<Extent> for [usize; $n] {
+            type Error = Dims;
+            /// The shape as an array, outermost first; its dimensions if they are not `N`.
+            fn try_from(extent: Extent) -> Result<[usize; $n], Dims> {
+                extent.components().try_into().map_err(|_| extent.dims())
+            }
+        }
+    )*};
+}
+shape_from_array!(1, 2, 3);
 
 impl<T: Copy> Coords<T> {
     pub const fn dims(&self) -> Dims {

@@ -63,6 +63,11 @@ impl fmt::Display for Boundary {
 
 /// A validated access pattern.
 ///
+/// In 2D and 3D a tile is `planes_per_warp x rows_per_warp` rows of the 1D tile below (one
+/// along y per row, and along z per plane): the warp's lanes lie along x as in 1D, and the warp
+/// walks down its rows (2.5D blocking), each input row loaded once and kept in registers while
+/// the output rows that read it are computed.
+///
 /// A logical warp of `warp` lanes computes one *tile* of `warp * outputs_per_thread` consecutive
 /// outputs; lane `l`'s `p`-th output is tile output `p * warp + l` (consecutive lanes write
 /// consecutive outputs, so stores coalesce). The tile reads `warp * outputs_per_thread + 2r`
@@ -74,6 +79,10 @@ pub struct Pattern {
     radius: Radius,
     warp: u32,
     outputs_per_thread: u32,
+    /// Output rows (along y) and planes (along z) one warp computes; 1 where the stencil has
+    /// no such dimension.
+    rows_per_warp: u32,
+    planes_per_warp: u32,
     boundary: Boundary,
     /// Launch bounds: threads per block (`.maxntid`), and optionally the blocks per
     /// multiprocessor ptxas must fit (`.minnctapersm`).
@@ -87,6 +96,8 @@ impl Pattern {
     /// Radii above this make no sense for a register cache (and keep index arithmetic in i32).
     pub const MAX_RADIUS: u32 = 4096;
     pub const MAX_OUTPUTS_PER_THREAD: u32 = 64;
+    /// The most output rows (or planes) one warp computes: each is straight-line code.
+    pub const MAX_ROWS_PER_WARP: u32 = 64;
     /// Threads per block unless the attribute says `max_threads_per_block`: a multiple of 32, so
     /// every physical warp is whole and every lane of it takes part in every shuffle; 256 keeps
     /// 8 warps per block for the scheduler to hide latency.
@@ -115,10 +126,48 @@ impl Pattern {
             radius: Radius::x(radius),
             warp,
             outputs_per_thread,
+            rows_per_warp: 1,
+            planes_per_warp: 1,
             boundary,
             threads_per_block: Pattern::DEFAULT_THREADS_PER_BLOCK,
             min_blocks_per_sm: None,
         }
+    }
+
+    /// A 2D or 3D pattern (or 1D, with a 1D `radius`): `radius` per dimension, the warp's
+    /// lanes along x with `outputs_per_thread` outputs each, `rows_per_warp` output rows along
+    /// y (2D and 3D) and `planes_per_warp` planes along z (3D); each must be 1 where the radius
+    /// has no such dimension.
+    pub fn grid(
+        radius: Radius,
+        warp: u32,
+        outputs_per_thread: u32,
+        rows_per_warp: u32,
+        planes_per_warp: u32,
+        boundary: Boundary,
+    ) -> Result<Pattern, PatternError> {
+        for r in radius.components() {
+            validate::radius(r.into())?;
+        }
+        let warp = validate::warp(warp.into())?;
+        let outputs_per_thread = validate::outputs_per_thread(outputs_per_thread.into())?;
+        let rows_per_warp = validate::rows_per_warp("rows_per_warp", radius.dims(), Dims::Two, rows_per_warp.into())?;
+        let planes_per_warp = validate::rows_per_warp("planes_per_warp", radius.dims(), Dims::Three, planes_per_warp.into())?;
+        Ok(Pattern::grid_unchecked(radius, warp, outputs_per_thread, rows_per_warp, planes_per_warp, boundary))
+    }
+
+    /// `grid` for generated code, whose pattern the macro has already validated.
+    #[doc(hidden)]
+    pub const fn grid_unchecked(
+        radius: Radius,
+        warp: u32,
+        outputs_per_thread: u32,
+        rows_per_warp: u32,
+        planes_per_warp: u32,
+        boundary: Boundary,
+    ) -> Pattern {
+        let one = Pattern::new_unchecked(0, warp, outputs_per_thread, boundary);
+        Pattern { radius, rows_per_warp, planes_per_warp, ..one }
     }
 
     /// This pattern with launch bounds: `threads_per_block` threads per block (a multiple of 32
@@ -161,6 +210,57 @@ impl Pattern {
     }
     pub const fn boundary(&self) -> Boundary {
         self.boundary
+    }
+    /// Output rows along y one warp computes (1 in 1D).
+    pub const fn rows_per_warp(&self) -> u32 {
+        self.rows_per_warp
+    }
+    /// Output planes along z one warp computes (1 in 1D and 2D).
+    pub const fn planes_per_warp(&self) -> u32 {
+        self.planes_per_warp
+    }
+
+    /// The 1D pattern of one row of the tile: the x radius, the lanes, the outputs per thread,
+    /// the boundary and the launch bounds. The distribution and the schedule along x read it.
+    pub const fn along_x(&self) -> Pattern {
+        Pattern { radius: Radius::x(self.radius.along_x()), rows_per_warp: 1, planes_per_warp: 1, ..*self }
+    }
+
+    /// The halo before a tile's first output along dimension `axis` (0 is x): its radius,
+    /// except 0 under `valid`.
+    pub const fn shift_along(&self, axis: usize) -> u32 {
+        match self.boundary {
+            Boundary::Valid => 0,
+            _ => self.radius.along(axis),
+        }
+    }
+
+    /// Output rows of one tile, planes times rows (1 in 1D): output row `k` is plane
+    /// `k / rows_per_warp`, row `k % rows_per_warp` of the tile.
+    pub const fn output_rows(&self) -> u32 {
+        self.planes_per_warp * self.rows_per_warp
+    }
+
+    /// Input rows a tile reads along y and z, its output rows plus the halo on both sides:
+    /// `(planes, rows)`; `(1, 1)` in 1D.
+    pub const fn box_rows(&self) -> (u32, u32) {
+        (self.planes_per_warp + 2 * self.radius.along(2), self.rows_per_warp + 2 * self.radius.along(1))
+    }
+
+    /// Input rows of one tile, `planes * rows` of [`Pattern::box_rows`]: box row `k` is plane
+    /// `k / rows`, row `k % rows` of the tile's input box.
+    pub const fn input_rows(&self) -> u32 {
+        let (planes, rows) = self.box_rows();
+        planes * rows
+    }
+
+    /// The input box row that output row `output_row` reads at outer offset `(dz, dy)`.
+    pub const fn input_row(&self, output_row: u32, dz: i32, dy: i32) -> u32 {
+        let (plane, row) = (output_row / self.rows_per_warp, output_row % self.rows_per_warp);
+        let (_, rows) = self.box_rows();
+        let z = (plane as i32 + dz + self.radius.along(2) as i32) as u32;
+        let y = (row as i32 + dy + self.radius.along(1) as i32) as u32;
+        z * rows + y
     }
 
     /// Taps per output: `2r + 1`.
@@ -210,13 +310,24 @@ impl Pattern {
     /// The outputs one logical warp computes, per dimension: `warp * outputs_per_thread`
     /// along x.
     pub const fn tile(&self) -> Extent {
-        Extent::x(self.tile_outputs() as usize)
+        let (x, y, z) = (self.tile_outputs() as usize, self.rows_per_warp as usize, self.planes_per_warp as usize);
+        match self.radius.dims() {
+            Dims::One => Extent::x(x),
+            Dims::Two => Extent::yx(y, x),
+            Dims::Three => Extent::zyx(z, y, x),
+        }
     }
 
-    /// Logical warps (tiles) needed for `output_len` outputs: whole tiles in each dimension.
+    /// Logical warps (tiles) needed for `output_len` outputs of a 1D stencil.
     pub fn tiles(&self, output_len: usize) -> usize {
-        let output = Extent::x(output_len);
-        output.components().iter().zip(self.tile().components()).map(|(n, t)| n.div_ceil(t)).product()
+        output_len.div_ceil(self.tile_outputs() as usize)
+    }
+
+    /// Tiles along each dimension that cover `output` (whole tiles in each).
+    pub fn tiles_along(&self, output: Extent) -> Extent {
+        let tile = self.tile();
+        let per_dim: Vec<usize> = output.components().iter().zip(tile.components()).map(|(n, t)| n.div_ceil(t)).collect();
+        Extent::new(&per_dim).unwrap_or(output)
     }
 }
 
@@ -247,24 +358,79 @@ impl Pattern {
         self.block_outputs() + 2 * self.radius.along_x()
     }
 
-    /// The launch that covers `output_len` outputs (no blocks for an empty output).
+    /// The launch that covers `output_len` outputs of a 1D stencil (no blocks for an empty
+    /// output).
     pub fn launch_shape(&self, output_len: usize) -> Result<LaunchShape, LengthError> {
-        let threads = self.tiles(output_len) as u64 * self.warp as u64;
-        let blocks = threads.div_ceil(self.threads_per_block as u64);
+        self.launch_shape_of(Extent::x(output_len))
+    }
+
+    /// Blocks along x that cover one band of tiles: a block's warps take consecutive tiles
+    /// along x of one band (one tile row and plane), so a block's tiles are one contiguous box.
+    pub fn blocks_along_x(&self, output: Extent) -> usize {
+        output.along_x().div_ceil(self.tile_outputs() as usize).div_ceil(self.tiles_per_block() as usize)
+    }
+
+    /// The launch that covers an output of shape `output`: a 1D grid of `bands *
+    /// blocks_along_x` blocks, where a band is one tile row of one tile plane (every tile in
+    /// 1D). Warps past a band's last tile compute nothing they store.
+    pub fn launch_shape_of(&self, output: Extent) -> Result<LaunchShape, LengthError> {
+        let tiles = self.tiles_along(output).components();
+        let bands: u64 = tiles[..tiles.len() - 1].iter().map(|&t| t as u64).product();
+        let blocks = bands * self.blocks_along_x(output) as u64;
         let max = i32::MAX as u64;
         if blocks > max {
-            return Err(LengthError::GridTooLarge { outputs: output_len, blocks, max });
+            return Err(LengthError::GridTooLarge { outputs: output.len().unwrap_or(usize::MAX), blocks, max });
         }
         Ok(LaunchShape { blocks: blocks as u32, threads_per_block: self.threads_per_block })
+    }
+
+    /// The output's shape for an input of shape `input`, or why there is none. In 1D as
+    /// [`Pattern::output_len`]; in 2D and 3D the shape must have the stencil's dimensions, no
+    /// empty one, and under `valid` at least one whole window along each.
+    pub fn output_shape(&self, input: Extent) -> Result<Extent, LengthError> {
+        let dims = self.dims();
+        if input.dims() != dims {
+            return Err(LengthError::Dimensions { expected: dims, got: input.dims() });
+        }
+        if dims == Dims::One {
+            return Ok(Extent::x(self.output_len(input.along_x())?));
+        }
+        if input.is_empty() {
+            return Err(LengthError::EmptyShape { shape: input });
+        }
+        input.len().ok_or(LengthError::ShapeOverflow { shape: input })?;
+        let window = Extent::new(&self.radius.components().iter().map(|&r| 2 * r as usize + 1).collect::<Vec<_>>()).unwrap_or(input);
+        input.output(self.radius, self.boundary).ok_or(LengthError::ShapeSmallerThanWindow { shape: input, window })
+    }
+
+    /// Checks that an input of `input_len` elements has shape `input` and that the output has
+    /// exactly the elements that shape calls for; returns the output's shape.
+    pub fn check_shapes(&self, input: Extent, input_len: usize, output_len: usize) -> Result<Extent, LengthError> {
+        if self.dims() == Dims::One && input.dims() == Dims::One {
+            return Ok(Extent::x(self.check_lengths(input_len, output_len)?));
+        }
+        let output = self.output_shape(input)?;
+        let expected = input.len().ok_or(LengthError::ShapeOverflow { shape: input })?;
+        if input_len != expected {
+            return Err(LengthError::InputShape { shape: input, expected, got: input_len });
+        }
+        let expected = output.len().ok_or(LengthError::ShapeOverflow { shape: output })?;
+        if output_len != expected {
+            return Err(LengthError::OutputShape { shape: output, expected, got: output_len, input, boundary: self.boundary });
+        }
+        Ok(output)
     }
 }
 
 impl fmt::Display for Pattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "radius {}, warp {}, outputs_per_thread {}, boundary {}",
-            self.radius, self.warp, self.outputs_per_thread, self.boundary
-        )
+        write!(f, "radius {}, warp {}, outputs_per_thread {}", self.radius, self.warp, self.outputs_per_thread)?;
+        if self.dims() >= Dims::Two {
+            write!(f, ", rows_per_warp {}", self.rows_per_warp)?;
+        }
+        if self.dims() == Dims::Three {
+            write!(f, ", planes_per_warp {}", self.planes_per_warp)?;
+        }
+        write!(f, ", boundary {}", self.boundary)
     }
 }

@@ -5,14 +5,14 @@ use std::collections::HashMap;
 
 use crate::body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
 use crate::distribution::{AffineLoad, Distribution, Layout, RoundRobin};
-use crate::geometry::Dims;
+use crate::geometry::{Dims, Offset};
 use crate::error::{Error, ScheduleError};
 use crate::machine::Machine;
 use crate::order;
 use crate::pattern::Pattern;
 use crate::scalar::{Scalar, ScalarType};
 use crate::strategy::Strategy;
-use crate::schedule::{FetchId, LanePieces, Schedule, Source};
+use crate::schedule::{FetchId, LanePieces, LoadPlan, Schedule, Source};
 use crate::stage::MAX_STATIC_SHARED_BYTES;
 
 /// A virtual register; its type is [`WarpProgram::reg_type`]. Assigned once.
@@ -20,18 +20,20 @@ pub type Reg = u32;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Instr {
-    /// Lanes `lanes.0..lanes.1` read tile element `at.element(lane)` from global memory under
-    /// the boundary rule; other lanes never use it and hold zero. `cache` names the register it
-    /// fills (`rc[k]`), or is `None` for a tap read straight from memory (strategy `naive`).
-    Load { dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32) },
+    /// Lanes `lanes.0..lanes.1` read tile element `at.element(lane)` of input row `row` of the
+    /// tile ([`Pattern::input_rows`]; 0 in 1D) from global memory under the boundary rule;
+    /// other lanes never use it and hold zero. `cache` names the register it fills (`rc[k]`),
+    /// or is `None` for a tap read straight from memory (strategy `naive`).
+    Load { dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32), row: u32 },
     /// `elements` input elements copied into shared memory under the boundary rule, then a
     /// barrier. Block scope (strategy shared_memory): the block's, from its first tile's element
     /// 0 (input index `block * block_outputs - lead`); stage element `j` is element
     /// `j - k * tile_outputs` of the block's `k`-th tile. Warp scope (staged windows): each
     /// warp's own, from its tile's element 0 (input index `tile * tile_outputs - lead`).
     Stage { scope: StageScope, lead: u32, elements: u32 },
-    /// Read tile element `at.element(lane)` of this warp from the block's staged tile.
-    Shared { dst: Reg, at: AffineLoad },
+    /// Read tile element `at.element(lane)` of input row `row` of this warp from the block's
+    /// staged tile.
+    Shared { dst: Reg, at: AffineLoad, row: u32 },
     /// The register each lane contributes, chosen by lane: what an owner Publishes in a phase,
     /// or a local read whose register differs across lanes.
     Pick { dst: Reg, pieces: LanePieces },
@@ -45,8 +47,9 @@ pub enum Instr {
     Select { dst: Reg, cond: Reg, then: Reg, otherwise: Reg },
     Cast { dst: Reg, a: Reg },
     MulAdd { dst: Reg, a: Reg, b: Reg, c: Reg },
-    /// Lane `lane` writes `src` to tile output `at.element(lane)`, if that output exists.
-    Store { src: Reg, output: u32, at: AffineLoad },
+    /// Lane `lane` writes `src` to tile output `at.element(lane)` of output row `row` (0 in
+    /// 1D), if that output exists. `output` is the lane's output along x it stores.
+    Store { src: Reg, output: u32, at: AffineLoad, row: u32 },
 }
 
 /// Who fills a stage in shared memory and shares it ([`Instr::Stage`]).
@@ -72,7 +75,8 @@ pub struct WarpProgram {
     pub staged: bool,
     pub schedule: Schedule,
     pub instrs: Vec<Instr>,
-    /// Fetches in the order the program first performs them (local ones included).
+    /// Fetches along x in the order the program first performs them (local ones included), in
+    /// any row.
     pub fetch_order: Vec<FetchId>,
     reg_types: Vec<ScalarType>,
     /// How it runs: what the back ends print, emulate and count.
@@ -104,13 +108,25 @@ impl WarpProgram {
     ) -> Result<WarpProgram, Error> {
         // `0.0 + a + b + ...` summed as `(a + b + ...) + 0.0`, the same bits (see `zero_start`).
         let body = &crate::zero_start::hoist(body);
-        if body.radius().dims() != Dims::One {
-            return Err(ScheduleError::Dimensions { body: body.radius().dims() }.into());
+        if body.radius().dims() != pattern.dims() {
+            return Err(ScheduleError::Dimensions { body: body.radius().dims(), pattern: pattern.dims() }.into());
         }
-        let taps: Vec<i32> = body.used_taps().iter().map(|d| d.along_x()).collect();
-        let schedule = Schedule::plan(pattern, strategy, distribution, &taps)?;
+        if distribution.staged() && pattern.dims() != Dims::One {
+            return Err(ScheduleError::StagedDimensions { dims: pattern.dims() }.into());
+        }
+        // Along x every row of the tile is the 1D tile: one schedule for the x offsets serves
+        // every row; a tap's outer offsets only choose the row.
+        let row_pattern = pattern.along_x();
+        let mut taps: Vec<i32> = Vec::new();
+        for d in body.used_taps() {
+            if !taps.contains(&d.along_x()) {
+                taps.push(d.along_x());
+            }
+        }
+        let schedule = Schedule::plan(row_pattern, strategy, distribution, &taps)?;
         let mut lower = Lower {
             body,
+            pattern,
             schedule: &schedule,
             instrs: Vec::new(),
             reg_types: Vec::new(),
@@ -134,10 +150,15 @@ impl WarpProgram {
             }
             lower.instrs.push(Instr::Stage { scope: StageScope::Warp, lead: distribution.lead(), elements });
         }
-        for plan in &schedule.loads {
-            let dst = lower.reg(body.element());
-            lower.instrs.push(Instr::Load { dst, cache: Some(plan.reg), at: distribution.load(plan.reg), lanes: plan.lanes });
-            lower.cache.insert(plan.reg, dst);
+        let registers = distribution.registers();
+        for (row, plans) in row_loads(pattern, body, &schedule, registers).into_iter().enumerate() {
+            let row = row as u32;
+            for plan in plans {
+                let dst = lower.reg(body.element());
+                let at = distribution.load(plan.reg);
+                lower.instrs.push(Instr::Load { dst, cache: Some(row * registers + plan.reg), at, lanes: plan.lanes, row });
+                lower.cache.insert((row, plan.reg), dst);
+            }
         }
         let live = body.live();
         let varies = body.depends_on_taps();
@@ -145,30 +166,33 @@ impl WarpProgram {
         // wavefront (a lane's rows are a warp apart in the tile, but their windows are alike,
         // so the wavefront runs over them as if they were consecutive). Round-robin outputs are
         // a warp apart: interleaving them made values fetched for one output live across the
-        // others' chains, until ptxas spilled (f64, r >= 24).
+        // others' chains, until ptxas spilled (f64, r >= 24). In 2D and 3D the output rows go
+        // one after the other, each reading the input rows it needs as it reaches them.
         let outputs = pattern.outputs_per_thread();
-        let order = if distribution.vector() > 1 {
+        let row_order = if distribution.vector() > 1 {
             order::wavefront(body, &live, outputs as usize)
         } else {
             order::sequential(body, &live, outputs as usize)
         };
-        let mut values: Vec<Vec<Reg>> = vec![vec![0; body.nodes().len()]; outputs as usize];
-        for (p, id) in order {
-            let node = body.nodes()[id as usize];
-            values[p][id as usize] = match lower.invariant.get(&id) {
-                Some(&reg) => reg,
-                None => {
-                    let reg = lower.node(p as u32, id, node, &values[p]);
-                    if !varies[id as usize] {
-                        lower.invariant.insert(id, reg);
+        for row in 0..pattern.output_rows() {
+            let mut values: Vec<Vec<Reg>> = vec![vec![0; body.nodes().len()]; outputs as usize];
+            for &(p, id) in &row_order {
+                let node = body.nodes()[id as usize];
+                values[p][id as usize] = match lower.invariant.get(&id) {
+                    Some(&reg) => reg,
+                    None => {
+                        let reg = lower.node(row, p as u32, id, node, &values[p]);
+                        if !varies[id as usize] {
+                            lower.invariant.insert(id, reg);
+                        }
+                        reg
                     }
-                    reg
+                };
+                if id == body.result() {
+                    let p = p as u32;
+                    let at = AffineLoad { base: distribution.output(0, p), stride: distribution.output(1, p) - distribution.output(0, p) };
+                    lower.instrs.push(Instr::Store { src: values[p as usize][id as usize], output: p, at, row });
                 }
-            };
-            if id == body.result() {
-                let p = p as u32;
-                let at = AffineLoad { base: distribution.output(0, p), stride: distribution.output(1, p) - distribution.output(0, p) };
-                lower.instrs.push(Instr::Store { src: values[p as usize][id as usize], output: p, at });
             }
         }
         let Lower { instrs, reg_types, fetch_order, .. } = lower;
@@ -210,15 +234,53 @@ impl WarpProgram {
     }
 }
 
+/// Which cache registers each input row of the tile loads, and in which lanes: the registers
+/// the x schedule's fetches touch (read locally, or published to a reader), for the fetches
+/// the taps reaching that row use. In 1D, the schedule's own loads.
+fn row_loads(pattern: Pattern, body: &Body, schedule: &Schedule, registers: u32) -> Vec<Vec<LoadPlan>> {
+    let warp = pattern.warp() as usize;
+    let mut used = vec![vec![vec![false; warp]; registers as usize]; pattern.input_rows() as usize];
+    for row in 0..pattern.output_rows() {
+        for p in 0..pattern.outputs_per_thread() {
+            for d in body.used_taps() {
+                let input_row = pattern.input_row(row, d.along(2), d.along(1)) as usize;
+                let Some(id) = schedule.fetch_of(p, d.along_x()) else { continue };
+                let slots: Vec<(u32, u32)> = match &schedule.fetches[id].source {
+                    Source::Local(pieces) => (0..warp as u32).map(|lane| (pieces.at(lane), lane)).collect(),
+                    Source::Shuffle(phase) => phase.reads.iter().map(|r| (r.reg, r.owner)).collect(),
+                    Source::Global(_) | Source::Shared(_) => Vec::new(),
+                };
+                for (reg, lane) in slots {
+                    used[input_row][reg as usize][lane as usize] = true;
+                }
+            }
+        }
+    }
+    used.iter()
+        .map(|regs| {
+            regs.iter()
+                .enumerate()
+                .filter_map(|(reg, lanes)| {
+                    let first = lanes.iter().position(|&u| u)? as u32;
+                    let end = lanes.iter().rposition(|&u| u)? as u32 + 1;
+                    Some(LoadPlan { reg: reg as u32, lanes: (first, end) })
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Lowering state: body nodes to instructions, fetches emitted on first use.
 struct Lower<'a> {
     body: &'a Body,
+    pattern: Pattern,
     schedule: &'a Schedule,
     instrs: Vec<Instr>,
     reg_types: Vec<ScalarType>,
-    /// Cache register index -> virtual register holding it.
-    cache: HashMap<u32, Reg>,
-    fetched: HashMap<FetchId, Reg>,
+    /// (input row, cache register index) -> virtual register holding it.
+    cache: HashMap<(u32, u32), Reg>,
+    /// (input row, fetch) -> the virtual register it delivered.
+    fetched: HashMap<(u32, FetchId), Reg>,
     fetch_order: Vec<FetchId>,
     /// Nodes that do not depend on taps are computed once for all outputs.
     invariant: HashMap<NodeId, Reg>,
@@ -236,48 +298,52 @@ impl Lower<'_> {
         dst
     }
 
-    fn pick(&mut self, pieces: &LanePieces) -> Reg {
+    fn pick(&mut self, row: u32, pieces: &LanePieces) -> Reg {
         match pieces.uniform() {
-            Some(reg) => self.cache[&reg],
+            Some(reg) => self.cache[&(row, reg)],
             None => {
-                let pieces = pieces.map(|reg| self.cache[&reg]);
+                let pieces = pieces.map(|reg| self.cache[&(row, reg)]);
                 self.emit(self.body.element(), |dst| Instr::Pick { dst, pieces })
             }
         }
     }
 
-    fn fetch(&mut self, p: u32, d: i32) -> Reg {
+    /// Tap `d` of output `p` of output row `output_row`.
+    fn fetch(&mut self, output_row: u32, p: u32, d: Offset) -> Reg {
+        let row = self.pattern.input_row(output_row, d.along(2), d.along(1));
         // Schedule::plan made a fetch for every (output, used tap).
-        let id = self.schedule.fetch_of(p, d).unwrap_or_default();
-        if let Some(&reg) = self.fetched.get(&id) {
+        let id = self.schedule.fetch_of(p, d.along_x()).unwrap_or_default();
+        if let Some(&reg) = self.fetched.get(&(row, id)) {
             return reg;
         }
         let reg = match &self.schedule.fetches[id].source {
-            Source::Local(pieces) => self.pick(pieces),
+            Source::Local(pieces) => self.pick(row, pieces),
             Source::Shuffle(phase) => {
-                let src = self.pick(&phase.publish);
+                let src = self.pick(row, &phase.publish);
                 let rotate = phase.rotate;
                 self.emit(self.body.element(), |dst| Instr::Shuffle { dst, src, rotate, fetch: id })
             }
             Source::Global(at) => {
-                let (at, warp) = (*at, self.schedule.pattern.warp());
-                self.emit(self.body.element(), |dst| Instr::Load { dst, cache: None, at, lanes: (0, warp) })
+                let (at, warp) = (*at, self.pattern.warp());
+                self.emit(self.body.element(), |dst| Instr::Load { dst, cache: None, at, lanes: (0, warp), row })
             }
             Source::Shared(at) => {
                 let at = *at;
-                self.emit(self.body.element(), |dst| Instr::Shared { dst, at })
+                self.emit(self.body.element(), |dst| Instr::Shared { dst, at, row })
             }
         };
-        self.fetched.insert(id, reg);
-        self.fetch_order.push(id);
+        self.fetched.insert((row, id), reg);
+        if !self.fetch_order.contains(&id) {
+            self.fetch_order.push(id);
+        }
         reg
     }
 
-    fn node(&mut self, p: u32, id: NodeId, node: Node, value: &[Reg]) -> Reg {
+    fn node(&mut self, row: u32, p: u32, id: NodeId, node: Node, value: &[Reg]) -> Reg {
         let ty = self.body.ty(id);
         let v = |n: NodeId| value[n as usize];
         match node {
-            Node::Tap(d) => self.fetch(p, d.along_x()),
+            Node::Tap(d) => self.fetch(row, p, d),
             Node::Param(index) => self.emit(ty, |dst| Instr::Param { dst, index }),
             Node::Const(value) => self.emit(ty, |dst| Instr::Const { dst, value }),
             Node::Unary(op, a) => self.emit(ty, |dst| Instr::Unary { dst, op, a: v(a) }),

@@ -8,6 +8,7 @@ use crate::body::Body;
 use crate::distribution::Layout;
 use crate::error::{BodyError, Error};
 use crate::explain::Explanation;
+use crate::geometry::Extent;
 use crate::pattern::Pattern;
 use crate::program::WarpProgram;
 use crate::scalar::{Element, Params};
@@ -87,23 +88,47 @@ impl<T: Element, P: Params> Stencil<T, P> {
         Ok(self.pattern.output_len(input_len)?)
     }
 
+    /// The output's shape for an input of shape `shape` (`[len]`, `[rows, cols]` or `[depth,
+    /// rows, cols]`), or why there is none.
+    pub fn output_shape(&self, shape: impl Into<Extent>) -> Result<Extent, Error> {
+        Ok(self.pattern.output_shape(shape.into())?)
+    }
+
     /// The reference: the user's function, called once per output on the CPU. Outputs are
     /// independent, so large inputs are split across the machine's cores; every output is still
     /// one call of the function on its own window, so the result does not depend on the split.
     pub fn run_cpu(&self, input: &[T], output: &mut [T], params: P) -> Result<(), Error> {
-        let n_out = self.pattern.check_lengths(input.len(), output.len())?;
-        let (r, boundary, reference) = (self.pattern.radius().along_x(), self.pattern.boundary(), self.reference);
-        // Output i is centred on input i + r under `valid`, on input i otherwise.
-        let centre_offset = (r - self.pattern.shift()) as i64;
+        self.run_cpu_grid(input, Extent::x(input.len()), output, params)
+    }
+
+    /// [`Stencil::run_cpu`] over a grid of shape `shape` (row-major, x fastest): the output has
+    /// [`Stencil::output_shape`]'s shape.
+    pub fn run_cpu_grid(&self, input: &[T], shape: impl Into<Extent>, output: &mut [T], params: P) -> Result<(), Error> {
+        let shape = shape.into();
+        let out_shape = self.pattern.check_shapes(shape, input.len(), output.len())?;
+        let n_out = out_shape.len().unwrap_or(0);
+        let (pattern, reference) = (self.pattern, self.reference);
+        let radius = pattern.radius();
+        let dims = radius.dims().count();
+        // Output point o is centred on input point o + r - shift along each dimension (r under
+        // `valid`, 0 otherwise).
+        let offset: Vec<i64> = (0..dims).rev().map(|axis| (radius.along(axis) - pattern.shift_along(axis)) as i64).collect();
+        let out_lens = out_shape.components();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         // Below this, starting threads costs more than it saves.
         let chunk = n_out.div_ceil(threads).max(1 << 15);
         std::thread::scope(|scope| {
             for (c, outputs) in output[..n_out].chunks_mut(chunk).enumerate() {
+                let (offset, out_lens) = (&offset, &out_lens);
                 scope.spawn(move || {
+                    let mut centre = vec![0i64; dims];
                     for (j, out) in outputs.iter_mut().enumerate() {
-                        let centre = (c * chunk + j) as i64 + centre_offset;
-                        *out = reference(Window::new(input, centre, r, boundary), params);
+                        let mut rest = c * chunk + j;
+                        for axis in (0..dims).rev() {
+                            centre[axis] = (rest % out_lens[axis]) as i64 + offset[axis];
+                            rest /= out_lens[axis];
+                        }
+                        *out = reference(Window::grid(input, shape, &centre, radius, pattern.boundary()), params);
                     }
                 });
             }
@@ -114,7 +139,12 @@ impl<T: Element, P: Params> Stencil<T, P> {
     /// Runs the lowered warp program on the CPU: lanes in lockstep, shuffles as permutations,
     /// the same instruction sequence the PTX back end prints.
     pub fn emulate(&self, input: &[T], output: &mut [T], params: P) -> Result<(), Error> {
-        self.program()?.emulate(input, output, &params.scalars())
+        self.emulate_grid(input, Extent::x(input.len()), output, params)
+    }
+
+    /// [`Stencil::emulate`] over a grid of shape `shape`.
+    pub fn emulate_grid(&self, input: &[T], shape: impl Into<Extent>, output: &mut [T], params: P) -> Result<(), Error> {
+        self.program()?.emulate_grid(input, shape.into(), output, &params.scalars())
     }
 
     /// `run_cpu` into a new vector.
@@ -128,6 +158,22 @@ impl<T: Element, P: Params> Stencil<T, P> {
     pub fn emulate_vec(&self, input: &[T], params: P) -> Result<Vec<T>, Error> {
         let mut out = vec![*T::zero_ref(); self.output_len(input.len())?];
         self.emulate(input, &mut out, params)?;
+        Ok(out)
+    }
+
+    /// `run_cpu_grid` into a new vector.
+    pub fn reference_grid_vec(&self, input: &[T], shape: impl Into<Extent>, params: P) -> Result<Vec<T>, Error> {
+        let shape = shape.into();
+        let mut out = vec![*T::zero_ref(); self.output_shape(shape)?.len().unwrap_or(0)];
+        self.run_cpu_grid(input, shape, &mut out, params)?;
+        Ok(out)
+    }
+
+    /// `emulate_grid` into a new vector.
+    pub fn emulate_grid_vec(&self, input: &[T], shape: impl Into<Extent>, params: P) -> Result<Vec<T>, Error> {
+        let shape = shape.into();
+        let mut out = vec![*T::zero_ref(); self.output_shape(shape)?.len().unwrap_or(0)];
+        self.emulate_grid(input, shape, &mut out, params)?;
         Ok(out)
     }
 

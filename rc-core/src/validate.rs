@@ -5,6 +5,7 @@
 
 use crate::distribution::Layout;
 use crate::error::{DistributionError, Given, PatternError, ScheduleError};
+use crate::geometry::Dims;
 use crate::pattern::Pattern;
 use crate::registers::RegisterEstimate;
 use crate::strategy::Strategy;
@@ -33,6 +34,13 @@ pub fn warp(got: Given) -> Result<u32, PatternError> {
 
 pub fn outputs_per_thread(got: Given) -> Result<u32, PatternError> {
     integer(got, 1, Pattern::MAX_OUTPUTS_PER_THREAD, any, |got| PatternError::OutputsPerThread { got })
+}
+
+/// `rows_per_warp` (`what`, meaningful from `from` dimensions on) of a stencil of `dims`
+/// dimensions: 1 to the maximum, and 1 where the stencil has no such dimension.
+pub fn rows_per_warp(what: &'static str, dims: Dims, from: Dims, got: Given) -> Result<u32, PatternError> {
+    let max = if dims >= from { Pattern::MAX_ROWS_PER_WARP } else { 1 };
+    integer(got, 1, max, any, |got| PatternError::RowsPerWarp { what, dims, got })
 }
 
 /// Whole warps, so that every lane of a physical warp takes part in every shuffle.

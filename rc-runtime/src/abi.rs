@@ -133,7 +133,7 @@ fn strip_comments(ptx: &str) -> String {
 /// The parameter list a kernel for `scalars` must declare ([`KernelParam::list`], which the PTX
 /// back end declares), for messages: `.u64 input, .u64 output, .u64 n, .u64 n_out, .f32 p0`.
 pub(crate) fn expected_signature(scalars: &[ScalarType]) -> String {
-    let list = KernelParam::list(scalars).into_iter().map(|p| format!(".{} {}", p.ptx_type(), p.suffix()));
+    let list = KernelParam::list(rc_core::Dims::One, scalars).into_iter().map(|p| format!(".{} {}", p.ptx_type(), p.suffix()));
     list.collect::<Vec<_>>().join(", ")
 }
 
@@ -146,7 +146,7 @@ pub(crate) fn describe_params(params: &[PtxParam]) -> String {
 /// Whether a kernel declaring `declared` takes the arguments for `scalars`: same count, same
 /// sizes. Sizes are what `cuLaunchKernel` goes by; the types are rc-core's to keep consistent.
 pub(crate) fn matches(declared: &[PtxParam], scalars: &[ScalarType]) -> bool {
-    declared.iter().map(|p| p.bytes).eq(KernelParam::list(scalars).into_iter().map(KernelParam::bytes))
+    declared.iter().map(|p| p.bytes).eq(KernelParam::list(rc_core::Dims::One, scalars).into_iter().map(KernelParam::bytes))
 }
 
 /// One argument's bytes, 8-byte aligned like the largest argument.

@@ -102,6 +102,37 @@ struct CacheLoad {
     cache: u32,
     at: AffineLoad,
     lanes: (u32, u32),
+    row: u32,
+}
+
+/// The instructions of one output row of the tile and its stores (the whole tile in 1D).
+struct RowSegment {
+    rest: Vec<Instr>,
+    stores: Vec<Instr>,
+    row: u32,
+}
+
+/// `instrs` cut after each output row's last store: the stores of a row go out as soon as it is
+/// done, so a 2D or 3D tile keeps one row's outputs in registers, not all of them.
+fn row_segments(instrs: &[Instr], outputs_per_row: u32) -> Vec<RowSegment> {
+    let mut segments = Vec::new();
+    let mut current = RowSegment { rest: Vec::new(), stores: Vec::new(), row: 0 };
+    for instr in instrs {
+        match *instr {
+            Instr::Store { row, .. } => {
+                current.row = row;
+                current.stores.push(instr.clone());
+                if current.stores.len() == outputs_per_row as usize {
+                    segments.push(std::mem::replace(&mut current, RowSegment { rest: Vec::new(), stores: Vec::new(), row: row + 1 }));
+                }
+            }
+            _ => current.rest.push(instr.clone()),
+        }
+    }
+    if !current.rest.is_empty() || !current.stores.is_empty() || segments.is_empty() {
+        segments.push(current);
+    }
+    segments
 }
 
 impl Lowering<'_> {
@@ -136,9 +167,9 @@ impl Lowering<'_> {
             return None;
         }
         Some(match *instr {
-            Instr::Load { dst, cache, at, lanes } => Op::Load { dst, cache, at, lanes },
-            Instr::Store { src, output, at } => Op::Store { src, output, at },
-            Instr::Shared { dst, at } => Op::Shared { dst, at },
+            Instr::Load { dst, cache, at, lanes, row } => Op::Load { dst, cache, at, lanes, row },
+            Instr::Store { src, output, at, row } => Op::Store { src, output, at, row },
+            Instr::Shared { dst, at, row } => Op::Shared { dst, at, row },
             Instr::Stage { scope, lead, elements } => self.stage(scope, lead, elements),
             ref compute => Op::Compute(compute.clone()),
         })
@@ -166,80 +197,87 @@ impl Lowering<'_> {
         let loads: Vec<CacheLoad> = instrs
             .iter()
             .map_while(|i| match *i {
-                Instr::Load { dst, cache: Some(cache), at, lanes } => Some(CacheLoad { dst, cache, at, lanes }),
+                Instr::Load { dst, cache: Some(cache), at, lanes, row } => Some(CacheLoad { dst, cache, at, lanes, row }),
                 _ => None,
             })
             .collect();
-        let (stores, rest): (Vec<Instr>, Vec<Instr>) =
-            instrs[loads.len()..].iter().cloned().partition(|i| matches!(i, Instr::Store { .. }));
+        let segments = row_segments(&instrs[loads.len()..], self.program.pattern.outputs_per_thread());
         let Some(last) = loads.iter().map(|l| l.at.element(l.lanes.1 - 1)).max() else {
-            let mut body = self.place(&rest, None);
-            body.push(self.stores(&stores));
-            return body;
+            return self.path(&segments, PendingLoads::new(Vec::new()));
         };
-        let singles = loads.iter().map(|l| (vec![l.dst], vec![Op::Load { dst: l.dst, cache: Some(l.cache), at: l.at, lanes: l.lanes }]));
-        let fallback = self.path(&rest, &stores, PendingLoads::new(singles.collect()));
-        let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: l.lanes }).collect();
+        let singles = loads.iter().map(|l| {
+            let op = Op::Load { dst: l.dst, cache: Some(l.cache), at: l.at, lanes: l.lanes, row: l.row };
+            (vec![l.dst], vec![op])
+        });
+        let fallback = self.path(&segments, PendingLoads::new(singles.collect()));
+        let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: l.lanes, row: l.row }).collect();
         let vectors = vector::runs(&accesses, self.width).into_iter().map(|run| {
             let run = &loads[run];
             let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();
-            let op = Op::LoadVector { dsts: dsts.clone(), first_cache: run[0].cache, at: run[0].at, lanes: run[0].lanes };
+            let first = run[0];
+            let op = Op::LoadVector { dsts: dsts.clone(), first_cache: first.cache, at: first.at, lanes: first.lanes, row: first.row };
             (dsts, vec![op])
         });
-        let taken = self.path(&rest, &stores, PendingLoads::new(vectors.collect()));
+        let taken = self.path(&segments, PendingLoads::new(vectors.collect()));
         vec![Stmt::Branch { test: TileTest::Inside { elements: last + 1 }, taken, fallback }]
     }
 
-    /// One tile path: the body with its loads placed, the loads still owed, the stores.
-    fn path(&self, rest: &[Instr], stores: &[Instr], mut pending: PendingLoads) -> Vec<Stmt> {
-        let mut body = self.place(rest, Some(&mut pending));
-        body.extend(pending.rest());
-        body.push(self.stores(stores));
+    /// One tile path: each output row with its loads placed and then its stores; the loads
+    /// still owed before the last row's stores.
+    fn path(&self, segments: &[RowSegment], mut pending: PendingLoads) -> Vec<Stmt> {
+        let mut body = Vec::new();
+        for (k, segment) in segments.iter().enumerate() {
+            body.extend(self.place(&segment.rest, Some(&mut pending)));
+            if k + 1 == segments.len() {
+                body.extend(pending.rest());
+            }
+            body.push(self.stores(&segment.stores, segment.row));
+        }
         body
     }
 
     fn staged(&self) -> Vec<Stmt> {
         let mut body = Vec::new();
-        let (mut loads, mut rest, mut stores) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut loads, mut rest) = (Vec::new(), Vec::new());
         for instr in &self.program.instrs {
             match *instr {
                 Instr::Stage { scope, lead, elements } => body.push(Stmt::Op(self.stage(scope, lead, elements))),
-                Instr::Load { dst, cache, at, lanes } => loads.push(CacheLoad { dst, cache: cache.unwrap_or(0), at, lanes }),
-                Instr::Store { .. } => stores.push(instr.clone()),
+                Instr::Load { dst, cache, at, lanes, row } => loads.push(CacheLoad { dst, cache: cache.unwrap_or(0), at, lanes, row }),
                 ref other => rest.push(other.clone()),
             }
         }
         // Every lane reads its window from the stage, so runs need not share a lane range.
-        let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: (0, 0) }).collect();
+        let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: (0, 0), row: l.row }).collect();
         let vectors = vector::runs(&accesses, self.width).into_iter().map(|run| {
             let run = &loads[run];
             let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();
             (dsts.clone(), vec![Op::ReadStage { dsts, first_cache: run[0].cache, at: run[0].at }])
         });
-        body.extend(self.path(&rest, &stores, PendingLoads::new(vectors.collect())));
+        let segments = row_segments(&rest, self.program.pattern.outputs_per_thread());
+        body.extend(self.path(&segments, PendingLoads::new(vectors.collect())));
         body
     }
 
-    /// The stores, after everything else: vectors where the whole tile's outputs exist, one
-    /// checked store per output otherwise.
-    fn stores(&self, stores: &[Instr]) -> Stmt {
+    /// The stores of output row `row`, after its computation: vectors where the whole row's
+    /// outputs exist, one checked store per output otherwise.
+    fn stores(&self, stores: &[Instr], row: u32) -> Stmt {
         let items: Vec<(Reg, u32, AffineLoad)> = stores
             .iter()
             .filter_map(|i| match *i {
-                Instr::Store { src, output, at } => Some((src, output, at)),
+                Instr::Store { src, output, at, .. } => Some((src, output, at)),
                 _ => None,
             })
             .collect();
-        let fallback = items.iter().map(|&(src, output, at)| Stmt::Op(Op::Store { src, output, at })).collect();
+        let fallback = items.iter().map(|&(src, output, at)| Stmt::Op(Op::Store { src, output, at, row })).collect();
         let full = (0, self.program.pattern.warp());
-        let accesses: Vec<Access> = items.iter().map(|&(_, _, at)| Access { at, lanes: full }).collect();
+        let accesses: Vec<Access> = items.iter().map(|&(_, _, at)| Access { at, lanes: full, row }).collect();
         let taken = vector::runs(&accesses, self.width)
             .into_iter()
             .map(|run| {
                 let (_, output, at) = items[run.start];
-                Stmt::Op(Op::StoreVector { srcs: items[run].iter().map(|&(src, ..)| src).collect(), output, at })
+                Stmt::Op(Op::StoreVector { srcs: items[run].iter().map(|&(src, ..)| src).collect(), output, at, row })
             })
             .collect();
-        Stmt::Branch { test: TileTest::Whole, taken, fallback }
+        Stmt::Branch { test: TileTest::Whole { row }, taken, fallback }
     }
 }

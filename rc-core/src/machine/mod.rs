@@ -57,11 +57,15 @@ pub enum Stmt {
 /// A condition on the tile, the same for every lane of the warp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TileTest {
-    /// Tile elements `0..elements` all lie inside the input: `tile_start - lead >= 0` and
-    /// `tile_start - lead + elements <= n`. No boundary rule applies to them.
+    /// Tile elements `0..elements` of every input row of the tile all lie inside the input:
+    /// `tile_start - lead >= 0` and `tile_start - lead + elements <= n` along x, and in 2D and
+    /// 3D every input row of the tile inside the grid and rows a whole number of vectors long
+    /// (so each row's vectors are aligned). No boundary rule applies to them.
     Inside { elements: u32 },
-    /// Every output of the tile exists: `tile_start + tile_outputs <= n_out`.
-    Whole,
+    /// Every output of output row `row` of the tile exists: `tile_start + tile_outputs <=
+    /// n_out` along x, the row inside the output, and in 2D and 3D output rows a whole number
+    /// of vectors long.
+    Whole { row: u32 },
 }
 
 /// One machine operation, executed by every lane of the warp.
@@ -73,31 +77,33 @@ pub enum Op {
     /// Lanes `lanes.0..lanes.1` read tile element `at.element(lane)` from global memory under
     /// the boundary rule; the other lanes hold zero. `cache` names the cache register it fills,
     /// or is `None` for a tap read straight from memory.
-    Load { dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32) },
+    Load { dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32), row: u32 },
     /// Lanes `lanes.0..lanes.1` read tile elements `at.element(lane) + k` for `k` in
     /// `0..dsts.len()` in one vector access, with no boundary rule (inside an
     /// [`TileTest::Inside`] path); the other lanes hold zero. The first element's address is a
     /// multiple of the access's size.
-    LoadVector { dsts: Vec<Reg>, first_cache: u32, at: AffineLoad, lanes: (u32, u32) },
+    LoadVector { dsts: Vec<Reg>, first_cache: u32, at: AffineLoad, lanes: (u32, u32), row: u32 },
     /// Every lane reads stage elements `at.element(lane) + k` for `k` in `0..dsts.len()` from
     /// its warp's region of the stage ([`Op::StageWarp`]), in one vector access.
     ReadStage { dsts: Vec<Reg>, first_cache: u32, at: AffineLoad },
     /// Strategy shared_memory: the block copies its `elements` input elements from input index
-    /// `block * block_outputs - lead` on into shared memory under the boundary rule, then waits
-    /// at a block barrier.
+    /// `block * block_outputs - lead` on, of each of the tile's input rows, into shared memory
+    /// under the boundary rule (row after row), then waits at a block barrier.
     StageBlock { lead: u32, elements: u32 },
-    /// Strategy shared_memory: tile element `at.element(lane)` of this warp from the block's stage.
-    Shared { dst: Reg, at: AffineLoad },
+    /// Strategy shared_memory: tile element `at.element(lane)` of input row `row` of this warp
+    /// from the block's stage.
+    Shared { dst: Reg, at: AffineLoad, row: u32 },
     /// Staged windows: the warp copies its `stage.elements` input elements from input index
     /// `tile_start - lead` on into its own region of shared memory, then waits at a warp barrier.
     StageWarp(WarpStage),
     /// Divisions by constants with a fast path and one check for all of them ([`Division`]).
     Divisions(Vec<Division>),
-    /// Lane `lane` writes `src` to tile output `at.element(lane)`, if that output exists.
-    Store { src: Reg, output: u32, at: AffineLoad },
+    /// Lane `lane` writes `src` to tile output `at.element(lane)` of output row `row`, if
+    /// that output exists.
+    Store { src: Reg, output: u32, at: AffineLoad, row: u32 },
     /// Lane `lane` writes `srcs[k]` to tile output `at.element(lane) + k` in one vector access
     /// (inside a [`TileTest::Whole`] path: every output exists).
-    StoreVector { srcs: Vec<Reg>, output: u32, at: AffineLoad },
+    StoreVector { srcs: Vec<Reg>, output: u32, at: AffineLoad, row: u32 },
 }
 
 /// A staged window's stage: where each element goes and how the warp copies it.

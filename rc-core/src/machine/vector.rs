@@ -3,11 +3,12 @@
 use crate::distribution::AffineLoad;
 
 /// What must agree for accesses to share a vector: tile element `base + lane * stride` of the
-/// same lanes.
+/// same lanes, in the same row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Access {
     pub at: AffineLoad,
     pub lanes: (u32, u32),
+    pub row: u32,
 }
 
 /// Runs of `accesses` (as index ranges) that one vector access of `width` elements can serve:
@@ -20,7 +21,7 @@ pub(super) fn runs(accesses: &[Access], width: u32) -> Vec<std::ops::Range<usize
     while i < accesses.len() {
         let first = accesses[i];
         let n = width as usize;
-        let next = |k: usize| Access { at: AffineLoad { base: first.at.base + k as u32, stride: first.at.stride }, lanes: first.lanes };
+        let next = |k: usize| Access { at: AffineLoad { base: first.at.base + k as u32, stride: first.at.stride }, ..first };
         let fits = first.at.base % width == 0 && i + n <= accesses.len() && (1..n).all(|k| accesses[i + k] == next(k));
         let len = if fits { n } else { 1 };
         runs.push(i..i + len);
@@ -34,7 +35,7 @@ mod tests {
     use super::*;
 
     fn access(base: u32, lanes: (u32, u32)) -> Access {
-        Access { at: AffineLoad { base, stride: 8 }, lanes }
+        Access { at: AffineLoad { base, stride: 8 }, lanes, row: 0 }
     }
 
     #[test]
@@ -54,5 +55,7 @@ mod tests {
         assert_eq!(runs(&gap, 2), vec![0..2, 2..3, 3..4]);
         let lanes = vec![access(0, all), access(1, (0, 31))];
         assert_eq!(runs(&lanes, 2), vec![0..1, 1..2]);
+        let rows = vec![access(0, all), Access { row: 1, ..access(1, all) }];
+        assert_eq!(runs(&rows, 2), vec![0..1, 1..2]);
     }
 }

@@ -41,7 +41,7 @@ impl Printer<'_> {
         start
     }
 
-    pub(super) fn load(&mut self, dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32)) {
+    pub(super) fn load(&mut self, dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32), row: u32) {
         let d = self.reg(dst);
         let AffineLoad { base, stride } = at;
         match cache {
@@ -101,7 +101,7 @@ impl Printer<'_> {
         }
     }
 
-    pub(super) fn load_vector(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, lanes: (u32, u32)) {
+    pub(super) fn load_vector(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, lanes: (u32, u32), row: u32) {
         let (ty, bytes, lead) = (ptx_type(self.program.element), self.program.element.bytes(), self.program.schedule.lead);
         let regs: Vec<String> = dsts.iter().map(|&r| self.reg(r)).collect();
         self.comment(&format!("rc[{first}..{}] = tile elements {}.. + lane * {}", first + regs.len() as u32, at.base, at.stride));
@@ -308,7 +308,7 @@ impl Printer<'_> {
     }
 
     /// Strategy shared_memory: this warp's tile element `base + lane * stride` from the stage.
-    pub(super) fn shared(&mut self, dst: Reg, at: AffineLoad) {
+    pub(super) fn shared(&mut self, dst: Reg, at: AffineLoad, row: u32) {
         let program = self.program;
         let pattern = program.pattern;
         let bytes = program.element.bytes();
@@ -327,7 +327,7 @@ impl Printer<'_> {
         self.line(&format!("ld.shared.{} {d}, [{addr}];", ptx_type(program.element)));
     }
 
-    pub(super) fn store(&mut self, src: Reg, output: u32, at: AffineLoad) {
+    pub(super) fn store(&mut self, src: Reg, output: u32, at: AffineLoad, row: u32) {
         self.comment(&format!("store output {output}: tile output {} + lane * {}", at.base, at.stride));
         let i = self.tile_index(at.base, at.stride);
         let q = self.q();
@@ -338,7 +338,7 @@ impl Printer<'_> {
         self.line(&format!("@{q} st.global.{ty} [{addr}], {};", self.reg(src)));
     }
 
-    pub(super) fn store_vector(&mut self, srcs: &[Reg], output: u32, at: AffineLoad) {
+    pub(super) fn store_vector(&mut self, srcs: &[Reg], output: u32, at: AffineLoad, row: u32) {
         let (ty, bytes) = (ptx_type(self.program.element), self.program.element.bytes());
         let regs: Vec<String> = srcs.iter().map(|&src| self.reg(src)).collect();
         self.comment(&format!("store outputs {output}..{}: tile output {}.. + lane * {}", output + regs.len() as u32, at.base, at.stride));

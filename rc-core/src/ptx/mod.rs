@@ -180,15 +180,15 @@ impl<'a> Printer<'a> {
     fn op(&mut self, op: &Op) {
         match op {
             Op::Compute(instr) => self.instr(instr),
-            Op::Load { dst, cache, at, lanes } => self.load(*dst, *cache, *at, *lanes),
-            Op::LoadVector { dsts, first_cache, at, lanes } => self.load_vector(dsts, *first_cache, *at, *lanes),
+            Op::Load { dst, cache, at, lanes, row } => self.load(*dst, *cache, *at, *lanes, *row),
+            Op::LoadVector { dsts, first_cache, at, lanes, row } => self.load_vector(dsts, *first_cache, *at, *lanes, *row),
             Op::ReadStage { dsts, first_cache, at } => self.read_stage(dsts, *first_cache, *at),
             Op::StageBlock { lead, elements } => self.stage_block(*lead, *elements),
-            Op::Shared { dst, at } => self.shared(*dst, *at),
+            Op::Shared { dst, at, row } => self.shared(*dst, *at, *row),
             Op::StageWarp(stage) => self.stage_warp(stage),
             Op::Divisions(run) => self.divisions(run),
-            Op::Store { src, output, at } => self.store(*src, *output, *at),
-            Op::StoreVector { srcs, output, at } => self.store_vector(srcs, *output, *at),
+            Op::Store { src, output, at, row } => self.store(*src, *output, *at, *row),
+            Op::StoreVector { srcs, output, at, row } => self.store_vector(srcs, *output, *at, *row),
         }
     }
 
@@ -206,7 +206,7 @@ impl<'a> Printer<'a> {
                 self.line(&format!("setp.le.and.s64 {inside}, {hi}, {N}, {inside};"));
                 (inside, ("interior", "tile_done"))
             }
-            TileTest::Whole => {
+            TileTest::Whole { .. } => {
                 self.comment("whole tile: every output it stores exists");
                 let (end, whole) = (self.a(), self.q());
                 self.line(&format!("add.u64 {end}, {TILE_START}, {};", self.program.pattern.tile_outputs()));
@@ -308,7 +308,7 @@ impl<'a> Printer<'a> {
         let _ = writeln!(out, ".address_size 64");
         let _ = writeln!(out);
         let _ = writeln!(out, ".visible .entry {}(", self.entry);
-        let params: Vec<String> = KernelParam::list(&program.params)
+        let params: Vec<String> = KernelParam::list(program.pattern.dims(), &program.params)
             .into_iter()
             .map(|p| format!("\t.param .{} {}", p.ptx_type(), self.param_name(&p.suffix())))
             .collect();
