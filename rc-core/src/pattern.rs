@@ -98,6 +98,23 @@ impl Pattern {
     pub const MAX_OUTPUTS_PER_THREAD: u32 = 64;
     /// The most output rows (or planes) one warp computes: each is straight-line code.
     pub const MAX_ROWS_PER_WARP: u32 = 64;
+
+    /// `rows_per_warp` unless the attribute or the cost model says otherwise: 1 in 1D.
+    pub const fn default_rows_per_warp(dims: Dims) -> u32 {
+        match dims {
+            Dims::One => 1,
+            Dims::Two => 8,
+            Dims::Three => 4,
+        }
+    }
+
+    /// `planes_per_warp` unless the attribute or the cost model says otherwise: 1 below 3D.
+    pub const fn default_planes_per_warp(dims: Dims) -> u32 {
+        match dims {
+            Dims::Three => 2,
+            _ => 1,
+        }
+    }
     /// Threads per block unless the attribute says `max_threads_per_block`: a multiple of 32, so
     /// every physical warp is whole and every lane of it takes part in every shuffle; 256 keeps
     /// 8 warps per block for the scheduler to hide latency.
