@@ -141,6 +141,8 @@ pub enum ScheduleError {
     RegistersExceeded { pattern: Pattern, estimate: RegisterEstimate },
     #[error("distribution {layout} stages {bytes} bytes of input per block in shared memory, more than the {limit} a kernel may declare; use a smaller V, fewer outputs_per_thread or a smaller max_threads_per_block")]
     StageTooLarge { layout: String, bytes: u32, limit: u32 },
+    #[error("strategy shared_memory stages {bytes} bytes of input per block ({rows} input rows of {elements} elements) in shared memory, more than the {limit} a kernel may declare; use fewer rows_per_warp or planes_per_warp, fewer outputs_per_thread or a smaller max_threads_per_block")]
+    BlockStageTooLarge { bytes: u32, rows: u32, elements: u32, limit: u32 },
     #[error("distribution = auto found no distribution that compiles for this stencil within the register and shared-memory limits")]
     NoCandidate,
     #[error("the body reads {body} taps, but the pattern is {pattern}")]

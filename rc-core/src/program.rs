@@ -137,6 +137,11 @@ impl WarpProgram {
         };
         if strategy == Strategy::SharedMemory {
             let (lead, elements) = (distribution.lead(), pattern.block_elements());
+            let bytes = crate::stage::block_stage_bytes(&pattern, body.element(), elements);
+            if bytes > MAX_STATIC_SHARED_BYTES {
+                let (rows, limit) = (pattern.input_rows(), MAX_STATIC_SHARED_BYTES);
+                return Err(ScheduleError::BlockStageTooLarge { bytes, rows, elements, limit }.into());
+            }
             lower.instrs.push(Instr::Stage { scope: StageScope::Block, lead, elements });
         }
         if distribution.staged() {

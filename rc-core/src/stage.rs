@@ -51,3 +51,9 @@ impl StagePadding {
 pub(crate) fn block_bytes(pattern: &Pattern, granule: u32, element: ScalarType, elements: u32) -> u32 {
     StagePadding::for_granule(granule, element).region_bytes(elements, element) * pattern.tiles_per_block()
 }
+
+/// Bytes of shared memory strategy `shared_memory` declares: `elements` per input row of the
+/// tile, for each of its input rows (one in 1D).
+pub(crate) fn block_stage_bytes(pattern: &Pattern, element: ScalarType, elements: u32) -> u32 {
+    elements * pattern.input_rows() * element.bytes()
+}

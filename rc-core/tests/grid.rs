@@ -123,3 +123,94 @@ fn three_d_stencils_emulate_their_reference() {
         }
     }
 }
+
+/// Every configuration above prints a kernel ptxas accepts (CI sets RC_PTXAS), with the 2D/3D
+/// parameter list and no 1D-only addressing.
+#[test]
+fn two_and_three_d_kernels_assemble() {
+    let mut kernels = Vec::new();
+    for (radius, star) in [(Radius::yx(1, 1), true), (Radius::yx(2, 1), false), (Radius::zyx(1, 1, 1), true), (Radius::zyx(1, 2, 1), false)] {
+        let body = weighted(radius, &taps(radius, star));
+        let (rows, planes) = (3, if radius.dims() == rc_core::Dims::Three { 2 } else { 1 });
+        for boundary in Boundary::ALL {
+            for (outputs, layout, strategy) in [
+                (2, Layout::RoundRobin, Strategy::RegisterCache),
+                (4, Layout::Granule(4), Strategy::RegisterCache),
+                (4, Layout::Window(4), Strategy::RegisterCache),
+                (1, Layout::RoundRobin, Strategy::Naive),
+                (1, Layout::RoundRobin, Strategy::SharedMemory),
+            ] {
+                let pattern = Pattern::grid(radius, 32, outputs, rows, planes, boundary).expect("valid");
+                let program = WarpProgram::compile_for(pattern, strategy, layout, &body).expect("compiles");
+                let ptx = rc_core::ptx::print(&program, "k");
+                assert!(ptx.contains(".param .u64 k_in_y") && ptx.contains(".param .u64 k_out_x"), "{ptx}");
+                kernels.push((format!("{pattern} {strategy} {layout}"), ptx));
+            }
+        }
+    }
+    let Some(ptxas) = std::env::var_os("RC_PTXAS") else { return };
+    for (i, (what, ptx)) in kernels.iter().enumerate() {
+        let file = std::env::temp_dir().join(format!("rc-grid-{}-{i}.ptx", std::process::id()));
+        std::fs::write(&file, ptx).expect("writes the PTX");
+        let out = std::process::Command::new(&ptxas).args(["-arch=sm_90", "-o", "/dev/null"]).arg(&file).output().expect("runs ptxas");
+        assert!(out.status.success(), "ptxas refused {what}: {}\n{ptx}", String::from_utf8_lossy(&out.stderr));
+        let _ = std::fs::remove_file(&file);
+    }
+}
+
+/// With RC_GRID_CASES=DIR: writes each configuration's PTX, the emulated output (of the input
+/// below, which the checker computes itself) and the launch (for a GPU without Rust to check the PTX against the emulation; see
+/// docs/gpu-runs/grid_cases.py). Without it, nothing.
+#[test]
+fn write_gpu_cases() {
+    let Some(dir) = std::env::var_os("RC_GRID_CASES").map(std::path::PathBuf::from) else { return };
+    std::fs::create_dir_all(&dir).expect("creates the folder");
+    let mut index = String::new();
+    let configs: [(Radius, bool, Vec<Extent>); 4] = [
+        (Radius::yx(1, 1), true, vec![Extent::yx(300, 520), Extent::yx(7, 13), Extent::yx(1, 300), Extent::yx(301, 1), Extent::yx(130, 1026)]),
+        (Radius::yx(2, 1), false, vec![Extent::yx(517, 640), Extent::yx(33, 130)]),
+        (Radius::zyx(1, 1, 1), true, vec![Extent::zyx(20, 30, 64), Extent::zyx(3, 5, 7), Extent::zyx(9, 17, 70)]),
+        (Radius::zyx(1, 2, 1), false, vec![Extent::zyx(20, 33, 128)]),
+    ];
+    let mut k = 0;
+    for (radius, star, shapes) in configs {
+        let body = weighted(radius, &taps(radius, star));
+        let (rows, planes) = (3, if radius.dims() == rc_core::Dims::Three { 2 } else { 1 });
+        for boundary in Boundary::ALL {
+            for (outputs, layout, strategy) in [
+                (2, Layout::RoundRobin, Strategy::RegisterCache),
+                (4, Layout::Granule(4), Strategy::RegisterCache),
+                (4, Layout::Window(4), Strategy::RegisterCache),
+                (1, Layout::RoundRobin, Strategy::Naive),
+                (1, Layout::RoundRobin, Strategy::SharedMemory),
+            ] {
+                let pattern = Pattern::grid(radius, 32, outputs, rows, planes, boundary).expect("valid");
+                let program = WarpProgram::compile_for(pattern, strategy, layout, &body).expect("compiles");
+                let ptx = rc_core::ptx::print(&program, "k");
+                for &shape in &shapes {
+                    let Ok(out_shape) = pattern.output_shape(shape) else { continue };
+                    let n = shape.len().expect("fits");
+                    let input: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1013) as f32 * 0.125 - 50.0).collect();
+                    let mut got = vec![0.0f32; out_shape.len().expect("fits")];
+                    program.emulate_grid(&input, shape, &mut got, &[]).expect("emulates");
+                    assert_eq!(got, reference(&body, pattern, &input, shape), "emulation of {pattern}");
+                    let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+                    std::fs::write(dir.join(format!("{k}.ptx")), &ptx).expect("writes");
+                    std::fs::write(dir.join(format!("{k}.want")), bytes(&got)).expect("writes");
+                    let launch = pattern.launch_shape_of(out_shape).expect("fits");
+                    let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
+                    index.push_str(&format!(
+                        "{k} {} {} {} {} {}\n",
+                        dims(shape),
+                        dims(out_shape),
+                        launch.blocks,
+                        launch.threads_per_block,
+                        format!("{pattern}|{strategy}|{layout}").replace(' ', "_")
+                    ));
+                    k += 1;
+                }
+            }
+        }
+    }
+    std::fs::write(dir.join("index.txt"), index).expect("writes the index");
+}

@@ -47,7 +47,7 @@ impl Machine {
         let mut machine = Machine { body, width, shared_bytes: None, launch_bounds };
         let mut shared_bytes = None;
         machine.visit(&mut |op| match op {
-            Op::StageBlock { elements, .. } => shared_bytes = Some(elements * element.bytes()),
+            Op::StageBlock { elements, .. } => shared_bytes = Some(stage::block_stage_bytes(&program.pattern, element, *elements)),
             Op::StageWarp(stage) => {
                 shared_bytes = Some(stage::block_bytes(&program.pattern, stage.padding.granule, element, stage.elements))
             }

@@ -24,29 +24,40 @@ impl Printer<'_> {
         addr
     }
 
-    /// The address of tile element `lane * stride - lead` in `buffer` (input or output),
-    /// computed once per path: vector accesses add their constant offset in the instruction, as
-    /// ptxas cannot fold per-access 32-bit index arithmetic into offsets itself.
-    fn lane_start(&mut self, buffer: Buffer, stride: u32, lead: u32) -> String {
-        if let Some(start) = self.lane_starts.get(&(buffer, stride)) {
+    /// The address of tile element `lane * stride - lead` of row `row` (0 in 1D) in `buffer`
+    /// (input or output), computed once per path: vector accesses add their constant offset in
+    /// the instruction, as ptxas cannot fold per-access 32-bit index arithmetic into offsets
+    /// itself. Rows after the first add their distance to the first row's start.
+    fn lane_start(&mut self, buffer: Buffer, stride: u32, lead: u32, row: u32) -> String {
+        if let Some(start) = self.lane_starts.get(&(buffer, stride, row)) {
             return start.clone();
         }
-        let g = self.tile_index(0, stride);
-        if lead > 0 {
-            self.line(&format!("sub.u64 {g}, {g}, {lead};"));
-        }
-        let base = if buffer == Buffer::Output { OUTPUT } else { INPUT };
-        let start = self.address(base, &g, self.program.element.bytes());
-        self.lane_starts.insert((buffer, stride), start.clone());
+        let start = if row > 0 {
+            let first = self.lane_start(buffer, stride, lead, 0);
+            self.row_start(buffer, row, &first)
+        } else {
+            let g = self.tile_index(0, stride);
+            if lead > 0 {
+                self.line(&format!("sub.u64 {g}, {g}, {lead};"));
+            }
+            self.add_row0(buffer, &g);
+            let base = if buffer == Buffer::Output { OUTPUT } else { INPUT };
+            self.address(base, &g, self.program.element.bytes())
+        };
+        self.lane_starts.insert((buffer, stride, row), start.clone());
         start
     }
 
     pub(super) fn load(&mut self, dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32), row: u32) {
         let d = self.reg(dst);
         let AffineLoad { base, stride } = at;
+        let in_row = match self.grid {
+            Some(_) => format!(" of input row {row}"),
+            None => String::new(),
+        };
         match cache {
-            Some(k) => self.comment(&format!("rc[{k}] = tile element {base} + lane * {stride}")),
-            None => self.comment(&format!("tap: tile element {base} + lane * {stride}, from global memory")),
+            Some(k) => self.comment(&format!("rc[{k}] = tile element {base} + lane * {stride}{in_row}")),
+            None => self.comment(&format!("tap: tile element {base} + lane * {stride}{in_row}, from global memory")),
         }
         let g = self.tile_index(base, stride);
         let lead = self.program.schedule.lead;
@@ -55,12 +66,13 @@ impl Printer<'_> {
         }
         // Which lanes load at all: the others never read this register.
         let guard = self.lane_guard(lanes);
-        self.read_global(&d, g, guard);
+        self.read_global(&d, g, guard, row);
     }
 
-    /// `d` = input element `g` (a 64-bit index, possibly outside the input) under the boundary
-    /// rule, or zero where `guard` is false.
-    fn read_global(&mut self, d: &str, g: String, mut guard: Option<String>) {
+    /// `d` = input element `g` (a 64-bit index along x, possibly outside the input) of input
+    /// row `row` of the tile (0 in 1D) under the boundary rule in each dimension, or zero where
+    /// `guard` is false.
+    fn read_global(&mut self, d: &str, g: String, mut guard: Option<String>, row: u32) {
         let program = self.program;
         let ty = ptx_type(program.element);
         let index = match program.pattern.boundary() {
@@ -91,6 +103,20 @@ impl Printer<'_> {
                 g
             }
         };
+        if self.grid.is_some() {
+            let (start, inside) = self.input_row_source(row);
+            self.line(&format!("add.s64 {index}, {index}, {start};"));
+            if let Some(inside) = inside {
+                guard = Some(match guard {
+                    Some(prev) => {
+                        let both = self.q();
+                        self.line(&format!("and.pred {both}, {prev}, {inside};"));
+                        both
+                    }
+                    None => inside,
+                });
+            }
+        }
         let addr = self.address(INPUT, &index, program.element.bytes());
         match guard {
             Some(q) => {
@@ -104,8 +130,12 @@ impl Printer<'_> {
     pub(super) fn load_vector(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, lanes: (u32, u32), row: u32) {
         let (ty, bytes, lead) = (ptx_type(self.program.element), self.program.element.bytes(), self.program.schedule.lead);
         let regs: Vec<String> = dsts.iter().map(|&r| self.reg(r)).collect();
-        self.comment(&format!("rc[{first}..{}] = tile elements {}.. + lane * {}", first + regs.len() as u32, at.base, at.stride));
-        let start = self.lane_start(Buffer::Input, at.stride, lead);
+        let in_row = match self.grid {
+            Some(_) => format!(" of input row {row}"),
+            None => String::new(),
+        };
+        self.comment(&format!("rc[{first}..{}] = tile elements {}.. + lane * {}{in_row}", first + regs.len() as u32, at.base, at.stride));
+        let start = self.lane_start(Buffer::Input, at.stride, lead, row);
         let addr = format!("{start}+{}", at.base * bytes);
         let guard = self.lane_guard(lanes);
         let load = match regs.len() {
@@ -142,7 +172,7 @@ impl Printer<'_> {
     /// `read_position(lane, 0)`, computed once per path.
     fn stage_lane_start(&mut self, stage: &WarpStage) -> String {
         let padding = stage.padding;
-        if let Some(start) = self.lane_starts.get(&(Buffer::Stage, padding.granule)) {
+        if let Some(start) = self.lane_starts.get(&(Buffer::Stage, padding.granule, 0)) {
             return start.clone();
         }
         let pattern = self.program.pattern;
@@ -153,7 +183,7 @@ impl Printer<'_> {
         self.line(&format!("mov.u32 {base}, {SHARED_TILE};"));
         self.line(&format!("mad.lo.u32 {start}, {start}, {}, {base};", stage.region_bytes));
         self.line(&format!("mad.lo.u32 {start}, {LANE}, {}, {start};", stage.read_position(1, 0) * bytes));
-        self.lane_starts.insert((Buffer::Stage, padding.granule), start.clone());
+        self.lane_starts.insert((Buffer::Stage, padding.granule, 0), start.clone());
         start
     }
 
@@ -161,37 +191,57 @@ impl Printer<'_> {
     /// block) from input index `block * block_outputs - lead` on into the staged tile, then the
     /// block waits for all of them.
     pub(super) fn stage_block(&mut self, lead: u32, elements: u32) {
+        self.block_stage = Some(elements);
         let program = self.program;
         let pattern = program.pattern;
         let (threads, bytes) = (pattern.threads_per_block(), program.element.bytes());
         let ty = ptx_type(program.element);
-        self.comment(&format!("stage the block's {elements} input elements in shared memory"));
+        let rows = pattern.input_rows();
+        match rows {
+            1 => self.comment(&format!("stage the block's {elements} input elements in shared memory")),
+            _ => self.comment(&format!("stage the block's {rows} input rows of {elements} elements in shared memory")),
+        }
         let first = self.a();
-        self.line(&format!("mul.wide.u32 {first}, {CTAID}, {};", pattern.block_outputs()));
+        match self.grid {
+            // The block's first tile: this warp's tile start less its place in the block.
+            Some(_) => {
+                let w = self.t();
+                self.line(&format!("shr.u32 {w}, {TID}, {};", pattern.warp().trailing_zeros()));
+                self.line(&format!("mul.wide.u32 {first}, {w}, {};", pattern.tile_outputs()));
+                self.line(&format!("sub.u64 {first}, {TILE_START}, {first};"));
+            }
+            None => self.line(&format!("mul.wide.u32 {first}, {CTAID}, {};", pattern.block_outputs())),
+        }
         let tile = self.t();
         self.line(&format!("mov.u32 {tile}, {SHARED_TILE};"));
-        for round in 0..elements.div_ceil(threads) {
-            let j = self.t();
-            self.line(&format!("add.u32 {j}, {TID}, {};", round * threads));
-            let guard = ((round + 1) * threads > elements).then(|| {
-                let q = self.q();
-                self.line(&format!("setp.lt.u32 {q}, {j}, {elements};"));
-                q
-            });
-            let g = self.a();
-            self.line(&format!("cvt.u64.u32 {g}, {j};"));
-            self.line(&format!("add.u64 {g}, {g}, {first};"));
-            if lead > 0 {
-                self.line(&format!("sub.u64 {g}, {g}, {lead};"));
-            }
-            let value = self.scratch(program.element);
-            self.read_global(&value, g, guard.clone());
-            let addr = self.t();
-            self.line(&format!("mad.lo.u32 {addr}, {j}, {bytes}, {tile};"));
-            let store = format!("st.shared.{ty} [{addr}], {value};");
-            match guard {
-                Some(q) => self.line(&format!("@{q} {store}")),
-                None => self.line(&store),
+        for row in 0..rows {
+            for round in 0..elements.div_ceil(threads) {
+                let j = self.t();
+                self.line(&format!("add.u32 {j}, {TID}, {};", round * threads));
+                let guard = ((round + 1) * threads > elements).then(|| {
+                    let q = self.q();
+                    self.line(&format!("setp.lt.u32 {q}, {j}, {elements};"));
+                    q
+                });
+                let g = self.a();
+                self.line(&format!("cvt.u64.u32 {g}, {j};"));
+                self.line(&format!("add.u64 {g}, {g}, {first};"));
+                if lead > 0 {
+                    self.line(&format!("sub.u64 {g}, {g}, {lead};"));
+                }
+                let value = self.scratch(program.element);
+                self.read_global(&value, g, guard.clone(), row);
+                let addr = self.t();
+                self.line(&format!("mad.lo.u32 {addr}, {j}, {bytes}, {tile};"));
+                let offset = match row {
+                    0 => String::new(),
+                    _ => format!("+{}", row * elements * bytes),
+                };
+                let store = format!("st.shared.{ty} [{addr}{offset}], {value};");
+                match guard {
+                    Some(q) => self.line(&format!("@{q} {store}")),
+                    None => self.line(&store),
+                }
             }
         }
         self.line("bar.sync 0;");
@@ -268,7 +318,7 @@ impl Printer<'_> {
             for (k, value) in values.iter().enumerate() {
                 let g = self.a();
                 self.line(&format!("add.s64 {g}, {first}, {k};"));
-                self.read_global(value, g, guard.clone());
+                self.read_global(value, g, guard.clone(), 0);
             }
             let addr = position(self, round);
             store(self, &addr, 0, &values, &guard);
@@ -315,6 +365,8 @@ impl Printer<'_> {
         let d = self.reg(dst);
         let AffineLoad { base, stride } = at;
         self.comment(&format!("tap: tile element {base} + lane * {stride}, from shared memory"));
+        // Input rows follow each other in the stage.
+        let base = base + row * self.block_stage.unwrap_or(0);
         // Element of the block's stage: (warp in block) * tile_outputs + base + lane * stride.
         let e = self.t();
         self.line(&format!("shr.u32 {e}, {TID}, {};", pattern.warp().trailing_zeros()));
@@ -328,10 +380,18 @@ impl Printer<'_> {
     }
 
     pub(super) fn store(&mut self, src: Reg, output: u32, at: AffineLoad, row: u32) {
-        self.comment(&format!("store output {output}: tile output {} + lane * {}", at.base, at.stride));
+        match self.grid {
+            Some(_) => self.comment(&format!("store output {output} of output row {row}: tile output {} + lane * {}", at.base, at.stride)),
+            None => self.comment(&format!("store output {output}: tile output {} + lane * {}", at.base, at.stride)),
+        }
         let i = self.tile_index(at.base, at.stride);
         let q = self.q();
         self.line(&format!("setp.lt.u64 {q}, {i}, {N_OUT};"));
+        if self.grid.is_some() {
+            let (start, exists) = self.output_row_source(row);
+            self.line(&format!("and.pred {q}, {q}, {exists};"));
+            self.line(&format!("add.u64 {i}, {i}, {start};"));
+        }
         let bytes = self.program.element.bytes();
         let addr = self.address(OUTPUT, &i, bytes);
         let ty = ptx_type(self.program.element);
@@ -341,8 +401,12 @@ impl Printer<'_> {
     pub(super) fn store_vector(&mut self, srcs: &[Reg], output: u32, at: AffineLoad, row: u32) {
         let (ty, bytes) = (ptx_type(self.program.element), self.program.element.bytes());
         let regs: Vec<String> = srcs.iter().map(|&src| self.reg(src)).collect();
-        self.comment(&format!("store outputs {output}..{}: tile output {}.. + lane * {}", output + regs.len() as u32, at.base, at.stride));
-        let start = self.lane_start(Buffer::Output, at.stride, 0);
+        let of_row = match self.grid {
+            Some(_) => format!(" of output row {row}"),
+            None => String::new(),
+        };
+        self.comment(&format!("store outputs {output}..{}{of_row}: tile output {}.. + lane * {}", output + regs.len() as u32, at.base, at.stride));
+        let start = self.lane_start(Buffer::Output, at.stride, 0, row);
         let addr = format!("{start}+{}", at.base * bytes);
         match regs.len() {
             1 => self.line(&format!("st.global.{ty} [{addr}], {};", regs[0])),

@@ -16,6 +16,7 @@
 //! - `types.rs`: how each element type is named and written in PTX.
 
 mod compute;
+mod grid;
 mod memory;
 mod types;
 
@@ -23,6 +24,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use crate::abi::KernelParam;
+use crate::geometry::Dims;
 use crate::machine::{Op, Stmt, TileTest, WarpStage};
 use crate::program::{Reg, WarpProgram};
 use crate::scalar::ScalarType;
@@ -68,9 +70,16 @@ struct Printer<'a> {
     /// `lane + k` (the shuffle source lane), computed once per k.
     lane_plus: HashMap<u32, String>,
     /// A lane's first element address in a buffer, per stride, computed once per path.
-    lane_starts: HashMap<(Buffer, u32), String>,
+    lane_starts: HashMap<(Buffer, u32, u32), String>,
     /// The staged window's stage, once printed.
     stage: Option<WarpStage>,
+    /// Elements per input row of the block's stage (strategy shared_memory), once printed.
+    block_stage: Option<u32>,
+    /// 2D/3D: the prologue's registers ([`grid`]); `None` in 1D.
+    grid: Option<grid::Grid>,
+    /// Input rows under the boundary rule and output rows' existence, computed once per path.
+    input_rows: HashMap<u32, (String, Option<String>)>,
+    output_rows: HashMap<u32, String>,
 }
 
 // Fixed scratch registers set up by the prologue.
@@ -102,6 +111,10 @@ impl<'a> Printer<'a> {
             lane_plus: HashMap::new(),
             lane_starts: HashMap::new(),
             stage: None,
+            block_stage: None,
+            grid: None,
+            input_rows: HashMap::new(),
+            output_rows: HashMap::new(),
         }
     }
 
@@ -141,6 +154,9 @@ impl<'a> Printer<'a> {
     }
 
     fn prologue(&mut self) {
+        if self.program.pattern.dims() != Dims::One {
+            return self.grid_prologue();
+        }
         let pattern = self.program.pattern;
         let warp = pattern.warp();
         let [input, output, n, n_out] =
@@ -204,24 +220,29 @@ impl<'a> Printer<'a> {
                 self.line(&format!("add.s64 {hi}, {lo}, {elements};"));
                 self.line(&format!("setp.ge.s64 {inside}, {lo}, 0;"));
                 self.line(&format!("setp.le.and.s64 {inside}, {hi}, {N}, {inside};"));
+                self.rows_inside(&inside);
                 (inside, ("interior", "tile_done"))
             }
-            TileTest::Whole { .. } => {
-                self.comment("whole tile: every output it stores exists");
+            TileTest::Whole { row } => {
+                match self.grid {
+                    None => self.comment("whole tile: every output it stores exists"),
+                    Some(_) => self.comment(&format!("whole row: every output of output row {row} exists")),
+                }
                 let (end, whole) = (self.a(), self.q());
                 self.line(&format!("add.u64 {end}, {TILE_START}, {};", self.program.pattern.tile_outputs()));
                 self.line(&format!("setp.le.u64 {whole}, {end}, {N_OUT};"));
+                self.row_whole(&whole, row);
                 (whole, ("stores_vector", "stores_done"))
             }
         };
         let (fast, done) = (self.label(names.0), self.label(names.1));
         self.line(&format!("@{q} bra {fast};"));
         self.lane_below.clear();
-        self.lane_starts.clear();
+        self.forget_path();
         self.stmts(fallback);
         self.line(&format!("bra {done};"));
         self.label_line(&fast);
-        self.lane_starts.clear();
+        self.forget_path();
         self.stmts(taken);
         self.label_line(&done);
     }
@@ -236,14 +257,22 @@ impl<'a> Printer<'a> {
         // Values cached before the loop are valid in every iteration, but those cached inside
         // one iteration are not (an arm may have computed them): start the body with none.
         self.label_line(&start);
-        self.lane_starts.clear();
+        self.forget_path();
         self.stmts(body);
         self.line(&format!("add.u32 {counter}, {counter}, 1;"));
         self.line(&format!("setp.lt.u32 {again}, {counter}, {times};"));
         self.line(&format!("@{again} bra {start};"));
         self.lane_below.clear();
         self.lane_plus.clear();
+        self.forget_path();
+    }
+
+    /// Drops the addresses and row values computed on the path so far: code reached by a
+    /// jump may not have computed them.
+    fn forget_path(&mut self) {
         self.lane_starts.clear();
+        self.input_rows.clear();
+        self.output_rows.clear();
     }
 
     /// The predicate `lane < k`.

@@ -1,0 +1,319 @@
+//! The outer dimensions of a 2D or 3D kernel: which tile a warp computes, where each input and
+//! output row of the tile starts, and the row half of the tile tests and the boundary rule.
+//!
+//! Along x a 2D or 3D kernel is the 1D kernel: `N` and `N_OUT` hold the input's and the
+//! output's row lengths (not their total lengths) and `TILE_START` the tile's first output
+//! along x, so every x computation (lane starts, the boundary rule along x, the tile tests'
+//! x halves) is printed by the 1D code. This file adds the rows: input row `k` of the tile
+//! ([`Pattern::input_rows`]) and output row `k` ([`Pattern::output_rows`]).
+//!
+//! [`Pattern::input_rows`]: crate::pattern::Pattern::input_rows
+//! [`Pattern::output_rows`]: crate::pattern::Pattern::output_rows
+
+use super::{Buffer, Printer, CTAID, INPUT, LANE, N, N_MINUS_1, N_OUT, OUTPUT, TID, TILE_START};
+use crate::abi::KernelParam;
+use crate::geometry::Dims;
+use crate::pattern::Boundary;
+
+/// Registers a 2D or 3D kernel's prologue sets up.
+#[derive(Clone, Debug)]
+pub(super) struct Grid {
+    /// Lengths along y and z of the input and the output (z's only in 3D).
+    in_y: String,
+    in_z: Option<String>,
+    out_y: String,
+    out_z: Option<String>,
+    /// The tile's first output row and plane.
+    tile_y: String,
+    tile_z: Option<String>,
+    /// Input element index of the tile's input row 0 at x = 0, and output element index of its
+    /// output row 0 at x = 0: where row addresses start on the paths that need no boundary
+    /// rule (wrapping arithmetic elsewhere, where they are not used).
+    row0_in: String,
+    row0_out: String,
+    /// Bytes from one row (plane) to the next, input and output.
+    pitch_in: String,
+    plane_in: Option<String>,
+    pitch_out: String,
+    plane_out: Option<String>,
+    /// Rows a whole number of vector accesses long (so each row's vectors are aligned).
+    in_aligned: Option<String>,
+    out_aligned: Option<String>,
+}
+
+impl Printer<'_> {
+    /// The 2D/3D prologue: parameters, then the tile. Block `b` covers tiles `bx * T ..` along x
+    /// of band `b / blocks_x` (one tile row of one tile plane), `bx = b mod blocks_x`, warp `w`
+    /// of the block tile `bx * T + w` ([`Pattern::launch_shape_of`]).
+    ///
+    /// [`Pattern::launch_shape_of`]: crate::pattern::Pattern::launch_shape_of
+    pub(super) fn grid_prologue(&mut self) {
+        let pattern = self.program.pattern;
+        let warp = pattern.warp();
+        let three = pattern.dims() == Dims::Three;
+        let [input, output] = [KernelParam::Input, KernelParam::Output].map(|p| self.param_name(&p.suffix()));
+        let extent = |p: &mut Self, axis: u32, output: bool| -> String {
+            let name = p.param_name(&KernelParam::Extent { axis, output }.suffix());
+            let reg = p.a();
+            p.line(&format!("ld.param.u64 {reg}, [{name}];"));
+            reg
+        };
+        self.comment("2D/3D: N and N_OUT are the input's and the output's row lengths; the tile is (band, x) of the block");
+        self.line(&format!("ld.param.u64 {INPUT}, [{input}];"));
+        self.line(&format!("ld.param.u64 {OUTPUT}, [{output}];"));
+        let x_in = self.param_name(&KernelParam::Extent { axis: 0, output: false }.suffix());
+        let x_out = self.param_name(&KernelParam::Extent { axis: 0, output: true }.suffix());
+        self.line(&format!("ld.param.u64 {N}, [{x_in}];"));
+        self.line(&format!("ld.param.u64 {N_OUT}, [{x_out}];"));
+        let in_y = extent(self, 1, false);
+        let out_y = extent(self, 1, true);
+        let (in_z, out_z) = if three { (Some(extent(self, 2, false)), Some(extent(self, 2, true))) } else { (None, None) };
+        self.line(&format!("cvta.to.global.u64 {INPUT}, {INPUT};"));
+        self.line(&format!("cvta.to.global.u64 {OUTPUT}, {OUTPUT};"));
+        self.line(&format!("sub.u64 {N_MINUS_1}, {N}, 1;"));
+        self.line(&format!("mov.u32 {TID}, %tid.x;"));
+        self.line(&format!("mov.u32 {CTAID}, %ctaid.x;"));
+        self.line(&format!("and.b32 {LANE}, {TID}, {};", warp - 1));
+        // Blocks along x per band: ceil(ceil(out_x / tile) / tiles per block), below 2^31.
+        let (tile_x, per_block) = (pattern.tile_outputs(), pattern.tiles_per_block());
+        let blocks = self.a();
+        self.line(&format!("add.u64 {blocks}, {N_OUT}, {};", tile_x - 1));
+        self.line(&format!("div.u64 {blocks}, {blocks}, {tile_x};"));
+        self.line(&format!("add.u64 {blocks}, {blocks}, {};", per_block - 1));
+        self.line(&format!("div.u64 {blocks}, {blocks}, {per_block};"));
+        let (blocks32, band, bx) = (self.t(), self.t(), self.t());
+        self.line(&format!("cvt.u32.u64 {blocks32}, {blocks};"));
+        self.line(&format!("div.u32 {band}, {CTAID}, {blocks32};"));
+        self.line(&format!("mul.lo.u32 {bx}, {band}, {blocks32};"));
+        self.line(&format!("sub.u32 {bx}, {CTAID}, {bx};"));
+        let w = self.t();
+        self.line(&format!("shr.u32 {w}, {TID}, {};", warp.trailing_zeros()));
+        self.line(&format!("mad.lo.u32 {w}, {bx}, {per_block}, {w};"));
+        self.line(&format!("mul.wide.u32 {TILE_START}, {w}, {tile_x};"));
+        let (rows, planes) = (pattern.rows_per_warp(), pattern.planes_per_warp());
+        let (tile_y, tile_z) = (self.a(), if three { Some(self.a()) } else { None });
+        match &tile_z {
+            None => self.line(&format!("mul.wide.u32 {tile_y}, {band}, {rows};")),
+            Some(tile_z) => {
+                // Bands are (plane, row) of tiles, rows fastest: tiles_y = ceil(out_y / rows).
+                let (tiles_y, ty, tz) = (self.a(), self.t(), self.t());
+                self.line(&format!("add.u64 {tiles_y}, {out_y}, {};", rows - 1));
+                self.line(&format!("div.u64 {tiles_y}, {tiles_y}, {rows};"));
+                let tiles_y32 = self.t();
+                self.line(&format!("cvt.u32.u64 {tiles_y32}, {tiles_y};"));
+                self.line(&format!("div.u32 {tz}, {band}, {tiles_y32};"));
+                self.line(&format!("mul.lo.u32 {ty}, {tz}, {tiles_y32};"));
+                self.line(&format!("sub.u32 {ty}, {band}, {ty};"));
+                self.line(&format!("mul.wide.u32 {tile_y}, {ty}, {rows};"));
+                self.line(&format!("mul.wide.u32 {tile_z}, {tz}, {planes};"));
+            }
+        }
+        let bytes = self.program.element.bytes();
+        let (pitch_in, pitch_out) = (self.a(), self.a());
+        self.line(&format!("mul.lo.u64 {pitch_in}, {N}, {bytes};"));
+        self.line(&format!("mul.lo.u64 {pitch_out}, {N_OUT}, {bytes};"));
+        let (plane_in, plane_out) = match three {
+            true => {
+                let (pi, po) = (self.a(), self.a());
+                self.line(&format!("mul.lo.u64 {pi}, {pitch_in}, {in_y};"));
+                self.line(&format!("mul.lo.u64 {po}, {pitch_out}, {out_y};"));
+                (Some(pi), Some(po))
+            }
+            false => (None, None),
+        };
+        // Row 0's element index: ((tile_z - shift_z) * in_y + tile_y - shift_y) * in_x.
+        let row0_in = self.a();
+        self.line(&format!("sub.s64 {row0_in}, {tile_y}, {};", pattern.shift_along(1)));
+        if let Some(tile_z) = &tile_z {
+            let z = self.a();
+            self.line(&format!("sub.s64 {z}, {tile_z}, {};", pattern.shift_along(2)));
+            self.line(&format!("mad.lo.s64 {row0_in}, {z}, {in_y}, {row0_in};"));
+        }
+        self.line(&format!("mul.lo.s64 {row0_in}, {row0_in}, {N};"));
+        let row0_out = self.a();
+        match &tile_z {
+            Some(tile_z) => self.line(&format!("mad.lo.u64 {row0_out}, {tile_z}, {out_y}, {tile_y};")),
+            None => self.line(&format!("mov.u64 {row0_out}, {tile_y};")),
+        }
+        self.line(&format!("mul.lo.u64 {row0_out}, {row0_out}, {N_OUT};"));
+        let width = self.program.machine.width;
+        let aligned = |p: &mut Self, len: &str| -> Option<String> {
+            (width > 1).then(|| {
+                let (rest, q) = (p.a(), p.q());
+                p.line(&format!("and.b64 {rest}, {len}, {};", width - 1));
+                p.line(&format!("setp.eq.u64 {q}, {rest}, 0;"));
+                q
+            })
+        };
+        let in_aligned = aligned(self, N);
+        let out_aligned = aligned(self, N_OUT);
+        self.grid = Some(Grid {
+            in_y,
+            in_z,
+            out_y,
+            out_z,
+            tile_y,
+            tile_z,
+            row0_in,
+            row0_out,
+            pitch_in,
+            plane_in,
+            pitch_out,
+            plane_out,
+            in_aligned,
+            out_aligned,
+        });
+    }
+
+    /// `(row, plane)` of input row `row` of the tile's input box, or of output row `row`.
+    fn split_row(&self, row: u32, output: bool) -> (u32, u32) {
+        let pattern = self.program.pattern;
+        let rows = if output { pattern.rows_per_warp() } else { pattern.box_rows().1 };
+        (row % rows, row / rows)
+    }
+
+    /// In 2D/3D, `inside` and-ed with: every input row of the tile lies inside the grid, and
+    /// input rows are whole vectors long.
+    pub(super) fn rows_inside(&mut self, inside: &str) {
+        let Some(grid) = self.grid.clone() else { return };
+        let pattern = self.program.pattern;
+        let (planes, rows) = pattern.box_rows();
+        let along = |p: &mut Self, start: &str, shift: u32, len: u32, n: &str| {
+            let (lo, hi) = (p.a(), p.a());
+            p.line(&format!("sub.s64 {lo}, {start}, {shift};"));
+            p.line(&format!("add.s64 {hi}, {lo}, {len};"));
+            p.line(&format!("setp.ge.and.s64 {inside}, {lo}, 0, {inside};"));
+            p.line(&format!("setp.le.and.s64 {inside}, {hi}, {n}, {inside};"));
+        };
+        along(self, &grid.tile_y, pattern.shift_along(1), rows, &grid.in_y);
+        if let (Some(tile_z), Some(in_z)) = (&grid.tile_z, &grid.in_z) {
+            along(self, tile_z, pattern.shift_along(2), planes, in_z);
+        }
+        if let Some(aligned) = &grid.in_aligned {
+            self.line(&format!("and.pred {inside}, {inside}, {aligned};"));
+        }
+    }
+
+    /// In 2D/3D, `whole` and-ed with: output row `row` of the tile exists, and output rows are
+    /// whole vectors long.
+    pub(super) fn row_whole(&mut self, whole: &str, row: u32) {
+        let Some(grid) = self.grid.clone() else { return };
+        let exists = self.output_row_exists(row);
+        self.line(&format!("and.pred {whole}, {whole}, {exists};"));
+        if let Some(aligned) = &grid.out_aligned {
+            self.line(&format!("and.pred {whole}, {whole}, {aligned};"));
+        }
+    }
+
+    /// The predicate "output row `row` of the tile exists", once per path.
+    fn output_row_exists(&mut self, row: u32) -> String {
+        if let Some(q) = self.output_rows.get(&row) {
+            return q.clone();
+        }
+        let grid = self.grid.clone().expect("2D/3D");
+        let (y, z) = self.split_row(row, true);
+        let (at, q) = (self.a(), self.q());
+        self.line(&format!("add.u64 {at}, {}, {y};", grid.tile_y));
+        self.line(&format!("setp.lt.u64 {q}, {at}, {};", grid.out_y));
+        if let (Some(tile_z), Some(out_z)) = (&grid.tile_z, &grid.out_z) {
+            self.line(&format!("add.u64 {at}, {tile_z}, {z};"));
+            self.line(&format!("setp.lt.and.u64 {q}, {at}, {out_z}, {q};"));
+        }
+        self.output_rows.insert(row, q.clone());
+        q
+    }
+
+    /// In 2D/3D, the byte offset from row 0 to row `row` of `buffer` added to a lane start of
+    /// row 0 (`start`): the lane's start in that row, on paths with no boundary rule.
+    pub(super) fn row_start(&mut self, buffer: Buffer, row: u32, start: &str) -> String {
+        let Some(grid) = self.grid.clone() else { return start.to_string() };
+        let output = buffer == Buffer::Output;
+        let (y, z) = self.split_row(row, output);
+        let (pitch, plane) = if output { (&grid.pitch_out, &grid.plane_out) } else { (&grid.pitch_in, &grid.plane_in) };
+        let at = self.a();
+        self.line(&format!("mad.lo.u64 {at}, {pitch}, {y}, {start};"));
+        if let (Some(plane), true) = (plane, z > 0) {
+            self.line(&format!("mad.lo.u64 {at}, {plane}, {z}, {at};"));
+        }
+        at
+    }
+
+    /// In 2D/3D, the element index of row 0 of `buffer` added to `index` (an x index), on
+    /// paths with no boundary rule.
+    pub(super) fn add_row0(&mut self, buffer: Buffer, index: &str) {
+        let Some(grid) = &self.grid else { return };
+        let row0 = if buffer == Buffer::Output { grid.row0_out.clone() } else { grid.row0_in.clone() };
+        self.line(&format!("add.s64 {index}, {index}, {row0};"));
+    }
+
+    /// Input row `row` of the tile under the boundary rule: its first element's index, and
+    /// the predicate that it is inside (`valid` and `zero`; `None` under the other rules),
+    /// once per path.
+    pub(super) fn input_row_source(&mut self, row: u32) -> (String, Option<String>) {
+        if let Some(found) = self.input_rows.get(&row) {
+            return found.clone();
+        }
+        let grid = self.grid.clone().expect("2D/3D");
+        let pattern = self.program.pattern;
+        let (y, z) = self.split_row(row, false);
+        let mut guard: Option<String> = None;
+        let mut coordinate = |p: &mut Self, start: &str, offset: i64, n: &str| -> String {
+            let c = p.a();
+            p.line(&format!("add.s64 {c}, {start}, {offset};"));
+            match pattern.boundary() {
+                Boundary::Valid | Boundary::Zero => {
+                    let q = p.q();
+                    match &guard {
+                        Some(prev) => p.line(&format!("setp.lt.and.u64 {q}, {c}, {n}, {prev};")),
+                        None => p.line(&format!("setp.lt.u64 {q}, {c}, {n};")),
+                    }
+                    guard = Some(q);
+                }
+                Boundary::Clamp => {
+                    let last = p.a();
+                    p.line(&format!("sub.s64 {last}, {n}, 1;"));
+                    p.line(&format!("max.s64 {c}, {c}, 0;"));
+                    p.line(&format!("min.s64 {c}, {c}, {last};"));
+                }
+                Boundary::Wrap => {
+                    let q = p.q();
+                    p.line(&format!("rem.s64 {c}, {c}, {n};"));
+                    p.line(&format!("setp.lt.s64 {q}, {c}, 0;"));
+                    p.line(&format!("@{q} add.s64 {c}, {c}, {n};"));
+                }
+            }
+            c
+        };
+        self.comment(&format!("input row {row} of the tile (row {y}, plane {z} of its box) under the boundary rule"));
+        let row_y = coordinate(self, &grid.tile_y, y as i64 - pattern.shift_along(1) as i64, &grid.in_y);
+        let index = self.a();
+        match (&grid.tile_z, &grid.in_z) {
+            (Some(tile_z), Some(in_z)) => {
+                let row_z = coordinate(self, tile_z, z as i64 - pattern.shift_along(2) as i64, in_z);
+                self.line(&format!("mad.lo.s64 {index}, {row_z}, {}, {row_y};", grid.in_y));
+            }
+            _ => self.line(&format!("mov.s64 {index}, {row_y};")),
+        }
+        self.line(&format!("mul.lo.s64 {index}, {index}, {N};"));
+        let found = (index, guard);
+        self.input_rows.insert(row, found.clone());
+        found
+    }
+
+    /// Output row `row` of the tile: its first element's index and whether it exists, once
+    /// per path.
+    pub(super) fn output_row_source(&mut self, row: u32) -> (String, String) {
+        let grid = self.grid.clone().expect("2D/3D");
+        let exists = self.output_row_exists(row);
+        let (y, z) = self.split_row(row, true);
+        let index = self.a();
+        self.line(&format!("add.u64 {index}, {}, {y};", grid.tile_y));
+        if let Some(tile_z) = &grid.tile_z {
+            let plane = self.a();
+            self.line(&format!("add.u64 {plane}, {tile_z}, {z};"));
+            self.line(&format!("mad.lo.u64 {index}, {plane}, {}, {index};", grid.out_y));
+        }
+        self.line(&format!("mul.lo.u64 {index}, {index}, {N_OUT};"));
+        (index, exists)
+    }
+}
