@@ -21,9 +21,9 @@ impl WarpProgram {
         self.emulate_grid(input, Extent::x(input.len()), output, params)
     }
 
-    /// Computes every output of `input`, a grid of shape `shape`, into `output`: every tile of
-    /// every block in turn, as the launch lays them out ([`Pattern::launch_shape_of`]). Warps
-    /// past a band's last tile are skipped: on the GPU they run but store nothing.
+    /// Computes every output of `input`, a grid of shape `shape`, into `output`: every tile in
+    /// turn, numbered as the launch numbers them ([`Pattern::launch_shape_of`]). Warps past the
+    /// last tile are skipped: on the GPU they run but store nothing.
     pub fn emulate_grid<T: Element>(&self, input: &[T], shape: Extent, output: &mut [T], params: &[Scalar]) -> Result<(), Error> {
         let pattern = self.pattern;
         let out_shape = pattern.check_shapes(shape, input.len(), output.len())?;
@@ -49,19 +49,12 @@ impl WarpProgram {
         let tiles = innermost_first(pattern.tiles_along(out_shape));
         let tile_shape = innermost_first(pattern.tile());
         let per_block = pattern.tiles_per_block() as usize;
-        for band in 0..tiles[1] * tiles[2] {
-            let (tz, ty) = (band / tiles[1], band % tiles[1]);
-            for bx in 0..pattern.blocks_along_x(out_shape) {
-                for w in 0..per_block {
-                    let tx = bx * per_block + w;
-                    if tx >= tiles[0] {
-                        break;
-                    }
-                    tile.warp_in_block = w;
-                    tile.origin = [tx * tile_shape[0], ty * tile_shape[1], tz * tile_shape[2]].map(|o| o as i64);
-                    tile.stmts(&self.machine.body)?;
-                }
-            }
+        for t in 0..tiles.iter().product() {
+            let (tx, rest) = (t % tiles[0], t / tiles[0]);
+            let (ty, tz) = (rest % tiles[1], rest / tiles[1]);
+            tile.warp_in_block = t % per_block;
+            tile.origin = [tx * tile_shape[0], ty * tile_shape[1], tz * tile_shape[2]].map(|o| o as i64);
+            tile.stmts(&self.machine.body)?;
         }
         Ok(())
     }
@@ -250,8 +243,9 @@ impl<T: Element> Tile<'_, T> {
                 }
             }
             Op::StageBlock { lead, elements } => {
-                // The block's first tile fills it; the others find it filled.
-                if self.warp_in_block == 0 {
+                // In 1D the block's first tile fills it and the others find it filled; in 2D
+                // and 3D each warp fills its own box.
+                if self.warp_in_block == 0 || program.pattern.dims() != Dims::One {
                     let first = self.origin[0] - *lead as i64;
                     let rows = program.pattern.input_rows();
                     self.stage = (0..rows).flat_map(|row| (0..*elements as i64).map(move |j| (row, first + j))).map(|(row, x)| self.read_bounded(row, x)).collect();
@@ -259,7 +253,8 @@ impl<T: Element> Tile<'_, T> {
                 }
             }
             Op::Shared { dst, at, row } => {
-                let base = *row as usize * self.stage_row + self.warp_in_block * tile_outputs;
+                let warp_offset = if program.pattern.dims() == Dims::One { self.warp_in_block * tile_outputs } else { 0 };
+                let base = *row as usize * self.stage_row + warp_offset;
                 for lane in 0..warp {
                     let bits = *self.stage.get(base + at.element(lane as u32) as usize).ok_or(EmulationError::StageUnwritten)?;
                     self.set(*dst, lane, bits);

@@ -370,9 +370,14 @@ impl Pattern {
         self.threads_per_block * self.outputs_per_thread
     }
 
-    /// Input elements one block reads (what strategy `shared_memory` stages).
+    /// Input elements per row that strategy `shared_memory` stages: in 1D the block's (its
+    /// tiles are consecutive), in 2D and 3D each warp's own tile row (a block's tiles may lie
+    /// on different rows).
     pub const fn block_elements(&self) -> u32 {
-        self.block_outputs() + 2 * self.radius.along_x()
+        match self.radius.dims() {
+            Dims::One => self.block_outputs() + 2 * self.radius.along_x(),
+            _ => self.tile_elements(),
+        }
     }
 
     /// The launch that covers `output_len` outputs of a 1D stencil (no blocks for an empty
@@ -381,19 +386,12 @@ impl Pattern {
         self.launch_shape_of(Extent::x(output_len))
     }
 
-    /// Blocks along x that cover one band of tiles: a block's warps take consecutive tiles
-    /// along x of one band (one tile row and plane), so a block's tiles are one contiguous box.
-    pub fn blocks_along_x(&self, output: Extent) -> usize {
-        output.along_x().div_ceil(self.tile_outputs() as usize).div_ceil(self.tiles_per_block() as usize)
-    }
-
-    /// The launch that covers an output of shape `output`: a 1D grid of `bands *
-    /// blocks_along_x` blocks, where a band is one tile row of one tile plane (every tile in
-    /// 1D). Warps past a band's last tile compute nothing they store.
+    /// The launch that covers an output of shape `output`: a 1D grid of 1D blocks, one warp
+    /// per tile, tiles numbered row-major (x fastest), so a block's warps take consecutive
+    /// tiles however few tiles a row has.
     pub fn launch_shape_of(&self, output: Extent) -> Result<LaunchShape, LengthError> {
-        let tiles = self.tiles_along(output).components();
-        let bands: u64 = tiles[..tiles.len() - 1].iter().map(|&t| t as u64).product();
-        let blocks = bands * self.blocks_along_x(output) as u64;
+        let tiles: u64 = self.tiles_along(output).components().iter().map(|&t| t as u64).product();
+        let blocks = tiles.div_ceil(self.tiles_per_block() as u64);
         let max = i32::MAX as u64;
         if blocks > max {
             return Err(LengthError::GridTooLarge { outputs: output.len().unwrap_or(usize::MAX), blocks, max });

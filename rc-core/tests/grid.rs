@@ -214,3 +214,53 @@ fn write_gpu_cases() {
     }
     std::fs::write(dir.join("index.txt"), index).expect("writes the index");
 }
+
+/// With RC_GRID_PERF=DIR: writes the PTX of the tile shapes a 2D/3D benchmark tries, with the
+/// launch for a large grid, for a GPU without Rust to time (docs/gpu-runs/grid_perf.py).
+#[test]
+fn write_perf_cases() {
+    let Some(dir) = std::env::var_os("RC_GRID_PERF").map(std::path::PathBuf::from) else { return };
+    std::fs::create_dir_all(&dir).expect("creates the folder");
+    let mut index = String::new();
+    let mut k = 0;
+    let kinds: Vec<(&str, Radius, bool, Extent)> = vec![
+        ("star1", Radius::yx(1, 1), true, Extent::yx(8192, 8192)),
+        ("box1", Radius::yx(1, 1), false, Extent::yx(8192, 8192)),
+        ("star2", Radius::yx(2, 2), true, Extent::yx(8192, 8192)),
+        ("box2", Radius::yx(2, 2), false, Extent::yx(8192, 8192)),
+        ("box4", Radius::yx(4, 4), false, Extent::yx(8192, 8192)),
+        ("star3d1", Radius::zyx(1, 1, 1), true, Extent::zyx(512, 512, 512)),
+        ("box3d1", Radius::zyx(1, 1, 1), false, Extent::zyx(512, 512, 512)),
+    ];
+    for (name, radius, star, shape) in kinds {
+        let taps = taps(radius, star);
+        // A plain sum times 1 / taps: one add per tap.
+        let mut nodes: Vec<Node> = taps.iter().map(|&d| Node::Tap(d)).collect();
+        let mut acc = 0u32;
+        for t in 1..taps.len() as u32 {
+            nodes.push(Node::Binary(BinaryOp::Add, acc, t));
+            acc = nodes.len() as u32 - 1;
+        }
+        nodes.push(Node::Const(Scalar::f32(1.0 / taps.len() as f32)));
+        nodes.push(Node::Binary(BinaryOp::Mul, acc, nodes.len() as u32 - 1));
+        let body = Body::new(ScalarType::F32, vec![], radius, nodes.clone(), nodes.len() as u32 - 1).expect("valid");
+        let three = radius.dims() == rc_core::Dims::Three;
+        let tiles: Vec<(u32, u32, u32, Layout)> = if three {
+            vec![(4, 4, 1, Layout::Granule(4)), (4, 8, 1, Layout::Granule(4)), (4, 4, 2, Layout::Granule(4)), (4, 2, 4, Layout::Granule(4)), (4, 1, 8, Layout::Granule(4)), (4, 4, 4, Layout::Granule(4))]
+        } else {
+            vec![(4, 4, 1, Layout::Granule(4)), (4, 8, 1, Layout::Granule(4)), (4, 16, 1, Layout::Granule(4)), (4, 8, 1, Layout::Window(4)), (2, 8, 1, Layout::Granule(2)), (1, 8, 1, Layout::RoundRobin)]
+        };
+        for (outputs, rows, planes, layout) in tiles {
+            let pattern = Pattern::grid(radius, 32, outputs, rows, planes, Boundary::Clamp).expect("valid");
+            let Ok(program) = WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &body) else { continue };
+            let out_shape = pattern.output_shape(shape).expect("an output");
+            let launch = pattern.launch_shape_of(out_shape).expect("fits");
+            std::fs::write(dir.join(format!("{k}.ptx")), rc_core::ptx::print(&program, "k")).expect("writes");
+            let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
+            let what = format!("{name}|{layout}|p{outputs}|r{rows}|z{planes}").replace(' ', "_");
+            index.push_str(&format!("{k} {} {} {} {} {what}\n", dims(shape), dims(out_shape), launch.blocks, launch.threads_per_block));
+            k += 1;
+        }
+    }
+    std::fs::write(dir.join("index.txt"), index).expect("writes the index");
+}

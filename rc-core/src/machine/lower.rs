@@ -228,6 +228,10 @@ impl Lowering<'_> {
         let mut body = Vec::new();
         for (k, segment) in segments.iter().enumerate() {
             body.extend(self.place(&segment.rest, Some(&mut pending)));
+            // A store may read a cache register itself (a body that returns a tap).
+            for store in &segment.stores {
+                body.extend(pending.take_for(&store.uses()));
+            }
             if k + 1 == segments.len() {
                 body.extend(pending.rest());
             }

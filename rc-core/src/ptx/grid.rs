@@ -42,9 +42,8 @@ pub(super) struct Grid {
 }
 
 impl Printer<'_> {
-    /// The 2D/3D prologue: parameters, then the tile. Block `b` covers tiles `bx * T ..` along x
-    /// of band `b / blocks_x` (one tile row of one tile plane), `bx = b mod blocks_x`, warp `w`
-    /// of the block tile `bx * T + w` ([`Pattern::launch_shape_of`]).
+    /// The 2D/3D prologue: parameters, then the tile: global warp `t` computes tile `t`,
+    /// numbered row-major ([`Pattern::launch_shape_of`]).
     ///
     /// [`Pattern::launch_shape_of`]: crate::pattern::Pattern::launch_shape_of
     pub(super) fn grid_prologue(&mut self) {
@@ -58,7 +57,7 @@ impl Printer<'_> {
             p.line(&format!("ld.param.u64 {reg}, [{name}];"));
             reg
         };
-        self.comment("2D/3D: N and N_OUT are the input's and the output's row lengths; the tile is (band, x) of the block");
+        self.comment("2D/3D: N and N_OUT are the input's and the output's row lengths; global warp t computes tile t, row-major");
         self.line(&format!("ld.param.u64 {INPUT}, [{input}];"));
         self.line(&format!("ld.param.u64 {OUTPUT}, [{output}];"));
         let x_in = self.param_name(&KernelParam::Extent { axis: 0, output: false }.suffix());
@@ -74,38 +73,38 @@ impl Printer<'_> {
         self.line(&format!("mov.u32 {TID}, %tid.x;"));
         self.line(&format!("mov.u32 {CTAID}, %ctaid.x;"));
         self.line(&format!("and.b32 {LANE}, {TID}, {};", warp - 1));
-        // Blocks along x per band: ceil(ceil(out_x / tile) / tiles per block), below 2^31.
-        let (tile_x, per_block) = (pattern.tile_outputs(), pattern.tiles_per_block());
-        let blocks = self.a();
-        self.line(&format!("add.u64 {blocks}, {N_OUT}, {};", tile_x - 1));
-        self.line(&format!("div.u64 {blocks}, {blocks}, {tile_x};"));
-        self.line(&format!("add.u64 {blocks}, {blocks}, {};", per_block - 1));
-        self.line(&format!("div.u64 {blocks}, {blocks}, {per_block};"));
-        let (blocks32, band, bx) = (self.t(), self.t(), self.t());
-        self.line(&format!("cvt.u32.u64 {blocks32}, {blocks};"));
-        self.line(&format!("div.u32 {band}, {CTAID}, {blocks32};"));
-        self.line(&format!("mul.lo.u32 {bx}, {band}, {blocks32};"));
-        self.line(&format!("sub.u32 {bx}, {CTAID}, {bx};"));
-        let w = self.t();
-        self.line(&format!("shr.u32 {w}, {TID}, {};", warp.trailing_zeros()));
-        self.line(&format!("mad.lo.u32 {w}, {bx}, {per_block}, {w};"));
-        self.line(&format!("mul.wide.u32 {TILE_START}, {w}, {tile_x};"));
-        let (rows, planes) = (pattern.rows_per_warp(), pattern.planes_per_warp());
+        // The warp's tile, numbered row-major over the tiles (x fastest): tx = t mod tiles_x,
+        // then the tile row and plane from t div tiles_x.
+        let (tile_x, rows, planes) = (pattern.tile_outputs(), pattern.rows_per_warp(), pattern.planes_per_warp());
+        let (t, tid64, ntid) = (self.a(), self.a(), self.t());
+        self.line(&format!("mov.u32 {ntid}, %ntid.x;"));
+        self.line(&format!("mul.wide.u32 {t}, {CTAID}, {ntid};"));
+        self.line(&format!("cvt.u64.u32 {tid64}, {TID};"));
+        self.line(&format!("add.u64 {t}, {t}, {tid64};"));
+        self.line(&format!("shr.u64 {t}, {t}, {};", warp.trailing_zeros()));
+        let tiles = |p: &mut Self, len: &str, per_tile: u32| -> String {
+            let n = p.a();
+            p.line(&format!("add.u64 {n}, {len}, {};", per_tile - 1));
+            p.line(&format!("div.u64 {n}, {n}, {per_tile};"));
+            n
+        };
+        let tiles_x = tiles(self, N_OUT, tile_x);
+        let (band, tx) = (self.a(), self.a());
+        self.line(&format!("div.u64 {band}, {t}, {tiles_x};"));
+        self.line(&format!("mul.lo.u64 {tx}, {band}, {tiles_x};"));
+        self.line(&format!("sub.u64 {tx}, {t}, {tx};"));
+        self.line(&format!("mul.lo.u64 {TILE_START}, {tx}, {tile_x};"));
         let (tile_y, tile_z) = (self.a(), if three { Some(self.a()) } else { None });
         match &tile_z {
-            None => self.line(&format!("mul.wide.u32 {tile_y}, {band}, {rows};")),
+            None => self.line(&format!("mul.lo.u64 {tile_y}, {band}, {rows};")),
             Some(tile_z) => {
-                // Bands are (plane, row) of tiles, rows fastest: tiles_y = ceil(out_y / rows).
-                let (tiles_y, ty, tz) = (self.a(), self.t(), self.t());
-                self.line(&format!("add.u64 {tiles_y}, {out_y}, {};", rows - 1));
-                self.line(&format!("div.u64 {tiles_y}, {tiles_y}, {rows};"));
-                let tiles_y32 = self.t();
-                self.line(&format!("cvt.u32.u64 {tiles_y32}, {tiles_y};"));
-                self.line(&format!("div.u32 {tz}, {band}, {tiles_y32};"));
-                self.line(&format!("mul.lo.u32 {ty}, {tz}, {tiles_y32};"));
-                self.line(&format!("sub.u32 {ty}, {band}, {ty};"));
-                self.line(&format!("mul.wide.u32 {tile_y}, {ty}, {rows};"));
-                self.line(&format!("mul.wide.u32 {tile_z}, {tz}, {planes};"));
+                let tiles_y = tiles(self, &out_y, rows);
+                let (tz, ty) = (self.a(), self.a());
+                self.line(&format!("div.u64 {tz}, {band}, {tiles_y};"));
+                self.line(&format!("mul.lo.u64 {ty}, {tz}, {tiles_y};"));
+                self.line(&format!("sub.u64 {ty}, {band}, {ty};"));
+                self.line(&format!("mul.lo.u64 {tile_y}, {ty}, {rows};"));
+                self.line(&format!("mul.lo.u64 {tile_z}, {tz}, {planes};"));
             }
         }
         let bytes = self.program.element.bytes();

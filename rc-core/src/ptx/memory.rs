@@ -201,23 +201,28 @@ impl Printer<'_> {
             1 => self.comment(&format!("stage the block's {elements} input elements in shared memory")),
             _ => self.comment(&format!("stage the block's {rows} input rows of {elements} elements in shared memory")),
         }
+        // In 2D/3D each warp stages its own tile's box into its own region: the lanes copy.
         let first = self.a();
-        match self.grid {
-            // The block's first tile: this warp's tile start less its place in the block.
+        let (tile, copier, threads) = match self.grid {
             Some(_) => {
-                let w = self.t();
+                self.line(&format!("mov.u64 {first}, {TILE_START};"));
+                let (tile, w) = (self.t(), self.t());
+                self.line(&format!("mov.u32 {tile}, {SHARED_TILE};"));
                 self.line(&format!("shr.u32 {w}, {TID}, {};", pattern.warp().trailing_zeros()));
-                self.line(&format!("mul.wide.u32 {first}, {w}, {};", pattern.tile_outputs()));
-                self.line(&format!("sub.u64 {first}, {TILE_START}, {first};"));
+                self.line(&format!("mad.lo.u32 {tile}, {w}, {}, {tile};", rows * elements * bytes));
+                (tile, LANE, pattern.warp())
             }
-            None => self.line(&format!("mul.wide.u32 {first}, {CTAID}, {};", pattern.block_outputs())),
-        }
-        let tile = self.t();
-        self.line(&format!("mov.u32 {tile}, {SHARED_TILE};"));
+            None => {
+                self.line(&format!("mul.wide.u32 {first}, {CTAID}, {};", pattern.block_outputs()));
+                let tile = self.t();
+                self.line(&format!("mov.u32 {tile}, {SHARED_TILE};"));
+                (tile, TID, threads)
+            }
+        };
         for row in 0..rows {
             for round in 0..elements.div_ceil(threads) {
                 let j = self.t();
-                self.line(&format!("add.u32 {j}, {TID}, {};", round * threads));
+                self.line(&format!("add.u32 {j}, {copier}, {};", round * threads));
                 let guard = ((round + 1) * threads > elements).then(|| {
                     let q = self.q();
                     self.line(&format!("setp.lt.u32 {q}, {j}, {elements};"));
@@ -244,7 +249,10 @@ impl Printer<'_> {
                 }
             }
         }
-        self.line("bar.sync 0;");
+        match self.grid {
+            Some(_) => self.line("bar.warp.sync -1;"),
+            None => self.line("bar.sync 0;"),
+        }
     }
 
     /// Staged windows: the warp copies its input elements from its tile's element 0 on into
@@ -367,10 +375,15 @@ impl Printer<'_> {
         self.comment(&format!("tap: tile element {base} + lane * {stride}, from shared memory"));
         // Input rows follow each other in the stage.
         let base = base + row * self.block_stage.unwrap_or(0);
-        // Element of the block's stage: (warp in block) * tile_outputs + base + lane * stride.
+        // Element of the block's stage: (warp in block) * tile_outputs + base + lane * stride,
+        // in 2D/3D (warp in block) * its region's elements.
+        let region = match self.grid {
+            Some(_) => pattern.input_rows() * self.block_stage.unwrap_or(0),
+            None => pattern.tile_outputs(),
+        };
         let e = self.t();
         self.line(&format!("shr.u32 {e}, {TID}, {};", pattern.warp().trailing_zeros()));
-        self.line(&format!("mul.lo.u32 {e}, {e}, {};", pattern.tile_outputs()));
+        self.line(&format!("mul.lo.u32 {e}, {e}, {region};"));
         self.line(&format!("add.u32 {e}, {e}, {base};"));
         self.line(&format!("mad.lo.u32 {e}, {LANE}, {stride}, {e};"));
         let addr = self.t();
