@@ -1,0 +1,370 @@
+//! Random stencil bodies for the property suites (`property.rs` in 1D, `property_grid.rs` in 2D
+//! and 3D): typed DAGs over taps, parameters and constants that use every operation on every
+//! type, built so that they type-check. The taps come from a [`Taps`] set: the whole line
+//! `-r..=r` in 1D (exactly the draws the 1D suite made before it was shared), any subset of a
+//! 2D or 3D box otherwise.
+
+// Each suite uses its own part of this module.
+#![allow(dead_code)]
+
+use rc_core::testdata::Rng;
+use rc_core::{BinaryOp, Body, CompareOp, Node, NodeId, Offset, Radius, Scalar, ScalarType, UnaryOp};
+
+use ScalarType::{Bool, F32, F64, I32, U32};
+pub const NUMBERS: [ScalarType; 4] = [F32, F64, I32, U32];
+
+/// The taps a body may read, in a fixed order (row-major: outermost component first), and the
+/// radius the body declares (which may reach further than any tap).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Taps {
+    pub radius: Radius,
+    taps: Vec<Offset>,
+}
+
+impl Taps {
+    /// Every 1D tap `-r..=r`.
+    pub fn line(r: u32) -> Taps {
+        Taps::new(Radius::x(r), (-(r as i32)..=r as i32).map(Offset::x).collect())
+    }
+
+    /// `taps` (at least one, each covered by `radius`), sorted and without repeats.
+    pub fn new(radius: Radius, mut taps: Vec<Offset>) -> Taps {
+        taps.sort_unstable_by_key(|d| d.components());
+        taps.dedup();
+        assert!(!taps.is_empty() && taps.iter().all(|&d| radius.covers(d)), "taps {taps:?} within {radius}");
+        Taps { radius, taps }
+    }
+
+    pub fn len(&self) -> usize {
+        self.taps.len()
+    }
+
+    pub fn at(&self, i: usize) -> Offset {
+        self.taps[i]
+    }
+
+    pub fn all(&self) -> &[Offset] {
+        &self.taps
+    }
+
+    pub fn contains(&self, d: Offset) -> bool {
+        self.taps.contains(&d)
+    }
+
+    /// The offset 0 in every dimension.
+    pub fn centre(&self) -> Offset {
+        self.centre_row(0)
+    }
+
+    /// The offset `dx` along x in the centre row (and plane).
+    pub fn centre_row(&self, dx: i32) -> Offset {
+        let mut c = vec![0; self.radius.dims().count()];
+        *c.last_mut().expect("1 to 3 dims") = dx;
+        Offset::new(&c).expect("1 to 3 dims")
+    }
+}
+
+pub fn pick<T: Copy>(rng: &mut Rng, items: &[T]) -> T {
+    items[rng.below(items.len() as u64) as usize]
+}
+
+pub fn chance(rng: &mut Rng, p: f64) -> bool {
+    rng.uniform(0.0, 1.0) < p
+}
+
+/// A constant of type `ty`, often one that breaks sloppy code: NaNs (quiet, negative, with a
+/// payload), infinities, zeros of both signs, subnormals, the extremes.
+pub fn constant(rng: &mut Rng, ty: ScalarType) -> Scalar {
+    match ty {
+        F32 => {
+            let bits: u32 = match rng.below(22) {
+                0 => 0x7fc0_0000,
+                1 => 0xffc0_0000,
+                2 => 0x7f80_0001,
+                3 => 0x7fa0_beef,
+                4 => f32::INFINITY.to_bits(),
+                5 => f32::NEG_INFINITY.to_bits(),
+                6 => 0,
+                7 => 0x8000_0000,
+                8 => 1,
+                9 => 0x8000_0001,
+                10 => 0x007f_ffff,
+                11 => f32::MIN_POSITIVE.to_bits(),
+                12 => f32::MAX.to_bits(),
+                13 => f32::MIN.to_bits(),
+                14 => f32::EPSILON.to_bits(),
+                15 => 1.0f32.to_bits(),
+                16 => (-1.0f32).to_bits(),
+                17 => 0.5f32.to_bits(),
+                18 => 16_777_217.0f32.to_bits(),
+                19 => rng.next_u64() as u32,
+                _ => (rng.uniform(-100.0, 100.0) as f32).to_bits(),
+            };
+            Scalar::new(F32, bits as u64)
+        }
+        F64 => {
+            let bits: u64 = match rng.below(22) {
+                0 => 0x7ff8_0000_0000_0000,
+                1 => 0xfff8_0000_0000_0000,
+                2 => 0x7ff0_0000_0000_0001,
+                3 => 0x7ff4_dead_beef_0000,
+                4 => f64::INFINITY.to_bits(),
+                5 => f64::NEG_INFINITY.to_bits(),
+                6 => 0,
+                7 => 0x8000_0000_0000_0000,
+                8 => 1,
+                9 => 0x8000_0000_0000_0001,
+                10 => 0x000f_ffff_ffff_ffff,
+                11 => f64::MIN_POSITIVE.to_bits(),
+                12 => f64::MAX.to_bits(),
+                13 => f64::MIN.to_bits(),
+                14 => f64::EPSILON.to_bits(),
+                15 => 1.0f64.to_bits(),
+                16 => (-1.0f64).to_bits(),
+                17 => 0.5f64.to_bits(),
+                18 => (f32::MAX as f64 * 2.0).to_bits(),
+                19 => rng.next_u64(),
+                _ => rng.uniform(-100.0, 100.0).to_bits(),
+            };
+            Scalar::new(F64, bits)
+        }
+        I32 => Scalar::i32(match rng.below(10) {
+            0 => 0,
+            1 => 1,
+            2 => -1,
+            3 => i32::MIN,
+            4 => i32::MAX,
+            5 => 46_341, // squares past i32::MAX
+            6 => rng.next_u64() as i32,
+            _ => rng.below(2001) as i32 - 1000,
+        }),
+        U32 => Scalar::u32(match rng.below(9) {
+            0 => 0,
+            1 => 1,
+            2 => u32::MAX,
+            3 => 0x8000_0000,
+            4 => 65_536,
+            5 => rng.next_u64() as u32,
+            _ => rng.below(1000) as u32,
+        }),
+        Bool => Scalar::bool(rng.below(2) == 1),
+    }
+}
+
+/// Builds a random body that type-checks by construction: every operand is made (or reused) with
+/// the type its operation needs.
+pub struct BodyGen<'a> {
+    rng: &'a mut Rng,
+    element: ScalarType,
+    params: Vec<ScalarType>,
+    taps: &'a Taps,
+    nodes: Vec<Node>,
+    types: Vec<ScalarType>,
+    budget: usize,
+}
+
+impl BodyGen<'_> {
+    fn push(&mut self, node: Node, ty: ScalarType) -> NodeId {
+        self.nodes.push(node);
+        self.types.push(ty);
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    /// A tap of the set: often one at its ends, the centre or next to the centre along x (where
+    /// off-by-one errors live), else any. For a 1D line `-r..=r` these are the draws the 1D
+    /// suite always made, so its cases are unchanged.
+    fn tap_offset(&mut self) -> Offset {
+        let taps = self.taps;
+        let n = taps.len() as u64;
+        match self.rng.below(6) {
+            0 => taps.at(0),
+            1 => taps.at(n as usize - 1),
+            2 if taps.contains(taps.centre()) => taps.centre(),
+            3 => {
+                let dx = pick(self.rng, &[-1, 1]).clamp(-(taps.radius.along_x() as i32), taps.radius.along_x() as i32);
+                let near = taps.centre_row(dx);
+                if taps.contains(near) {
+                    near
+                } else {
+                    taps.at(self.rng.below(n) as usize)
+                }
+            }
+            _ => taps.at(self.rng.below(n) as usize),
+        }
+    }
+
+    /// An existing node of type `ty`, preferring recent ones (so the DAG shares values).
+    fn existing(&mut self, ty: ScalarType) -> Option<NodeId> {
+        let of_ty: Vec<NodeId> = (0..self.nodes.len() as NodeId).filter(|&i| self.types[i as usize] == ty).collect();
+        if of_ty.is_empty() {
+            return None;
+        }
+        let k = of_ty.len() as u64;
+        // Biased towards the end: the max of two uniform draws.
+        let i = self.rng.below(k).max(self.rng.below(k));
+        Some(of_ty[i as usize])
+    }
+
+    fn leaf(&mut self, ty: ScalarType) -> NodeId {
+        let params: Vec<u32> = (0..self.params.len() as u32).filter(|&p| self.params[p as usize] == ty).collect();
+        loop {
+            match self.rng.below(10) {
+                0..=4 if ty == self.element => {
+                    let d = self.tap_offset();
+                    return self.push(Node::Tap(d), ty);
+                }
+                5 | 6 if !params.is_empty() => {
+                    let p = pick(self.rng, &params);
+                    return self.push(Node::Param(p), ty);
+                }
+                7 | 8 => {
+                    let c = constant(self.rng, ty);
+                    return self.push(Node::Const(c), ty);
+                }
+                9 if ty == Bool => {
+                    let t = pick(self.rng, &NUMBERS);
+                    let (a, b) = (self.value(t, 0), self.value(t, 0));
+                    let op = pick(self.rng, &COMPARES);
+                    return self.push(Node::Compare(op, a, b), Bool);
+                }
+                9 if ty != self.element => {
+                    // A tap converted: keeps the body depending on the data.
+                    let d = self.tap_offset();
+                    let tap = self.push(Node::Tap(d), self.element);
+                    return self.push(Node::Cast(ty, tap), ty);
+                }
+                _ if ty != self.element && params.is_empty() && ty != Bool && self.rng.below(4) == 0 => {
+                    let c = constant(self.rng, ty);
+                    return self.push(Node::Const(c), ty);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// A value of type `ty`: reused, a leaf, or an operation of depth at most `depth`.
+    fn value(&mut self, ty: ScalarType, depth: u32) -> NodeId {
+        if self.nodes.len() >= self.budget || depth == 0 || chance(self.rng, 0.15) {
+            if chance(self.rng, 0.4) {
+                if let Some(id) = self.existing(ty) {
+                    return id;
+                }
+            }
+            return self.leaf(ty);
+        }
+        if chance(self.rng, 0.15) {
+            if let Some(id) = self.existing(ty) {
+                return id;
+            }
+        }
+        let d = depth - 1;
+        loop {
+            let node = match (self.rng.below(8), ty) {
+                (0, F32 | F64 | I32) => {
+                    let op = pick(self.rng, &[UnaryOp::Neg, UnaryOp::Abs]);
+                    Node::Unary(op, self.value(ty, d))
+                }
+                (0, Bool | U32) => Node::Unary(UnaryOp::Not, self.value(ty, d)),
+                (1, F32 | F64) => Node::Unary(UnaryOp::Sqrt, self.value(ty, d)),
+                (1, I32) => Node::Unary(UnaryOp::Not, self.value(ty, d)),
+                (2 | 3, F32 | F64) => {
+                    let op = pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Min, BinaryOp::Max]);
+                    Node::Binary(op, self.value(ty, d), self.value(ty, d))
+                }
+                (2 | 3, I32 | U32) => {
+                    let op = pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Min, BinaryOp::Max]);
+                    Node::Binary(op, self.value(ty, d), self.value(ty, d))
+                }
+                (2, Bool) => {
+                    let op = pick(self.rng, &[BinaryOp::And, BinaryOp::Or]);
+                    Node::Binary(op, self.value(Bool, d), self.value(Bool, d))
+                }
+                (3, Bool) => {
+                    let t = pick(self.rng, &[F32, F64, I32, U32, Bool]);
+                    let op = if t == Bool { pick(self.rng, &[CompareOp::Eq, CompareOp::Ne]) } else { pick(self.rng, &COMPARES) };
+                    Node::Compare(op, self.value(t, d), self.value(t, d))
+                }
+                (4, _) => {
+                    let cond = self.value(Bool, d);
+                    Node::Select { cond, then: self.value(ty, d), otherwise: self.value(ty, d) }
+                }
+                (5, F32 | F64 | I32 | U32) => {
+                    let from = if ty.is_integer() && chance(self.rng, 0.15) { Bool } else { pick(self.rng, &NUMBERS) };
+                    Node::Cast(ty, self.value(from, d))
+                }
+                (6, F32 | F64) => Node::MulAdd(self.value(ty, d), self.value(ty, d), self.value(ty, d)),
+                (7, _) => {
+                    // A reduction over many taps, as real stencils have: a sum, min or max chain.
+                    if ty != self.element || ty == Bool {
+                        continue;
+                    }
+                    let k = 1 + self.rng.below(self.taps.len() as u64);
+                    let op = match ty {
+                        F32 | F64 => pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Min, BinaryOp::Max, BinaryOp::Mul]),
+                        _ => pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Min, BinaryOp::Max]),
+                    };
+                    let mut acc = self.value(ty, d.min(1));
+                    for _ in 0..k {
+                        let d = self.tap_offset();
+                        let tap = self.push(Node::Tap(d), ty);
+                        acc = if ty.is_float() && chance(self.rng, 0.2) {
+                            let c = self.value(ty, 0);
+                            self.push(Node::MulAdd(tap, c, acc), ty)
+                        } else {
+                            self.push(Node::Binary(op, acc, tap), ty)
+                        };
+                    }
+                    return acc;
+                }
+                _ => continue,
+            };
+            return self.push(node, ty);
+        }
+    }
+}
+
+pub const COMPARES: [CompareOp; 6] = [CompareOp::Lt, CompareOp::Le, CompareOp::Gt, CompareOp::Ge, CompareOp::Eq, CompareOp::Ne];
+
+pub fn random_body(rng: &mut Rng, element: ScalarType, params: Vec<ScalarType>, taps: &Taps) -> Body {
+    let budget = pick(rng, &[4, 12, 40, 120]);
+    let mut g = BodyGen { rng, element, params: params.clone(), taps, nodes: Vec::new(), types: Vec::new(), budget };
+    // Sometimes dead code first: nodes nothing reads.
+    if chance(g.rng, 0.2) {
+        let t = pick(g.rng, &[F32, F64, I32, U32, Bool]);
+        g.value(t, 2);
+    }
+    let depth = 1 + g.rng.below(6) as u32;
+    let mut result = g.value(element, depth);
+    // Often many taps, as real stencils have: the tap set (or a random run of it, in its order)
+    // reduced into the result. The schedule (which lanes own which taps, which shuffles fetch
+    // them, which input rows hold them) is the point.
+    if chance(g.rng, 0.45) {
+        let n = taps.len() as u64;
+        let (lo, hi) = if chance(g.rng, 0.5) {
+            (0, n as usize - 1)
+        } else {
+            let a = g.rng.below(n) as usize;
+            let b = g.rng.below(n) as usize;
+            (a.min(b), a.max(b))
+        };
+        let step = if chance(g.rng, 0.7) { 1 } else { 1 + g.rng.below(4) as usize };
+        let op = pick(g.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Min, BinaryOp::Max, BinaryOp::Mul]);
+        for i in (lo..=hi).step_by(step) {
+            let tap = g.push(Node::Tap(taps.at(i)), element);
+            result = if element.is_float() && chance(g.rng, 0.1) {
+                let c = g.value(element, 1);
+                g.push(Node::MulAdd(tap, c, result), element)
+            } else {
+                g.push(Node::Binary(op, result, tap), element)
+            };
+        }
+    }
+    // ...or after the result.
+    if chance(g.rng, 0.1) {
+        let t = pick(g.rng, &[F32, F64, I32, U32, Bool]);
+        g.value(t, 2);
+    }
+    let nodes = g.nodes;
+    Body::new(element, params, taps.radius, nodes, result).expect("the generator builds well-typed bodies")
+}
+
