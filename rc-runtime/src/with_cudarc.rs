@@ -48,7 +48,7 @@ where
 /// Launches `stencil` over `input`, a grid of shape `shape`, into `output` on `stream`,
 /// asynchronously, as [`launch_cudarc`] does for 1D.
 ///
-/// The same shapes as [`crate::launch_grid`]: `shape` is the input's, outermost first (`[len]`,
+/// The same shapes as cust's `launch_grid`: `shape` is the input's, outermost first (`[len]`,
 /// `[rows, cols]` or `[depth, rows, cols]`, as many dimensions as the stencil); both grids are
 /// contiguous and row-major, x fastest, with no padding between rows; `output` has exactly the
 /// element count of `stencil.output_shape(shape)`. Shape errors are [`Error::Length`], before
