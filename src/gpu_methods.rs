@@ -6,10 +6,21 @@
 //! defined twice, once for the feature on and once (expanding to nothing) for it off.
 
 /// Every GPU function of a stencil type: `gpu_methods! { ELEMENT; param: Type, ... }` inside its
-/// `impl`, which defines `KERNEL`.
+/// `impl`, which defines `KERNEL`; for a 2D or 3D stencil `gpu_methods! { shape [usize; N];
+/// ELEMENT; param: Type, ... }`, whose functions take the input's shape after the buffers.
+///
+/// The names the functions give their own arguments (`stream`, `input`, `output`, `shape`) are
+/// the macro's, so by `macro_rules!` hygiene they never clash with a stencil parameter of the
+/// same name.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_gpu_methods {
+    // First: `shape` would otherwise be taken for the element type of the 1D arm.
+    (shape [usize; $n:literal]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        $crate::__rc_launch_cust! { shape [usize; $n]; $elem; $($name: $ty),* }
+        $crate::__rc_launch_cudarc! { shape [usize; $n]; $elem; $($name: $ty),* }
+        $crate::__rc_run! { shape [usize; $n]; $elem; $($name: $ty),* }
+    };
     ($elem:ty; $($name:ident: $ty:ty),*) => {
         $crate::__rc_launch_cust! { $elem; $($name: $ty),* }
         $crate::__rc_launch_cudarc! { $elem; $($name: $ty),* }
@@ -21,6 +32,22 @@ macro_rules! __rc_gpu_methods {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_launch_cust {
+    (shape [usize; $n:literal]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        /// Launches the kernel on a cust `stream` over the grid `input` of shape `shape`
+        /// (outermost first; contiguous, row-major, x fastest, rows packed), asynchronously.
+        /// `output` must have exactly the element count of `KERNEL.output_shape(shape)`, the
+        /// output grid in the same layout; see `rc::runtime::launch_grid` for every check and
+        /// for when the kernel takes its vector path.
+        pub fn launch(
+            stream: &$crate::runtime::cust::stream::Stream,
+            input: &$crate::runtime::cust::memory::DeviceSlice<$elem>,
+            output: &mut $crate::runtime::cust::memory::DeviceSlice<$elem>,
+            shape: [usize; $n],
+            $($name: $ty),*
+        ) -> ::std::result::Result<(), $crate::runtime::Error> {
+            $crate::runtime::launch_grid(&Self::KERNEL, stream, input, output, shape, ($($name,)*))
+        }
+    };
     ($elem:ty; $($name:ident: $ty:ty),*) => {
         /// Launches the kernel on a cust `stream` over device buffers, asynchronously. `output`
         /// must have exactly `KERNEL.output_len(input.len())` elements; see
@@ -46,6 +73,26 @@ macro_rules! __rc_launch_cust {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_launch_cudarc {
+    (shape [usize; $n:literal]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        /// Launches the kernel on a cudarc `stream` over the grid `input` (a device slice or
+        /// view) of shape `shape` (outermost first; contiguous, row-major, x fastest, rows
+        /// packed), asynchronously. `output` must have exactly the element count of
+        /// `KERNEL.output_shape(shape)`, the output grid in the same layout; see
+        /// `rc::runtime::launch_cudarc_grid` for every check.
+        pub fn launch_cudarc<I, O>(
+            stream: &$crate::runtime::cudarc::driver::CudaStream,
+            input: &I,
+            output: &mut O,
+            shape: [usize; $n],
+            $($name: $ty),*
+        ) -> ::std::result::Result<(), $crate::runtime::Error>
+        where
+            I: $crate::runtime::cudarc::driver::DevicePtr<$elem>,
+            O: $crate::runtime::cudarc::driver::DevicePtrMut<$elem>,
+        {
+            $crate::runtime::launch_cudarc_grid(&Self::KERNEL, stream, input, output, shape, ($($name,)*))
+        }
+    };
     ($elem:ty; $($name:ident: $ty:ty),*) => {
         /// Launches the kernel on a cudarc `stream` over device slices or views, asynchronously.
         /// `output` must have exactly `KERNEL.output_len(input.len())` elements; see
@@ -75,6 +122,20 @@ macro_rules! __rc_launch_cudarc {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_run {
+    (shape [usize; $n:literal]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        /// Runs the kernel on the GPU over the grid `input` of shape `shape` (outermost first;
+        /// row-major, x fastest): copies it in, launches, waits, and returns the output grid,
+        /// `KERNEL.output_shape(shape)`'s elements in the same layout (through cust when rc's
+        /// `cust` feature is on, else cudarc). Without a GPU it returns an error whose
+        /// `is_no_device()` is true.
+        pub fn run(
+            input: &[$elem],
+            shape: [usize; $n],
+            $($name: $ty),*
+        ) -> ::std::result::Result<::std::vec::Vec<$elem>, $crate::runtime::Error> {
+            $crate::runtime::run_grid(&Self::KERNEL, input, shape, ($($name,)*))
+        }
+    };
     ($elem:ty; $($name:ident: $ty:ty),*) => {
         /// Runs the kernel on the GPU: copies `input` in, launches, waits, copies the output out
         /// (through cust when rc's `cust` feature is on, else cudarc). Without a GPU it returns

@@ -1,7 +1,10 @@
 //! The kernel ABI: what a stencil's `.entry` takes, and the argument block a launch passes.
 //!
 //! The parameter list is rc-core's [`KernelParam::list`] (the PTX back end declares it): the
-//! input and output device pointers, their lengths, then each stencil parameter by value.
+//! input and output device pointers, their lengths, in 2D and 3D the input's and then the
+//! output's extent along each dimension (outermost first), then each stencil parameter by value.
+//! Both the check and the argument block walk that list, so the order is defined once, in
+//! rc-core.
 //!
 //! `cuLaunchKernel` copies each argument with the size the *kernel* declares, so a kernel that
 //! declares different sizes would silently read garbage. The entry's parameter list is therefore
@@ -11,8 +14,9 @@
 use std::os::raw::c_void;
 
 use rc_core::abi::KernelParam;
-use rc_core::{Scalar, ScalarType};
+use rc_core::{Dims, Extent, Scalar, ScalarType};
 
+use crate::error::Error;
 
 /// One `.param` of a PTX entry: its type as written (e.g. `.u64`) and its size in bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,10 +134,12 @@ fn strip_comments(ptx: &str) -> String {
     out
 }
 
-/// The parameter list a kernel for `scalars` must declare ([`KernelParam::list`], which the PTX
-/// back end declares), for messages: `.u64 input, .u64 output, .u64 n, .u64 n_out, .f32 p0`.
-pub(crate) fn expected_signature(scalars: &[ScalarType]) -> String {
-    let list = KernelParam::list(rc_core::Dims::One, scalars).into_iter().map(|p| format!(".{} {}", p.ptx_type(), p.suffix()));
+/// The parameter list a kernel of `dims` dimensions for `scalars` must declare
+/// ([`KernelParam::list`], which the PTX back end declares), for messages: `.u64 input, .u64
+/// output, .u64 n, .u64 n_out, .f32 p0` in 1D, with `.u64 in_y, .u64 in_x, .u64 out_y, .u64
+/// out_x` after `n_out` in 2D.
+pub(crate) fn expected_signature(dims: Dims, scalars: &[ScalarType]) -> String {
+    let list = KernelParam::list(dims, scalars).into_iter().map(|p| format!(".{} {}", p.ptx_type(), p.suffix()));
     list.collect::<Vec<_>>().join(", ")
 }
 
@@ -143,10 +149,26 @@ pub(crate) fn describe_params(params: &[PtxParam]) -> String {
     format!("{} parameters: ({list})", params.len())
 }
 
-/// Whether a kernel declaring `declared` takes the arguments for `scalars`: same count, same
-/// sizes. Sizes are what `cuLaunchKernel` goes by; the types are rc-core's to keep consistent.
-pub(crate) fn matches(declared: &[PtxParam], scalars: &[ScalarType]) -> bool {
-    declared.iter().map(|p| p.bytes).eq(KernelParam::list(rc_core::Dims::One, scalars).into_iter().map(KernelParam::bytes))
+/// Whether a kernel declaring `declared` takes the arguments of a `dims`-dimensional stencil
+/// with parameters `scalars`: same count, same sizes. Sizes are what `cuLaunchKernel` goes by;
+/// the types are rc-core's to keep consistent.
+pub(crate) fn matches(declared: &[PtxParam], dims: Dims, scalars: &[ScalarType]) -> bool {
+    declared.iter().map(|p| p.bytes).eq(KernelParam::list(dims, scalars).into_iter().map(KernelParam::bytes))
+}
+
+/// Refuses a kernel whose `.entry` does not declare the parameters a launch of a
+/// `dims`-dimensional stencil with parameters `scalars` passes ([`Error::KernelAbi`]).
+pub(crate) fn check(
+    stencil: &'static str,
+    entry: &'static str,
+    declared: &[PtxParam],
+    dims: Dims,
+    scalars: &[ScalarType],
+) -> Result<(), Error> {
+    if matches(declared, dims, scalars) {
+        return Ok(());
+    }
+    Err(Error::KernelAbi { stencil, entry, expected: expected_signature(dims, scalars), got: describe_params(declared) })
 }
 
 /// One argument's bytes, 8-byte aligned like the largest argument.
@@ -161,21 +183,55 @@ pub(crate) struct KernelArgs {
     slots: Vec<Slot>,
 }
 
-impl KernelArgs {
-    pub(crate) fn new(input: u64, output: u64, n: u64, n_out: u64, scalars: &[Scalar]) -> KernelArgs {
-        let wide = |v: u64| Slot(v.to_ne_bytes());
-        let mut slots = vec![wide(input), wide(output), wide(n), wide(n_out)];
-        for scalar in scalars {
-            slots.push(match scalar.ty.bytes() {
-                8 => wide(scalar.bits),
-                // 4-byte values sit in the slot's first bytes, where the driver reads 4 bytes.
-                _ => {
-                    let mut slot = [0; 8];
-                    slot[..4].copy_from_slice(&(scalar.bits as u32).to_ne_bytes());
-                    Slot(slot)
-                }
-            });
+/// A stencil parameter's slot: 8-byte values fill it, 4-byte values sit in its first bytes, where
+/// the driver reads 4 bytes.
+fn scalar_slot(scalar: Scalar) -> Slot {
+    match scalar.ty.bytes() {
+        8 => Slot(scalar.bits.to_ne_bytes()),
+        _ => {
+            let mut slot = [0; 8];
+            slot[..4].copy_from_slice(&(scalar.bits as u32).to_ne_bytes());
+            Slot(slot)
         }
+    }
+}
+
+/// What one launch passes, by meaning; [`KernelArgs::new`] puts it in the kernel's order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LaunchValues<'a> {
+    /// The buffers' device addresses.
+    pub input: u64,
+    pub output: u64,
+    /// The buffers' lengths in elements.
+    pub n: u64,
+    pub n_out: u64,
+    /// The grids' shapes (read in 2D and 3D only; 1D kernels take the lengths alone).
+    pub input_shape: Extent,
+    pub output_shape: Extent,
+    pub scalars: &'a [Scalar],
+}
+
+impl KernelArgs {
+    /// The argument block of a `dims`-dimensional stencil's kernel: one slot per
+    /// [`KernelParam::list`] entry, in its order.
+    pub(crate) fn new(dims: Dims, values: &LaunchValues<'_>) -> KernelArgs {
+        let types: Vec<ScalarType> = values.scalars.iter().map(|s| s.ty).collect();
+        let wide = |v: u64| Slot(v.to_ne_bytes());
+        let slots = KernelParam::list(dims, &types)
+            .into_iter()
+            .map(|param| match param {
+                KernelParam::Input => wide(values.input),
+                KernelParam::Output => wide(values.output),
+                KernelParam::Len => wide(values.n),
+                KernelParam::OutputLen => wide(values.n_out),
+                KernelParam::Extent { axis, output } => {
+                    let shape = if output { values.output_shape } else { values.input_shape };
+                    wide(shape.along(axis as usize) as u64)
+                }
+                // In bounds: the list has one `Value` per entry of `types`, which is `scalars`'.
+                KernelParam::Value { index, .. } => scalar_slot(values.scalars[index as usize]),
+            })
+            .collect();
         KernelArgs { slots }
     }
 
@@ -185,8 +241,14 @@ impl KernelArgs {
     }
 
     #[cfg(test)]
-    fn bytes(&self, i: usize) -> [u8; 8] {
+    pub(crate) fn bytes(&self, i: usize) -> [u8; 8] {
         self.slots[i].0
+    }
+
+    /// Each slot's 8 bytes as a native-endian `u64`: the `.u64` parameters' values.
+    #[cfg(test)]
+    pub(crate) fn values(&self) -> Vec<u64> {
+        self.slots.iter().map(|slot| u64::from_ne_bytes(slot.0)).collect()
     }
 }
 
@@ -240,16 +302,16 @@ mod tests {
     fn matching_goes_by_count_and_size() {
         let p = |ty: &str, bytes| PtxParam { ty: ty.into(), bytes };
         let four = vec![p(".u64", 8); 4];
-        assert!(matches(&four, &[]));
+        assert!(matches(&four, Dims::One, &[]));
         let mut with_f32 = four.clone();
         with_f32.push(p(".f32", 4));
-        assert!(matches(&with_f32, &[ScalarType::F32]));
-        assert!(matches(&with_f32, &[ScalarType::U32]));
-        assert!(!matches(&with_f32, &[ScalarType::F64]));
-        assert!(!matches(&with_f32, &[]));
-        assert!(!matches(&four, &[ScalarType::F32]));
+        assert!(matches(&with_f32, Dims::One, &[ScalarType::F32]));
+        assert!(matches(&with_f32, Dims::One, &[ScalarType::U32]));
+        assert!(!matches(&with_f32, Dims::One, &[ScalarType::F64]));
+        assert!(!matches(&with_f32, Dims::One, &[]));
+        assert!(!matches(&four, Dims::One, &[ScalarType::F32]));
         assert_eq!(
-            expected_signature(&[ScalarType::F32, ScalarType::F64]),
+            expected_signature(Dims::One, &[ScalarType::F32, ScalarType::F64]),
             ".u64 input, .u64 output, .u64 n, .u64 n_out, .f32 p0, .f64 p1"
         );
         assert_eq!(describe_params(&with_f32[3..]), "2 parameters: (.u64 (8 bytes), .f32 (4 bytes))");
@@ -258,7 +320,16 @@ mod tests {
     #[test]
     fn arguments_hold_exact_bits() {
         let scalars = [Scalar::f32(-0.0), Scalar::f64(1.5), Scalar::i32(-2), Scalar::u32(7)];
-        let mut args = KernelArgs::new(0x1000, 0x2000, 10, 8, &scalars);
+        let values = LaunchValues {
+            input: 0x1000,
+            output: 0x2000,
+            n: 10,
+            n_out: 8,
+            input_shape: Extent::x(10),
+            output_shape: Extent::x(8),
+            scalars: &scalars,
+        };
+        let mut args = KernelArgs::new(Dims::One, &values);
         assert_eq!(args.bytes(0), 0x1000u64.to_ne_bytes());
         assert_eq!(args.bytes(3), 8u64.to_ne_bytes());
         assert_eq!(args.bytes(4)[..4], (-0.0f32).to_bits().to_ne_bytes());
@@ -268,5 +339,59 @@ mod tests {
         let pointers = args.pointers();
         assert_eq!(pointers.len(), 8);
         assert!(pointers.iter().all(|p| (*p as usize) % 8 == 0));
+    }
+
+    /// A 2D kernel's list as the PTX back end declares it (`KernelParam::list(Dims::Two, ..)`).
+    fn ptx_2d(params: &str) -> String {
+        format!(
+            ".visible .entry k(.param .u64 k_input, .param .u64 k_output, .param .u64 k_n, .param .u64 k_n_out, \
+             .param .u64 k_in_y, .param .u64 k_in_x, .param .u64 k_out_y, .param .u64 k_out_x{params})\n{{ ret; }}"
+        )
+    }
+
+    #[test]
+    fn a_2d_kernel_takes_both_extents_after_the_lengths() {
+        let declared = entry_params(&ptx_2d(", .param .f32 k_p0"), "k").expect("parses");
+        assert_eq!(declared.len(), 9);
+        assert!(check("blur", "k", &declared, Dims::Two, &[ScalarType::F32]).is_ok());
+        // The same list is not a 1D kernel's, nor a 3D one's.
+        assert!(!matches(&declared, Dims::One, &[ScalarType::F32]));
+        assert!(!matches(&declared, Dims::Three, &[ScalarType::F32]));
+
+        // A 2D kernel declared without its extents (as a 1D one) is refused, saying what a 2D
+        // launch passes.
+        let one_d = entry_params(".entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d, .param .f32 e)", "k")
+            .expect("parses");
+        let err = check("blur", "k", &one_d, Dims::Two, &[ScalarType::F32]).expect_err("no extents");
+        assert_eq!(
+            err.to_string(),
+            "kernel ABI mismatch for stencil `blur`: expected `.entry k` taking (.u64 input, .u64 output, .u64 n, \
+             .u64 n_out, .u64 in_y, .u64 in_x, .u64 out_y, .u64 out_x, .f32 p0), got 5 parameters: (.u64 (8 bytes), \
+             .u64 (8 bytes), .u64 (8 bytes), .u64 (8 bytes), .f32 (4 bytes))"
+        );
+        assert_eq!(
+            expected_signature(Dims::Three, &[]),
+            ".u64 input, .u64 output, .u64 n, .u64 n_out, .u64 in_z, .u64 in_y, .u64 in_x, .u64 out_z, .u64 out_y, \
+             .u64 out_x"
+        );
+    }
+
+    #[test]
+    fn a_2d_argument_block_has_the_extents_outermost_first_input_then_output() {
+        let scalars = [Scalar::f32(0.25)];
+        let values = LaunchValues {
+            input: 0x1000,
+            output: 0x2000,
+            n: 6 * 40,
+            n_out: 4 * 38,
+            input_shape: Extent::yx(6, 40),
+            output_shape: Extent::yx(4, 38),
+            scalars: &scalars,
+        };
+        let args = KernelArgs::new(Dims::Two, &values);
+        assert_eq!(args.values()[..8], [0x1000, 0x2000, 240, 152, 6, 40, 4, 38]);
+        assert_eq!(args.bytes(8)[..4], 0.25f32.to_bits().to_ne_bytes());
+        let declared = entry_params(&ptx_2d(", .param .f32 k_p0"), "k").expect("parses");
+        assert_eq!(args.slots.len(), declared.len());
     }
 }

@@ -130,7 +130,10 @@ pub enum Error {
     #[error("kernel ABI mismatch for stencil `{stencil}`: expected `.entry {entry}` taking ({expected}), got {got}")]
     KernelAbi { stencil: &'static str, entry: &'static str, expected: String, got: String },
 
-    /// Input and output lengths do not fit the stencil's pattern, or need too large a grid.
+    /// The input's shape or the buffers' lengths do not fit the stencil's pattern, or need too
+    /// large a grid: in 1D the lengths, in 2D and 3D also a shape with another number of
+    /// dimensions, an empty dimension, one shorter than a window under `valid`, or buffers
+    /// whose element counts are not the shapes'.
     #[error("stencil `{stencil}`: {source}")]
     Length {
         stencil: &'static str,

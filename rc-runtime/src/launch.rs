@@ -1,12 +1,15 @@
 //! Launching a stencil, whichever back end the caller's stream and buffers come from: the plan
-//! (lengths, grid, parameters; no CUDA), the checks on buffers and kernel, and the launch. The
+//! (shapes, grid, parameters; no CUDA), the checks on buffers and kernel, and the launch. The
 //! back ends (`with_cust.rs`, `with_cudarc.rs`) only turn their types into driver handles.
+//!
+//! 1D, 2D and 3D stencils take the same path: a 1D launch is a launch over the shape
+//! `Extent::x(input.len())`, whose checks are the 1D length checks (rc-core's `check_shapes`).
 
 use std::ptr;
 
-use rc_core::{Element, LaunchShape, Params, Scalar, ScalarType, Stencil, Strategy};
+use rc_core::{Dims, Element, Extent, LaunchShape, LengthError, Params, Scalar, ScalarType, Stencil, Strategy};
 
-use crate::abi::KernelArgs;
+use crate::abi::{KernelArgs, LaunchValues};
 use crate::buffers;
 use crate::context;
 use crate::driver::{self, CuStream};
@@ -14,26 +17,62 @@ use crate::error::{check, Error};
 use crate::module;
 
 /// What a launch needs that can be worked out without the GPU. Computed first, so that wrong
-/// lengths are reported before any CUDA call.
+/// shapes and lengths are reported before any CUDA call.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Plan {
+    /// The input's shape (as given) and element count.
+    pub input_shape: Extent,
+    pub n: usize,
+    /// The output's shape and element count, as the input's shape calls for.
+    pub output_shape: Extent,
     pub n_out: usize,
     /// `None` for an empty output: nothing to launch.
-    pub shape: Option<LaunchShape>,
+    pub launch: Option<LaunchShape>,
     pub scalars: Vec<Scalar>,
 }
 
+/// Checks that an input of `input_len` elements has shape `input`, that an output of
+/// `output_len` elements has the shape it calls for, and that the grid fits.
 pub(crate) fn plan<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
+    input: Extent,
     input_len: usize,
     output_len: usize,
     params: &P,
 ) -> Result<Plan, Error> {
     let length = |source| Error::Length { stencil: stencil.name(), source };
     let pattern = stencil.pattern();
-    let n_out = pattern.check_lengths(input_len, output_len).map_err(length)?;
-    let shape = if n_out == 0 { None } else { Some(pattern.launch_shape(n_out).map_err(length)?) };
-    Ok(Plan { n_out, shape, scalars: params.scalars() })
+    check_1d_shape(pattern.dims(), input, input_len).map_err(length)?;
+    let output_shape = pattern.check_shapes(input, input_len, output_len).map_err(length)?;
+    // `check_shapes` made sure the output has exactly this many elements.
+    let n_out = output_len;
+    let launch = if n_out == 0 { None } else { Some(pattern.launch_shape_of(output_shape).map_err(length)?) };
+    Ok(Plan { input_shape: input, n: input_len, output_shape, n_out, launch, scalars: params.scalars() })
+}
+
+/// rc-core checks a 1D stencil's 1D launch by the buffers' lengths alone (the 1D API has no
+/// shape to check), so a 1D shape given to a grid launch is checked against the input's length
+/// here: `[len]` must be the input's length, as `[rows, cols]` must be its element count. Other
+/// dimension counts are rc-core's to refuse ([`LengthError::Dimensions`]).
+fn check_1d_shape(stencil: Dims, input: Extent, input_len: usize) -> Result<(), LengthError> {
+    if stencil == Dims::One && input.dims() == Dims::One && input.along_x() != input_len {
+        return Err(LengthError::InputShape { shape: input, expected: input.along_x(), got: input_len });
+    }
+    Ok(())
+}
+
+/// The output's shape for an input of shape `input` with `input_len` elements, as the error
+/// `run` reports (before it allocates the output).
+pub(crate) fn output_shape<T: Element, P: Params>(
+    stencil: &Stencil<T, P>,
+    input: Extent,
+    input_len: usize,
+) -> Result<(Extent, usize), Error> {
+    let length = |source| Error::Length { stencil: stencil.name(), source };
+    check_1d_shape(stencil.pattern().dims(), input, input_len).map_err(length)?;
+    let output = stencil.pattern().output_shape(input).map_err(length)?;
+    let n_out = output.len().ok_or(LengthError::ShapeOverflow { shape: output }).map_err(length)?;
+    Ok((output, n_out))
 }
 
 /// Vector loads and stores need their buffers aligned to the access size.
@@ -65,9 +104,10 @@ pub(crate) struct RawBuffer {
 }
 
 /// The launch itself, shared by the back ends once each has turned its stream and buffers into
-/// driver handles and addresses, and has made a `plan` with a shape (so lengths were checked
-/// before any CUDA call). Checks alignment and overlap, then that the stream's context is current
-/// and can reach both buffers, loads the kernel, checks its ABI and block size, and queues it.
+/// driver handles and addresses, and has made a `plan` with a launch shape (so shapes and lengths
+/// were checked before any CUDA call). Checks alignment and overlap, then that the stream's
+/// context is current and can reach both buffers, loads the kernel, checks its ABI and block
+/// size, and queues it.
 pub(crate) fn launch_planned<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
     plan: &Plan,
@@ -89,18 +129,19 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
     buffers::check_reachable(stencil.name(), "output", output.address, context)?;
     let kernel = module::kernel(context, stencil.name(), stencil.ptx(), stencil.entry())?;
     let types: Vec<ScalarType> = plan.scalars.iter().map(|s| s.ty).collect();
-    kernel.check_abi(stencil.name(), stencil.entry(), &types)?;
+    kernel.check_abi(stencil.name(), stencil.entry(), stencil.pattern().dims(), &types)?;
     check_threads_per_block(stencil.name(), shape, crate::resources::max_threads_per_block(kernel.function(), stencil.name())?)?;
 
-    let mut args = KernelArgs::new(input.address, output.address, input.len as u64, plan.n_out as u64, &plan.scalars);
+    let mut args = kernel_args(stencil, plan, input.address, output.address);
     let mut pointers = args.pointers();
     // SAFETY: the function belongs to the current context (looked up with it) and stays loaded
     // while `kernel` lives; the argument block matches the parameter list the entry declares
     // (checked above); the buffers are live device allocations of the lengths passed (the back
-    // ends take them from their buffer types), which the driver did not report as another
-    // context's (checked above), and the output's bytes are disjoint from the input's (checked
-    // above: cust's `DeviceSlice` is `Copy`, so an exclusive borrow alone does not prove that).
-    // The driver copies the arguments before returning.
+    // ends take them from their buffer types, and the plan checked that the shapes have exactly
+    // those element counts), which the driver did not report as another context's (checked
+    // above), and the output's bytes are disjoint from the input's (checked above: cust's
+    // `DeviceSlice` is `Copy`, so an exclusive borrow alone does not prove that). The driver
+    // copies the arguments before returning.
     let code = unsafe {
         driver::cuLaunchKernel(
             kernel.function(),
@@ -117,8 +158,12 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
         )
     };
     check(code, || {
+        let shape_note = match plan.output_shape.dims() {
+            Dims::One => String::new(),
+            _ => format!(" of shape {}", plan.output_shape),
+        };
         format!(
-            "cuLaunchKernel for stencil `{}` ({} blocks of {} threads, {} outputs)",
+            "cuLaunchKernel for stencil `{}` ({} blocks of {} threads, {} outputs{shape_note})",
             stencil.name(),
             shape.blocks,
             shape.threads_per_block,
@@ -127,15 +172,30 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
     })
 }
 
-/// The output length for `input_len` input elements, as the error `run` reports.
-pub(crate) fn output_len<T: Element, P: Params>(stencil: &Stencil<T, P>, input_len: usize) -> Result<usize, Error> {
-    stencil.pattern().output_len(input_len).map_err(|source| Error::Length { stencil: stencil.name(), source })
+/// The argument block of `plan`'s launch over the buffers at `input` and `output`, in the order
+/// of the stencil's kernel parameter list.
+pub(crate) fn kernel_args<T: Element, P: Params>(
+    stencil: &Stencil<T, P>,
+    plan: &Plan,
+    input: u64,
+    output: u64,
+) -> KernelArgs {
+    let values = LaunchValues {
+        input,
+        output,
+        n: plan.n as u64,
+        n_out: plan.n_out as u64,
+        input_shape: plan.input_shape,
+        output_shape: plan.output_shape,
+        scalars: &plan.scalars,
+    };
+    KernelArgs::new(stencil.pattern().dims(), &values)
 }
 
 #[cfg(test)]
 mod tests {
     use rc_core::body::{Body, Node};
-    use rc_core::{BodyError, Boundary, Layout, LengthError, Pattern, Strategy, Window};
+    use rc_core::{BodyError, Boundary, Layout, Offset, Pattern, Radius, Strategy, Window};
 
     use super::*;
 
@@ -178,30 +238,30 @@ mod tests {
     // `launch` computes this plan before its first CUDA call; these are its refusals.
     #[test]
     fn lengths_are_checked_before_any_cuda_call() {
-        let err = plan(&VALID, 10, 5, &(1.0,)).expect_err("10 - 4 = 6 outputs, not 5");
+        let err = plan_1d(&VALID, 10, 5, &(1.0,)).expect_err("10 - 4 = 6 outputs, not 5");
         assert!(matches!(err, Error::Length { stencil: "s", source: LengthError::Output { expected: 6, got: 5, .. } }));
         assert_eq!(
             err.to_string(),
             "stencil `s`: output has 5 elements, expected 6 for an input of 10 elements with boundary `valid`"
         );
-        let err = plan(&VALID, 4, 0, &(1.0,)).expect_err("shorter than a window");
+        let err = plan_1d(&VALID, 4, 0, &(1.0,)).expect_err("shorter than a window");
         assert_eq!(
             err.to_string(),
             "stencil `s`: input has 4 elements, but boundary `valid` needs at least one whole window of 5 (2 * radius + 1)"
         );
-        let err = plan(&ZERO, 10, 8, &(1.0,)).expect_err("zero boundary: n outputs");
+        let err = plan_1d(&ZERO, 10, 8, &(1.0,)).expect_err("zero boundary: n outputs");
         assert!(err.to_string().contains("expected 10"), "{err}");
     }
 
     #[test]
     fn a_plan_has_the_shape_and_the_parameters() {
-        let plan = plan(&VALID, 1000, 996, &(0.5,)).expect("fits");
+        let plan = plan_1d(&VALID, 1000, 996, &(0.5,)).expect("fits");
         // 996 outputs / 128 per warp = 8 warps = 256 threads = 1 block.
         assert_eq!(plan.n_out, 996);
-        assert_eq!(plan.shape, Some(LaunchShape { blocks: 1, threads_per_block: 256 }));
+        assert_eq!(plan.launch, Some(LaunchShape { blocks: 1, threads_per_block: 256 }));
         assert_eq!(plan.scalars, vec![Scalar::f32(0.5)]);
         // Nothing to do: no launch.
-        assert_eq!(plan_empty().shape, None);
+        assert_eq!(plan_empty().launch, None);
     }
 
     #[test]
@@ -212,7 +272,7 @@ mod tests {
             Strategy::RegisterCache,
             Layout::RoundRobin,
         );
-        let shape = plan(&BIG, 100_000, 99_996, &(1.0,)).expect("fits").shape.expect("not empty");
+        let shape = plan_1d(&BIG, 100_000, 99_996, &(1.0,)).expect("fits").launch.expect("not empty");
         assert_eq!(shape.threads_per_block, 1024);
         assert!(check_threads_per_block("b", shape, 1024).is_ok());
         let err = check_threads_per_block("b", shape, 640).expect_err("the kernel allows 640 threads");
@@ -225,7 +285,7 @@ mod tests {
              outputs_per_thread"
         );
         // The default 256 threads fit a kernel that allows 640.
-        let shape = plan(&VALID, 1000, 996, &(1.0,)).expect("fits").shape.expect("not empty");
+        let shape = plan_1d(&VALID, 1000, 996, &(1.0,)).expect("fits").launch.expect("not empty");
         assert!(check_threads_per_block("s", shape, 640).is_ok());
     }
 
@@ -238,11 +298,155 @@ mod tests {
             Layout::RoundRobin,
         );
         // 996 outputs / 128 per warp = 8 warps = 256 threads = 4 blocks of 64.
-        let plan = plan(&SMALL, 1000, 996, &(0.5,)).expect("fits");
-        assert_eq!(plan.shape, Some(LaunchShape { blocks: 4, threads_per_block: 64 }));
+        let plan = plan_1d(&SMALL, 1000, 996, &(0.5,)).expect("fits");
+        assert_eq!(plan.launch, Some(LaunchShape { blocks: 4, threads_per_block: 64 }));
     }
 
     fn plan_empty() -> Plan {
-        plan(&ZERO, 0, 0, &(1.0,)).expect("empty is fine")
+        plan_1d(&ZERO, 0, 0, &(1.0,)).expect("empty is fine")
+    }
+
+    /// The plan of a 1D launch, as `launch` makes it: over the shape `[input_len]`.
+    fn plan_1d<P: Params>(stencil: &Stencil<f32, P>, input_len: usize, output_len: usize, params: &P) -> Result<Plan, Error> {
+        plan(stencil, Extent::x(input_len), input_len, output_len, params)
+    }
+
+    // 2D and 3D: the body is never evaluated here, but it is a 2D (3D) body, as the macro's.
+    fn body_2d() -> Result<Body, BodyError> {
+        Body::new(ScalarType::F32, vec![ScalarType::F32], Radius::yx(1, 1), vec![Node::Tap(Offset::yx(0, 0))], 0)
+    }
+    fn body_3d() -> Result<Body, BodyError> {
+        Body::new(ScalarType::F32, vec![ScalarType::F32], Radius::zyx(1, 1, 1), vec![Node::Tap(Offset::zyx(0, 0, 0))], 0)
+    }
+    const fn grid(name: &'static str, pattern: Pattern, body: fn() -> Result<Body, BodyError>) -> Stencil<f32, (f32,)> {
+        Stencil::from_parts(name, pattern, Strategy::RegisterCache, Layout::Granule(4), "", "e", body, reference)
+    }
+    /// Tiles of 8 rows of 128 outputs (32 lanes x 4), 8 warps (tiles) per block.
+    const CLAMP_2D: Stencil<f32, (f32,)> =
+        grid("c2", Pattern::grid_unchecked(Radius::yx(1, 1), 32, 4, 8, 1, Boundary::Clamp), body_2d);
+    const VALID_2D: Stencil<f32, (f32,)> =
+        grid("v2", Pattern::grid_unchecked(Radius::yx(1, 1), 32, 4, 8, 1, Boundary::Valid), body_2d);
+    /// Tiles of 2 planes of 4 rows of 64 outputs (32 lanes x 2).
+    const ZERO_3D: Stencil<f32, (f32,)> =
+        grid("z3", Pattern::grid_unchecked(Radius::zyx(1, 1, 1), 32, 2, 4, 2, Boundary::Zero), body_3d);
+    const VALID_3D: Stencil<f32, (f32,)> =
+        grid("v3", Pattern::grid_unchecked(Radius::zyx(1, 1, 1), 32, 2, 4, 2, Boundary::Valid), body_3d);
+
+    /// The plan's argument block as `u64`s, the stencil parameters left out.
+    fn extents_block<P: Params>(stencil: &Stencil<f32, P>, plan: &Plan) -> Vec<u64> {
+        let args = kernel_args(stencil, plan, 0x7000_0000, 0x8000_0000);
+        let values = args.values();
+        values[..values.len() - plan.scalars.len()].to_vec()
+    }
+
+    #[test]
+    fn a_2d_plan_has_both_shapes_the_blocks_and_the_extents_in_kernel_order() {
+        let plan = plan(&CLAMP_2D, Extent::yx(100, 2000), 200_000, 200_000, &(0.5,)).expect("fits");
+        assert_eq!(plan.input_shape, Extent::yx(100, 2000));
+        assert_eq!(plan.output_shape, Extent::yx(100, 2000));
+        assert_eq!((plan.n, plan.n_out), (200_000, 200_000));
+        // 13 bands of 8 rows (the last one partial) x 16 tiles along x = 2 blocks of 8 tiles each.
+        assert_eq!(plan.launch, Some(LaunchShape { blocks: 13 * 2, threads_per_block: 256 }));
+        // input, output, n, n_out, in_y, in_x, out_y, out_x; then p0.
+        assert_eq!(extents_block(&CLAMP_2D, &plan), [0x7000_0000, 0x8000_0000, 200_000, 200_000, 100, 2000, 100, 2000]);
+        assert_eq!(kernel_args(&CLAMP_2D, &plan, 0, 0).bytes(8)[..4], 0.5f32.to_bits().to_ne_bytes());
+
+        // `valid` shrinks each dimension by twice its radius: the output's extents differ.
+        let plan = super::plan(&VALID_2D, Extent::yx(10, 40), 400, 8 * 38, &(0.5,)).expect("fits");
+        assert_eq!(plan.output_shape, Extent::yx(8, 38));
+        assert_eq!(plan.launch, Some(LaunchShape { blocks: 1, threads_per_block: 256 }));
+        assert_eq!(extents_block(&VALID_2D, &plan), [0x7000_0000, 0x8000_0000, 400, 304, 10, 40, 8, 38]);
+    }
+
+    #[test]
+    fn a_3d_plan_has_both_shapes_the_blocks_and_the_extents_in_kernel_order() {
+        let plan = plan(&ZERO_3D, Extent::zyx(5, 9, 130), 5 * 9 * 130, 5 * 9 * 130, &(1.0,)).expect("fits");
+        assert_eq!(plan.output_shape, Extent::zyx(5, 9, 130));
+        // 3 tile planes x 3 tile rows = 9 bands, each 3 tiles along x: one block each.
+        assert_eq!(plan.launch, Some(LaunchShape { blocks: 9, threads_per_block: 256 }));
+        assert_eq!(extents_block(&ZERO_3D, &plan), [0x7000_0000, 0x8000_0000, 5850, 5850, 5, 9, 130, 5, 9, 130]);
+
+        let plan = super::plan(&VALID_3D, Extent::zyx(4, 6, 40), 960, 2 * 4 * 38, &(1.0,)).expect("fits");
+        assert_eq!(plan.output_shape, Extent::zyx(2, 4, 38));
+        assert_eq!(plan.launch, Some(LaunchShape { blocks: 1, threads_per_block: 256 }));
+        assert_eq!(extents_block(&VALID_3D, &plan), [0x7000_0000, 0x8000_0000, 960, 304, 4, 6, 40, 2, 4, 38]);
+    }
+
+    #[test]
+    fn a_1d_argument_block_has_no_extents() {
+        let plan = plan_1d(&VALID, 1000, 996, &(0.5,)).expect("fits");
+        assert_eq!(plan.input_shape, Extent::x(1000));
+        assert_eq!(plan.output_shape, Extent::x(996));
+        assert_eq!(extents_block(&VALID, &plan), [0x7000_0000, 0x8000_0000, 1000, 996]);
+    }
+
+    #[test]
+    fn every_shape_error_says_what_was_expected_before_any_cuda_call() {
+        let message = |stencil: &Stencil<f32, (f32,)>, shape: Extent, input_len, output_len| {
+            let err = plan(stencil, shape, input_len, output_len, &(1.0,)).expect_err("refused");
+            assert!(matches!(err, Error::Length { .. }), "{err:?}");
+            err.to_string()
+        };
+        assert_eq!(
+            message(&CLAMP_2D, Extent::yx(20, 300), 5999, 6000),
+            "stencil `c2`: input has 5999 elements, expected 6000 for shape (20, 300)"
+        );
+        assert_eq!(
+            message(&VALID_2D, Extent::yx(10, 40), 400, 400),
+            "stencil `v2`: output has 400 elements, expected 304 (shape (8, 38)) for an input of shape (10, 40) with \
+             boundary `valid`"
+        );
+        assert_eq!(
+            message(&VALID_3D, Extent::zyx(4, 6, 40), 960, 960),
+            "stencil `v3`: output has 960 elements, expected 304 (shape (2, 4, 38)) for an input of shape (4, 6, 40) \
+             with boundary `valid`"
+        );
+        assert_eq!(
+            message(&CLAMP_2D, Extent::yx(0, 300), 0, 0),
+            "stencil `c2`: shape (0, 300) has an empty dimension; a 2D or 3D stencil needs at least one element along each"
+        );
+        assert_eq!(
+            message(&ZERO_3D, Extent::zyx(4, 6, 0), 0, 0),
+            "stencil `z3`: shape (4, 6, 0) has an empty dimension; a 2D or 3D stencil needs at least one element along each"
+        );
+        assert_eq!(
+            message(&VALID_2D, Extent::yx(2, 40), 80, 0),
+            "stencil `v2`: shape (2, 40) is smaller than one window (3, 3) (2 * radius + 1 along each dimension), which \
+             boundary `valid` needs"
+        );
+        assert_eq!(
+            message(&CLAMP_2D, Extent::x(300), 300, 300),
+            "stencil `c2`: the shape has 1D dimensions, expected 2D for this stencil"
+        );
+        assert_eq!(
+            message(&VALID, Extent::yx(10, 40), 400, 304),
+            "stencil `s`: the shape has 2D dimensions, expected 1D for this stencil"
+        );
+        assert_eq!(
+            message(&ZERO_3D, Extent::yx(10, 40), 400, 400),
+            "stencil `z3`: the shape has 2D dimensions, expected 3D for this stencil"
+        );
+        assert_eq!(
+            message(&CLAMP_2D, Extent::yx(usize::MAX, 2), 0, 0),
+            format!("stencil `c2`: shape ({}, 2) has more elements than memory can index", usize::MAX)
+        );
+        // A 1D stencil's shape must be its input's length.
+        assert_eq!(message(&VALID, Extent::x(12), 10, 6), "stencil `s`: input has 10 elements, expected 12 for shape 12");
+    }
+
+    #[test]
+    fn the_output_shape_run_allocates_is_checked_like_a_launch() {
+        assert_eq!(output_shape(&VALID_2D, Extent::yx(10, 40), 400).expect("fits"), (Extent::yx(8, 38), 304));
+        assert_eq!(output_shape(&VALID, Extent::x(1000), 1000).expect("fits"), (Extent::x(996), 996));
+        assert_eq!(output_shape(&ZERO, Extent::x(0), 0).expect("empty"), (Extent::x(0), 0));
+        let err = output_shape(&VALID, Extent::x(4), 4).expect_err("shorter than a window");
+        assert_eq!(
+            err.to_string(),
+            "stencil `s`: input has 4 elements, but boundary `valid` needs at least one whole window of 5 (2 * radius + 1)"
+        );
+        let err = output_shape(&VALID, Extent::x(1000), 999).expect_err("shape and input disagree");
+        assert_eq!(err.to_string(), "stencil `s`: input has 999 elements, expected 1000 for shape 1000");
+        let err = output_shape(&VALID_2D, Extent::yx(0, 40), 0).expect_err("empty dimension");
+        assert!(matches!(err, Error::Length { stencil: "v2", source: LengthError::EmptyShape { .. } }), "{err:?}");
     }
 }

@@ -5,15 +5,19 @@
 //!   host program has), and [`run`] from host slices;
 //! - with the `cudarc` feature, [`launch_cudarc`] on a cudarc `CudaStream` and `CudaSlice`s or
 //!   views, and [`run_cudarc`] from host slices ([`run`] too, when `cust` is off);
+//! - for 2D and 3D stencils, the same over a grid's shape (`[rows, cols]`, `[depth, rows,
+//!   cols]`): `launch_grid`, `run_grid` (cust, or cudarc's when cust is off),
+//!   `launch_cudarc_grid`, `run_cudarc_grid`. Grids are contiguous and row-major, x fastest, with
+//!   rows packed (no pitch). The 1D functions are these over the shape `[input.len()]`;
 //! - with either: [`gpu`] (is there a GPU, and which, or why not, as [`Error::NoDevice`]) and
 //!   [`resources`] (what the driver's compiler gave a stencil's kernel on this GPU, printable as a
 //!   one-line report with a [`SpillWarning`] when it spills).
 //!
-//! Both back ends share one launch path: the same checks (lengths, alignment, overlap, buffers of
-//! another context, the kernel's parameter list and block size), the same per-context kernel
-//! cache and the same [`Error`]. A stencil's PTX is compiled by the driver for the GPU at hand the
-//! first time it is launched in a context, and cached per context after that (`module.rs`
-//! explains how the cache stays sound). A PTX the driver rejects comes back as
+//! Both back ends share one launch path: the same checks (shapes and lengths, alignment,
+//! overlap, buffers of another context, the kernel's parameter list and block size), the same
+//! per-context kernel cache and the same [`Error`]. A stencil's PTX is compiled by the driver for
+//! the GPU at hand the first time it is launched in a context, and cached per context after that
+//! (`module.rs` explains how the cache stays sound). A PTX the driver rejects comes back as
 //! [`Error::ModuleLoad`] with the JIT compiler's log.
 //!
 //! The driver is loaded at run time (`driver.rs`), so binaries start on machines without one and
@@ -41,12 +45,15 @@ pub use module::cached_kernel_count;
 pub use module::release_cached_modules;
 pub use resources::{resources, Resources, SpillWarning};
 #[cfg(feature = "cudarc")]
-pub use with_cudarc::{launch_cudarc, run_cudarc};
+pub use with_cudarc::{launch_cudarc, launch_cudarc_grid, run_cudarc, run_cudarc_grid};
 #[cfg(feature = "cust")]
-pub use with_cust::{launch, run};
+pub use with_cust::{launch, launch_grid, run, run_grid};
 /// [`run_cudarc`] under the name generated code and examples use, when cust is not enabled.
 #[cfg(all(feature = "cudarc", not(feature = "cust")))]
 pub use with_cudarc::run_cudarc as run;
+/// [`run_cudarc_grid`] under the name generated code and examples use, when cust is not enabled.
+#[cfg(all(feature = "cudarc", not(feature = "cust")))]
+pub use with_cudarc::run_cudarc_grid as run_grid;
 
 /// The cust this crate is built against, for callers that make their own contexts, streams and
 /// buffers.

@@ -29,7 +29,7 @@ use std::os::raw::{c_int, c_uint, c_void};
 use std::ptr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use rc_core::ScalarType;
+use rc_core::{Dims, ScalarType};
 
 use crate::abi::{self, PtxParam};
 use crate::context::PrimaryContext;
@@ -56,23 +56,16 @@ impl Kernel {
         self.function
     }
 
-    /// Whether the entry takes the arguments for stencil parameters of types `scalars`.
+    /// Whether the entry takes the arguments of a `dims`-dimensional stencil with parameters of
+    /// types `scalars` ([`Error::KernelAbi`] if not).
     pub(crate) fn check_abi(
         &self,
         stencil: &'static str,
         entry: &'static str,
+        dims: Dims,
         scalars: &[ScalarType],
     ) -> Result<(), Error> {
-        if abi::matches(&self.params, scalars) {
-            Ok(())
-        } else {
-            Err(Error::KernelAbi {
-                stencil,
-                entry,
-                expected: abi::expected_signature(scalars),
-                got: abi::describe_params(&self.params),
-            })
-        }
+        abi::check(stencil, entry, &self.params, dims, scalars)
     }
 }
 

@@ -9,11 +9,11 @@
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{CudaContext, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
-use rc_core::{Element, Params, Stencil};
+use rc_core::{Element, Extent, Params, Stencil};
 
 use crate::context;
 use crate::error::Error;
-use crate::launch::{launch_planned, output_len, plan, RawBuffer};
+use crate::launch::{launch_planned, output_shape, plan, RawBuffer};
 
 /// Launches `stencil` over `input` into `output` on `stream`, asynchronously: it returns once the
 /// launch is queued, and `output` is written when the stream gets there. `input` and `output` are
@@ -26,6 +26,8 @@ use crate::launch::{launch_planned, output_len, plan, RawBuffer};
 /// ([`Error::ForeignBuffer`]), vector distributions need 16-byte aligned buffers
 /// ([`Error::Misaligned`]), and the context must be a primary one (`CudaContext::new`). The
 /// stream's context is made current on this thread, as cudarc's own launches do.
+///
+/// This is [`launch_cudarc_grid`] over the shape `[input.len()]`.
 pub fn launch_cudarc<T, P, I, O>(
     stencil: &Stencil<T, P>,
     stream: &CudaStream,
@@ -39,8 +41,36 @@ where
     I: DevicePtr<T>,
     O: DevicePtrMut<T>,
 {
-    let plan = plan(stencil, input.len(), output.len(), &params)?;
-    let Some(shape) = plan.shape else {
+    let shape = Extent::x(input.len());
+    launch_cudarc_grid(stencil, stream, input, output, shape, params)
+}
+
+/// Launches `stencil` over `input`, a grid of shape `shape`, into `output` on `stream`,
+/// asynchronously, as [`launch_cudarc`] does for 1D.
+///
+/// The same shapes as cust's `launch_grid`: `shape` is the input's, outermost first (`[len]`,
+/// `[rows, cols]` or `[depth, rows, cols]`, as many dimensions as the stencil); both grids are
+/// contiguous and row-major, x fastest, with no padding between rows; `output` has exactly the
+/// element count of `stencil.output_shape(shape)`. Shape errors are [`Error::Length`], before
+/// any CUDA call. Rows are packed, not pitched, so the kernels of vector distributions use
+/// 16-byte vector loads (stores) only where an input (output) row is a whole number of 16-byte
+/// vectors, and a slower element-wise path otherwise, with the same results.
+pub fn launch_cudarc_grid<T, P, I, O>(
+    stencil: &Stencil<T, P>,
+    stream: &CudaStream,
+    input: &I,
+    output: &mut O,
+    shape: impl Into<Extent>,
+    params: P,
+) -> Result<(), Error>
+where
+    T: Element + DeviceRepr,
+    P: Params,
+    I: DevicePtr<T>,
+    O: DevicePtrMut<T>,
+{
+    let plan = plan(stencil, shape.into(), input.len(), output.len(), &params)?;
+    let Some(launch) = plan.launch else {
         return Ok(());
     };
     let context = stream.context();
@@ -55,7 +85,7 @@ where
     let launched = context
         .check_err()
         .map_err(|e| Error::cudarc("ordering the buffers' streams before the launch", e))
-        .and_then(|()| launch_planned(stencil, &plan, shape, stream.cu_stream().cast(), input, output));
+        .and_then(|()| launch_planned(stencil, &plan, launch, stream.cu_stream().cast(), input, output));
     if launched.is_err() {
         // Nothing was queued, so there is no use to record; recording one would also fail for a
         // buffer of another context (its events belong to that context, not the stream's).
@@ -73,13 +103,33 @@ static RUN_CONTEXT: Mutex<Option<Arc<CudaContext>>> = Mutex::new(None);
 /// launches on a new stream, waits, copies out. Lengths are checked before the GPU is touched;
 /// an empty output needs no GPU at all. Without a driver or a GPU it returns
 /// [`Error::NoDevice`] (see [`Error::is_no_device`]).
+///
+/// This is [`run_cudarc_grid`] over the shape `[input.len()]`.
 pub fn run_cudarc<T, P>(stencil: &Stencil<T, P>, input: &[T], params: P) -> Result<Vec<T>, Error>
 where
     T: Element + DeviceRepr + ValidAsZeroBits,
     P: Params,
 {
-    let n_out = output_len(stencil, input.len())?;
-    if plan(stencil, input.len(), n_out, &params)?.shape.is_none() {
+    run_cudarc_grid(stencil, input, Extent::x(input.len()), params)
+}
+
+/// Runs `stencil` over `input`, a grid of shape `shape`, on device 0 through cudarc and returns
+/// the output grid, of `stencil.output_shape(shape)`'s shape, as [`run_cudarc`]. Both grids are
+/// contiguous and row-major, x fastest (see [`launch_cudarc_grid`]). Shapes are checked before
+/// the GPU is touched.
+pub fn run_cudarc_grid<T, P>(
+    stencil: &Stencil<T, P>,
+    input: &[T],
+    shape: impl Into<Extent>,
+    params: P,
+) -> Result<Vec<T>, Error>
+where
+    T: Element + DeviceRepr + ValidAsZeroBits,
+    P: Params,
+{
+    let shape = shape.into();
+    let (_, n_out) = output_shape(stencil, shape, input.len())?;
+    if plan(stencil, shape, input.len(), n_out, &params)?.launch.is_none() {
         return Ok(Vec::new());
     }
     context::init()?;
@@ -109,7 +159,7 @@ where
     let mut device_output = stream
         .alloc_zeros::<T>(n_out)
         .map_err(|e| Error::cudarc(format!("allocating {n_out} output elements on the GPU"), e))?;
-    launch_cudarc(stencil, &stream, &device_input, &mut device_output, params)?;
+    launch_cudarc_grid(stencil, &stream, &device_input, &mut device_output, shape, params)?;
     stream
         .synchronize()
         .map_err(|e| Error::cudarc(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;

@@ -3,11 +3,11 @@
 
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
 use cust::stream::{Stream, StreamFlags};
-use rc_core::{Element, Params, Stencil};
+use rc_core::{Element, Extent, Params, Stencil};
 
 use crate::context;
 use crate::error::Error;
-use crate::launch::{launch_planned, output_len, plan, RawBuffer};
+use crate::launch::{launch_planned, output_shape, plan, RawBuffer};
 
 /// Launches `stencil` over `input` into `output` on `stream`, asynchronously: it returns once the
 /// launch is queued, and `output` is written when the stream gets there (synchronise the stream
@@ -19,6 +19,8 @@ use crate::launch::{launch_planned, output_len, plan, RawBuffer};
 /// device memory of another context that this one cannot map). The stream's context must be
 /// current on this thread and must be a primary context (cust's `Context`, `quick_init`). The
 /// first launch in a context compiles the PTX for its GPU (see [`crate::release_cached_modules`]).
+///
+/// This is [`launch_grid`] over the shape `[input.len()]`.
 pub fn launch<T, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
@@ -30,13 +32,48 @@ where
     T: Element + DeviceCopy,
     P: Params,
 {
-    let plan = plan(stencil, input.len(), output.len(), &params)?;
-    let Some(shape) = plan.shape else {
+    let shape = Extent::x(input.len());
+    launch_grid(stencil, stream, input, output, shape, params)
+}
+
+/// Launches `stencil` over `input`, a grid of shape `shape`, into `output` on `stream`,
+/// asynchronously, as [`launch`] does for 1D.
+///
+/// `shape` is the input's shape, outermost first: `[len]`, `[rows, cols]` or `[depth, rows,
+/// cols]`, with as many dimensions as the stencil. Both grids are contiguous and row-major, x
+/// (the last component) fastest, with no padding between rows: `input` has exactly the shape's
+/// element count, and `output` exactly that of `stencil.output_shape(shape)` (each dimension
+/// shrunk by twice its radius under `valid`, the same shape under the other boundaries).
+/// Wrong counts, a shape with another number of dimensions, an empty dimension, or one
+/// shorter than a window under `valid` are refused with [`Error::Length`] before any CUDA call.
+///
+/// Rows are packed, not pitched: a row starts wherever the previous one ends. So the kernels of
+/// vector distributions (granules, windows) load input rows with 16-byte vectors only where an
+/// input row is a whole number of 16-byte vectors (a multiple of 4 `f32`s or 2 `f64`s), and
+/// store output rows with them only where an output row is (under `valid` an output row is
+/// `2 * radius` shorter); otherwise they take a slower element-wise path, with the same
+/// results. The buffer rules are [`launch`]'s:
+/// 16-byte aligned buffers for vector distributions ([`Error::Misaligned`]), no overlap
+/// ([`Error::Aliasing`]), buffers the stream's context can reach ([`Error::ForeignBuffer`]).
+pub fn launch_grid<T, P>(
+    stencil: &Stencil<T, P>,
+    stream: &Stream,
+    input: &DeviceSlice<T>,
+    output: &mut DeviceSlice<T>,
+    shape: impl Into<Extent>,
+    params: P,
+) -> Result<(), Error>
+where
+    T: Element + DeviceCopy,
+    P: Params,
+{
+    let plan = plan(stencil, shape.into(), input.len(), output.len(), &params)?;
+    let Some(launch) = plan.launch else {
         return Ok(());
     };
     let input = RawBuffer { address: input.as_device_ptr().as_raw(), len: input.len() };
     let output = RawBuffer { address: output.as_device_ptr().as_raw(), len: output.len() };
-    launch_planned(stencil, &plan, shape, stream.as_inner().cast(), input, output)
+    launch_planned(stencil, &plan, launch, stream.as_inner().cast(), input, output)
 }
 
 /// Runs `stencil` over `input` on the GPU and returns the output: copies in, launches, waits,
@@ -47,13 +84,34 @@ where
 /// rest of the process, so repeated calls do not create and tear down a context each time.
 /// Lengths are checked before the GPU is touched; an empty output needs no GPU at all. Without a
 /// driver or a GPU it returns [`Error::NoDevice`] (see [`Error::is_no_device`]).
+///
+/// This is [`run_grid`] over the shape `[input.len()]`.
 pub fn run<T, P>(stencil: &Stencil<T, P>, input: &[T], params: P) -> Result<Vec<T>, Error>
 where
     T: Element + DeviceCopy,
     P: Params,
 {
-    let n_out = output_len(stencil, input.len())?;
-    if plan(stencil, input.len(), n_out, &params)?.shape.is_none() {
+    run_grid(stencil, input, Extent::x(input.len()), params)
+}
+
+/// Runs `stencil` over `input`, a grid of shape `shape`, on the GPU and returns the output grid,
+/// of `stencil.output_shape(shape)`'s shape: copies in, launches, waits, copies out, as [`run`].
+///
+/// Both grids are contiguous and row-major, x fastest (see [`launch_grid`], also for when the
+/// kernel takes its vector path). Shapes are checked before the GPU is touched.
+pub fn run_grid<T, P>(
+    stencil: &Stencil<T, P>,
+    input: &[T],
+    shape: impl Into<Extent>,
+    params: P,
+) -> Result<Vec<T>, Error>
+where
+    T: Element + DeviceCopy,
+    P: Params,
+{
+    let shape = shape.into();
+    let (_, n_out) = output_shape(stencil, shape, input.len())?;
+    if plan(stencil, shape, input.len(), n_out, &params)?.launch.is_none() {
         return Ok(Vec::new());
     }
     context::ensure_current()?;
@@ -65,7 +123,7 @@ where
     // f32, f64, i32, u32, for which any bit pattern is a valid value anyway.
     let mut device_output = unsafe { DeviceBuffer::<T>::uninitialized(n_out) }
         .map_err(|e| Error::cust(format!("allocating {n_out} output elements on the GPU"), e))?;
-    launch(stencil, &stream, &device_input, &mut device_output, params)?;
+    launch_grid(stencil, &stream, &device_input, &mut device_output, shape, params)?;
     stream
         .synchronize()
         .map_err(|e| Error::cust(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod echo2d;
+
 use rc_core::body::{BinaryOp, Body, Node};
 use rc_core::BodyError;
 use rc_core::{Boundary, Layout, Offset, Pattern, ScalarType, Stencil, Strategy, Window};
