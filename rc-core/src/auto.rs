@@ -16,6 +16,7 @@
 
 use std::fmt;
 
+use crate::geometry::Dims;
 use crate::body::{BinaryOp, Body};
 use crate::distribution::Layout;
 use crate::error::{Error, PatternError, ScheduleError};
@@ -127,10 +128,16 @@ pub struct Choice {
 /// each candidate V comes with outputs_per_thread = V.
 pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choice, Error> {
     let mut candidates: Vec<(Layout, u32)> = Vec::new();
-    // Granules of 16 bytes or more: narrower ones leave vector loads and stores half used.
-    let sizes = [4u32, 8, 16, 32];
+    // Granules of 16 bytes or more: narrower ones leave vector loads and stores half used. In
+    // 2D and 3D exactly 16 bytes: a tile's rows multiply every other size's registers, and on
+    // an H100 window(4) with 4 outputs per thread was the fastest f32 tile for every radius
+    // measured (bench/results/2026-11-23-h100-grid-tiles.csv); staged windows are 1D only.
+    let one_vector = 16 / body.element().bytes();
+    let sizes: &[u32] = if pattern.dims() == Dims::One { &[4, 8, 16, 32] } else { &[one_vector] };
+    let sizes = sizes.iter().copied();
     for v in sizes {
-        for layout in [Layout::Window(v), Layout::Granule(v), Layout::Staged(v)] {
+        let staged = pattern.dims() == Dims::One;
+        for layout in [Layout::Window(v), Layout::Granule(v), Layout::Staged(v)].into_iter().filter(|l| staged || !matches!(l, Layout::Staged(_))) {
             match fixed_outputs {
                 true if pattern.outputs_per_thread() % v == 0 => candidates.push((layout, pattern.outputs_per_thread())),
                 true => {}
@@ -176,9 +183,11 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     Ok(Choice { layout: best.layout, pattern, estimates })
 }
 
-/// `pattern` with `outputs` outputs per thread, everything else (launch bounds too) kept.
+/// `pattern` with `outputs` outputs per thread, everything else (rows, planes, launch bounds)
+/// kept.
 fn with_outputs(pattern: Pattern, outputs: u32) -> Result<Pattern, PatternError> {
-    Pattern::new(pattern.radius().along_x(), pattern.warp(), outputs, pattern.boundary())
+    let (rows, planes) = (pattern.rows_per_warp(), pattern.planes_per_warp());
+    Pattern::grid(pattern.radius(), pattern.warp(), outputs, rows, planes, pattern.boundary())
         .and_then(|p| p.with_launch_bounds(pattern.threads_per_block(), pattern.min_blocks_per_sm()))
 }
 

@@ -99,21 +99,20 @@ impl Pattern {
     /// The most output rows (or planes) one warp computes: each is straight-line code.
     pub const MAX_ROWS_PER_WARP: u32 = 64;
 
-    /// `rows_per_warp` unless the attribute or the cost model says otherwise: 1 in 1D.
+    /// `rows_per_warp` unless the attribute says otherwise: 1 in 1D, else 8 (on an H100, 8
+    /// rows were as fast as 4 and faster than 16 for 2D radii 1 to 4, and the fastest for 3D
+    /// radius 1 and 2: bench/results/2026-11-23-h100-grid-tiles.csv).
     pub const fn default_rows_per_warp(dims: Dims) -> u32 {
         match dims {
             Dims::One => 1,
-            Dims::Two => 8,
-            Dims::Three => 4,
+            _ => 8,
         }
     }
 
-    /// `planes_per_warp` unless the attribute or the cost model says otherwise: 1 below 3D.
-    pub const fn default_planes_per_warp(dims: Dims) -> u32 {
-        match dims {
-            Dims::Three => 2,
-            _ => 1,
-        }
+    /// `planes_per_warp` unless the attribute says otherwise: 1 (two planes per warp were
+    /// slower than one in every 3D tile measured, as their registers lower the occupancy).
+    pub const fn default_planes_per_warp(_: Dims) -> u32 {
+        1
     }
     /// Threads per block unless the attribute says `max_threads_per_block`: a multiple of 32, so
     /// every physical warp is whole and every lane of it takes part in every shuffle; 256 keeps

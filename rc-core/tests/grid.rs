@@ -228,9 +228,12 @@ fn write_perf_cases() {
         ("box1", Radius::yx(1, 1), false, Extent::yx(8192, 8192)),
         ("star2", Radius::yx(2, 2), true, Extent::yx(8192, 8192)),
         ("box2", Radius::yx(2, 2), false, Extent::yx(8192, 8192)),
+        ("star4", Radius::yx(4, 4), true, Extent::yx(8192, 8192)),
         ("box4", Radius::yx(4, 4), false, Extent::yx(8192, 8192)),
         ("star3d1", Radius::zyx(1, 1, 1), true, Extent::zyx(512, 512, 512)),
         ("box3d1", Radius::zyx(1, 1, 1), false, Extent::zyx(512, 512, 512)),
+        ("star3d2", Radius::zyx(2, 2, 2), true, Extent::zyx(512, 512, 512)),
+        ("box3d2", Radius::zyx(2, 2, 2), false, Extent::zyx(512, 512, 512)),
     ];
     for (name, radius, star, shape) in kinds {
         let taps = taps(radius, star);
@@ -245,22 +248,70 @@ fn write_perf_cases() {
         nodes.push(Node::Binary(BinaryOp::Mul, acc, nodes.len() as u32 - 1));
         let body = Body::new(ScalarType::F32, vec![], radius, nodes.clone(), nodes.len() as u32 - 1).expect("valid");
         let three = radius.dims() == rc_core::Dims::Three;
-        let tiles: Vec<(u32, u32, u32, Layout)> = if three {
-            vec![(4, 4, 1, Layout::Granule(4)), (4, 8, 1, Layout::Granule(4)), (4, 4, 2, Layout::Granule(4)), (4, 2, 4, Layout::Granule(4)), (4, 1, 8, Layout::Granule(4)), (4, 4, 4, Layout::Granule(4))]
+        // (strategy, layout, outputs, rows, planes, min_blocks_per_sm)
+        type Tile = (Strategy, Layout, u32, u32, u32, Option<u32>);
+        let rc = Strategy::RegisterCache;
+        let mut tiles: Vec<Tile> = if three {
+            vec![
+                (rc, Layout::Window(4), 4, 4, 1, None),
+                (rc, Layout::Window(4), 4, 8, 1, None),
+                (rc, Layout::Window(4), 4, 2, 2, None),
+                (rc, Layout::Window(4), 4, 4, 1, Some(3)),
+                (rc, Layout::Window(4), 4, 8, 1, Some(3)),
+                (rc, Layout::Window(2), 2, 8, 1, Some(3)),
+                (rc, Layout::RoundRobin, 1, 8, 1, None),
+                (rc, Layout::RoundRobin, 1, 4, 1, Some(4)),
+            ]
         } else {
-            vec![(4, 4, 1, Layout::Granule(4)), (4, 8, 1, Layout::Granule(4)), (4, 16, 1, Layout::Granule(4)), (4, 8, 1, Layout::Window(4)), (2, 8, 1, Layout::Granule(2)), (1, 8, 1, Layout::RoundRobin)]
+            vec![
+                (rc, Layout::Window(4), 4, 8, 1, None),
+                (rc, Layout::Window(4), 4, 4, 1, Some(3)),
+                (rc, Layout::Window(4), 4, 8, 1, Some(2)),
+                (rc, Layout::Window(4), 4, 8, 1, Some(3)),
+                (rc, Layout::Window(4), 4, 8, 1, Some(4)),
+                (rc, Layout::Window(4), 4, 16, 1, Some(3)),
+                (rc, Layout::Window(2), 2, 8, 1, Some(4)),
+                (rc, Layout::RoundRobin, 1, 8, 1, Some(4)),
+            ]
         };
-        for (outputs, rows, planes, layout) in tiles {
-            let pattern = Pattern::grid(radius, 32, outputs, rows, planes, Boundary::Clamp).expect("valid");
-            let Ok(program) = WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &body) else { continue };
+        tiles.push((Strategy::Naive, Layout::RoundRobin, 1, 4, 1, None));
+        tiles.push((Strategy::SharedMemory, Layout::RoundRobin, 1, 4, 1, None));
+        for (strategy, layout, outputs, rows, planes, min_blocks) in tiles {
+            let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, planes, Boundary::Clamp)
+                .and_then(|p| p.with_launch_bounds(256, min_blocks))
+            else {
+                continue;
+            };
+            let Ok(program) = WarpProgram::compile_for(pattern, strategy, layout, &body) else { continue };
             let out_shape = pattern.output_shape(shape).expect("an output");
             let launch = pattern.launch_shape_of(out_shape).expect("fits");
             std::fs::write(dir.join(format!("{k}.ptx")), rc_core::ptx::print(&program, "k")).expect("writes");
             let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
-            let what = format!("{name}|{layout}|p{outputs}|r{rows}|z{planes}").replace(' ', "_");
+            let what = format!("{name}|{strategy}|{layout}|p{outputs}|r{rows}|z{planes}|mb{}", min_blocks.unwrap_or(0)).replace(' ', "_");
             index.push_str(&format!("{k} {} {} {} {} {what}\n", dims(shape), dims(out_shape), launch.blocks, launch.threads_per_block));
             k += 1;
         }
     }
     std::fs::write(dir.join("index.txt"), index).expect("writes the index");
+}
+
+/// The cost model weighs 16-byte windows and granules in 2D and 3D (no staged windows, which
+/// are 1D only) and keeps the rows and planes it was given.
+#[test]
+fn auto_chooses_a_16_byte_distribution_for_2d_and_3d() {
+    for (radius, element) in [(Radius::yx(1, 1), ScalarType::F32), (Radius::zyx(1, 1, 1), ScalarType::F32), (Radius::yx(2, 2), ScalarType::F64)] {
+        let body = weighted(radius, &taps(radius, true));
+        let body = if element == ScalarType::F32 {
+            body
+        } else {
+            let nodes = vec![Node::Tap(Offset::new(&vec![0; radius.dims().count()]).expect("dims"))];
+            Body::new(element, vec![], radius, nodes, 0).expect("valid")
+        };
+        let pattern = Pattern::grid(radius, 32, 1, 8, 1, Boundary::Clamp).expect("valid");
+        let choice = rc_core::auto::choose(pattern, false, &body).expect("a choice");
+        let v = 16 / element.bytes();
+        assert!(matches!(choice.layout, Layout::Window(w) | Layout::Granule(w) if w == v), "{radius}: {}", choice.layout);
+        assert_eq!((choice.pattern.rows_per_warp(), choice.pattern.radius()), (8, radius));
+        assert!(choice.estimates.iter().all(|e| !matches!(e.layout, Layout::Staged(_))));
+    }
 }
