@@ -10,6 +10,7 @@
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_gpu_methods {
+    (shape [usize; $n:literal]; $elem:ty; $($name:ident: $ty:ty),*) => {}; // the runtime branch fills this in
     ($elem:ty; $($name:ident: $ty:ty),*) => {
         $crate::__rc_launch_cust! { $elem; $($name: $ty),* }
         $crate::__rc_launch_cudarc! { $elem; $($name: $ty),* }
