@@ -71,22 +71,23 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         },
         _ => None,
     };
+    let keep_body = signature_ok && cx.function_is_rust();
     match (cx.into_result(), pattern, sig, body, program) {
         (Ok(()), Some(pattern), Some(sig), Some(body), Some(program)) => {
             generate(&f, pattern, args.strategy, layout, &sig, &body, &program)
         }
-        (Err(e), ..) => fallback(&f, e, signature_ok),
+        (Err(e), ..) => fallback(&f, e, keep_body),
         // Every path that yields None above has reported an error.
-        (Ok(()), ..) => fallback(&f, syn::Error::new_spanned(&f.sig.ident, "#[stencil] could not compile this function"), signature_ok),
+        (Ok(()), ..) => fallback(&f, syn::Error::new_spanned(&f.sig.ident, "#[stencil] could not compile this function"), keep_body),
     }
 }
 
 /// On error: the errors, and the function itself, so its other uses do not cascade into more.
-/// With a broken signature the body would only add rustc's own errors on the same mistake, so it
-/// is left out.
-fn fallback(f: &ItemFn, e: syn::Error, signature_ok: bool) -> TokenStream {
+/// With a broken signature, or a body rustc refuses too, the body would only add rustc's own
+/// errors on the same mistake, so it is left out.
+fn fallback(f: &ItemFn, e: syn::Error, keep_body: bool) -> TokenStream {
     let error = e.to_compile_error();
-    if signature_ok {
+    if keep_body {
         return quote!(#error #f);
     }
     let (attrs, vis, sig) = (&f.attrs, &f.vis, &f.sig);

@@ -26,7 +26,8 @@ impl Lower<'_> {
         // `Window` takes one offset, never a tuple (`w[(1,)]` does not index it either).
         if components.len() != dims.count() || (dims == Dims::One && tuple) {
             let message = self.arity_message(window, index, tuple, components.len());
-            return self.unsupported(index, &message);
+            self.cx.error_rustc_refuses_too(index, message);
+            return Value::Poison;
         }
         let mut offsets = Vec::with_capacity(components.len());
         for (i, component) in components.iter().enumerate() {
