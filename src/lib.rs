@@ -41,6 +41,7 @@ pub use rc_core::{
     Boundary, Element, Error, Explanation, Extent, Layout, LengthError, Offset, Params, Pattern, Radius, Scalar,
     ScalarType, Stencil, Strategy, WarpProgram, Window,
 };
+pub use rc_core::window::{Window2, Window3};
 #[doc(inline)]
 pub use rc_macros::stencil;
 
@@ -53,7 +54,7 @@ pub use rc_runtime as runtime;
 
 /// Everything a stencil definition needs.
 pub mod prelude {
-    pub use crate::{stencil, Boundary, Stencil, Window};
+    pub use crate::{stencil, Boundary, Stencil, Window, Window2, Window3};
 }
 
 /// What generated code refers to; not a public API.

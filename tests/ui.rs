@@ -9,6 +9,8 @@
 //! - `body/`: constructs outside the stencil language;
 //! - `taps/`: window taps that are not constants or lie outside the radius;
 //! - `types/`: operations on types their rule (`rc_core::typing`) does not take;
+//! - `grid/`: 2D and 3D stencils: radius tuples, taps and `rows_per_warp` / `planes_per_warp`
+//!   that do not fit the window's dimensions, taps outside their dimension's radius;
 //! - `several/`: several mistakes at once, each reported.
 //!
 //! Regenerate with `TRYBUILD=overwrite cargo test --test ui`, then read every `.stderr`.

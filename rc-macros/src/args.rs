@@ -1,13 +1,15 @@
-//! The attribute's arguments: `radius = 3, warp = 32, outputs_per_thread = 4, boundary = zero`.
+//! The attribute's arguments: `radius = 3, warp = 32, outputs_per_thread = 4, boundary = zero`;
+//! for 2D and 3D stencils also `radius = (ry, rx)`, `rows_per_warp` and `planes_per_warp`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Lit, Meta, Token};
 
-use rc_core::{validate, Boundary, Given, Layout, Pattern, Strategy};
+use rc_core::{validate, Boundary, Dims, Given, Layout, Pattern, Radius, Strategy};
 
 use crate::ctxt::Ctxt;
+use crate::signature::window_name;
 
 /// Whether the cost model picks the distribution.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,7 +26,7 @@ pub enum Auto {
 /// What the attribute says. The radius is kept on its own so the body can still be checked
 /// (tap offsets) when another argument is wrong.
 pub struct Args {
-    pub radius: Option<u32>,
+    pub radius: Option<Radius>,
     pub pattern: Option<Pattern>,
     pub strategy: Strategy,
     pub layout: Layout,
@@ -40,12 +42,20 @@ pub struct Args {
     pub auto: Auto,
     /// Whether `outputs_per_thread` was given.
     pub outputs_fixed: bool,
+    /// Whether `rows_per_warp` and `planes_per_warp` were given: the cost model will choose
+    /// them otherwise, once it weighs 2D and 3D tiles (issue 17); until then they are defaults.
+    #[allow(dead_code)]
+    pub rows_fixed: bool,
+    #[allow(dead_code)]
+    pub planes_fixed: bool,
 }
 
-const KNOWN: &str =
-    "`radius`, `warp`, `outputs_per_thread`, `boundary`, `strategy`, `distribution`, `max_threads_per_block`, `min_blocks_per_sm`";
+const KNOWN: &str = "`radius`, `warp`, `outputs_per_thread`, `rows_per_warp`, `planes_per_warp`, `boundary`, `strategy`, \
+     `distribution`, `max_threads_per_block`, `min_blocks_per_sm`";
 
-pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
+/// Reads the attribute of a stencil of `dims` dimensions (`None` when the signature has no
+/// window, whose own error says so: then nothing is checked against the dimensions).
+pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
     let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
         Ok(metas) => metas,
         Err(e) => {
@@ -60,10 +70,14 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
                 distribution_tokens: None,
                 auto: Auto::No,
                 outputs_fixed: false,
+                rows_fixed: false,
+                planes_fixed: false,
             };
         }
     };
-    let mut radius: Option<u32> = None;
+    let mut radius: Option<Radius> = None;
+    let mut rows: Option<u32> = None;
+    let mut planes: Option<u32> = None;
     let mut warp: Option<u32> = None;
     let mut outputs: Option<u32> = None;
     let mut boundary: Option<Boundary> = None;
@@ -93,7 +107,16 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
             "radius" => {
                 radius_seen = true;
                 radius_span = Some(syn::spanned::Spanned::span(&nv.value));
-                radius = checked(validate::radius(given(&nv.value)), &nv.value, cx);
+                radius = radius_value(&nv.value, dims, cx);
+            }
+            // Without a window the range alone is checked (as for a 3D stencil, which has both).
+            "rows_per_warp" => {
+                let verdict = validate::rows_per_warp("rows_per_warp", dims.unwrap_or(Dims::Three), Dims::Two, given(&nv.value));
+                rows = checked(verdict, &nv.value, cx);
+            }
+            "planes_per_warp" => {
+                let verdict = validate::rows_per_warp("planes_per_warp", dims.unwrap_or(Dims::Three), Dims::Three, given(&nv.value));
+                planes = checked(verdict, &nv.value, cx);
             }
             "warp" => warp = checked(validate::warp(given(&nv.value)), &nv.value, cx),
             "outputs_per_thread" => {
@@ -127,18 +150,37 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
         (None, false, Strategy::RegisterCache) => Auto::Default,
         _ => Auto::No,
     };
-    let outputs_fixed = outputs.is_some();
-    let args = |pattern| Args { radius, pattern, strategy, layout, radius_span, outputs_span, distribution_tokens, auto, outputs_fixed };
+    let (outputs_fixed, rows_fixed, planes_fixed) = (outputs.is_some(), rows.is_some(), planes.is_some());
+    let args = |pattern| Args {
+        radius,
+        pattern,
+        strategy,
+        layout,
+        radius_span,
+        outputs_span,
+        distribution_tokens,
+        auto,
+        outputs_fixed,
+        rows_fixed,
+        planes_fixed,
+    };
     if cx.has_errors() {
         return args(None);
     }
     let Some(r) = radius else { return args(None) };
-    let pattern = Pattern::new(
-        r,
-        warp.unwrap_or(Pattern::DEFAULT_WARP),
-        outputs.unwrap_or(Pattern::DEFAULT_OUTPUTS_PER_THREAD),
-        boundary.unwrap_or(Boundary::Valid),
-    )
+    let (warp, outputs, boundary) =
+        (warp.unwrap_or(Pattern::DEFAULT_WARP), outputs.unwrap_or(Pattern::DEFAULT_OUTPUTS_PER_THREAD), boundary.unwrap_or(Boundary::Valid));
+    let pattern = match r.dims() {
+        Dims::One => Pattern::new(r.along_x(), warp, outputs, boundary),
+        d => Pattern::grid(
+            r,
+            warp,
+            outputs,
+            rows.unwrap_or(Pattern::default_rows_per_warp(d)),
+            planes.unwrap_or(Pattern::default_planes_per_warp(d)),
+            boundary,
+        ),
+    }
     .and_then(|p| p.with_launch_bounds(threads.unwrap_or(Pattern::DEFAULT_THREADS_PER_BLOCK), min_blocks));
     match pattern {
         Ok(pattern) => args(Some(pattern)),
@@ -149,12 +191,48 @@ pub fn parse(tokens: TokenStream, cx: &mut Ctxt) -> Args {
     }
 }
 
+/// `radius = r` (every dimension) or `radius = (ry, rx)` / `(rz, ry, rx)`, one component per
+/// dimension of the window; each component is checked as a 1D radius, on its own tokens.
+fn radius_value(value: &Expr, dims: Option<Dims>, cx: &mut Ctxt) -> Option<Radius> {
+    let Expr::Tuple(tuple) = strip_group(value) else {
+        let r = checked(validate::radius(given(value)), value, cx)?;
+        return Radius::new(&vec![r; dims.unwrap_or(Dims::One).count()]);
+    };
+    if let Some(dims) = dims.filter(|d| d.count() != tuple.elems.len()) {
+        let n = tuple.elems.len();
+        let components = if n == 1 { "1 component".to_string() } else { format!("{n} components") };
+        let dimensions = if dims == Dims::One { "1 dimension".to_string() } else { format!("{} dimensions", dims.count()) };
+        let write = match dims {
+            Dims::One => "write one number, `radius = r`".to_string(),
+            Dims::Two => "write `radius = (ry, rx)` or one number for both".to_string(),
+            Dims::Three => "write `radius = (rz, ry, rx)` or one number for all three".to_string(),
+        };
+        cx.error(value, format!("radius has {components} but `{}` has {dimensions}: {write}", window_name(dims)));
+        return None;
+    }
+    // Every component is checked, so each wrong one is reported.
+    let components: Vec<Option<u32>> = tuple.elems.iter().map(|c| checked(validate::radius(given(c)), c, cx)).collect();
+    let components: Option<Vec<u32>> = components.into_iter().collect();
+    Radius::new(&components?)
+}
+
 /// ` (did you mean `radius`?)` for a near miss of a known argument.
 fn suggestion(name: &str) -> String {
-    ["radius", "warp", "outputs_per_thread", "boundary", "strategy", "distribution", "max_threads_per_block", "min_blocks_per_sm"]
-        .into_iter()
-        .find(|known| edit_distance(name, known) <= 2)
-        .map_or(String::new(), |known| format!(" (did you mean `{known}`?)"))
+    [
+        "radius",
+        "warp",
+        "outputs_per_thread",
+        "rows_per_warp",
+        "planes_per_warp",
+        "boundary",
+        "strategy",
+        "distribution",
+        "max_threads_per_block",
+        "min_blocks_per_sm",
+    ]
+    .into_iter()
+    .find(|known| edit_distance(name, known) <= 2)
+    .map_or(String::new(), |known| format!(" (did you mean `{known}`?)"))
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {

@@ -11,6 +11,10 @@ pub struct Ctxt {
     /// (location, message) of each error so far: a mistake inside an unrolled loop is reported
     /// once, not once per iteration.
     seen: HashSet<(String, String)>,
+    /// Whether a mistake reported makes the function itself invalid Rust (a tap of another
+    /// window's arity): the fallback then leaves its body out, so rustc does not report the
+    /// same mistake a second time.
+    not_rust: bool,
 }
 
 impl Ctxt {
@@ -31,6 +35,16 @@ impl Ctxt {
             Some(all) => all.combine(error),
             None => self.errors = Some(error),
         }
+    }
+
+    /// An error on tokens that rustc would refuse as well.
+    pub fn error_rustc_refuses_too(&mut self, tokens: impl ToTokens, message: impl Display) {
+        self.not_rust = true;
+        self.error(tokens, message);
+    }
+
+    pub fn function_is_rust(&self) -> bool {
+        !self.not_rust
     }
 
     pub fn has_errors(&self) -> bool {

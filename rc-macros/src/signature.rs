@@ -1,7 +1,9 @@
-//! The function's signature: `fn name(w: Window<T>, extra: U, ...) -> T`, not generic.
+//! The function's signature: `fn name(w: Window<T>, extra: U, ...) -> T`, not generic. The
+//! window's kind (`Window`, `Window2`, `Window3`) fixes the stencil's dimensions.
 
 use syn::{FnArg, GenericArgument, Ident, ItemFn, Pat, PathArguments, ReturnType, Type};
 
+use rc_core::geometry::Dims;
 use rc_core::ScalarType;
 
 use crate::ctxt::Ctxt;
@@ -15,6 +17,7 @@ pub struct Param {
 
 pub struct Signature {
     pub window: Ident,
+    pub dims: Dims,
     pub element: ScalarType,
     pub params: Vec<Param>,
 }
@@ -60,12 +63,12 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
             None
         }
         Some(FnArg::Typed(pt)) => match (window_element(&pt.ty), &*pt.pat) {
-            (Some(Ok(elem)), Pat::Ident(id)) => Some((id.ident.clone(), elem)),
-            (Some(Ok(_)), pat) => {
+            (Some((dims, Ok(elem))), Pat::Ident(id)) => Some((id.ident.clone(), dims, elem)),
+            (Some((_, Ok(_))), pat) => {
                 cx.error(pat, "name the window with a plain identifier, e.g. `w: Window<f32>`");
                 None
             }
-            (Some(Err(ty)), _) => {
+            (Some((_, Err(ty))), _) => {
                 cx.error(ty, format!("unsupported element type: a window holds {SUPPORTED}"));
                 None
             }
@@ -105,7 +108,7 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
         }
     }
 
-    let (window, element) = window?;
+    let (window, dims, element) = window?;
     match &sig.output {
         ReturnType::Default => {
             cx.error(&sig.ident, format!("a stencil returns one output element: add `-> {element}`"));
@@ -114,29 +117,46 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
         ReturnType::Type(_, ty) => match scalar(ty) {
             Some(out) if out == element => {}
             _ => {
-                cx.error(ty, format!("wrong return type: a stencil over Window<{element}> returns {element}"));
+                cx.error(ty, format!("wrong return type: a stencil over {}<{element}> returns {element}", window_name(dims)));
                 return None;
             }
         },
     }
-    Some(Signature { window, element, params })
+    Some(Signature { window, dims, element, params })
 }
 
-/// `Window<T>` (any path ending in `Window`): `Some(Ok(T))`, `Some(Err(T's tokens))` if T is not
-/// supported, `None` if it is not a window at all.
-fn window_element(ty: &Type) -> Option<Result<ScalarType, &Type>> {
+/// The dimensions of the stencil `f` declares, read from its first parameter's window kind
+/// alone, so the attribute's arguments can be checked against them before the rest of the
+/// signature is; `None` where that parameter is no window (the signature's check says so).
+pub fn window_dims(f: &ItemFn) -> Option<Dims> {
+    match f.sig.inputs.first()? {
+        FnArg::Typed(pt) => window_element(&pt.ty).map(|(dims, _)| dims),
+        FnArg::Receiver(_) => None,
+    }
+}
+
+/// The window type of a stencil of `dims` dimensions, as the user writes it.
+pub fn window_name(dims: Dims) -> &'static str {
+    match dims {
+        Dims::One => "Window",
+        Dims::Two => "Window2",
+        Dims::Three => "Window3",
+    }
+}
+
+/// `Window<T>`, `Window2<T>` or `Window3<T>` (any path ending in those): its dimensions and
+/// `Ok(T)`, or `Err(T's tokens)` if T is not supported; `None` if it is not a window at all.
+fn window_element(ty: &Type) -> Option<(Dims, Result<ScalarType, &Type>)> {
     let Type::Path(tp) = strip(ty) else { return None };
     let last = tp.path.segments.last()?;
-    if last.ident != "Window" {
-        return None;
-    }
+    let dims = Dims::ALL.into_iter().find(|&d| last.ident == window_name(d))?;
     let PathArguments::AngleBracketed(args) = &last.arguments else { return None };
     let mut types = args.args.iter().filter_map(|a| match a {
         GenericArgument::Type(t) => Some(t),
         _ => None,
     });
     let elem = types.next()?;
-    Some(scalar(elem).ok_or(elem))
+    Some((dims, scalar(elem).ok_or(elem)))
 }
 
 /// A scalar type named by a bare identifier.

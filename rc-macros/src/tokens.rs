@@ -5,6 +5,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use rc_core::body::{BinaryOp, Body, CompareOp, Node, UnaryOp};
+use rc_core::geometry::Coords;
 use rc_core::{Boundary, Layout, Scalar, ScalarType, Strategy};
 
 pub fn scalar_type(ty: ScalarType) -> TokenStream {
@@ -63,10 +64,9 @@ fn scalar(s: Scalar) -> TokenStream {
 fn node(n: &Node) -> TokenStream {
     let p = quote!(::rc::__private);
     match *n {
-        // The macro lowers 1D taps (`w[k]`) only.
         Node::Tap(d) => {
-            let dx = d.along_x();
-            quote!(#p::Node::Tap(#p::Offset::x(#dx)))
+            let offset = coords(quote!(#p::Offset), d);
+            quote!(#p::Node::Tap(#offset))
         }
         Node::Param(i) => quote!(#p::Node::Param(#i)),
         Node::Const(s) => {
@@ -119,10 +119,26 @@ fn node(n: &Node) -> TokenStream {
 pub fn body(body: &Body) -> TokenStream {
     let element = scalar_type(body.element());
     let params = body.params().iter().map(|&t| scalar_type(t));
-    let radius = body.radius().along_x();
+    let radius = radius(body.radius());
     let nodes = body.nodes().iter().map(node);
     let result = body.result();
     quote! {
-        ::rc::__private::Body::new(#element, ::std::vec![#(#params),*], ::rc::__private::Radius::x(#radius), ::std::vec![#(#nodes),*], #result)
+        ::rc::__private::Body::new(#element, ::std::vec![#(#params),*], #radius, ::std::vec![#(#nodes),*], #result)
     }
+}
+
+/// `::rc::__private::Radius::x(r)`, `::yx(ry, rx)` or `::zyx(rz, ry, rx)`: a constant expression.
+pub fn radius(r: rc_core::Radius) -> TokenStream {
+    coords(quote!(::rc::__private::Radius), r)
+}
+
+/// `Type::x(..)`, `Type::yx(..)` or `Type::zyx(..)` with `c`'s components, outermost first.
+fn coords<T: Copy + quote::ToTokens>(ty: TokenStream, c: Coords<T>) -> TokenStream {
+    let components = c.components();
+    let constructor = match components.len() {
+        1 => quote!(x),
+        2 => quote!(yx),
+        _ => quote!(zyx),
+    };
+    quote!(#ty::#constructor(#(#components),*))
 }

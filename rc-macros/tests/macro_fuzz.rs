@@ -61,6 +61,12 @@ struct Gen {
     /// The radius the arguments declare and the element type (for well-formed bodies).
     radius: u64,
     elem: &'static str,
+    /// The well-formed stencil's dimensions: `Window`, `Window2` or `Window3`.
+    dims: usize,
+    /// Whether items may declare 2D and 3D windows: not when the arguments hold a number above
+    /// 64. rc-core bounds no 2D or 3D tile yet, and a 3D radius of 1000 takes the compiler 15
+    /// GB (4096 more than any machine has): a known limit, not what this test looks for.
+    grid_ok: bool,
 }
 
 impl Gen {
@@ -95,6 +101,17 @@ impl Gen {
 
     fn arg_parts(&mut self) -> Vec<String> {
         let mut parts = vec![format!("radius = {}", self.radius())];
+        if self.chance(0.15) {
+            // Per dimension, mostly as many components as a 2D or 3D window has.
+            let n = self.pick(&["2", "2", "3", "3", "1", "4", "0"]).parse().unwrap_or(2);
+            let components: Vec<String> = (0..n).map(|_| (1 + self.below(4)).to_string()).collect();
+            parts[0] = format!("radius = ({})", components.join(", "));
+        }
+        for name in ["rows_per_warp", "planes_per_warp"] {
+            if self.chance(0.1) {
+                parts.push(format!("{name} = {}", self.pick(&["1", "2", "3", "4", "8", "64", "0", "65"])));
+            }
+        }
         if self.chance(0.7) {
             parts.push(format!("warp = {}", self.pick(&["2", "4", "8", "16", "32"])));
         }
@@ -197,6 +214,7 @@ impl Gen {
     fn stencil(&mut self) -> String {
         let elem = self.element();
         self.elem = elem;
+        self.dims = if self.grid_ok { *[1, 1, 2, 3].get(self.below(4) as usize).unwrap_or(&1) } else { 1 };
         let params: Vec<(String, &'static str)> = (0..self.below(4)).map(|i| (format!("p{i}"), self.element())).collect();
         let mut lines = Vec::new();
         let mut vars: Vec<(String, &'static str)> = params.clone();
@@ -210,6 +228,7 @@ impl Gen {
                     let zero = if elem.starts_with('f') { "0.0" } else { "0" };
                     let range = self.pick(&["{a}..={b}", "{a}..{b}", "({a}..={b}).rev()", "({a}..={b}).step_by(2)"]).replace("{a}", &(-a).to_string()).replace("{b}", &b.to_string());
                     let term = self.pick(&["w[k]", "w[k] * w[0]", "w[-k]", "w[k].max(w[0])"]);
+                    let term = self.taps_in(term);
                     lines.push(format!("let mut {name} = {zero};\n    for k in {range} {{ {name} {op} {term}; }}"));
                     vars.push((name, elem));
                 }
@@ -249,7 +268,29 @@ impl Gen {
             }
         }
         let params: Vec<String> = params.iter().map(|(n, t)| format!("{n}: {t}")).collect();
-        format!("pub fn stencil(w: Window<{elem}>{}{}) -> {elem} {{\n    {body}\n}}", if params.is_empty() { "" } else { ", " }, params.join(", "))
+        let window = ["Window", "Window2", "Window3"][self.dims - 1];
+        format!("pub fn stencil(w: {window}<{elem}>{}{}) -> {elem} {{\n    {body}\n}}", if params.is_empty() { "" } else { ", " }, params.join(", "))
+    }
+
+    /// `term`'s 1D taps `w[d]` as taps of the stencil's window: `d` along a random dimension, 0
+    /// along the others; now and then one component too many or too few.
+    fn taps_in(&mut self, term: &str) -> String {
+        if self.dims == 1 {
+            return term.to_string();
+        }
+        let mut out = String::new();
+        let mut rest = term;
+        while let Some(at) = rest.find("w[") {
+            out += &rest[..at];
+            let end = at + rest[at..].find(']').unwrap_or(rest.len() - at);
+            let d = &rest[at + 2..end];
+            let n = if self.chance(0.03) { self.dims + 1 - 2 * self.below(2) as usize } else { self.dims };
+            let along = self.below(n.max(1) as u64) as usize;
+            let components: Vec<&str> = (0..n).map(|i| if i == along { d } else { "0" }).collect();
+            out += &format!("w[({})]", components.join(", "));
+            rest = rest.get(end + 1..).unwrap_or("");
+        }
+        out + rest
     }
 
     fn typed_lit(&mut self, ty: &str) -> String {
@@ -272,7 +313,8 @@ impl Gen {
                     let r = self.radius.min(60) as i64;
                     let d = self.below(2 * r as u64 + 1) as i64 - r;
                     // Taps have the element type: cast when another type is wanted.
-                    if ty == self.elem { format!("w[{d}]") } else { format!("(w[{d}] as {ty})") }
+                    let tap = self.taps_in(&format!("w[{d}]"));
+                    if ty == self.elem { tap } else { format!("({tap} as {ty})") }
                 }
                 _ if ty == "bool" => {
                     let t = self.pick(&["f32", "f64", "i32", "u32"]);
@@ -342,7 +384,8 @@ impl Gen {
             sig += self.pick(&["<T>", "<'a>", "<const N: usize>", "<>"]);
         }
         let window_ty = if self.chance(0.9) {
-            format!("{}<{elem}>", self.pick(&["Window", "Window", "Window", "rc::Window", "::rc::Window"]))
+            let grid: &[&str] = if self.grid_ok { &["Window2", "rc::Window3"] } else { &[] };
+            format!("{}<{elem}>", self.pick(&[&["Window", "Window", "Window", "rc::Window", "::rc::Window"], grid].concat()))
         } else {
             self.pick(&["Window<bool>", "Window<f16>", "Window<'_, f32>", "Window", "Window<f32, f64>", "&[f32]", "f32", "Window<Window<f32>>", "Window<T>", "&Window<f32>", "impl Fn()"]).to_string()
         };
@@ -655,8 +698,9 @@ fn parse(text: &str) -> Option<TokenStream> {
 }
 
 fn random_case(seed: u64) -> Option<Case> {
-    let mut g = Gen { rng: Rng::new(seed), depth: 0, radius: 1, elem: "f32" };
+    let mut g = Gen { rng: Rng::new(seed), depth: 0, radius: 1, elem: "f32", dims: 1, grid_ok: false };
     let args = g.args();
+    g.grid_ok = !args.split(|c: char| !c.is_ascii_digit()).any(|n| n.len() > 2 || n.parse::<u32>().is_ok_and(|n| n > 64));
     let item = g.item();
     let (mut args, mut item) = (parse(&args)?, parse(&item)?);
     if g.chance(0.1) {

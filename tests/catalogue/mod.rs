@@ -9,6 +9,7 @@ use rc::testdata::{awkward, first_difference, first_difference_up_to_zero_sign, 
 use rc::runtime::cust::memory::DeviceCopy;
 use rc::{Element, Params, Stencil};
 
+pub mod grid;
 pub mod random;
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 4)]

@@ -1,12 +1,12 @@
-//! Expressions: the dispatch over syn's `Expr`, names, window taps and array indexing, and the
+//! Expressions: the dispatch over syn's `Expr`, names and array indexing, and the
 //! compile-time integers that taps, indices and loop bounds need. Each construct it meets with its
 //! own rules (operators, methods, `if`, `for`, literals) lowers in the file named for it.
 
 use quote::ToTokens;
 use syn::{Expr, Lit as SynLit, UnOp};
 
-use rc_core::body::{Node, UnaryOp};
-use rc_core::{Offset, ScalarType};
+use rc_core::body::UnaryOp;
+use rc_core::ScalarType;
 
 use super::literal::{int_value, Lit};
 use super::method::associated_const;
@@ -123,19 +123,12 @@ impl Lower<'_> {
         let Some(name) = p.path.get_ident().map(|i| i.to_string()) else {
             return self.unsupported(base, "only the window and named arrays can be indexed");
         };
+        let binding = self.lookup(&name).cloned();
+        if let Some(Binding::Window) = binding {
+            return self.tap(&name, index);
+        }
         let iv = self.expr(index);
-        match self.lookup(&name).cloned() {
-            Some(Binding::Window) => {
-                let Some(d) = self.const_int_or(&iv, index, "a window tap offset must be a constant (a literal, a `const`, or a `for` loop index)") else {
-                    return Value::Poison;
-                };
-                let r = self.radius as i128;
-                if !(-r..=r).contains(&(d as i128)) {
-                    return self.unsupported(index, &format!("tap offset {d} is outside the radius: taps must lie in -{r}..={r}"));
-                }
-                let id = self.push(Node::Tap(Offset::x(d as i32)), self.element);
-                Value::Node(id, self.element)
-            }
+        match binding {
             Some(Binding::Array(values)) => {
                 let Some(i) = self.const_int_or(&iv, index, "an array index must be a constant (a literal, a `const`, or a `for` loop index)") else {
                     return Value::Poison;
@@ -145,7 +138,9 @@ impl Lower<'_> {
                     None => self.unsupported(whole, &format!("index {i} is out of bounds for an array of length {}", values.len())),
                 }
             }
-            Some(Binding::Value(_) | Binding::Helper(_) | Binding::Item(_)) => self.unsupported(base, &format!("`{name}` is not an array")),
+            Some(Binding::Value(_) | Binding::Helper(_) | Binding::Item(_) | Binding::Window) => {
+                self.unsupported(base, &format!("`{name}` is not an array"))
+            }
             None => self.unsupported(base, &format!("unknown name `{name}`")),
         }
     }

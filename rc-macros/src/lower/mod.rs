@@ -16,6 +16,7 @@ mod operator;
 mod rust_type;
 mod scope;
 mod statement;
+mod tap;
 mod unroll;
 
 use std::collections::HashMap;
@@ -25,7 +26,7 @@ use syn::Block;
 
 use rc_core::body::{Body, Node, NodeId};
 use rc_core::typing::TypeError;
-use rc_core::{Scalar, ScalarType};
+use rc_core::{Radius, Scalar, ScalarType};
 
 use crate::ctxt::Ctxt;
 use crate::signature::Signature;
@@ -51,7 +52,7 @@ enum Value {
 /// One lowering pass: the body built so far and the scopes it is read in.
 struct Lower<'a> {
     cx: &'a mut Ctxt,
-    radius: u32,
+    radius: Radius,
     element: ScalarType,
     nodes: Vec<Node>,
     types: Vec<ScalarType>,
@@ -75,7 +76,7 @@ struct Lower<'a> {
 /// Lowers `block`, the body of the function `sig` describes. Two passes: the first only learns
 /// the types of `let`-bound literals from their uses (its errors are dropped), the second lowers
 /// with those types known at each `let`.
-pub fn lower(block: &Block, sig: &Signature, radius: u32, cx: &mut Ctxt) -> Option<Body> {
+pub fn lower(block: &Block, sig: &Signature, radius: Radius, cx: &mut Ctxt) -> Option<Body> {
     let mut learn = Ctxt::default();
     let (_, first) = run(block, sig, radius, &mut learn, HashMap::new());
     let (result, second) = run(block, sig, radius, cx, first.inferred);
@@ -97,7 +98,7 @@ pub fn lower(block: &Block, sig: &Signature, radius: u32, cx: &mut Ctxt) -> Opti
 fn run<'a>(
     block: &Block,
     sig: &Signature,
-    radius: u32,
+    radius: Radius,
     cx: &'a mut Ctxt,
     preset: HashMap<usize, ScalarType>,
 ) -> (Option<NodeId>, Lower<'a>) {

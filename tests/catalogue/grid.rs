@@ -1,0 +1,218 @@
+//! 2D and 3D stencils: every element type, every boundary, symmetric and asymmetric radii, stars
+//! and boxes, and every argument that shapes a grid tile (`rows_per_warp`, `planes_per_warp`,
+//! `outputs_per_thread`, a named distribution, the baseline strategies). `tests/grid.rs` checks
+//! each one's emulated warp program against the function itself over grids of many shapes.
+// `w[(0, 0)]`-style taps read as written in the papers these stencils come from.
+#![allow(clippy::identity_op)]
+
+use rc::prelude::*;
+
+use super::Visit;
+
+/// A heat step on a grid: the 5-point Laplacian with a runtime coefficient.
+#[stencil(radius = (1, 1), boundary = clamp)]
+pub fn heat2d(w: Window2<f32>, alpha: f32) -> f32 {
+    let laplacian = w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)];
+    w[(0, 0)] + alpha * laplacian
+}
+
+/// The 3x3 mean, loops over dy and dx unrolled.
+#[stencil(radius = 1, boundary = zero)]
+pub fn box3x3(w: Window2<f32>) -> f32 {
+    let mut s = 0.0;
+    for dy in -1..=1 {
+        for dx in -1..=1 {
+            s += w[(dy, dx)];
+        }
+    }
+    s / 9.0
+}
+
+/// A 5x5 binomial blur: weights from a const array indexed by both loop variables.
+#[stencil(radius = (2, 2), boundary = wrap)]
+pub fn gauss5x5(w: Window2<f32>) -> f32 {
+    const B: [f32; 5] = [1.0, 4.0, 6.0, 4.0, 1.0];
+    let mut s = 0.0;
+    for dy in -2..=2 {
+        for dx in -2..=2 {
+            s += B[(dy + 2) as usize] * B[(dx + 2) as usize] * w[(dy, dx)];
+        }
+    }
+    s / 256.0
+}
+
+/// The Sobel gradient's magnitude.
+#[stencil(radius = 1, boundary = clamp)]
+pub fn sobel(w: Window2<f32>) -> f32 {
+    let gx = (w[(-1, 1)] + 2.0 * w[(0, 1)] + w[(1, 1)]) - (w[(-1, -1)] + 2.0 * w[(0, -1)] + w[(1, -1)]);
+    let gy = (w[(1, -1)] + 2.0 * w[(1, 0)] + w[(1, 1)]) - (w[(-1, -1)] + 2.0 * w[(-1, 0)] + w[(-1, 1)]);
+    (gx * gx + gy * gy).sqrt()
+}
+
+/// A wider reach along x than along y, under `valid`: distinct weights per tap, so a tap read
+/// from the wrong row or column shows.
+#[stencil(radius = (1, 3))]
+pub fn asymmetric(w: Window2<f32>) -> f32 {
+    let mut s = 0.0;
+    for dy in -1..=1 {
+        for dx in -3..=3 {
+            s += (1.0 + 0.125 * (dy * 7 + dx) as f32) * w[(dy, dx)];
+        }
+    }
+    s
+}
+
+/// One tap away from the centre in both dimensions: the output at (y, x) is the input at
+/// (y + 1, x - 2), or 0 off the grid.
+#[stencil(radius = (1, 2), boundary = zero)]
+pub fn shifted(w: Window2<f32>) -> f32 {
+    w[(1, -2)]
+}
+
+#[stencil(radius = 1, boundary = clamp)]
+pub fn laplacian_i32_2d(w: Window2<i32>) -> i32 {
+    w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4 * w[(0, 0)]
+}
+
+/// A max filter over a 3x5 box, with a floor passed at the call.
+#[stencil(radius = (1, 2), boundary = wrap)]
+pub fn max_u32_2d(w: Window2<u32>, floor: u32) -> u32 {
+    let mut m = floor;
+    for dy in -1..=1 {
+        for dx in -2..=2 {
+            m = m.max(w[(dy, dx)]);
+        }
+    }
+    m
+}
+
+/// A 9-point star in f64 (two 32-bit shuffles per value).
+#[stencil(radius = 2, boundary = zero)]
+pub fn star_f64(w: Window2<f64>, h: f64) -> f64 {
+    let mut s = -10.0 * w[(0, 0)];
+    for d in 1..=2 {
+        let c = if d == 1 { 2.0 } else { 0.5 };
+        s += c * (w[(-d, 0)] + w[(d, 0)] + w[(0, -d)] + w[(0, d)]);
+    }
+    s / (h * h)
+}
+
+/// The 7-point Laplacian of 3D diffusion.
+#[stencil(radius = (1, 1, 1), boundary = clamp)]
+pub fn laplace7(w: Window3<f32>, alpha: f32) -> f32 {
+    let faces = w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)];
+    w[(0, 0, 0)] + alpha * (faces - 6.0 * w[(0, 0, 0)])
+}
+
+/// The 3x3x3 mean.
+#[stencil(radius = 1, boundary = zero)]
+pub fn box27(w: Window3<f32>) -> f32 {
+    let mut s = 0.0;
+    for dz in -1..=1 {
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                s += w[(dz, dy, dx)];
+            }
+        }
+    }
+    s / 27.0
+}
+
+/// A reach of 2 along y only, under `valid`, with distinct weights per tap.
+#[stencil(radius = (1, 2, 1))]
+pub fn asymmetric3d(w: Window3<f32>) -> f32 {
+    let mut s = 0.0;
+    for dz in -1..=1 {
+        for dy in -2..=2 {
+            for dx in -1..=1 {
+                s += (dz * 100 + dy * 10 + dx) as f32 * w[(dz, dy, dx)];
+            }
+        }
+    }
+    s
+}
+
+/// Three output rows per warp (not a power of two) and four outputs per thread.
+#[stencil(radius = 1, rows_per_warp = 3, outputs_per_thread = 4, boundary = wrap)]
+pub fn heat2d_rows3(w: Window2<f32>, alpha: f32) -> f32 {
+    w[(0, 0)] + alpha * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
+}
+
+/// Two rows and three planes per warp in 3D, on a 16-lane warp.
+#[stencil(radius = 1, warp = 16, rows_per_warp = 2, planes_per_warp = 3, boundary = zero)]
+pub fn laplace7_tiled(w: Window3<f32>) -> f32 {
+    w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)] - 6.0 * w[(0, 0, 0)]
+}
+
+/// Granules of four consecutive outputs per lane, only the halo shuffled.
+#[stencil(radius = (1, 2), outputs_per_thread = 4, distribution = granule(4), boundary = clamp)]
+pub fn box3x5_granule(w: Window2<f32>) -> f32 {
+    let mut s = 0.0;
+    for dy in -1..=1 {
+        for dx in -2..=2 {
+            s += w[(dy, dx)];
+        }
+    }
+    s / 15.0
+}
+
+/// Granules in 3D.
+#[stencil(radius = 1, outputs_per_thread = 4, rows_per_warp = 2, distribution = granule(4), boundary = wrap)]
+pub fn laplace7_granule(w: Window3<f64>) -> f64 {
+    w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)] - 6.0 * w[(0, 0, 0)]
+}
+
+/// Each lane caches its outputs' whole windows along x.
+#[stencil(radius = 2, outputs_per_thread = 4, distribution = window(4), boundary = zero)]
+pub fn sobel_like_window(w: Window2<f32>) -> f32 {
+    (w[(-2, 2)] - w[(-2, -2)]) + 2.0 * (w[(0, 2)] - w[(0, -2)]) + (w[(2, 2)] - w[(2, -2)])
+}
+
+/// The shared-memory baseline from the same body.
+#[stencil(radius = 1, rows_per_warp = 4, outputs_per_thread = 2, strategy = shared_memory, boundary = clamp)]
+pub fn box3x3_shared(w: Window2<f32>) -> f32 {
+    let mut s = 0.0;
+    for dy in -1..=1 {
+        for dx in -1..=1 {
+            s += w[(dy, dx)];
+        }
+    }
+    s / 9.0
+}
+
+/// The naive baseline: every tap a load.
+#[stencil(radius = (1, 1, 2), planes_per_warp = 2, strategy = naive, boundary = clamp)]
+pub fn box3d_naive(w: Window3<i32>, bias: i32) -> i32 {
+    let mut s = bias;
+    for dz in -1..=1 {
+        for dy in -1..=1 {
+            for dx in -2..=2 {
+                s += w[(dz, dy, dx)];
+            }
+        }
+    }
+    s
+}
+
+/// Visits every stencil above, with the parameters it is checked with.
+pub fn visit_all(v: &mut impl Visit) {
+    v.visit(&heat2d::KERNEL, (0.2,));
+    v.visit(&box3x3::KERNEL, ());
+    v.visit(&gauss5x5::KERNEL, ());
+    v.visit(&sobel::KERNEL, ());
+    v.visit(&asymmetric::KERNEL, ());
+    v.visit(&shifted::KERNEL, ());
+    v.visit(&laplacian_i32_2d::KERNEL, ());
+    v.visit(&max_u32_2d::KERNEL, (1 << 20,));
+    v.visit(&star_f64::KERNEL, (0.5,));
+    v.visit(&laplace7::KERNEL, (0.1,));
+    v.visit(&box27::KERNEL, ());
+    v.visit(&asymmetric3d::KERNEL, ());
+    v.visit(&heat2d_rows3::KERNEL, (0.25,));
+    v.visit(&laplace7_tiled::KERNEL, ());
+    v.visit(&box3x5_granule::KERNEL, ());
+    v.visit(&laplace7_granule::KERNEL, ());
+    v.visit(&sobel_like_window::KERNEL, ());
+    v.visit(&box3x3_shared::KERNEL, ());
+    v.visit(&box3d_naive::KERNEL, (-7,));
+}
