@@ -147,6 +147,8 @@ pub enum ScheduleError {
     NoCandidate,
     #[error("the body reads {body} taps, but the pattern is {pattern}")]
     Dimensions { body: Dims, pattern: Dims },
+    #[error("a tile of radius {radius} reads {rows} input rows; 2D and 3D tiles may read at most {max_rows} ((planes_per_warp + 2 rz) * (rows_per_warp + 2 ry)) with radii of at most {max_radius}: lower the radius, rows_per_warp or planes_per_warp")]
+    GridTile { radius: Radius, rows: u32, max_rows: u32, max_radius: u32 },
     #[error("distribution staged(V) stages 1D tiles; a {dims} stencil uses granule(V) or window(V) (or auto)")]
     StagedDimensions { dims: Dims },
 }

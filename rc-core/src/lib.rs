@@ -49,4 +49,4 @@ pub use scalar::{Element, Params, Scalar, ScalarType};
 pub use schedule::{Phase, Schedule};
 pub use stencil::Stencil;
 pub use strategy::Strategy;
-pub use window::Window;
+pub use window::{Window, Window2, Window3};

@@ -98,6 +98,11 @@ impl Pattern {
     pub const MAX_OUTPUTS_PER_THREAD: u32 = 64;
     /// The most output rows (or planes) one warp computes: each is straight-line code.
     pub const MAX_ROWS_PER_WARP: u32 = 64;
+    /// The most input rows a 2D or 3D tile reads (`(planes + 2rz) * (rows + 2ry)`), and the
+    /// largest radius along any dimension of a 2D or 3D stencil: each input row is straight-line
+    /// code with its own registers, so a tile past these is neither compilable nor fast.
+    pub const MAX_INPUT_ROWS: u32 = 256;
+    pub const MAX_GRID_RADIUS: u32 = 64;
 
     /// `rows_per_warp` unless the attribute says otherwise: 1 in 1D, else 8 (on an H100, 8
     /// rows were as fast as 4 and faster than 16 for 2D radii 1 to 4, and the fastest for 3D

@@ -111,6 +111,15 @@ impl WarpProgram {
         if body.radius().dims() != pattern.dims() {
             return Err(ScheduleError::Dimensions { body: body.radius().dims(), pattern: pattern.dims() }.into());
         }
+        if pattern.dims() != Dims::One {
+            // Every input row of a tile is straight-line code with its own cache registers.
+            let radius = pattern.radius();
+            let widest = radius.components().into_iter().max().unwrap_or(0);
+            if pattern.input_rows() > Pattern::MAX_INPUT_ROWS || widest > Pattern::MAX_GRID_RADIUS {
+                let (rows, max_rows, max_radius) = (pattern.input_rows(), Pattern::MAX_INPUT_ROWS, Pattern::MAX_GRID_RADIUS);
+                return Err(ScheduleError::GridTile { radius, rows, max_rows, max_radius }.into());
+            }
+        }
         if distribution.staged() && pattern.dims() != Dims::One {
             return Err(ScheduleError::StagedDimensions { dims: pattern.dims() }.into());
         }

@@ -1,0 +1,126 @@
+//! 2D and 3D stencils on the GPU: every grid catalogue stencil, launched through rc-runtime over
+//! grids of awkward shapes, equals `run_cpu` bit for bit; outputs are poisoned before each
+//! launch and guard elements on both sides must stay untouched; a grid of more than 2^31
+//! elements is indexed with 64 bits. Without a GPU every test says why it skipped and passes.
+
+mod catalogue;
+
+mod support;
+use support::{gpu, sample};
+use std::fmt::Debug;
+
+use catalogue::grid::*;
+use rc::runtime::cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
+use rc::runtime::cust::stream::Stream;
+use rc::testdata::{awkward, poison};
+use rc::{Element, Extent, Params, Stencil};
+
+/// Elements on each side of the output that the kernel must not write; a multiple of 4, so the
+/// output view stays aligned for 16-byte vector stores.
+const GUARD: usize = 32;
+
+const SHAPES_2D: [[usize; 2]; 10] = [[1, 1], [1, 40], [40, 1], [3, 5], [7, 13], [33, 130], [70, 300], [9, 1000], [257, 1024], [1000, 1003]];
+const SHAPES_3D: [[usize; 3]; 7] = [[1, 1, 1], [1, 1, 40], [40, 1, 1], [3, 5, 7], [9, 17, 70], [5, 33, 128], [64, 64, 64]];
+
+/// Launches `k` over a grid of shape `shape` and compares with `run_cpu`.
+fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
+    k: &Stencil<T, P>,
+    shape: Extent,
+    input: &[T],
+    params: P,
+    stream: &Stream,
+) -> Result<(), String> {
+    let what = |m: String| format!("{} (shape {shape}, params {params:?}): {m}", k.name());
+    let d_in = DeviceBuffer::from_slice(input).map_err(|e| what(e.to_string()))?;
+    let out_shape = match k.output_shape(shape) {
+        Ok(s) => s,
+        Err(_) => {
+            // No output exists: the launch must refuse with a length error before launching.
+            let d_out = DeviceBuffer::from_slice(&[poison::<T>()]).map_err(|e| what(e.to_string()))?;
+            let mut empty = d_out.index(0..0);
+            return match rc::runtime::launch_grid(k, stream, &d_in, &mut empty, shape, params) {
+                Err(rc::runtime::Error::Length { .. }) => Ok(()),
+                other => Err(what(format!("expected a length error, got {other:?}"))),
+            };
+        }
+    };
+    let n_out = out_shape.len().ok_or_else(|| what("output too large".into()))?;
+    let mut want = vec![poison::<T>(); n_out];
+    k.run_cpu_grid(input, shape, &mut want, params).map_err(|e| what(e.to_string()))?;
+    let d_out = DeviceBuffer::from_slice(&vec![poison::<T>(); n_out + 2 * GUARD]).map_err(|e| what(e.to_string()))?;
+    let mut out = d_out.index(GUARD..GUARD + n_out);
+    rc::runtime::launch_grid(k, stream, &d_in, &mut out, shape, params).map_err(|e| what(e.to_string()))?;
+    stream.synchronize().map_err(|e| what(format!("kernel failed: {e:?}")))?;
+    let mut got = vec![poison::<T>(); n_out + 2 * GUARD];
+    d_out.copy_to(&mut got[..]).map_err(|e| what(e.to_string()))?;
+    let untouched = |g: &[T]| g.iter().all(|v| v.to_scalar().bits == poison::<T>().to_scalar().bits);
+    if !untouched(&got[..GUARD]) || !untouched(&got[GUARD + n_out..]) {
+        return Err(what("the kernel wrote outside its output".into()));
+    }
+    let got = &got[GUARD..GUARD + n_out];
+    match catalogue::compare_outputs(k, got, &want) {
+        None => Ok(()),
+        Some(i) => Err(what(format!("output {i} of shape {out_shape}: GPU gave {:?}, CPU reference {:?}", got[i], want[i]))),
+    }
+}
+
+struct OnGpu<'a> {
+    stream: &'a Stream,
+    failures: Vec<String>,
+    checked: usize,
+}
+
+impl catalogue::Visit for OnGpu<'_> {
+    fn visit<T: Element + DeviceCopy, P: Params + Debug>(&mut self, k: &Stencil<T, P>, params: P) {
+        let shapes: Vec<Extent> = match k.pattern().dims() {
+            rc::core::Dims::Three => SHAPES_3D.into_iter().map(Extent::from).collect(),
+            _ => SHAPES_2D.into_iter().map(Extent::from).collect(),
+        };
+        for (i, shape) in shapes.into_iter().enumerate() {
+            let n = shape.len().expect("small");
+            // A sampled run (under compute-sanitizer) keeps to small grids.
+            if sample().is_some() && n > 100_000 {
+                continue;
+            }
+            let input: Vec<T> = awkward(n, 11 + i as u64);
+            if let Err(e) = gpu_matches_reference(k, shape, &input, params, self.stream) {
+                self.failures.push(e);
+            }
+            self.checked += 1;
+        }
+    }
+}
+
+#[test]
+fn grid_catalogue_stencils_equal_their_reference_on_the_gpu() {
+    let Some((_context, stream)) = gpu("grid_catalogue_stencils_equal_their_reference_on_the_gpu") else { return };
+    let mut v = OnGpu { stream: &stream, failures: Vec::new(), checked: 0 };
+    catalogue::grid::visit_all(&mut v);
+    eprintln!("grid catalogue: {} launches checked, {} failed", v.checked, v.failures.len());
+    assert!(v.failures.is_empty(), "{}", v.failures.join("\n"));
+}
+
+#[test]
+fn a_grid_of_more_than_2_pow_31_elements_is_indexed_with_64_bits() {
+    let Some((_context, stream)) = gpu("a_grid_of_more_than_2_pow_31_elements_is_indexed_with_64_bits") else { return };
+    if sample().is_some() {
+        eprintln!("skipping: RC_GPU_SAMPLE is set (a sampled run, e.g. under compute-sanitizer)");
+        return;
+    }
+    // 65539 x 32772 = 2^31 + 393228 elements, rows of whole vectors: the vector path's row
+    // addresses pass 2^31 elements.
+    let shape = Extent::from([65539, 32772]);
+    let n = shape.len().expect("fits");
+    let bytes_needed = 2 * n * 4 + (1 << 30);
+    let info = rc::runtime::gpu().expect("present");
+    if (info.total_memory_bytes as usize) < bytes_needed {
+        eprintln!("skipping: the GPU has {} bytes, this test needs {bytes_needed}", info.total_memory_bytes);
+        return;
+    }
+    let input: Vec<f32> = awkward(n, 31);
+    let result = gpu_matches_reference(&heat2d::KERNEL, shape, &input, (0.125,), &stream);
+    eprintln!("shape {shape} ({n} elements): {}", if result.is_ok() { "all outputs match" } else { "MISMATCH" });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
