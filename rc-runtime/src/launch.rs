@@ -362,8 +362,9 @@ mod tests {
     fn a_3d_plan_has_both_shapes_the_blocks_and_the_extents_in_kernel_order() {
         let plan = plan(&ZERO_3D, Extent::zyx(5, 9, 130), 5 * 9 * 130, 5 * 9 * 130, &(1.0,)).expect("fits");
         assert_eq!(plan.output_shape, Extent::zyx(5, 9, 130));
-        // 3 tile planes x 3 tile rows = 9 bands, each 3 tiles along x: one block each.
-        assert_eq!(plan.launch, Some(LaunchShape { blocks: 9, threads_per_block: 256 }));
+        // 3 tile planes x 3 tile rows x 3 tiles along x = 27 tiles, numbered row-major: 4 blocks
+        // of 8 warps.
+        assert_eq!(plan.launch, Some(LaunchShape { blocks: 4, threads_per_block: 256 }));
         assert_eq!(extents_block(&ZERO_3D, &plan), [0x7000_0000, 0x8000_0000, 5850, 5850, 5, 9, 130, 5, 9, 130]);
 
         let plan = super::plan(&VALID_3D, Extent::zyx(4, 6, 40), 960, 2 * 4 * 38, &(1.0,)).expect("fits");
