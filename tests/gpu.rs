@@ -8,22 +8,19 @@
 mod catalogue;
 
 mod support;
-use support::{gpu, runs_length, sample};
+use support::{gpu, launch_guarded, runs_length, sample};
 use std::fmt::Debug;
 
 use rc::core::body::{BinaryOp, Body, Node};
 use rc::core::error::BodyError;
 use rc::core::ptx;
-use rc::runtime::cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
+use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy};
 use rc::runtime::cust::stream::Stream;
 use rc::testdata::{awkward, poison};
 use rc::core::stencil::Reference;
 use rc::core::Layout;
 use rc::{Boundary, Element, Offset, Params, Pattern, Scalar, Stencil, Strategy, WarpProgram, Window};
 
-/// Elements on each side of the output that the kernel must not write. A multiple of 4, so the
-/// output view stays aligned for 16-byte vector stores.
-const GUARD: usize = 32;
 
 
 /// Launches `k` over `input` on the GPU and compares with `run_cpu`.
@@ -55,19 +52,9 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
     let stand_in = [poison::<T>()];
     let d_in = DeviceBuffer::from_slice(if n == 0 { &stand_in[..] } else { input }).map_err(|e| what(e.to_string()))?;
     let d_in = d_in.index(0..n);
-    let d_out = DeviceBuffer::from_slice(&vec![poison::<T>(); n_out + 2 * GUARD]).map_err(|e| what(e.to_string()))?;
-    // A view of the middle: the guards on both sides must come back untouched.
-    let mut out = d_out.index(GUARD..GUARD + n_out);
-    rc::runtime::launch(k, stream, &d_in, &mut out, params).map_err(|e| what(e.to_string()))?;
-    stream.synchronize().map_err(|e| what(format!("kernel failed: {e:?}")))?;
-    let mut got = vec![poison::<T>(); n_out + 2 * GUARD];
-    d_out.copy_to(&mut got[..]).map_err(|e| what(e.to_string()))?;
-
-    let untouched = |g: &[T]| g.iter().all(|v| v.to_scalar().bits == poison::<T>().to_scalar().bits);
-    if !untouched(&got[..GUARD]) || !untouched(&got[GUARD + n_out..]) {
-        return Err(what("the kernel wrote outside its output".into()));
-    }
-    let got = &got[GUARD..GUARD + n_out];
+    let got = launch_guarded(n_out, stream, |out| rc::runtime::launch(k, stream, &d_in, out, params).map_err(|e| e.to_string()))
+        .map_err(what)?;
+    let got = &got[..];
     match catalogue::compare_outputs(k, got, &want) {
         None => Ok(()),
         Some(i) => Err(what(format!("output {i}: GPU gave {:?}, CPU reference {:?}", got[i], want[i]))),

@@ -6,18 +6,15 @@
 mod catalogue;
 
 mod support;
-use support::{gpu, sample};
+use support::{gpu, launch_guarded, sample};
 use std::fmt::Debug;
 
 use catalogue::grid::*;
-use rc::runtime::cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy};
+use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy};
 use rc::runtime::cust::stream::Stream;
 use rc::testdata::{awkward, poison};
 use rc::{Element, Extent, Params, Stencil};
 
-/// Elements on each side of the output that the kernel must not write; a multiple of 4, so the
-/// output view stays aligned for 16-byte vector stores.
-const GUARD: usize = 32;
 
 const SHAPES_2D: [[usize; 2]; 10] = [[1, 1], [1, 40], [40, 1], [3, 5], [7, 13], [33, 130], [70, 300], [9, 1000], [257, 1024], [1000, 1003]];
 const SHAPES_3D: [[usize; 3]; 7] = [[1, 1, 1], [1, 1, 40], [40, 1, 1], [3, 5, 7], [9, 17, 70], [5, 33, 128], [64, 64, 64]];
@@ -47,17 +44,9 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
     let n_out = out_shape.len().ok_or_else(|| what("output too large".into()))?;
     let mut want = vec![poison::<T>(); n_out];
     k.run_cpu_grid(input, shape, &mut want, params).map_err(|e| what(e.to_string()))?;
-    let d_out = DeviceBuffer::from_slice(&vec![poison::<T>(); n_out + 2 * GUARD]).map_err(|e| what(e.to_string()))?;
-    let mut out = d_out.index(GUARD..GUARD + n_out);
-    rc::runtime::launch_grid(k, stream, &d_in, &mut out, shape, params).map_err(|e| what(e.to_string()))?;
-    stream.synchronize().map_err(|e| what(format!("kernel failed: {e:?}")))?;
-    let mut got = vec![poison::<T>(); n_out + 2 * GUARD];
-    d_out.copy_to(&mut got[..]).map_err(|e| what(e.to_string()))?;
-    let untouched = |g: &[T]| g.iter().all(|v| v.to_scalar().bits == poison::<T>().to_scalar().bits);
-    if !untouched(&got[..GUARD]) || !untouched(&got[GUARD + n_out..]) {
-        return Err(what("the kernel wrote outside its output".into()));
-    }
-    let got = &got[GUARD..GUARD + n_out];
+    let got = launch_guarded(n_out, stream, |out| rc::runtime::launch_grid(k, stream, &d_in, out, shape, params).map_err(|e| e.to_string()))
+        .map_err(what)?;
+    let got = &got[..];
     match catalogue::compare_outputs(k, got, &want) {
         None => Ok(()),
         Some(i) => Err(what(format!("output {i} of shape {out_shape}: GPU gave {:?}, CPU reference {:?}", got[i], want[i]))),

@@ -256,9 +256,10 @@ impl WarpProgram {
 fn row_loads(pattern: Pattern, body: &Body, schedule: &Schedule, registers: u32) -> Vec<Vec<LoadPlan>> {
     let warp = pattern.warp() as usize;
     let mut used = vec![vec![vec![false; warp]; registers as usize]; pattern.input_rows() as usize];
+    let taps = body.used_taps();
     for row in 0..pattern.output_rows() {
         for p in 0..pattern.outputs_per_thread() {
-            for d in body.used_taps() {
+            for &d in &taps {
                 let input_row = pattern.input_row(row, d.along(2), d.along(1)) as usize;
                 let Some(id) = schedule.fetch_of(p, d.along_x()) else { continue };
                 let slots: Vec<(u32, u32)> = match &schedule.fetches[id].source {

@@ -124,28 +124,39 @@ fn three_d_stencils_emulate_their_reference() {
     }
 }
 
+/// The kernels the GPU-facing tests below print for a weighted star or box of `radius`: 3 rows
+/// (and 2 planes in 3D) per warp, every boundary, round-robin, 16-byte granules and windows, and
+/// the two baselines.
+fn gpu_kernels(radius: Radius, star: bool) -> (Body, Vec<(Pattern, Strategy, Layout, WarpProgram)>) {
+    let body = weighted(radius, &taps(radius, star));
+    let (rows, planes) = (3, if radius.dims() == rc_core::Dims::Three { 2 } else { 1 });
+    let mut kernels = Vec::new();
+    for boundary in Boundary::ALL {
+        for (outputs, layout, strategy) in [
+            (2, Layout::RoundRobin, Strategy::RegisterCache),
+            (4, Layout::Granule(4), Strategy::RegisterCache),
+            (4, Layout::Window(4), Strategy::RegisterCache),
+            (1, Layout::RoundRobin, Strategy::Naive),
+            (1, Layout::RoundRobin, Strategy::SharedMemory),
+        ] {
+            let pattern = Pattern::grid(radius, 32, outputs, rows, planes, boundary).expect("valid");
+            let program = WarpProgram::compile_for(pattern, strategy, layout, &body).expect("compiles");
+            kernels.push((pattern, strategy, layout, program));
+        }
+    }
+    (body, kernels)
+}
+
 /// Every configuration above prints a kernel ptxas accepts (CI sets RC_PTXAS), with the 2D/3D
 /// parameter list and no 1D-only addressing.
 #[test]
 fn two_and_three_d_kernels_assemble() {
     let mut kernels = Vec::new();
     for (radius, star) in [(Radius::yx(1, 1), true), (Radius::yx(2, 1), false), (Radius::zyx(1, 1, 1), true), (Radius::zyx(1, 2, 1), false)] {
-        let body = weighted(radius, &taps(radius, star));
-        let (rows, planes) = (3, if radius.dims() == rc_core::Dims::Three { 2 } else { 1 });
-        for boundary in Boundary::ALL {
-            for (outputs, layout, strategy) in [
-                (2, Layout::RoundRobin, Strategy::RegisterCache),
-                (4, Layout::Granule(4), Strategy::RegisterCache),
-                (4, Layout::Window(4), Strategy::RegisterCache),
-                (1, Layout::RoundRobin, Strategy::Naive),
-                (1, Layout::RoundRobin, Strategy::SharedMemory),
-            ] {
-                let pattern = Pattern::grid(radius, 32, outputs, rows, planes, boundary).expect("valid");
-                let program = WarpProgram::compile_for(pattern, strategy, layout, &body).expect("compiles");
-                let ptx = rc_core::ptx::print(&program, "k");
-                assert!(ptx.contains(".param .u64 k_in_y") && ptx.contains(".param .u64 k_out_x"), "{ptx}");
-                kernels.push((format!("{pattern} {strategy} {layout}"), ptx));
-            }
+        for (pattern, strategy, layout, program) in gpu_kernels(radius, star).1 {
+            let ptx = rc_core::ptx::print(&program, "k");
+            assert!(ptx.contains(".param .u64 k_in_y") && ptx.contains(".param .u64 k_out_x"), "{ptx}");
+            kernels.push((format!("{pattern} {strategy} {layout}"), ptx));
         }
     }
     let Some(ptxas) = std::env::var_os("RC_PTXAS") else { return };
@@ -174,41 +185,30 @@ fn write_gpu_cases() {
     ];
     let mut k = 0;
     for (radius, star, shapes) in configs {
-        let body = weighted(radius, &taps(radius, star));
-        let (rows, planes) = (3, if radius.dims() == rc_core::Dims::Three { 2 } else { 1 });
-        for boundary in Boundary::ALL {
-            for (outputs, layout, strategy) in [
-                (2, Layout::RoundRobin, Strategy::RegisterCache),
-                (4, Layout::Granule(4), Strategy::RegisterCache),
-                (4, Layout::Window(4), Strategy::RegisterCache),
-                (1, Layout::RoundRobin, Strategy::Naive),
-                (1, Layout::RoundRobin, Strategy::SharedMemory),
-            ] {
-                let pattern = Pattern::grid(radius, 32, outputs, rows, planes, boundary).expect("valid");
-                let program = WarpProgram::compile_for(pattern, strategy, layout, &body).expect("compiles");
-                let ptx = rc_core::ptx::print(&program, "k");
-                for &shape in &shapes {
-                    let Ok(out_shape) = pattern.output_shape(shape) else { continue };
-                    let n = shape.len().expect("fits");
-                    let input: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1013) as f32 * 0.125 - 50.0).collect();
-                    let mut got = vec![0.0f32; out_shape.len().expect("fits")];
-                    program.emulate_grid(&input, shape, &mut got, &[]).expect("emulates");
-                    assert_eq!(got, reference(&body, pattern, &input, shape), "emulation of {pattern}");
-                    let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-                    std::fs::write(dir.join(format!("{k}.ptx")), &ptx).expect("writes");
-                    std::fs::write(dir.join(format!("{k}.want")), bytes(&got)).expect("writes");
-                    let launch = pattern.launch_shape_of(out_shape).expect("fits");
-                    let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
-                    index.push_str(&format!(
-                        "{k} {} {} {} {} {}\n",
-                        dims(shape),
-                        dims(out_shape),
-                        launch.blocks,
-                        launch.threads_per_block,
-                        format!("{pattern}|{strategy}|{layout}").replace(' ', "_")
-                    ));
-                    k += 1;
-                }
+        let (body, kernels) = gpu_kernels(radius, star);
+        for (pattern, strategy, layout, program) in kernels {
+            let ptx = rc_core::ptx::print(&program, "k");
+            for &shape in &shapes {
+                let Ok(out_shape) = pattern.output_shape(shape) else { continue };
+                let n = shape.len().expect("fits");
+                let input: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1013) as f32 * 0.125 - 50.0).collect();
+                let mut got = vec![0.0f32; out_shape.len().expect("fits")];
+                program.emulate_grid(&input, shape, &mut got, &[]).expect("emulates");
+                assert_eq!(got, reference(&body, pattern, &input, shape), "emulation of {pattern}");
+                let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+                std::fs::write(dir.join(format!("{k}.ptx")), &ptx).expect("writes");
+                std::fs::write(dir.join(format!("{k}.want")), bytes(&got)).expect("writes");
+                let launch = pattern.launch_shape_of(out_shape).expect("fits");
+                let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
+                index.push_str(&format!(
+                    "{k} {} {} {} {} {}\n",
+                    dims(shape),
+                    dims(out_shape),
+                    launch.blocks,
+                    launch.threads_per_block,
+                    format!("{pattern}|{strategy}|{layout}").replace(' ', "_")
+                ));
+                k += 1;
             }
         }
     }

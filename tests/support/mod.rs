@@ -1,7 +1,37 @@
 //! What the GPU test binaries share.
 
 use rc::runtime::cust::context::Context;
+use rc::runtime::cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
 use rc::runtime::cust::stream::{Stream, StreamFlags};
+use rc::testdata::poison;
+use rc::Element;
+
+/// Elements on each side of an output that a kernel must not write. A multiple of 4, so the
+/// output view stays aligned for 16-byte vector stores.
+#[allow(dead_code)]
+pub const GUARD: usize = 32;
+
+/// Runs `launch` on an output of `n_out` poisoned elements between two poisoned guards of
+/// `GUARD` elements, waits, and returns the output; an error if the guards changed.
+#[allow(dead_code)]
+pub fn launch_guarded<T: Element + DeviceCopy>(
+    n_out: usize,
+    stream: &Stream,
+    launch: impl FnOnce(&mut DeviceSlice<T>) -> Result<(), String>,
+) -> Result<Vec<T>, String> {
+    let d_out = DeviceBuffer::from_slice(&vec![poison::<T>(); n_out + 2 * GUARD]).map_err(|e| e.to_string())?;
+    // A view of the middle: the guards on both sides must come back untouched.
+    let mut out = d_out.index(GUARD..GUARD + n_out);
+    launch(&mut out)?;
+    stream.synchronize().map_err(|e| format!("kernel failed: {e:?}"))?;
+    let mut got = vec![poison::<T>(); n_out + 2 * GUARD];
+    d_out.copy_to(&mut got[..]).map_err(|e| e.to_string())?;
+    let untouched = |g: &[T]| g.iter().all(|v| v.to_scalar().bits == poison::<T>().to_scalar().bits);
+    if !untouched(&got[..GUARD]) || !untouched(&got[GUARD + n_out..]) {
+        return Err("the kernel wrote outside its output".into());
+    }
+    Ok(got[GUARD..GUARD + n_out].to_vec())
+}
 
 /// A context for this test's thread, or `None` (after saying so) on a machine without a GPU.
 pub fn gpu(test: &str) -> Option<(Context, Stream)> {
