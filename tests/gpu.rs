@@ -14,7 +14,7 @@ use std::fmt::Debug;
 use rc::core::body::{BinaryOp, Body, Node};
 use rc::core::error::BodyError;
 use rc::core::ptx;
-use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy};
+use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
 use rc::runtime::cust::stream::Stream;
 use rc::testdata::{awkward, poison};
 use rc::core::stencil::Reference;
@@ -23,20 +23,29 @@ use rc::{Boundary, Element, Offset, Params, Pattern, Scalar, Stencil, Strategy, 
 
 
 
-/// Launches `k` over `input` on the GPU and compares with `run_cpu`.
+/// Launches `k` over `inputs` (one per input field, all of one length) on the GPU and compares
+/// with `run_cpu`.
 fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
     k: &Stencil<T, P>,
-    input: &[T],
+    inputs: &[&[T]],
     params: P,
     stream: &Stream,
 ) -> Result<(), String> {
-    let n = input.len();
+    let n = inputs.first().map_or(0, |input| input.len());
     let what = |m: String| format!("{} (n={n}, params {params:?}): {m}", k.name());
+    // A one-element buffer stands in for an empty input (the driver rejects empty allocations).
+    let stand_in = [poison::<T>()];
+    let d_in = inputs
+        .iter()
+        .map(|&input| DeviceBuffer::from_slice(if input.is_empty() { &stand_in[..] } else { input }))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| what(e.to_string()))?;
+    let d_in: Vec<DeviceSlice<T>> = d_in.iter().zip(inputs).map(|(d, input)| d.index(0..input.len())).collect();
+    let d_in: Vec<&DeviceSlice<T>> = d_in.iter().collect();
     let n_out = match k.output_len(n) {
         Ok(len) => len,
         Err(_) => {
             // No output exists: the launch must refuse with a length error, before any launch.
-            let d_in = DeviceBuffer::from_slice(input).map_err(|e| what(e.to_string()))?;
             let d_out = DeviceBuffer::from_slice(&[poison::<T>()]).map_err(|e| what(e.to_string()))?;
             let mut empty = d_out.index(0..0);
             return match rc::runtime::launch(k, stream, &d_in, &mut empty, params) {
@@ -46,12 +55,7 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
         }
     };
     let mut want = vec![poison::<T>(); n_out];
-    k.run_cpu(input, &mut want, params).map_err(|e| what(e.to_string()))?;
-
-    // A one-element buffer stands in for an empty input (the driver rejects empty allocations).
-    let stand_in = [poison::<T>()];
-    let d_in = DeviceBuffer::from_slice(if n == 0 { &stand_in[..] } else { input }).map_err(|e| what(e.to_string()))?;
-    let d_in = d_in.index(0..n);
+    k.run_cpu(inputs, &mut want, params).map_err(|e| what(e.to_string()))?;
     let got = launch_guarded(n_out, stream, |out| rc::runtime::launch(k, stream, &d_in, out, params).map_err(|e| e.to_string()))
         .map_err(what)?;
     let got = &got[..];
@@ -72,8 +76,8 @@ impl catalogue::Visit for OnGpu<'_> {
         let r = k.pattern().radius().along_x() as usize;
         let tile = k.pattern().tile_outputs() as usize;
         for (i, n) in [0, 1, 2 * r, 2 * r + 1, tile + 2 * r + 3, 4099, 1_000_003].into_iter().enumerate().filter(|&(_, n)| runs_length(n)) {
-            let input: Vec<T> = awkward(n, 7 + i as u64);
-            if let Err(e) = gpu_matches_reference(k, &input, params, self.stream) {
+            let inputs = catalogue::awkward_inputs(k, n, 7 + i as u64);
+            if let Err(e) = gpu_matches_reference(k, &catalogue::slices(&inputs), params, self.stream) {
                 self.failures.push(e);
             }
             self.checked += 1;
@@ -121,7 +125,7 @@ macro_rules! box_stencil {
         fn body<const R: u32>() -> Result<Body, BodyError> {
             let mut nodes = vec![Node::Const($make(0.0))];
             for k in -(R as i32)..=(R as i32) {
-                nodes.push(Node::Tap(Offset::x(k)));
+                nodes.push(Node::Tap(0, Offset::x(k)));
                 let (acc, tap) = (nodes.len() as u32 - 2, nodes.len() as u32 - 1);
                 nodes.push(Node::Binary(BinaryOp::Add, acc, tap));
             }
@@ -129,13 +133,13 @@ macro_rules! box_stencil {
             nodes.push(Node::Const($make((2 * R + 1) as $t)));
             nodes.push(Node::Binary(BinaryOp::Div, sum, nodes.len() as u32 - 1));
             let result = nodes.len() as u32 - 1;
-            Body::new(<$t as Element>::TYPE, vec![], R, nodes, result)
+            Body::new(<$t as Element>::TYPE, 1, vec![], R, nodes, result)
         }
 
-        fn reference<const R: u32>(w: Window<'_, $t>, _: ()) -> $t {
+        fn reference<const R: u32>(w: &[Window<'_, $t>], _: ()) -> $t {
             let mut s = 0.0;
             for k in -(R as i32)..=(R as i32) {
-                s += w[k];
+                s += w[0][k];
             }
             s / (2 * R + 1) as $t
         }
@@ -160,7 +164,7 @@ macro_rules! box_stencil {
             let entry: &'static str = Box::leak(format!("rc_{name}").into_boxed_str());
             let program = WarpProgram::compile_for(pattern, strategy, layout, &body()?)?;
             let ptx: &'static str = Box::leak(ptx::print(&program, entry).into_boxed_str());
-            Ok(Stencil::from_parts(Box::leak(name.into_boxed_str()), pattern, strategy, layout, ptx, entry, body, reference))
+            Ok(Stencil::from_parts(Box::leak(name.into_boxed_str()), pattern, strategy, layout, ptx, entry, 1, body, reference))
         }
     };
 }
@@ -198,7 +202,7 @@ fn sweep<T: Element + DeviceCopy>(
         };
         for n in lengths(&pattern).into_iter().filter(|&n| runs_length(n)) {
             let input: Vec<T> = awkward(n, n as u64 ^ 0x5eed);
-            if let Err(e) = gpu_matches_reference(&k, &input, (), stream) {
+            if let Err(e) = gpu_matches_reference(&k, &[&input], (), stream) {
                 failures.push(e);
             }
             checked += 1;
@@ -349,7 +353,7 @@ fn sums_of_signed_zeros_keep_their_sign_on_the_gpu() {
         };
         for kind in 0..3 {
             for n in [2 * pattern.radius().along_x() as usize + 1, 4099] {
-                if let Err(e) = gpu_matches_reference(&k, &zeros(n, kind, n as u64 + u64::from(kind)), (), &stream) {
+                if let Err(e) = gpu_matches_reference(&k, &[&zeros(n, kind, n as u64 + u64::from(kind))], (), &stream) {
                     failures.push(e);
                 }
                 checked += 1;
@@ -376,8 +380,8 @@ fn an_input_longer_than_2_pow_31_is_indexed_with_64_bits() {
     }
     let input: Vec<f32> = awkward(n, 31);
     for result in [
-        gpu_matches_reference(&catalogue::box7::KERNEL, &input, (), &stream),
-        gpu_matches_reference(&catalogue::box17_granule::KERNEL, &input, (), &stream),
+        gpu_matches_reference(&catalogue::box7::KERNEL, &[&input], (), &stream),
+        gpu_matches_reference(&catalogue::box17_granule::KERNEL, &[&input], (), &stream),
     ] {
         eprintln!("n = {n}: {}", if result.is_ok() { "all outputs match" } else { "MISMATCH" });
         if let Err(e) = result {

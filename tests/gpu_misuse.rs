@@ -32,7 +32,7 @@ fn input() -> Vec<f32> {
 }
 
 fn reference(input: &[f32]) -> Vec<f32> {
-    box3::KERNEL.reference_vec(input, ()).expect("the CPU reference runs")
+    box3::KERNEL.reference_vec(&[input], ()).expect("the CPU reference runs")
 }
 
 fn bits(values: &[f32]) -> Vec<u32> {
@@ -70,11 +70,11 @@ fn an_output_overlapping_the_input_is_refused_before_any_launch() {
         .collect();
     cases.push((buffer.index(N_OUT - 1..N_OUT - 1 + N), buffer.index(0..N_OUT), 4));
     for (input, mut output, shared) in cases {
-        let err = rc::runtime::launch(&box3::KERNEL, &stream, &input, &mut output, ())
+        let err = rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut output, ())
             .expect_err("the output overlaps the input");
         let (input_range, output_range) = (range(&input), range(&output));
         assert!(
-            matches!(err, Error::Aliasing { stencil: "box3", input, output } if input == input_range && output == output_range),
+            matches!(err, Error::Aliasing { stencil: "box3", ref buffer, input, output } if buffer == "input" && input == input_range && output == output_range),
             "{err:?}"
         );
         let text = err.to_string();
@@ -98,7 +98,7 @@ fn adjacent_views_of_one_allocation_launch() {
     let buffer = DeviceBuffer::from_slice(&contents).expect("allocate");
     let input = buffer.index(0..N);
     let mut output = buffer.index(N..N + N_OUT);
-    rc::runtime::launch(&box3::KERNEL, &stream, &input, &mut output, ()).expect("adjacent, not overlapping");
+    rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut output, ()).expect("adjacent, not overlapping");
     stream.synchronize().expect("kernel runs");
     let got = host(&buffer);
     assert_eq!(bits(&got[..N]), bits(&data), "the input changed");
@@ -110,7 +110,7 @@ fn adjacent_views_of_one_allocation_launch() {
     let buffer = DeviceBuffer::from_slice(&contents).expect("allocate");
     let input = buffer.index(N_OUT..N_OUT + N);
     let mut output = buffer.index(0..N_OUT);
-    rc::runtime::launch(&box3::KERNEL, &stream, &input, &mut output, ()).expect("adjacent, not overlapping");
+    rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut output, ()).expect("adjacent, not overlapping");
     stream.synchronize().expect("kernel runs");
     let got = host(&buffer);
     assert_eq!(bits(&got[..N_OUT]), bits(&want), "output before the input");
@@ -133,19 +133,19 @@ fn buffers_of_another_context_are_refused() {
     let mut foreign_output = DeviceBuffer::from_slice(&vec![poison::<f32>(); N_OUT]).expect("allocate in the second context");
     ContextStack::pop().expect("back to the stream's context");
 
-    let err = rc::runtime::launch(&box3::KERNEL, &stream, &foreign_input, &mut own_output, ())
+    let err = rc::runtime::launch(&box3::KERNEL, &stream, &[&foreign_input], &mut own_output, ())
         .expect_err("the input is another context's memory");
-    assert!(matches!(err, Error::ForeignBuffer { stencil: "box3", buffer: "input", .. }), "{err:?}");
+    assert!(matches!(err, Error::ForeignBuffer { stencil: "box3", ref buffer, .. } if buffer == "input"), "{err:?}");
     let text = err.to_string();
     assert!(text.starts_with("stencil `box3`: the input buffer (device address 0x"), "{text}");
     assert!(text.contains("expected a buffer the launch's context can reach"), "{text}");
 
-    let err = rc::runtime::launch(&box3::KERNEL, &stream, &own_input, &mut foreign_output, ())
+    let err = rc::runtime::launch(&box3::KERNEL, &stream, &[&own_input], &mut foreign_output, ())
         .expect_err("the output is another context's memory");
-    assert!(matches!(err, Error::ForeignBuffer { stencil: "box3", buffer: "output", .. }), "{err:?}");
+    assert!(matches!(err, Error::ForeignBuffer { stencil: "box3", ref buffer, .. } if buffer == "output"), "{err:?}");
 
     // The launch's own buffers still launch, and nothing was written by the refused launches.
-    rc::runtime::launch(&box3::KERNEL, &stream, &own_input, &mut own_output, ()).expect("own buffers");
+    rc::runtime::launch(&box3::KERNEL, &stream, &[&own_input], &mut own_output, ()).expect("own buffers");
     stream.synchronize().expect("kernel runs");
     assert_eq!(bits(&host(&own_output)), bits(&reference(&data)));
 
@@ -171,7 +171,7 @@ fn managed_memory_launches() {
         DeviceSlice::from_raw_parts(DevicePointer::from_raw(managed.as_unified_ptr().as_raw() as u64), N)
     };
     let mut output = DeviceBuffer::from_slice(&vec![poison::<f32>(); N_OUT]).expect("allocate");
-    rc::runtime::launch(&box3::KERNEL, &stream, &input, &mut output, ()).expect("managed input");
+    rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut output, ()).expect("managed input");
     stream.synchronize().expect("kernel runs");
     assert_eq!(bits(&host(&output)), bits(&reference(&data)));
     drop(managed);

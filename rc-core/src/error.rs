@@ -103,6 +103,10 @@ pub enum LengthError {
     InputShape { shape: Extent, expected: usize, got: usize },
     #[error("output has {got} elements, expected {expected} (shape {shape}) for an input of shape {input} with boundary `{boundary}`")]
     OutputShape { shape: Extent, expected: usize, got: usize, input: Extent, boundary: Boundary },
+    #[error("expected {expected} {} (one per window the function declares, in order), got {got}", if *.expected == 1 { "input" } else { "inputs" })]
+    InputCount { expected: usize, got: usize },
+    #[error("input {input} has {got} elements, expected {expected} as input 0 has: a stencil's inputs share one length (one shape in 2D and 3D), numbered from 0 in the order the windows are declared")]
+    InputLength { input: usize, expected: usize, got: usize },
 }
 
 /// A stencil body that the compiler cannot lower. The macro reports these on the offending
@@ -115,6 +119,10 @@ pub enum BodyError {
     Type { node: usize, error: TypeError },
     #[error("node {node}: tap {offset} is outside the radius {radius} (or has another number of dimensions)")]
     TapOutsideRadius { node: usize, offset: Offset, radius: Radius },
+    #[error("node {node}: tap of input field {field}, but the body has {fields} (numbered from 0)")]
+    NoSuchField { node: usize, field: u32, fields: u32 },
+    #[error("a body reads at least one input field, got 0")]
+    NoFields,
     #[error("node {node}: parameter {index} does not exist (the stencil has {count})")]
     NoSuchParam { node: usize, index: u32, count: usize },
     #[error("the body returns {got}, expected the element type {expected}")]
