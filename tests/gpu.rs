@@ -19,7 +19,7 @@ use rc::runtime::cust::stream::Stream;
 use rc::testdata::{awkward, poison};
 use rc::core::stencil::Reference;
 use rc::core::Layout;
-use rc::{Boundary, Element, Offset, Params, Pattern, Scalar, Stencil, Strategy, WarpProgram, Window};
+use rc::{Boundary, Element, Offset, Params, Pattern, Scalar, ScalarType, Stencil, Strategy, WarpProgram, Window};
 
 
 
@@ -178,6 +178,82 @@ mod box_f64 {
     box_stencil!(f64, Scalar::f64);
 }
 
+/// `s = 0; for f in 0..F { for k in -R..=R { s += (f + 1) * w_f[k]; } }`: every tap of every
+/// field weighted by its field's number, so a field read from another's input shows.
+mod fields_f32 {
+    use super::*;
+
+    fn body<const R: u32, const F: u32>() -> Result<Body, BodyError> {
+        let mut nodes = vec![Node::Const(Scalar::f32(0.0))];
+        for field in 0..F {
+            for k in -(R as i32)..=(R as i32) {
+                nodes.push(Node::Tap(field, Offset::x(k)));
+                nodes.push(Node::Const(Scalar::f32((field + 1) as f32)));
+                let (acc, tap, weight) = (nodes.len() as u32 - 3, nodes.len() as u32 - 2, nodes.len() as u32 - 1);
+                nodes.push(Node::Binary(BinaryOp::Mul, weight, tap));
+                nodes.push(Node::Binary(BinaryOp::Add, acc, nodes.len() as u32 - 1));
+            }
+        }
+        let result = nodes.len() as u32 - 1;
+        Body::new(ScalarType::F32, F, vec![], R, nodes, result)
+    }
+
+    fn reference<const R: u32>(w: &[Window<'_, f32>], _: ()) -> f32 {
+        let mut s = 0.0;
+        for (field, window) in w.iter().enumerate() {
+            for k in -(R as i32)..=(R as i32) {
+                s += (field + 1) as f32 * window[k];
+            }
+        }
+        s
+    }
+
+    /// The stencil over `fields` fields for `pattern` (radius 1, 3, 8, 17 or 40), its PTX
+    /// printed now; the strings are leaked as `box_stencil!`'s are.
+    fn kernel(pattern: Pattern, strategy: Strategy, layout: Layout, fields: u32) -> Result<Stencil<f32, ()>, rc::core::Error> {
+        let body: fn() -> Result<Body, BodyError> = match (pattern.radius().along_x(), fields) {
+            (1, 2) => body::<1, 2>,
+            (1, 3) => body::<1, 3>,
+            (3, 2) => body::<3, 2>,
+            (3, 3) => body::<3, 3>,
+            (8, 2) => body::<8, 2>,
+            (8, 3) => body::<8, 3>,
+            (17, 2) => body::<17, 2>,
+            (17, 3) => body::<17, 3>,
+            (40, 2) => body::<40, 2>,
+            (40, 3) => body::<40, 3>,
+            (r, f) => panic!("the test's stencil of several fields exists for radius 1, 3, 8, 17, 40 and 2 or 3 fields, not {r}, {f}"),
+        };
+        let reference: Reference<f32, ()> = match pattern.radius().along_x() {
+            1 => reference::<1>,
+            3 => reference::<3>,
+            8 => reference::<8>,
+            17 => reference::<17>,
+            _ => reference::<40>,
+        };
+        let name = format!(
+            "fields{fields}_{strategy}_{}_r{}_w{}_p{}_{}",
+            layout.to_string().replace(['(', ')'], ""),
+            pattern.radius(),
+            pattern.warp(),
+            pattern.outputs_per_thread(),
+            pattern.boundary()
+        );
+        let entry: &'static str = Box::leak(format!("rc_{name}").into_boxed_str());
+        let program = WarpProgram::compile_for(pattern, strategy, layout, &body()?)?;
+        let ptx: &'static str = Box::leak(ptx::print(&program, entry).into_boxed_str());
+        Ok(Stencil::from_parts(Box::leak(name.into_boxed_str()), pattern, strategy, layout, ptx, entry, fields, body, reference))
+    }
+
+    pub fn two(pattern: Pattern, strategy: Strategy, layout: Layout) -> Result<Stencil<f32, ()>, rc::core::Error> {
+        kernel(pattern, strategy, layout, 2)
+    }
+
+    pub fn three(pattern: Pattern, strategy: Strategy, layout: Layout) -> Result<Stencil<f32, ()>, rc::core::Error> {
+        kernel(pattern, strategy, layout, 3)
+    }
+}
+
 /// Compiles the sweep's stencil for one pattern, strategy and distribution.
 type Compile<T> = fn(Pattern, Strategy, Layout) -> Result<Stencil<T, ()>, rc::core::Error>;
 
@@ -195,14 +271,16 @@ fn sweep<T: Element + DeviceCopy>(
             // A staged window whose stage exceeds shared memory is refused at compile time (the
             // macro reports it); nothing to launch.
             Err(rc::core::Error::Schedule(rc::core::ScheduleError::StageTooLarge { .. })) if matches!(layout, Layout::Staged(_)) => continue,
+            // So is a shared-memory stage of several fields.
+            Err(rc::core::Error::Schedule(rc::core::ScheduleError::BlockStageTooLarge { .. })) if strategy == Strategy::SharedMemory => continue,
             Err(e) => {
                 failures.push(format!("{pattern}, {strategy}, {layout}: could not build the kernel: {e}"));
                 continue;
             }
         };
         for n in lengths(&pattern).into_iter().filter(|&n| runs_length(n)) {
-            let input: Vec<T> = awkward(n, n as u64 ^ 0x5eed);
-            if let Err(e) = gpu_matches_reference(&k, &[&input], (), stream) {
+            let inputs = catalogue::awkward_inputs(&k, n, n as u64 ^ 0x5eed);
+            if let Err(e) = gpu_matches_reference(&k, &catalogue::slices(&inputs), (), stream) {
                 failures.push(e);
             }
             checked += 1;
@@ -214,6 +292,28 @@ fn sweep<T: Element + DeviceCopy>(
 fn edge_lengths(p: &Pattern) -> Vec<usize> {
     let r = p.radius().along_x() as usize;
     vec![0, 1, 2 * r, 2 * r + 1, 3 * p.tile_outputs() as usize + 2 * r + 5]
+}
+
+/// [`edge_lengths`] and one over a million.
+fn edge_and_long_lengths(p: &Pattern) -> Vec<usize> {
+    let mut l = edge_lengths(p);
+    l.push(1_000_003);
+    l
+}
+
+/// [`sweep`] of two kernels over the same patterns at [`edge_and_long_lengths`], reported as
+/// `what`; fails on any mismatch of either.
+fn sweep_both<A, B, I>(what: &str, kernels: (Compile<A>, Compile<B>), patterns: impl Fn() -> I, stream: &Stream)
+where
+    A: Element + DeviceCopy,
+    B: Element + DeviceCopy,
+    I: Iterator<Item = (Pattern, Strategy, Layout)>,
+{
+    let (first, first_failures) = sweep(kernels.0, patterns(), edge_and_long_lengths, stream);
+    let (second, second_failures) = sweep(kernels.1, patterns(), edge_and_long_lengths, stream);
+    eprintln!("{what}: {} launches checked, {} failed", first + second, first_failures.len() + second_failures.len());
+    let failures: Vec<String> = first_failures.into_iter().chain(second_failures).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
@@ -246,17 +346,8 @@ fn every_warp_width_boundary_and_element_type_matches_on_the_gpu() {
             })
         })
     };
-    let lengths = |p: &Pattern| {
-        let mut l = edge_lengths(p);
-        l.push(1_000_003);
-        l
-    };
     let with_layout = || patterns().map(|(p, s)| (p, s, Layout::RoundRobin));
-    let (c32, f32_failures) = sweep(box_f32::kernel, with_layout(), lengths, &stream);
-    let (c64, f64_failures) = sweep(box_f64::kernel, with_layout(), lengths, &stream);
-    eprintln!("warp x boundary x type: {} launches checked, {} failed", c32 + c64, f32_failures.len() + f64_failures.len());
-    let failures: Vec<String> = f32_failures.into_iter().chain(f64_failures).collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    sweep_both("warp x boundary x type", (box_f32::kernel, box_f64::kernel), with_layout, &stream);
 }
 
 #[test]
@@ -284,16 +375,29 @@ fn granule_window_and_staged_distributions_match_on_the_gpu() {
             })
         })
     };
-    let lengths = |p: &Pattern| {
-        let mut l = edge_lengths(p);
-        l.push(1_000_003);
-        l
+    sweep_both("granules, windows and staged windows", (box_f32::kernel, box_f64::kernel), patterns, &stream);
+}
+
+#[test]
+fn several_fields_on_every_distribution_and_strategy_match_on_the_gpu() {
+    let Some((_context, stream)) = gpu("several_fields_on_every_distribution_and_strategy_match_on_the_gpu") else { return };
+    let layouts = [
+        (Strategy::RegisterCache, Layout::RoundRobin, 4u32),
+        (Strategy::RegisterCache, Layout::Granule(4), 8),
+        (Strategy::RegisterCache, Layout::Window(8), 8),
+        (Strategy::RegisterCache, Layout::Staged(8), 8),
+        (Strategy::RegisterCache, Layout::Staged(16), 16),
+        (Strategy::SharedMemory, Layout::RoundRobin, 2),
+        (Strategy::Naive, Layout::RoundRobin, 1),
+    ];
+    let patterns = || {
+        [1u32, 3, 8, 17, 40].into_iter().enumerate().flat_map(move |(i, r)| {
+            layouts.into_iter().flat_map(move |(strategy, layout, p)| {
+                Boundary::ALL.map(|b| (Pattern::new(r, [32u32, 16][i % 2], p, b).expect("valid"), strategy, layout))
+            })
+        })
     };
-    let (c32, f32_failures) = sweep(box_f32::kernel, patterns(), lengths, &stream);
-    let (c64, f64_failures) = sweep(box_f64::kernel, patterns(), lengths, &stream);
-    eprintln!("granules, windows and staged windows: {} launches checked, {} failed", c32 + c64, f32_failures.len() + f64_failures.len());
-    let failures: Vec<String> = f32_failures.into_iter().chain(f64_failures).collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    sweep_both("2 and 3 fields", (fields_f32::two, fields_f32::three), patterns, &stream);
 }
 
 /// f32 data of signed zeros with a few other values: `kind` 0 is all `-0.0`; 1 is runs of

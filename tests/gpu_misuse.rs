@@ -1,4 +1,4 @@
-//! Misuse of `launch` that only real device buffers can show: an output that overlaps the input
+//! Misuse of `launch` that only real device buffers can show: an output that overlaps an input
 //! (two views of one allocation), and buffers allocated in another CUDA context. Each must come
 //! back as its error before anything is launched; the legitimate neighbours of each mistake
 //! (adjacent views of one allocation, managed memory) must still launch and match the CPU.
@@ -19,6 +19,12 @@ use rc::testdata::poison;
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 4, distribution = round_robin)]
 fn box3(w: Window<f32>) -> f32 {
     (w[-1] + w[0] + w[1]) / 3.0
+}
+
+/// Two input fields, round-robin like `box3`.
+#[stencil(radius = 1, warp = 32, outputs_per_thread = 4, distribution = round_robin)]
+fn product3(u: Window<f32>, k: Window<f32>) -> f32 {
+    u[-1] * k[1] + u[0] * k[0] + u[1] * k[-1]
 }
 
 /// Input length: odd, so the last tile is partial.
@@ -175,4 +181,29 @@ fn managed_memory_launches() {
     stream.synchronize().expect("kernel runs");
     assert_eq!(bits(&host(&output)), bits(&reference(&data)));
     drop(managed);
+}
+
+#[test]
+fn an_output_overlapping_a_second_input_is_refused_and_one_buffer_may_be_both_inputs() {
+    let test = "an_output_overlapping_a_second_input_is_refused_and_one_buffer_may_be_both_inputs";
+    let Some((_context, stream)) = gpu(test) else { return };
+    let data = input();
+    let mut contents = data.clone();
+    contents.extend(vec![poison::<f32>(); N]);
+    let buffer = DeviceBuffer::from_slice(&contents).expect("allocate");
+    let (u, k) = (DeviceBuffer::from_slice(&data).expect("allocate"), buffer.index(0..N));
+    // The output starts inside `k`, the second input.
+    let mut output = buffer.index(N - 2..2 * N - 4);
+    let err = rc::runtime::launch(&product3::KERNEL, &stream, &[&u, &k], &mut output, ()).expect_err("overlaps input 1");
+    assert!(matches!(err, Error::Aliasing { stencil: "product3", ref buffer, .. } if buffer == "input 1"), "{err:?}");
+    assert!(err.to_string().contains("overlaps the input 1 buffer (device bytes "), "{err}");
+    stream.synchronize().expect("nothing queued can fail");
+    assert_eq!(bits(&host(&buffer)), bits(&contents), "a refused launch wrote to the buffer");
+
+    // One buffer as both inputs: they are only read, so they may overlap each other.
+    let mut output = DeviceBuffer::from_slice(&vec![poison::<f32>(); N_OUT]).expect("allocate");
+    rc::runtime::launch(&product3::KERNEL, &stream, &[&u, &u], &mut output, ()).expect("one buffer, two inputs");
+    stream.synchronize().expect("kernel runs");
+    let want = product3::KERNEL.reference_vec(&[&data, &data], ()).expect("the CPU reference runs");
+    assert_eq!(bits(&host(&output)), bits(&want));
 }

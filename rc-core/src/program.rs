@@ -151,11 +151,12 @@ impl WarpProgram {
         if strategy == Strategy::SharedMemory {
             let (lead, elements) = (distribution.lead(), pattern.block_elements());
             let bytes = crate::stage::block_stage_bytes(&pattern, body.element(), elements) * fields;
-            // 1D stages have never been checked here (a 1D stage past the limit fails when the
-            // module loads); refusing them is a change of 1D behaviour left for its own commit.
-            if bytes > MAX_STATIC_SHARED_BYTES && pattern.dims() != Dims::One {
+            // 1D stages of one field have never been checked here (a 1D stage past the limit fails
+            // when the module loads); refusing them is a change of 1D behaviour left for its own
+            // commit. Stencils of several fields are new: theirs are checked.
+            if bytes > MAX_STATIC_SHARED_BYTES && (pattern.dims() != Dims::One || fields > 1) {
                 let (rows, limit) = (pattern.input_rows(), MAX_STATIC_SHARED_BYTES);
-                return Err(ScheduleError::BlockStageTooLarge { bytes, rows, elements, limit }.into());
+                return Err(ScheduleError::BlockStageTooLarge { bytes, fields, rows, elements, limit }.into());
             }
             for field in 0..fields {
                 lower.instrs.push(Instr::Stage { scope: StageScope::Block, lead, elements, field });
