@@ -234,6 +234,9 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
             wavefronts += 2.0 * rounds * lines(width as f64 * bytes, width as f64 * bytes);
         }
         Op::StageBlock { .. } => instructions += 8.0,
+        Op::Carry(moves) => instructions += moves.len() as f64 * words,
+        // The plane's origin, row starts and the loop's counter and branch.
+        Op::Advance => instructions += 6.0,
         Op::Divisions(run) => instructions += 4.0 * run.len() as f64,
         Op::Compute(instr) => match instr {
             Instr::Shuffle { .. } => {

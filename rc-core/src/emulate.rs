@@ -121,7 +121,7 @@ impl<T: Element> Tile<'_, T> {
         self.origin[0] - self.program.schedule.lead as i64
     }
 
-    /// The input coordinates along y and z of input row `row` of the tile.
+    /// The input coordinates along y and z of input row `row` of the tile's current step.
     fn input_row(&self, row: u32) -> [i64; 2] {
         let pattern = self.program.pattern;
         let (_, rows) = pattern.box_rows();
@@ -129,7 +129,7 @@ impl<T: Element> Tile<'_, T> {
         [self.origin[1] + iy - pattern.shift_along(1) as i64, self.origin[2] + iz - pattern.shift_along(2) as i64]
     }
 
-    /// The output coordinates along y and z of output row `row` of the tile.
+    /// The output coordinates along y and z of output row `row` of the tile's current step.
     fn output_row(&self, row: u32) -> [i64; 2] {
         let rows = self.program.pattern.rows_per_warp();
         [self.origin[1] + (row % rows) as i64, self.origin[2] + (row / rows) as i64]
@@ -144,6 +144,7 @@ impl<T: Element> Tile<'_, T> {
         let pattern = self.program.pattern;
         match test {
             TileTest::Inside { elements } => {
+                // The whole tile's input box: every plane a streaming tile will reach.
                 let (planes, rows) = pattern.box_rows();
                 let [y, z] = self.input_row(0);
                 let x = self.origin_x();
@@ -253,7 +254,7 @@ impl<T: Element> Tile<'_, T> {
                 // and 3D each warp fills its own box.
                 if self.warp_in_block == 0 || program.pattern.dims() != Dims::One {
                     let first = self.origin[0] - *lead as i64;
-                    let rows = program.pattern.input_rows();
+                    let rows = program.pattern.step().input_rows();
                     let read = |(row, x)| self.read_bounded(*field, row, x);
                     self.stages[*field as usize] = (0..rows).flat_map(|row| (0..*elements as i64).map(move |j| (row, first + j))).map(read).collect();
                     self.stage_row = *elements as usize;
@@ -276,6 +277,15 @@ impl<T: Element> Tile<'_, T> {
                     }
                 }
             }
+            Op::Carry(moves) => {
+                for &(dst, src) in moves {
+                    for lane in 0..warp {
+                        let bits = self.get(src, lane);
+                        self.set(dst, lane, bits);
+                    }
+                }
+            }
+            Op::Advance => self.origin[2] += 1,
             Op::StoreVector { srcs, at, row, .. } => {
                 for lane in 0..warp {
                     let x = self.origin[0] + at.element(lane as u32) as i64;

@@ -68,7 +68,8 @@ fn rows_per_warp(what: &str, dims: Dims, got: &Given) -> String {
     if dims < need {
         format!("{what} tiles along {along}; a {dims} stencil has none, got {got}")
     } else {
-        format!("{what} must be an integer from 1 to {}, got {got}", Pattern::MAX_ROWS_PER_WARP)
+        let most = if what == "planes_per_warp" { Pattern::MAX_PLANES_PER_WARP } else { Pattern::MAX_ROWS_PER_WARP };
+        format!("{what} must be an integer from 1 to {most}, got {got}")
     }
 }
 

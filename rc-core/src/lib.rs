@@ -22,6 +22,7 @@ pub mod machine;
 pub mod ops;
 pub mod order;
 pub mod pattern;
+pub mod pipeline;
 pub mod program;
 pub mod ptx;
 pub mod reciprocal;

@@ -66,7 +66,9 @@ impl fmt::Display for Boundary {
 /// In 2D and 3D a tile is `planes_per_warp x rows_per_warp` rows of the 1D tile below (one
 /// along y per row, and along z per plane): the warp's lanes lie along x as in 1D, and the warp
 /// walks down its rows (2.5D blocking), each input row loaded once and kept in registers while
-/// the output rows that read it are computed.
+/// the output rows that read it are computed. A 3D tile of more than one plane *streams* along
+/// z: the warp program computes one plane ([`Pattern::step`]) and the kernel repeats it plane
+/// after plane, the input planes still needed carried in registers from one step to the next.
 ///
 /// A logical warp of `warp` lanes computes one *tile* of `warp * outputs_per_thread` consecutive
 /// outputs; lane `l`'s `p`-th output is tile output `p * warp + l` (consecutive lanes write
@@ -96,28 +98,38 @@ impl Pattern {
     /// Radii above this make no sense for a register cache (and keep index arithmetic in i32).
     pub const MAX_RADIUS: u32 = 4096;
     pub const MAX_OUTPUTS_PER_THREAD: u32 = 64;
-    /// The most output rows (or planes) one warp computes: each is straight-line code.
+    /// The most output rows one warp computes: each is straight-line code.
     pub const MAX_ROWS_PER_WARP: u32 = 64;
-    /// The most input rows a 2D or 3D tile reads (`(planes + 2rz) * (rows + 2ry)`), and the
-    /// largest radius along any dimension of a 2D or 3D stencil: each input row is straight-line
-    /// code with its own registers, so a tile past these is neither compilable nor fast.
+    /// The most output planes one warp computes: they are steps of a loop, so only the
+    /// parallelism left to the grid bounds them.
+    pub const MAX_PLANES_PER_WARP: u32 = 1024;
+    /// The most input rows one step of a 2D or 3D tile reads (`(1 + 2rz) * (rows + 2ry)`), and
+    /// the largest radius along any dimension of a 2D or 3D stencil: each input row is
+    /// straight-line code with its own registers, so a step past these is neither compilable
+    /// nor fast.
     pub const MAX_INPUT_ROWS: u32 = 256;
     pub const MAX_GRID_RADIUS: u32 = 64;
 
-    /// `rows_per_warp` unless the attribute says otherwise: 1 in 1D, else 8 (on an H100, 8
-    /// rows were as fast as 4 and faster than 16 for 2D radii 1 to 4, and the fastest for 3D
-    /// radius 1 and 2: bench/results/2026-11-23-h100-grid-tiles.csv).
+    /// `rows_per_warp` unless the attribute says otherwise: 1 in 1D, 8 in 2D (on an H100, 8
+    /// rows were as fast as 4 and faster than 16 for radii 1 to 4), 2 in 3D (streaming tiles of
+    /// 2 rows beat 4 and 8 at radii 1 and 2, whose registers cut the occupancy:
+    /// bench/results/2026-11-23-h100-grid-streaming.md).
     pub const fn default_rows_per_warp(dims: Dims) -> u32 {
         match dims {
             Dims::One => 1,
-            _ => 8,
+            Dims::Two => 8,
+            Dims::Three => 2,
         }
     }
 
-    /// `planes_per_warp` unless the attribute says otherwise: 1 (two planes per warp were
-    /// slower than one in every 3D tile measured, as their registers lower the occupancy).
-    pub const fn default_planes_per_warp(_: Dims) -> u32 {
-        1
+    /// `planes_per_warp` unless the attribute says otherwise: 16 in 3D, streamed (16 and 32
+    /// were within 2% of each other at radii 1 and 2, and one plane per warp re-read 3 to 5
+    /// input rows per output row), else 1.
+    pub const fn default_planes_per_warp(dims: Dims) -> u32 {
+        match dims {
+            Dims::Three => 16,
+            _ => 1,
+        }
     }
     /// Threads per block unless the attribute says `max_threads_per_block`: a multiple of 32, so
     /// every physical warp is whole and every lane of it takes part in every shuffle; 256 keeps
@@ -239,6 +251,20 @@ impl Pattern {
     /// Output planes along z one warp computes (1 in 1D and 2D).
     pub const fn planes_per_warp(&self) -> u32 {
         self.planes_per_warp
+    }
+
+    /// What the warp program computes at once: the tile itself, except that a 3D tile of
+    /// several planes computes one plane per step ([`Pattern::streams`]). Its rows
+    /// ([`Pattern::input_rows`], [`Pattern::output_rows`]) are the ones the warp program's
+    /// instructions name, counted from the current step's plane.
+    pub const fn step(&self) -> Pattern {
+        Pattern { planes_per_warp: 1, ..*self }
+    }
+
+    /// Whether a tile streams along z: [`Pattern::step`] runs `planes_per_warp` times, the
+    /// tile moving one plane after each.
+    pub const fn streams(&self) -> bool {
+        self.planes_per_warp > 1
     }
 
     /// The 1D pattern of one row of the tile: the x radius, the lanes, the outputs per thread,

@@ -10,6 +10,7 @@ use crate::error::{Error, ScheduleError};
 use crate::machine::Machine;
 use crate::order;
 use crate::pattern::Pattern;
+use crate::pipeline::Pipeline;
 use crate::scalar::{Scalar, ScalarType};
 use crate::strategy::Strategy;
 use crate::schedule::{FetchId, LanePieces, LoadPlan, Schedule, Source};
@@ -78,6 +79,8 @@ pub struct WarpProgram {
     pub staged: bool,
     pub schedule: Schedule,
     pub instrs: Vec<Instr>,
+    /// How a streaming tile's steps overlap ([`Pattern::streams`]); `None` for other tiles.
+    pub pipeline: Option<Pipeline>,
     /// Fetches along x in the order the program first performs them (local ones included), in
     /// any row.
     pub fetch_order: Vec<FetchId>,
@@ -114,12 +117,14 @@ impl WarpProgram {
         if body.radius().dims() != pattern.dims() {
             return Err(ScheduleError::Dimensions { body: body.radius().dims(), pattern: pattern.dims() }.into());
         }
+        // The rows the instructions name: one step's (one plane of a streaming 3D tile).
+        let step = pattern.step();
         if pattern.dims() != Dims::One {
-            // Every input row of a tile is straight-line code with its own cache registers.
+            // Every input row of a step is straight-line code with its own cache registers.
             let radius = pattern.radius();
             let widest = radius.components().into_iter().max().unwrap_or(0);
-            if pattern.input_rows() > Pattern::MAX_INPUT_ROWS || widest > Pattern::MAX_GRID_RADIUS {
-                let (rows, max_rows, max_radius) = (pattern.input_rows(), Pattern::MAX_INPUT_ROWS, Pattern::MAX_GRID_RADIUS);
+            if step.input_rows() > Pattern::MAX_INPUT_ROWS || widest > Pattern::MAX_GRID_RADIUS {
+                let (rows, max_rows, max_radius) = (step.input_rows(), Pattern::MAX_INPUT_ROWS, Pattern::MAX_GRID_RADIUS);
                 return Err(ScheduleError::GridTile { radius, rows, max_rows, max_radius }.into());
             }
         }
@@ -138,7 +143,7 @@ impl WarpProgram {
         let schedule = Schedule::plan(row_pattern, strategy, distribution, &taps)?;
         let mut lower = Lower {
             body,
-            pattern,
+            step,
             schedule: &schedule,
             instrs: Vec::new(),
             reg_types: Vec::new(),
@@ -155,7 +160,7 @@ impl WarpProgram {
             // when the module loads); refusing them is a change of 1D behaviour left for its own
             // commit. Stencils of several fields are new: theirs are checked.
             if bytes > MAX_STATIC_SHARED_BYTES && (pattern.dims() != Dims::One || fields > 1) {
-                let (rows, limit) = (pattern.input_rows(), MAX_STATIC_SHARED_BYTES);
+                let (rows, limit) = (step.input_rows(), MAX_STATIC_SHARED_BYTES);
                 return Err(ScheduleError::BlockStageTooLarge { bytes, fields, rows, elements, limit }.into());
             }
             for field in 0..fields {
@@ -203,7 +208,7 @@ impl WarpProgram {
         } else {
             order::sequential(body, &live, outputs as usize)
         };
-        for row in 0..pattern.output_rows() {
+        for row in 0..step.output_rows() {
             let mut values: Vec<Vec<Reg>> = vec![vec![0; body.nodes().len()]; outputs as usize];
             for &(p, id) in &row_order {
                 let node = body.nodes()[id as usize];
@@ -224,7 +229,14 @@ impl WarpProgram {
                 }
             }
         }
-        let Lower { instrs, reg_types, fetch_order, .. } = lower;
+        let Lower { instrs, mut reg_types, fetch_order, cache, .. } = lower;
+        let (instrs, pipeline) = match pattern.streams() {
+            true => {
+                let (instrs, pipeline) = Pipeline::build(step, instrs, &cache, &mut reg_types);
+                (instrs, Some(pipeline))
+            }
+            false => (instrs, None),
+        };
         let mut program = WarpProgram {
             pattern,
             strategy,
@@ -236,6 +248,7 @@ impl WarpProgram {
             staged: distribution.staged(),
             schedule,
             instrs,
+            pipeline,
             fetch_order,
             reg_types,
             machine: Machine::default(),
@@ -264,18 +277,20 @@ impl WarpProgram {
     }
 }
 
-/// Which cache registers each input row of the tile of input field `field` loads, and in which
+/// Which cache registers each input row of a step of input field `field` loads, and in which
 /// lanes: the registers the x schedule's fetches touch (read locally, or published to a
 /// reader), for the fetches the field's taps reaching that row use. In 1D with one field, the
-/// schedule's own loads.
+/// schedule's own loads. A streaming tile's row also holds what the step's older planes read of
+/// it, as the next steps carry it there.
 fn row_loads(pattern: Pattern, body: &Body, field: u32, schedule: &Schedule, registers: u32) -> Vec<Vec<LoadPlan>> {
+    let step = pattern.step();
     let warp = pattern.warp() as usize;
-    let mut used = vec![vec![vec![false; warp]; registers as usize]; pattern.input_rows() as usize];
+    let mut used = vec![vec![vec![false; warp]; registers as usize]; step.input_rows() as usize];
     let taps: Vec<Offset> = body.used_field_taps().into_iter().filter(|&(f, _)| f == field).map(|(_, d)| d).collect();
-    for row in 0..pattern.output_rows() {
+    for row in 0..step.output_rows() {
         for p in 0..pattern.outputs_per_thread() {
             for &d in &taps {
-                let input_row = pattern.input_row(row, d.along(2), d.along(1)) as usize;
+                let input_row = step.input_row(row, d.along(2), d.along(1)) as usize;
                 let Some(id) = schedule.fetch_of(p, d.along_x()) else { continue };
                 let slots: Vec<(u32, u32)> = match &schedule.fetches[id].source {
                     Source::Local(pieces) => (0..warp as u32).map(|lane| (pieces.at(lane), lane)).collect(),
@@ -284,6 +299,19 @@ fn row_loads(pattern: Pattern, body: &Body, field: u32, schedule: &Schedule, reg
                 };
                 for (reg, lane) in slots {
                     used[input_row][reg as usize][lane as usize] = true;
+                }
+            }
+        }
+    }
+    if pattern.streams() {
+        // Plane s of a step becomes plane s - 1 of the next one: it must hold what every
+        // plane below it reads.
+        let (planes, rows) = step.box_rows();
+        for row in rows as usize..(planes * rows) as usize {
+            let (older, newer) = used.split_at_mut(row);
+            for (reg, lanes) in newer[0].iter_mut().enumerate() {
+                for (lane, u) in lanes.iter_mut().enumerate() {
+                    *u |= older[row - rows as usize][reg][lane];
                 }
             }
         }
@@ -305,7 +333,8 @@ fn row_loads(pattern: Pattern, body: &Body, field: u32, schedule: &Schedule, reg
 /// Lowering state: body nodes to instructions, fetches emitted on first use.
 struct Lower<'a> {
     body: &'a Body,
-    pattern: Pattern,
+    /// The rows the instructions name ([`Pattern::step`]).
+    step: Pattern,
     schedule: &'a Schedule,
     instrs: Vec<Instr>,
     reg_types: Vec<ScalarType>,
@@ -342,7 +371,7 @@ impl Lower<'_> {
 
     /// Tap `d` of input field `field` of output `p` of output row `output_row`.
     fn fetch(&mut self, output_row: u32, p: u32, field: u32, d: Offset) -> Reg {
-        let row = self.pattern.input_row(output_row, d.along(2), d.along(1));
+        let row = self.step.input_row(output_row, d.along(2), d.along(1));
         // Schedule::plan made a fetch for every (output, used tap).
         let id = self.schedule.fetch_of(p, d.along_x()).unwrap_or_default();
         if let Some(&reg) = self.fetched.get(&(field, row, id)) {
@@ -356,7 +385,7 @@ impl Lower<'_> {
                 self.emit(self.body.element(), |dst| Instr::Shuffle { dst, src, rotate, fetch: id })
             }
             Source::Global(at) => {
-                let (at, warp) = (*at, self.pattern.warp());
+                let (at, warp) = (*at, self.step.warp());
                 self.emit(self.body.element(), |dst| Instr::Load { dst, cache: None, at, lanes: (0, warp), field, row })
             }
             Source::Shared(at) => {
@@ -403,6 +432,21 @@ impl Instr {
             Instr::MulAdd { a, b, c, .. } => vec![*a, *b, *c],
             Instr::Store { src, .. } => vec![*src],
         }
+    }
+
+    /// This instruction reading `rename(reg)` for each register `reg` it reads.
+    pub fn renamed(&self, rename: impl Fn(Reg) -> Reg) -> Instr {
+        let mut instr = self.clone();
+        match &mut instr {
+            Instr::Load { .. } | Instr::Stage { .. } | Instr::Shared { .. } | Instr::Param { .. } | Instr::Const { .. } => {}
+            Instr::Pick { pieces, .. } => *pieces = pieces.map(&rename),
+            Instr::Shuffle { src, .. } | Instr::Store { src, .. } => *src = rename(*src),
+            Instr::Unary { a, .. } | Instr::Cast { a, .. } => *a = rename(*a),
+            Instr::Binary { a, b, .. } | Instr::Compare { a, b, .. } => (*a, *b) = (rename(*a), rename(*b)),
+            Instr::Select { cond, then, otherwise, .. } => (*cond, *then, *otherwise) = (rename(*cond), rename(*then), rename(*otherwise)),
+            Instr::MulAdd { a, b, c, .. } => (*a, *b, *c) = (rename(*a), rename(*b), rename(*c)),
+        }
+        instr
     }
 
     /// The virtual register this instruction writes, if any.

@@ -53,9 +53,9 @@ pub(crate) fn block_bytes(pattern: &Pattern, granule: u32, element: ScalarType, 
 }
 
 /// Bytes of shared memory strategy `shared_memory` declares: `elements` per input row of the
-/// tile for each of its input rows, once per block in 1D and once per warp in 2D and 3D
-/// ([`Pattern::block_elements`]).
+/// tile (of one step, [`Pattern::step`]) for each of its input rows, once per block in 1D and
+/// once per warp in 2D and 3D ([`Pattern::block_elements`]).
 pub(crate) fn block_stage_bytes(pattern: &Pattern, element: ScalarType, elements: u32) -> u32 {
     let copies = if pattern.dims() == crate::geometry::Dims::One { 1 } else { pattern.tiles_per_block() };
-    elements * pattern.input_rows() * element.bytes() * copies
+    elements * pattern.step().input_rows() * element.bytes() * copies
 }

@@ -39,7 +39,8 @@ pub fn outputs_per_thread(got: Given) -> Result<u32, PatternError> {
 /// `rows_per_warp` (`what`, meaningful from `from` dimensions on) of a stencil of `dims`
 /// dimensions: 1 to the maximum, and 1 where the stencil has no such dimension.
 pub fn rows_per_warp(what: &'static str, dims: Dims, from: Dims, got: Given) -> Result<u32, PatternError> {
-    let max = if dims >= from { Pattern::MAX_ROWS_PER_WARP } else { 1 };
+    let most = if from == Dims::Three { Pattern::MAX_PLANES_PER_WARP } else { Pattern::MAX_ROWS_PER_WARP };
+    let max = if dims >= from { most } else { 1 };
     integer(got, 1, max, any, |got| PatternError::RowsPerWarp { what, dims, got })
 }
 

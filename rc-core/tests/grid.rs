@@ -125,11 +125,11 @@ fn three_d_stencils_emulate_their_reference() {
 }
 
 /// The kernels the GPU-facing tests below print for a weighted star or box of `radius`: 3 rows
-/// (and 2 planes in 3D) per warp, every boundary, round-robin, 16-byte granules and windows, and
+/// (and 5 planes in 3D, streamed along z) per warp, every boundary, round-robin, 16-byte granules and windows, and
 /// the two baselines.
 fn gpu_kernels(radius: Radius, star: bool) -> (Body, Vec<(Pattern, Strategy, Layout, WarpProgram)>) {
     let body = weighted(radius, &taps(radius, star));
-    let (rows, planes) = (3, if radius.dims() == rc_core::Dims::Three { 2 } else { 1 });
+    let (rows, planes) = (3, if radius.dims() == rc_core::Dims::Three { 5 } else { 1 });
     let mut kernels = Vec::new();
     for boundary in Boundary::ALL {
         for (outputs, layout, strategy) in [
@@ -252,16 +252,23 @@ fn write_perf_cases() {
         type Tile = (Strategy, Layout, u32, u32, u32, Option<u32>);
         let rc = Strategy::RegisterCache;
         let mut tiles: Vec<Tile> = if three {
-            vec![
+            // One plane per warp, and tiles streaming 8 to 64 planes along z.
+            let mut tiles = vec![
                 (rc, Layout::Window(4), 4, 4, 1, None),
-                (rc, Layout::Window(4), 4, 8, 1, None),
-                (rc, Layout::Window(4), 4, 2, 2, None),
-                (rc, Layout::Window(4), 4, 4, 1, Some(3)),
                 (rc, Layout::Window(4), 4, 8, 1, Some(3)),
-                (rc, Layout::Window(2), 2, 8, 1, Some(3)),
-                (rc, Layout::RoundRobin, 1, 8, 1, None),
                 (rc, Layout::RoundRobin, 1, 4, 1, Some(4)),
-            ]
+            ];
+            for rows in [1, 2, 4] {
+                for planes in [16, 32, 64] {
+                    for min_blocks in [None, Some(2), Some(3)] {
+                        tiles.push((rc, Layout::Window(4), 4, rows, planes, min_blocks));
+                    }
+                }
+            }
+            tiles.push((rc, Layout::Granule(4), 4, 2, 16, None));
+            tiles.push((rc, Layout::Window(2), 2, 2, 16, None));
+            tiles.push((rc, Layout::Window(4), 8, 2, 16, None));
+            tiles
         } else {
             vec![
                 (rc, Layout::Window(4), 4, 8, 1, None),
@@ -276,6 +283,17 @@ fn write_perf_cases() {
         };
         tiles.push((Strategy::Naive, Layout::RoundRobin, 1, 4, 1, None));
         tiles.push((Strategy::SharedMemory, Layout::RoundRobin, 1, 4, 1, None));
+        if three {
+            tiles.push((Strategy::SharedMemory, Layout::RoundRobin, 1, 4, 16, None));
+        }
+        // What #[stencil] compiles by default: the default tile, the cost model's distribution.
+        let dims = radius.dims();
+        let default = Pattern::grid(radius, 32, 1, Pattern::default_rows_per_warp(dims), Pattern::default_planes_per_warp(dims), Boundary::Clamp).expect("valid");
+        let choice = rc_core::auto::choose(default, false, &body).expect("a choice");
+        let mut programs: Vec<(String, Pattern, WarpProgram)> = Vec::new();
+        let chosen = WarpProgram::compile_for(choice.pattern, rc, choice.layout, &body).expect("compiles");
+        let what = format!("default|{}|p{}|r{}|z{}", choice.layout, choice.pattern.outputs_per_thread(), choice.pattern.rows_per_warp(), choice.pattern.planes_per_warp());
+        programs.push((what.replace(' ', "_"), choice.pattern, chosen));
         for (strategy, layout, outputs, rows, planes, min_blocks) in tiles {
             let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, planes, Boundary::Clamp)
                 .and_then(|p| p.with_launch_bounds(256, min_blocks))
@@ -283,11 +301,15 @@ fn write_perf_cases() {
                 continue;
             };
             let Ok(program) = WarpProgram::compile_for(pattern, strategy, layout, &body) else { continue };
+            let what = format!("{strategy}|{layout}|p{outputs}|r{rows}|z{planes}|mb{}", min_blocks.unwrap_or(0)).replace(' ', "_");
+            programs.push((what, pattern, program));
+        }
+        for (what, pattern, program) in programs {
             let out_shape = pattern.output_shape(shape).expect("an output");
             let launch = pattern.launch_shape_of(out_shape).expect("fits");
             std::fs::write(dir.join(format!("{k}.ptx")), rc_core::ptx::print(&program, "k")).expect("writes");
             let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
-            let what = format!("{name}|{strategy}|{layout}|p{outputs}|r{rows}|z{planes}|mb{}", min_blocks.unwrap_or(0)).replace(' ', "_");
+            let what = format!("{name}|{what}");
             index.push_str(&format!("{k} {} {} {} {} {what}\n", dims(shape), dims(out_shape), launch.blocks, launch.threads_per_block));
             k += 1;
         }
@@ -313,5 +335,51 @@ fn auto_chooses_a_16_byte_distribution_for_2d_and_3d() {
         assert!(matches!(choice.layout, Layout::Window(w) | Layout::Granule(w) if w == v), "{radius}: {}", choice.layout);
         assert_eq!((choice.pattern.rows_per_warp(), choice.pattern.radius()), (8, radius));
         assert!(choice.estimates.iter().all(|e| !matches!(e.layout, Layout::Staged(_))));
+    }
+}
+
+/// A 3D tile of several planes streams them in a loop, and what it carries from one step to
+/// the next is partial results: for a weighted box of radius 1 summed plane after plane, two
+/// partial sums per output (after the first plane and after the second), and no input row.
+/// The emulation of the pipelined loop equals the reference on grids of whole and partial
+/// plane columns, under every boundary.
+#[test]
+fn streamed_3d_boxes_carry_partial_sums_not_input_rows() {
+    use rc_core::machine::{Op, Stmt};
+    let radius = Radius::zyx(1, 1, 1);
+    let body = weighted(radius, &taps(radius, false));
+    for boundary in Boundary::ALL {
+        let pattern = Pattern::grid(radius, 32, 4, 2, 16, boundary).expect("valid");
+        let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
+        let loops: Vec<u32> = program.machine.body.iter().flat_map(|s| match s {
+            Stmt::Branch { taken, fallback, .. } => [taken, fallback].into_iter().flatten().filter_map(|s| match s {
+                Stmt::Loop { times, .. } => Some(*times),
+                _ => None,
+            }).collect::<Vec<_>>(),
+            _ => Vec::new(),
+        }).collect();
+        assert_eq!(loops, vec![16, 16], "{boundary}: a loop of 16 planes on each path");
+        let mut cache_regs = std::collections::HashSet::new();
+        let mut carried = Vec::new();
+        program.machine.visit(&mut |op| {
+            if op.loads_cache() {
+                cache_regs.extend(op.defs());
+            }
+            if let Op::Carry(moves) = op {
+                carried.extend(moves.iter().map(|&(_, src)| src));
+            }
+        });
+        carried.sort_unstable();
+        carried.dedup();
+        assert_eq!(carried.len(), 2 * 2 * 4, "{boundary}: two partial sums for each of 2 rows x 4 outputs");
+        assert!(carried.iter().all(|r| !cache_regs.contains(r)), "{boundary}: an input row is carried");
+        for shape in [Extent::zyx(40, 5, 130), Extent::zyx(16, 2, 128), Extent::zyx(3, 3, 9), Extent::zyx(1, 4, 4)] {
+            let Ok(out_shape) = pattern.output_shape(shape) else { continue };
+            let n = shape.len().expect("fits");
+            let input: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1013) as f32 * 0.125 - 50.0).collect();
+            let mut got = vec![f32::NAN; out_shape.len().expect("fits")];
+            program.emulate_grid(&[&input], shape, &mut got, &[]).expect("emulates");
+            assert_eq!(got, reference(&body, pattern, &input, shape), "{pattern} on {shape:?}");
+        }
     }
 }

@@ -25,6 +25,11 @@ impl Machine {
     /// - staged windows: the stage, then the body with each window vector read from shared
     ///   memory just before its first reader (the stage applied the boundary rule), then the
     ///   stores as above.
+    ///
+    /// A streaming 3D tile ([`Pattern::streams`], pipelined by [`crate::pipeline`]) runs the
+    /// prologue's steps and then a loop over its planes; each step loads its box's newest
+    /// plane (each load before its first reader), runs its stages, stores the plane the last
+    /// stage finishes, carries what later steps read and moves the tile one plane along z.
     pub fn lower(program: &WarpProgram) -> Machine {
         let element = program.element;
         let width = vector_access_elements(program.vector, element);
@@ -32,7 +37,7 @@ impl Machine {
         let body = if program.staged {
             lower.staged()
         } else if program.vector == 1 {
-            lower.place(&program.instrs, None)
+            lower.scalar()
         } else {
             lower.tile_paths()
         };
@@ -76,7 +81,7 @@ struct PendingLoads {
 }
 
 impl PendingLoads {
-    fn new(runs: Vec<(Vec<Reg>, Vec<Op>)>) -> PendingLoads {
+    fn new(runs: Vec<LoadRun>) -> PendingLoads {
         let run_of = runs.iter().enumerate().flat_map(|(i, (regs, _))| regs.iter().map(move |&r| (r, i))).collect();
         PendingLoads { runs: runs.into_iter().map(|(_, ops)| Some(ops)).collect(), run_of }
     }
@@ -98,6 +103,12 @@ impl PendingLoads {
     }
 }
 
+/// A run of loads: the registers it fills and its operations.
+type LoadRun = (Vec<Reg>, Vec<Op>);
+
+/// How one path turns cache loads into runs (vectors, or each load by itself).
+type MakeLoads<'a> = dyn Fn(&[CacheLoad]) -> Vec<LoadRun> + 'a;
+
 /// A cache load of the warp program.
 #[derive(Clone, Copy)]
 struct CacheLoad {
@@ -107,6 +118,31 @@ struct CacheLoad {
     lanes: (u32, u32),
     field: u32,
     row: u32,
+}
+
+/// The cache loads `instrs` starts with.
+fn cache_loads(instrs: &[Instr]) -> Vec<CacheLoad> {
+    instrs
+        .iter()
+        .map_while(|i| match *i {
+            Instr::Load { dst, cache: Some(cache), at, lanes, field, row } => Some(CacheLoad { dst, cache, at, lanes, field, row }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Each load by itself, checked under the boundary rule.
+fn singles(loads: &[CacheLoad]) -> Vec<LoadRun> {
+    let single = |l: &CacheLoad| {
+        let op = Op::Load { dst: l.dst, cache: Some(l.cache), at: l.at, lanes: l.lanes, field: l.field, row: l.row };
+        (vec![l.dst], vec![op])
+    };
+    loads.iter().map(single).collect()
+}
+
+/// Loads placed where they stand, in order.
+fn placed(runs: Vec<LoadRun>) -> Vec<Stmt> {
+    runs.into_iter().flat_map(|(_, ops)| ops).map(Stmt::Op).collect()
 }
 
 /// The instructions of one output row of the tile and its stores (the whole tile in 1D).
@@ -197,35 +233,97 @@ impl Lowering<'_> {
         }
     }
 
+    /// Scalar layouts: the instructions in order, each load and store checked.
+    fn scalar(&self) -> Vec<Stmt> {
+        let instrs = &self.program.instrs;
+        if self.program.pipeline.is_none() {
+            return self.place(instrs, None);
+        }
+        let (loads, rest): (Vec<Instr>, Vec<Instr>) = instrs.iter().cloned().partition(|i| matches!(i, Instr::Load { cache: Some(_), .. }));
+        let loads = cache_loads(&loads);
+        let mut step = placed(singles(&loads));
+        step.extend(self.place(&rest, None));
+        self.stream(self.prologue(&loads, &rest, &singles), step)
+    }
+
     fn tile_paths(&self) -> Vec<Stmt> {
         let instrs = &self.program.instrs;
-        let loads: Vec<CacheLoad> = instrs
-            .iter()
-            .map_while(|i| match *i {
-                Instr::Load { dst, cache: Some(cache), at, lanes, field, row } => Some(CacheLoad { dst, cache, at, lanes, field, row }),
-                _ => None,
-            })
-            .collect();
-        let segments = row_segments(&instrs[loads.len()..], self.program.pattern.outputs_per_thread());
+        let loads = cache_loads(instrs);
+        let rest = &instrs[loads.len()..];
+        let segments = row_segments(rest, self.program.pattern.outputs_per_thread());
         let Some(last) = loads.iter().map(|l| l.at.element(l.lanes.1 - 1)).max() else {
-            return self.path(&segments, PendingLoads::new(Vec::new()));
+            return self.stream(Vec::new(), self.path(&segments, PendingLoads::new(Vec::new())));
         };
-        let singles = loads.iter().map(|l| {
-            let op = Op::Load { dst: l.dst, cache: Some(l.cache), at: l.at, lanes: l.lanes, field: l.field, row: l.row };
-            (vec![l.dst], vec![op])
-        });
-        let fallback = self.path(&segments, PendingLoads::new(singles.collect()));
-        let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: l.lanes, field: l.field, row: l.row }).collect();
-        let vectors = vector::runs(&accesses, self.width).into_iter().map(|run| {
-            let run = &loads[run];
-            let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();
-            let first = run[0];
-            let (at, lanes, field, row) = (first.at, first.lanes, first.field, first.row);
-            let op = Op::LoadVector { dsts: dsts.clone(), first_cache: first.cache, at, lanes, field, row };
-            (dsts, vec![op])
-        });
-        let taken = self.path(&segments, PendingLoads::new(vectors.collect()));
+        let vectors = |loads: &[CacheLoad]| -> Vec<LoadRun> {
+            let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: l.lanes, field: l.field, row: l.row }).collect();
+            let vector = |run: std::ops::Range<usize>| {
+                let run = &loads[run];
+                let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();
+                let first = run[0];
+                let (at, lanes, field, row) = (first.at, first.lanes, first.field, first.row);
+                let op = Op::LoadVector { dsts: dsts.clone(), first_cache: first.cache, at, lanes, field, row };
+                (dsts, vec![op])
+            };
+            vector::runs(&accesses, self.width).into_iter().map(vector).collect()
+        };
+        let arm = |accesses: &MakeLoads<'_>| {
+            if self.program.pipeline.is_none() {
+                return self.path(&segments, PendingLoads::new(accesses(&loads)));
+            }
+            let step = self.path(&segments, PendingLoads::new(accesses(&loads)));
+            self.stream(self.prologue(&loads, rest, accesses), step)
+        };
+        // The boundary arm of a streaming tile loads its newest plane first: placed before
+        // their readers, its element-wise loads and their addresses made ptxas keep more
+        // registers for the whole kernel (168 against 130 for a 3D box of radius 1).
+        let boundary_arm = |accesses: &MakeLoads<'_>| {
+            if self.program.pipeline.is_none() {
+                return arm(accesses);
+            }
+            let mut step = placed(accesses(&loads));
+            step.extend(self.path(&segments, PendingLoads::new(Vec::new())));
+            self.stream(self.prologue(&loads, rest, accesses), step)
+        };
+        let (fallback, taken) = (boundary_arm(&singles), arm(&vectors));
         vec![Stmt::Branch { test: TileTest::Inside { elements: last + 1 }, taken, fallback }]
+    }
+
+    /// A pipelined tile's first steps, before its loop: step `k` loads plane `k` of the first
+    /// output plane's box (with `accesses`) and runs the stages up to `k`, storing nothing.
+    fn prologue(&self, loads: &[CacheLoad], rest: &[Instr], accesses: &MakeLoads<'_>) -> Vec<Stmt> {
+        let Some(pipeline) = &self.program.pipeline else { return Vec::new() };
+        let rows = self.program.pattern.step().box_rows().1;
+        let needed = pipeline.prologue_needs(rest);
+        let mut out = Vec::new();
+        for k in 0..pipeline.last {
+            // The newest plane's loads, one plane lower per step still to come.
+            let earlier: Vec<CacheLoad> = loads.iter().map(|&l| CacheLoad { row: l.row - (pipeline.last - k) * rows, ..l }).collect();
+            out.extend(placed(accesses(&earlier)));
+            let stages: Vec<Instr> = rest.iter().filter(|i| pipeline.runs_in_prologue(i, k, &needed)).cloned().collect();
+            out.extend(self.place(&stages, None));
+            out.extend(self.carry());
+        }
+        out
+    }
+
+    /// The copies at the end of a pipelined step, if it carries anything.
+    fn carry(&self) -> Option<Stmt> {
+        let carries = &self.program.pipeline.as_ref()?.carries;
+        (!carries.is_empty()).then(|| Stmt::Op(Op::Carry(carries.clone())))
+    }
+
+    /// A tile's statements: `step` itself, or for a streaming tile `prologue` and then `step`
+    /// once per plane, each followed by its carries and the move to the next plane.
+    fn stream(&self, mut prologue: Vec<Stmt>, mut step: Vec<Stmt>) -> Vec<Stmt> {
+        let pattern = self.program.pattern;
+        if self.program.pipeline.is_none() {
+            prologue.extend(step);
+            return prologue;
+        }
+        step.extend(self.carry());
+        step.push(Stmt::Op(Op::Advance));
+        prologue.push(Stmt::Loop { times: pattern.planes_per_warp(), body: step });
+        prologue
     }
 
     /// One tile path: each output row with its loads placed and then its stores; the loads
@@ -241,7 +339,10 @@ impl Lowering<'_> {
             if k + 1 == segments.len() {
                 body.extend(pending.rest());
             }
-            body.push(self.stores(&segment.stores, segment.row));
+            // A pipelined step's stages of later planes come after its last store.
+            if !segment.stores.is_empty() {
+                body.push(self.stores(&segment.stores, segment.row));
+            }
         }
         body
     }

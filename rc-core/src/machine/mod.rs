@@ -108,6 +108,14 @@ pub enum Op {
     /// Lane `lane` writes `srcs[k]` to tile output `at.element(lane) + k` in one vector access
     /// (inside a [`TileTest::Whole`] path: every output exists).
     StoreVector { srcs: Vec<Reg>, output: u32, at: AffineLoad, row: u32 },
+    /// The end of a streaming tile's step: `dst = src` for each pair in order, the planes the
+    /// next step reads as older taking this step's values ([`WarpProgram::carries`]).
+    ///
+    /// [`WarpProgram::carries`]: crate::program::WarpProgram::carries
+    Carry(Vec<(Reg, Reg)>),
+    /// A streaming tile moves one plane along z: the rows the next step names are counted from
+    /// the next plane.
+    Advance,
 }
 
 /// A staged window's stage: where each element goes and how the warp copies it.
@@ -189,7 +197,9 @@ impl Op {
             Op::Divisions(run) => run.iter().flat_map(|d| [d.dividend_on_fast_path(), d.divisor]).collect(),
             Op::Store { src, .. } => vec![*src],
             Op::StoreVector { srcs, .. } => srcs.clone(),
+            Op::Carry(moves) => moves.iter().map(|&(_, src)| src).collect(),
             Op::Load { .. }
+            | Op::Advance
             | Op::LoadVector { .. }
             | Op::ReadStage { .. }
             | Op::StageBlock { .. }
@@ -205,7 +215,8 @@ impl Op {
             Op::Load { dst, .. } | Op::Shared { dst, .. } => vec![*dst],
             Op::LoadVector { dsts, .. } | Op::ReadStage { dsts, .. } => dsts.clone(),
             Op::Divisions(run) => run.iter().map(|d| d.dst).collect(),
-            Op::StageBlock { .. } | Op::StageWarp { .. } | Op::Store { .. } | Op::StoreVector { .. } => Vec::new(),
+            Op::Carry(moves) => moves.iter().map(|&(dst, _)| dst).collect(),
+            Op::StageBlock { .. } | Op::StageWarp { .. } | Op::Store { .. } | Op::StoreVector { .. } | Op::Advance => Vec::new(),
         }
     }
 

@@ -11,6 +11,16 @@ use crate::scalar::{Scalar, ScalarType};
 use crate::schedule::LanePieces;
 
 impl Printer<'_> {
+    /// The end of a streaming step: each plane of the input box takes the one above it.
+    pub(super) fn carry(&mut self, moves: &[(Reg, Reg)]) {
+        self.comment("carry the input box's planes one down for the next step");
+        for &(dst, src) in moves {
+            let ty = ptx_type(self.program.reg_type(dst));
+            let line = format!("mov.{ty} {}, {};", self.reg(dst), self.reg(src));
+            self.line(&line);
+        }
+    }
+
     /// Divisions by constants: the fast path for all of them, one check that each quotient is in
     /// the range where it is exact, and IEEE division for all of them where one is not (rare:
     /// zero, infinite, NaN or tiny dividends). Bit-exact with `div.rn.f32`; see `reciprocal`.

@@ -39,6 +39,9 @@ pub(super) struct Grid {
     /// Rows a whole number of vector accesses long (so each row's vectors are aligned).
     in_aligned: Option<String>,
     out_aligned: Option<String>,
+    /// A streaming tile's step along z in elements, input and output: what moving one plane
+    /// adds to `row0_in` and `row0_out`.
+    plane_elements: Option<(String, String)>,
 }
 
 impl Printer<'_> {
@@ -147,6 +150,15 @@ impl Printer<'_> {
         };
         let in_aligned = aligned(self, N);
         let out_aligned = aligned(self, N_OUT);
+        let plane_elements = match (pattern.streams(), &in_z) {
+            (true, Some(_)) => {
+                let (step_in, step_out) = (self.a(), self.a());
+                self.line(&format!("mul.lo.u64 {step_in}, {in_y}, {N};"));
+                self.line(&format!("mul.lo.u64 {step_out}, {out_y}, {N_OUT};"));
+                Some((step_in, step_out))
+            }
+            _ => None,
+        };
         self.grid = Some(Grid {
             in_y,
             in_z,
@@ -162,7 +174,20 @@ impl Printer<'_> {
             plane_out,
             in_aligned,
             out_aligned,
+            plane_elements,
         });
+    }
+
+    /// A streaming tile moves one plane along z: its plane and its rows' starts follow, and
+    /// every address computed from them is recomputed.
+    pub(super) fn advance(&mut self) {
+        let Some(grid) = self.grid.clone() else { return };
+        let (Some(tile_z), Some((step_in, step_out))) = (&grid.tile_z, &grid.plane_elements) else { return };
+        self.comment("the tile moves one plane along z");
+        self.line(&format!("add.u64 {tile_z}, {tile_z}, 1;"));
+        self.line(&format!("add.s64 {}, {}, {step_in};", grid.row0_in, grid.row0_in));
+        self.line(&format!("add.u64 {}, {}, {step_out};", grid.row0_out, grid.row0_out));
+        self.forget_path();
     }
 
     /// `(row, plane)` of input row `row` of the tile's input box, or of output row `row`.

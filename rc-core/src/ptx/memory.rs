@@ -218,7 +218,7 @@ impl Printer<'_> {
         let pattern = program.pattern;
         let (threads, bytes) = (pattern.threads_per_block(), program.element.bytes());
         let ty = ptx_type(program.element);
-        let rows = pattern.input_rows();
+        let rows = pattern.step().input_rows();
         let of_field = self.of_field(field);
         match rows {
             1 => self.comment(&format!("stage the block's {elements} input elements{of_field} in shared memory")),
@@ -226,6 +226,10 @@ impl Printer<'_> {
         }
         // The fields' stages follow each other in shared memory.
         let field_offset = field * stage::block_stage_bytes(&pattern, program.element, elements);
+        // A streaming tile restages every step: no lane may overwrite what another still reads.
+        if pattern.streams() {
+            self.line("bar.warp.sync -1;");
+        }
         // In 2D/3D each warp stages its own tile's box into its own region: the lanes copy.
         let first = self.a();
         let (tile, copier, threads) = match self.grid {
@@ -409,7 +413,7 @@ impl Printer<'_> {
         // Element of the block's stage: (warp in block) * tile_outputs + base + lane * stride,
         // in 2D/3D (warp in block) * its region's elements.
         let region = match self.grid {
-            Some(_) => pattern.input_rows() * self.block_stage.unwrap_or(0),
+            Some(_) => pattern.step().input_rows() * self.block_stage.unwrap_or(0),
             None => pattern.tile_outputs(),
         };
         let e = self.t();

@@ -230,6 +230,8 @@ impl<'a> Printer<'a> {
             Op::Divisions(run) => self.divisions(run),
             Op::Store { src, output, at, row } => self.store(*src, *output, *at, *row),
             Op::StoreVector { srcs, output, at, row } => self.store_vector(srcs, *output, *at, *row),
+            Op::Carry(moves) => self.carry(moves),
+            Op::Advance => self.advance(),
         }
     }
 
@@ -282,6 +284,8 @@ impl<'a> Printer<'a> {
         // Values cached before the loop are valid in every iteration, but those cached inside
         // one iteration are not (an arm may have computed them): start the body with none.
         self.label_line(&start);
+        // Unrolled, ptxas hoists every step's loads to the top and runs out of registers.
+        self.line(".pragma \"nounroll\";");
         self.forget_path();
         self.stmts(body);
         self.line(&format!("add.u32 {counter}, {counter}, 1;"));
