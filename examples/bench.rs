@@ -192,7 +192,7 @@ fn emulate_a_few<T: BenchElement>(options: &Options, n: usize) -> Result<usize> 
     for (radius, outputs) in corners {
         let want = find(&kernels, radius, outputs, VARIANTS[0])
             .ok_or_else(|| fail(format!("no kernel for radius {radius}")))?
-            .reference_vec(&input, ())?;
+            .reference_vec(&[&input], ())?;
         for variant in VARIANTS {
             // Granule and window kernels exist at their own outputs per thread; check the largest.
             let p = if variant.rows() { ROW_OUTPUTS[ROW_OUTPUTS.len() - 1] } else { outputs };
@@ -203,7 +203,7 @@ fn emulate_a_few<T: BenchElement>(options: &Options, n: usize) -> Result<usize> 
                 return Err(fail(format!("no kernel for radius {radius}, P {p}, {}", variant.label)));
             };
             let what = format!("{} r={radius} P={p} {} in the CPU emulation", T::TYPE, variant.label);
-            compare(&kernel.emulate_vec(&input, ())?, &want, &what)?;
+            compare(&kernel.emulate_vec(&[&input], ())?, &want, &what)?;
             checked += 1;
         }
     }

@@ -55,8 +55,8 @@ fn run() -> Result<(), Box<dyn Error>> {
 /// The emulated warp program against the plain function, on awkward data and on a smooth signal.
 fn check(stencil: &rc::Stencil<f32, ()>, n: usize) -> Result<(), Box<dyn Error>> {
     for (data, input) in [("awkward data", awkward(n, 1)), ("a noisy sine", common::noisy_sine(n))] {
-        let emulated = stencil.emulate_vec(&input, ())?;
-        let reference = stencil.reference_vec(&input, ())?;
+        let emulated = stencil.emulate_vec(&[&input], ())?;
+        let reference = stencil.reference_vec(&[&input], ())?;
         common::compare(&emulated, &reference, &format!("stencil `{}` emulated on {data}", stencil.name()))?;
     }
     println!("{}: check: passed (emulation = run_cpu, bit for bit, on awkward data and a noisy sine)", stencil.name());

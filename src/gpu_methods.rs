@@ -5,26 +5,27 @@
 //! and what that expands to is chosen here, where rc's features are known: each macro below is
 //! defined twice, once for the feature on and once (expanding to nothing) for it off.
 
-/// Every GPU function of a stencil type: `gpu_methods! { ELEMENT; param: Type, ... }` inside its
-/// `impl`, which defines `KERNEL`; for a 2D or 3D stencil `gpu_methods! { shape [usize; N];
-/// ELEMENT; param: Type, ... }`, whose functions take the input's shape after the buffers.
+/// Every GPU function of a stencil type: `gpu_methods! { [u, k]; ELEMENT; param: Type, ... }`
+/// inside its `impl`, which defines `KERNEL`, with the names of its windows (one input field
+/// each) in brackets; for a 2D or 3D stencil `gpu_methods! { shape [usize; N]; [u, k]; ELEMENT;
+/// param: Type, ... }`, whose functions take the inputs' shape after the buffers.
 ///
-/// The names the functions give their own arguments (`stream`, `input`, `output`, `shape`) are
-/// the macro's, so by `macro_rules!` hygiene they never clash with a stencil parameter of the
-/// same name.
+/// Each input buffer is an argument named as its window, in order. The names the functions give
+/// their own arguments (`stream`, `output`, `shape`) are the macro's, so by `macro_rules!`
+/// hygiene they never clash with a window or a stencil parameter of the same name.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_gpu_methods {
-    // First: `shape` would otherwise be taken for the element type of the 1D arm.
-    (shape [usize; $n:literal]; $elem:ty; $($name:ident: $ty:ty),*) => {
-        $crate::__rc_launch_cust! { shape [usize; $n]; $elem; $($name: $ty),* }
-        $crate::__rc_launch_cudarc! { shape [usize; $n]; $elem; $($name: $ty),* }
-        $crate::__rc_run! { shape [usize; $n]; $elem; $($name: $ty),* }
+    // First: `shape` would otherwise be taken for the window list of the 1D arm.
+    (shape [usize; $n:literal]; [$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        $crate::__rc_launch_cust! { shape [usize; $n]; [$($field),+]; $elem; $($name: $ty),* }
+        $crate::__rc_launch_cudarc! { shape [usize; $n]; [$($field),+]; $elem; $($name: $ty),* }
+        $crate::__rc_run! { shape [usize; $n]; [$($field),+]; $elem; $($name: $ty),* }
     };
-    ($elem:ty; $($name:ident: $ty:ty),*) => {
-        $crate::__rc_launch_cust! { $elem; $($name: $ty),* }
-        $crate::__rc_launch_cudarc! { $elem; $($name: $ty),* }
-        $crate::__rc_run! { $elem; $($name: $ty),* }
+    ([$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        $crate::__rc_launch_cust! { [$($field),+]; $elem; $($name: $ty),* }
+        $crate::__rc_launch_cudarc! { [$($field),+]; $elem; $($name: $ty),* }
+        $crate::__rc_run! { [$($field),+]; $elem; $($name: $ty),* }
     };
 }
 
@@ -32,33 +33,34 @@ macro_rules! __rc_gpu_methods {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_launch_cust {
-    (shape [usize; $n:literal]; $elem:ty; $($name:ident: $ty:ty),*) => {
-        /// Launches the kernel on a cust `stream` over the grid `input` of shape `shape`
-        /// (outermost first; contiguous, row-major, x fastest, rows packed), asynchronously.
-        /// `output` must have exactly the element count of `KERNEL.output_shape(shape)`, the
-        /// output grid in the same layout; see `rc::runtime::launch_grid` for every check and
-        /// for when the kernel takes its vector path.
+    (shape [usize; $n:literal]; [$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        /// Launches the kernel on a cust `stream` over its input grids (one per window, in
+        /// order) of shape `shape` (outermost first; contiguous, row-major, x fastest, rows
+        /// packed), asynchronously. `output` must have exactly the element count of
+        /// `KERNEL.output_shape(shape)`, the output grid in the same layout; see
+        /// `rc::runtime::launch_grid` for every check and for when the kernel takes its vector
+        /// path.
         pub fn launch(
             stream: &$crate::runtime::cust::stream::Stream,
-            input: &$crate::runtime::cust::memory::DeviceSlice<$elem>,
+            $($field: &$crate::runtime::cust::memory::DeviceSlice<$elem>,)+
             output: &mut $crate::runtime::cust::memory::DeviceSlice<$elem>,
             shape: [usize; $n],
             $($name: $ty),*
         ) -> ::std::result::Result<(), $crate::runtime::Error> {
-            $crate::runtime::launch_grid(&Self::KERNEL, stream, input, output, shape, ($($name,)*))
+            $crate::runtime::launch_grid(&Self::KERNEL, stream, &[$($field),+], output, shape, ($($name,)*))
         }
     };
-    ($elem:ty; $($name:ident: $ty:ty),*) => {
-        /// Launches the kernel on a cust `stream` over device buffers, asynchronously. `output`
-        /// must have exactly `KERNEL.output_len(input.len())` elements; see
-        /// `rc::runtime::launch` for every check.
+    ([$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        /// Launches the kernel on a cust `stream` over device buffers (one input per window, in
+        /// order, all of one length), asynchronously. `output` must have exactly
+        /// `KERNEL.output_len(len)` elements; see `rc::runtime::launch` for every check.
         pub fn launch(
             stream: &$crate::runtime::cust::stream::Stream,
-            input: &$crate::runtime::cust::memory::DeviceSlice<$elem>,
+            $($field: &$crate::runtime::cust::memory::DeviceSlice<$elem>,)+
             output: &mut $crate::runtime::cust::memory::DeviceSlice<$elem>,
             $($name: $ty),*
         ) -> ::std::result::Result<(), $crate::runtime::Error> {
-            $crate::runtime::launch(&Self::KERNEL, stream, input, output, ($($name,)*))
+            $crate::runtime::launch(&Self::KERNEL, stream, &[$($field),+], output, ($($name,)*))
         }
     };
 }
@@ -73,41 +75,39 @@ macro_rules! __rc_launch_cust {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_launch_cudarc {
-    (shape [usize; $n:literal]; $elem:ty; $($name:ident: $ty:ty),*) => {
-        /// Launches the kernel on a cudarc `stream` over the grid `input` (a device slice or
-        /// view) of shape `shape` (outermost first; contiguous, row-major, x fastest, rows
-        /// packed), asynchronously. `output` must have exactly the element count of
-        /// `KERNEL.output_shape(shape)`, the output grid in the same layout; see
-        /// `rc::runtime::launch_cudarc_grid` for every check.
-        pub fn launch_cudarc<I, O>(
+    (shape [usize; $n:literal]; [$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        /// Launches the kernel on a cudarc `stream` over its input grids (device slices or
+        /// views, one per window, in order) of shape `shape` (outermost first; contiguous,
+        /// row-major, x fastest, rows packed), asynchronously. `output` must have exactly the
+        /// element count of `KERNEL.output_shape(shape)`, the output grid in the same layout;
+        /// see `rc::runtime::launch_cudarc_grid` for every check.
+        pub fn launch_cudarc<O>(
             stream: &$crate::runtime::cudarc::driver::CudaStream,
-            input: &I,
+            $($field: &dyn $crate::runtime::cudarc::driver::DevicePtr<$elem>,)+
             output: &mut O,
             shape: [usize; $n],
             $($name: $ty),*
         ) -> ::std::result::Result<(), $crate::runtime::Error>
         where
-            I: $crate::runtime::cudarc::driver::DevicePtr<$elem>,
             O: $crate::runtime::cudarc::driver::DevicePtrMut<$elem>,
         {
-            $crate::runtime::launch_cudarc_grid(&Self::KERNEL, stream, input, output, shape, ($($name,)*))
+            $crate::runtime::launch_cudarc_grid(&Self::KERNEL, stream, &[$($field),+], output, shape, ($($name,)*))
         }
     };
-    ($elem:ty; $($name:ident: $ty:ty),*) => {
-        /// Launches the kernel on a cudarc `stream` over device slices or views, asynchronously.
-        /// `output` must have exactly `KERNEL.output_len(input.len())` elements; see
-        /// `rc::runtime::launch_cudarc` for every check.
-        pub fn launch_cudarc<I, O>(
+    ([$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        /// Launches the kernel on a cudarc `stream` over device slices or views (one input per
+        /// window, in order, all of one length), asynchronously. `output` must have exactly
+        /// `KERNEL.output_len(len)` elements; see `rc::runtime::launch_cudarc` for every check.
+        pub fn launch_cudarc<O>(
             stream: &$crate::runtime::cudarc::driver::CudaStream,
-            input: &I,
+            $($field: &dyn $crate::runtime::cudarc::driver::DevicePtr<$elem>,)+
             output: &mut O,
             $($name: $ty),*
         ) -> ::std::result::Result<(), $crate::runtime::Error>
         where
-            I: $crate::runtime::cudarc::driver::DevicePtr<$elem>,
             O: $crate::runtime::cudarc::driver::DevicePtrMut<$elem>,
         {
-            $crate::runtime::launch_cudarc(&Self::KERNEL, stream, input, output, ($($name,)*))
+            $crate::runtime::launch_cudarc(&Self::KERNEL, stream, &[$($field),+], output, ($($name,)*))
         }
     };
 }
@@ -122,26 +122,27 @@ macro_rules! __rc_launch_cudarc {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_run {
-    (shape [usize; $n:literal]; $elem:ty; $($name:ident: $ty:ty),*) => {
-        /// Runs the kernel on the GPU over the grid `input` of shape `shape` (outermost first;
-        /// row-major, x fastest): copies it in, launches, waits, and returns the output grid,
-        /// `KERNEL.output_shape(shape)`'s elements in the same layout (through cust when rc's
-        /// `cust` feature is on, else cudarc). Without a GPU it returns an error whose
-        /// `is_no_device()` is true.
+    (shape [usize; $n:literal]; [$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        /// Runs the kernel on the GPU over its input grids (one per window, in order) of shape
+        /// `shape` (outermost first; row-major, x fastest): copies them in, launches, waits, and
+        /// returns the output grid, `KERNEL.output_shape(shape)`'s elements in the same layout
+        /// (through cust when rc's `cust` feature is on, else cudarc). Without a GPU it returns
+        /// an error whose `is_no_device()` is true.
         pub fn run(
-            input: &[$elem],
+            $($field: &[$elem],)+
             shape: [usize; $n],
             $($name: $ty),*
         ) -> ::std::result::Result<::std::vec::Vec<$elem>, $crate::runtime::Error> {
-            $crate::runtime::run_grid(&Self::KERNEL, input, shape, ($($name,)*))
+            $crate::runtime::run_grid(&Self::KERNEL, &[$($field),+], shape, ($($name,)*))
         }
     };
-    ($elem:ty; $($name:ident: $ty:ty),*) => {
-        /// Runs the kernel on the GPU: copies `input` in, launches, waits, copies the output out
-        /// (through cust when rc's `cust` feature is on, else cudarc). Without a GPU it returns
-        /// an error whose `is_no_device()` is true.
-        pub fn run(input: &[$elem], $($name: $ty),*) -> ::std::result::Result<::std::vec::Vec<$elem>, $crate::runtime::Error> {
-            $crate::runtime::run(&Self::KERNEL, input, ($($name,)*))
+    ([$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        /// Runs the kernel on the GPU: copies the inputs (one per window, in order, all of one
+        /// length) in, launches, waits, copies the output out (through cust when rc's `cust`
+        /// feature is on, else cudarc). Without a GPU it returns an error whose
+        /// `is_no_device()` is true.
+        pub fn run($($field: &[$elem],)+ $($name: $ty),*) -> ::std::result::Result<::std::vec::Vec<$elem>, $crate::runtime::Error> {
+            $crate::runtime::run(&Self::KERNEL, &[$($field),+], ($($name,)*))
         }
     };
 }

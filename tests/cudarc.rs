@@ -16,6 +16,12 @@ fn scaled(w: Window<f64>, scale: f64) -> f64 {
     (w[-1] - 2.0 * w[0] + w[1]) * scale
 }
 
+/// Two input fields: the conductivity `k` beside the field `u`.
+#[stencil(radius = 1, outputs_per_thread = 4, distribution = granule(4), boundary = clamp)]
+fn diffuse(u: Window<f32>, k: Window<f32>, dt: f32) -> f32 {
+    u[0] + dt * (0.5 * (k[0] + k[1]) * (u[1] - u[0]) - 0.5 * (k[-1] + k[0]) * (u[0] - u[-1]))
+}
+
 fn input(n: usize) -> Vec<f32> {
     (0..n).map(|i| (i as f32 * 0.37).sin()).collect()
 }
@@ -42,7 +48,7 @@ fn gpu(test: &str) -> Option<Arc<CudaStream>> {
 
 #[test]
 fn run_cudarc_checks_lengths_before_touching_cuda() {
-    let err = rc::runtime::run_cudarc(&box5::KERNEL, &[1.0, 2.0, 3.0], ()).expect_err("3 elements < window of 5");
+    let err = rc::runtime::run_cudarc(&box5::KERNEL, &[&[1.0, 2.0, 3.0]], ()).expect_err("3 elements < window of 5");
     assert!(matches!(err, Error::Length { stencil: "box5", .. }), "{err:?}");
     assert_eq!(
         err.to_string(),
@@ -56,7 +62,7 @@ fn run_cudarc_without_a_gpu_says_so_and_why() {
         eprintln!("skipping run_cudarc_without_a_gpu_says_so_and_why: there is a GPU");
         return;
     }
-    let err = rc::runtime::run_cudarc(&box5::KERNEL, &input(1000), ()).expect_err("no GPU");
+    let err = rc::runtime::run_cudarc(&box5::KERNEL, &[&input(1000)], ()).expect_err("no GPU");
     assert!(err.is_no_device(), "{err:?}");
     assert!(err.to_string().starts_with("no CUDA device: cuInit failed: CUDA_ERROR_NO_DEVICE (100): "), "{err}");
 }
@@ -65,11 +71,11 @@ fn run_cudarc_without_a_gpu_says_so_and_why() {
 fn run_cudarc_matches_the_cpu_bit_for_bit() {
     let Some(_stream) = gpu("run_cudarc_matches_the_cpu_bit_for_bit") else { return };
     let data = input(100_003);
-    let got = rc::runtime::run_cudarc(&box5::KERNEL, &data, ()).expect("runs");
-    assert_eq!(bits(&got), bits(&box5::KERNEL.reference_vec(&data, ()).expect("reference")));
+    let got = rc::runtime::run_cudarc(&box5::KERNEL, &[&data], ()).expect("runs");
+    assert_eq!(bits(&got), bits(&box5::KERNEL.reference_vec(&[&data], ()).expect("reference")));
     let data64: Vec<f64> = (0..4099).map(|i| (i as f64 * 0.11).cos()).collect();
-    let got = rc::runtime::run_cudarc(&scaled::KERNEL, &data64, (0.5,)).expect("runs");
-    let expected = scaled::KERNEL.reference_vec(&data64, (0.5,)).expect("reference");
+    let got = rc::runtime::run_cudarc(&scaled::KERNEL, &[&data64], (0.5,)).expect("runs");
+    let expected = scaled::KERNEL.reference_vec(&[&data64], (0.5,)).expect("reference");
     assert!(got.iter().zip(&expected).all(|(a, b)| a.to_bits() == b.to_bits()));
 }
 
@@ -85,7 +91,7 @@ fn launch_cudarc_writes_views_and_nothing_beyond_them() {
     let mut view = device_output.slice_mut(4..4 + n_out);
     box5::launch_cudarc(&stream, &device_input, &mut view).expect("launch");
     let got = stream.clone_dtoh(&device_output).expect("copy out");
-    let expected = box5::KERNEL.reference_vec(&data, ()).expect("reference");
+    let expected = box5::KERNEL.reference_vec(&[&data], ()).expect("reference");
     assert_eq!(bits(&got[4..4 + n_out]), bits(&expected));
     assert!(got[..4].iter().chain(&got[4 + n_out..]).all(|v| v.to_bits() == guard.to_bits()), "guards overwritten");
 }
@@ -99,7 +105,7 @@ fn launch_cudarc_refuses_a_view_that_starts_mid_vector() {
     let mut device_output = stream.alloc_zeros::<f32>(n_out + 1).expect("alloc");
     let mut view = device_output.slice_mut(1..1 + n_out);
     let err = box5::launch_cudarc(&stream, &device_input, &mut view).expect_err("4 bytes into a 16-byte vector");
-    assert!(matches!(err, Error::Misaligned { stencil: "box5", buffer: "output", required: 16, .. }), "{err:?}");
+    assert!(matches!(err, Error::Misaligned { stencil: "box5", ref buffer, required: 16, .. } if buffer == "output"), "{err:?}");
     let err = box5::launch_cudarc(&stream, &device_input, &mut device_output).expect_err("one element too many");
     assert!(matches!(err, Error::Length { stencil: "box5", .. }), "{err:?}");
 }
@@ -122,4 +128,27 @@ fn launch_cudarc_refuses_a_non_primary_context() {
     let mut output = stream.alloc_zeros::<f32>(box5::KERNEL.output_len(data.len()).expect("fits")).expect("alloc");
     let err = box5::launch_cudarc(&stream, &device_input, &mut output).expect_err("not a primary context");
     assert!(matches!(err, Error::NotPrimaryContext { .. }), "{err:?}");
+}
+
+#[test]
+fn two_fields_launch_from_a_slice_and_a_view_and_run_from_host_slices() {
+    let err = rc::runtime::run_cudarc(&diffuse::KERNEL, &[&input(100), &input(99)], (0.1,)).expect_err("lengths differ");
+    assert_eq!(
+        err.to_string(),
+        "stencil `diffuse`: input 1 has 99 elements, expected 100 as input 0 has: a stencil's inputs share one length (one \
+         shape in 2D and 3D), numbered from 0 in the order the windows are declared"
+    );
+    let Some(stream) = gpu("two_fields_launch_from_a_slice_and_a_view_and_run_from_host_slices") else { return };
+    let (u, k): (Vec<f32>, Vec<f32>) = (input(4099), (0..4099).map(|i| 1.0 + (i % 7) as f32 * 0.25).collect());
+    let expected = diffuse::KERNEL.reference_vec(&[&u, &k], (0.1,)).expect("reference");
+    assert_eq!(bits(&rc::runtime::run_cudarc(&diffuse::KERNEL, &[&u, &k], (0.1,)).expect("runs")), bits(&expected));
+    // `k` is a view 16 bytes into a larger buffer: each input may be a slice or a view.
+    let device_u = stream.clone_htod(&u).expect("copy in");
+    let mut padded = vec![0.0f32; 4];
+    padded.extend(&k);
+    let device_k = stream.clone_htod(&padded).expect("copy in");
+    let k_view = device_k.slice(4..);
+    let mut output = stream.alloc_zeros::<f32>(expected.len()).expect("alloc");
+    diffuse::launch_cudarc(&stream, &device_u, &k_view, &mut output, 0.1).expect("launch");
+    assert_eq!(bits(&stream.clone_dtoh(&output).expect("copy out")), bits(&expected));
 }

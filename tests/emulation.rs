@@ -51,4 +51,13 @@ fn the_macro_prints_the_same_ptx_the_runtime_program_would() {
     same(&wide_max_granule::KERNEL);
     same(&box65_window::KERNEL);
     same(&ratio_window::KERNEL);
+    same(&diffuse::KERNEL);
+    same(&weighted_staged::KERNEL);
+    same(&weighted_shared::KERNEL);
+    same(&three_fields_granule::KERNEL);
+    same(&masked_max_i32::KERNEL);
+    same(&diffuse_naive::KERNEL);
+    same(&grid::diffuse2d::KERNEL);
+    same(&grid::weighted_shared2d::KERNEL);
+    same(&grid::three_fields3d::KERNEL);
 }

@@ -14,29 +14,38 @@ use std::fmt::Debug;
 use rc::core::body::{BinaryOp, Body, Node};
 use rc::core::error::BodyError;
 use rc::core::ptx;
-use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy};
+use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
 use rc::runtime::cust::stream::Stream;
 use rc::testdata::{awkward, poison};
 use rc::core::stencil::Reference;
 use rc::core::Layout;
-use rc::{Boundary, Element, Offset, Params, Pattern, Scalar, Stencil, Strategy, WarpProgram, Window};
+use rc::{Boundary, Element, Offset, Params, Pattern, Scalar, ScalarType, Stencil, Strategy, WarpProgram, Window};
 
 
 
-/// Launches `k` over `input` on the GPU and compares with `run_cpu`.
+/// Launches `k` over `inputs` (one per input field, all of one length) on the GPU and compares
+/// with `run_cpu`.
 fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
     k: &Stencil<T, P>,
-    input: &[T],
+    inputs: &[&[T]],
     params: P,
     stream: &Stream,
 ) -> Result<(), String> {
-    let n = input.len();
+    let n = inputs.first().map_or(0, |input| input.len());
     let what = |m: String| format!("{} (n={n}, params {params:?}): {m}", k.name());
+    // A one-element buffer stands in for an empty input (the driver rejects empty allocations).
+    let stand_in = [poison::<T>()];
+    let d_in = inputs
+        .iter()
+        .map(|&input| DeviceBuffer::from_slice(if input.is_empty() { &stand_in[..] } else { input }))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| what(e.to_string()))?;
+    let d_in: Vec<DeviceSlice<T>> = d_in.iter().zip(inputs).map(|(d, input)| d.index(0..input.len())).collect();
+    let d_in: Vec<&DeviceSlice<T>> = d_in.iter().collect();
     let n_out = match k.output_len(n) {
         Ok(len) => len,
         Err(_) => {
             // No output exists: the launch must refuse with a length error, before any launch.
-            let d_in = DeviceBuffer::from_slice(input).map_err(|e| what(e.to_string()))?;
             let d_out = DeviceBuffer::from_slice(&[poison::<T>()]).map_err(|e| what(e.to_string()))?;
             let mut empty = d_out.index(0..0);
             return match rc::runtime::launch(k, stream, &d_in, &mut empty, params) {
@@ -46,12 +55,7 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
         }
     };
     let mut want = vec![poison::<T>(); n_out];
-    k.run_cpu(input, &mut want, params).map_err(|e| what(e.to_string()))?;
-
-    // A one-element buffer stands in for an empty input (the driver rejects empty allocations).
-    let stand_in = [poison::<T>()];
-    let d_in = DeviceBuffer::from_slice(if n == 0 { &stand_in[..] } else { input }).map_err(|e| what(e.to_string()))?;
-    let d_in = d_in.index(0..n);
+    k.run_cpu(inputs, &mut want, params).map_err(|e| what(e.to_string()))?;
     let got = launch_guarded(n_out, stream, |out| rc::runtime::launch(k, stream, &d_in, out, params).map_err(|e| e.to_string()))
         .map_err(what)?;
     let got = &got[..];
@@ -72,8 +76,8 @@ impl catalogue::Visit for OnGpu<'_> {
         let r = k.pattern().radius().along_x() as usize;
         let tile = k.pattern().tile_outputs() as usize;
         for (i, n) in [0, 1, 2 * r, 2 * r + 1, tile + 2 * r + 3, 4099, 1_000_003].into_iter().enumerate().filter(|&(_, n)| runs_length(n)) {
-            let input: Vec<T> = awkward(n, 7 + i as u64);
-            if let Err(e) = gpu_matches_reference(k, &input, params, self.stream) {
+            let inputs = catalogue::awkward_inputs(k, n, 7 + i as u64);
+            if let Err(e) = gpu_matches_reference(k, &catalogue::slices(&inputs), params, self.stream) {
                 self.failures.push(e);
             }
             self.checked += 1;
@@ -121,7 +125,7 @@ macro_rules! box_stencil {
         fn body<const R: u32>() -> Result<Body, BodyError> {
             let mut nodes = vec![Node::Const($make(0.0))];
             for k in -(R as i32)..=(R as i32) {
-                nodes.push(Node::Tap(Offset::x(k)));
+                nodes.push(Node::Tap(0, Offset::x(k)));
                 let (acc, tap) = (nodes.len() as u32 - 2, nodes.len() as u32 - 1);
                 nodes.push(Node::Binary(BinaryOp::Add, acc, tap));
             }
@@ -129,13 +133,13 @@ macro_rules! box_stencil {
             nodes.push(Node::Const($make((2 * R + 1) as $t)));
             nodes.push(Node::Binary(BinaryOp::Div, sum, nodes.len() as u32 - 1));
             let result = nodes.len() as u32 - 1;
-            Body::new(<$t as Element>::TYPE, vec![], R, nodes, result)
+            Body::new(<$t as Element>::TYPE, 1, vec![], R, nodes, result)
         }
 
-        fn reference<const R: u32>(w: Window<'_, $t>, _: ()) -> $t {
+        fn reference<const R: u32>(w: &[Window<'_, $t>], _: ()) -> $t {
             let mut s = 0.0;
             for k in -(R as i32)..=(R as i32) {
-                s += w[k];
+                s += w[0][k];
             }
             s / (2 * R + 1) as $t
         }
@@ -160,7 +164,7 @@ macro_rules! box_stencil {
             let entry: &'static str = Box::leak(format!("rc_{name}").into_boxed_str());
             let program = WarpProgram::compile_for(pattern, strategy, layout, &body()?)?;
             let ptx: &'static str = Box::leak(ptx::print(&program, entry).into_boxed_str());
-            Ok(Stencil::from_parts(Box::leak(name.into_boxed_str()), pattern, strategy, layout, ptx, entry, body, reference))
+            Ok(Stencil::from_parts(Box::leak(name.into_boxed_str()), pattern, strategy, layout, ptx, entry, 1, body, reference))
         }
     };
 }
@@ -172,6 +176,82 @@ mod box_f32 {
 mod box_f64 {
     use super::*;
     box_stencil!(f64, Scalar::f64);
+}
+
+/// `s = 0; for f in 0..F { for k in -R..=R { s += (f + 1) * w_f[k]; } }`: every tap of every
+/// field weighted by its field's number, so a field read from another's input shows.
+mod fields_f32 {
+    use super::*;
+
+    fn body<const R: u32, const F: u32>() -> Result<Body, BodyError> {
+        let mut nodes = vec![Node::Const(Scalar::f32(0.0))];
+        for field in 0..F {
+            for k in -(R as i32)..=(R as i32) {
+                nodes.push(Node::Tap(field, Offset::x(k)));
+                nodes.push(Node::Const(Scalar::f32((field + 1) as f32)));
+                let (acc, tap, weight) = (nodes.len() as u32 - 3, nodes.len() as u32 - 2, nodes.len() as u32 - 1);
+                nodes.push(Node::Binary(BinaryOp::Mul, weight, tap));
+                nodes.push(Node::Binary(BinaryOp::Add, acc, nodes.len() as u32 - 1));
+            }
+        }
+        let result = nodes.len() as u32 - 1;
+        Body::new(ScalarType::F32, F, vec![], R, nodes, result)
+    }
+
+    fn reference<const R: u32>(w: &[Window<'_, f32>], _: ()) -> f32 {
+        let mut s = 0.0;
+        for (field, window) in w.iter().enumerate() {
+            for k in -(R as i32)..=(R as i32) {
+                s += (field + 1) as f32 * window[k];
+            }
+        }
+        s
+    }
+
+    /// The stencil over `fields` fields for `pattern` (radius 1, 3, 8, 17 or 40), its PTX
+    /// printed now; the strings are leaked as `box_stencil!`'s are.
+    fn kernel(pattern: Pattern, strategy: Strategy, layout: Layout, fields: u32) -> Result<Stencil<f32, ()>, rc::core::Error> {
+        let body: fn() -> Result<Body, BodyError> = match (pattern.radius().along_x(), fields) {
+            (1, 2) => body::<1, 2>,
+            (1, 3) => body::<1, 3>,
+            (3, 2) => body::<3, 2>,
+            (3, 3) => body::<3, 3>,
+            (8, 2) => body::<8, 2>,
+            (8, 3) => body::<8, 3>,
+            (17, 2) => body::<17, 2>,
+            (17, 3) => body::<17, 3>,
+            (40, 2) => body::<40, 2>,
+            (40, 3) => body::<40, 3>,
+            (r, f) => panic!("the test's stencil of several fields exists for radius 1, 3, 8, 17, 40 and 2 or 3 fields, not {r}, {f}"),
+        };
+        let reference: Reference<f32, ()> = match pattern.radius().along_x() {
+            1 => reference::<1>,
+            3 => reference::<3>,
+            8 => reference::<8>,
+            17 => reference::<17>,
+            _ => reference::<40>,
+        };
+        let name = format!(
+            "fields{fields}_{strategy}_{}_r{}_w{}_p{}_{}",
+            layout.to_string().replace(['(', ')'], ""),
+            pattern.radius(),
+            pattern.warp(),
+            pattern.outputs_per_thread(),
+            pattern.boundary()
+        );
+        let entry: &'static str = Box::leak(format!("rc_{name}").into_boxed_str());
+        let program = WarpProgram::compile_for(pattern, strategy, layout, &body()?)?;
+        let ptx: &'static str = Box::leak(ptx::print(&program, entry).into_boxed_str());
+        Ok(Stencil::from_parts(Box::leak(name.into_boxed_str()), pattern, strategy, layout, ptx, entry, fields, body, reference))
+    }
+
+    pub fn two(pattern: Pattern, strategy: Strategy, layout: Layout) -> Result<Stencil<f32, ()>, rc::core::Error> {
+        kernel(pattern, strategy, layout, 2)
+    }
+
+    pub fn three(pattern: Pattern, strategy: Strategy, layout: Layout) -> Result<Stencil<f32, ()>, rc::core::Error> {
+        kernel(pattern, strategy, layout, 3)
+    }
 }
 
 /// Compiles the sweep's stencil for one pattern, strategy and distribution.
@@ -191,14 +271,16 @@ fn sweep<T: Element + DeviceCopy>(
             // A staged window whose stage exceeds shared memory is refused at compile time (the
             // macro reports it); nothing to launch.
             Err(rc::core::Error::Schedule(rc::core::ScheduleError::StageTooLarge { .. })) if matches!(layout, Layout::Staged(_)) => continue,
+            // So is a shared-memory stage of several fields.
+            Err(rc::core::Error::Schedule(rc::core::ScheduleError::BlockStageTooLarge { .. })) if strategy == Strategy::SharedMemory => continue,
             Err(e) => {
                 failures.push(format!("{pattern}, {strategy}, {layout}: could not build the kernel: {e}"));
                 continue;
             }
         };
         for n in lengths(&pattern).into_iter().filter(|&n| runs_length(n)) {
-            let input: Vec<T> = awkward(n, n as u64 ^ 0x5eed);
-            if let Err(e) = gpu_matches_reference(&k, &input, (), stream) {
+            let inputs = catalogue::awkward_inputs(&k, n, n as u64 ^ 0x5eed);
+            if let Err(e) = gpu_matches_reference(&k, &catalogue::slices(&inputs), (), stream) {
                 failures.push(e);
             }
             checked += 1;
@@ -210,6 +292,28 @@ fn sweep<T: Element + DeviceCopy>(
 fn edge_lengths(p: &Pattern) -> Vec<usize> {
     let r = p.radius().along_x() as usize;
     vec![0, 1, 2 * r, 2 * r + 1, 3 * p.tile_outputs() as usize + 2 * r + 5]
+}
+
+/// [`edge_lengths`] and one over a million.
+fn edge_and_long_lengths(p: &Pattern) -> Vec<usize> {
+    let mut l = edge_lengths(p);
+    l.push(1_000_003);
+    l
+}
+
+/// [`sweep`] of two kernels over the same patterns at [`edge_and_long_lengths`], reported as
+/// `what`; fails on any mismatch of either.
+fn sweep_both<A, B, I>(what: &str, kernels: (Compile<A>, Compile<B>), patterns: impl Fn() -> I, stream: &Stream)
+where
+    A: Element + DeviceCopy,
+    B: Element + DeviceCopy,
+    I: Iterator<Item = (Pattern, Strategy, Layout)>,
+{
+    let (first, first_failures) = sweep(kernels.0, patterns(), edge_and_long_lengths, stream);
+    let (second, second_failures) = sweep(kernels.1, patterns(), edge_and_long_lengths, stream);
+    eprintln!("{what}: {} launches checked, {} failed", first + second, first_failures.len() + second_failures.len());
+    let failures: Vec<String> = first_failures.into_iter().chain(second_failures).collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
@@ -242,17 +346,8 @@ fn every_warp_width_boundary_and_element_type_matches_on_the_gpu() {
             })
         })
     };
-    let lengths = |p: &Pattern| {
-        let mut l = edge_lengths(p);
-        l.push(1_000_003);
-        l
-    };
     let with_layout = || patterns().map(|(p, s)| (p, s, Layout::RoundRobin));
-    let (c32, f32_failures) = sweep(box_f32::kernel, with_layout(), lengths, &stream);
-    let (c64, f64_failures) = sweep(box_f64::kernel, with_layout(), lengths, &stream);
-    eprintln!("warp x boundary x type: {} launches checked, {} failed", c32 + c64, f32_failures.len() + f64_failures.len());
-    let failures: Vec<String> = f32_failures.into_iter().chain(f64_failures).collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    sweep_both("warp x boundary x type", (box_f32::kernel, box_f64::kernel), with_layout, &stream);
 }
 
 #[test]
@@ -280,16 +375,29 @@ fn granule_window_and_staged_distributions_match_on_the_gpu() {
             })
         })
     };
-    let lengths = |p: &Pattern| {
-        let mut l = edge_lengths(p);
-        l.push(1_000_003);
-        l
+    sweep_both("granules, windows and staged windows", (box_f32::kernel, box_f64::kernel), patterns, &stream);
+}
+
+#[test]
+fn several_fields_on_every_distribution_and_strategy_match_on_the_gpu() {
+    let Some((_context, stream)) = gpu("several_fields_on_every_distribution_and_strategy_match_on_the_gpu") else { return };
+    let layouts = [
+        (Strategy::RegisterCache, Layout::RoundRobin, 4u32),
+        (Strategy::RegisterCache, Layout::Granule(4), 8),
+        (Strategy::RegisterCache, Layout::Window(8), 8),
+        (Strategy::RegisterCache, Layout::Staged(8), 8),
+        (Strategy::RegisterCache, Layout::Staged(16), 16),
+        (Strategy::SharedMemory, Layout::RoundRobin, 2),
+        (Strategy::Naive, Layout::RoundRobin, 1),
+    ];
+    let patterns = || {
+        [1u32, 3, 8, 17, 40].into_iter().enumerate().flat_map(move |(i, r)| {
+            layouts.into_iter().flat_map(move |(strategy, layout, p)| {
+                Boundary::ALL.map(|b| (Pattern::new(r, [32u32, 16][i % 2], p, b).expect("valid"), strategy, layout))
+            })
+        })
     };
-    let (c32, f32_failures) = sweep(box_f32::kernel, patterns(), lengths, &stream);
-    let (c64, f64_failures) = sweep(box_f64::kernel, patterns(), lengths, &stream);
-    eprintln!("granules, windows and staged windows: {} launches checked, {} failed", c32 + c64, f32_failures.len() + f64_failures.len());
-    let failures: Vec<String> = f32_failures.into_iter().chain(f64_failures).collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    sweep_both("2 and 3 fields", (fields_f32::two, fields_f32::three), patterns, &stream);
 }
 
 /// f32 data of signed zeros with a few other values: `kind` 0 is all `-0.0`; 1 is runs of
@@ -349,7 +457,7 @@ fn sums_of_signed_zeros_keep_their_sign_on_the_gpu() {
         };
         for kind in 0..3 {
             for n in [2 * pattern.radius().along_x() as usize + 1, 4099] {
-                if let Err(e) = gpu_matches_reference(&k, &zeros(n, kind, n as u64 + u64::from(kind)), (), &stream) {
+                if let Err(e) = gpu_matches_reference(&k, &[&zeros(n, kind, n as u64 + u64::from(kind))], (), &stream) {
                     failures.push(e);
                 }
                 checked += 1;
@@ -376,8 +484,8 @@ fn an_input_longer_than_2_pow_31_is_indexed_with_64_bits() {
     }
     let input: Vec<f32> = awkward(n, 31);
     for result in [
-        gpu_matches_reference(&catalogue::box7::KERNEL, &input, (), &stream),
-        gpu_matches_reference(&catalogue::box17_granule::KERNEL, &input, (), &stream),
+        gpu_matches_reference(&catalogue::box7::KERNEL, &[&input], (), &stream),
+        gpu_matches_reference(&catalogue::box17_granule::KERNEL, &[&input], (), &stream),
     ] {
         eprintln!("n = {n}: {}", if result.is_ok() { "all outputs match" } else { "MISMATCH" });
         if let Err(e) = result {

@@ -10,7 +10,7 @@ use support::{gpu, launch_guarded, sample};
 use std::fmt::Debug;
 
 use catalogue::grid::*;
-use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy};
+use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
 use rc::runtime::cust::stream::Stream;
 use rc::testdata::{awkward, poison};
 use rc::{Element, Extent, Params, Stencil};
@@ -19,16 +19,18 @@ use rc::{Element, Extent, Params, Stencil};
 const SHAPES_2D: [[usize; 2]; 10] = [[1, 1], [1, 40], [40, 1], [3, 5], [7, 13], [33, 130], [70, 300], [9, 1000], [257, 1024], [1000, 1003]];
 const SHAPES_3D: [[usize; 3]; 7] = [[1, 1, 1], [1, 1, 40], [40, 1, 1], [3, 5, 7], [9, 17, 70], [5, 33, 128], [64, 64, 64]];
 
-/// Launches `k` over a grid of shape `shape` and compares with `run_cpu`.
+/// Launches `k` over grids of shape `shape` (`inputs`, one per input field) and compares with
+/// `run_cpu`.
 fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
     k: &Stencil<T, P>,
     shape: Extent,
-    input: &[T],
+    inputs: &[&[T]],
     params: P,
     stream: &Stream,
 ) -> Result<(), String> {
     let what = |m: String| format!("{} (shape {shape}, params {params:?}): {m}", k.name());
-    let d_in = DeviceBuffer::from_slice(input).map_err(|e| what(e.to_string()))?;
+    let d_in = inputs.iter().map(|input| DeviceBuffer::from_slice(input)).collect::<Result<Vec<_>, _>>().map_err(|e| what(e.to_string()))?;
+    let d_in: Vec<&DeviceSlice<T>> = d_in.iter().map(|d| &**d).collect();
     let out_shape = match k.output_shape(shape) {
         Ok(s) => s,
         Err(_) => {
@@ -43,7 +45,7 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
     };
     let n_out = out_shape.len().ok_or_else(|| what("output too large".into()))?;
     let mut want = vec![poison::<T>(); n_out];
-    k.run_cpu_grid(input, shape, &mut want, params).map_err(|e| what(e.to_string()))?;
+    k.run_cpu_grid(inputs, shape, &mut want, params).map_err(|e| what(e.to_string()))?;
     let got = launch_guarded(n_out, stream, |out| rc::runtime::launch_grid(k, stream, &d_in, out, shape, params).map_err(|e| e.to_string()))
         .map_err(what)?;
     let got = &got[..];
@@ -71,8 +73,8 @@ impl catalogue::Visit for OnGpu<'_> {
             if sample().is_some() && n > 100_000 {
                 continue;
             }
-            let input: Vec<T> = awkward(n, 11 + i as u64);
-            if let Err(e) = gpu_matches_reference(k, shape, &input, params, self.stream) {
+            let inputs = catalogue::awkward_inputs(k, n, 11 + i as u64);
+            if let Err(e) = gpu_matches_reference(k, shape, &catalogue::slices(&inputs), params, self.stream) {
                 self.failures.push(e);
             }
             self.checked += 1;
@@ -107,7 +109,7 @@ fn a_grid_of_more_than_2_pow_31_elements_is_indexed_with_64_bits() {
         return;
     }
     let input: Vec<f32> = awkward(n, 31);
-    let result = gpu_matches_reference(&heat2d::KERNEL, shape, &input, (0.125,), &stream);
+    let result = gpu_matches_reference(&heat2d::KERNEL, shape, &[&input], (0.125,), &stream);
     eprintln!("shape {shape} ({n} elements): {}", if result.is_ok() { "all outputs match" } else { "MISMATCH" });
     if let Err(e) = result {
         panic!("{e}");

@@ -1,4 +1,4 @@
-//! Misuse of `launch` that only real device buffers can show: an output that overlaps the input
+//! Misuse of `launch` that only real device buffers can show: an output that overlaps an input
 //! (two views of one allocation), and buffers allocated in another CUDA context. Each must come
 //! back as its error before anything is launched; the legitimate neighbours of each mistake
 //! (adjacent views of one allocation, managed memory) must still launch and match the CPU.
@@ -21,6 +21,12 @@ fn box3(w: Window<f32>) -> f32 {
     (w[-1] + w[0] + w[1]) / 3.0
 }
 
+/// Two input fields, round-robin like `box3`.
+#[stencil(radius = 1, warp = 32, outputs_per_thread = 4, distribution = round_robin)]
+fn product3(u: Window<f32>, k: Window<f32>) -> f32 {
+    u[-1] * k[1] + u[0] * k[0] + u[1] * k[-1]
+}
+
 /// Input length: odd, so the last tile is partial.
 const N: usize = 4099;
 /// `box3`'s output length for `N` inputs (boundary `valid`).
@@ -32,7 +38,7 @@ fn input() -> Vec<f32> {
 }
 
 fn reference(input: &[f32]) -> Vec<f32> {
-    box3::KERNEL.reference_vec(input, ()).expect("the CPU reference runs")
+    box3::KERNEL.reference_vec(&[input], ()).expect("the CPU reference runs")
 }
 
 fn bits(values: &[f32]) -> Vec<u32> {
@@ -70,11 +76,11 @@ fn an_output_overlapping_the_input_is_refused_before_any_launch() {
         .collect();
     cases.push((buffer.index(N_OUT - 1..N_OUT - 1 + N), buffer.index(0..N_OUT), 4));
     for (input, mut output, shared) in cases {
-        let err = rc::runtime::launch(&box3::KERNEL, &stream, &input, &mut output, ())
+        let err = rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut output, ())
             .expect_err("the output overlaps the input");
         let (input_range, output_range) = (range(&input), range(&output));
         assert!(
-            matches!(err, Error::Aliasing { stencil: "box3", input, output } if input == input_range && output == output_range),
+            matches!(err, Error::Aliasing { stencil: "box3", ref buffer, input, output } if buffer == "input" && input == input_range && output == output_range),
             "{err:?}"
         );
         let text = err.to_string();
@@ -98,7 +104,7 @@ fn adjacent_views_of_one_allocation_launch() {
     let buffer = DeviceBuffer::from_slice(&contents).expect("allocate");
     let input = buffer.index(0..N);
     let mut output = buffer.index(N..N + N_OUT);
-    rc::runtime::launch(&box3::KERNEL, &stream, &input, &mut output, ()).expect("adjacent, not overlapping");
+    rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut output, ()).expect("adjacent, not overlapping");
     stream.synchronize().expect("kernel runs");
     let got = host(&buffer);
     assert_eq!(bits(&got[..N]), bits(&data), "the input changed");
@@ -110,7 +116,7 @@ fn adjacent_views_of_one_allocation_launch() {
     let buffer = DeviceBuffer::from_slice(&contents).expect("allocate");
     let input = buffer.index(N_OUT..N_OUT + N);
     let mut output = buffer.index(0..N_OUT);
-    rc::runtime::launch(&box3::KERNEL, &stream, &input, &mut output, ()).expect("adjacent, not overlapping");
+    rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut output, ()).expect("adjacent, not overlapping");
     stream.synchronize().expect("kernel runs");
     let got = host(&buffer);
     assert_eq!(bits(&got[..N_OUT]), bits(&want), "output before the input");
@@ -133,19 +139,19 @@ fn buffers_of_another_context_are_refused() {
     let mut foreign_output = DeviceBuffer::from_slice(&vec![poison::<f32>(); N_OUT]).expect("allocate in the second context");
     ContextStack::pop().expect("back to the stream's context");
 
-    let err = rc::runtime::launch(&box3::KERNEL, &stream, &foreign_input, &mut own_output, ())
+    let err = rc::runtime::launch(&box3::KERNEL, &stream, &[&foreign_input], &mut own_output, ())
         .expect_err("the input is another context's memory");
-    assert!(matches!(err, Error::ForeignBuffer { stencil: "box3", buffer: "input", .. }), "{err:?}");
+    assert!(matches!(err, Error::ForeignBuffer { stencil: "box3", ref buffer, .. } if buffer == "input"), "{err:?}");
     let text = err.to_string();
     assert!(text.starts_with("stencil `box3`: the input buffer (device address 0x"), "{text}");
     assert!(text.contains("expected a buffer the launch's context can reach"), "{text}");
 
-    let err = rc::runtime::launch(&box3::KERNEL, &stream, &own_input, &mut foreign_output, ())
+    let err = rc::runtime::launch(&box3::KERNEL, &stream, &[&own_input], &mut foreign_output, ())
         .expect_err("the output is another context's memory");
-    assert!(matches!(err, Error::ForeignBuffer { stencil: "box3", buffer: "output", .. }), "{err:?}");
+    assert!(matches!(err, Error::ForeignBuffer { stencil: "box3", ref buffer, .. } if buffer == "output"), "{err:?}");
 
     // The launch's own buffers still launch, and nothing was written by the refused launches.
-    rc::runtime::launch(&box3::KERNEL, &stream, &own_input, &mut own_output, ()).expect("own buffers");
+    rc::runtime::launch(&box3::KERNEL, &stream, &[&own_input], &mut own_output, ()).expect("own buffers");
     stream.synchronize().expect("kernel runs");
     assert_eq!(bits(&host(&own_output)), bits(&reference(&data)));
 
@@ -171,8 +177,33 @@ fn managed_memory_launches() {
         DeviceSlice::from_raw_parts(DevicePointer::from_raw(managed.as_unified_ptr().as_raw() as u64), N)
     };
     let mut output = DeviceBuffer::from_slice(&vec![poison::<f32>(); N_OUT]).expect("allocate");
-    rc::runtime::launch(&box3::KERNEL, &stream, &input, &mut output, ()).expect("managed input");
+    rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut output, ()).expect("managed input");
     stream.synchronize().expect("kernel runs");
     assert_eq!(bits(&host(&output)), bits(&reference(&data)));
     drop(managed);
+}
+
+#[test]
+fn an_output_overlapping_a_second_input_is_refused_and_one_buffer_may_be_both_inputs() {
+    let test = "an_output_overlapping_a_second_input_is_refused_and_one_buffer_may_be_both_inputs";
+    let Some((_context, stream)) = gpu(test) else { return };
+    let data = input();
+    let mut contents = data.clone();
+    contents.extend(vec![poison::<f32>(); N]);
+    let buffer = DeviceBuffer::from_slice(&contents).expect("allocate");
+    let (u, k) = (DeviceBuffer::from_slice(&data).expect("allocate"), buffer.index(0..N));
+    // The output starts inside `k`, the second input.
+    let mut output = buffer.index(N - 2..2 * N - 4);
+    let err = rc::runtime::launch(&product3::KERNEL, &stream, &[&u, &k], &mut output, ()).expect_err("overlaps input 1");
+    assert!(matches!(err, Error::Aliasing { stencil: "product3", ref buffer, .. } if buffer == "input 1"), "{err:?}");
+    assert!(err.to_string().contains("overlaps the input 1 buffer (device bytes "), "{err}");
+    stream.synchronize().expect("nothing queued can fail");
+    assert_eq!(bits(&host(&buffer)), bits(&contents), "a refused launch wrote to the buffer");
+
+    // One buffer as both inputs: they are only read, so they may overlap each other.
+    let mut output = DeviceBuffer::from_slice(&vec![poison::<f32>(); N_OUT]).expect("allocate");
+    rc::runtime::launch(&product3::KERNEL, &stream, &[&u, &u], &mut output, ()).expect("one buffer, two inputs");
+    stream.synchronize().expect("kernel runs");
+    let want = product3::KERNEL.reference_vec(&[&data, &data], ()).expect("the CPU reference runs");
+    assert_eq!(bits(&host(&output)), bits(&want));
 }

@@ -5,7 +5,7 @@
 mod catalogue;
 
 use catalogue::grid::*;
-use rc::testdata::{awkward, poison};
+use rc::testdata::poison;
 use rc::{Element, Extent, Params, Stencil};
 
 /// One element, one row, one column, smaller than a tile, odd sizes, several tiles.
@@ -18,7 +18,8 @@ const SHAPES_3D: [[usize; 3]; 7] = [[1, 1, 1], [1, 1, 40], [1, 40, 1], [40, 1, 1
 /// refuses (too small under `valid`) must be refused by both, with a message naming the shape.
 fn emulation_matches<T: Element, P: Params>(k: &Stencil<T, P>, shape: Extent, seed: u64, params: P) -> Result<(), String> {
     let name = k.name();
-    let input: Vec<T> = awkward(shape.len().expect("a small shape"), seed);
+    let inputs = catalogue::awkward_inputs(k, shape.len().expect("a small shape"), seed);
+    let input = catalogue::slices(&inputs);
     let out_shape = match k.output_shape(shape) {
         Ok(s) => s,
         Err(e) => {

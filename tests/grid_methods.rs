@@ -12,13 +12,13 @@ use rc::runtime::Error;
 use rc::{LengthError, Window};
 
 fn body_2d() -> Result<Body, BodyError> {
-    Body::new(ScalarType::F32, vec![ScalarType::F32], Radius::yx(1, 1), vec![Node::Tap(Offset::yx(0, 0))], 0)
+    Body::new(ScalarType::F32, 1, vec![ScalarType::F32], Radius::yx(1, 1), vec![Node::Tap(0, Offset::yx(0, 0))], 0)
 }
 fn body_3d() -> Result<Body, BodyError> {
-    Body::new(ScalarType::F32, vec![ScalarType::F32], Radius::zyx(1, 1, 1), vec![Node::Tap(Offset::zyx(0, 0, 0))], 0)
+    Body::new(ScalarType::F32, 1, vec![ScalarType::F32], Radius::zyx(1, 1, 1), vec![Node::Tap(0, Offset::zyx(0, 0, 0))], 0)
 }
-fn centre(w: Window<'_, f32>, _: (f32,)) -> f32 {
-    w[0]
+fn centre(w: &[Window<'_, f32>], _: (f32,)) -> f32 {
+    w[0][0]
 }
 
 /// The echo kernel's stencil: radius (1, 1), `valid`, so shape (4, 6) gives 8 outputs, exactly
@@ -34,10 +34,11 @@ impl echo2d {
         Layout::RoundRobin,
         include_str!("../rc-runtime/tests/common/echo2d.ptx"),
         "rc_test_echo2d",
+        1,
         body_2d,
         centre,
     );
-    rc::__private::gpu_methods! { shape [usize; 2]; f32; shape: f32 }
+    rc::__private::gpu_methods! { shape [usize; 2]; [input]; f32; shape: f32 }
 }
 
 /// A 3D stencil whose kernel is never loaded: only its shape checks run.
@@ -51,10 +52,11 @@ impl box3d {
         Layout::RoundRobin,
         "",
         "rc_box3d",
+        1,
         body_3d,
         centre,
     );
-    rc::__private::gpu_methods! { shape [usize; 3]; f32; alpha: f32 }
+    rc::__private::gpu_methods! { shape [usize; 3]; [input]; f32; alpha: f32 }
 }
 
 fn input(n: usize) -> Vec<f32> {

@@ -115,14 +115,14 @@ fn box_body(ty: rc::ScalarType, r: u32) -> rc::core::Body {
     let mut nodes = vec![Node::Const(c(0.0))];
     let mut s = 0;
     for d in -(r as i32)..=r as i32 {
-        nodes.push(Node::Tap(Offset::x(d)));
+        nodes.push(Node::Tap(0, Offset::x(d)));
         nodes.push(Node::Binary(BinaryOp::Add, s, nodes.len() as u32 - 1));
         s = nodes.len() as u32 - 1;
     }
     nodes.push(Node::Const(c(f64::from(2 * r + 1))));
     nodes.push(Node::Binary(BinaryOp::Div, s, nodes.len() as u32 - 1));
     let result = nodes.len() as u32 - 1;
-    rc::core::Body::new(ty, vec![], r, nodes, result).expect("a valid body")
+    rc::core::Body::new(ty, 1, vec![], r, nodes, result).expect("a valid body")
 }
 
 /// The bench's box filters (every strategy, f32 and f64) and more: radius, outputs per thread,

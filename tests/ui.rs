@@ -6,6 +6,8 @@
 //! - `distribution/`: a distribution the pattern or the strategy cannot have;
 //! - `resources/`: a kernel that compiles but does not fit a GPU thread or block (registers, shared memory);
 //! - `signature/`: not a function of a window, or parameters and results of unsupported types;
+//! - `fields/`: several windows (input fields) that are not declared first, or that differ in
+//!   element type or dimensions;
 //! - `body/`: constructs outside the stencil language;
 //! - `taps/`: window taps that are not constants or lie outside the radius;
 //! - `types/`: operations on types their rule (`rc_core::typing`) does not take;

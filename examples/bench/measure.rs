@@ -63,7 +63,7 @@ pub fn element<T: BenchElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) ->
         let any = find(&kernels, radius, options.outputs_per_thread[0], VARIANTS[0])
             .ok_or_else(|| fail(format!("no compiled {element} kernel for radius {radius}")))?;
         // Every kernel of this radius computes the same function, so one reference serves all.
-        let want = any.reference_vec(&input, ())?;
+        let want = any.reference_vec(&[&input], ())?;
         println!("{element} r={radius}: CPU reference (run_cpu) in {:.2} s", start.elapsed().as_secs_f64());
 
         // The copy moves n elements in and n out: the same bytes as a kernel, give or take 2r.
@@ -104,7 +104,7 @@ pub fn element<T: BenchElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) ->
             let mut out = output_dev.index(..n_out);
             let checked = (|| -> Result<()> {
                 out.copy_from(&poison_dev.index(..n_out)).during("poisoning the output (cuMemcpyDtoD)")?;
-                rc::runtime::launch(kernel, gpu.stream(), &input_dev, &mut out, ())?;
+                rc::runtime::launch(kernel, gpu.stream(), &[&input_dev], &mut out, ())?;
                 compare(&gpu.download(&out)?, &want, &format!("{what} on the GPU, n = {n}"))
             })();
             if let Err(e) = checked {
@@ -113,7 +113,7 @@ pub fn element<T: BenchElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) ->
                 return Ok(None);
             }
             let timing =
-                gpu.time(options.warm_up, options.reps, || Ok(rc::runtime::launch(kernel, gpu.stream(), &input_dev, &mut out, ())?))?;
+                gpu.time(options.warm_up, options.reps, || Ok(rc::runtime::launch(kernel, gpu.stream(), &[&input_dev], &mut out, ())?))?;
             kernel_row(kernel, info, n, n_out, &timing, copy_gb, arithmetic).map(Some)
         };
         for variant in options.variants() {

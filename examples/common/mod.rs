@@ -141,10 +141,10 @@ impl Backend {
             Backend::Gpu(gpu) => {
                 let input = gpu.upload(input)?;
                 let mut output = gpu.poisoned(stencil.output_len(input.len())?)?;
-                rc::runtime::launch(stencil, gpu.stream(), &input, &mut output, params)?;
+                rc::runtime::launch(stencil, gpu.stream(), &[&input], &mut output, params)?;
                 gpu.download(&output)?
             }
-            Backend::Emulation => stencil.emulate_vec(input, params)?,
+            Backend::Emulation => stencil.emulate_vec(&[input], params)?,
         };
         self.compare(stencil, &got, &reference(stencil, input, params)?, data)
     }
@@ -165,17 +165,17 @@ impl Backend {
             Backend::Gpu(gpu) => {
                 let input_dev = gpu.upload(input)?;
                 let mut output_dev = gpu.poisoned(want.len())?;
-                rc::runtime::launch(stencil, gpu.stream(), &input_dev, &mut output_dev, params)?;
+                rc::runtime::launch(stencil, gpu.stream(), &[&input_dev], &mut output_dev, params)?;
                 self.compare(stencil, &gpu.download(&output_dev)?, &want, &data)?;
                 let timing = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
-                    Ok(rc::runtime::launch(stencil, gpu.stream(), &input_dev, &mut output_dev, params)?)
+                    Ok(rc::runtime::launch(stencil, gpu.stream(), &[&input_dev], &mut output_dev, params)?)
                 })?;
                 Speed::Gpu { timing, bytes: (n + want.len()) * std::mem::size_of::<T>() }
             }
             Backend::Emulation => {
                 let mut got = vec![poison::<T>(); want.len()];
                 let start = Instant::now();
-                stencil.emulate(input, &mut got, params)?;
+                stencil.emulate(&[input], &mut got, params)?;
                 let elapsed = start.elapsed();
                 self.compare(stencil, &got, &want, &data)?;
                 Speed::Emulated(elapsed)
@@ -228,7 +228,7 @@ pub fn print_report(report: &Resources) {
 
 /// The CPU reference (`run_cpu`, which uses every core) into a new vector.
 pub fn reference<T: Element, P: Params>(stencil: &Stencil<T, P>, input: &[T], params: P) -> Result<Vec<T>> {
-    Ok(stencil.reference_vec(input, params)?)
+    Ok(stencil.reference_vec(&[input], params)?)
 }
 
 /// Fails with the first output where `got` (what was run) differs from `want` (the CPU

@@ -7,11 +7,11 @@ use crate::scalar::ScalarType;
 /// One parameter of a stencil's `.entry`, in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KernelParam {
-    /// The input's device address (`.u64`).
-    Input,
+    /// Input field `field`'s device address (`.u64`).
+    Input { field: u32 },
     /// The output's device address (`.u64`).
     Output,
-    /// The input's length in elements (`.u64`).
+    /// The input's length in elements, every field's (`.u64`).
     Len,
     /// The output's length in elements (`.u64`).
     OutputLen,
@@ -23,21 +23,25 @@ pub enum KernelParam {
 }
 
 impl KernelParam {
-    /// The parameter list of a stencil of `dims` dimensions whose parameters have types
-    /// `params`: the buffers, their lengths, in 2D and 3D the input's and then the output's
-    /// shape (outermost first), then the parameters.
-    pub fn list(dims: Dims, params: &[ScalarType]) -> Vec<KernelParam> {
-        let leading = [KernelParam::Input, KernelParam::Output, KernelParam::Len, KernelParam::OutputLen];
+    /// The parameter list of a stencil of `dims` dimensions with `fields` input fields whose
+    /// parameters have types `params`: the buffers (every input field's, then the output's),
+    /// their lengths, in 2D and 3D the input's and then the output's shape (outermost first),
+    /// then the parameters.
+    pub fn list(dims: Dims, fields: u32, params: &[ScalarType]) -> Vec<KernelParam> {
+        let inputs = (0..fields).map(|field| KernelParam::Input { field });
+        let leading = inputs.chain([KernelParam::Output, KernelParam::Len, KernelParam::OutputLen]);
         let axes = |output| (0..dims.count() as u32).rev().map(move |axis| KernelParam::Extent { axis, output });
         let shape = if dims == Dims::One { Vec::new() } else { axes(false).chain(axes(true)).collect() };
         let values = params.iter().enumerate().map(|(i, &ty)| KernelParam::Value { index: i as u32, ty });
-        leading.into_iter().chain(shape).chain(values).collect()
+        leading.chain(shape).chain(values).collect()
     }
 
-    /// The name's suffix after the entry's name (`rc_box7_input`, `rc_box7_p0`).
+    /// The name's suffix after the entry's name (`rc_box7_input`, `rc_step_input1`,
+    /// `rc_box7_p0`): field 0 is `input`, as in a one-field kernel.
     pub fn suffix(self) -> String {
         match self {
-            KernelParam::Input => "input".into(),
+            KernelParam::Input { field: 0 } => "input".into(),
+            KernelParam::Input { field } => format!("input{field}"),
             KernelParam::Output => "output".into(),
             KernelParam::Len => "n".into(),
             KernelParam::OutputLen => "n_out".into(),

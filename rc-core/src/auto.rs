@@ -3,7 +3,8 @@
 //!
 //! A stencil kernel is limited by whichever of three throughputs of an SM it exhausts first
 //! (`bench/results/*/ANALYSIS.md` has the profiles behind each term):
-//! - DRAM: every output reads and writes one element, wherever the cache keeps it;
+//! - DRAM: every output reads one element of each input field and writes one, wherever the
+//!   cache keeps them;
 //! - instruction issue: four warp instructions per clock, spent on the body's operations and on
 //!   everything a distribution adds (shuffles and their selects, loads, staging, stores);
 //! - the L1/shared-memory data pipe: one pass (wavefront) per clock, a 16-byte-per-lane global
@@ -227,7 +228,7 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
             instructions += 1.0;
             wavefronts += lines(width as f64 * bytes, width as f64 * bytes);
         }
-        Op::StageWarp(stage) => {
+        Op::StageWarp { stage, .. } => {
             let rounds = stage.rounds(pattern.warp()) as f64;
             instructions += 12.0 + 2.0 * rounds;
             wavefronts += 2.0 * rounds * lines(width as f64 * bytes, width as f64 * bytes);
@@ -287,7 +288,8 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         wavefronts: wavefronts / outputs_per_warp,
         registers: estimate,
         warps_per_scheduler,
-        dram: 2.0 * bytes / DRAM_BYTES_PER_CLOCK / dram_efficiency.max(1e-3),
+        // Every input field read once, the output written once.
+        dram: (program.fields + 1) as f64 * bytes / DRAM_BYTES_PER_CLOCK / dram_efficiency.max(1e-3),
         // Per thread: a hardware warp issues each instruction once for its 32 threads,
         // whatever the logical warp.
         issue: instructions / (ISSUE_PER_CLOCK * 32.0 * p) / efficiency.max(1e-3),

@@ -1,5 +1,6 @@
 //! The body of a stencil as the compiler sees it: one output's computation, a typed DAG over
-//! window taps, parameters and constants, in the exact order of operations the Rust source has.
+//! the taps of its input fields' windows, parameters and constants, in the exact order of
+//! operations the Rust source has.
 //! `let`s, `for` loops and `if`s are gone by now: the macro unrolls and renames them into this.
 
 use std::fmt;
@@ -56,8 +57,9 @@ pub enum CompareOp {
 /// One operation. Operands are earlier nodes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
-    /// `w[offset]`: the input element at `offset` from the output's centre.
-    Tap(Offset),
+    /// `w[offset]` of input field `field` (its window, numbered from 0 in the order the windows
+    /// are declared): the element at `offset` from the output's centre.
+    Tap(u32, Offset),
     /// The `index`-th extra parameter.
     Param(u32),
     Const(Scalar),
@@ -77,7 +79,7 @@ impl Node {
     /// The nodes this one reads.
     pub fn operands(&self) -> Vec<NodeId> {
         match *self {
-            Node::Tap(_) | Node::Param(_) | Node::Const(_) => vec![],
+            Node::Tap(..) | Node::Param(_) | Node::Const(_) => vec![],
             Node::Unary(_, a) | Node::Cast(_, a) => vec![a],
             Node::Binary(_, a, b) | Node::Compare(_, a, b) => vec![a, b],
             Node::Select { cond, then, otherwise } => vec![cond, then, otherwise],
@@ -90,6 +92,8 @@ impl Node {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Body {
     element: ScalarType,
+    /// Input fields (windows), each of `element`s, all of one shape and boundary rule.
+    fields: u32,
     params: Vec<ScalarType>,
     radius: Radius,
     nodes: Vec<Node>,
@@ -98,10 +102,11 @@ pub struct Body {
 }
 
 impl Body {
-    /// Checks that operands come first, types agree, taps lie within `radius` and the result has
-    /// the element type.
+    /// Checks that operands come first, types agree, taps read one of the `fields` input fields
+    /// within `radius`, and the result has the element type.
     pub fn new(
         element: ScalarType,
+        fields: u32,
         params: Vec<ScalarType>,
         radius: impl Into<Radius>,
         nodes: Vec<Node>,
@@ -111,6 +116,9 @@ impl Body {
         if nodes.is_empty() {
             return Err(BodyError::Empty);
         }
+        if fields == 0 {
+            return Err(BodyError::NoFields);
+        }
         let mut types = Vec::with_capacity(nodes.len());
         for (i, node) in nodes.iter().enumerate() {
             for operand in node.operands() {
@@ -118,7 +126,7 @@ impl Body {
                     return Err(BodyError::ForwardReference { node: i, operand: operand as usize });
                 }
             }
-            types.push(type_of(i, node, element, &params, radius, &types)?);
+            types.push(type_of(i, node, element, fields, &params, radius, &types)?);
         }
         let got = *types.get(result as usize).ok_or(BodyError::ForwardReference {
             node: nodes.len(),
@@ -127,11 +135,15 @@ impl Body {
         if got != element {
             return Err(BodyError::ResultType { expected: element, got });
         }
-        Ok(Body { element, params, radius, nodes, types, result })
+        Ok(Body { element, fields, params, radius, nodes, types, result })
     }
 
     pub fn element(&self) -> ScalarType {
         self.element
+    }
+    /// Input fields, one window each.
+    pub fn fields(&self) -> u32 {
+        self.fields
     }
     pub fn params(&self) -> &[ScalarType] {
         &self.params
@@ -163,15 +175,23 @@ impl Body {
         live
     }
 
-    /// The distinct tap offsets the result depends on, ascending.
+    /// The distinct tap offsets the result depends on in any field, ascending.
     pub fn used_taps(&self) -> Vec<Offset> {
+        let mut taps: Vec<Offset> = self.used_field_taps().into_iter().map(|(_, d)| d).collect();
+        taps.sort_unstable();
+        taps.dedup();
+        taps
+    }
+
+    /// The distinct `(field, offset)` taps the result depends on, ascending.
+    pub fn used_field_taps(&self) -> Vec<(u32, Offset)> {
         let live = self.live();
-        let mut taps: Vec<Offset> = self
+        let mut taps: Vec<(u32, Offset)> = self
             .nodes
             .iter()
             .zip(&live)
             .filter_map(|(node, &l)| match node {
-                Node::Tap(d) if l => Some(*d),
+                Node::Tap(field, d) if l => Some((*field, *d)),
                 _ => None,
             })
             .collect();
@@ -191,22 +211,23 @@ impl Body {
     pub fn depends_on_taps(&self) -> Vec<bool> {
         let mut dep = vec![false; self.nodes.len()];
         for (i, node) in self.nodes.iter().enumerate() {
-            dep[i] = matches!(node, Node::Tap(_)) || node.operands().iter().any(|&o| dep[o as usize]);
+            dep[i] = matches!(node, Node::Tap(..)) || node.operands().iter().any(|&o| dep[o as usize]);
         }
         dep
     }
 }
 
 impl Body {
-    /// Evaluates the body directly, node by node, for one output whose taps read `tap(d)`.
-    /// An oracle independent of scheduling: the emulator must agree with it bit for bit.
-    pub fn eval(&self, tap: impl Fn(Offset) -> Scalar, params: &[Scalar]) -> Scalar {
+    /// Evaluates the body directly, node by node, for one output whose taps read
+    /// `tap(field, d)`. An oracle independent of scheduling: the emulator must agree with it bit
+    /// for bit.
+    pub fn eval(&self, tap: impl Fn(u32, Offset) -> Scalar, params: &[Scalar]) -> Scalar {
         let mut bits: Vec<u64> = Vec::with_capacity(self.nodes.len());
         for node in &self.nodes {
             let v = |n: NodeId| bits[n as usize];
             let t = |n: NodeId| self.types[n as usize];
             let value = match *node {
-                Node::Tap(d) => tap(d).bits,
+                Node::Tap(field, d) => tap(field, d).bits,
                 Node::Param(p) => params.get(p as usize).map_or(0, |s| s.bits),
                 Node::Const(c) => c.bits,
                 Node::Unary(op, a) => ops::unary(op, t(a), v(a)),
@@ -232,14 +253,17 @@ fn type_of(
     i: usize,
     node: &Node,
     element: ScalarType,
+    fields: u32,
     params: &[ScalarType],
     radius: Radius,
     types: &[ScalarType],
 ) -> Result<ScalarType, BodyError> {
     let t = |id: NodeId| types[id as usize];
     let rule = match *node {
-        Node::Tap(d) => {
-            return if !radius.covers(d) {
+        Node::Tap(field, d) => {
+            return if field >= fields {
+                Err(BodyError::NoSuchField { node: i, field, fields })
+            } else if !radius.covers(d) {
                 Err(BodyError::TapOutsideRadius { node: i, offset: d, radius })
             } else {
                 Ok(element)
@@ -298,7 +322,9 @@ impl fmt::Display for Body {
         let live = self.live();
         for (i, node) in self.nodes.iter().enumerate().filter(|(i, _)| live[*i]) {
             let rhs = match *node {
-                Node::Tap(d) => format!("w[{d}]"),
+                // Field 0 as `w`, so one-field bodies print as they always have.
+                Node::Tap(0, d) => format!("w[{d}]"),
+                Node::Tap(field, d) => format!("w{field}[{d}]"),
                 Node::Param(p) => format!("param{p}"),
                 Node::Const(c) => c.to_string(),
                 Node::Unary(op, a) => format!("{}(%{a})", unary_name(op)),

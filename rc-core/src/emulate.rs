@@ -13,27 +13,30 @@ use crate::ops;
 use crate::body::BinaryOp;
 use crate::program::{Instr, WarpProgram};
 use crate::scalar::{Element, Scalar, ScalarType};
+use crate::stencil::first_len;
 
 impl WarpProgram {
-    /// Computes every output of the 1D `input` into `output` (which must have the exact output
-    /// length).
-    pub fn emulate<T: Element>(&self, input: &[T], output: &mut [T], params: &[Scalar]) -> Result<(), Error> {
-        self.emulate_grid(input, Extent::x(input.len()), output, params)
+    /// Computes every output of the 1D input fields `inputs` (one slice per field, all of one
+    /// length) into `output` (which must have the exact output length).
+    pub fn emulate<T: Element>(&self, inputs: &[&[T]], output: &mut [T], params: &[Scalar]) -> Result<(), Error> {
+        self.emulate_grid(inputs, Extent::x(first_len(inputs)), output, params)
     }
 
-    /// Computes every output of `input`, a grid of shape `shape`, into `output`: every tile in
-    /// turn, numbered as the launch numbers them ([`Pattern::launch_shape_of`]). Warps past the
-    /// last tile are skipped: on the GPU they run but store nothing.
-    pub fn emulate_grid<T: Element>(&self, input: &[T], shape: Extent, output: &mut [T], params: &[Scalar]) -> Result<(), Error> {
+    /// Computes every output of `inputs`, one grid of shape `shape` per input field, into
+    /// `output`: every tile in turn, numbered as the launch numbers them
+    /// ([`Pattern::launch_shape_of`]). Warps past the last tile are skipped: on the GPU they
+    /// run but store nothing.
+    pub fn emulate_grid<T: Element>(&self, inputs: &[&[T]], shape: Extent, output: &mut [T], params: &[Scalar]) -> Result<(), Error> {
         let pattern = self.pattern;
-        let out_shape = pattern.check_shapes(shape, input.len(), output.len())?;
+        let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
+        let out_shape = pattern.check_inputs(shape, &lens, self.fields, output.len())?;
         if out_shape.len() == Some(0) {
             return Ok(());
         }
         let warp = pattern.warp() as usize;
         let mut tile = Tile {
             program: self,
-            input,
+            inputs,
             output,
             in_shape: innermost_first(shape),
             out_shape: innermost_first(out_shape),
@@ -42,7 +45,7 @@ impl WarpProgram {
             origin: [0; MAX_DIMS],
             warp_in_block: 0,
             regs: vec![0u64; self.reg_types().len() * warp],
-            stage: Vec::new(),
+            stages: vec![Vec::new(); self.fields as usize],
             stage_row: 0,
             warp_stage: None,
         };
@@ -72,7 +75,8 @@ fn innermost_first(shape: Extent) -> [usize; MAX_DIMS] {
 /// One tile's state while its warp runs.
 struct Tile<'a, T> {
     program: &'a WarpProgram,
-    input: &'a [T],
+    /// One slice per input field.
+    inputs: &'a [&'a [T]],
     output: &'a mut [T],
     /// The input's and the output's shapes, innermost first.
     in_shape: [usize; MAX_DIMS],
@@ -84,9 +88,10 @@ struct Tile<'a, T> {
     warp_in_block: usize,
     /// `regs[r * warp + lane]`: one flat array keeps the lockstep loop cache-friendly.
     regs: Vec<u64>,
-    /// Shared memory: the block's stage (strategy shared_memory, refilled when a block starts)
-    /// or the warp's region (staged windows, refilled for every tile), by element.
-    stage: Vec<u64>,
+    /// Shared memory, per input field: the block's stage (strategy shared_memory, refilled when
+    /// a block starts) or the warp's region (staged windows, refilled for every tile), by
+    /// element.
+    stages: Vec<Vec<u64>>,
     /// Elements per input row in the block's stage.
     stage_row: usize,
     warp_stage: Option<WarpStage>,
@@ -167,9 +172,9 @@ impl<T: Element> Tile<'_, T> {
         self.regs[reg as usize * self.warp + lane]
     }
 
-    /// Input element `x` of input row `row` of the tile under the boundary rule in each
-    /// dimension (zero outside for `valid` and `zero`).
-    fn read_bounded(&self, row: u32, x: i64) -> u64 {
+    /// Input element `x` of input row `row` of the tile of input field `field` under the
+    /// boundary rule in each dimension (zero outside for `valid` and `zero`).
+    fn read_bounded(&self, field: u32, row: u32, x: i64) -> u64 {
         let boundary = self.program.pattern.boundary();
         let [y, z] = self.input_row(row);
         let mut linear = 0;
@@ -179,22 +184,23 @@ impl<T: Element> Tile<'_, T> {
                 None => return 0,
             }
         }
-        self.input[linear].to_scalar().bits
+        self.inputs[field as usize][linear].to_scalar().bits
     }
 
-    /// Input elements `x..x + width` of input row `row` of one vector access, which must lie
-    /// inside the input and start at a multiple of `width` (so the address is aligned when the
-    /// buffer is).
-    fn read_vector(&self, row: u32, x: i64, width: usize, what: &'static str) -> Result<Vec<u64>, Error> {
+    /// Input elements `x..x + width` of input row `row` of input field `field` of one vector
+    /// access, which must lie inside the input and start at a multiple of `width` (so the
+    /// address is aligned when the buffer is).
+    fn read_vector(&self, field: u32, row: u32, x: i64, width: usize, what: &'static str) -> Result<Vec<u64>, Error> {
+        let input = self.inputs[field as usize];
         let [y, z] = self.input_row(row);
         let [nx, ny, nz] = self.in_shape.map(|n| n as i64);
         let linear = (z * ny + y) * nx + x;
         let inside = (0..nz).contains(&z) && (0..ny).contains(&y) && x >= 0 && x + width as i64 <= nx;
         if !inside || linear as usize % width != 0 {
-            let (first, len) = (linear, self.input.len());
+            let (first, len) = (linear, input.len());
             return Err(EmulationError::Access { what, first, width, len }.into());
         }
-        Ok(self.input[linear as usize..][..width].iter().map(|x| x.to_scalar().bits).collect())
+        Ok(input[linear as usize..][..width].iter().map(|x| x.to_scalar().bits).collect())
     }
 
     /// The output position of element `x` of output row `row`, if it exists.
@@ -211,20 +217,20 @@ impl<T: Element> Tile<'_, T> {
         let tile_outputs = program.pattern.tile_outputs() as usize;
         match op {
             Op::Compute(instr) => self.compute(instr),
-            Op::Load { dst, at, lanes, row, .. } => {
+            Op::Load { dst, at, lanes, field, row, .. } => {
                 for lane in 0..warp {
                     let x = self.origin_x() + at.element(lane as u32) as i64;
                     let inside = (lanes.0 as usize..lanes.1 as usize).contains(&lane);
-                    let bits = if inside { self.read_bounded(*row, x) } else { 0 };
+                    let bits = if inside { self.read_bounded(*field, *row, x) } else { 0 };
                     self.set(*dst, lane, bits);
                 }
             }
-            Op::LoadVector { dsts, at, lanes, row, .. } => {
+            Op::LoadVector { dsts, at, lanes, field, row, .. } => {
                 for lane in 0..warp {
                     let values = match (lanes.0 as usize..lanes.1 as usize).contains(&lane) {
                         true => {
                             let x = self.origin_x() + at.element(lane as u32) as i64;
-                            self.read_vector(*row, x, dsts.len(), "interior vector load")?
+                            self.read_vector(*field, *row, x, dsts.len(), "interior vector load")?
                         }
                         false => vec![0; dsts.len()],
                     };
@@ -233,35 +239,36 @@ impl<T: Element> Tile<'_, T> {
                     }
                 }
             }
-            Op::ReadStage { dsts, at, .. } => {
+            Op::ReadStage { dsts, at, field, .. } => {
                 let stage = self.warp_stage.ok_or(EmulationError::StageUnwritten)?;
                 for lane in 0..warp {
                     let position = stage.read_position(lane as u32, at.base) as usize;
                     for (k, &dst) in dsts.iter().enumerate() {
-                        let bits = *self.stage.get(position + k).ok_or(EmulationError::StageUnwritten)?;
+                        let bits = *self.stages[*field as usize].get(position + k).ok_or(EmulationError::StageUnwritten)?;
                         self.set(dst, lane, bits);
                     }
                 }
             }
-            Op::StageBlock { lead, elements } => {
+            Op::StageBlock { lead, elements, field } => {
                 // In 1D the block's first tile fills it and the others find it filled; in 2D
                 // and 3D each warp fills its own box.
                 if self.warp_in_block == 0 || program.pattern.dims() != Dims::One {
                     let first = self.origin[0] - *lead as i64;
                     let rows = program.pattern.step().input_rows();
-                    self.stage = (0..rows).flat_map(|row| (0..*elements as i64).map(move |j| (row, first + j))).map(|(row, x)| self.read_bounded(row, x)).collect();
+                    let read = |(row, x)| self.read_bounded(*field, row, x);
+                    self.stages[*field as usize] = (0..rows).flat_map(|row| (0..*elements as i64).map(move |j| (row, first + j))).map(read).collect();
                     self.stage_row = *elements as usize;
                 }
             }
-            Op::Shared { dst, at, row } => {
+            Op::Shared { dst, at, field, row } => {
                 let warp_offset = if program.pattern.dims() == Dims::One { self.warp_in_block * tile_outputs } else { 0 };
                 let base = *row as usize * self.stage_row + warp_offset;
                 for lane in 0..warp {
-                    let bits = *self.stage.get(base + at.element(lane as u32) as usize).ok_or(EmulationError::StageUnwritten)?;
+                    let bits = *self.stages[*field as usize].get(base + at.element(lane as u32) as usize).ok_or(EmulationError::StageUnwritten)?;
                     self.set(*dst, lane, bits);
                 }
             }
-            Op::StageWarp(stage) => self.stage_warp(stage)?,
+            Op::StageWarp { stage, field } => self.stage_warp(stage, *field)?,
             Op::Divisions(run) => self.divisions(run),
             Op::Store { src, at, row, .. } => {
                 for lane in 0..warp {
@@ -299,15 +306,15 @@ impl<T: Element> Tile<'_, T> {
         Ok(())
     }
 
-    /// The warp's copy into its region: vectors where every element it copies lies inside the
-    /// input, element by element under the boundary rule otherwise; each element at its padded
-    /// position.
-    fn stage_warp(&mut self, stage: &WarpStage) -> Result<(), Error> {
+    /// The warp's copy of input field `field` into its region: vectors where every element it
+    /// copies lies inside the input, element by element under the boundary rule otherwise; each
+    /// element at its padded position.
+    fn stage_warp(&mut self, stage: &WarpStage, field: u32) -> Result<(), Error> {
         let width = stage.padding.width as usize;
         let origin = self.origin[0] - stage.lead as i64;
         let vectors = origin >= 0 && origin + (stage.chunks as usize * width) as i64 <= self.in_shape[0] as i64;
         let size = stage.region_bytes / self.program.element.bytes();
-        self.stage = vec![0; size as usize];
+        let mut region = vec![0; size as usize];
         for round in 0..stage.rounds(self.warp as u32) as usize {
             for lane in 0..self.warp {
                 let chunk = round * self.warp + lane;
@@ -316,15 +323,16 @@ impl<T: Element> Tile<'_, T> {
                 }
                 let g = origin + (chunk * width) as i64;
                 let values = match vectors {
-                    true => self.read_vector(0, g, width, "stage vector load")?,
-                    false => (0..width as i64).map(|k| self.read_bounded(0, g + k)).collect(),
+                    true => self.read_vector(field, 0, g, width, "stage vector load")?,
+                    false => (0..width as i64).map(|k| self.read_bounded(field, 0, g + k)).collect(),
                 };
                 for (k, bits) in values.into_iter().enumerate() {
                     let position = stage.padding.position((chunk * width + k) as u32) as usize;
-                    *self.stage.get_mut(position).ok_or(EmulationError::StageOverflow { position, size })? = bits;
+                    *region.get_mut(position).ok_or(EmulationError::StageOverflow { position, size })? = bits;
                 }
             }
         }
+        self.stages[field as usize] = region;
         self.warp_stage = Some(*stage);
         Ok(())
     }

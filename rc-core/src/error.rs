@@ -73,6 +73,14 @@ fn rows_per_warp(what: &str, dims: Dims, got: &Given) -> String {
     }
 }
 
+/// What strategy shared_memory stages per block: `12 input rows of 300 elements`, with `2 fields
+/// of ` before it for several fields, `300 elements` for one row (1D).
+fn block_stage(fields: u32, rows: u32, elements: u32) -> String {
+    let fields = if fields > 1 { format!("{fields} fields of ") } else { String::new() };
+    let rows = if rows > 1 { format!("{rows} input rows of ") } else { String::new() };
+    format!("{fields}{rows}{elements} elements")
+}
+
 /// `outputs_per_thread: None` is an attribute that leaves it at its default, 1.
 fn whole_rows(layout: Layout, outputs_per_thread: Option<u32>) -> String {
     let v = crate::validate::row_length(layout);
@@ -104,6 +112,10 @@ pub enum LengthError {
     InputShape { shape: Extent, expected: usize, got: usize },
     #[error("output has {got} elements, expected {expected} (shape {shape}) for an input of shape {input} with boundary `{boundary}`")]
     OutputShape { shape: Extent, expected: usize, got: usize, input: Extent, boundary: Boundary },
+    #[error("expected {expected} {} (one per window the function declares, in order), got {got}", if *.expected == 1 { "input" } else { "inputs" })]
+    InputCount { expected: usize, got: usize },
+    #[error("input {input} has {got} elements, expected {expected} as input 0 has: a stencil's inputs share one length (one shape in 2D and 3D), numbered from 0 in the order the windows are declared")]
+    InputLength { input: usize, expected: usize, got: usize },
 }
 
 /// A stencil body that the compiler cannot lower. The macro reports these on the offending
@@ -116,6 +128,10 @@ pub enum BodyError {
     Type { node: usize, error: TypeError },
     #[error("node {node}: tap {offset} is outside the radius {radius} (or has another number of dimensions)")]
     TapOutsideRadius { node: usize, offset: Offset, radius: Radius },
+    #[error("node {node}: tap of input field {field}, but the body has {fields} (numbered from 0)")]
+    NoSuchField { node: usize, field: u32, fields: u32 },
+    #[error("a body reads at least one input field, got 0")]
+    NoFields,
     #[error("node {node}: parameter {index} does not exist (the stencil has {count})")]
     NoSuchParam { node: usize, index: u32, count: usize },
     #[error("the body returns {got}, expected the element type {expected}")]
@@ -142,8 +158,8 @@ pub enum ScheduleError {
     RegistersExceeded { pattern: Pattern, estimate: RegisterEstimate },
     #[error("distribution {layout} stages {bytes} bytes of input per block in shared memory, more than the {limit} a kernel may declare; use a smaller V, fewer outputs_per_thread or a smaller max_threads_per_block")]
     StageTooLarge { layout: String, bytes: u32, limit: u32 },
-    #[error("strategy shared_memory stages {bytes} bytes of input per block ({rows} input rows of {elements} elements) in shared memory, more than the {limit} a kernel may declare; use fewer rows_per_warp or planes_per_warp, fewer outputs_per_thread or a smaller max_threads_per_block")]
-    BlockStageTooLarge { bytes: u32, rows: u32, elements: u32, limit: u32 },
+    #[error("strategy shared_memory stages {bytes} bytes of input per block ({}) in shared memory, more than the {limit} a kernel may declare; use {}fewer outputs_per_thread or a smaller max_threads_per_block", block_stage(*.fields, *.rows, *.elements), if *.rows > 1 { "fewer rows_per_warp or planes_per_warp, " } else { "" })]
+    BlockStageTooLarge { bytes: u32, fields: u32, rows: u32, elements: u32, limit: u32 },
     #[error("distribution = auto found no distribution that compiles for this stencil within the register and shared-memory limits")]
     NoCandidate,
     #[error("the body reads {body} taps, but the pattern is {pattern}")]

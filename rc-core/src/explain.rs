@@ -49,6 +49,9 @@ impl Explanation {
                 )?,
                 Strategy::Naive => writeln!(text, "strategy: naive: every tap is a load from global memory")?,
             }
+            if program.fields > 1 {
+                writeln!(text, "input fields: {}, each cached and staged alike on this schedule; the counts below are per field", program.fields)?;
+            }
             if program.vector == 1 && !program.staged {
                 writeln!(
                     text,

@@ -29,14 +29,14 @@ pub fn wavefront(body: &Body, live: &[bool], outputs: usize) -> Vec<(usize, Node
     let nodes = body.nodes();
     // The largest tap offset along x read at or before each node, in body order.
     let first = nodes.iter().find_map(|n| match n {
-        Node::Tap(d) => Some(d.along_x()),
+        Node::Tap(_, d) => Some(d.along_x()),
         _ => None,
     });
-    let last_tap = nodes.iter().rposition(|n| matches!(n, Node::Tap(_)));
+    let last_tap = nodes.iter().rposition(|n| matches!(n, Node::Tap(..)));
     let mut frontier = Vec::with_capacity(nodes.len());
     let mut reach = first.unwrap_or(0) as i64;
     for node in nodes {
-        if let Node::Tap(d) = node {
+        if let Node::Tap(_, d) = node {
             reach = reach.max(d.along_x() as i64);
         }
         frontier.push(reach);

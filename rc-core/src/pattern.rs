@@ -450,6 +450,20 @@ impl Pattern {
 
     /// Checks that an input of `input_len` elements has shape `input` and that the output has
     /// exactly the elements that shape calls for; returns the output's shape.
+    /// [`Pattern::check_shapes`] for a stencil of `fields` inputs whose lengths are `inputs`:
+    /// one per field, input 0 of shape `input`, every other as long as input 0.
+    pub fn check_inputs(&self, input: Extent, inputs: &[usize], fields: u32, output_len: usize) -> Result<Extent, LengthError> {
+        let (&first, rest) = match inputs.split_first() {
+            Some(split) if inputs.len() == fields as usize => split,
+            _ => return Err(LengthError::InputCount { expected: fields as usize, got: inputs.len() }),
+        };
+        let output = self.check_shapes(input, first, output_len)?;
+        match rest.iter().position(|&len| len != first) {
+            Some(i) => Err(LengthError::InputLength { input: i + 1, expected: first, got: rest[i] }),
+            None => Ok(output),
+        }
+    }
+
     pub fn check_shapes(&self, input: Extent, input_len: usize, output_len: usize) -> Result<Extent, LengthError> {
         if self.dims() == Dims::One && input.dims() == Dims::One {
             return Ok(Extent::x(self.check_lengths(input_len, output_len)?));

@@ -40,20 +40,20 @@ pub struct Pipeline {
 
 impl Pipeline {
     /// Pipelines the step `instrs` of a streaming tile whose step is `step`: `cache` maps (input
-    /// row of the step, cache register) to the register a load fills. Loads of all but the
+    /// field, input row of the step, cache register) to the register a load fills. Loads of all but the
     /// newest plane go (that plane's loads fill every register a plane below reads, see
     /// `row_loads`); each operand reads the newest plane's register or a carried copy of the
     /// value it named. New registers (the copies) are added to `reg_types`.
-    pub fn build(step: Pattern, instrs: Vec<Instr>, cache: &HashMap<(u32, u32), Reg>, reg_types: &mut Vec<ScalarType>) -> (Vec<Instr>, Pipeline) {
+    pub fn build(step: Pattern, instrs: Vec<Instr>, cache: &HashMap<(u32, u32, u32), Reg>, reg_types: &mut Vec<ScalarType>) -> (Vec<Instr>, Pipeline) {
         let (planes, rows) = step.box_rows();
         let outputs_per_row = step.outputs_per_thread();
         let last = planes - 1;
-        // A cache register of plane s, row y: the newest plane's register for row y, as it was
-        // s steps' worth of stages ago.
+        // A cache register of plane s, row y (of a field): the newest plane's register for row y
+        // of that field, as it was s steps' worth of stages ago.
         let view: HashMap<Reg, (Reg, u32)> = cache
             .iter()
-            .filter_map(|(&(row, reg), &vreg)| {
-                let newest = *cache.get(&(last * rows + row % rows, reg))?;
+            .filter_map(|(&(field, row, reg), &vreg)| {
+                let newest = *cache.get(&(field, last * rows + row % rows, reg))?;
                 Some((vreg, (newest, row / rows)))
             })
             .collect();

@@ -22,19 +22,20 @@ pub type Reg = u32;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Instr {
     /// Lanes `lanes.0..lanes.1` read tile element `at.element(lane)` of input row `row` of the
-    /// tile ([`Pattern::input_rows`]; 0 in 1D) from global memory under the boundary rule;
-    /// other lanes never use it and hold zero. `cache` names the register it fills (`rc[k]`),
-    /// or is `None` for a tap read straight from memory (strategy `naive`).
-    Load { dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32), row: u32 },
+    /// tile ([`Pattern::input_rows`]; 0 in 1D) of input field `field` from global memory under
+    /// the boundary rule; other lanes never use it and hold zero. `cache` names the register it
+    /// fills (`rc[k]`), or is `None` for a tap read straight from memory (strategy `naive`).
+    Load { dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32), field: u32, row: u32 },
     /// `elements` input elements copied into shared memory under the boundary rule, then a
     /// barrier. Block scope (strategy shared_memory): the block's, from its first tile's element
     /// 0 (input index `block * block_outputs - lead`); stage element `j` is element
     /// `j - k * tile_outputs` of the block's `k`-th tile. Warp scope (staged windows): each
-    /// warp's own, from its tile's element 0 (input index `tile * tile_outputs - lead`).
-    Stage { scope: StageScope, lead: u32, elements: u32 },
-    /// Read tile element `at.element(lane)` of input row `row` of this warp from the block's
-    /// staged tile.
-    Shared { dst: Reg, at: AffineLoad, row: u32 },
+    /// warp's own, from its tile's element 0 (input index `tile * tile_outputs - lead`). Each
+    /// input field has its own stage.
+    Stage { scope: StageScope, lead: u32, elements: u32, field: u32 },
+    /// Read tile element `at.element(lane)` of input row `row` of input field `field` of this
+    /// warp from the block's staged tile.
+    Shared { dst: Reg, at: AffineLoad, field: u32, row: u32 },
     /// The register each lane contributes, chosen by lane: what an owner Publishes in a phase,
     /// or a local read whose register differs across lanes.
     Pick { dst: Reg, pieces: LanePieces },
@@ -68,6 +69,8 @@ pub struct WarpProgram {
     pub pattern: Pattern,
     pub strategy: Strategy,
     pub element: ScalarType,
+    /// Input fields: each one its own buffer, cache registers and stage, on one schedule.
+    pub fields: u32,
     pub params: Vec<ScalarType>,
     pub distribution: String,
     /// Consecutive elements a lane keeps in consecutive cache registers (the vector width).
@@ -149,36 +152,46 @@ impl WarpProgram {
             fetch_order: Vec::new(),
             invariant: HashMap::new(),
         };
+        let fields = body.fields();
         if strategy == Strategy::SharedMemory {
             let (lead, elements) = (distribution.lead(), pattern.block_elements());
-            let bytes = crate::stage::block_stage_bytes(&pattern, body.element(), elements);
-            // 1D stages have never been checked here (a 1D stage past the limit fails when the
-            // module loads); refusing them is a change of 1D behaviour left for its own commit.
-            if bytes > MAX_STATIC_SHARED_BYTES && pattern.dims() != Dims::One {
+            let bytes = crate::stage::block_stage_bytes(&pattern, body.element(), elements) * fields;
+            // 1D stages of one field have never been checked here (a 1D stage past the limit fails
+            // when the module loads); refusing them is a change of 1D behaviour left for its own
+            // commit. Stencils of several fields are new: theirs are checked.
+            if bytes > MAX_STATIC_SHARED_BYTES && (pattern.dims() != Dims::One || fields > 1) {
                 let (rows, limit) = (step.input_rows(), MAX_STATIC_SHARED_BYTES);
-                return Err(ScheduleError::BlockStageTooLarge { bytes, rows, elements, limit }.into());
+                return Err(ScheduleError::BlockStageTooLarge { bytes, fields, rows, elements, limit }.into());
             }
-            lower.instrs.push(Instr::Stage { scope: StageScope::Block, lead, elements });
+            for field in 0..fields {
+                lower.instrs.push(Instr::Stage { scope: StageScope::Block, lead, elements, field });
+            }
         }
         if distribution.staged() {
             // From the tile's element 0 to its last lane's last cached element.
             let warp = pattern.warp();
             let elements = schedule.loads.iter().map(|plan| distribution.load(plan.reg).element(warp - 1) + 1).max().unwrap_or(0);
-            let bytes = crate::stage::block_bytes(&pattern, distribution.vector(), body.element(), elements);
+            let bytes = crate::stage::block_bytes(&pattern, distribution.vector(), body.element(), elements) * fields;
             if bytes > MAX_STATIC_SHARED_BYTES {
                 let layout = format!("staged({})", distribution.vector());
                 return Err(ScheduleError::StageTooLarge { layout, bytes, limit: MAX_STATIC_SHARED_BYTES }.into());
             }
-            lower.instrs.push(Instr::Stage { scope: StageScope::Warp, lead: distribution.lead(), elements });
+            for field in 0..fields {
+                lower.instrs.push(Instr::Stage { scope: StageScope::Warp, lead: distribution.lead(), elements, field });
+            }
         }
         let registers = distribution.registers();
-        for (row, plans) in row_loads(pattern, body, &schedule, registers).into_iter().enumerate() {
-            let row = row as u32;
-            for plan in plans {
-                let dst = lower.reg(body.element());
-                let at = distribution.load(plan.reg);
-                lower.instrs.push(Instr::Load { dst, cache: Some(row * registers + plan.reg), at, lanes: plan.lanes, row });
-                lower.cache.insert((row, plan.reg), dst);
+        for field in 0..fields {
+            for (row, plans) in row_loads(pattern, body, field, &schedule, registers).into_iter().enumerate() {
+                let row = row as u32;
+                // Each field's cache registers after the previous field's, row after row.
+                let first = (field * pattern.input_rows() + row) * registers;
+                for plan in plans {
+                    let dst = lower.reg(body.element());
+                    let at = distribution.load(plan.reg);
+                    lower.instrs.push(Instr::Load { dst, cache: Some(first + plan.reg), at, lanes: plan.lanes, field, row });
+                    lower.cache.insert((field, row, plan.reg), dst);
+                }
             }
         }
         let live = body.live();
@@ -228,6 +241,7 @@ impl WarpProgram {
             pattern,
             strategy,
             element: body.element(),
+            fields,
             params: body.params().to_vec(),
             distribution: distribution.describe(),
             vector: distribution.vector(),
@@ -257,21 +271,22 @@ impl WarpProgram {
         shuffles * self.element.words() as f64 / self.pattern.outputs_per_thread() as f64
     }
 
-    /// 32-bit registers each lane spends on the cache.
+    /// 32-bit registers each lane spends on the cache (of one input field).
     pub fn cache_registers(&self) -> u32 {
         self.schedule.loads.len() as u32 * self.element.words()
     }
 }
 
-/// Which cache registers each input row of a step loads, and in which lanes: the registers
-/// the x schedule's fetches touch (read locally, or published to a reader), for the fetches
-/// the taps reaching that row use. In 1D, the schedule's own loads. A streaming tile's row
-/// also holds what the step's older planes read of it, as the next steps carry it there.
-fn row_loads(pattern: Pattern, body: &Body, schedule: &Schedule, registers: u32) -> Vec<Vec<LoadPlan>> {
+/// Which cache registers each input row of a step of input field `field` loads, and in which
+/// lanes: the registers the x schedule's fetches touch (read locally, or published to a
+/// reader), for the fetches the field's taps reaching that row use. In 1D with one field, the
+/// schedule's own loads. A streaming tile's row also holds what the step's older planes read of
+/// it, as the next steps carry it there.
+fn row_loads(pattern: Pattern, body: &Body, field: u32, schedule: &Schedule, registers: u32) -> Vec<Vec<LoadPlan>> {
     let step = pattern.step();
     let warp = pattern.warp() as usize;
     let mut used = vec![vec![vec![false; warp]; registers as usize]; step.input_rows() as usize];
-    let taps = body.used_taps();
+    let taps: Vec<Offset> = body.used_field_taps().into_iter().filter(|&(f, _)| f == field).map(|(_, d)| d).collect();
     for row in 0..step.output_rows() {
         for p in 0..pattern.outputs_per_thread() {
             for &d in &taps {
@@ -323,10 +338,10 @@ struct Lower<'a> {
     schedule: &'a Schedule,
     instrs: Vec<Instr>,
     reg_types: Vec<ScalarType>,
-    /// (input row, cache register index) -> virtual register holding it.
-    cache: HashMap<(u32, u32), Reg>,
-    /// (input row, fetch) -> the virtual register it delivered.
-    fetched: HashMap<(u32, FetchId), Reg>,
+    /// (field, input row, cache register index) -> virtual register holding it.
+    cache: HashMap<(u32, u32, u32), Reg>,
+    /// (field, input row, fetch) -> the virtual register it delivered.
+    fetched: HashMap<(u32, u32, FetchId), Reg>,
     fetch_order: Vec<FetchId>,
     /// Nodes that do not depend on taps are computed once for all outputs.
     invariant: HashMap<NodeId, Reg>,
@@ -344,41 +359,41 @@ impl Lower<'_> {
         dst
     }
 
-    fn pick(&mut self, row: u32, pieces: &LanePieces) -> Reg {
+    fn pick(&mut self, field: u32, row: u32, pieces: &LanePieces) -> Reg {
         match pieces.uniform() {
-            Some(reg) => self.cache[&(row, reg)],
+            Some(reg) => self.cache[&(field, row, reg)],
             None => {
-                let pieces = pieces.map(|reg| self.cache[&(row, reg)]);
+                let pieces = pieces.map(|reg| self.cache[&(field, row, reg)]);
                 self.emit(self.body.element(), |dst| Instr::Pick { dst, pieces })
             }
         }
     }
 
-    /// Tap `d` of output `p` of output row `output_row`.
-    fn fetch(&mut self, output_row: u32, p: u32, d: Offset) -> Reg {
+    /// Tap `d` of input field `field` of output `p` of output row `output_row`.
+    fn fetch(&mut self, output_row: u32, p: u32, field: u32, d: Offset) -> Reg {
         let row = self.step.input_row(output_row, d.along(2), d.along(1));
         // Schedule::plan made a fetch for every (output, used tap).
         let id = self.schedule.fetch_of(p, d.along_x()).unwrap_or_default();
-        if let Some(&reg) = self.fetched.get(&(row, id)) {
+        if let Some(&reg) = self.fetched.get(&(field, row, id)) {
             return reg;
         }
         let reg = match &self.schedule.fetches[id].source {
-            Source::Local(pieces) => self.pick(row, pieces),
+            Source::Local(pieces) => self.pick(field, row, pieces),
             Source::Shuffle(phase) => {
-                let src = self.pick(row, &phase.publish);
+                let src = self.pick(field, row, &phase.publish);
                 let rotate = phase.rotate;
                 self.emit(self.body.element(), |dst| Instr::Shuffle { dst, src, rotate, fetch: id })
             }
             Source::Global(at) => {
                 let (at, warp) = (*at, self.step.warp());
-                self.emit(self.body.element(), |dst| Instr::Load { dst, cache: None, at, lanes: (0, warp), row })
+                self.emit(self.body.element(), |dst| Instr::Load { dst, cache: None, at, lanes: (0, warp), field, row })
             }
             Source::Shared(at) => {
                 let at = *at;
-                self.emit(self.body.element(), |dst| Instr::Shared { dst, at, row })
+                self.emit(self.body.element(), |dst| Instr::Shared { dst, at, field, row })
             }
         };
-        self.fetched.insert((row, id), reg);
+        self.fetched.insert((field, row, id), reg);
         if !self.fetch_order.contains(&id) {
             self.fetch_order.push(id);
         }
@@ -389,7 +404,7 @@ impl Lower<'_> {
         let ty = self.body.ty(id);
         let v = |n: NodeId| value[n as usize];
         match node {
-            Node::Tap(d) => self.fetch(row, p, d),
+            Node::Tap(field, d) => self.fetch(row, p, field, d),
             Node::Param(index) => self.emit(ty, |dst| Instr::Param { dst, index }),
             Node::Const(value) => self.emit(ty, |dst| Instr::Const { dst, value }),
             Node::Unary(op, a) => self.emit(ty, |dst| Instr::Unary { dst, op, a: v(a) }),

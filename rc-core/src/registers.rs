@@ -27,8 +27,9 @@ pub struct RegisterEstimate {
     pub cache: u32,
     /// Other values (fetched taps, intermediates, results) live at the peak.
     pub live_values: u32,
-    /// Pointers, lengths, lane and tile start ([`ADDRESSING_REGISTERS`]), plus one shuffle
-    /// source lane (`lane + k`) per distinct rotation.
+    /// Pointers, lengths, lane and tile start ([`ADDRESSING_REGISTERS`]), two more per input
+    /// field after the first (its address), plus one shuffle source lane (`lane + k`) per
+    /// distinct rotation.
     pub addressing: u32,
     /// `cache + live_values + addressing`.
     pub total: u32,
@@ -103,7 +104,8 @@ impl WarpProgram {
                 rotations.insert(*rotate);
             }
         });
-        let addressing = ADDRESSING_REGISTERS + rotations.len() as u32;
+        // Each input field after the first keeps its own 64-bit address.
+        let addressing = ADDRESSING_REGISTERS + 2 * (self.fields - 1) + rotations.len() as u32;
         RegisterEstimate { cache: best_cache, live_values: best_other, addressing, total: best_cache + best_other + addressing }
     }
 }

@@ -15,8 +15,9 @@ use crate::scalar::{Element, Params};
 use crate::strategy::Strategy;
 use crate::window::Window;
 
-/// The user's function, called with a tuple of its extra parameters.
-pub type Reference<T, P> = for<'a> fn(Window<'a, T>, P) -> T;
+/// The user's function, called with one window per input field (in the order the function
+/// declares them) and a tuple of its extra parameters.
+pub type Reference<T, P> = for<'a> fn(&[Window<'a, T>], P) -> T;
 
 /// A compiled stencil over elements `T` with extra parameters `P` (a tuple).
 pub struct Stencil<T: Element, P: Params> {
@@ -26,6 +27,7 @@ pub struct Stencil<T: Element, P: Params> {
     layout: Layout,
     ptx: &'static str,
     entry: &'static str,
+    fields: u32,
     body: fn() -> Result<Body, BodyError>,
     reference: Reference<T, P>,
     _types: PhantomData<fn(T, P) -> T>,
@@ -44,10 +46,11 @@ impl<T: Element, P: Params> Stencil<T, P> {
         layout: Layout,
         ptx: &'static str,
         entry: &'static str,
+        fields: u32,
         body: fn() -> Result<Body, BodyError>,
         reference: Reference<T, P>,
     ) -> Stencil<T, P> {
-        Stencil { name, pattern, strategy, layout, ptx, entry, body, reference, _types: PhantomData }
+        Stencil { name, pattern, strategy, layout, ptx, entry, fields, body, reference, _types: PhantomData }
     }
 
     /// The annotated function's name.
@@ -73,6 +76,11 @@ impl<T: Element, P: Params> Stencil<T, P> {
     pub const fn entry(&self) -> &'static str {
         self.entry
     }
+    /// Input fields: the windows the function declares, one input buffer each, all of one
+    /// length (one shape in 2D and 3D).
+    pub const fn fields(&self) -> u32 {
+        self.fields
+    }
     /// The body as the compiler sees it: one output's computation over window taps.
     pub fn body(&self) -> Result<Body, Error> {
         Ok((self.body)()?)
@@ -83,7 +91,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
         WarpProgram::compile_for(self.pattern, self.strategy, self.layout, &self.body()?)
     }
 
-    /// The output length for `input_len` inputs.
+    /// The output length for inputs of `input_len` elements.
     pub fn output_len(&self, input_len: usize) -> Result<usize, Error> {
         Ok(self.pattern.output_len(input_len)?)
     }
@@ -94,18 +102,21 @@ impl<T: Element, P: Params> Stencil<T, P> {
         Ok(self.pattern.output_shape(shape.into())?)
     }
 
-    /// The reference: the user's function, called once per output on the CPU. Outputs are
-    /// independent, so large inputs are split across the machine's cores; every output is still
-    /// one call of the function on its own window, so the result does not depend on the split.
-    pub fn run_cpu(&self, input: &[T], output: &mut [T], params: P) -> Result<(), Error> {
-        self.run_cpu_grid(input, Extent::x(input.len()), output, params)
+    /// The reference: the user's function, called once per output on the CPU. `inputs` has one
+    /// slice per input field ([`Stencil::fields`], in the order the windows are declared), all
+    /// of one length. Outputs are independent, so large inputs are split across the machine's
+    /// cores; every output is still one call of the function on its own windows, so the result
+    /// does not depend on the split.
+    pub fn run_cpu(&self, inputs: &[&[T]], output: &mut [T], params: P) -> Result<(), Error> {
+        self.run_cpu_grid(inputs, Extent::x(first_len(inputs)), output, params)
     }
 
-    /// [`Stencil::run_cpu`] over a grid of shape `shape` (row-major, x fastest): the output has
-    /// [`Stencil::output_shape`]'s shape.
-    pub fn run_cpu_grid(&self, input: &[T], shape: impl Into<Extent>, output: &mut [T], params: P) -> Result<(), Error> {
+    /// [`Stencil::run_cpu`] over grids of shape `shape` (row-major, x fastest), one per input
+    /// field: the output has [`Stencil::output_shape`]'s shape.
+    pub fn run_cpu_grid(&self, inputs: &[&[T]], shape: impl Into<Extent>, output: &mut [T], params: P) -> Result<(), Error> {
         let shape = shape.into();
-        let out_shape = self.pattern.check_shapes(shape, input.len(), output.len())?;
+        let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
+        let out_shape = self.pattern.check_inputs(shape, &lens, self.fields, output.len())?;
         let n_out = out_shape.len().unwrap_or(0);
         let (pattern, reference) = (self.pattern, self.reference);
         let radius = pattern.radius();
@@ -122,13 +133,16 @@ impl<T: Element, P: Params> Stencil<T, P> {
                 let (offset, out_lens) = (&offset, &out_lens);
                 scope.spawn(move || {
                     let mut centre = vec![0i64; dims];
+                    let mut windows = Vec::with_capacity(inputs.len());
                     for (j, out) in outputs.iter_mut().enumerate() {
                         let mut rest = c * chunk + j;
                         for axis in (0..dims).rev() {
                             centre[axis] = (rest % out_lens[axis]) as i64 + offset[axis];
                             rest /= out_lens[axis];
                         }
-                        *out = reference(Window::grid(input, shape, &centre, radius, pattern.boundary()), params);
+                        windows.clear();
+                        windows.extend(inputs.iter().map(|input| Window::grid(input, shape, &centre, radius, pattern.boundary())));
+                        *out = reference(&windows, params);
                     }
                 });
             }
@@ -137,43 +151,44 @@ impl<T: Element, P: Params> Stencil<T, P> {
     }
 
     /// Runs the lowered warp program on the CPU: lanes in lockstep, shuffles as permutations,
-    /// the same instruction sequence the PTX back end prints.
-    pub fn emulate(&self, input: &[T], output: &mut [T], params: P) -> Result<(), Error> {
-        self.emulate_grid(input, Extent::x(input.len()), output, params)
+    /// the same instruction sequence the PTX back end prints. `inputs` as for
+    /// [`Stencil::run_cpu`].
+    pub fn emulate(&self, inputs: &[&[T]], output: &mut [T], params: P) -> Result<(), Error> {
+        self.emulate_grid(inputs, Extent::x(first_len(inputs)), output, params)
     }
 
-    /// [`Stencil::emulate`] over a grid of shape `shape`.
-    pub fn emulate_grid(&self, input: &[T], shape: impl Into<Extent>, output: &mut [T], params: P) -> Result<(), Error> {
-        self.program()?.emulate_grid(input, shape.into(), output, &params.scalars())
+    /// [`Stencil::emulate`] over grids of shape `shape`, one per input field.
+    pub fn emulate_grid(&self, inputs: &[&[T]], shape: impl Into<Extent>, output: &mut [T], params: P) -> Result<(), Error> {
+        self.program()?.emulate_grid(inputs, shape.into(), output, &params.scalars())
     }
 
     /// `run_cpu` into a new vector.
-    pub fn reference_vec(&self, input: &[T], params: P) -> Result<Vec<T>, Error> {
-        let mut out = vec![*T::zero_ref(); self.output_len(input.len())?];
-        self.run_cpu(input, &mut out, params)?;
+    pub fn reference_vec(&self, inputs: &[&[T]], params: P) -> Result<Vec<T>, Error> {
+        let mut out = vec![*T::zero_ref(); self.output_len(first_len(inputs))?];
+        self.run_cpu(inputs, &mut out, params)?;
         Ok(out)
     }
 
     /// `emulate` into a new vector.
-    pub fn emulate_vec(&self, input: &[T], params: P) -> Result<Vec<T>, Error> {
-        let mut out = vec![*T::zero_ref(); self.output_len(input.len())?];
-        self.emulate(input, &mut out, params)?;
+    pub fn emulate_vec(&self, inputs: &[&[T]], params: P) -> Result<Vec<T>, Error> {
+        let mut out = vec![*T::zero_ref(); self.output_len(first_len(inputs))?];
+        self.emulate(inputs, &mut out, params)?;
         Ok(out)
     }
 
     /// `run_cpu_grid` into a new vector.
-    pub fn reference_grid_vec(&self, input: &[T], shape: impl Into<Extent>, params: P) -> Result<Vec<T>, Error> {
+    pub fn reference_grid_vec(&self, inputs: &[&[T]], shape: impl Into<Extent>, params: P) -> Result<Vec<T>, Error> {
         let shape = shape.into();
         let mut out = vec![*T::zero_ref(); self.output_shape(shape)?.len().unwrap_or(0)];
-        self.run_cpu_grid(input, shape, &mut out, params)?;
+        self.run_cpu_grid(inputs, shape, &mut out, params)?;
         Ok(out)
     }
 
     /// `emulate_grid` into a new vector.
-    pub fn emulate_grid_vec(&self, input: &[T], shape: impl Into<Extent>, params: P) -> Result<Vec<T>, Error> {
+    pub fn emulate_grid_vec(&self, inputs: &[&[T]], shape: impl Into<Extent>, params: P) -> Result<Vec<T>, Error> {
         let shape = shape.into();
         let mut out = vec![*T::zero_ref(); self.output_shape(shape)?.len().unwrap_or(0)];
-        self.emulate_grid(input, shape, &mut out, params)?;
+        self.emulate_grid(inputs, shape, &mut out, params)?;
         Ok(out)
     }
 
@@ -198,6 +213,13 @@ impl<T: Element, P: Params> std::fmt::Debug for Stencil<T, P> {
             .field("strategy", &self.strategy)
             .field("layout", &self.layout)
             .field("entry", &self.entry)
+            .field("fields", &self.fields)
             .finish_non_exhaustive()
     }
+}
+
+/// The length of input field 0, the one every field has (0 with no input at all, which the
+/// checks then refuse for its count).
+pub(crate) fn first_len<T>(inputs: &[&[T]]) -> usize {
+    inputs.first().map_or(0, |input| input.len())
 }

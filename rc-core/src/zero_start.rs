@@ -97,14 +97,14 @@ pub fn hoist(body: &Body) -> Body {
     }
     // Rebuilt from a valid body with types unchanged, so this does not fail; if it did, the
     // original body is still correct.
-    Body::new(body.element(), body.params().to_vec(), body.radius(), out, map[body.result() as usize])
+    Body::new(body.element(), body.fields(), body.params().to_vec(), body.radius(), out, map[body.result() as usize])
         .unwrap_or_else(|_| body.clone())
 }
 
 fn remap(node: Node, map: &[NodeId]) -> Node {
     let m = |id: NodeId| map[id as usize];
     match node {
-        Node::Tap(_) | Node::Param(_) | Node::Const(_) => node,
+        Node::Tap(..) | Node::Param(_) | Node::Const(_) => node,
         Node::Unary(op, a) => Node::Unary(op, m(a)),
         Node::Binary(op, a, b) => Node::Binary(op, m(a), m(b)),
         Node::Compare(op, a, b) => Node::Compare(op, m(a), m(b)),

@@ -26,12 +26,12 @@ fn the_choice_is_the_fastest_prediction_or_a_tie_with_it_and_emulates_bit_exact(
             if ty == ScalarType::F32 {
                 let input: Vec<f32> = awkward(n, r as u64);
                 let mut out = vec![poison::<f32>(); choice.pattern.output_len(n).expect("length")];
-                program.emulate(&input, &mut out, &[]).expect("emulates");
+                program.emulate(&[&input], &mut out, &[]).expect("emulates");
                 assert_eq!(first_difference(&out, &reference_f32(&choice.pattern, &input)), None, "{ty} r={r}: {}", choice.layout);
             } else {
                 let input: Vec<f64> = awkward(n, r as u64);
                 let mut out = vec![poison::<f64>(); choice.pattern.output_len(n).expect("length")];
-                program.emulate(&input, &mut out, &[]).expect("emulates");
+                program.emulate(&[&input], &mut out, &[]).expect("emulates");
                 assert_eq!(first_difference(&out, &reference_f64(&choice.pattern, &input)), None, "{ty} r={r}: {}", choice.layout);
             }
         }

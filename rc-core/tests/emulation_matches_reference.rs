@@ -15,11 +15,11 @@ fn check_f32(pattern: Pattern, strategy: Strategy, lengths: &[usize], seed: u64)
     for &n in lengths {
         let input: Vec<f32> = awkward(n, seed ^ n as u64);
         let Ok(n_out) = pattern.output_len(n) else {
-            assert!(program.emulate(&input, &mut [], &[]).is_err(), "{pattern}, {strategy}: n={n} must be refused");
+            assert!(program.emulate(&[&input], &mut [], &[]).is_err(), "{pattern}, {strategy}: n={n} must be refused");
             continue;
         };
         let mut out = vec![poison::<f32>(); n_out];
-        program.emulate(&input, &mut out, &[]).expect("emulates");
+        program.emulate(&[&input], &mut out, &[]).expect("emulates");
         let want = reference_f32(&pattern, &input);
         if let Some(i) = first_difference(&out, &want) {
             panic!("{pattern}, {strategy}, n={n}, seed={seed}: output {i} is {:?}, reference {:?}", out.get(i), want.get(i));
@@ -33,7 +33,7 @@ fn check_f64(pattern: Pattern, strategy: Strategy, lengths: &[usize], seed: u64)
         let input: Vec<f64> = awkward(n, seed ^ n as u64);
         let Ok(n_out) = pattern.output_len(n) else { continue };
         let mut out = vec![poison::<f64>(); n_out];
-        program.emulate(&input, &mut out, &[]).expect("emulates");
+        program.emulate(&[&input], &mut out, &[]).expect("emulates");
         let want = reference_f64(&pattern, &input);
         if let Some(i) = first_difference(&out, &want) {
             panic!("{pattern}, {strategy}, n={n}, seed={seed}: output {i} is {:?}, reference {:?}", out.get(i), want.get(i));
@@ -117,13 +117,13 @@ fn granule_window_and_staged_distributions_match_for_every_boundary_and_size() {
                                     if ty == ScalarType::F32 {
                                         let input: Vec<f32> = awkward(n, seed);
                                         let mut out = vec![poison::<f32>(); n_out];
-                                        program.emulate(&input, &mut out, &[]).expect("emulates");
+                                        program.emulate(&[&input], &mut out, &[]).expect("emulates");
                                         let want = reference_f32(&pattern, &input);
                                         assert_eq!(first_difference(&out, &want), None, "{pattern}, {layout}, n={n}");
                                     } else {
                                         let input: Vec<f64> = awkward(n, seed);
                                         let mut out = vec![poison::<f64>(); n_out];
-                                        program.emulate(&input, &mut out, &[]).expect("emulates");
+                                        program.emulate(&[&input], &mut out, &[]).expect("emulates");
                                         let want = reference_f64(&pattern, &input);
                                         assert_eq!(first_difference(&out, &want), None, "{pattern}, {layout}, n={n}");
                                     }

@@ -10,7 +10,7 @@ fn weighted(radius: Radius, taps: &[Offset]) -> Body {
     let mut nodes = Vec::new();
     let mut acc = None;
     for (k, &d) in taps.iter().enumerate() {
-        nodes.push(Node::Tap(d));
+        nodes.push(Node::Tap(0, d));
         nodes.push(Node::Const(Scalar::f32(1.0 + k as f32 * 0.25)));
         nodes.push(Node::Binary(BinaryOp::Mul, nodes.len() as u32 - 2, nodes.len() as u32 - 1));
         let term = nodes.len() as u32 - 1;
@@ -23,7 +23,7 @@ fn weighted(radius: Radius, taps: &[Offset]) -> Body {
         });
     }
     let result = acc.expect("taps");
-    Body::new(ScalarType::F32, vec![], radius, nodes, result).expect("a valid body")
+    Body::new(ScalarType::F32, 1, vec![], radius, nodes, result).expect("a valid body")
 }
 
 /// Every offset within `radius` (a box), or only those on the axes (a star).
@@ -54,7 +54,7 @@ fn reference(body: &Body, pattern: Pattern, input: &[f32], shape: Extent) -> Vec
                 centre[axis] = (rest % lens[axis]) as i64 + (radius.along(ax) - pattern.shift_along(ax)) as i64;
                 rest /= lens[axis];
             }
-            let tap = |d: Offset| {
+            let tap = |_: u32, d: Offset| {
                 let at: Vec<i64> = centre.iter().zip(d.components()).map(|(&c, d)| c + d as i64).collect();
                 Scalar::f32(pattern.boundary().locate(shape, &at).map_or(0.0, |i| input[i]))
             };
@@ -76,7 +76,7 @@ fn check(body: &Body, pattern: Pattern, strategy: Strategy, layout: Layout, shap
         let input: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1013) as f32 * 0.125 - 50.0).collect();
         let want = reference(body, pattern, &input, shape);
         let mut got = vec![f32::NAN; want.len()];
-        if let Err(e) = program.emulate_grid(&input, shape, &mut got, &[]) {
+        if let Err(e) = program.emulate_grid(&[&input], shape, &mut got, &[]) {
             panic!("{pattern} {strategy} {layout} shape {shape}: {e}");
         }
         let bad = want.iter().zip(&got).position(|(a, b)| a.to_bits() != b.to_bits());
@@ -193,7 +193,7 @@ fn write_gpu_cases() {
                 let n = shape.len().expect("fits");
                 let input: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1013) as f32 * 0.125 - 50.0).collect();
                 let mut got = vec![0.0f32; out_shape.len().expect("fits")];
-                program.emulate_grid(&input, shape, &mut got, &[]).expect("emulates");
+                program.emulate_grid(&[&input], shape, &mut got, &[]).expect("emulates");
                 assert_eq!(got, reference(&body, pattern, &input, shape), "emulation of {pattern}");
                 let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
                 std::fs::write(dir.join(format!("{k}.ptx")), &ptx).expect("writes");
@@ -238,7 +238,7 @@ fn write_perf_cases() {
     for (name, radius, star, shape) in kinds {
         let taps = taps(radius, star);
         // A plain sum times 1 / taps: one add per tap.
-        let mut nodes: Vec<Node> = taps.iter().map(|&d| Node::Tap(d)).collect();
+        let mut nodes: Vec<Node> = taps.iter().map(|&d| Node::Tap(0, d)).collect();
         let mut acc = 0u32;
         for t in 1..taps.len() as u32 {
             nodes.push(Node::Binary(BinaryOp::Add, acc, t));
@@ -246,7 +246,7 @@ fn write_perf_cases() {
         }
         nodes.push(Node::Const(Scalar::f32(1.0 / taps.len() as f32)));
         nodes.push(Node::Binary(BinaryOp::Mul, acc, nodes.len() as u32 - 1));
-        let body = Body::new(ScalarType::F32, vec![], radius, nodes.clone(), nodes.len() as u32 - 1).expect("valid");
+        let body = Body::new(ScalarType::F32, 1, vec![], radius, nodes.clone(), nodes.len() as u32 - 1).expect("valid");
         let three = radius.dims() == rc_core::Dims::Three;
         // (strategy, layout, outputs, rows, planes, min_blocks_per_sm)
         type Tile = (Strategy, Layout, u32, u32, u32, Option<u32>);
@@ -326,8 +326,8 @@ fn auto_chooses_a_16_byte_distribution_for_2d_and_3d() {
         let body = if element == ScalarType::F32 {
             body
         } else {
-            let nodes = vec![Node::Tap(Offset::new(&vec![0; radius.dims().count()]).expect("dims"))];
-            Body::new(element, vec![], radius, nodes, 0).expect("valid")
+            let nodes = vec![Node::Tap(0, Offset::new(&vec![0; radius.dims().count()]).expect("dims"))];
+            Body::new(element, 1, vec![], radius, nodes, 0).expect("valid")
         };
         let pattern = Pattern::grid(radius, 32, 1, 8, 1, Boundary::Clamp).expect("valid");
         let choice = rc_core::auto::choose(pattern, false, &body).expect("a choice");
@@ -378,7 +378,7 @@ fn streamed_3d_boxes_carry_partial_sums_not_input_rows() {
             let n = shape.len().expect("fits");
             let input: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1013) as f32 * 0.125 - 50.0).collect();
             let mut got = vec![f32::NAN; out_shape.len().expect("fits")];
-            program.emulate_grid(&input, shape, &mut got, &[]).expect("emulates");
+            program.emulate_grid(&[&input], shape, &mut got, &[]).expect("emulates");
             assert_eq!(got, reference(&body, pattern, &input, shape), "{pattern} on {shape:?}");
         }
     }

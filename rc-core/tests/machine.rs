@@ -17,7 +17,7 @@ fn compile(radius: u32, outputs: u32, boundary: Boundary, layout: Layout) -> War
 
 fn emulate(program: &WarpProgram, input: &[f32]) -> Result<Vec<f32>, Error> {
     let mut out = vec![f32::NAN; program.pattern.output_len(input.len()).expect("long enough")];
-    program.emulate(input, &mut out, &[])?;
+    program.emulate(&[input], &mut out, &[])?;
     Ok(out)
 }
 
@@ -94,7 +94,7 @@ fn staged_windows_run_the_stage_copy_and_the_window_reads() {
     assert_eq!(differences(&good, &reference(&program, &input)), Vec::<usize>::new());
     let mut shifted_copy = program.clone();
     edit(&mut shifted_copy.machine.body, &|_| true, &mut |op| {
-        if let Op::StageWarp(stage) = op {
+        if let Op::StageWarp { stage, .. } = op {
             assert!(stage.padding.pad > 0, "this layout pads its stage");
             stage.lead += stage.padding.width;
         }

@@ -1,9 +1,10 @@
 //! Randomized differential test of the whole CPU path: random pattern (radius, warp, outputs per
-//! thread, boundary), strategy, distribution, body (a random typed DAG over taps, parameters and constants,
-//! using every operation on every type), element type, length and data. The warp program,
+//! thread, boundary), strategy, distribution, body (a random typed DAG over the taps of 1 to 3
+//! input fields, parameters and constants, using every operation on every type), element type,
+//! length and data. The warp program,
 //! emulated, must equal `Body::eval` applied to each output's window by the definition of the
 //! boundary rule, bit for bit (NaN equal to NaN), and must refuse exactly the lengths
-//! `Pattern::output_len` refuses.
+//! `Pattern::output_len` refuses, and inputs of another count or of different lengths.
 //!
 //! Seeded and reproducible: case `i` is generated from seed `BASE_SEED + i` alone. A failure is
 //! shrunk (shorter input, smaller body, smaller pattern) and printed with its seed; rerun one case
@@ -16,10 +17,10 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use rc_core::testdata::{awkward, first_difference, poison, Rng};
-use rc_core::{Body, Boundary, Element, Error, Layout, NodeId, Offset, Pattern, Scalar, ScalarType, Strategy, WarpProgram};
+use rc_core::{Body, Boundary, Element, Error, Layout, LengthError, NodeId, Offset, Pattern, Scalar, ScalarType, Strategy, WarpProgram};
 
 mod bodies;
-use bodies::{chance, constant, pick, random_body, Taps, NUMBERS};
+use bodies::{chance, constant, pick, random_body, random_fields, Taps, NUMBERS};
 use ScalarType::{Bool, F32, F64, I32, U32};
 
 const BASE_SEED: u64 = 0x5EED_0000_0000;
@@ -87,20 +88,27 @@ fn random_case(seed: u64) -> Case {
     let element = pick(&mut rng, &NUMBERS);
     let param_types: Vec<ScalarType> = (0..rng.below(4)).map(|_| pick(&mut rng, &NUMBERS)).collect();
     let params = param_types.iter().map(|&t| constant(&mut rng, t)).collect();
-    let body = random_body(&mut rng, element, param_types, &Taps::line(radius));
+    let body = random_body(&mut rng, element, random_fields(seed), param_types, &Taps::line(radius));
     let n = random_length(&mut rng, &pattern);
     let raw_data = chance(&mut rng, 0.25);
     let data_seed = rng.next_u64();
     Case { pattern, strategy, layout, body, params, n, raw_data, data_seed }
 }
 
-fn data<T: Element>(case: &Case) -> Vec<T> {
-    if case.raw_data {
-        let mut rng = Rng::new(case.data_seed);
-        (0..case.n).map(|_| T::from_bits(rng.next_u64())).collect()
-    } else {
-        awkward(case.n, case.data_seed)
-    }
+/// One input per field of the body: field 0 from the case's data seed, the others from seeds of
+/// their own.
+fn data<T: Element>(case: &Case) -> Vec<Vec<T>> {
+    (0..case.body.fields() as u64)
+        .map(|field| {
+            let seed = case.data_seed.wrapping_add(field.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            if case.raw_data {
+                let mut rng = Rng::new(seed);
+                (0..case.n).map(|_| T::from_bits(rng.next_u64())).collect()
+            } else {
+                awkward(case.n, seed)
+            }
+        })
+        .collect()
 }
 
 // ---- the check ----------------------------------------------------------------------------------
@@ -148,19 +156,26 @@ fn check_typed<T: Element>(case: &Case, oracle: Oracle) -> Result<(), Failure> {
     let program = match WarpProgram::compile_with(pattern, case.strategy, distribution.as_ref(), &case.body) {
         Ok(program) => program,
         // A stage too large for shared memory is refused by design (and says so); only a
-        // staged layout may be refused that way.
+        // staged layout may be refused that way, or strategy shared_memory staging several
+        // fields.
         Err(Error::Schedule(rc_core::ScheduleError::StageTooLarge { .. })) if matches!(case.layout, Layout::Staged(_)) => {
+            return Ok(());
+        }
+        Err(Error::Schedule(rc_core::ScheduleError::BlockStageTooLarge { fields, .. }))
+            if case.strategy == Strategy::SharedMemory && fields > 1 =>
+        {
             return Ok(());
         }
         Err(e) => return Err(fail("compile", format!("compile failed: {e}"))),
     };
-    let input: Vec<T> = data(case);
-    let n = input.len();
+    let inputs: Vec<Vec<T>> = data(case);
+    let inputs: Vec<&[T]> = inputs.iter().map(Vec::as_slice).collect();
+    let n = case.n;
     let n_out = match pattern.output_len(n) {
         Ok(len) => len,
         Err(e) => {
             // The emulator must refuse this length, with the same error.
-            return match program.emulate(&input, &mut [], &case.params) {
+            return match program.emulate(&inputs, &mut [], &case.params) {
                 Err(Error::Length(got)) if got == e => Ok(()),
                 other => Err(fail("length", format!("n={n}: output_len says `{e}`, emulate gave {other:?}"))),
             };
@@ -170,20 +185,45 @@ fn check_typed<T: Element>(case: &Case, oracle: Oracle) -> Result<(), Failure> {
     let wrong = if n_out == 0 || n % 2 == 0 { n_out + 1 } else { n_out - 1 };
     let mut bad = vec![poison::<T>(); wrong];
     let expected = pattern.check_lengths(n, wrong).expect_err("a wrong output length");
-    match program.emulate(&input, &mut bad, &case.params) {
+    match program.emulate(&inputs, &mut bad, &case.params) {
         Err(Error::Length(got)) if got == expected => {}
         other => {
             let text = format!("n={n}: an output of {wrong} elements must be refused with `{expected}`, emulate gave {other:?}");
             return Err(fail("wrong output length", text));
         }
     }
+    check_inputs_refused(&program, &inputs, n_out, &case.params)?;
 
     let mut got = vec![poison::<T>(); n_out];
-    program.emulate(&input, &mut got, &case.params).map_err(|e| fail("emulate", format!("n={n}: emulate failed: {e}")))?;
-    let want = reference(case, oracle, &input, n_out);
+    program.emulate(&inputs, &mut got, &case.params).map_err(|e| fail("emulate", format!("n={n}: emulate failed: {e}")))?;
+    let want = reference(case, oracle, &inputs, n_out);
     match first_difference(&got, &want) {
         None => Ok(()),
-        Some(i) => Err(fail("mismatch", describe_difference(case, oracle, &input, i, got.get(i).copied(), want.get(i).copied()))),
+        Some(i) => Err(fail("mismatch", describe_difference(case, oracle, &inputs, i, got.get(i).copied(), want.get(i).copied()))),
+    }
+}
+
+/// One input too few, and the last field one element short, are refused with the errors that
+/// name them (with one field, the shorter input is only another length).
+fn check_inputs_refused<T: Element>(program: &WarpProgram, inputs: &[&[T]], n_out: usize, params: &[Scalar]) -> Result<(), Failure> {
+    let mut out = vec![poison::<T>(); n_out];
+    let fields = inputs.len();
+    let few = &inputs[..fields - 1];
+    let expected = LengthError::InputCount { expected: fields, got: fields - 1 };
+    match program.emulate(few, &mut out, params) {
+        Err(Error::Length(got)) if got == expected => {}
+        other => return Err(fail("input count", format!("{} inputs of {fields} must be refused with `{expected}`, emulate gave {other:?}", fields - 1))),
+    }
+    let (n, last) = (inputs[0].len(), fields - 1);
+    if fields == 1 || n == 0 {
+        return Ok(());
+    }
+    let mut short = inputs.to_vec();
+    short[last] = &inputs[last][..n - 1];
+    let expected = LengthError::InputLength { input: last, expected: n, got: n - 1 };
+    match program.emulate(&short, &mut out, params) {
+        Err(Error::Length(got)) if got == expected => Ok(()),
+        other => Err(fail("input length", format!("input {last} one element short must be refused with `{expected}`, emulate gave {other:?}"))),
     }
 }
 
@@ -192,31 +232,31 @@ fn centre(pattern: &Pattern, oracle: Oracle, i: usize) -> i64 {
     i as i64 + pattern.radius().along_x() as i64 - pattern.shift() as i64 + oracle.centre_offset
 }
 
-fn reference<T: Element>(case: &Case, oracle: Oracle, input: &[T], n_out: usize) -> Vec<T> {
+fn reference<T: Element>(case: &Case, oracle: Oracle, inputs: &[&[T]], n_out: usize) -> Vec<T> {
     let boundary = oracle.boundary.unwrap_or(case.pattern.boundary());
     (0..n_out)
         .map(|i| {
             let c = centre(&case.pattern, oracle, i);
-            let tap = |d: Offset| boundary.read(input, c + d.along_x() as i64).to_scalar();
+            let tap = |field: u32, d: Offset| boundary.read(inputs[field as usize], c + d.along_x() as i64).to_scalar();
             T::from_bits(case.body.eval(tap, &case.params).bits)
         })
         .collect()
 }
 
-fn describe_difference<T: Element>(case: &Case, oracle: Oracle, input: &[T], i: usize, got: Option<T>, want: Option<T>) -> String {
+fn describe_difference<T: Element>(case: &Case, oracle: Oracle, inputs: &[&[T]], i: usize, got: Option<T>, want: Option<T>) -> String {
     let pattern = case.pattern;
     let boundary = oracle.boundary.unwrap_or(pattern.boundary());
     let c = centre(&pattern, oracle, i);
-    let mut s = format!("n={}: output {i} (centre input {c}): emulate gave {got:?}, eval {want:?}\n", input.len());
+    let mut s = format!("n={}: output {i} (centre input {c}): emulate gave {got:?}, eval {want:?}\n", case.n);
     if let (Some(g), Some(w)) = (got, want) {
         let _ = writeln!(s, "  bits: emulate {:#x}, eval {:#x}", g.to_scalar().bits, w.to_scalar().bits);
     }
     let _ = write!(s, "  taps:");
-    for d in case.body.used_taps() {
-        let g = c + d.along_x() as i64;
+    for (field, d) in case.body.used_field_taps() {
+        let (g, input) = (c + d.along_x() as i64, inputs[field as usize]);
         let _ = match boundary.source(input.len(), g) {
-            Some(src) => write!(s, " w[{d}]=input[{src}]={:?}", input[src]),
-            None => write!(s, " w[{d}]=0 (input[{g}] outside)"),
+            Some(src) => write!(s, " w{field}[{d}]=input{field}[{src}]={:?}", input[src]),
+            None => write!(s, " w{field}[{d}]=0 (input{field}[{g}] outside)"),
         };
     }
     s
@@ -225,11 +265,12 @@ fn describe_difference<T: Element>(case: &Case, oracle: Oracle, input: &[T], i: 
 fn describe_case(case: &Case) -> String {
     let params: Vec<String> = case.params.iter().map(|p| p.to_string()).collect();
     format!(
-        "pattern: {}\nstrategy: {}, distribution: {:?}\nelement: {}, params: [{}]\nn: {}, data: {} (seed {:#x})\nbody:\n{}",
+        "pattern: {}\nstrategy: {}, distribution: {:?}\nelement: {}, fields: {}, params: [{}]\nn: {}, data: {} (seed {:#x})\nbody:\n{}",
         case.pattern,
         case.strategy,
         case.layout,
         case.body.element(),
+        case.body.fields(),
         params.join(", "),
         case.n,
         if case.raw_data { "raw bits" } else { "awkward" },
@@ -263,7 +304,7 @@ fn candidates(case: &Case) -> Vec<Case> {
     let live = live_count(body);
     for id in 0..body.nodes().len() as NodeId {
         if body.ty(id) == body.element() && id != body.result() {
-            if let Ok(b) = Body::new(body.element(), body.params().to_vec(), body.radius(), body.nodes().to_vec(), id) {
+            if let Ok(b) = Body::new(body.element(), body.fields(), body.params().to_vec(), body.radius(), body.nodes().to_vec(), id) {
                 if live_count(&b) < live {
                     out.push(Case { body: b, ..case.clone() });
                 }
@@ -273,7 +314,7 @@ fn candidates(case: &Case) -> Vec<Case> {
     let p = case.pattern;
     let with = |radius: u32, warp: u32, outputs: u32| -> Option<Case> {
         let pattern = Pattern::new(radius, warp, outputs, p.boundary()).ok()?;
-        let body = Body::new(body.element(), body.params().to_vec(), radius, body.nodes().to_vec(), body.result()).ok()?;
+        let body = Body::new(body.element(), body.fields(), body.params().to_vec(), radius, body.nodes().to_vec(), body.result()).ok()?;
         Some(Case { pattern, body, ..case.clone() })
     };
     let reach = body.used_taps().iter().map(|d| d.along_x().unsigned_abs()).max().unwrap_or(1).max(1);

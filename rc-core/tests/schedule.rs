@@ -206,7 +206,7 @@ fn staged_windows_stage_once_then_read_each_window_element_once_without_shuffles
             let stages: Vec<&rc_core::Instr> = program.instrs.iter().filter(|i| matches!(i, rc_core::Instr::Stage { .. })).collect();
             assert!(matches!(program.instrs[0], rc_core::Instr::Stage { .. }) && stages.len() == 1, "one stage, first");
             // Each warp stages its own tile and its last lane's whole window, nothing more.
-            let rc_core::Instr::Stage { scope, lead, elements } = *stages[0] else { unreachable!() };
+            let rc_core::Instr::Stage { scope, lead, elements, .. } = *stages[0] else { unreachable!() };
             assert_eq!(scope, rc_core::program::StageScope::Warp);
             assert_eq!(lead, pattern.shift().div_ceil(v) * v, "r={r}, staged({v}): lead rounded up to whole granules");
             assert_eq!(elements, pattern.tile_outputs() + (lead - pattern.shift()) + 2 * r, "r={r}, staged({v}): stage elements");
@@ -243,10 +243,10 @@ fn a_body_with_2d_taps_is_refused_by_a_1d_pattern_and_by_a_1d_radius() {
     use rc_core::body::{Body, Node};
     use rc_core::{Dims, Error, Offset, Radius, ScalarType, ScheduleError};
     let tap = Offset::new(&[1, -1]).expect("2D");
-    let body = Body::new(ScalarType::F32, vec![], Radius::new(&[1, 1]).expect("2D"), vec![Node::Tap(tap)], 0).expect("a 2D body");
+    let body = Body::new(ScalarType::F32, 1, vec![], Radius::new(&[1, 1]).expect("2D"), vec![Node::Tap(0, tap)], 0).expect("a 2D body");
     let pattern = Pattern::new(1, 32, 1, Boundary::Zero).expect("valid");
     assert_eq!(WarpProgram::compile(pattern, &body).err(), Some(Error::Schedule(ScheduleError::Dimensions { body: Dims::Two, pattern: Dims::One })));
-    let refused = Body::new(ScalarType::F32, vec![], 1, vec![Node::Tap(tap)], 0).expect_err("a 2D tap on a 1D radius");
+    let refused = Body::new(ScalarType::F32, 1, vec![], 1, vec![Node::Tap(0, tap)], 0).expect_err("a 2D tap on a 1D radius");
     assert_eq!(refused.to_string(), "node 0: tap (1, -1) is outside the radius 1 (or has another number of dimensions)");
 }
 

@@ -10,7 +10,7 @@ use rc_core::{ptx, Boundary, Layout, Offset, Pattern, Scalar, ScalarType, Strate
 fn box_body(r: u32, divisor: f32) -> Body {
     let mut nodes = vec![Node::Const(Scalar::f32(0.0))];
     for k in -(r as i32)..=(r as i32) {
-        nodes.push(Node::Tap(Offset::x(k)));
+        nodes.push(Node::Tap(0, Offset::x(k)));
         let (acc, tap) = (nodes.len() as u32 - 2, nodes.len() as u32 - 1);
         nodes.push(Node::Binary(BinaryOp::Add, acc, tap));
     }
@@ -18,7 +18,7 @@ fn box_body(r: u32, divisor: f32) -> Body {
     nodes.push(Node::Const(Scalar::f32(divisor)));
     nodes.push(Node::Binary(BinaryOp::Div, sum, nodes.len() as u32 - 1));
     let result = nodes.len() as u32 - 1;
-    Body::new(ScalarType::F32, vec![], r, nodes, result).expect("valid body")
+    Body::new(ScalarType::F32, 1, vec![], r, nodes, result).expect("valid body")
 }
 
 /// Values where the sign of zero, NaN and infinities matter, and ordinary ones.
@@ -42,12 +42,12 @@ fn a_sum_from_zero_adds_the_zero_last_and_keeps_every_bit() {
         // The first addition no longer reads the zero; the one before the division does.
         let first_add = hoisted.nodes().iter().find(|n| matches!(n, Node::Binary(BinaryOp::Add, ..))).expect("an add");
         let Node::Binary(_, a, b) = *first_add else { unreachable!() };
-        assert!(matches!(hoisted.nodes()[a as usize], Node::Tap(_)) && matches!(hoisted.nodes()[b as usize], Node::Tap(_)));
+        assert!(matches!(hoisted.nodes()[a as usize], Node::Tap(..)) && matches!(hoisted.nodes()[b as usize], Node::Tap(..)));
         // Every combination of special values in the window.
         let taps = 2 * r as usize + 1;
         let mut index = vec![0usize; taps];
         loop {
-            let tap = |d: Offset| Scalar::f32(SPECIAL[index[(d.along_x() + r as i32) as usize]]);
+            let tap = |_: u32, d: Offset| Scalar::f32(SPECIAL[index[(d.along_x() + r as i32) as usize]]);
             let (want, got) = (body.eval(tap, &[]), hoisted.eval(tap, &[]));
             assert!(same(want, got), "r = {r}, window {:?}: {want:?} became {got:?}", index.iter().map(|&i| SPECIAL[i]).collect::<Vec<_>>());
             let Some(k) = index.iter().position(|&i| i + 1 < SPECIAL.len()) else { break };
@@ -62,20 +62,20 @@ fn sums_whose_partial_results_are_read_elsewhere_or_not_divided_stay_as_written(
     // The partial sum 0.0 + w[-1] is also the result's other operand: not rewritten.
     let nodes = vec![
         Node::Const(Scalar::f32(0.0)),
-        Node::Tap(Offset::x(-1)),
+        Node::Tap(0, Offset::x(-1)),
         Node::Binary(BinaryOp::Add, 0, 1),
-        Node::Tap(Offset::x(1)),
+        Node::Tap(0, Offset::x(1)),
         Node::Binary(BinaryOp::Add, 2, 3),
         Node::Binary(BinaryOp::Mul, 4, 2),
         Node::Const(Scalar::f32(3.0)),
         Node::Binary(BinaryOp::Div, 5, 6),
     ];
-    let shared = Body::new(ScalarType::F32, vec![], 1, nodes, 7).expect("valid");
+    let shared = Body::new(ScalarType::F32, 1, vec![], 1, nodes, 7).expect("valid");
     assert_eq!(hoist(&shared), shared);
     // A sum that is not divided gains nothing from moving its first addition.
     let mut nodes = box_body(1, 3.0).nodes().to_vec();
     nodes.truncate(nodes.len() - 2);
-    let undivided = Body::new(ScalarType::F32, vec![], 1, nodes.clone(), nodes.len() as u32 - 1).expect("valid");
+    let undivided = Body::new(ScalarType::F32, 1, vec![], 1, nodes.clone(), nodes.len() as u32 - 1).expect("valid");
     assert_eq!(hoist(&undivided), undivided);
     // Dividing by a constant without a fast path (a power of two is exact anyway; 0 is not normal).
     let by_zero = box_body(1, 0.0);

@@ -1,7 +1,10 @@
-//! The function's signature: `fn name(w: Window<T>, extra: U, ...) -> T`, not generic. The
-//! window's kind (`Window`, `Window2`, `Window3`) fixes the stencil's dimensions.
+//! The function's signature: `fn name(u: Window<T>, k: Window<T>, extra: U, ...) -> T`, not
+//! generic: one or more windows first (one input field each), then scalar parameters. The
+//! windows' kind (`Window`, `Window2`, `Window3`) fixes the stencil's dimensions; they all have
+//! one kind and one element type.
 
-use syn::{FnArg, GenericArgument, Ident, ItemFn, Pat, PathArguments, ReturnType, Type};
+use quote::ToTokens;
+use syn::{FnArg, GenericArgument, Ident, ItemFn, Pat, PatType, PathArguments, ReturnType, Type};
 
 use rc_core::geometry::Dims;
 use rc_core::ScalarType;
@@ -16,13 +19,23 @@ pub struct Param {
 }
 
 pub struct Signature {
-    pub window: Ident,
+    /// The windows' names, in declaration order: input field `i` is `windows[i]`.
+    pub windows: Vec<Ident>,
     pub dims: Dims,
     pub element: ScalarType,
     pub params: Vec<Param>,
 }
 
 const SUPPORTED: &str = "f32, f64, i32 or u32";
+
+/// A window parameter as declared: its tokens, its kind, its element type's tokens, and that
+/// type if supported.
+struct WindowParam<'a> {
+    decl: &'a PatType,
+    dims: Dims,
+    element_ty: &'a Type,
+    element: Option<ScalarType>,
+}
 
 pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
     let sig = &f.sig;
@@ -48,67 +61,105 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
         cx.error(v, "a stencil cannot be variadic");
     }
 
-    let mut inputs = sig.inputs.iter();
-    let window = match inputs.next() {
-        None => {
-            cx.error(&sig.ident, "a stencil needs a window parameter first: `fn name(w: Window<f32>) -> f32`");
-            None
-        }
-        Some(FnArg::Receiver(r)) => {
-            cx.error(r, "a stencil is a free function; its first parameter is the window `w: Window<f32>`");
-            None
-        }
-        Some(FnArg::Typed(pt)) if sig.inputs.iter().skip(1).any(|a| matches!(a, FnArg::Typed(t) if window_element(&t.ty).is_some())) => {
-            cx.error(&pt.ty, "the window must be the first parameter: `fn name(w: Window<f32>, extra: f32)`");
-            None
-        }
-        Some(FnArg::Typed(pt)) => match (window_element(&pt.ty), &*pt.pat) {
-            (Some((dims, Ok(elem))), Pat::Ident(id)) => Some((id.ident.clone(), dims, elem)),
-            (Some((_, Ok(_))), pat) => {
-                cx.error(pat, "name the window with a plain identifier, e.g. `w: Window<f32>`");
-                None
-            }
-            (Some((_, Err(ty))), _) => {
-                cx.error(ty, format!("unsupported element type: a window holds {SUPPORTED}"));
-                None
-            }
-            (None, _) => {
-                cx.error(&pt.ty, "a stencil needs a window parameter first: `w: Window<f32>`");
-                None
-            }
-        },
-    };
-
+    let mut windows: Vec<WindowParam> = Vec::new();
+    let mut scalars: Vec<&PatType> = Vec::new();
+    // Windows declared after a scalar parameter.
+    let mut misplaced: Vec<&PatType> = Vec::new();
     let mut params = Vec::new();
-    for arg in inputs {
+    for (i, arg) in sig.inputs.iter().enumerate() {
         match arg {
-            FnArg::Typed(pt) if window_element(&pt.ty).is_some() => {
-                // Without a window first, the first parameter's error already says where it goes.
-                if window.is_some() {
-                    cx.error(&pt.ty, "a stencil reads one window; extra parameters are scalars (f32, f64, i32 or u32)");
-                }
-            }
-            FnArg::Typed(pt) => {
-                let ty = scalar(&pt.ty);
-                let name = match &*pt.pat {
-                    Pat::Ident(id) if id.by_ref.is_none() && id.subpat.is_none() => Some(id.ident.clone()),
-                    other => {
-                        cx.error(other, "name each extra parameter with a plain identifier");
-                        None
-                    }
-                };
-                if ty.is_none() {
-                    cx.error(&pt.ty, format!("unsupported parameter type: extra parameters are scalars passed at launch, {SUPPORTED}"));
-                }
-                if let Some(name) = name {
-                    params.push(Param { name, ty });
-                }
-            }
+            FnArg::Receiver(r) if i == 0 => cx.error(r, "a stencil is a free function; its first parameter is the window `w: Window<f32>`"),
             FnArg::Receiver(r) => cx.error(r, "a stencil is a free function and cannot take `self`"),
+            FnArg::Typed(pt) => match window_type(&pt.ty) {
+                Some((dims, element_ty)) => {
+                    if !scalars.is_empty() {
+                        misplaced.push(pt);
+                    }
+                    windows.push(WindowParam { decl: pt, dims, element_ty, element: scalar(element_ty) });
+                }
+                None => {
+                    scalars.push(pt);
+                    let ty = scalar(&pt.ty);
+                    let name = match &*pt.pat {
+                        Pat::Ident(id) if id.by_ref.is_none() && id.subpat.is_none() => Some(id.ident.clone()),
+                        other => {
+                            cx.error(other, "name each extra parameter with a plain identifier");
+                            None
+                        }
+                    };
+                    // Without any window, the first parameter's error says where the window goes.
+                    if ty.is_none() && (i > 0 || window_dims(f).is_some()) {
+                        cx.error(&pt.ty, format!("unsupported parameter type: extra parameters are scalars passed at launch, {SUPPORTED}"));
+                    }
+                    if let Some(name) = name {
+                        params.push(Param { name, ty });
+                    }
+                }
+            },
         }
     }
 
-    let (window, dims, element) = window?;
+    let Some(first) = windows.first() else {
+        match sig.inputs.first() {
+            None => cx.error(&sig.ident, "a stencil needs a window parameter first: `fn name(w: Window<f32>) -> f32`"),
+            Some(FnArg::Typed(pt)) => cx.error(&pt.ty, "a stencil needs a window parameter first: `w: Window<f32>`"),
+            // The receiver's own error says so.
+            Some(FnArg::Receiver(_)) => {}
+        }
+        return None;
+    };
+    if !misplaced.is_empty() {
+        let order = declared_in_order(f, first, &windows, &scalars);
+        for pt in misplaced {
+            cx.error(pt, format!("windows come first, before the scalar parameters: write `{order}`"));
+        }
+    }
+    let mut names = Vec::with_capacity(windows.len());
+    let mut consistent = true;
+    for w in &windows {
+        match &*w.decl.pat {
+            Pat::Ident(id) => names.push(id.ident.clone()),
+            pat => {
+                cx.error(pat, "name the window with a plain identifier, e.g. `w: Window<f32>`");
+                consistent = false;
+            }
+        }
+        if w.element.is_none() {
+            cx.error(w.element_ty, format!("unsupported element type: a window holds {SUPPORTED}"));
+            consistent = false;
+        }
+    }
+    let (dims, first_name) = (first.dims, name_of(first.decl));
+    let element = first.element?;
+    for w in windows.iter().skip(1) {
+        let name = name_of(w.decl);
+        if w.dims != dims {
+            let (kind, first_kind) = (window_name(w.dims), window_name(dims));
+            cx.error(
+                &w.decl.ty,
+                format!(
+                    "windows of different dimensions: `{name}` is a {} `{kind}` but `{first_name}` a {dims} `{first_kind}`; \
+                     a stencil's windows share one shape: write `{name}: {first_kind}<{element}>`",
+                    w.dims
+                ),
+            );
+            consistent = false;
+        } else if let Some(other) = w.element.filter(|&other| other != element) {
+            cx.error(
+                w.element_ty,
+                format!(
+                    "windows of different element types: `{name}` holds {other} but `{first_name}` holds {element}; a \
+                     stencil's windows hold one element type: write `{name}: {}<{element}>`",
+                    window_name(dims)
+                ),
+            );
+            consistent = false;
+        }
+    }
+    if !consistent {
+        return None;
+    }
+
     match &sig.output {
         ReturnType::Default => {
             cx.error(&sig.ident, format!("a stencil returns one output element: add `-> {element}`"));
@@ -122,17 +173,36 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
             }
         },
     }
-    Some(Signature { window, dims, element, params })
+    Some(Signature { windows: names, dims, element, params })
 }
 
-/// The dimensions of the stencil `f` declares, read from its first parameter's window kind
-/// alone, so the attribute's arguments can be checked against them before the rest of the
-/// signature is; `None` where that parameter is no window (the signature's check says so).
-pub fn window_dims(f: &ItemFn) -> Option<Dims> {
-    match f.sig.inputs.first()? {
-        FnArg::Typed(pt) => window_element(&pt.ty).map(|(dims, _)| dims),
-        FnArg::Receiver(_) => None,
+/// A parameter's name as written (its pattern's tokens when it is not a plain name).
+fn name_of(pt: &PatType) -> String {
+    match &*pt.pat {
+        Pat::Ident(id) => id.ident.to_string(),
+        pat => pat.to_token_stream().to_string(),
     }
+}
+
+/// The signature as it should be written: the windows first, in their order, each of the first
+/// window's kind and element type, then the scalars, e.g. `fn step(u: Window<f32>, k:
+/// Window<f32>, dt: f32)`.
+fn declared_in_order(f: &ItemFn, first: &WindowParam, windows: &[WindowParam], scalars: &[&PatType]) -> String {
+    let (kind, element) = (window_name(first.dims), first.element_ty.to_token_stream());
+    let window = |w: &WindowParam| format!("{}: {kind}<{element}>", name_of(w.decl));
+    let scalar = |pt: &&PatType| format!("{}: {}", name_of(pt), pt.ty.to_token_stream().to_string().replace(' ', ""));
+    let all: Vec<String> = windows.iter().map(window).chain(scalars.iter().map(scalar)).collect();
+    format!("fn {}({})", f.sig.ident, all.join(", "))
+}
+
+/// The dimensions of the stencil `f` declares, read from its first window's kind alone, so the
+/// attribute's arguments can be checked against them before the rest of the signature is;
+/// `None` where it has no window (the signature's check says so).
+pub fn window_dims(f: &ItemFn) -> Option<Dims> {
+    f.sig.inputs.iter().find_map(|arg| match arg {
+        FnArg::Typed(pt) => window_type(&pt.ty).map(|(dims, _)| dims),
+        FnArg::Receiver(_) => None,
+    })
 }
 
 /// The window type of a stencil of `dims` dimensions, as the user writes it.
@@ -144,9 +214,9 @@ pub fn window_name(dims: Dims) -> &'static str {
     }
 }
 
-/// `Window<T>`, `Window2<T>` or `Window3<T>` (any path ending in those): its dimensions and
-/// `Ok(T)`, or `Err(T's tokens)` if T is not supported; `None` if it is not a window at all.
-fn window_element(ty: &Type) -> Option<(Dims, Result<ScalarType, &Type>)> {
+/// `Window<T>`, `Window2<T>` or `Window3<T>` (any path ending in those): its dimensions and T's
+/// tokens; `None` if it is not a window at all.
+fn window_type(ty: &Type) -> Option<(Dims, &Type)> {
     let Type::Path(tp) = strip(ty) else { return None };
     let last = tp.path.segments.last()?;
     let dims = Dims::ALL.into_iter().find(|&d| last.ident == window_name(d))?;
@@ -155,8 +225,7 @@ fn window_element(ty: &Type) -> Option<(Dims, Result<ScalarType, &Type>)> {
         GenericArgument::Type(t) => Some(t),
         _ => None,
     });
-    let elem = types.next()?;
-    Some((dims, scalar(elem).ok_or(elem)))
+    Some((dims, types.next()?))
 }
 
 /// A scalar type named by a bare identifier.

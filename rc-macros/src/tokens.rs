@@ -64,9 +64,9 @@ fn scalar(s: Scalar) -> TokenStream {
 fn node(n: &Node) -> TokenStream {
     let p = quote!(::rc::__private);
     match *n {
-        Node::Tap(d) => {
+        Node::Tap(field, d) => {
             let offset = coords(quote!(#p::Offset), d);
-            quote!(#p::Node::Tap(#offset))
+            quote!(#p::Node::Tap(#field, #offset))
         }
         Node::Param(i) => quote!(#p::Node::Param(#i)),
         Node::Const(s) => {
@@ -118,12 +118,13 @@ fn node(n: &Node) -> TokenStream {
 /// An expression of type `Result<Body, BodyError>` that rebuilds `body`.
 pub fn body(body: &Body) -> TokenStream {
     let element = scalar_type(body.element());
+    let fields = body.fields();
     let params = body.params().iter().map(|&t| scalar_type(t));
     let radius = radius(body.radius());
     let nodes = body.nodes().iter().map(node);
     let result = body.result();
     quote! {
-        ::rc::__private::Body::new(#element, ::std::vec![#(#params),*], #radius, ::std::vec![#(#nodes),*], #result)
+        ::rc::__private::Body::new(#element, #fields, ::std::vec![#(#params),*], #radius, ::std::vec![#(#nodes),*], #result)
     }
 }
 

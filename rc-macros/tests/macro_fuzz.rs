@@ -269,7 +269,27 @@ impl Gen {
         }
         let params: Vec<String> = params.iter().map(|(n, t)| format!("{n}: {t}")).collect();
         let window = ["Window", "Window2", "Window3"][self.dims - 1];
-        format!("pub fn stencil(w: {window}<{elem}>{}{}) -> {elem} {{\n    {body}\n}}", if params.is_empty() { "" } else { ", " }, params.join(", "))
+        // Now and then a second and a third window (input fields), each tap of `w` moved to one
+        // of them at random.
+        let mut windows = vec![format!("w: {window}<{elem}>")];
+        if self.chance(0.25) {
+            let fields = 2 + self.below(2) as usize;
+            let names = ["w", "k", "v"];
+            for name in &names[1..fields] {
+                windows.push(format!("{name}: {window}<{elem}>"));
+            }
+            let mut moved = String::new();
+            for (i, piece) in body.split("w[").enumerate() {
+                if i > 0 {
+                    moved += names[self.below(fields as u64) as usize];
+                    moved += "[";
+                }
+                moved += piece;
+            }
+            body = moved;
+        }
+        let inputs: Vec<String> = windows.into_iter().chain(params).collect();
+        format!("pub fn stencil({}) -> {elem} {{\n    {body}\n}}", inputs.join(", "))
     }
 
     /// `term`'s 1D taps `w[d]` as taps of the stencil's window: `d` along a random dimension, 0

@@ -1,5 +1,5 @@
-//! The two device buffers a launch is given: they must not overlap, and the launch's context must
-//! be able to reach them. `launch` refuses both mistakes before the kernel is loaded or launched.
+//! The device buffers a launch is given (one input per field, the output): the output must not
+//! overlap an input, and the launch's context must be able to reach them all. `launch` refuses both mistakes before the kernel is loaded or launched.
 //!
 //! # Overlap
 //! Decided from device addresses alone, with no driver call: rc's kernels need sm_70 and a 64-bit
@@ -48,11 +48,11 @@ pub(crate) fn overlap_bytes(a: (u64, u64), b: (u64, u64)) -> u64 {
     a.1.min(b.1).saturating_sub(a.0.max(b.0))
 }
 
-/// Refuses an output whose bytes overlap the input's ([`Error::Aliasing`]). Ranges that only
-/// touch (one ends where the other starts) are disjoint.
-pub(crate) fn check_disjoint(stencil: &'static str, input: (u64, u64), output: (u64, u64)) -> Result<(), Error> {
+/// Refuses an output whose bytes overlap those of the input `buffer` ([`Error::Aliasing`]).
+/// Ranges that only touch (one ends where the other starts) are disjoint.
+pub(crate) fn check_disjoint(stencil: &'static str, buffer: &str, input: (u64, u64), output: (u64, u64)) -> Result<(), Error> {
     if overlap_bytes(input, output) > 0 {
-        return Err(Error::Aliasing { stencil, input, output });
+        return Err(Error::Aliasing { stencil, buffer: buffer.to_string(), input, output });
     }
     Ok(())
 }
@@ -84,7 +84,7 @@ pub(crate) struct Owner {
 /// reach ([`Error::ForeignBuffer`]); see the module documentation for what counts.
 pub(crate) fn check_owner(
     stencil: &'static str,
-    buffer: &'static str,
+    buffer: &str,
     address: u64,
     owner: Owner,
     current: usize,
@@ -96,7 +96,7 @@ pub(crate) fn check_owner(
         && owner.memory_type == Some(CU_MEMORYTYPE_DEVICE)
         && matches!(owner.placement, Some(Placement::SameDevice | Placement::NoPeerAccess));
     if unreachable {
-        return Err(Error::ForeignBuffer { stencil, buffer, address, owner: context, current });
+        return Err(Error::ForeignBuffer { stencil, buffer: buffer.to_string(), address, owner: context, current });
     }
     Ok(())
 }
@@ -105,7 +105,7 @@ pub(crate) fn check_owner(
 /// `current`, cannot reach it (see [`check_owner`]).
 pub(crate) fn check_reachable(
     stencil: &'static str,
-    buffer: &'static str,
+    buffer: &str,
     address: u64,
     current: CuContext,
 ) -> Result<(), Error> {
@@ -198,11 +198,11 @@ mod tests {
 
     #[test]
     fn overlapping_buffers_are_refused_with_both_ranges() {
-        assert!(check_disjoint("s", (0x1000, 0x1100), (0x1100, 0x11f8)).is_ok());
-        assert!(check_disjoint("s", (0x1100, 0x11f8), (0x1000, 0x1100)).is_ok());
-        let err = check_disjoint("s", (0x1000, 0x1100), (0x10fc, 0x11f4)).expect_err("4 bytes shared");
+        assert!(check_disjoint("s", "input", (0x1000, 0x1100), (0x1100, 0x11f8)).is_ok());
+        assert!(check_disjoint("s", "input", (0x1100, 0x11f8), (0x1000, 0x1100)).is_ok());
+        let err = check_disjoint("s", "input", (0x1000, 0x1100), (0x10fc, 0x11f4)).expect_err("4 bytes shared");
         assert!(
-            matches!(err, Error::Aliasing { stencil: "s", input: (0x1000, 0x1100), output: (0x10fc, 0x11f4) }),
+            matches!(err, Error::Aliasing { stencil: "s", ref buffer, input: (0x1000, 0x1100), output: (0x10fc, 0x11f4) } if buffer == "input"),
             "{err:?}"
         );
         assert_eq!(
@@ -212,7 +212,10 @@ mod tests {
              threads read input elements that other threads' outputs overwrite"
         );
         // In place: the same range.
-        assert!(check_disjoint("s", (0x1000, 0x1100), (0x1000, 0x1100)).is_err());
+        assert!(check_disjoint("s", "input", (0x1000, 0x1100), (0x1000, 0x1100)).is_err());
+        // Of several inputs, the one overlapped is named.
+        let err = check_disjoint("s", "input 1", (0x1000, 0x1100), (0x10fc, 0x11f4)).expect_err("4 bytes shared");
+        assert!(err.to_string().contains("overlaps the input 1 buffer (device bytes 0x1000..0x1100)"), "{err}");
     }
 
     const CURRENT: usize = 0xc0;
@@ -235,7 +238,8 @@ mod tests {
             assert!(
                 matches!(
                     err,
-                    Error::ForeignBuffer { stencil: "s", buffer: "input", address: 0x7000_0000, owner: OTHER, current: CURRENT }
+                    Error::ForeignBuffer { stencil: "s", ref buffer, address: 0x7000_0000, owner: OTHER, current: CURRENT }
+                        if buffer == "input"
                 ),
                 "{err:?}"
             );

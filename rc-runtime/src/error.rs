@@ -148,7 +148,7 @@ pub enum Error {
          distribution loads and stores {required}-byte vectors), got address {address:#x}; use a \
          buffer from its own allocation, or distribution round_robin"
     )]
-    Misaligned { stencil: &'static str, buffer: &'static str, required: u32, address: u64 },
+    Misaligned { stencil: &'static str, buffer: String, required: u32, address: u64 },
 
     /// The loaded kernel cannot run blocks as large as the stencil's launch uses (the driver's
     /// compiler gave it too many registers per thread for that many threads), so it is not
@@ -161,17 +161,17 @@ pub enum Error {
     )]
     LaunchBounds { stencil: &'static str, expected: u32, got: u32 },
 
-    /// The output's bytes overlap the input's (two views of one allocation), so it is not
+    /// The output's bytes overlap an input's (two views of one allocation), so it is not
     /// launched: threads would read input elements that other threads have already overwritten,
     /// in no defined order. `input` and `output` are the byte ranges `[start, end)` of the two
-    /// buffers' device addresses.
+    /// buffers' device addresses; `buffer` names the input (`input`, or `input 1` of several).
     #[error(
-        "stencil `{stencil}`: the output buffer (device bytes {:#x}..{:#x}) overlaps the input buffer (device \
+        "stencil `{stencil}`: the output buffer (device bytes {:#x}..{:#x}) overlaps the {buffer} buffer (device \
          bytes {:#x}..{:#x}) in {} bytes; expected disjoint buffers: a stencil cannot run in place, since its \
          threads read input elements that other threads' outputs overwrite",
         output.0, output.1, input.0, input.1, crate::buffers::overlap_bytes(*input, *output)
     )]
-    Aliasing { stencil: &'static str, input: (u64, u64), output: (u64, u64) },
+    Aliasing { stencil: &'static str, buffer: String, input: (u64, u64), output: (u64, u64) },
 
     /// The driver reports that a buffer belongs to another CUDA context than the launch's, and
     /// the launch's context cannot reach it (device memory of another context on the same GPU,
@@ -182,7 +182,7 @@ pub enum Error {
          reach (allocated in it, managed, pinned host memory, or on a peer GPU): allocate it while the \
          launch's context is current"
     )]
-    ForeignBuffer { stencil: &'static str, buffer: &'static str, address: u64, owner: usize, current: usize },
+    ForeignBuffer { stencil: &'static str, buffer: String, address: u64, owner: usize, current: usize },
 
     /// `launch` was called on a thread with no current CUDA context.
     #[error("no CUDA context is current on this thread; expected the stream's context ({stream:#x}) to be current")]

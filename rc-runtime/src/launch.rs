@@ -4,6 +4,8 @@
 //!
 //! 1D, 2D and 3D stencils take the same path: a 1D launch is a launch over the shape
 //! `Extent::x(input.len())`, whose checks are the 1D length checks (rc-core's `check_shapes`).
+//! A stencil of several input fields takes one input buffer per field, all of one length
+//! (rc-core's `check_inputs`).
 
 use std::ptr;
 
@@ -20,7 +22,7 @@ use crate::module;
 /// shapes and lengths are reported before any CUDA call.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Plan {
-    /// The input's shape (as given) and element count.
+    /// The input's shape (as given) and element count, every field's.
     pub input_shape: Extent,
     pub n: usize,
     /// The output's shape and element count, as the input's shape calls for.
@@ -31,19 +33,20 @@ pub(crate) struct Plan {
     pub scalars: Vec<Scalar>,
 }
 
-/// Checks that an input of `input_len` elements has shape `input`, that an output of
-/// `output_len` elements has the shape it calls for, and that the grid fits.
+/// Checks that there is one input per field, each of `inputs` elements and shape `input`, that
+/// an output of `output_len` elements has the shape they call for, and that the grid fits.
 pub(crate) fn plan<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
     input: Extent,
-    input_len: usize,
+    inputs: &[usize],
     output_len: usize,
     params: &P,
 ) -> Result<Plan, Error> {
     let length = |source| Error::Length { stencil: stencil.name(), source };
     let pattern = stencil.pattern();
+    let input_len = inputs.first().copied().unwrap_or(0);
     check_1d_shape(pattern.dims(), input, input_len).map_err(length)?;
-    let output_shape = pattern.check_shapes(input, input_len, output_len).map_err(length)?;
+    let output_shape = pattern.check_inputs(input, inputs, stencil.fields(), output_len).map_err(length)?;
     // `check_shapes` made sure the output has exactly this many elements.
     let n_out = output_len;
     let launch = if n_out == 0 { None } else { Some(pattern.launch_shape_of(output_shape).map_err(length)?) };
@@ -75,14 +78,23 @@ pub(crate) fn output_shape<T: Element, P: Params>(
     Ok((output, n_out))
 }
 
+/// How messages name input field `field`: `input` for a stencil of one field, `input 1` of
+/// several (numbered from 0 as the windows are declared, as rc-core's length errors do).
+pub(crate) fn input_name<T: Element, P: Params>(stencil: &Stencil<T, P>, field: usize) -> String {
+    match stencil.fields() {
+        1 => "input".to_string(),
+        _ => format!("input {field}"),
+    }
+}
+
 /// Vector loads and stores need their buffers aligned to the access size.
-pub(crate) fn check_alignment<T: Element, P: Params>(stencil: &Stencil<T, P>, buffer: &'static str, address: u64) -> Result<(), Error> {
+pub(crate) fn check_alignment<T: Element, P: Params>(stencil: &Stencil<T, P>, buffer: &str, address: u64) -> Result<(), Error> {
     let required = match stencil.strategy() {
         Strategy::RegisterCache => stencil.layout().access_bytes(T::TYPE),
         _ => T::TYPE.bytes(),
     };
     if address % required as u64 != 0 {
-        return Err(Error::Misaligned { stencil: stencil.name(), buffer, required, address });
+        return Err(Error::Misaligned { stencil: stencil.name(), buffer: buffer.to_string(), required, address });
     }
     Ok(())
 }
@@ -106,40 +118,46 @@ pub(crate) struct RawBuffer {
 /// The launch itself, shared by the back ends once each has turned its stream and buffers into
 /// driver handles and addresses, and has made a `plan` with a launch shape (so shapes and lengths
 /// were checked before any CUDA call). Checks alignment and overlap, then that the stream's
-/// context is current and can reach both buffers, loads the kernel, checks its ABI and block
-/// size, and queues it.
+/// context is current and can reach every buffer, loads the kernel, checks its ABI and block
+/// size, and queues it. `inputs` has one buffer per input field (the plan checked their count
+/// and lengths); they may overlap each other, as the kernel only reads them.
 pub(crate) fn launch_planned<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
     plan: &Plan,
     shape: LaunchShape,
     stream: CuStream,
-    input: RawBuffer,
+    inputs: &[RawBuffer],
     output: RawBuffer,
 ) -> Result<(), Error> {
-    check_alignment(stencil, "input", input.address)?;
+    let names: Vec<String> = (0..inputs.len()).map(|field| input_name(stencil, field)).collect();
+    for (input, name) in inputs.iter().zip(&names) {
+        check_alignment(stencil, name, input.address)?;
+    }
     check_alignment(stencil, "output", output.address)?;
     let element_bytes = std::mem::size_of::<T>();
-    buffers::check_disjoint(
-        stencil.name(),
-        buffers::byte_range(input.address, input.len, element_bytes),
-        buffers::byte_range(output.address, output.len, element_bytes),
-    )?;
+    let output_bytes = buffers::byte_range(output.address, output.len, element_bytes);
+    for (input, name) in inputs.iter().zip(&names) {
+        buffers::check_disjoint(stencil.name(), name, buffers::byte_range(input.address, input.len, element_bytes), output_bytes)?;
+    }
     let context = context::for_launch(stream)?;
-    buffers::check_reachable(stencil.name(), "input", input.address, context)?;
+    for (input, name) in inputs.iter().zip(&names) {
+        buffers::check_reachable(stencil.name(), name, input.address, context)?;
+    }
     buffers::check_reachable(stencil.name(), "output", output.address, context)?;
     let kernel = module::kernel(context, stencil.name(), stencil.ptx(), stencil.entry())?;
     let types: Vec<ScalarType> = plan.scalars.iter().map(|s| s.ty).collect();
-    kernel.check_abi(stencil.name(), stencil.entry(), stencil.pattern().dims(), &types)?;
+    kernel.check_abi(stencil.name(), stencil.entry(), stencil.pattern().dims(), stencil.fields(), &types)?;
     check_threads_per_block(stencil.name(), shape, crate::resources::max_threads_per_block(kernel.function(), stencil.name())?)?;
 
-    let mut args = kernel_args(stencil, plan, input.address, output.address);
+    let addresses: Vec<u64> = inputs.iter().map(|input| input.address).collect();
+    let mut args = kernel_args(stencil, plan, &addresses, output.address);
     let mut pointers = args.pointers();
     // SAFETY: the function belongs to the current context (looked up with it) and stays loaded
     // while `kernel` lives; the argument block matches the parameter list the entry declares
     // (checked above); the buffers are live device allocations of the lengths passed (the back
     // ends take them from their buffer types, and the plan checked that the shapes have exactly
     // those element counts), which the driver did not report as another context's (checked
-    // above), and the output's bytes are disjoint from the input's (checked above: cust's
+    // above), and the output's bytes are disjoint from the inputs' (checked above: cust's
     // `DeviceSlice` is `Copy`, so an exclusive borrow alone does not prove that). The driver
     // copies the arguments before returning.
     let code = unsafe {
@@ -172,16 +190,16 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
     })
 }
 
-/// The argument block of `plan`'s launch over the buffers at `input` and `output`, in the order
-/// of the stencil's kernel parameter list.
+/// The argument block of `plan`'s launch over the input buffers at `inputs` (one per field) and
+/// the output at `output`, in the order of the stencil's kernel parameter list.
 pub(crate) fn kernel_args<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
     plan: &Plan,
-    input: u64,
+    inputs: &[u64],
     output: u64,
 ) -> KernelArgs {
     let values = LaunchValues {
-        input,
+        inputs,
         output,
         n: plan.n as u64,
         n_out: plan.n_out as u64,
@@ -200,14 +218,14 @@ mod tests {
     use super::*;
 
     fn body() -> Result<Body, BodyError> {
-        Body::new(ScalarType::F32, vec![ScalarType::F32], 2, vec![Node::Tap(rc_core::Offset::x(0))], 0)
+        Body::new(ScalarType::F32, 1, vec![ScalarType::F32], 2, vec![Node::Tap(0, rc_core::Offset::x(0))], 0)
     }
-    fn reference(w: Window<'_, f32>, _: (f32,)) -> f32 {
-        w[0]
+    fn reference(w: &[Window<'_, f32>], _: (f32,)) -> f32 {
+        w[0][0]
     }
     /// A stencil for the checks `launch` makes before CUDA: its PTX is never loaded.
     const fn stencil(name: &'static str, pattern: Pattern, strategy: Strategy, layout: Layout) -> Stencil<f32, (f32,)> {
-        Stencil::from_parts(name, pattern, strategy, layout, "", "e", body, reference)
+        Stencil::from_parts(name, pattern, strategy, layout, "", "e", 1, body, reference)
     }
     const VALID: Stencil<f32, (f32,)> =
         stencil("s", Pattern::new_unchecked(2, 32, 4, Boundary::Valid), Strategy::RegisterCache, Layout::RoundRobin);
@@ -223,7 +241,7 @@ mod tests {
     fn vector_distributions_refuse_buffers_that_start_mid_vector() {
         assert!(check_alignment(&GRANULE, "input", 0x7000_0000).is_ok());
         let err = check_alignment(&GRANULE, "output", 0x7000_0004).expect_err("4 bytes into a 16-byte vector");
-        assert!(matches!(err, Error::Misaligned { stencil: "g", buffer: "output", required: 16, address: 0x7000_0004 }));
+        assert!(matches!(err, Error::Misaligned { stencil: "g", ref buffer, required: 16, address: 0x7000_0004 } if buffer == "output"));
         assert_eq!(
             err.to_string(),
             "stencil `g`: the output buffer must start at a multiple of 16 bytes (its distribution loads and \
@@ -302,24 +320,63 @@ mod tests {
         assert_eq!(plan.launch, Some(LaunchShape { blocks: 4, threads_per_block: 64 }));
     }
 
+    fn body_two_fields() -> Result<Body, BodyError> {
+        let nodes = vec![Node::Tap(0, Offset::x(0)), Node::Tap(1, Offset::x(2)), Node::Binary(rc_core::BinaryOp::Add, 0, 1)];
+        Body::new(ScalarType::F32, 2, vec![ScalarType::F32], 2, nodes, 2)
+    }
+    fn reference_two_fields(w: &[Window<'_, f32>], _: (f32,)) -> f32 {
+        w[0][0] + w[1][2]
+    }
+    const TWO_FIELDS: Stencil<f32, (f32,)> = Stencil::from_parts(
+        "t",
+        Pattern::new_unchecked(2, 32, 4, Boundary::Valid),
+        Strategy::RegisterCache,
+        Layout::RoundRobin,
+        "",
+        "e",
+        2,
+        body_two_fields,
+        reference_two_fields,
+    );
+
+    #[test]
+    fn every_input_field_is_checked_before_any_cuda_call_and_passed_in_order() {
+        let err = plan(&TWO_FIELDS, Extent::x(10), &[10], 6, &(1.0,)).expect_err("one input for two windows");
+        assert!(matches!(err, Error::Length { source: LengthError::InputCount { expected: 2, got: 1 }, .. }), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "stencil `t`: expected 2 inputs (one per window the function declares, in order), got 1"
+        );
+        let err = plan(&TWO_FIELDS, Extent::x(10), &[10, 9], 6, &(1.0,)).expect_err("input 1 is shorter");
+        assert_eq!(
+            err.to_string(),
+            "stencil `t`: input 1 has 9 elements, expected 10 as input 0 has: a stencil's inputs share one length (one \
+             shape in 2D and 3D), numbered from 0 in the order the windows are declared"
+        );
+        let plan = plan(&TWO_FIELDS, Extent::x(10), &[10, 10], 6, &(0.5,)).expect("fits");
+        let args = kernel_args(&TWO_FIELDS, &plan, &[0x7000_0000, 0x9000_0000], 0x8000_0000);
+        assert_eq!(args.values()[..5], [0x7000_0000, 0x9000_0000, 0x8000_0000, 10, 6]);
+        assert_eq!((input_name(&TWO_FIELDS, 1), input_name(&VALID, 0)), ("input 1".to_string(), "input".to_string()));
+    }
+
     fn plan_empty() -> Plan {
         plan_1d(&ZERO, 0, 0, &(1.0,)).expect("empty is fine")
     }
 
     /// The plan of a 1D launch, as `launch` makes it: over the shape `[input_len]`.
     fn plan_1d<P: Params>(stencil: &Stencil<f32, P>, input_len: usize, output_len: usize, params: &P) -> Result<Plan, Error> {
-        plan(stencil, Extent::x(input_len), input_len, output_len, params)
+        plan(stencil, Extent::x(input_len), &[input_len], output_len, params)
     }
 
     // 2D and 3D: the body is never evaluated here, but it is a 2D (3D) body, as the macro's.
     fn body_2d() -> Result<Body, BodyError> {
-        Body::new(ScalarType::F32, vec![ScalarType::F32], Radius::yx(1, 1), vec![Node::Tap(Offset::yx(0, 0))], 0)
+        Body::new(ScalarType::F32, 1, vec![ScalarType::F32], Radius::yx(1, 1), vec![Node::Tap(0, Offset::yx(0, 0))], 0)
     }
     fn body_3d() -> Result<Body, BodyError> {
-        Body::new(ScalarType::F32, vec![ScalarType::F32], Radius::zyx(1, 1, 1), vec![Node::Tap(Offset::zyx(0, 0, 0))], 0)
+        Body::new(ScalarType::F32, 1, vec![ScalarType::F32], Radius::zyx(1, 1, 1), vec![Node::Tap(0, Offset::zyx(0, 0, 0))], 0)
     }
     const fn grid(name: &'static str, pattern: Pattern, body: fn() -> Result<Body, BodyError>) -> Stencil<f32, (f32,)> {
-        Stencil::from_parts(name, pattern, Strategy::RegisterCache, Layout::Granule(4), "", "e", body, reference)
+        Stencil::from_parts(name, pattern, Strategy::RegisterCache, Layout::Granule(4), "", "e", 1, body, reference)
     }
     /// Tiles of 8 rows of 128 outputs (32 lanes x 4), 8 warps (tiles) per block.
     const CLAMP_2D: Stencil<f32, (f32,)> =
@@ -334,14 +391,14 @@ mod tests {
 
     /// The plan's argument block as `u64`s, the stencil parameters left out.
     fn extents_block<P: Params>(stencil: &Stencil<f32, P>, plan: &Plan) -> Vec<u64> {
-        let args = kernel_args(stencil, plan, 0x7000_0000, 0x8000_0000);
+        let args = kernel_args(stencil, plan, &[0x7000_0000], 0x8000_0000);
         let values = args.values();
         values[..values.len() - plan.scalars.len()].to_vec()
     }
 
     #[test]
     fn a_2d_plan_has_both_shapes_the_blocks_and_the_extents_in_kernel_order() {
-        let plan = plan(&CLAMP_2D, Extent::yx(100, 2000), 200_000, 200_000, &(0.5,)).expect("fits");
+        let plan = plan(&CLAMP_2D, Extent::yx(100, 2000), &[200_000], 200_000, &(0.5,)).expect("fits");
         assert_eq!(plan.input_shape, Extent::yx(100, 2000));
         assert_eq!(plan.output_shape, Extent::yx(100, 2000));
         assert_eq!((plan.n, plan.n_out), (200_000, 200_000));
@@ -349,10 +406,10 @@ mod tests {
         assert_eq!(plan.launch, Some(LaunchShape { blocks: 13 * 2, threads_per_block: 256 }));
         // input, output, n, n_out, in_y, in_x, out_y, out_x; then p0.
         assert_eq!(extents_block(&CLAMP_2D, &plan), [0x7000_0000, 0x8000_0000, 200_000, 200_000, 100, 2000, 100, 2000]);
-        assert_eq!(kernel_args(&CLAMP_2D, &plan, 0, 0).bytes(8)[..4], 0.5f32.to_bits().to_ne_bytes());
+        assert_eq!(kernel_args(&CLAMP_2D, &plan, &[0], 0).bytes(8)[..4], 0.5f32.to_bits().to_ne_bytes());
 
         // `valid` shrinks each dimension by twice its radius: the output's extents differ.
-        let plan = super::plan(&VALID_2D, Extent::yx(10, 40), 400, 8 * 38, &(0.5,)).expect("fits");
+        let plan = super::plan(&VALID_2D, Extent::yx(10, 40), &[400], 8 * 38, &(0.5,)).expect("fits");
         assert_eq!(plan.output_shape, Extent::yx(8, 38));
         assert_eq!(plan.launch, Some(LaunchShape { blocks: 1, threads_per_block: 256 }));
         assert_eq!(extents_block(&VALID_2D, &plan), [0x7000_0000, 0x8000_0000, 400, 304, 10, 40, 8, 38]);
@@ -360,14 +417,14 @@ mod tests {
 
     #[test]
     fn a_3d_plan_has_both_shapes_the_blocks_and_the_extents_in_kernel_order() {
-        let plan = plan(&ZERO_3D, Extent::zyx(5, 9, 130), 5 * 9 * 130, 5 * 9 * 130, &(1.0,)).expect("fits");
+        let plan = plan(&ZERO_3D, Extent::zyx(5, 9, 130), &[5 * 9 * 130], 5 * 9 * 130, &(1.0,)).expect("fits");
         assert_eq!(plan.output_shape, Extent::zyx(5, 9, 130));
         // 3 tile planes x 3 tile rows x 3 tiles along x = 27 tiles, numbered row-major: 4 blocks
         // of 8 warps.
         assert_eq!(plan.launch, Some(LaunchShape { blocks: 4, threads_per_block: 256 }));
         assert_eq!(extents_block(&ZERO_3D, &plan), [0x7000_0000, 0x8000_0000, 5850, 5850, 5, 9, 130, 5, 9, 130]);
 
-        let plan = super::plan(&VALID_3D, Extent::zyx(4, 6, 40), 960, 2 * 4 * 38, &(1.0,)).expect("fits");
+        let plan = super::plan(&VALID_3D, Extent::zyx(4, 6, 40), &[960], 2 * 4 * 38, &(1.0,)).expect("fits");
         assert_eq!(plan.output_shape, Extent::zyx(2, 4, 38));
         assert_eq!(plan.launch, Some(LaunchShape { blocks: 1, threads_per_block: 256 }));
         assert_eq!(extents_block(&VALID_3D, &plan), [0x7000_0000, 0x8000_0000, 960, 304, 4, 6, 40, 2, 4, 38]);
@@ -384,7 +441,7 @@ mod tests {
     #[test]
     fn every_shape_error_says_what_was_expected_before_any_cuda_call() {
         let message = |stencil: &Stencil<f32, (f32,)>, shape: Extent, input_len, output_len| {
-            let err = plan(stencil, shape, input_len, output_len, &(1.0,)).expect_err("refused");
+            let err = plan(stencil, shape, &[input_len], output_len, &(1.0,)).expect_err("refused");
             assert!(matches!(err, Error::Length { .. }), "{err:?}");
             err.to_string()
         };

@@ -56,16 +56,17 @@ impl Kernel {
         self.function
     }
 
-    /// Whether the entry takes the arguments of a `dims`-dimensional stencil with parameters of
-    /// types `scalars` ([`Error::KernelAbi`] if not).
+    /// Whether the entry takes the arguments of a `dims`-dimensional stencil with `fields` input
+    /// fields and parameters of types `scalars` ([`Error::KernelAbi`] if not).
     pub(crate) fn check_abi(
         &self,
         stencil: &'static str,
         entry: &'static str,
         dims: Dims,
+        fields: u32,
         scalars: &[ScalarType],
     ) -> Result<(), Error> {
-        abi::check(stencil, entry, &self.params, dims, scalars)
+        abi::check(stencil, entry, &self.params, dims, fields, scalars)
     }
 }
 

@@ -204,10 +204,10 @@ mod tests {
     use super::*;
 
     fn body() -> Result<Body, BodyError> {
-        Body::new(ScalarType::F32, vec![], 1, vec![Node::Tap(rc_core::Offset::x(0))], 0)
+        Body::new(ScalarType::F32, 1, vec![], 1, vec![Node::Tap(0, rc_core::Offset::x(0))], 0)
     }
-    fn reference(w: Window<'_, f32>, _: ()) -> f32 {
-        w[0]
+    fn reference(w: &[Window<'_, f32>], _: ()) -> f32 {
+        w[0][0]
     }
     const COPY: Stencil<f32, ()> = Stencil::from_parts(
         "c",
@@ -216,6 +216,7 @@ mod tests {
         Layout::RoundRobin,
         "",
         "e",
+        1,
         body,
         reference,
     );

@@ -15,50 +15,50 @@ use crate::context;
 use crate::error::Error;
 use crate::launch::{launch_planned, output_shape, plan, RawBuffer};
 
-/// Launches `stencil` over `input` into `output` on `stream`, asynchronously: it returns once the
-/// launch is queued, and `output` is written when the stream gets there. `input` and `output` are
+/// Launches `stencil` over `inputs` into `output` on `stream`, asynchronously: it returns once
+/// the launch is queued, and `output` is written when the stream gets there. The inputs (one per
+/// input field, in the order the windows are declared: `&[&input]` for one) and `output` are
 /// cudarc `CudaSlice`s or views of them (`slice(..)`, `slice_mut(..)`); buffers used on other
 /// streams are ordered against this one as cudarc does for its own launches.
 ///
-/// The same rules as [`crate::launch`]: `output` must have exactly
-/// `stencil.output_len(input.len())` elements (an empty output launches nothing), must not
-/// overlap `input` ([`Error::Aliasing`]), both must be reachable from the stream's context
+/// The same rules as [`crate::launch`]: the inputs all of one length, `output` of exactly
+/// `stencil.output_len(len)` elements (an empty output launches nothing), not overlapping an
+/// input ([`Error::Aliasing`]), every buffer reachable from the stream's context
 /// ([`Error::ForeignBuffer`]), vector distributions need 16-byte aligned buffers
 /// ([`Error::Misaligned`]), and the context must be a primary one (`CudaContext::new`). The
 /// stream's context is made current on this thread, as cudarc's own launches do.
 ///
-/// This is [`launch_cudarc_grid`] over the shape `[input.len()]`.
-pub fn launch_cudarc<T, P, I, O>(
+/// This is [`launch_cudarc_grid`] over the shape `[len]`.
+pub fn launch_cudarc<T, P, O>(
     stencil: &Stencil<T, P>,
     stream: &CudaStream,
-    input: &I,
+    inputs: &[&dyn DevicePtr<T>],
     output: &mut O,
     params: P,
 ) -> Result<(), Error>
 where
     T: Element + DeviceRepr,
     P: Params,
-    I: DevicePtr<T>,
     O: DevicePtrMut<T>,
 {
-    let shape = Extent::x(input.len());
-    launch_cudarc_grid(stencil, stream, input, output, shape, params)
+    let shape = Extent::x(inputs.first().map_or(0, |input| input.len()));
+    launch_cudarc_grid(stencil, stream, inputs, output, shape, params)
 }
 
-/// Launches `stencil` over `input`, a grid of shape `shape`, into `output` on `stream`,
-/// asynchronously, as [`launch_cudarc`] does for 1D.
+/// Launches `stencil` over `inputs`, grids of shape `shape` (one per input field), into `output`
+/// on `stream`, asynchronously, as [`launch_cudarc`] does for 1D.
 ///
-/// The same shapes as cust's `launch_grid`: `shape` is the input's, outermost first (`[len]`,
-/// `[rows, cols]` or `[depth, rows, cols]`, as many dimensions as the stencil); both grids are
+/// The same shapes as cust's `launch_grid`: `shape` is the inputs', outermost first (`[len]`,
+/// `[rows, cols]` or `[depth, rows, cols]`, as many dimensions as the stencil); the grids are
 /// contiguous and row-major, x fastest, with no padding between rows; `output` has exactly the
 /// element count of `stencil.output_shape(shape)`. Shape errors are [`Error::Length`], before
 /// any CUDA call. Rows are packed, not pitched, so the kernels of vector distributions use
 /// 16-byte vector loads (stores) only where an input (output) row is a whole number of 16-byte
 /// vectors, and a slower element-wise path otherwise, with the same results.
-pub fn launch_cudarc_grid<T, P, I, O>(
+pub fn launch_cudarc_grid<T, P, O>(
     stencil: &Stencil<T, P>,
     stream: &CudaStream,
-    input: &I,
+    inputs: &[&dyn DevicePtr<T>],
     output: &mut O,
     shape: impl Into<Extent>,
     params: P,
@@ -66,30 +66,35 @@ pub fn launch_cudarc_grid<T, P, I, O>(
 where
     T: Element + DeviceRepr,
     P: Params,
-    I: DevicePtr<T>,
     O: DevicePtrMut<T>,
 {
-    let plan = plan(stencil, shape.into(), input.len(), output.len(), &params)?;
+    let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
+    let plan = plan(stencil, shape.into(), &lens, output.len(), &params)?;
     let Some(launch) = plan.launch else {
         return Ok(());
     };
     let context = stream.context();
     context.bind_to_thread().map_err(|e| Error::cudarc("making the stream's context current (cuCtxSetCurrent)", e))?;
-    let (input_len, output_len) = (input.len(), output.len());
+    let output_len = output.len();
     // The guards record, when dropped after the launch is queued, that `stream` used the buffers.
-    let (input_address, input_used) = input.device_ptr(stream);
+    let (raw_inputs, inputs_used): (Vec<RawBuffer>, Vec<_>) = inputs
+        .iter()
+        .map(|input| {
+            let (address, used) = input.device_ptr(stream);
+            (RawBuffer { address, len: input.len() }, used)
+        })
+        .unzip();
     let (output_address, output_used) = output.device_ptr_mut(stream);
-    let input = RawBuffer { address: input_address, len: input_len };
     let output = RawBuffer { address: output_address, len: output_len };
     // Waiting for the buffers' other streams is recorded as the context's error, not returned.
     let launched = context
         .check_err()
         .map_err(|e| Error::cudarc("ordering the buffers' streams before the launch", e))
-        .and_then(|()| launch_planned(stencil, &plan, launch, stream.cu_stream().cast(), input, output));
+        .and_then(|()| launch_planned(stencil, &plan, launch, stream.cu_stream().cast(), &raw_inputs, output));
     if launched.is_err() {
         // Nothing was queued, so there is no use to record; recording one would also fail for a
         // buffer of another context (its events belong to that context, not the stream's).
-        std::mem::forget(input_used);
+        std::mem::forget(inputs_used);
         std::mem::forget(output_used);
     }
     launched
@@ -99,27 +104,28 @@ where
 /// that repeated calls do not retain and release the context each time.
 static RUN_CONTEXT: Mutex<Option<Arc<CudaContext>>> = Mutex::new(None);
 
-/// Runs `stencil` over `input` on device 0 through cudarc and returns the output: copies in,
-/// launches on a new stream, waits, copies out. Lengths are checked before the GPU is touched;
+/// Runs `stencil` over `inputs` (one host slice per input field, all of one length: `&[&input]`
+/// for one) on device 0 through cudarc and returns the output: copies in, launches on a new
+/// stream, waits, copies out. Lengths are checked before the GPU is touched;
 /// an empty output needs no GPU at all. Without a driver or a GPU it returns
 /// [`Error::NoDevice`] (see [`Error::is_no_device`]).
 ///
-/// This is [`run_cudarc_grid`] over the shape `[input.len()]`.
-pub fn run_cudarc<T, P>(stencil: &Stencil<T, P>, input: &[T], params: P) -> Result<Vec<T>, Error>
+/// This is [`run_cudarc_grid`] over the shape `[len]`.
+pub fn run_cudarc<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], params: P) -> Result<Vec<T>, Error>
 where
     T: Element + DeviceRepr + ValidAsZeroBits,
     P: Params,
 {
-    run_cudarc_grid(stencil, input, Extent::x(input.len()), params)
+    run_cudarc_grid(stencil, inputs, Extent::x(inputs.first().map_or(0, |input| input.len())), params)
 }
 
-/// Runs `stencil` over `input`, a grid of shape `shape`, on device 0 through cudarc and returns
-/// the output grid, of `stencil.output_shape(shape)`'s shape, as [`run_cudarc`]. Both grids are
-/// contiguous and row-major, x fastest (see [`launch_cudarc_grid`]). Shapes are checked before
-/// the GPU is touched.
+/// Runs `stencil` over `inputs`, grids of shape `shape` (one per input field), on device 0
+/// through cudarc and returns the output grid, of `stencil.output_shape(shape)`'s shape, as
+/// [`run_cudarc`]. The grids are contiguous and row-major, x fastest (see
+/// [`launch_cudarc_grid`]). Shapes are checked before the GPU is touched.
 pub fn run_cudarc_grid<T, P>(
     stencil: &Stencil<T, P>,
-    input: &[T],
+    inputs: &[&[T]],
     shape: impl Into<Extent>,
     params: P,
 ) -> Result<Vec<T>, Error>
@@ -128,8 +134,9 @@ where
     P: Params,
 {
     let shape = shape.into();
-    let (_, n_out) = output_shape(stencil, shape, input.len())?;
-    if plan(stencil, shape, input.len(), n_out, &params)?.launch.is_none() {
+    let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
+    let (_, n_out) = output_shape(stencil, shape, lens.first().copied().unwrap_or(0))?;
+    if plan(stencil, shape, &lens, n_out, &params)?.launch.is_none() {
         return Ok(Vec::new());
     }
     context::init()?;
@@ -153,13 +160,15 @@ where
         }
     };
     let stream = context.new_stream().map_err(|e| Error::cudarc("creating a stream (cuStreamCreate)", e))?;
-    let device_input = stream
-        .clone_htod(input)
-        .map_err(|e| Error::cudarc(format!("copying {} input elements to the GPU", input.len()), e))?;
+    let device_inputs = inputs
+        .iter()
+        .map(|&input| stream.clone_htod(input).map_err(|e| Error::cudarc(format!("copying {} input elements to the GPU", input.len()), e)))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut device_output = stream
         .alloc_zeros::<T>(n_out)
         .map_err(|e| Error::cudarc(format!("allocating {n_out} output elements on the GPU"), e))?;
-    launch_cudarc_grid(stencil, &stream, &device_input, &mut device_output, shape, params)?;
+    let device_inputs: Vec<&dyn DevicePtr<T>> = device_inputs.iter().map(|input| input as &dyn DevicePtr<T>).collect();
+    launch_cudarc_grid(stencil, &stream, &device_inputs, &mut device_output, shape, params)?;
     stream
         .synchronize()
         .map_err(|e| Error::cudarc(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;

@@ -9,22 +9,25 @@ use crate::context;
 use crate::error::Error;
 use crate::launch::{launch_planned, output_shape, plan, RawBuffer};
 
-/// Launches `stencil` over `input` into `output` on `stream`, asynchronously: it returns once the
-/// launch is queued, and `output` is written when the stream gets there (synchronise the stream
-/// or record an event before reading it).
+/// Launches `stencil` over `inputs` into `output` on `stream`, asynchronously: it returns once
+/// the launch is queued, and `output` is written when the stream gets there (synchronise the
+/// stream or record an event before reading it).
 ///
-/// `output` must have exactly `stencil.output_len(input.len())` elements; an empty output
-/// launches nothing. `output` must not overlap `input` ([`Error::Aliasing`]), and both must be
-/// memory the stream's context can reach ([`Error::ForeignBuffer`] when the driver reports
-/// device memory of another context that this one cannot map). The stream's context must be
-/// current on this thread and must be a primary context (cust's `Context`, `quick_init`). The
-/// first launch in a context compiles the PTX for its GPU (see [`crate::release_cached_modules`]).
+/// `inputs` has one buffer per input field (`stencil.fields()`, one per window the function
+/// declares, in order: `&[&input]` for one), all of one length ([`Error::Length`] otherwise).
+/// `output` must have exactly `stencil.output_len(len)` elements; an empty output launches
+/// nothing. `output` must not overlap an input ([`Error::Aliasing`]; inputs may overlap each
+/// other), and every buffer must be memory the stream's context can reach
+/// ([`Error::ForeignBuffer`] when the driver reports device memory of another context that this
+/// one cannot map). The stream's context must be current on this thread and must be a primary
+/// context (cust's `Context`, `quick_init`). The first launch in a context compiles the PTX for
+/// its GPU (see [`crate::release_cached_modules`]).
 ///
-/// This is [`launch_grid`] over the shape `[input.len()]`.
+/// This is [`launch_grid`] over the shape `[len]`.
 pub fn launch<T, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
-    input: &DeviceSlice<T>,
+    inputs: &[&DeviceSlice<T>],
     output: &mut DeviceSlice<T>,
     params: P,
 ) -> Result<(), Error>
@@ -32,17 +35,17 @@ where
     T: Element + DeviceCopy,
     P: Params,
 {
-    let shape = Extent::x(input.len());
-    launch_grid(stencil, stream, input, output, shape, params)
+    let shape = Extent::x(inputs.first().map_or(0, |input| input.len()));
+    launch_grid(stencil, stream, inputs, output, shape, params)
 }
 
-/// Launches `stencil` over `input`, a grid of shape `shape`, into `output` on `stream`,
-/// asynchronously, as [`launch`] does for 1D.
+/// Launches `stencil` over `inputs`, grids of shape `shape` (one per input field), into
+/// `output` on `stream`, asynchronously, as [`launch`] does for 1D.
 ///
-/// `shape` is the input's shape, outermost first: `[len]`, `[rows, cols]` or `[depth, rows,
-/// cols]`, with as many dimensions as the stencil. Both grids are contiguous and row-major, x
-/// (the last component) fastest, with no padding between rows: `input` has exactly the shape's
-/// element count, and `output` exactly that of `stencil.output_shape(shape)` (each dimension
+/// `shape` is the inputs' shape, outermost first: `[len]`, `[rows, cols]` or `[depth, rows,
+/// cols]`, with as many dimensions as the stencil. The grids are contiguous and row-major, x
+/// (the last component) fastest, with no padding between rows: each input has exactly the
+/// shape's element count, and `output` exactly that of `stencil.output_shape(shape)` (each dimension
 /// shrunk by twice its radius under `valid`, the same shape under the other boundaries).
 /// Wrong counts, a shape with another number of dimensions, an empty dimension, or one
 /// shorter than a window under `valid` are refused with [`Error::Length`] before any CUDA call.
@@ -58,7 +61,7 @@ where
 pub fn launch_grid<T, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
-    input: &DeviceSlice<T>,
+    inputs: &[&DeviceSlice<T>],
     output: &mut DeviceSlice<T>,
     shape: impl Into<Extent>,
     params: P,
@@ -67,17 +70,18 @@ where
     T: Element + DeviceCopy,
     P: Params,
 {
-    let plan = plan(stencil, shape.into(), input.len(), output.len(), &params)?;
+    let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
+    let plan = plan(stencil, shape.into(), &lens, output.len(), &params)?;
     let Some(launch) = plan.launch else {
         return Ok(());
     };
-    let input = RawBuffer { address: input.as_device_ptr().as_raw(), len: input.len() };
+    let inputs: Vec<RawBuffer> = inputs.iter().map(|input| RawBuffer { address: input.as_device_ptr().as_raw(), len: input.len() }).collect();
     let output = RawBuffer { address: output.as_device_ptr().as_raw(), len: output.len() };
-    launch_planned(stencil, &plan, launch, stream.as_inner().cast(), input, output)
+    launch_planned(stencil, &plan, launch, stream.as_inner().cast(), &inputs, output)
 }
 
-/// Runs `stencil` over `input` on the GPU and returns the output: copies in, launches, waits,
-/// copies out.
+/// Runs `stencil` over `inputs` (one host slice per input field, all of one length: `&[&input]`
+/// for one) on the GPU and returns the output: copies in, launches, waits, copies out.
 ///
 /// Uses the context current on this thread if there is one; otherwise it makes device 0's
 /// primary context current on this thread (like `cust::quick_init`) and keeps it alive for the
@@ -85,23 +89,24 @@ where
 /// Lengths are checked before the GPU is touched; an empty output needs no GPU at all. Without a
 /// driver or a GPU it returns [`Error::NoDevice`] (see [`Error::is_no_device`]).
 ///
-/// This is [`run_grid`] over the shape `[input.len()]`.
-pub fn run<T, P>(stencil: &Stencil<T, P>, input: &[T], params: P) -> Result<Vec<T>, Error>
+/// This is [`run_grid`] over the shape `[len]`.
+pub fn run<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], params: P) -> Result<Vec<T>, Error>
 where
     T: Element + DeviceCopy,
     P: Params,
 {
-    run_grid(stencil, input, Extent::x(input.len()), params)
+    run_grid(stencil, inputs, Extent::x(inputs.first().map_or(0, |input| input.len())), params)
 }
 
-/// Runs `stencil` over `input`, a grid of shape `shape`, on the GPU and returns the output grid,
-/// of `stencil.output_shape(shape)`'s shape: copies in, launches, waits, copies out, as [`run`].
+/// Runs `stencil` over `inputs`, grids of shape `shape` (one per input field), on the GPU and
+/// returns the output grid, of `stencil.output_shape(shape)`'s shape: copies in, launches,
+/// waits, copies out, as [`run`].
 ///
-/// Both grids are contiguous and row-major, x fastest (see [`launch_grid`], also for when the
+/// The grids are contiguous and row-major, x fastest (see [`launch_grid`], also for when the
 /// kernel takes its vector path). Shapes are checked before the GPU is touched.
 pub fn run_grid<T, P>(
     stencil: &Stencil<T, P>,
-    input: &[T],
+    inputs: &[&[T]],
     shape: impl Into<Extent>,
     params: P,
 ) -> Result<Vec<T>, Error>
@@ -110,20 +115,26 @@ where
     P: Params,
 {
     let shape = shape.into();
-    let (_, n_out) = output_shape(stencil, shape, input.len())?;
-    if plan(stencil, shape, input.len(), n_out, &params)?.launch.is_none() {
+    let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
+    let (_, n_out) = output_shape(stencil, shape, lens.first().copied().unwrap_or(0))?;
+    if plan(stencil, shape, &lens, n_out, &params)?.launch.is_none() {
         return Ok(Vec::new());
     }
     context::ensure_current()?;
     let stream = Stream::new(StreamFlags::DEFAULT, None)
         .map_err(|e| Error::cust("creating a stream (cuStreamCreateWithPriority)", e))?;
-    let device_input = DeviceBuffer::from_slice(input)
-        .map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))?;
+    let device_inputs = inputs
+        .iter()
+        .map(|input| {
+            DeviceBuffer::from_slice(input).map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     // SAFETY: every element is written by the kernel before it is read back, and `T` is one of
     // f32, f64, i32, u32, for which any bit pattern is a valid value anyway.
     let mut device_output = unsafe { DeviceBuffer::<T>::uninitialized(n_out) }
         .map_err(|e| Error::cust(format!("allocating {n_out} output elements on the GPU"), e))?;
-    launch_grid(stencil, &stream, &device_input, &mut device_output, shape, params)?;
+    let device_inputs: Vec<&DeviceSlice<T>> = device_inputs.iter().map(|input| &**input).collect();
+    launch_grid(stencil, &stream, &device_inputs, &mut device_output, shape, params)?;
     stream
         .synchronize()
         .map_err(|e| Error::cust(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;

@@ -12,7 +12,7 @@ use rc_runtime::Error;
 
 #[test]
 fn run_grid_checks_the_shape_before_touching_cuda() {
-    let err = rc_runtime::run_grid(&ECHO_2D, &input(23), [4, 6], (1.0,)).expect_err("23 elements, shape 4 x 6");
+    let err = rc_runtime::run_grid(&ECHO_2D, &[&input(23)], [4, 6], (1.0,)).expect_err("23 elements, shape 4 x 6");
     assert!(
         matches!(
             err,
@@ -24,9 +24,9 @@ fn run_grid_checks_the_shape_before_touching_cuda() {
         "{err:?}"
     );
     assert_eq!(err.to_string(), "stencil `echo2d`: input has 23 elements, expected 24 for shape (4, 6)");
-    let err = rc_runtime::run_grid(&ECHO_2D, &input(24), [24], (1.0,)).expect_err("a 1D shape");
+    let err = rc_runtime::run_grid(&ECHO_2D, &[&input(24)], [24], (1.0,)).expect_err("a 1D shape");
     assert!(matches!(err, Error::Length { source: LengthError::Dimensions { .. }, .. }), "{err:?}");
-    let err = rc_runtime::run_grid(&ECHO_2D, &input(12), [2, 6], (1.0,)).expect_err("2 rows < window of 3");
+    let err = rc_runtime::run_grid(&ECHO_2D, &[&input(12)], [2, 6], (1.0,)).expect_err("2 rows < window of 3");
     assert!(matches!(err, Error::Length { source: LengthError::ShapeSmallerThanWindow { .. }, .. }), "{err:?}");
 }
 
@@ -36,7 +36,7 @@ fn run_grid_without_a_gpu_says_no_device_with_the_same_reason_as_gpu() {
         println!("skipping run_grid_without_a_gpu_says_no_device_with_the_same_reason_as_gpu: there is a GPU");
         return;
     };
-    let err = rc_runtime::run_grid(&ECHO_2D, &input(24), [4, 6], (1.0,)).expect_err("no GPU to run on");
+    let err = rc_runtime::run_grid(&ECHO_2D, &[&input(24)], [4, 6], (1.0,)).expect_err("no GPU to run on");
     assert!(err.is_no_device(), "{err:?}");
     assert_eq!(err.to_string(), no_gpu.to_string());
 }
@@ -53,7 +53,7 @@ fn a_2d_kernel_gets_the_lengths_and_both_extents_in_order() {
     println!("on {gpu}");
     let input = input(24);
     assert_eq!(ECHO_2D.output_shape([4, 6]).expect("fits"), Extent::yx(2, 4));
-    let got = rc_runtime::run_grid(&ECHO_2D, &input, [4, 6], (0.75,)).expect("runs");
+    let got = rc_runtime::run_grid(&ECHO_2D, &[&input], [4, 6], (0.75,)).expect("runs");
     assert_eq!(got, echoed(&input, 0.75));
 }
 
@@ -69,13 +69,13 @@ fn launch_grid_on_cust_buffers() {
     let input = input(24);
     let device_input = DeviceBuffer::from_slice(&input).expect("copy in");
     let mut device_output = DeviceBuffer::from_slice(&[0.0f32; 8]).expect("alloc");
-    rc_runtime::launch_grid(&ECHO_2D, &stream, &device_input, &mut device_output, [4, 6], (-2.5,)).expect("launch");
+    rc_runtime::launch_grid(&ECHO_2D, &stream, &[&device_input], &mut device_output, [4, 6], (-2.5,)).expect("launch");
     stream.synchronize().expect("sync");
     assert_eq!(device_output.as_host_vec().expect("copy out"), echoed(&input, -2.5));
 
     // The output must have the output shape's element count: refused before the launch.
     let mut wrong = DeviceBuffer::from_slice(&[0.0f32; 24]).expect("alloc");
-    let err = rc_runtime::launch_grid(&ECHO_2D, &stream, &device_input, &mut wrong, [4, 6], (1.0,)).expect_err("24 outputs");
+    let err = rc_runtime::launch_grid(&ECHO_2D, &stream, &[&device_input], &mut wrong, [4, 6], (1.0,)).expect_err("24 outputs");
     assert_eq!(
         err.to_string(),
         "stencil `echo2d`: output has 24 elements, expected 8 (shape (2, 4)) for an input of shape (4, 6) with boundary `valid`"
@@ -88,14 +88,14 @@ fn launch_cudarc_grid_and_run_cudarc_grid() {
     use rc_runtime::cudarc::driver::CudaContext;
 
     let input = input(24);
-    let err = rc_runtime::run_cudarc_grid(&ECHO_2D, &input, [6, 4, 1], (1.0,)).expect_err("a 3D shape");
+    let err = rc_runtime::run_cudarc_grid(&ECHO_2D, &[&input], [6, 4, 1], (1.0,)).expect_err("a 3D shape");
     assert!(matches!(err, Error::Length { source: LengthError::Dimensions { .. }, .. }), "{err:?}");
     let Some(_) = gpu_or_skip("launch_cudarc_grid_and_run_cudarc_grid") else { return };
-    assert_eq!(rc_runtime::run_cudarc_grid(&ECHO_2D, &input, [4, 6], (0.5,)).expect("runs"), echoed(&input, 0.5));
+    assert_eq!(rc_runtime::run_cudarc_grid(&ECHO_2D, &[&input], [4, 6], (0.5,)).expect("runs"), echoed(&input, 0.5));
 
     let stream = CudaContext::new(0).expect("context").new_stream().expect("stream");
     let device_input = stream.clone_htod(&input).expect("copy in");
     let mut device_output = stream.alloc_zeros::<f32>(8).expect("alloc");
-    rc_runtime::launch_cudarc_grid(&ECHO_2D, &stream, &device_input, &mut device_output, [4, 6], (3.0,)).expect("launch");
+    rc_runtime::launch_cudarc_grid(&ECHO_2D, &stream, &[&device_input], &mut device_output, [4, 6], (3.0,)).expect("launch");
     assert_eq!(stream.clone_dtoh(&device_output).expect("copy out"), echoed(&input, 3.0));
 }

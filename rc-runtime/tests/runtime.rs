@@ -48,7 +48,7 @@ fn gpu_is_repeatable() {
 
 #[test]
 fn run_reports_a_short_input_before_touching_cuda() {
-    let err = rc_runtime::run(&BOX3, &[1.0, 2.0], (1.0,)).expect_err("2 elements < window of 3");
+    let err = rc_runtime::run(&BOX3, &[&[1.0, 2.0]], (1.0,)).expect_err("2 elements < window of 3");
     assert!(
         matches!(
             err,
@@ -64,7 +64,7 @@ fn run_reports_a_short_input_before_touching_cuda() {
 
 #[test]
 fn run_on_an_empty_input_needs_no_gpu() {
-    assert_eq!(rc_runtime::run(&BOX3, &[], (1.0,)).expect("empty in, empty out"), Vec::<f32>::new());
+    assert_eq!(rc_runtime::run(&BOX3, &[&[]], (1.0,)).expect("empty in, empty out"), Vec::<f32>::new());
 }
 
 #[test]
@@ -73,8 +73,8 @@ fn run_matches_the_cpu_reference_bit_for_bit() {
     println!("on {gpu}");
     for n in [3, 4, 31, 32, 33, 255, 256, 257, 10_000, 1 << 20] {
         let input = input(n);
-        let got = rc_runtime::run(&BOX3, &input, (0.25,)).expect("runs");
-        let want = BOX3.reference_vec(&input, (0.25,)).expect("reference");
+        let got = rc_runtime::run(&BOX3, &[&input], (0.25,)).expect("runs");
+        let want = BOX3.reference_vec(&[&input], (0.25,)).expect("reference");
         assert_eq!(got.len(), n - 2);
         let first_difference = got.iter().zip(&want).position(|(g, w)| g.to_bits() != w.to_bits());
         assert_eq!(first_difference, None, "n = {n}");
@@ -90,19 +90,19 @@ fn launch_is_asynchronous_on_the_callers_stream_and_loads_once() {
     let device_input = DeviceBuffer::from_slice(&input).expect("copy in");
     let mut device_output = DeviceBuffer::from_slice(&vec![0.0f32; 4998]).expect("alloc");
 
-    rc_runtime::launch(&BOX3, &stream, &device_input, &mut device_output, (2.0,)).expect("first launch");
+    rc_runtime::launch(&BOX3, &stream, &[&device_input], &mut device_output, (2.0,)).expect("first launch");
     let cached = rc_runtime::cached_kernel_count();
     for _ in 0..10 {
-        rc_runtime::launch(&BOX3, &stream, &device_input, &mut device_output, (3.0,)).expect("launch");
+        rc_runtime::launch(&BOX3, &stream, &[&device_input], &mut device_output, (3.0,)).expect("launch");
     }
     assert_eq!(rc_runtime::cached_kernel_count(), cached, "repeated launches must not load the module again");
     stream.synchronize().expect("sync");
     let got = device_output.as_host_vec().expect("copy out");
-    assert_eq!(got, BOX3.reference_vec(&input, (3.0,)).expect("reference"));
+    assert_eq!(got, BOX3.reference_vec(&[&input], (3.0,)).expect("reference"));
 
     // Wrong output length: refused before the launch, saying what was expected.
     let mut short = DeviceBuffer::from_slice(&[0.0f32; 10]).expect("alloc");
-    let err = rc_runtime::launch(&BOX3, &stream, &device_input, &mut short, (1.0,)).expect_err("wrong length");
+    let err = rc_runtime::launch(&BOX3, &stream, &[&device_input], &mut short, (1.0,)).expect_err("wrong length");
     assert_eq!(
         err.to_string(),
         "stencil `box3`: output has 10 elements, expected 4998 for an input of 5000 elements with boundary `valid`"
@@ -112,7 +112,7 @@ fn launch_is_asynchronous_on_the_callers_stream_and_loads_once() {
 #[test]
 fn a_rejected_ptx_comes_back_with_the_jit_log() {
     let Some(_) = gpu_or_skip("a_rejected_ptx_comes_back_with_the_jit_log") else { return };
-    let err = rc_runtime::run(&BROKEN, &input(100), (1.0,)).expect_err("the PTX is invalid");
+    let err = rc_runtime::run(&BROKEN, &[&input(100)], (1.0,)).expect_err("the PTX is invalid");
     let Error::ModuleLoad(failure) = &err else { panic!("expected ModuleLoad, got {err:?}") };
     println!("{err}");
     assert!(failure.log.contains("frobnicate"), "log: {}", failure.log);
@@ -126,7 +126,7 @@ fn a_rejected_ptx_comes_back_with_the_jit_log() {
 #[test]
 fn a_nul_in_the_ptx_is_an_error_not_a_panic() {
     let Some(_) = gpu_or_skip("a_nul_in_the_ptx_is_an_error_not_a_panic") else { return };
-    let err = rc_runtime::run(&WITH_NUL, &input(100), (1.0,)).expect_err("NUL byte");
+    let err = rc_runtime::run(&WITH_NUL, &[&input(100)], (1.0,)).expect_err("NUL byte");
     assert_eq!(
         err.to_string(),
         "the PTX of stencil `with_nul` contains a NUL byte at byte 12 of 13; expected PTX text without NUL bytes"
@@ -136,7 +136,7 @@ fn a_nul_in_the_ptx_is_an_error_not_a_panic() {
 #[test]
 fn parameters_the_kernel_does_not_declare_are_refused() {
     let Some(_) = gpu_or_skip("parameters_the_kernel_does_not_declare_are_refused") else { return };
-    let err = rc_runtime::run(&BOX3_WRONG_PARAMS, &input(100), (1.0,)).expect_err("f64 vs .f32");
+    let err = rc_runtime::run(&BOX3_WRONG_PARAMS, &[&input(100)], (1.0,)).expect_err("f64 vs .f32");
     assert_eq!(
         err.to_string(),
         "kernel ABI mismatch for stencil `box3_wrong_params`: expected `.entry rc_test_box3` taking \
@@ -151,7 +151,7 @@ fn run_without_a_gpu_says_no_device_with_the_same_reason_as_gpu() {
         println!("skipping run_without_a_gpu_says_no_device_with_the_same_reason_as_gpu: there is a GPU");
         return;
     };
-    let err = rc_runtime::run(&BOX3, &input(100), (1.0,)).expect_err("no GPU to run on");
+    let err = rc_runtime::run(&BOX3, &[&input(100)], (1.0,)).expect_err("no GPU to run on");
     assert!(err.is_no_device(), "{err:?}");
     assert_eq!(err.to_string(), no_gpu.to_string());
 }

@@ -194,6 +194,35 @@ pub fn box3d_naive(w: Window3<i32>, bias: i32) -> i32 {
     s
 }
 
+/// Variable-coefficient diffusion on a grid, one explicit step: `u` diffuses with the
+/// conductivity `k` (a second input field), averaged onto each face.
+#[stencil(radius = 1, boundary = clamp)]
+pub fn diffuse2d(u: Window2<f32>, k: Window2<f32>, dt: f32) -> f32 {
+    let flux = |kn: f32, du: f32| 0.5 * (k[(0, 0)] + kn) * du;
+    let c = u[(0, 0)];
+    let div = flux(k[(0, 1)], u[(0, 1)] - c) - flux(k[(0, -1)], c - u[(0, -1)]) + flux(k[(1, 0)], u[(1, 0)] - c)
+        - flux(k[(-1, 0)], c - u[(-1, 0)]);
+    c + dt * div
+}
+
+/// Two fields through the shared-memory baseline in 2D: each warp stages both boxes.
+#[stencil(radius = (1, 2), rows_per_warp = 2, outputs_per_thread = 2, strategy = shared_memory, boundary = zero)]
+pub fn weighted_shared2d(u: Window2<f32>, w: Window2<f32>) -> f32 {
+    let mut s = 0.0;
+    for dy in -1..=1 {
+        for dx in -2..=2 {
+            s += w[(dy, dx)] * u[(-dy, dx)];
+        }
+    }
+    s
+}
+
+/// Three fields in 3D, windows of f32 (vector loads of each field, row by row).
+#[stencil(radius = 1, outputs_per_thread = 4, rows_per_warp = 2, distribution = window(4), boundary = wrap)]
+pub fn three_fields3d(a: Window3<f32>, b: Window3<f32>, c: Window3<f32>) -> f32 {
+    a[(-1, 0, 0)] * b[(1, 0, 0)] + b[(0, -1, 1)] - c[(0, 1, -1)] + a[(0, 0, 0)] * c[(1, 1, 1)]
+}
+
 /// Visits every stencil above, with the parameters it is checked with.
 pub fn visit_all(v: &mut impl Visit) {
     v.visit(&heat2d::KERNEL, (0.2,));
@@ -215,4 +244,7 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&sobel_like_window::KERNEL, ());
     v.visit(&box3x3_shared::KERNEL, ());
     v.visit(&box3d_naive::KERNEL, (-7,));
+    v.visit(&diffuse2d::KERNEL, (0.1,));
+    v.visit(&weighted_shared2d::KERNEL, ());
+    v.visit(&three_fields3d::KERNEL, ());
 }

@@ -245,6 +245,52 @@ pub fn helpers(w: Window<f32>, gain: f32) -> f32 {
     scale(smooth(s, bias)) + twice(w[-1])
 }
 
+/// Variable-coefficient diffusion, one explicit step: `u` diffuses with the conductivity `k`
+/// (a second input field), averaged onto each face.
+#[stencil(radius = 1, boundary = clamp)]
+pub fn diffuse(u: Window<f32>, k: Window<f32>, dt: f32) -> f32 {
+    let east = 0.5 * (k[0] + k[1]) * (u[1] - u[0]);
+    let west = 0.5 * (k[-1] + k[0]) * (u[0] - u[-1]);
+    u[0] + dt * (east - west)
+}
+
+/// Two fields on staged windows: each field staged in its own part of shared memory.
+#[stencil(radius = 4, warp = 32, outputs_per_thread = 8, boundary = zero, distribution = staged(8))]
+pub fn weighted_staged(u: Window<f32>, w: Window<f32>) -> f32 {
+    let mut s = 0.0;
+    for d in -4..=4 {
+        s += w[d] * u[d];
+    }
+    s / 9.0
+}
+
+/// Two fields through the shared-memory baseline: both staged by the block.
+#[stencil(radius = 2, warp = 16, outputs_per_thread = 3, boundary = wrap, strategy = shared_memory)]
+pub fn weighted_shared(u: Window<f64>, w: Window<f64>) -> f64 {
+    w[-2] * u[2] - w[2] * u[-2] + w[0] * u[0]
+}
+
+/// Three fields, each read at other taps, in granules of f64 (vector loads of each field).
+#[stencil(radius = 3, warp = 16, outputs_per_thread = 8, boundary = valid, distribution = granule(4))]
+pub fn three_fields_granule(a: Window<f64>, b: Window<f64>, c: Window<f64>, scale: f64) -> f64 {
+    a[-3].mul_add(b[3], c[0]) * scale + (a[1] - c[-1]).abs() - b[0]
+}
+
+/// Integer fields, the second read only at the centre, round-robin, each a warp's tap by tap.
+#[stencil(radius = 2, warp = 8, outputs_per_thread = 2, boundary = clamp, distribution = round_robin)]
+pub fn masked_max_i32(v: Window<i32>, mask: Window<i32>) -> i32 {
+    let m = v[-2].max(v[-1]).max(v[0]).max(v[1]).max(v[2]);
+    if mask[0] > 0 { m } else { v[0] }
+}
+
+/// Two fields through the naive baseline: every tap of each a load.
+#[stencil(radius = 1, warp = 4, outputs_per_thread = 2, boundary = zero, strategy = naive)]
+pub fn diffuse_naive(u: Window<f32>, k: Window<f32>, dt: f32) -> f32 {
+    let east = 0.5 * (k[0] + k[1]) * (u[1] - u[0]);
+    let west = 0.5 * (k[-1] + k[0]) * (u[0] - u[-1]);
+    u[0] + dt * (east - west)
+}
+
 /// Something done to every stencil in the catalogue (checked on the CPU, launched on the GPU).
 pub trait Visit {
     fn visit<T: Element + DeviceCopy, P: Params + std::fmt::Debug>(&mut self, stencil: &Stencil<T, P>, params: P);
@@ -282,6 +328,12 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&ratio_window::KERNEL, ());
     v.visit(&float_to_int_f64::KERNEL, ());
     v.visit(&helpers::KERNEL, (1.5,));
+    v.visit(&diffuse::KERNEL, (0.2,));
+    v.visit(&weighted_staged::KERNEL, ());
+    v.visit(&weighted_shared::KERNEL, ());
+    v.visit(&three_fields_granule::KERNEL, (0.75,));
+    v.visit(&masked_max_i32::KERNEL, ());
+    v.visit(&diffuse_naive::KERNEL, (0.2,));
 }
 
 /// The first output where `got` differs from the reference; `±0` count as equal when the body
@@ -293,13 +345,25 @@ pub fn compare_outputs<T: Element, P: Params>(k: &Stencil<T, P>, got: &[T], want
     }
 }
 
+/// Awkward data of `n` elements for each input field of `k`: field 0 from `seed` (as a stencil
+/// of one field has always been checked), field `f` from a seed of its own.
+pub fn awkward_inputs<T: Element, P: Params>(k: &Stencil<T, P>, n: usize, seed: u64) -> Vec<Vec<T>> {
+    (0..k.fields() as u64).map(|f| awkward(n, seed.wrapping_add(f.wrapping_mul(0x9e37_79b9_7f4a_7c15)))).collect()
+}
+
+/// The inputs as the kernel takes them: one slice per field.
+pub fn slices<T>(inputs: &[Vec<T>]) -> Vec<&[T]> {
+    inputs.iter().map(Vec::as_slice).collect()
+}
+
 /// `emulate` against `run_cpu` on awkward data of length `n`: same outputs, same errors.
 pub fn emulation_matches<T: Element, P: Params>(k: &Stencil<T, P>, n: usize, seed: u64, params: P) -> Result<(), String> {
-    let input: Vec<T> = awkward(n, seed);
+    let inputs = awkward_inputs(k, n, seed);
+    let inputs = slices(&inputs);
     let want = match k.output_len(n) {
         Ok(len) => len,
         Err(e) => {
-            return match k.emulate(&input, &mut [], params) {
+            return match k.emulate(&inputs, &mut [], params) {
                 Err(got) if got == e => Ok(()),
                 other => Err(format!("n={n}: expected the error `{e}`, emulate gave {other:?}")),
             };
@@ -307,8 +371,8 @@ pub fn emulation_matches<T: Element, P: Params>(k: &Stencil<T, P>, n: usize, see
     };
     let mut reference = vec![poison::<T>(); want];
     let mut emulated = vec![poison::<T>(); want];
-    k.run_cpu(&input, &mut reference, params).map_err(|e| e.to_string())?;
-    k.emulate(&input, &mut emulated, params).map_err(|e| e.to_string())?;
+    k.run_cpu(&inputs, &mut reference, params).map_err(|e| e.to_string())?;
+    k.emulate(&inputs, &mut emulated, params).map_err(|e| e.to_string())?;
     match compare_outputs(k, &emulated, &reference) {
         None => Ok(()),
         Some(i) => Err(format!(

@@ -51,10 +51,13 @@ impl Machine {
         });
         let mut machine = Machine { body, width, shared_bytes: None, launch_bounds };
         let mut shared_bytes = None;
+        // One stage per input field, one after the other.
         machine.visit(&mut |op| match op {
-            Op::StageBlock { elements, .. } => shared_bytes = Some(stage::block_stage_bytes(&program.pattern, element, *elements)),
-            Op::StageWarp(stage) => {
-                shared_bytes = Some(stage::block_bytes(&program.pattern, stage.padding.granule, element, stage.elements))
+            Op::StageBlock { elements, .. } => {
+                shared_bytes = Some(stage::block_stage_bytes(&program.pattern, element, *elements) * program.fields)
+            }
+            Op::StageWarp { stage, .. } => {
+                shared_bytes = Some(stage::block_bytes(&program.pattern, stage.padding.granule, element, stage.elements) * program.fields)
             }
             _ => {}
         });
@@ -113,6 +116,7 @@ struct CacheLoad {
     cache: u32,
     at: AffineLoad,
     lanes: (u32, u32),
+    field: u32,
     row: u32,
 }
 
@@ -121,7 +125,7 @@ fn cache_loads(instrs: &[Instr]) -> Vec<CacheLoad> {
     instrs
         .iter()
         .map_while(|i| match *i {
-            Instr::Load { dst, cache: Some(cache), at, lanes, row } => Some(CacheLoad { dst, cache, at, lanes, row }),
+            Instr::Load { dst, cache: Some(cache), at, lanes, field, row } => Some(CacheLoad { dst, cache, at, lanes, field, row }),
             _ => None,
         })
         .collect()
@@ -129,7 +133,10 @@ fn cache_loads(instrs: &[Instr]) -> Vec<CacheLoad> {
 
 /// Each load by itself, checked under the boundary rule.
 fn singles(loads: &[CacheLoad]) -> Vec<LoadRun> {
-    let single = |l: &CacheLoad| (vec![l.dst], vec![Op::Load { dst: l.dst, cache: Some(l.cache), at: l.at, lanes: l.lanes, row: l.row }]);
+    let single = |l: &CacheLoad| {
+        let op = Op::Load { dst: l.dst, cache: Some(l.cache), at: l.at, lanes: l.lanes, field: l.field, row: l.row };
+        (vec![l.dst], vec![op])
+    };
     loads.iter().map(single).collect()
 }
 
@@ -200,27 +207,28 @@ impl Lowering<'_> {
             return None;
         }
         Some(match *instr {
-            Instr::Load { dst, cache, at, lanes, row } => Op::Load { dst, cache, at, lanes, row },
+            Instr::Load { dst, cache, at, lanes, field, row } => Op::Load { dst, cache, at, lanes, field, row },
             Instr::Store { src, output, at, row } => Op::Store { src, output, at, row },
-            Instr::Shared { dst, at, row } => Op::Shared { dst, at, row },
-            Instr::Stage { scope, lead, elements } => self.stage(scope, lead, elements),
+            Instr::Shared { dst, at, field, row } => Op::Shared { dst, at, field, row },
+            Instr::Stage { scope, lead, elements, field } => self.stage(scope, lead, elements, field),
             ref compute => Op::Compute(compute.clone()),
         })
     }
 
-    fn stage(&self, scope: StageScope, lead: u32, elements: u32) -> Op {
+    fn stage(&self, scope: StageScope, lead: u32, elements: u32, field: u32) -> Op {
         let program = self.program;
         match scope {
-            StageScope::Block => Op::StageBlock { lead, elements },
+            StageScope::Block => Op::StageBlock { lead, elements, field },
             StageScope::Warp => {
                 let padding = StagePadding::for_granule(program.vector, program.element);
-                Op::StageWarp(WarpStage {
+                let stage = WarpStage {
                     lead,
                     elements,
                     padding,
                     chunks: elements.div_ceil(padding.width),
                     region_bytes: padding.region_bytes(elements, program.element),
-                })
+                };
+                Op::StageWarp { stage, field }
             }
         }
     }
@@ -247,12 +255,13 @@ impl Lowering<'_> {
             return self.stream(Vec::new(), self.path(&segments, PendingLoads::new(Vec::new())));
         };
         let vectors = |loads: &[CacheLoad]| -> Vec<LoadRun> {
-            let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: l.lanes, row: l.row }).collect();
+            let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: l.lanes, field: l.field, row: l.row }).collect();
             let vector = |run: std::ops::Range<usize>| {
                 let run = &loads[run];
                 let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();
                 let first = run[0];
-                let op = Op::LoadVector { dsts: dsts.clone(), first_cache: first.cache, at: first.at, lanes: first.lanes, row: first.row };
+                let (at, lanes, field, row) = (first.at, first.lanes, first.field, first.row);
+                let op = Op::LoadVector { dsts: dsts.clone(), first_cache: first.cache, at, lanes, field, row };
                 (dsts, vec![op])
             };
             vector::runs(&accesses, self.width).into_iter().map(vector).collect()
@@ -336,17 +345,19 @@ impl Lowering<'_> {
         let (mut loads, mut rest) = (Vec::new(), Vec::new());
         for instr in &self.program.instrs {
             match *instr {
-                Instr::Stage { scope, lead, elements } => body.push(Stmt::Op(self.stage(scope, lead, elements))),
-                Instr::Load { dst, cache, at, lanes, row } => loads.push(CacheLoad { dst, cache: cache.unwrap_or(0), at, lanes, row }),
+                Instr::Stage { scope, lead, elements, field } => body.push(Stmt::Op(self.stage(scope, lead, elements, field))),
+                Instr::Load { dst, cache, at, lanes, field, row } => {
+                    loads.push(CacheLoad { dst, cache: cache.unwrap_or(0), at, lanes, field, row })
+                }
                 ref other => rest.push(other.clone()),
             }
         }
         // Every lane reads its window from the stage, so runs need not share a lane range.
-        let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: (0, 0), row: l.row }).collect();
+        let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: (0, 0), field: l.field, row: l.row }).collect();
         let vectors = vector::runs(&accesses, self.width).into_iter().map(|run| {
             let run = &loads[run];
             let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();
-            (dsts.clone(), vec![Op::ReadStage { dsts, first_cache: run[0].cache, at: run[0].at }])
+            (dsts.clone(), vec![Op::ReadStage { dsts, first_cache: run[0].cache, at: run[0].at, field: run[0].field }])
         });
         let segments = row_segments(&rest, self.program.pattern.outputs_per_thread());
         body.extend(self.path(&segments, PendingLoads::new(vectors.collect())));
@@ -365,7 +376,7 @@ impl Lowering<'_> {
             .collect();
         let fallback = items.iter().map(|&(src, output, at)| Stmt::Op(Op::Store { src, output, at, row })).collect();
         let full = (0, self.program.pattern.warp());
-        let accesses: Vec<Access> = items.iter().map(|&(_, _, at)| Access { at, lanes: full, row }).collect();
+        let accesses: Vec<Access> = items.iter().map(|&(_, _, at)| Access { at, lanes: full, field: 0, row }).collect();
         let taken = vector::runs(&accesses, self.width)
             .into_iter()
             .map(|run| {

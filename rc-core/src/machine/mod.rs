@@ -74,28 +74,32 @@ pub enum Op {
     /// An instruction of the warp program that only computes: `Param`, `Const`, `Pick`,
     /// `Shuffle` and arithmetic. Memory instructions become the operations below.
     Compute(Instr),
-    /// Lanes `lanes.0..lanes.1` read tile element `at.element(lane)` from global memory under
-    /// the boundary rule; the other lanes hold zero. `cache` names the cache register it fills,
-    /// or is `None` for a tap read straight from memory.
-    Load { dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32), row: u32 },
+    /// Lanes `lanes.0..lanes.1` read tile element `at.element(lane)` of input row `row` of input
+    /// field `field` from global memory under the boundary rule; the other lanes hold zero.
+    /// `cache` names the cache register it fills, or is `None` for a tap read straight from
+    /// memory.
+    Load { dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32), field: u32, row: u32 },
     /// Lanes `lanes.0..lanes.1` read tile elements `at.element(lane) + k` for `k` in
     /// `0..dsts.len()` in one vector access, with no boundary rule (inside an
     /// [`TileTest::Inside`] path); the other lanes hold zero. The first element's address is a
     /// multiple of the access's size.
-    LoadVector { dsts: Vec<Reg>, first_cache: u32, at: AffineLoad, lanes: (u32, u32), row: u32 },
+    LoadVector { dsts: Vec<Reg>, first_cache: u32, at: AffineLoad, lanes: (u32, u32), field: u32, row: u32 },
     /// Every lane reads stage elements `at.element(lane) + k` for `k` in `0..dsts.len()` from
-    /// its warp's region of the stage ([`Op::StageWarp`]), in one vector access.
-    ReadStage { dsts: Vec<Reg>, first_cache: u32, at: AffineLoad },
-    /// Strategy shared_memory: the block copies its `elements` input elements from input index
-    /// `block * block_outputs - lead` on, of each of the tile's input rows, into shared memory
-    /// under the boundary rule (row after row), then waits at a block barrier.
-    StageBlock { lead: u32, elements: u32 },
-    /// Strategy shared_memory: tile element `at.element(lane)` of input row `row` of this warp
-    /// from the block's stage.
-    Shared { dst: Reg, at: AffineLoad, row: u32 },
-    /// Staged windows: the warp copies its `stage.elements` input elements from input index
-    /// `tile_start - lead` on into its own region of shared memory, then waits at a warp barrier.
-    StageWarp(WarpStage),
+    /// its warp's region of input field `field`'s stage ([`Op::StageWarp`]), in one vector
+    /// access.
+    ReadStage { dsts: Vec<Reg>, first_cache: u32, at: AffineLoad, field: u32 },
+    /// Strategy shared_memory: the block copies its `elements` input elements of input field
+    /// `field` from input index `block * block_outputs - lead` on, of each of the tile's input
+    /// rows, into the field's stage in shared memory under the boundary rule (row after row),
+    /// then waits at a block barrier.
+    StageBlock { lead: u32, elements: u32, field: u32 },
+    /// Strategy shared_memory: tile element `at.element(lane)` of input row `row` of input field
+    /// `field` of this warp from the block's stage.
+    Shared { dst: Reg, at: AffineLoad, field: u32, row: u32 },
+    /// Staged windows: the warp copies its `stage.elements` input elements of input field
+    /// `field` from input index `tile_start - lead` on into its own region of the field's
+    /// stage in shared memory, then waits at a warp barrier.
+    StageWarp { stage: WarpStage, field: u32 },
     /// Divisions by constants with a fast path and one check for all of them ([`Division`]).
     Divisions(Vec<Division>),
     /// Lane `lane` writes `src` to tile output `at.element(lane)` of output row `row`, if
@@ -200,7 +204,7 @@ impl Op {
             | Op::ReadStage { .. }
             | Op::StageBlock { .. }
             | Op::Shared { .. }
-            | Op::StageWarp(_) => Vec::new(),
+            | Op::StageWarp { .. } => Vec::new(),
         }
     }
 
@@ -212,7 +216,7 @@ impl Op {
             Op::LoadVector { dsts, .. } | Op::ReadStage { dsts, .. } => dsts.clone(),
             Op::Divisions(run) => run.iter().map(|d| d.dst).collect(),
             Op::Carry(moves) => moves.iter().map(|&(dst, _)| dst).collect(),
-            Op::StageBlock { .. } | Op::StageWarp(_) | Op::Store { .. } | Op::StoreVector { .. } | Op::Advance => Vec::new(),
+            Op::StageBlock { .. } | Op::StageWarp { .. } | Op::Store { .. } | Op::StoreVector { .. } | Op::Advance => Vec::new(),
         }
     }
 

@@ -3,11 +3,12 @@
 use crate::distribution::AffineLoad;
 
 /// What must agree for accesses to share a vector: tile element `base + lane * stride` of the
-/// same lanes, in the same row.
+/// same lanes, in the same row of the same input field (the output's stores: field 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Access {
     pub at: AffineLoad,
     pub lanes: (u32, u32),
+    pub field: u32,
     pub row: u32,
 }
 
@@ -35,7 +36,7 @@ mod tests {
     use super::*;
 
     fn access(base: u32, lanes: (u32, u32)) -> Access {
-        Access { at: AffineLoad { base, stride: 8 }, lanes, row: 0 }
+        Access { at: AffineLoad { base, stride: 8 }, lanes, field: 0, row: 0 }
     }
 
     #[test]
@@ -57,5 +58,7 @@ mod tests {
         assert_eq!(runs(&lanes, 2), vec![0..1, 1..2]);
         let rows = vec![access(0, all), Access { row: 1, ..access(1, all) }];
         assert_eq!(runs(&rows, 2), vec![0..1, 1..2]);
+        let fields = vec![access(0, all), Access { field: 1, ..access(1, all) }];
+        assert_eq!(runs(&fields, 2), vec![0..1, 1..2]);
     }
 }

@@ -53,7 +53,7 @@ impl Printer<'_> {
         let pattern = self.program.pattern;
         let warp = pattern.warp();
         let three = pattern.dims() == Dims::Three;
-        let [input, output] = [KernelParam::Input, KernelParam::Output].map(|p| self.param_name(&p.suffix()));
+        let [input, output] = [KernelParam::Input { field: 0 }, KernelParam::Output].map(|p| self.param_name(&p.suffix()));
         let extent = |p: &mut Self, axis: u32, output: bool| -> String {
             let name = p.param_name(&KernelParam::Extent { axis, output }.suffix());
             let reg = p.a();
@@ -72,6 +72,7 @@ impl Printer<'_> {
         let (in_z, out_z) = if three { (Some(extent(self, 2, false)), Some(extent(self, 2, true))) } else { (None, None) };
         self.line(&format!("cvta.to.global.u64 {INPUT}, {INPUT};"));
         self.line(&format!("cvta.to.global.u64 {OUTPUT}, {OUTPUT};"));
+        self.other_inputs();
         self.line(&format!("sub.u64 {N_MINUS_1}, {N}, 1;"));
         self.line(&format!("mov.u32 {TID}, %tid.x;"));
         self.line(&format!("mov.u32 {CTAID}, %ctaid.x;"));

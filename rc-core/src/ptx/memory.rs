@@ -1,11 +1,12 @@
 //! Printing loads, stores and stages: addresses, lane guards and the boundary rule.
 
 use super::types::ptx_type;
-use super::{Buffer, Printer, CTAID, INPUT, LANE, N, N_MINUS_1, N_OUT, OUTPUT, SHARED_TILE, TID, TILE_START};
+use super::{Buffer, Printer, CTAID, LANE, N, N_MINUS_1, N_OUT, OUTPUT, SHARED_TILE, TID, TILE_START};
 use crate::distribution::AffineLoad;
 use crate::machine::WarpStage;
 use crate::pattern::Boundary;
 use crate::program::Reg;
+use crate::stage;
 
 impl Printer<'_> {
     /// `base + lane * stride` as a 64-bit index relative to the tile, plus `TILE_START`.
@@ -41,20 +42,36 @@ impl Printer<'_> {
                 self.line(&format!("sub.u64 {g}, {g}, {lead};"));
             }
             self.add_row0(buffer, &g);
-            let base = if buffer == Buffer::Output { OUTPUT } else { INPUT };
-            self.address(base, &g, self.program.element.bytes())
+            let base = match buffer {
+                Buffer::Input(field) => self.input(field),
+                _ => OUTPUT.to_string(),
+            };
+            self.address(&base, &g, self.program.element.bytes())
         };
         self.lane_starts.insert((buffer, stride, row), start.clone());
         start
     }
 
-    pub(super) fn load(&mut self, dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32), row: u32) {
+    /// ` of input row R` (2D and 3D) ` of field F` (several fields), for a comment.
+    fn of_row_and_field(&self, field: u32, row: u32) -> String {
+        match self.grid {
+            Some(_) => format!(" of input row {row}{}", self.of_field(field)),
+            None => self.of_field(field),
+        }
+    }
+
+    /// ` of field F` with several input fields, for a comment; nothing with one.
+    fn of_field(&self, field: u32) -> String {
+        match self.program.fields {
+            1 => String::new(),
+            _ => format!(" of field {field}"),
+        }
+    }
+
+    pub(super) fn load(&mut self, dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32), field: u32, row: u32) {
         let d = self.reg(dst);
         let AffineLoad { base, stride } = at;
-        let in_row = match self.grid {
-            Some(_) => format!(" of input row {row}"),
-            None => String::new(),
-        };
+        let in_row = self.of_row_and_field(field, row);
         match cache {
             Some(k) => self.comment(&format!("rc[{k}] = tile element {base} + lane * {stride}{in_row}")),
             None => self.comment(&format!("tap: tile element {base} + lane * {stride}{in_row}, from global memory")),
@@ -66,13 +83,13 @@ impl Printer<'_> {
         }
         // Which lanes load at all: the others never read this register.
         let guard = self.lane_guard(lanes);
-        self.read_global(&d, g, guard, row);
+        self.read_global(&d, g, guard, field, row);
     }
 
     /// `d` = input element `g` (a 64-bit index along x, possibly outside the input) of input
-    /// row `row` of the tile (0 in 1D) under the boundary rule in each dimension, or zero where
-    /// `guard` is false.
-    fn read_global(&mut self, d: &str, g: String, mut guard: Option<String>, row: u32) {
+    /// row `row` of the tile (0 in 1D) of input field `field` under the boundary rule in each
+    /// dimension, or zero where `guard` is false.
+    fn read_global(&mut self, d: &str, g: String, mut guard: Option<String>, field: u32, row: u32) {
         let program = self.program;
         let ty = ptx_type(program.element);
         let index = match program.pattern.boundary() {
@@ -117,7 +134,7 @@ impl Printer<'_> {
                 });
             }
         }
-        let addr = self.address(INPUT, &index, program.element.bytes());
+        let addr = self.address(&self.input(field), &index, program.element.bytes());
         match guard {
             Some(q) => {
                 self.line(&format!("mov.b{} {d}, 0;", program.element.bytes() * 8));
@@ -127,15 +144,12 @@ impl Printer<'_> {
         }
     }
 
-    pub(super) fn load_vector(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, lanes: (u32, u32), row: u32) {
+    pub(super) fn load_vector(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, lanes: (u32, u32), field: u32, row: u32) {
         let (ty, bytes, lead) = (ptx_type(self.program.element), self.program.element.bytes(), self.program.schedule.lead);
         let regs: Vec<String> = dsts.iter().map(|&r| self.reg(r)).collect();
-        let in_row = match self.grid {
-            Some(_) => format!(" of input row {row}"),
-            None => String::new(),
-        };
+        let in_row = self.of_row_and_field(field, row);
         self.comment(&format!("rc[{first}..{}] = tile elements {}.. + lane * {}{in_row}", first + regs.len() as u32, at.base, at.stride));
-        let start = self.lane_start(Buffer::Input, at.stride, lead, row);
+        let start = self.lane_start(Buffer::Input(field), at.stride, lead, row);
         let addr = format!("{start}+{}", at.base * bytes);
         let guard = self.lane_guard(lanes);
         let load = match regs.len() {
@@ -153,14 +167,22 @@ impl Printer<'_> {
         }
     }
 
-    pub(super) fn read_stage(&mut self, dsts: &[Reg], first: u32, at: AffineLoad) {
+    pub(super) fn read_stage(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, field: u32) {
         let (ty, bytes) = (ptx_type(self.program.element), self.program.element.bytes());
         // The machine program reads a stage only after staging it.
         let Some(stage) = self.stage else { return };
         let regs: Vec<String> = dsts.iter().map(|&r| self.reg(r)).collect();
-        self.comment(&format!("rc[{first}..{}] = tile elements {}.. + lane * {}, from the stage", first + regs.len() as u32, at.base, at.stride));
+        let of_field = self.of_field(field);
+        self.comment(&format!(
+            "rc[{first}..{}] = tile elements {}.. + lane * {}{of_field}, from the stage",
+            first + regs.len() as u32,
+            at.base,
+            at.stride
+        ));
         let start = self.stage_lane_start(&stage);
-        let offset = stage.read_position(0, at.base) * bytes;
+        // The fields' stages follow each other in shared memory.
+        let field_bytes = stage.region_bytes * self.program.pattern.tiles_per_block();
+        let offset = field * field_bytes + stage.read_position(0, at.base) * bytes;
         let load = match regs.len() {
             1 => format!("ld.shared.{ty} {}, [{start}+{offset}];", regs[0]),
             n => format!("ld.shared.v{n}.{ty} {{{}}}, [{start}+{offset}];", regs.join(", ")),
@@ -190,17 +212,20 @@ impl Printer<'_> {
     /// Strategy shared_memory: thread t copies block elements t, t + T, ... (T threads per
     /// block) from input index `block * block_outputs - lead` on into the staged tile, then the
     /// block waits for all of them.
-    pub(super) fn stage_block(&mut self, lead: u32, elements: u32) {
+    pub(super) fn stage_block(&mut self, lead: u32, elements: u32, field: u32) {
         self.block_stage = Some(elements);
         let program = self.program;
         let pattern = program.pattern;
         let (threads, bytes) = (pattern.threads_per_block(), program.element.bytes());
         let ty = ptx_type(program.element);
         let rows = pattern.step().input_rows();
+        let of_field = self.of_field(field);
         match rows {
-            1 => self.comment(&format!("stage the block's {elements} input elements in shared memory")),
-            _ => self.comment(&format!("stage the block's {rows} input rows of {elements} elements in shared memory")),
+            1 => self.comment(&format!("stage the block's {elements} input elements{of_field} in shared memory")),
+            _ => self.comment(&format!("stage the block's {rows} input rows of {elements} elements{of_field} in shared memory")),
         }
+        // The fields' stages follow each other in shared memory.
+        let field_offset = field * stage::block_stage_bytes(&pattern, program.element, elements);
         // A streaming tile restages every step: no lane may overwrite what another still reads.
         if pattern.streams() {
             self.line("bar.warp.sync -1;");
@@ -239,12 +264,12 @@ impl Printer<'_> {
                     self.line(&format!("sub.u64 {g}, {g}, {lead};"));
                 }
                 let value = self.scratch(program.element);
-                self.read_global(&value, g, guard.clone(), row);
+                self.read_global(&value, g, guard.clone(), field, row);
                 let addr = self.t();
                 self.line(&format!("mad.lo.u32 {addr}, {j}, {bytes}, {tile};"));
-                let offset = match row {
+                let offset = match field_offset + row * elements * bytes {
                     0 => String::new(),
-                    _ => format!("+{}", row * elements * bytes),
+                    offset => format!("+{offset}"),
                 };
                 let store = format!("st.shared.{ty} [{addr}{offset}], {value};");
                 match guard {
@@ -265,14 +290,15 @@ impl Printer<'_> {
     /// contiguous bytes, every byte once. Each warp stages its own halo, so no block-wide
     /// barrier holds warps back. The warp's first and last tiles copy element by element under
     /// the boundary rule.
-    pub(super) fn stage_warp(&mut self, stage: &WarpStage) {
+    pub(super) fn stage_warp(&mut self, stage: &WarpStage, field: u32) {
         self.stage = Some(*stage);
         let program = self.program;
         let pattern = program.pattern;
         let WarpStage { lead, elements, padding, chunks, region_bytes: region } = *stage;
         let (warp, bytes, width) = (pattern.warp(), program.element.bytes(), padding.width);
         let ty = ptx_type(program.element);
-        self.comment(&format!("stage the warp's {elements} input elements in its region of shared memory ({region} bytes)"));
+        let of_field = self.of_field(field);
+        self.comment(&format!("stage the warp's {elements} input elements{of_field} in its region of shared memory ({region} bytes)"));
         let origin = self.a();
         self.line(&format!("sub.s64 {origin}, {TILE_START}, {lead};"));
         // The lane's first vector: input element origin + lane * width, stage position
@@ -281,6 +307,10 @@ impl Printer<'_> {
         self.line(&format!("shr.u32 {region_start}, {TID}, {};", warp.trailing_zeros()));
         let base = self.t();
         self.line(&format!("mov.u32 {base}, {SHARED_TILE};"));
+        if field > 0 {
+            // The fields' stages follow each other in shared memory.
+            self.line(&format!("add.u32 {base}, {base}, {};", field * region * pattern.tiles_per_block()));
+        }
         self.line(&format!("mad.lo.u32 {region_start}, {region_start}, {region}, {base};"));
         let rounds = stage.rounds(warp);
         // Every round's position is the first's plus a constant when a round spans whole granules.
@@ -330,7 +360,7 @@ impl Printer<'_> {
             for (k, value) in values.iter().enumerate() {
                 let g = self.a();
                 self.line(&format!("add.s64 {g}, {first}, {k};"));
-                self.read_global(value, g, guard.clone(), 0);
+                self.read_global(value, g, guard.clone(), field, 0);
             }
             let addr = position(self, round);
             store(self, &addr, 0, &values, &guard);
@@ -340,7 +370,7 @@ impl Printer<'_> {
         let g = self.a();
         self.line(&format!("mul.wide.u32 {g}, {LANE}, {width};"));
         self.line(&format!("add.s64 {g}, {g}, {origin};"));
-        let source = self.address(INPUT, &g, bytes);
+        let source = self.address(&self.input(field), &g, bytes);
         let first_position = if incremental { Some(position(self, 0)) } else { None };
         for round in 0..rounds {
             let guard = guard_of(self, round);
@@ -370,13 +400,14 @@ impl Printer<'_> {
     }
 
     /// Strategy shared_memory: this warp's tile element `base + lane * stride` from the stage.
-    pub(super) fn shared(&mut self, dst: Reg, at: AffineLoad, row: u32) {
+    pub(super) fn shared(&mut self, dst: Reg, at: AffineLoad, field: u32, row: u32) {
         let program = self.program;
         let pattern = program.pattern;
         let bytes = program.element.bytes();
         let d = self.reg(dst);
         let AffineLoad { base, stride } = at;
-        self.comment(&format!("tap: tile element {base} + lane * {stride}, from shared memory"));
+        let of_field = self.of_field(field);
+        self.comment(&format!("tap: tile element {base} + lane * {stride}{of_field}, from shared memory"));
         // Input rows follow each other in the stage.
         let base = base + row * self.block_stage.unwrap_or(0);
         // Element of the block's stage: (warp in block) * tile_outputs + base + lane * stride,
@@ -393,7 +424,12 @@ impl Printer<'_> {
         let addr = self.t();
         self.line(&format!("mov.u32 {addr}, {SHARED_TILE};"));
         self.line(&format!("mad.lo.u32 {addr}, {e}, {bytes}, {addr};"));
-        self.line(&format!("ld.shared.{} {d}, [{addr}];", ptx_type(program.element)));
+        // The fields' stages follow each other in shared memory.
+        let offset = match field * stage::block_stage_bytes(&pattern, program.element, self.block_stage.unwrap_or(0)) {
+            0 => String::new(),
+            offset => format!("+{offset}"),
+        };
+        self.line(&format!("ld.shared.{} {d}, [{addr}{offset}];", ptx_type(program.element)));
     }
 
     pub(super) fn store(&mut self, src: Reg, output: u32, at: AffineLoad, row: u32) {

@@ -7,8 +7,9 @@
 //! round-to-nearest (`add.rn`, `mul.rn`, ...), which also forbids ptxas from contracting into
 //! FMA; sign flips and `abs` are bit operations, exactly as Rust defines them.
 //!
-//! Kernel parameters, in order: input pointer, output pointer, input length `n`, output length
-//! `n_out` (all `.u64`), then one parameter per stencil parameter.
+//! Kernel parameters, in order ([`KernelParam::list`]): one input pointer per input field, the
+//! output pointer, input length `n`, output length `n_out` (all `.u64`), in 2D and 3D the
+//! extents, then one parameter per stencil parameter.
 //!
 //! - `mod.rs`: the printer's state, the prologue, statements and branches, declarations;
 //! - `memory.rs`: loads, stores and stages;
@@ -48,7 +49,8 @@ pub fn print(program: &WarpProgram, entry: &str) -> String {
 /// Which buffer a lane's start address points into ([`Printer::lane_start`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Buffer {
-    Input,
+    /// Input field `.0`.
+    Input(u32),
     Output,
     /// The warp's region of the stage.
     Stage,
@@ -77,6 +79,9 @@ struct Printer<'a> {
     block_stage: Option<u32>,
     /// 2D/3D: the prologue's registers ([`grid`]); `None` in 1D.
     grid: Option<grid::Grid>,
+    /// Each input field's global address: [`INPUT`] for field 0, then registers the prologue
+    /// loads for the others.
+    inputs: Vec<String>,
     /// Input rows under the boundary rule and output rows' existence, computed once per path.
     input_rows: HashMap<u32, (String, Option<String>)>,
     output_rows: HashMap<u32, String>,
@@ -113,6 +118,7 @@ impl<'a> Printer<'a> {
             stage: None,
             block_stage: None,
             grid: None,
+            inputs: vec![INPUT.to_string()],
             input_rows: HashMap::new(),
             output_rows: HashMap::new(),
         }
@@ -153,6 +159,22 @@ impl<'a> Printer<'a> {
         format!("{}_{what}", self.entry)
     }
 
+    /// Input field `field`'s global address.
+    fn input(&self, field: u32) -> String {
+        self.inputs[field as usize].clone()
+    }
+
+    /// The prologue's part for input fields after the first: each one's global address in a
+    /// register of its own (field 0's is [`INPUT`]).
+    fn other_inputs(&mut self) {
+        for field in 1..self.program.fields {
+            let (name, reg) = (self.param_name(&KernelParam::Input { field }.suffix()), self.a());
+            self.line(&format!("ld.param.u64 {reg}, [{name}];"));
+            self.line(&format!("cvta.to.global.u64 {reg}, {reg};"));
+            self.inputs.push(reg);
+        }
+    }
+
     fn prologue(&mut self) {
         if self.program.pattern.dims() != Dims::One {
             return self.grid_prologue();
@@ -160,7 +182,7 @@ impl<'a> Printer<'a> {
         let pattern = self.program.pattern;
         let warp = pattern.warp();
         let [input, output, n, n_out] =
-            [KernelParam::Input, KernelParam::Output, KernelParam::Len, KernelParam::OutputLen].map(|p| self.param_name(&p.suffix()));
+            [KernelParam::Input { field: 0 }, KernelParam::Output, KernelParam::Len, KernelParam::OutputLen].map(|p| self.param_name(&p.suffix()));
         self.comment("tile = global thread / warp; lane = thread within its logical warp");
         self.line(&format!("ld.param.u64 {INPUT}, [{input}];"));
         self.line(&format!("ld.param.u64 {OUTPUT}, [{output}];"));
@@ -168,6 +190,7 @@ impl<'a> Printer<'a> {
         self.line(&format!("ld.param.u64 {N_OUT}, [{n_out}];"));
         self.line(&format!("cvta.to.global.u64 {INPUT}, {INPUT};"));
         self.line(&format!("cvta.to.global.u64 {OUTPUT}, {OUTPUT};"));
+        self.other_inputs();
         self.line(&format!("sub.u64 {N_MINUS_1}, {N}, 1;"));
         let (tid, ctaid, ntid) = (TID, CTAID, NTID);
         self.line(&format!("mov.u32 {tid}, %tid.x;"));
@@ -196,12 +219,14 @@ impl<'a> Printer<'a> {
     fn op(&mut self, op: &Op) {
         match op {
             Op::Compute(instr) => self.instr(instr),
-            Op::Load { dst, cache, at, lanes, row } => self.load(*dst, *cache, *at, *lanes, *row),
-            Op::LoadVector { dsts, first_cache, at, lanes, row } => self.load_vector(dsts, *first_cache, *at, *lanes, *row),
-            Op::ReadStage { dsts, first_cache, at } => self.read_stage(dsts, *first_cache, *at),
-            Op::StageBlock { lead, elements } => self.stage_block(*lead, *elements),
-            Op::Shared { dst, at, row } => self.shared(*dst, *at, *row),
-            Op::StageWarp(stage) => self.stage_warp(stage),
+            Op::Load { dst, cache, at, lanes, field, row } => self.load(*dst, *cache, *at, *lanes, *field, *row),
+            Op::LoadVector { dsts, first_cache, at, lanes, field, row } => {
+                self.load_vector(dsts, *first_cache, *at, *lanes, *field, *row)
+            }
+            Op::ReadStage { dsts, first_cache, at, field } => self.read_stage(dsts, *first_cache, *at, *field),
+            Op::StageBlock { lead, elements, field } => self.stage_block(*lead, *elements, *field),
+            Op::Shared { dst, at, field, row } => self.shared(*dst, *at, *field, *row),
+            Op::StageWarp { stage, field } => self.stage_warp(stage, *field),
             Op::Divisions(run) => self.divisions(run),
             Op::Store { src, output, at, row } => self.store(*src, *output, *at, *row),
             Op::StoreVector { srcs, output, at, row } => self.store_vector(srcs, *output, *at, *row),
@@ -341,7 +366,7 @@ impl<'a> Printer<'a> {
         let _ = writeln!(out, ".address_size 64");
         let _ = writeln!(out);
         let _ = writeln!(out, ".visible .entry {}(", self.entry);
-        let params: Vec<String> = KernelParam::list(program.pattern.dims(), &program.params)
+        let params: Vec<String> = KernelParam::list(program.pattern.dims(), program.fields, &program.params)
             .into_iter()
             .map(|p| format!("\t.param .{} {}", p.ptx_type(), self.param_name(&p.suffix())))
             .collect();

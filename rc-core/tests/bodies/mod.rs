@@ -2,7 +2,8 @@
 //! and 3D): typed DAGs over taps, parameters and constants that use every operation on every
 //! type, built so that they type-check. The taps come from a [`Taps`] set: the whole line
 //! `-r..=r` in 1D (exactly the draws the 1D suite made before it was shared), any subset of a
-//! 2D or 3D box otherwise.
+//! 2D or 3D box otherwise; each tap reads one of the body's input fields. A body of one field
+//! draws exactly what the suites drew before bodies had several, so their cases are unchanged.
 
 // Each suite uses its own part of this module.
 #![allow(dead_code)]
@@ -156,6 +157,7 @@ pub fn constant(rng: &mut Rng, ty: ScalarType) -> Scalar {
 pub struct BodyGen<'a> {
     rng: &'a mut Rng,
     element: ScalarType,
+    fields: u32,
     params: Vec<ScalarType>,
     taps: &'a Taps,
     nodes: Vec<Node>,
@@ -193,6 +195,21 @@ impl BodyGen<'_> {
         }
     }
 
+    /// A tap node: an offset as [`BodyGen::tap_offset`] draws it, of a field drawn uniformly (no
+    /// draw for a body of one field).
+    fn tap(&mut self) -> Node {
+        let d = self.tap_offset();
+        Node::Tap(self.field(), d)
+    }
+
+    /// An input field, drawn uniformly (no draw for a body of one field).
+    fn field(&mut self) -> u32 {
+        match self.fields {
+            1 => 0,
+            n => self.rng.below(n as u64) as u32,
+        }
+    }
+
     /// An existing node of type `ty`, preferring recent ones (so the DAG shares values).
     fn existing(&mut self, ty: ScalarType) -> Option<NodeId> {
         let of_ty: Vec<NodeId> = (0..self.nodes.len() as NodeId).filter(|&i| self.types[i as usize] == ty).collect();
@@ -210,8 +227,8 @@ impl BodyGen<'_> {
         loop {
             match self.rng.below(10) {
                 0..=4 if ty == self.element => {
-                    let d = self.tap_offset();
-                    return self.push(Node::Tap(d), ty);
+                    let tap = self.tap();
+                    return self.push(tap, ty);
                 }
                 5 | 6 if !params.is_empty() => {
                     let p = pick(self.rng, &params);
@@ -229,8 +246,8 @@ impl BodyGen<'_> {
                 }
                 9 if ty != self.element => {
                     // A tap converted: keeps the body depending on the data.
-                    let d = self.tap_offset();
-                    let tap = self.push(Node::Tap(d), self.element);
+                    let tap = self.tap();
+                    let tap = self.push(tap, self.element);
                     return self.push(Node::Cast(ty, tap), ty);
                 }
                 _ if ty != self.element && params.is_empty() && ty != Bool && self.rng.below(4) == 0 => {
@@ -305,8 +322,8 @@ impl BodyGen<'_> {
                     };
                     let mut acc = self.value(ty, d.min(1));
                     for _ in 0..k {
-                        let d = self.tap_offset();
-                        let tap = self.push(Node::Tap(d), ty);
+                        let tap = self.tap();
+                        let tap = self.push(tap, ty);
                         acc = if ty.is_float() && chance(self.rng, 0.2) {
                             let c = self.value(ty, 0);
                             self.push(Node::MulAdd(tap, c, acc), ty)
@@ -325,9 +342,10 @@ impl BodyGen<'_> {
 
 pub const COMPARES: [CompareOp; 6] = [CompareOp::Lt, CompareOp::Le, CompareOp::Gt, CompareOp::Ge, CompareOp::Eq, CompareOp::Ne];
 
-pub fn random_body(rng: &mut Rng, element: ScalarType, params: Vec<ScalarType>, taps: &Taps) -> Body {
+/// A random body of `fields` input fields (at least one).
+pub fn random_body(rng: &mut Rng, element: ScalarType, fields: u32, params: Vec<ScalarType>, taps: &Taps) -> Body {
     let budget = pick(rng, &[4, 12, 40, 120]);
-    let mut g = BodyGen { rng, element, params: params.clone(), taps, nodes: Vec::new(), types: Vec::new(), budget };
+    let mut g = BodyGen { rng, element, fields, params: params.clone(), taps, nodes: Vec::new(), types: Vec::new(), budget };
     // Sometimes dead code first: nodes nothing reads.
     if chance(g.rng, 0.2) {
         let t = pick(g.rng, &[F32, F64, I32, U32, Bool]);
@@ -350,7 +368,8 @@ pub fn random_body(rng: &mut Rng, element: ScalarType, params: Vec<ScalarType>, 
         let step = if chance(g.rng, 0.7) { 1 } else { 1 + g.rng.below(4) as usize };
         let op = pick(g.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Min, BinaryOp::Max, BinaryOp::Mul]);
         for i in (lo..=hi).step_by(step) {
-            let tap = g.push(Node::Tap(taps.at(i)), element);
+            let field = g.field();
+            let tap = g.push(Node::Tap(field, taps.at(i)), element);
             result = if element.is_float() && chance(g.rng, 0.1) {
                 let c = g.value(element, 1);
                 g.push(Node::MulAdd(tap, c, result), element)
@@ -365,6 +384,11 @@ pub fn random_body(rng: &mut Rng, element: ScalarType, params: Vec<ScalarType>, 
         g.value(t, 2);
     }
     let nodes = g.nodes;
-    Body::new(element, params, taps.radius, nodes, result).expect("the generator builds well-typed bodies")
+    Body::new(element, fields, params, taps.radius, nodes, result).expect("the generator builds well-typed bodies")
 }
 
+/// How many input fields a case's body reads: 1 to 3, drawn from its own generator seeded by
+/// `seed`, so that the case's other draws stay what they were before bodies had several fields.
+pub fn random_fields(seed: u64) -> u32 {
+    1 + Rng::new(seed ^ 0xf1e1_d5f1_e1d5_0000).below(3) as u32
+}

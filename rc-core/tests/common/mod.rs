@@ -19,14 +19,14 @@ pub fn box_body(r: u32, ty: ScalarType) -> Body {
     let mut nodes = vec![Node::Const(zero)];
     let mut acc = 0;
     for k in -(r as i32)..=(r as i32) {
-        nodes.push(Node::Tap(Offset::x(k)));
+        nodes.push(Node::Tap(0, Offset::x(k)));
         nodes.push(Node::Binary(BinaryOp::Add, acc, nodes.len() as u32 - 1));
         acc = nodes.len() as u32 - 1;
     }
     nodes.push(Node::Const(div));
     nodes.push(Node::Binary(BinaryOp::Div, acc, nodes.len() as u32 - 1));
     let result = nodes.len() as u32 - 1;
-    Body::new(ty, vec![], r, nodes, result).expect("box body type-checks")
+    Body::new(ty, 1, vec![], r, nodes, result).expect("box body type-checks")
 }
 
 /// The reference by the definition: centre of output i is i + r - shift.

@@ -96,7 +96,7 @@ impl Lower<'_> {
             let name = ident.to_string();
             return match self.lookup(&name) {
                 Some(Binding::Value(v)) => v.clone(),
-                Some(Binding::Window) => {
+                Some(Binding::Window(_)) => {
                     self.unsupported(p, "the window is read through taps with constant offsets: `w[-1]`, `w[k]`")
                 }
                 Some(Binding::Array(_)) => self.unsupported(p, "index the array with a constant: `C[k]`"),
@@ -124,8 +124,8 @@ impl Lower<'_> {
             return self.unsupported(base, "only the window and named arrays can be indexed");
         };
         let binding = self.lookup(&name).cloned();
-        if let Some(Binding::Window) = binding {
-            return self.tap(&name, index);
+        if let Some(Binding::Window(field)) = binding {
+            return self.tap(field, &name, index);
         }
         let iv = self.expr(index);
         match binding {
@@ -138,7 +138,7 @@ impl Lower<'_> {
                     None => self.unsupported(whole, &format!("index {i} is out of bounds for an array of length {}", values.len())),
                 }
             }
-            Some(Binding::Value(_) | Binding::Helper(_) | Binding::Item(_) | Binding::Window) => {
+            Some(Binding::Value(_) | Binding::Helper(_) | Binding::Item(_) | Binding::Window(_)) => {
                 self.unsupported(base, &format!("`{name}` is not an array"))
             }
             None => self.unsupported(base, &format!("unknown name `{name}`")),

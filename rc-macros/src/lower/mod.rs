@@ -85,7 +85,7 @@ pub fn lower(block: &Block, sig: &Signature, radius: Radius, cx: &mut Ctxt) -> O
         return None;
     }
     let params = sig.params.iter().filter_map(|p| p.ty).collect();
-    match Body::new(sig.element, params, radius, nodes, result?) {
+    match Body::new(sig.element, sig.windows.len() as u32, params, radius, nodes, result?) {
         Ok(body) => Some(body),
         // Body::new applies the same type rules (rc_core::typing); a refusal here is a lowering bug.
         Err(e) => {
@@ -117,7 +117,9 @@ fn run<'a>(
         item_floor: 0,
         capture_floor: None,
     };
-    lower.bind(sig.window.to_string(), Binding::Window);
+    for (field, window) in sig.windows.iter().enumerate() {
+        lower.bind(window.to_string(), Binding::Window(field as u32));
+    }
     for (i, param) in sig.params.iter().enumerate() {
         let value = match param.ty {
             Some(ty) => Value::Node(lower.push(Node::Param(i as u32), ty), ty),

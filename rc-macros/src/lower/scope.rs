@@ -1,4 +1,4 @@
-//! Names in scope: the window, the parameters, `let`s, `const`s and loop indices, innermost
+//! Names in scope: the windows, the parameters, `let`s, `const`s and loop indices, innermost
 //! first. Apart from the statements that bind them because `if` merging and loop unrolling also
 //! push, pop and compare scopes.
 
@@ -11,7 +11,8 @@ use super::{Lower, Value};
 pub(super) enum Binding {
     Value(Value),
     Array(Vec<Value>),
-    Window,
+    /// A window: the input field it reads, numbered in declaration order.
+    Window(u32),
     /// A helper function or closure, inlined at each call.
     Helper(Rc<Helper>),
     /// A `const` or a helper `fn`: an item, which a helper `fn` may see where locals are hidden.

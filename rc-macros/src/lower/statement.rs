@@ -79,7 +79,7 @@ impl Lower<'_> {
                         let value = self.retype_like(value, old.clone(), target);
                         self.rebind(&name, Binding::Value(value));
                     }
-                    Some(Binding::Window) => self.cx.error(target, "the window is read-only"),
+                    Some(Binding::Window(_)) => self.cx.error(target, "the window is read-only"),
                     Some(Binding::Array(_)) => self.cx.error(target, "assigning a whole array is not supported"),
                     Some(Binding::Helper(_) | Binding::Item(_)) => self.cx.error(target, format!("`{name}` is a function: it cannot be assigned to")),
                     None => self.cx.error(target, format!("unknown name `{name}`")),

@@ -16,8 +16,8 @@ use crate::signature::window_name;
 const NOT_CONSTANT: &str = "a window tap offset must be a constant (a literal, a `const`, or a `for` loop index)";
 
 impl Lower<'_> {
-    /// The tap `window[index]`.
-    pub(super) fn tap(&mut self, window: &str, index: &Expr) -> Value {
+    /// The tap `window[index]` of the window of input field `field`.
+    pub(super) fn tap(&mut self, field: u32, window: &str, index: &Expr) -> Value {
         let dims = self.radius.dims();
         let (components, tuple): (Vec<&Expr>, bool) = match strip_group(index) {
             Expr::Tuple(t) => (t.elems.iter().collect(), true),
@@ -36,7 +36,7 @@ impl Lower<'_> {
         }
         let offsets: Option<Vec<i32>> = offsets.into_iter().collect();
         match offsets.as_deref().and_then(Offset::new) {
-            Some(offset) => Value::Node(self.push(Node::Tap(offset), self.element), self.element),
+            Some(offset) => Value::Node(self.push(Node::Tap(field, offset), self.element), self.element),
             None => Value::Poison,
         }
     }

@@ -13,11 +13,11 @@ use rc_core::{Boundary, Layout, Offset, Pattern, Radius, ScalarType, Stencil, St
 pub const ECHO_2D_PTX: &str = include_str!("echo2d.ptx");
 
 fn echo_body() -> Result<Body, BodyError> {
-    Body::new(ScalarType::F32, vec![ScalarType::F32], Radius::yx(1, 1), vec![Node::Tap(Offset::yx(0, 0))], 0)
+    Body::new(ScalarType::F32, 1, vec![ScalarType::F32], Radius::yx(1, 1), vec![Node::Tap(0, Offset::yx(0, 0))], 0)
 }
 
-fn echo_reference(w: Window<'_, f32>, _: (f32,)) -> f32 {
-    w[0]
+fn echo_reference(w: &[Window<'_, f32>], _: (f32,)) -> f32 {
+    w[0][0]
 }
 
 /// Radius (1, 1), boundary `valid`: an input of shape (4, 6) gives an output of shape (2, 4),
@@ -29,6 +29,7 @@ pub static ECHO_2D: Stencil<f32, (f32,)> = Stencil::from_parts(
     Layout::RoundRobin,
     ECHO_2D_PTX,
     "rc_test_echo2d",
+    1,
     echo_body,
     echo_reference,
 );
