@@ -1,18 +1,39 @@
 //! The function's signature: `fn name(w: Window<T>, extra: U, ...) -> T`, not generic. The
 //! window's kind (`Window`, `Window2`, `Window3`) fixes the stencil's dimensions.
 
-use syn::{FnArg, GenericArgument, Ident, ItemFn, Pat, PathArguments, ReturnType, Type};
+use syn::{Expr, FnArg, GenericArgument, Ident, ItemFn, Lit, Pat, PathArguments, ReturnType, Type};
 
+use rc_core::abi::KernelParam;
 use rc_core::geometry::Dims;
 use rc_core::ScalarType;
 
+use crate::args::strip_group;
 use crate::ctxt::Ctxt;
 
 /// An extra parameter. `ty` is `None` when the type was rejected: the body still sees the name
 /// (as a poisoned value), so the one mistake is reported once.
 pub struct Param {
     pub name: Ident,
-    pub ty: Option<ScalarType>,
+    pub ty: Option<ParamType>,
+}
+
+/// What an extra parameter holds: a scalar, or an array `[T; N]`, passed at launch as `N`
+/// consecutive scalars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamType {
+    Scalar(ScalarType),
+    Array(ScalarType, usize),
+}
+
+impl ParamType {
+    /// The scalars the kernel takes for it, in order.
+    pub fn scalars(self) -> impl Iterator<Item = ScalarType> {
+        let (ty, n) = match self {
+            ParamType::Scalar(ty) => (ty, 1),
+            ParamType::Array(ty, n) => (ty, n),
+        };
+        std::iter::repeat_n(ty, n)
+    }
 }
 
 pub struct Signature {
@@ -89,7 +110,6 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
                 }
             }
             FnArg::Typed(pt) => {
-                let ty = scalar(&pt.ty);
                 let name = match &*pt.pat {
                     Pat::Ident(id) if id.by_ref.is_none() && id.subpat.is_none() => Some(id.ident.clone()),
                     other => {
@@ -97,9 +117,14 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
                         None
                     }
                 };
-                if ty.is_none() {
-                    cx.error(&pt.ty, format!("unsupported parameter type: extra parameters are scalars passed at launch, {SUPPORTED}"));
-                }
+                let ty = match (scalar(&pt.ty), strip(&pt.ty)) {
+                    (Some(ty), _) => Some(ParamType::Scalar(ty)),
+                    (None, Type::Array(array)) => array_param(array, cx),
+                    (None, other) => {
+                        cx.error(other, format!("unsupported parameter type: extra parameters are passed at launch, scalars ({SUPPORTED}) or arrays of them, `[f32; 5]`"));
+                        None
+                    }
+                };
                 if let Some(name) = name {
                     params.push(Param { name, ty });
                 }
@@ -109,6 +134,7 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
     }
 
     let (window, dims, element) = window?;
+    check_param_bytes(dims, &params, cx);
     match &sig.output {
         ReturnType::Default => {
             cx.error(&sig.ident, format!("a stencil returns one output element: add `-> {element}`"));
@@ -123,6 +149,44 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
         },
     }
     Some(Signature { window, dims, element, params })
+}
+
+/// `[T; N]`: T a scalar type, N an integer literal. Each refusal is on its own tokens.
+fn array_param(array: &syn::TypeArray, cx: &mut Ctxt) -> Option<ParamType> {
+    let elem = scalar(&array.elem);
+    if elem.is_none() {
+        cx.error(&array.elem, format!("unsupported array element type: an array parameter holds {SUPPORTED}"));
+    }
+    let len = match strip_group(&array.len) {
+        Expr::Lit(syn::ExprLit { lit: Lit::Int(n), .. }) if matches!(n.suffix(), "" | "usize") => n.base10_parse::<usize>().ok(),
+        _ => None,
+    };
+    if len.is_none() {
+        cx.error(
+            &array.len,
+            "the length of an array parameter must be an integer literal, `[f32; 5]`: #[stencil] compiles the kernel \
+             from the function alone, and sees no `const` declared outside it",
+        );
+    }
+    Some(ParamType::Array(elem?, len?))
+}
+
+/// Refuses parameters (arrays, mostly) past the kernel's parameter space, on the first that
+/// does not fit.
+fn check_param_bytes(dims: Dims, params: &[Param], cx: &mut Ctxt) {
+    let mut types = Vec::new();
+    for param in params {
+        types.extend(param.ty.into_iter().flat_map(ParamType::scalars));
+        let bytes = KernelParam::space(&KernelParam::list(dims, &types));
+        if bytes > KernelParam::MAX_SPACE {
+            let max = KernelParam::MAX_SPACE;
+            cx.error(
+                &param.name,
+                format!("the parameters up to `{}` take {bytes} bytes of the kernel's parameter space, more than the {max} a launch passes: pass fewer or smaller arrays", param.name),
+            );
+            return;
+        }
+    }
 }
 
 /// The dimensions of the stencil `f` declares, read from its first parameter's window kind

@@ -2,7 +2,8 @@
 //!
 //! The parameter list is rc-core's [`KernelParam::list`] (the PTX back end declares it): the
 //! input and output device pointers, their lengths, in 2D and 3D the input's and then the
-//! output's extent along each dimension (outermost first), then each stencil parameter by value.
+//! output's extent along each dimension (outermost first), then each stencil parameter by value
+//! (an array `[T; N]` as `N` consecutive scalars).
 //! Both the check and the argument block walk that list, so the order is defined once, in
 //! rc-core.
 //!
