@@ -174,7 +174,11 @@ impl Lower<'_> {
         }
         match self.expr(receiver) {
             Value::Poison => Value::Poison,
-            _ => self.unsupported(whole, "`len()` is the length of an array (a `const`, a `let` or an array parameter)"),
+            // rustc refuses it too: numbers have no `len`.
+            _ => {
+                self.cx.error_rustc_refuses_too(whole, "`len()` is the length of an array (a `const`, a `let` or an array parameter)");
+                Value::Poison
+            }
         }
     }
 
