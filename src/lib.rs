@@ -38,7 +38,7 @@ mod gpu_methods;
 
 pub use rc_core::testdata;
 pub use rc_core::{
-    Boundary, Element, Error, Explanation, Extent, Layout, LengthError, Offset, Params, Pattern, Radius, Scalar,
+    Boundary, Element, Error, Explanation, Extent, Layout, LengthError, Offset, Param, Params, Pattern, Radius, Scalar,
     ScalarType, Stencil, Strategy, WarpProgram, Window,
 };
 pub use rc_core::window::{Window2, Window3};

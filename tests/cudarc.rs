@@ -22,6 +22,16 @@ fn diffuse(u: Window<f32>, k: Window<f32>, dt: f32) -> f32 {
     u[0] + dt * (0.5 * (k[0] + k[1]) * (u[1] - u[0]) - 0.5 * (k[-1] + k[0]) * (u[0] - u[-1]))
 }
 
+/// Array parameters travel as consecutive scalars through cudarc's launch too.
+#[stencil(radius = 2, boundary = clamp)]
+fn fir(w: Window<f32>, h: [f32; 5]) -> f32 {
+    let mut s = 0.0;
+    for k in -2..=2 {
+        s += h[(k + 2) as usize] * w[k];
+    }
+    s
+}
+
 fn input(n: usize) -> Vec<f32> {
     (0..n).map(|i| (i as f32 * 0.37).sin()).collect()
 }
@@ -77,6 +87,18 @@ fn run_cudarc_matches_the_cpu_bit_for_bit() {
     let got = rc::runtime::run_cudarc(&scaled::KERNEL, &[&data64], (0.5,)).expect("runs");
     let expected = scaled::KERNEL.reference_vec(&[&data64], (0.5,)).expect("reference");
     assert!(got.iter().zip(&expected).all(|(a, b)| a.to_bits() == b.to_bits()));
+}
+
+#[test]
+fn array_parameters_launch_through_cudarc() {
+    let Some(stream) = gpu("array_parameters_launch_through_cudarc") else { return };
+    let (data, h) = (input(4099), [0.125, -0.5, 1.25, -0.5, 0.125]);
+    let expected = fir::KERNEL.reference_vec(&[&data], (h,)).expect("reference");
+    assert_eq!(bits(&rc::runtime::run_cudarc(&fir::KERNEL, &[&data], (h,)).expect("runs")), bits(&expected));
+    let device_input = stream.clone_htod(&data).expect("copy in");
+    let mut device_output = stream.clone_htod(&vec![0.0f32; data.len()]).expect("alloc");
+    fir::launch_cudarc(&stream, &device_input, &mut device_output, h).expect("launch");
+    assert_eq!(bits(&stream.clone_dtoh(&device_output).expect("copy out")), bits(&expected));
 }
 
 #[test]

@@ -493,3 +493,23 @@ fn an_input_longer_than_2_pow_31_is_indexed_with_64_bits() {
         }
     }
 }
+
+/// The generated `run` and `launch` take an array parameter by value, as `run_cpu` does, and the
+/// kernel reads its elements in order.
+#[test]
+fn array_parameters_pass_through_the_generated_gpu_functions() {
+    let Some((_context, stream)) = gpu("array_parameters_pass_through_the_generated_gpu_functions") else { return };
+    let (h, gain) = ([0.5, -0.25, 1.0, -0.75, 0.125], 1.5);
+    let input: Vec<f32> = awkward(5003, 41);
+    let mut want = vec![poison::<f32>(); input.len()];
+    catalogue::fir5::run_cpu(&input, &mut want, h, gain).expect("run_cpu");
+    let ran = catalogue::fir5::run(&input, h, gain).expect("run");
+    let d_in = DeviceBuffer::from_slice(&input).expect("upload");
+    let launched = launch_guarded(input.len(), &stream, |out| catalogue::fir5::launch(&stream, &d_in, out, h, gain).map_err(|e| e.to_string()))
+        .expect("launch");
+    for (how, got) in [("run", ran), ("launch", launched)] {
+        if let Some(i) = catalogue::compare_outputs(&catalogue::fir5::KERNEL, &got, &want) {
+            panic!("fir5::{how}: output {i}: GPU gave {}, CPU reference {}", got[i], want[i]);
+        }
+    }
+}

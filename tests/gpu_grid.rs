@@ -115,3 +115,23 @@ fn a_grid_of_more_than_2_pow_31_elements_is_indexed_with_64_bits() {
         panic!("{e}");
     }
 }
+
+/// The generated 2D `run` and `launch` take an array parameter by value after the shape.
+#[test]
+fn array_parameters_pass_through_the_generated_grid_functions() {
+    let Some((_context, stream)) = gpu("array_parameters_pass_through_the_generated_grid_functions") else { return };
+    let k = [0.0625, -0.125, 0.25, 0.5, -1.0, 0.5, 0.25, -0.125, 0.0625];
+    let shape = [70, 301];
+    let input: Vec<f32> = awkward(70 * 301, 43);
+    let mut want = vec![poison::<f32>(); input.len()];
+    conv3x3::run_cpu(&input, shape, &mut want, k).expect("run_cpu");
+    let ran = conv3x3::run(&input, shape, k).expect("run");
+    let d_in = DeviceBuffer::from_slice(&input).expect("upload");
+    let launched = launch_guarded(input.len(), &stream, |out| conv3x3::launch(&stream, &d_in, out, shape, k).map_err(|e| e.to_string()))
+        .expect("launch");
+    for (how, got) in [("run", ran), ("launch", launched)] {
+        if let Some(i) = catalogue::compare_outputs(&conv3x3::KERNEL, &got, &want) {
+            panic!("conv3x3::{how}: output {i}: GPU gave {}, CPU reference {}", got[i], want[i]);
+        }
+    }
+}

@@ -11,6 +11,9 @@
 //! - `body/`: constructs outside the stencil language;
 //! - `taps/`: window taps that are not constants or lie outside the radius;
 //! - `types/`: operations on types their rule (`rc_core::typing`) does not take;
+//! - `integers/`: integer `/`, `%`, `<<`, `>>` and `wrapping_*` whose right operand Rust could
+//!   panic on (computed at run time, zero, -1, past the width), and bitwise operators on floats;
+//! - `arrays/`: array parameters of unsupported types or lengths, and their indices;
 //! - `grid/`: 2D and 3D stencils: radius tuples, taps and `rows_per_warp` / `planes_per_warp`
 //!   that do not fit the window's dimensions, taps outside their dimension's radius;
 //! - `several/`: several mistakes at once, each reported.

@@ -18,11 +18,22 @@ pub enum KernelParam {
     /// A 2D or 3D grid's length along dimension `axis` (0 is x), of the input or the output
     /// (`.u64`). 1D stencils have only `Len` and `OutputLen`.
     Extent { axis: u32, output: bool },
-    /// Stencil parameter `index`, by value.
+    /// Scalar `index` of the stencil's parameters, by value. An array parameter `[T; N]` is `N`
+    /// consecutive scalars, one `.param` each, as a scalar parameter is ([`crate::Param`]): the
+    /// kernel reads each element like any parameter and a launch passes nothing but scalars.
     Value { index: u32, ty: ScalarType },
 }
 
 impl KernelParam {
+    /// The bytes of parameter space a kernel may take: PTX ISA 7.0 (which rc prints) allows
+    /// 4096.
+    pub const MAX_SPACE: u32 = 4096;
+
+    /// The bytes `list` takes in the parameter space, each parameter aligned to its size.
+    pub fn space(list: &[KernelParam]) -> u32 {
+        list.iter().fold(0, |end, p| end.next_multiple_of(p.bytes()) + p.bytes())
+    }
+
     /// The parameter list of a stencil of `dims` dimensions with `fields` input fields whose
     /// parameters have types `params`: the buffers (every input field's, then the output's),
     /// their lengths, in 2D and 3D the input's and then the output's shape (outermost first),

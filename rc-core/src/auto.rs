@@ -244,10 +244,13 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
                 wavefronts += words;
             }
             Instr::Pick { pieces, .. } => instructions += (pieces.0.len() as f64 - 1.0) * words,
-            Instr::Binary { dst, op: BinaryOp::Div, .. } => {
+            Instr::Binary { dst, op: BinaryOp::Div | BinaryOp::Rem, .. } => {
                 instructions += match program.reg_type(*dst) {
                     ScalarType::F32 => 10.0,
                     ScalarType::F64 => 40.0,
+                    // ptxas divides integers through a reciprocal estimate and two corrections
+                    // (about 25 SASS instructions), constant divisors too: it does not turn them
+                    // into a multiply and shifts (ptxas 13.5, sm_90).
                     _ => 20.0,
                 };
             }

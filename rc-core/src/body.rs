@@ -31,8 +31,13 @@ pub enum BinaryOp {
     Add,
     Sub,
     Mul,
-    /// Floats only: integer division panics on the CPU for a zero divisor and cannot match.
+    /// `a / b`: IEEE division for floats; for integers Rust's, truncating toward zero, by a
+    /// constant divisor only (see [`crate::typing::right_operand`]): Rust panics on a zero
+    /// divisor and on `i32::MIN / -1`, which a kernel cannot.
     Div,
+    /// `a % b` on integers: Rust's remainder, with the dividend's sign, by a constant divisor only
+    /// (as `Div`).
+    Rem,
     /// `a.min(b)`: IEEE minNum for floats (a NaN operand yields the other operand); of two
     /// zeros, the first.
     Min,
@@ -42,6 +47,17 @@ pub enum BinaryOp {
     And,
     /// `a || b`.
     Or,
+    /// `a & b`: bitwise for integers, logical (both sides evaluated) for `bool`.
+    BitAnd,
+    /// `a | b`.
+    BitOr,
+    /// `a ^ b`.
+    BitXor,
+    /// `a << b` on integers, by a constant amount below the width (Rust panics on larger ones).
+    Shl,
+    /// `a >> b` on integers, by a constant amount below the width: arithmetic (sign-filling) for
+    /// `i32`, logical for `u32`.
+    Shr,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -126,7 +142,7 @@ impl Body {
                     return Err(BodyError::ForwardReference { node: i, operand: operand as usize });
                 }
             }
-            types.push(type_of(i, node, element, fields, &params, radius, &types)?);
+            types.push(type_of(i, node, element, fields, &params, radius, &nodes[..i], &types)?);
         }
         let got = *types.get(result as usize).ok_or(BodyError::ForwardReference {
             node: nodes.len(),
@@ -256,6 +272,7 @@ fn type_of(
     fields: u32,
     params: &[ScalarType],
     radius: Radius,
+    earlier: &[Node],
     types: &[ScalarType],
 ) -> Result<ScalarType, BodyError> {
     let t = |id: NodeId| types[id as usize];
@@ -274,7 +291,13 @@ fn type_of(
         }
         Node::Const(c) => return Ok(c.ty),
         Node::Unary(op, a) => typing::unary(op, t(a)),
-        Node::Binary(op, a, b) => typing::binary(op, t(a), t(b)),
+        Node::Binary(op, a, b) => typing::binary(op, t(a), t(b)).and_then(|ty| {
+            let constant = match earlier[b as usize] {
+                Node::Const(c) => c.integer(),
+                _ => None,
+            };
+            typing::right_operand(op, ty, constant).map(|()| ty)
+        }),
         Node::Compare(op, a, b) => typing::compare(op, t(a), t(b)),
         Node::Select { cond, then, otherwise } => typing::select(t(cond), t(then), t(otherwise)),
         Node::Cast(to, a) => typing::cast(t(a), to),
@@ -298,10 +321,16 @@ pub(crate) fn binary_name(op: BinaryOp) -> &'static str {
         BinaryOp::Sub => "-",
         BinaryOp::Mul => "*",
         BinaryOp::Div => "/",
+        BinaryOp::Rem => "%",
         BinaryOp::Min => "min",
         BinaryOp::Max => "max",
         BinaryOp::And => "&&",
         BinaryOp::Or => "||",
+        BinaryOp::BitAnd => "&",
+        BinaryOp::BitOr => "|",
+        BinaryOp::BitXor => "^",
+        BinaryOp::Shl => "<<",
+        BinaryOp::Shr => ">>",
     }
 }
 

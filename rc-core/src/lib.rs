@@ -46,7 +46,7 @@ pub use geometry::{Dims, Extent, Offset, Radius};
 pub use pattern::{Boundary, LaunchShape, Pattern};
 pub use program::{Instr, WarpProgram};
 pub use registers::RegisterEstimate;
-pub use scalar::{Element, Params, Scalar, ScalarType};
+pub use scalar::{Element, Param, Params, Scalar, ScalarType};
 pub use schedule::{Phase, Schedule};
 pub use stencil::Stencil;
 pub use strategy::Strategy;

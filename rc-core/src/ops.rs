@@ -64,41 +64,59 @@ pub fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {
                 BinaryOp::Min => if y < x { y } else { x },
                 BinaryOp::Max if x.is_nan() => y,
                 BinaryOp::Max => if y > x { y } else { x },
-                BinaryOp::And | BinaryOp::Or => return 0,
+                // Body::new rejects the rest on floats.
+                _ => return 0,
             };
             $back(v)
+        }};
+    }
+    // Division and shifts as Rust computes them wherever it does not panic: Body::new admits only
+    // constant divisors other than 0 (and -1 on i32) and constant amounts below the width, where
+    // these give Rust's results; the 0 of a refused divisor is never computed.
+    if matches!(op, BinaryOp::Div | BinaryOp::Rem) && ty.is_integer() {
+        return checked_division(op, ty, a, b).unwrap_or(0);
+    }
+    macro_rules! integer {
+        ($x:expr, $y:expr) => {{
+            let (x, y) = ($x, $y);
+            match op {
+                BinaryOp::Add => x.wrapping_add(y),
+                BinaryOp::Sub => x.wrapping_sub(y),
+                BinaryOp::Mul => x.wrapping_mul(y),
+                BinaryOp::Min => x.min(y),
+                BinaryOp::Max => x.max(y),
+                BinaryOp::BitAnd => x & y,
+                BinaryOp::BitOr => x | y,
+                BinaryOp::BitXor => x ^ y,
+                BinaryOp::Shl => x.wrapping_shl(y as u32),
+                BinaryOp::Shr => x.wrapping_shr(y as u32),
+                _ => 0,
+            }
         }};
     }
     match ty {
         F32 => float!(f32_of, of_f32),
         F64 => float!(f64_of, f64::to_bits),
-        I32 => {
-            let (x, y) = (i32_of(a), i32_of(b));
-            of_i32(match op {
-                BinaryOp::Add => x.wrapping_add(y),
-                BinaryOp::Sub => x.wrapping_sub(y),
-                BinaryOp::Mul => x.wrapping_mul(y),
-                BinaryOp::Min => x.min(y),
-                BinaryOp::Max => x.max(y),
-                _ => 0,
-            })
-        }
-        U32 => {
-            let (x, y) = (u32_of(a), u32_of(b));
-            of_u32(match op {
-                BinaryOp::Add => x.wrapping_add(y),
-                BinaryOp::Sub => x.wrapping_sub(y),
-                BinaryOp::Mul => x.wrapping_mul(y),
-                BinaryOp::Min => x.min(y),
-                BinaryOp::Max => x.max(y),
-                _ => 0,
-            })
-        }
+        I32 => of_i32(integer!(i32_of(a), i32_of(b))),
+        U32 => of_u32(integer!(u32_of(a), u32_of(b))),
         Bool => match op {
-            BinaryOp::And => ((a != 0) && (b != 0)) as u64,
-            BinaryOp::Or => ((a != 0) || (b != 0)) as u64,
+            BinaryOp::And | BinaryOp::BitAnd => ((a != 0) && (b != 0)) as u64,
+            BinaryOp::Or | BinaryOp::BitOr => ((a != 0) || (b != 0)) as u64,
+            BinaryOp::BitXor => ((a != 0) != (b != 0)) as u64,
             _ => 0,
         },
+    }
+}
+
+/// Integer `a / b` or `a % b` where Rust computes it, `None` where it panics: a zero divisor,
+/// and `i32::MIN / -1` (or `% -1`), which overflows.
+pub fn checked_division(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> Option<u64> {
+    match (op, ty) {
+        (BinaryOp::Div, ScalarType::I32) => i32_of(a).checked_div(i32_of(b)).map(of_i32),
+        (BinaryOp::Rem, ScalarType::I32) => i32_of(a).checked_rem(i32_of(b)).map(of_i32),
+        (BinaryOp::Div, ScalarType::U32) => u32_of(a).checked_div(u32_of(b)).map(of_u32),
+        (BinaryOp::Rem, ScalarType::U32) => u32_of(a).checked_rem(u32_of(b)).map(of_u32),
+        _ => None,
     }
 }
 

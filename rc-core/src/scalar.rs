@@ -79,6 +79,16 @@ impl ScalarType {
         matches!(self, ScalarType::I32 | ScalarType::U32)
     }
 
+    /// A signed integer type: one whose `MIN / -1` overflows.
+    pub const fn is_signed_integer(self) -> bool {
+        matches!(self, ScalarType::I32)
+    }
+
+    /// Width in bits: what a shift amount must stay below.
+    pub const fn bits(self) -> u32 {
+        self.bytes() * 8
+    }
+
     /// The type named `name` in Rust source, if a stencil may use it for elements and parameters.
     pub fn from_rust_name(name: &str) -> Option<ScalarType> {
         ScalarType::ELEMENTS.into_iter().find(|ty| ty.rust_name() == name)
@@ -119,6 +129,15 @@ impl Scalar {
     }
     pub fn bool(v: bool) -> Scalar {
         Scalar::new(ScalarType::Bool, v as u64)
+    }
+
+    /// The value of an integer constant (`i32` sign-extended), or `None` for other types.
+    pub fn integer(self) -> Option<i64> {
+        match self.ty {
+            ScalarType::I32 => Some(self.bits as u32 as i32 as i64),
+            ScalarType::U32 => Some(self.bits as u32 as i64),
+            _ => None,
+        }
     }
 }
 
@@ -183,14 +202,52 @@ element!(f64, F64, 0.0f64, |v| v.to_bits(), |b| f64::from_bits(b),
 element!(i32, I32, 0i32, |v| v as u32 as u64, |b| b as u32 as i32, |x, y| x == y);
 element!(u32, U32, 0u32, |v| v as u64, |b| b as u32, |x, y| x == y);
 
-/// The extra scalar parameters of a stencil, as a tuple: `()`, `(f32,)`, `(f32, i32)`, ...
+/// One extra parameter of a stencil: a scalar, or an array `[T; N]` of them. The kernel takes an
+/// array as `N` consecutive scalar parameters (see [`crate::abi::KernelParam`]), so a body sees
+/// every parameter as scalars, in order.
+pub trait Param: Copy + Send + Sync + 'static {
+    /// Appends the types of the scalars it passes.
+    fn push_types(types: &mut Vec<ScalarType>);
+    /// Appends the scalars it passes.
+    fn push_scalars(&self, scalars: &mut Vec<Scalar>);
+}
+
+macro_rules! scalar_param {
+    ($($t:ty),+) => {$(
+        impl Param for $t {
+            fn push_types(types: &mut Vec<ScalarType>) {
+                types.push(<$t as Element>::TYPE);
+            }
+            fn push_scalars(&self, scalars: &mut Vec<Scalar>) {
+                scalars.push(self.to_scalar());
+            }
+        }
+    )+};
+}
+
+scalar_param!(f32, f64, i32, u32);
+
+impl<T: Element, const N: usize> Param for [T; N] {
+    fn push_types(types: &mut Vec<ScalarType>) {
+        types.extend(std::iter::repeat_n(T::TYPE, N));
+    }
+    fn push_scalars(&self, scalars: &mut Vec<Scalar>) {
+        scalars.extend(self.iter().map(|v| v.to_scalar()));
+    }
+}
+
+/// The extra parameters of a stencil, as a tuple: `()`, `(f32,)`, `(f32, [f32; 5])`, ...
 pub trait Params: Copy + Send + Sync + 'static {
-    const TYPES: &'static [ScalarType];
+    /// The types of the scalars the kernel takes, arrays flattened, in order.
+    fn types() -> Vec<ScalarType>;
+    /// The scalars the kernel takes, arrays flattened, in order.
     fn scalars(&self) -> Vec<Scalar>;
 }
 
 impl Params for () {
-    const TYPES: &'static [ScalarType] = &[];
+    fn types() -> Vec<ScalarType> {
+        Vec::new()
+    }
     fn scalars(&self) -> Vec<Scalar> {
         Vec::new()
     }
@@ -198,10 +255,16 @@ impl Params for () {
 
 macro_rules! params_tuple {
     ($($name:ident $idx:tt),+) => {
-        impl<$($name: Element),+> Params for ($($name,)+) {
-            const TYPES: &'static [ScalarType] = &[$($name::TYPE),+];
+        impl<$($name: Param),+> Params for ($($name,)+) {
+            fn types() -> Vec<ScalarType> {
+                let mut types = Vec::new();
+                $($name::push_types(&mut types);)+
+                types
+            }
             fn scalars(&self) -> Vec<Scalar> {
-                vec![$(self.$idx.to_scalar()),+]
+                let mut scalars = Vec::new();
+                $(self.$idx.push_scalars(&mut scalars);)+
+                scalars
             }
         }
     };
@@ -215,3 +278,18 @@ params_tuple!(A 0, B 1, C 2, D 3, E 4);
 params_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
 params_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
 params_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrays_pass_their_elements_in_order_between_the_scalars_around_them() {
+        let params = (0.5f32, [1i32, -2, 3], 7u32);
+        let scalars = params.scalars();
+        assert_eq!(scalars, [Scalar::f32(0.5), Scalar::i32(1), Scalar::i32(-2), Scalar::i32(3), Scalar::u32(7)]);
+        let types: Vec<ScalarType> = scalars.iter().map(|s| s.ty).collect();
+        assert_eq!(<(f32, [i32; 3], u32)>::types(), types);
+        assert_eq!(<([f64; 0],)>::types(), []);
+    }
+}

@@ -17,10 +17,14 @@ pub enum Operation {
     Cast(ScalarType),
     /// `a.mul_add(b, c)`.
     MulAdd,
+    /// `a.wrapping_add(b)` and the other `wrapping_*` methods on integers, with the operator
+    /// floats write instead (`+`).
+    Wrapping { method: &'static str, operator: &'static str },
 }
 
 const FLOATS: &[ScalarType] = &[F32, F64];
 const SIGNED: &[ScalarType] = &[F32, F64, I32];
+const INTEGERS: &[ScalarType] = &[I32, U32];
 const NUMBERS: &[ScalarType] = &[F32, F64, I32, U32];
 const ALL: &[ScalarType] = &[F32, F64, I32, U32, Bool];
 
@@ -31,9 +35,13 @@ impl Operation {
             Operation::Unary(UnaryOp::Neg | UnaryOp::Abs) => SIGNED,
             Operation::Unary(UnaryOp::Sqrt) | Operation::MulAdd => FLOATS,
             Operation::Unary(UnaryOp::Not) => &[Bool, I32, U32],
-            Operation::Binary(BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Min | BinaryOp::Max) => NUMBERS,
-            // Integer division panics on the CPU for a zero divisor; the GPU cannot do the same.
-            Operation::Binary(BinaryOp::Div) => FLOATS,
+            // Integer `/` also needs a constant divisor: `right_operand`.
+            Operation::Binary(BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Min | BinaryOp::Max) => {
+                NUMBERS
+            }
+            // A float `%` (fmod) has no PTX instruction to match it with.
+            Operation::Binary(BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr) | Operation::Wrapping { .. } => INTEGERS,
+            Operation::Binary(BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor) => &[Bool, I32, U32],
             Operation::Binary(BinaryOp::And | BinaryOp::Or) => &[Bool],
             Operation::Compare(CompareOp::Eq | CompareOp::Ne) => ALL,
             Operation::Compare(_) => NUMBERS,
@@ -51,6 +59,7 @@ impl Operation {
             Operation::Compare(op) => compare_name(op).to_string(),
             Operation::Cast(to) => format!("as {to}"),
             Operation::MulAdd => "mul_add".to_string(),
+            Operation::Wrapping { method, .. } => method.to_string(),
         }
     }
 
@@ -72,13 +81,79 @@ pub enum TypeError {
     Unsupported { op: Operation, got: ScalarType },
     #[error("an `if` condition must be a bool, got {got} (compare to get one: `x != {}`)", zero(*.got))]
     Condition { got: ScalarType },
+    /// Integer `/`, `%`, `<<` or `>>` whose right operand is computed at run time.
+    #[error("{}", runtime_operand(*.op))]
+    RuntimeOperand { op: BinaryOp },
+    #[error("integer `{}` by zero: Rust panics on it; divide by a nonzero constant", binary_name(*.op))]
+    ZeroDivisor { op: BinaryOp },
+    /// `/ -1` or `% -1` on a signed type.
+    #[error("{}", overflow(*.op, *.ty))]
+    Overflow { op: BinaryOp, ty: ScalarType },
+    #[error("{}", shift_amount(*.op, *.ty, *.amount))]
+    ShiftAmount { op: BinaryOp, ty: ScalarType, amount: i64 },
+}
+
+impl TypeError {
+    /// Whether rustc refuses the same source too: Rust has no such operation on these operands,
+    /// or its deny-by-default lints refuse the constant (a zero divisor, a shift past the
+    /// width) where they see it. A macro then need not show rustc's error beside its own.
+    pub fn rustc_refuses_too(&self) -> bool {
+        match self {
+            TypeError::Mismatch { .. } | TypeError::Condition { .. } | TypeError::ZeroDivisor { .. } | TypeError::ShiftAmount { .. } => true,
+            // Rust computes these; rc refuses them because a kernel cannot match or panic.
+            TypeError::RuntimeOperand { .. } | TypeError::Overflow { .. } => false,
+            TypeError::Unsupported { op, got } => !matches!(
+                (op, got),
+                (Operation::Binary(BinaryOp::Rem), F32 | F64)
+                    | (Operation::Binary(BinaryOp::Min | BinaryOp::Max), Bool)
+                    | (Operation::Compare(CompareOp::Lt | CompareOp::Le | CompareOp::Gt | CompareOp::Ge), Bool)
+            ),
+        }
+    }
+}
+
+fn runtime_operand(op: BinaryOp) -> String {
+    let name = binary_name(op);
+    match op {
+        BinaryOp::Shl | BinaryOp::Shr => format!(
+            "`{name}` needs a constant shift amount: Rust panics on an amount of the width or more and a kernel cannot, \
+             so rc shifts by constants only (`x {name} 3`)"
+        ),
+        _ => format!(
+            "integer `{name}` needs a constant divisor: Rust panics on a zero divisor and a kernel cannot, so rc divides \
+             integers by nonzero constants only (`x {name} 7`); divide floats for a divisor computed at run time \
+             (`a as f32 / b as f32`)"
+        ),
+    }
+}
+
+fn overflow(op: BinaryOp, ty: ScalarType) -> String {
+    let (name, instead) = match op {
+        BinaryOp::Rem => ("%", "`x.wrapping_rem(-1)`, which is 0".to_string()),
+        _ => ("/", "`x.wrapping_div(-1)` (or `x.wrapping_neg()`) for the wrapped quotient".to_string()),
+    };
+    format!(
+        "`x {name} -1` overflows for x = {ty}::MIN: Rust panics on it in a debug build and wraps in a release build; \
+         write {instead}"
+    )
+}
+
+fn shift_amount(op: BinaryOp, ty: ScalarType, amount: i64) -> String {
+    let (name, bits) = (binary_name(op), ty.bits());
+    let method = if op == BinaryOp::Shl { "wrapping_shl" } else { "wrapping_shr" };
+    let instead = if amount >= bits as i64 {
+        format!(", or write `x.{method}({amount})`, which shifts by the amount modulo {bits}")
+    } else {
+        String::new()
+    };
+    format!("`{name}` by {amount}: a shift amount must lie in 0..{bits} for {ty} (Rust panics on others); shift by 0 to {}{instead}", bits - 1)
 }
 
 fn unsupported(op: Operation, got: ScalarType) -> String {
     match op {
-        Operation::Binary(BinaryOp::Div) if got.is_integer() => "integer division is not supported: the CPU panics \
-            on a zero divisor and the GPU cannot do the same; divide floats (`a as f32 / b as f32`) or constants"
-            .to_string(),
+        Operation::Wrapping { method, operator } if got.is_float() => {
+            format!("`{method}` is defined on i32 and u32, not {got}: floats do not wrap, write `{operator}`")
+        }
         Operation::Cast(Bool) => format!("nothing can be cast to bool: compare instead (`x != {}`)", zero(got)),
         Operation::Cast(to) if got == Bool => format!("a bool can be cast only to an integer: write `b as i32 as {to}`"),
         _ => format!("`{}` is defined on {}, not {got} ({})", op.name(), list(op.accepts()), instead(op.accepts(), got)),
@@ -140,6 +215,30 @@ pub fn cast(from: ScalarType, to: ScalarType) -> Result<ScalarType, TypeError> {
     Operation::Cast(to).check(from).map(|_| to)
 }
 
+/// What the right operand of `op` on `ty` must be, given its value where it is a constant
+/// (`None`: computed at run time). Integer `/` and `%` need a nonzero constant divisor, and on a
+/// signed type not -1; integer `<<` and `>>` a constant amount below the width. Rust panics on
+/// the rest (`i32::MIN / -1` in a debug build), which a kernel cannot.
+pub fn right_operand(op: BinaryOp, ty: ScalarType, constant: Option<i64>) -> Result<(), TypeError> {
+    if !ty.is_integer() {
+        return Ok(());
+    }
+    match (op, constant) {
+        (BinaryOp::Div | BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr, None) => Err(TypeError::RuntimeOperand { op }),
+        (BinaryOp::Div | BinaryOp::Rem, Some(0)) => Err(TypeError::ZeroDivisor { op }),
+        (BinaryOp::Div | BinaryOp::Rem, Some(-1)) if ty.is_signed_integer() => Err(TypeError::Overflow { op, ty }),
+        (BinaryOp::Shl | BinaryOp::Shr, Some(amount)) if !(0..ty.bits() as i64).contains(&amount) => {
+            Err(TypeError::ShiftAmount { op, ty, amount })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `a.wrapping_add(b)` and the like: two integers of one type.
+pub fn wrapping(method: &'static str, operator: &'static str, a: ScalarType, b: ScalarType) -> Result<ScalarType, TypeError> {
+    Operation::Wrapping { method, operator }.check(same(method, a, b)?)
+}
+
 /// `a.mul_add(b, c)`: three floats of one type.
 pub fn mul_add(a: ScalarType, b: ScalarType, c: ScalarType) -> Result<ScalarType, TypeError> {
     same("mul_add", a, b)?;
@@ -165,10 +264,57 @@ mod tests {
     use super::*;
 
     #[test]
-    fn integer_division_is_refused_and_says_what_to_write_instead() {
-        let e = binary(BinaryOp::Div, I32, I32).unwrap_err();
-        assert!(e.to_string().contains("divide floats (`a as f32 / b as f32`)"), "{e}");
-        assert_eq!(binary(BinaryOp::Div, F64, F64), Ok(F64));
+    fn integer_division_needs_a_nonzero_constant_divisor_and_says_what_to_write_instead() {
+        assert_eq!(binary(BinaryOp::Div, I32, I32), Ok(I32));
+        let e = right_operand(BinaryOp::Div, I32, None).unwrap_err();
+        assert!(e.to_string().contains("divide floats for a divisor computed at run time (`a as f32 / b as f32`)"), "{e}");
+        assert_eq!(right_operand(BinaryOp::Rem, U32, Some(0)), Err(TypeError::ZeroDivisor { op: BinaryOp::Rem }));
+        assert_eq!(right_operand(BinaryOp::Div, U32, Some(7)), Ok(()));
+        assert_eq!(right_operand(BinaryOp::Div, F64, None), Ok(()));
+    }
+
+    #[test]
+    fn minus_one_divides_only_unsigned_types_and_the_refusal_names_the_wrapping_method() {
+        let e = right_operand(BinaryOp::Div, I32, Some(-1)).unwrap_err();
+        assert!(e.to_string().contains("`x.wrapping_div(-1)`"), "{e}");
+        let e = right_operand(BinaryOp::Rem, I32, Some(-1)).unwrap_err();
+        assert!(e.to_string().contains("`x.wrapping_rem(-1)`, which is 0"), "{e}");
+        // A u32 constant is never -1: u32::MAX is an ordinary divisor.
+        assert_eq!(right_operand(BinaryOp::Div, U32, Some(u32::MAX as i64)), Ok(()));
+    }
+
+    #[test]
+    fn shifts_take_constant_amounts_below_the_width() {
+        assert_eq!(right_operand(BinaryOp::Shl, I32, Some(31)), Ok(()));
+        assert_eq!(right_operand(BinaryOp::Shr, U32, Some(0)), Ok(()));
+        let e = right_operand(BinaryOp::Shl, U32, Some(32)).unwrap_err();
+        assert!(e.to_string().contains("`x.wrapping_shl(32)`"), "{e}");
+        let e = right_operand(BinaryOp::Shr, I32, Some(-1)).unwrap_err();
+        assert!(!e.to_string().contains("wrapping"), "{e}");
+        assert_eq!(right_operand(BinaryOp::Shr, I32, None), Err(TypeError::RuntimeOperand { op: BinaryOp::Shr }));
+        assert!(binary(BinaryOp::Shl, F32, F32).is_err());
+    }
+
+    #[test]
+    fn rustc_refuses_what_rust_lacks_and_not_what_rc_alone_refuses() {
+        assert!(binary(BinaryOp::BitAnd, F32, F32).unwrap_err().rustc_refuses_too());
+        assert!(binary(BinaryOp::Add, F32, I32).unwrap_err().rustc_refuses_too());
+        assert!(!binary(BinaryOp::Rem, F32, F32).unwrap_err().rustc_refuses_too());
+        assert!(!compare(CompareOp::Lt, Bool, Bool).unwrap_err().rustc_refuses_too());
+        assert!(!right_operand(BinaryOp::Div, I32, None).unwrap_err().rustc_refuses_too());
+        assert!(right_operand(BinaryOp::Shl, I32, Some(40)).unwrap_err().rustc_refuses_too());
+    }
+
+    #[test]
+    fn bitwise_operators_take_integers_and_bools_and_wrapping_methods_integers() {
+        assert_eq!(binary(BinaryOp::BitXor, Bool, Bool), Ok(Bool));
+        assert_eq!(binary(BinaryOp::BitAnd, U32, U32), Ok(U32));
+        let e = binary(BinaryOp::BitOr, F32, F32).unwrap_err();
+        assert_eq!(e.to_string(), "`|` is defined on bool, i32 and u32, not f32 (convert with `as i32`)");
+        assert_eq!(binary(BinaryOp::Rem, F64, F64).unwrap_err().to_string(), "`%` is defined on i32 and u32, not f64 (convert with `as i32`)");
+        assert_eq!(wrapping("wrapping_add", "+", I32, I32), Ok(I32));
+        let e = wrapping("wrapping_mul", "*", F32, F32).unwrap_err();
+        assert_eq!(e.to_string(), "`wrapping_mul` is defined on i32 and u32, not f32: floats do not wrap, write `*`");
     }
 
     #[test]

@@ -20,7 +20,7 @@ use rc_core::testdata::{awkward, first_difference, poison, Rng};
 use rc_core::{Body, Boundary, Element, Error, Layout, LengthError, NodeId, Offset, Pattern, Scalar, ScalarType, Strategy, WarpProgram};
 
 mod bodies;
-use bodies::{chance, constant, pick, random_body, random_fields, Taps, NUMBERS};
+use bodies::{chance, constant, pick, random_body, random_fields, random_params, Taps, NUMBERS};
 use ScalarType::{Bool, F32, F64, I32, U32};
 
 const BASE_SEED: u64 = 0x5EED_0000_0000;
@@ -86,7 +86,7 @@ fn random_case(seed: u64) -> Case {
         Layout::RoundRobin
     };
     let element = pick(&mut rng, &NUMBERS);
-    let param_types: Vec<ScalarType> = (0..rng.below(4)).map(|_| pick(&mut rng, &NUMBERS)).collect();
+    let param_types = random_params(&mut rng);
     let params = param_types.iter().map(|&t| constant(&mut rng, t)).collect();
     let body = random_body(&mut rng, element, random_fields(seed), param_types, &Taps::line(radius));
     let n = random_length(&mut rng, &pattern);

@@ -45,7 +45,7 @@ use rc_core::{
 };
 
 mod bodies;
-use bodies::{chance, constant, pick, random_body, random_fields, Taps, NUMBERS};
+use bodies::{chance, constant, pick, random_body, random_fields, random_params, Taps, NUMBERS};
 
 /// Proptest cases per run (all runners together).
 const CASES: u32 = 1_800;
@@ -183,7 +183,7 @@ struct Stencil {
 fn random_stencil(seed: u64, radius: Radius, element: ScalarType) -> Stencil {
     let mut rng = Rng::new(seed);
     let (taps, taps_kind) = random_taps(&mut rng, radius);
-    let param_types: Vec<ScalarType> = (0..rng.below(4)).map(|_| pick(&mut rng, &NUMBERS)).collect();
+    let param_types = random_params(&mut rng);
     let params = param_types.iter().map(|&t| constant(&mut rng, t)).collect();
     let body = random_body(&mut rng, element, random_fields(seed), param_types, &taps);
     Stencil { taps, taps_kind, params, body }

@@ -129,7 +129,7 @@ fn generate(
     let strategy_tokens = tokens::strategy(strategy);
     let layout_tokens = tokens::layout(layout);
     let elem = tokens::rust_type(sig.element);
-    let param_types: Vec<TokenStream> = sig.params.iter().filter_map(|p| p.ty.map(tokens::rust_type)).collect();
+    let param_types: Vec<TokenStream> = sig.params.iter().filter_map(|p| p.ty.map(tokens::param_type)).collect();
     let param_names: Vec<&syn::Ident> = sig.params.iter().map(|p| &p.name).collect();
     let params_ty = quote!((#(#param_types,)*));
     let entry_points = entry_points(sig.dims, &sig.windows, &elem, &param_names, &param_types);

@@ -1,21 +1,43 @@
 //! The function's signature: `fn name(u: Window<T>, k: Window<T>, extra: U, ...) -> T`, not
-//! generic: one or more windows first (one input field each), then scalar parameters. The
+//! generic: one or more windows first (one input field each), then parameters passed at launch
+//! (scalars, or arrays of them). The
 //! windows' kind (`Window`, `Window2`, `Window3`) fixes the stencil's dimensions; they all have
 //! one kind and one element type.
 
 use quote::ToTokens;
-use syn::{FnArg, GenericArgument, Ident, ItemFn, Pat, PatType, PathArguments, ReturnType, Type};
+use syn::{Expr, FnArg, GenericArgument, Ident, ItemFn, Lit, Pat, PatType, PathArguments, ReturnType, Type};
 
+use rc_core::abi::KernelParam;
 use rc_core::geometry::Dims;
 use rc_core::ScalarType;
 
+use crate::args::strip_group;
 use crate::ctxt::Ctxt;
 
 /// An extra parameter. `ty` is `None` when the type was rejected: the body still sees the name
 /// (as a poisoned value), so the one mistake is reported once.
 pub struct Param {
     pub name: Ident,
-    pub ty: Option<ScalarType>,
+    pub ty: Option<ParamType>,
+}
+
+/// What an extra parameter holds: a scalar, or an array `[T; N]`, passed at launch as `N`
+/// consecutive scalars.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamType {
+    Scalar(ScalarType),
+    Array(ScalarType, usize),
+}
+
+impl ParamType {
+    /// The scalars the kernel takes for it, in order.
+    pub fn scalars(self) -> impl Iterator<Item = ScalarType> {
+        let (ty, n) = match self {
+            ParamType::Scalar(ty) => (ty, 1),
+            ParamType::Array(ty, n) => (ty, n),
+        };
+        std::iter::repeat_n(ty, n)
+    }
 }
 
 pub struct Signature {
@@ -79,7 +101,6 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
                 }
                 None => {
                     scalars.push(pt);
-                    let ty = scalar(&pt.ty);
                     let name = match &*pt.pat {
                         Pat::Ident(id) if id.by_ref.is_none() && id.subpat.is_none() => Some(id.ident.clone()),
                         other => {
@@ -87,10 +108,16 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
                             None
                         }
                     };
-                    // Without any window, the first parameter's error says where the window goes.
-                    if ty.is_none() && (i > 0 || window_dims(f).is_some()) {
-                        cx.error(&pt.ty, format!("unsupported parameter type: extra parameters are scalars passed at launch, {SUPPORTED}"));
-                    }
+                    let ty = match (scalar(&pt.ty), strip(&pt.ty)) {
+                        (Some(ty), _) => Some(ParamType::Scalar(ty)),
+                        (None, Type::Array(array)) => array_param(array, cx),
+                        // Without any window, the first parameter's error says where the window goes.
+                        (None, _) if i == 0 && window_dims(f).is_none() => None,
+                        (None, other) => {
+                            cx.error(other, format!("unsupported parameter type: extra parameters are passed at launch, scalars ({SUPPORTED}) or arrays of them, `[f32; 5]`"));
+                            None
+                        }
+                    };
                     if let Some(name) = name {
                         params.push(Param { name, ty });
                     }
@@ -159,6 +186,7 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
     if !consistent {
         return None;
     }
+    check_param_bytes(dims, windows.len() as u32, &params, cx);
 
     match &sig.output {
         ReturnType::Default => {
@@ -181,6 +209,44 @@ fn name_of(pt: &PatType) -> String {
     match &*pt.pat {
         Pat::Ident(id) => id.ident.to_string(),
         pat => pat.to_token_stream().to_string(),
+    }
+}
+
+/// `[T; N]`: T a scalar type, N an integer literal. Each refusal is on its own tokens.
+fn array_param(array: &syn::TypeArray, cx: &mut Ctxt) -> Option<ParamType> {
+    let elem = scalar(&array.elem);
+    if elem.is_none() {
+        cx.error(&array.elem, format!("unsupported array element type: an array parameter holds {SUPPORTED}"));
+    }
+    let len = match strip_group(&array.len) {
+        Expr::Lit(syn::ExprLit { lit: Lit::Int(n), .. }) if matches!(n.suffix(), "" | "usize") => n.base10_parse::<usize>().ok(),
+        _ => None,
+    };
+    if len.is_none() {
+        cx.error(
+            &array.len,
+            "the length of an array parameter must be an integer literal, `[f32; 5]`: #[stencil] compiles the kernel \
+             from the function alone, and sees no `const` declared outside it",
+        );
+    }
+    Some(ParamType::Array(elem?, len?))
+}
+
+/// Refuses parameters (arrays, mostly) past the kernel's parameter space, on the first that
+/// does not fit.
+fn check_param_bytes(dims: Dims, fields: u32, params: &[Param], cx: &mut Ctxt) {
+    let mut types = Vec::new();
+    for param in params {
+        types.extend(param.ty.into_iter().flat_map(ParamType::scalars));
+        let bytes = KernelParam::space(&KernelParam::list(dims, fields, &types));
+        if bytes > KernelParam::MAX_SPACE {
+            let max = KernelParam::MAX_SPACE;
+            cx.error(
+                &param.name,
+                format!("the parameters up to `{}` take {bytes} bytes of the kernel's parameter space, more than the {max} a launch passes: pass fewer or smaller arrays", param.name),
+            );
+            return;
+        }
     }
 }
 

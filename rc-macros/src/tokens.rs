@@ -8,6 +8,8 @@ use rc_core::body::{BinaryOp, Body, CompareOp, Node, UnaryOp};
 use rc_core::geometry::Coords;
 use rc_core::{Boundary, Layout, Scalar, ScalarType, Strategy};
 
+use crate::signature::ParamType;
+
 pub fn scalar_type(ty: ScalarType) -> TokenStream {
     let variant = match ty {
         ScalarType::F32 => quote!(F32),
@@ -26,6 +28,17 @@ pub fn rust_type(ty: ScalarType) -> TokenStream {
         ScalarType::I32 => quote!(i32),
         ScalarType::U32 => quote!(u32),
         ScalarType::Bool => quote!(bool),
+    }
+}
+
+/// An extra parameter's type as the user wrote it: `f32`, `[f32; 5]`.
+pub fn param_type(ty: ParamType) -> TokenStream {
+    match ty {
+        ParamType::Scalar(t) => rust_type(t),
+        ParamType::Array(t, n) => {
+            let (t, n) = (rust_type(t), proc_macro2::Literal::usize_unsuffixed(n));
+            quote!([#t; #n])
+        }
     }
 }
 
@@ -88,10 +101,16 @@ fn node(n: &Node) -> TokenStream {
                 BinaryOp::Sub => quote!(Sub),
                 BinaryOp::Mul => quote!(Mul),
                 BinaryOp::Div => quote!(Div),
+                BinaryOp::Rem => quote!(Rem),
                 BinaryOp::Min => quote!(Min),
                 BinaryOp::Max => quote!(Max),
                 BinaryOp::And => quote!(And),
                 BinaryOp::Or => quote!(Or),
+                BinaryOp::BitAnd => quote!(BitAnd),
+                BinaryOp::BitOr => quote!(BitOr),
+                BinaryOp::BitXor => quote!(BitXor),
+                BinaryOp::Shl => quote!(Shl),
+                BinaryOp::Shr => quote!(Shr),
             };
             quote!(#p::Node::Binary(#p::BinaryOp::#op, #a, #b))
         }

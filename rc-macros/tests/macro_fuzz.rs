@@ -216,8 +216,17 @@ impl Gen {
         self.elem = elem;
         self.dims = if self.grid_ok { *[1, 1, 2, 3].get(self.below(4) as usize).unwrap_or(&1) } else { 1 };
         let params: Vec<(String, &'static str)> = (0..self.below(4)).map(|i| (format!("p{i}"), self.element())).collect();
+        // Some parameters are arrays `[T; n]`, read through constant indices (some past the end).
+        let lens: Vec<Option<u64>> = params.iter().map(|_| if self.chance(0.25) { Some(self.below(6)) } else { None }).collect();
         let mut lines = Vec::new();
-        let mut vars: Vec<(String, &'static str)> = params.clone();
+        let mut vars: Vec<(String, &'static str)> = params
+            .iter()
+            .zip(&lens)
+            .map(|((name, ty), len)| match len {
+                Some(n) => (format!("{name}[{}]", self.below(n + 1)), *ty),
+                None => (name.clone(), *ty),
+            })
+            .collect();
         for i in 0..self.below(6) {
             let name = format!("x{i}");
             match self.below(4) {
@@ -267,7 +276,14 @@ impl Gen {
                 body.insert_str(at, &format!(" {junk}"));
             }
         }
-        let params: Vec<String> = params.iter().map(|(n, t)| format!("{n}: {t}")).collect();
+        let params: Vec<String> = params
+            .iter()
+            .zip(&lens)
+            .map(|((n, t), len)| match len {
+                Some(len) => format!("{n}: [{t}; {len}]"),
+                None => format!("{n}: {t}"),
+            })
+            .collect();
         let window = ["Window", "Window2", "Window3"][self.dims - 1];
         // Now and then a second and a third window (input fields), each tap of `w` moved to one
         // of them at random.
@@ -368,6 +384,18 @@ impl Gen {
                 format!("{a}.mul_add({b}, {c})")
             }
             (4, "i32") => format!("(-{})", self.typed(ty, vars)),
+            (3 | 4, "u32") | (7, "i32" | "u32") => {
+                // Integer `/ % & | ^ << >>` and the wrapping methods, by constants of every kind:
+                // good ones, zero, -1, past the width, and values computed at run time.
+                let (a, b) = (self.typed(ty, vars), self.typed(ty, vars));
+                let c = self.pick(&["3", "7", "1", "0", "-1", "31", "32", "65537", "4294967295", "k"]);
+                match self.below(4) {
+                    0 => format!("({a} {} {c})", self.pick(&["/", "%", "<<", ">>"])),
+                    1 => format!("({a} {} {b})", self.pick(&["&", "|", "^", "/", "%"])),
+                    2 => format!("(!{a})"),
+                    _ => format!("{a}.{}({b})", self.pick(&["wrapping_add", "wrapping_sub", "wrapping_mul", "wrapping_div", "wrapping_rem", "wrapping_shl", "wrapping_shr"])),
+                }
+            }
             (5, _) => {
                 let (c, a, b) = (self.typed("bool", vars), self.typed(ty, vars), self.typed(ty, vars));
                 format!("(if {c} {{ {a} }} else {{ {b} }})")
@@ -420,7 +448,11 @@ impl Gen {
         let n_params = self.below(4);
         let mut params = Vec::new();
         for i in 0..n_params {
-            let ty = if self.chance(0.9) { self.element() } else { self.pick(&["bool", "usize", "f16", "&f32", "[f32; 3]", "Window<f32>", "(f32, f32)", "String"]) };
+            let ty = if self.chance(0.9) {
+                self.element()
+            } else {
+                self.pick(&["bool", "usize", "f16", "&f32", "[f32; 3]", "Window<f32>", "(f32, f32)", "String", "[f32; N]", "[i32; 0]", "[[f32; 2]; 2]", "[f64; 600]", "[u32; 4usize]", "[f32; 3 + 1]", "[bool; 2]", "[f32]"])
+            };
             let name = if self.chance(0.95) { format!("p{i}") } else { self.pick(&["w", "p0", "_", "mut q", "(a, b)"]).to_string() };
             inputs.push(format!("{name}: {ty}"));
             params.push(name);
@@ -588,7 +620,7 @@ impl Gen {
             5 => format!("({})", self.expr(ty, params)),
             6 => format!("{} as {}", self.expr(any_ty, params), self.pick(&["f32", "f64", "i32", "u32", "bool", "usize", "i64", "u8", "f16", "char", "Window"])),
             7 | 8 => {
-                let m = self.pick(&["abs", "sqrt", "min", "max", "mul_add", "sin", "powi", "clamp", "floor", "to_bits", "rev", "max"]);
+                let m = self.pick(&["abs", "sqrt", "min", "max", "mul_add", "sin", "powi", "clamp", "floor", "to_bits", "rev", "max", "len", "wrapping_add", "wrapping_neg", "wrapping_div", "wrapping_shl", "wrapping_rem"]);
                 let args: Vec<String> = (0..self.below(4)).map(|_| self.expr(ty, params)).collect();
                 format!("{}.{m}({})", self.atom(ty, params), args.join(", "))
             }

@@ -1,8 +1,9 @@
 //! The kernel ABI: what a stencil's `.entry` takes, and the argument block a launch passes.
 //!
 //! The parameter list is rc-core's [`KernelParam::list`] (the PTX back end declares it): the
-//! device pointers of every input field and of the output, their lengths, in 2D and 3D the input's and then the
-//! output's extent along each dimension (outermost first), then each stencil parameter by value.
+//! device pointers of every input field and of the output, their lengths, in 2D and 3D the input's
+//! and then the output's extent along each dimension (outermost first), then each stencil parameter
+//! by value (an array `[T; N]` as `N` consecutive scalars).
 //! Both the check and the argument block walk that list, so the order is defined once, in
 //! rc-core.
 //!

@@ -223,6 +223,28 @@ pub fn three_fields3d(a: Window3<f32>, b: Window3<f32>, c: Window3<f32>) -> f32 
     a[(-1, 0, 0)] * b[(1, 0, 0)] + b[(0, -1, 1)] - c[(0, 1, -1)] + a[(0, 0, 0)] * c[(1, 1, 1)]
 }
 
+/// A 3x3 convolution whose kernel is chosen at run time: an array parameter indexed by the
+/// unrolled loops' constants.
+#[stencil(radius = 1, outputs_per_thread = 2, boundary = clamp)]
+pub fn conv3x3(w: Window2<f32>, k: [f32; 9]) -> f32 {
+    let mut s = 0.0;
+    for dy in -1..=1 {
+        for dx in -1..=1 {
+            s += k[(3 * (dy + 1) + dx + 1) as usize] * w[(dy, dx)];
+        }
+    }
+    s
+}
+
+/// Integer operations in 3D: a 7-point stencil of bit tricks on u32 with per-axis weights.
+#[stencil(radius = 1, boundary = wrap)]
+pub fn int_ops_3d(w: Window3<u32>, weights: [u32; 3]) -> u32 {
+    let z = (w[(-1, 0, 0)] ^ w[(1, 0, 0)]) * weights[0];
+    let y = (w[(0, -1, 0)] | w[(0, 1, 0)]) / 3 * weights[1];
+    let x = ((w[(0, 0, -1)] << 3) & !w[(0, 0, 1)]) % 1000 * weights[2];
+    (z + y + x) >> 2
+}
+
 /// Visits every stencil above, with the parameters it is checked with.
 pub fn visit_all(v: &mut impl Visit) {
     v.visit(&heat2d::KERNEL, (0.2,));
@@ -247,4 +269,6 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&diffuse2d::KERNEL, (0.1,));
     v.visit(&weighted_shared2d::KERNEL, ());
     v.visit(&three_fields3d::KERNEL, ());
+    v.visit(&conv3x3::KERNEL, ([0.0625, 0.125, 0.0625, 0.125, -0.75, 0.125, 0.0625, 0.125, 0.0625],));
+    v.visit(&int_ops_3d::KERNEL, ([3, 5, 7],));
 }

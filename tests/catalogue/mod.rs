@@ -291,6 +291,55 @@ pub fn diffuse_naive(u: Window<f32>, k: Window<f32>, dt: f32) -> f32 {
     u[0] + dt * (east - west)
 }
 
+/// A FIR filter whose taps are chosen at run time: an array parameter, indexed by constants once
+/// the loop is unrolled.
+#[stencil(radius = 2, outputs_per_thread = 4, boundary = zero)]
+pub fn fir5(w: Window<f32>, h: [f32; 5], gain: f32) -> f32 {
+    let mut s = 0.0;
+    for k in -2..=2 {
+        s += h[(k + 2) as usize] * w[k];
+    }
+    s * gain
+}
+
+/// Arrays of both integer types beside a scalar, walked with `len()`.
+#[stencil(radius = 3, warp = 8, outputs_per_thread = 2, boundary = wrap, distribution = granule(2))]
+pub fn weighted_i32(w: Window<i32>, weights: [i32; 7], bias: u32, offsets: [u32; 2]) -> i32 {
+    let mut s = bias as i32;
+    for i in 0..weights.len() {
+        s += weights[i] * w[i as i32 - 3];
+    }
+    (s >> 2) + (offsets[1] as i32) - offsets[0] as i32
+}
+
+/// Integer division, remainder, bitwise operators and shifts on i32 with Rust's results:
+/// truncating division and the dividend's sign in `%` on negative data, arithmetic `>>`, the
+/// `wrapping_*` methods where the operators would overflow, and `& | ^` on bools.
+#[stencil(radius = 2, warp = 8, outputs_per_thread = 3, boundary = clamp)]
+pub fn int_ops_i32(w: Window<i32>, mask: i32) -> i32 {
+    let quotients = w[-2] / 3 + w[-1] / -7 + w[0] % 5 + w[1] % -6;
+    let bits = (w[0] & mask) | (w[1] ^ !w[-1]);
+    let mut shifts = (w[2] >> 3) + (w[-2] << 4 >> 6);
+    shifts ^= 0x55;
+    shifts <<= 1;
+    let wrapped = w[1].wrapping_mul(w[2]).wrapping_add(w[0].wrapping_div(-1)).wrapping_sub(w[-1].wrapping_rem(-1));
+    let mixed = w[0].wrapping_mul(-1_640_531_535).wrapping_shr(35) / 1000;
+    // `& | ^` on bools: both sides evaluated, as in Rust.
+    let flags = (w[0] > 0) & (w[1] < 0) | (w[2] % 3 == 0) ^ (w[-1] != 0);
+    quotients.wrapping_add(bits ^ shifts).wrapping_add(wrapped).wrapping_add(mixed) + w[0].wrapping_neg() % 1024 + flags as i32
+}
+
+/// The same on u32: logical `>>`, divisors past `i32::MAX`, a hash's wrapping multiply spreading
+/// the data over every bit.
+#[stencil(radius = 1, warp = 16, outputs_per_thread = 4, boundary = wrap)]
+pub fn int_ops_u32(w: Window<u32>, salt: u32) -> u32 {
+    let h = (w[0] ^ salt).wrapping_mul(2_654_435_761);
+    let mut mixed = (h >> 16) ^ (h << 5) | (w[-1] & 0xff);
+    mixed &= !7;
+    let small = mixed / 3_000_000_000 + mixed % 10 + (h >> 31) + (w[1] << 3) / 7 + (!w[1] >> 28);
+    small.wrapping_add(h.wrapping_sub(w[-1]) % 0xffff_fff0).wrapping_add(w[-1].wrapping_neg() / 65_537)
+}
+
 /// Something done to every stencil in the catalogue (checked on the CPU, launched on the GPU).
 pub trait Visit {
     fn visit<T: Element + DeviceCopy, P: Params + std::fmt::Debug>(&mut self, stencil: &Stencil<T, P>, params: P);
@@ -334,6 +383,10 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&three_fields_granule::KERNEL, (0.75,));
     v.visit(&masked_max_i32::KERNEL, ());
     v.visit(&diffuse_naive::KERNEL, (0.2,));
+    v.visit(&fir5::KERNEL, ([0.125, -0.5, 1.75, -0.5, 0.125], 2.0));
+    v.visit(&weighted_i32::KERNEL, ([3, -1, 4, -1, 5, -9, 2], 6, [2, 7]));
+    v.visit(&int_ops_i32::KERNEL, (0x3c3,));
+    v.visit(&int_ops_u32::KERNEL, (0x9e37_79b9,));
 }
 
 /// The first output where `got` differs from the reference; `±0` count as equal when the body

@@ -11,15 +11,20 @@ use rc::prelude::*;
 #[stencil(radius = 12, warp = 4, outputs_per_thread = 7, boundary = wrap)]
 pub fn random_000(w: Window<u32>) -> u32 {
     const C1: [u32; 5] = [3, 0, 0, 1, 1];
-    let x2 = if w[-12] > w[2] && !(w[-9] < w[1]) { w[4].max(w[1]) + w[8].max(w[-1]) } else if (w[-9] as f64) >= (w[11] as f64) || ((w[-12] as i32) < (w[-7] as i32) || 4 <= ((0 - 3) as u32)) { w[12].max((65536 as u32).max(w[-12])) } else { w[-12].max(1u32 + true as u32) - w[-12].min(1u32 + true as u32) };
-    let x3 = w[-6].max(x2.max(x2) - x2.min(x2)) - w[-6].min(x2.max(x2) - x2.min(x2));
-    let x4 = w[11] + 4;
-    let x5 = w[-1] + (x4 + 8);
-    let mut y6 = if w[-8] < C1[4] { w[-3] } else if -3 != (w[11] as i32) { x5 } else { w[11] };
-    if 0.0 == (-1e-3 as f32) && (-2147483648 as i32) != -9i32 {
-        y6 = w[-1];
+    let x2 = (w[3] % 2).min(if w[-12] >= 1 { w[1] } else { w[-9] }) % 7;
+    let x3 = (w[8] as i32).abs() as u32;
+    let c4: bool = w[-1] >= w[1];
+    let mut acc5 = u32::MIN;
+    for k in -8..=7 {
+        acc5 = acc5.max(w[k]);
     }
-    x3.max(y6)
+    let mut y6 = acc5.max(w[0]) - acc5.min(w[0]);
+    if c4 && (w[-1] as f64) != (w[-12] as f64) {
+        y6 += w[0] + 4;
+    } else {
+        y6 += w[-12];
+    }
+    (x2.min(x3).max(y6) + C1[1]).min(w[-2])
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 6, boundary = clamp)]
@@ -37,8 +42,8 @@ pub fn random_001(w: Window<f64>) -> f64 {
 }
 
 #[stencil(radius = 1, warp = 2, outputs_per_thread = 5, boundary = valid)]
-pub fn random_002(w: Window<f32>, shift0: f32) -> f32 {
-    let c1: [f32; 5] = [-1.0, 0.0, 10.0, -1e-3, 1.5_f32];
+pub fn random_002(w: Window<f32>, gain0: f32) -> f32 {
+    let c1: [f32; 4] = [-0.5, 10.0, -1e-3, 1.5_f32];
     let mut acc2 = w[-1] + -0.125f32;
     for k in -1..2 {
         let d3 = w[k] - w[-1];
@@ -50,54 +55,42 @@ pub fn random_002(w: Window<f32>, shift0: f32) -> f32 {
         acc4 += wt5 * w[k];
         wt5 *= 0.75;
     }
-    let x6 = (acc2 + w[1]).abs().max(0.0).min(10000.0) as u32;
-    let mut acc7 = 0.0;
-    for k in 0..=1 {
-        acc7 = f32::mul_add(w[k], -100f32, acc7);
-    }
-    let c8 = !(-6 <= (1.00000005960464477539062500000001 as i32));
-    shift0.min(acc4) * x6 as f32 + acc7 + (if c8 { 2.0f32 } else { 1.5 }) + c1[0]
+    (gain0 * acc2 + acc4 + c1[0]).max(w[0])
 }
 
 #[stencil(radius = 28, warp = 2, outputs_per_thread = 7, boundary = valid)]
-pub fn random_003(w: Window<f32>, beta0: u32, beta1: u32) -> f32 {
-    const N: i32 = 8;
-    let mut y1 = (w[-2] + 2.0 / 7.0).sqrt();
-    if (w[8] + -0.75) <= w[-1] || -(1.0 / 3.0) <= ((0.1 + 1.0) as f32) {
-        y1 -= w[0].sqrt();
+pub fn random_003(w: Window<f64>, lo0: f64, alpha1: f64) -> f64 {
+    const C1: [u32; 6] = [1, 4, 4, 3, 2, 2];
+    let mut y2 = 0.3 + alpha1;
+    if -100f64 == w[1] {
+        y2 -= -3 as f64;
+    } else {
+        y2 += lo0;
     }
-    let mut x2 = w[-26].abs();
-    x2 *= w[28].min(y1);
-    let mut acc3 = -3f32 - w[-4];
-    let mut wt4: f32 = 1.0;
-    for k in -28..=28 {
-        acc3 += wt4 * w[k];
-        wt4 *= -0.5;
+    let x3 = 8u32 as f64 * w[22].abs();
+    let mut acc4: f64 = 0.0;
+    for k in -24..-17 {
+        acc4 += w[k] * (k as f64) * 0_f64;
     }
-    (beta0 as f32 + beta1 as f32 - x2).max(acc3) - w[N]
+    ((y2 + x3) * acc4).max(C1[1] as f64)
 }
 
 #[stencil(radius = 40, warp = 16, outputs_per_thread = 7, boundary = zero)]
-pub fn random_004(w: Window<u32>, beta0: f32) -> u32 {
-    const N: i32 = 30;
-    let mut acc1 = 0;
-    for k in 0..30 {
-        acc1 += 2 * w[k];
+pub fn random_004(w: Window<u32>, bias0: f32) -> u32 {
+    let x1 = if w[-20] > w[15] { w[-35] } else { w[11] };
+    let mut x2: f64 = (w[-29] & 65535) as f64;
+    x2 += (w[8] as f64).min(1.0 / 16.0);
+    let mut acc3 = w[34] + w[40];
+    for k in -40..=39 {
+        acc3 += w[k + 1];
     }
-    let mut acc2 = w[-30];
-    for k in -N..=N {
-        if w[k] > acc2 {
-            acc2 = w[k];
-        }
+    let mut acc4 = w[27] + w[26];
+    for k in 0..41 {
+        acc4 += w[k].min(620);
     }
-    let x3 = w[0];
-    let x4 = if w[N] < acc2 || x3 < 7u32 { 0.25 } else { 2.0 };
-    let x5 = f64::mul_add(x4, (3.0000001) as f64, w[-40] as f64);
-    let mut acc6 = 0;
-    for k in -N..=N {
-        acc6 += 2 * w[k];
-    }
-    (beta0.max(0.0).min(10000.0) as u32 + acc1 + x4.max(0.0).min(10000.0) as u32).max(x5.max(0.0).min(10000.0) as u32).max(acc6)
+    let x5: u32 = 7;
+    let x6 = ((acc3 + 5) & 255);
+    (bias0.max(0.0).min(10000.0) as u32).min(x1).min(x2.max(0.0).min(10000.0) as u32).max(acc4).max(x5).min(x6)
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 3, boundary = clamp)]
@@ -108,12 +101,12 @@ pub fn random_005(w: Window<u32>) -> u32 {
         let d3 = w[k].max(w[1]) - w[k].min(w[1]);
         acc2 += d3;
     }
-    let x4 = if (2.7 as u32) < w[1] { acc2 } else { w[-1] };
-    let mut acc5: u32 = 0;
-    for k in 0..=0 {
+    let x4 = w[-1] % 4294967295;
+    let mut acc5 = 0;
+    for k in 1..=1 {
         acc5 += w[k] + w[-k];
     }
-    (B1 as u32).min(x4).min(acc5)
+    (B1 as u32).min(acc2).min(x4) + acc5
 }
 
 #[stencil(radius = 2, warp = 2, outputs_per_thread = 1, boundary = clamp)]
@@ -132,7 +125,7 @@ pub fn random_006(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 1, warp = 2, outputs_per_thread = 3, boundary = clamp)]
-pub fn random_007(w: Window<f64>, shift0: f32, bias1: f64) -> f64 {
+pub fn random_007(w: Window<f64>, shift0: i32, bias1: f64) -> f64 {
     const C1: [f64; 4] = [10_f64, 2.0 / 7.0, 0.3, 0.1];
     let mut acc2: f64 = 0.0;
     for k in 0..=0 {
@@ -142,16 +135,16 @@ pub fn random_007(w: Window<f64>, shift0: f32, bias1: f64) -> f64 {
             acc2 += 0.75f64 * w[k];
         }
     }
-    let x3 = ((w[1] as f32).min(w[-1] as f32) as f64).max(0.0).min(10000.0) as u32;
-    (shift0 as f64 + bias1 - acc2).min(x3 as f64) - C1[3]
+    let x3 = (((if w[1] < (1.0 / 3.0) { 0.1 } else { 0.5 }) as f32).max((16777217.0 + 0.0) as f32) as f64).max(0.0).min(10000.0) as u32;
+    (shift0 as f64 - bias1).max(acc2).min(x3 as f64) * C1[2]
 }
 
 #[stencil(radius = 24, warp = 32, outputs_per_thread = 7, boundary = valid)]
-pub fn random_008(w: Window<f64>, lo0: f64) -> f64 {
+pub fn random_008(w: Window<f64>, lo0: f32) -> f64 {
     const C1: [f64; 6] = [1.0, 0.125, 4.5, -0.25_f64, 2.0_f64, 16f64];
-    let c2 = (2147483647 as f64) == (2147483647 as f64);
+    let c2 = C1[3] == C1[3];
     let x3 = f64::abs(-0.5).max(-10000.0).min(10000.0) as i32;
-    (lo0 - c2 as i32 as f64 + x3 as f64 + C1[4]).max(w[-16])
+    lo0 as f64 - c2 as i32 as f64 - x3 as f64 + w[-11]
 }
 
 #[stencil(radius = 7, warp = 32, outputs_per_thread = 6, boundary = clamp)]
@@ -170,49 +163,37 @@ pub fn random_009(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 12, warp = 2, outputs_per_thread = 3, boundary = valid)]
-pub fn random_010(w: Window<i32>) -> i32 {
-    let mut y1 = i32::min(w[-2], w[2]);
-    if w[-4] > w[12] || w[0] > 4 {
-        y1 = w[-5].abs();
-    } else {
-        y1 += -6;
+pub fn random_010(w: Window<u32>) -> u32 {
+    let mut y1 = if (1.5 as f32) > (w[2] as f32) { w[0] } else if w[-5] != w[-1] { 5u32 } else { w[-12] };
+    if w[5] <= w[-3] || w[11] > w[4] {
+        y1 = (w[12] << 3);
     }
-    let mut acc2 = w[-11];
-    for k in -11..4 {
-        if w[k] > acc2 {
-            acc2 = w[k];
-        }
-    }
-    let mut acc3 = i32::MAX;
-    for k in (-1..=3).step_by(3) {
-        if w[k] < acc3 {
-            acc3 = w[k];
-        }
-    }
-    let x4: i32 = -9;
-    y1 - acc2 - acc3 + x4
+    let x3 = { let t2 = 3 * w[3]; t2.max(8u32) };
+    let x4: u32 = (w[9] / 10).min(if w[12] < w[12] { y1 } else { (-1e10) as u32 });
+    let x5 = x3.max(w[9]) - x3.min(w[9]);
+    x4 + x5
 }
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 6, boundary = valid)]
-pub fn random_011(w: Window<f32>, bias0: u32, lo1: f32) -> f32 {
-    const C1: [f32; 2] = [3.0 / 3.0, 1.0 / 3.0];
-    let x2 = 16777217.0;
-    let x3: f32 = x2;
-    let mut y4 = w[1] / x2;
-    if w[1] == w[1] || lo1 == w[0] {
-        let t5 = 4.5;
-        y4 += t5;
+pub fn random_011(w: Window<f32>, bias0: f32, alpha1: u32) -> f32 {
+    const C1: [f32; 4] = [-1.0, 10.0, 0.0, 1e1];
+    const N: i32 = 1;
+    const B2: bool = N > 2;
+    let mut acc3 = 0.0;
+    let mut wt4: f32 = 1.0;
+    for k in (-1..=-1).rev() {
+        acc3 += wt4 * w[k];
+        wt4 *= 1.125;
     }
-    let x6 = lo1 + 3.0;
-    let x7 = if !(lo1 != lo1) { -0.1 } else { 0.1 };
-    let x8 = w[-1] - x7;
-    let mut y9 = 3 as f32 + w[1];
-    if (w[-1] + 0.125) > -0.125 || (w[0].max(-10000.0).min(10000.0) as i32) != (w[0] as i32) {
-        y9 = w[-1];
+    let x5 = w[-1].max(w[0]);
+    let c6 = B2 && ((7 as f32) == (7 as f32) && x5 <= w[-1]);
+    let mut y7 = w[0];
+    if c6 || c6 {
+        y7 = -f32::EPSILON;
+    } else {
+        y7 += bias0 - (0) as f32;
     }
-    let mut x10: f32 = (w[-1] as f64 as f32 - 4.5).mul_add(w[1] / w[1] as f64 as f32, x8 * 1.0 / (w[-1] * w[-1]));
-    x10 -= (w[0] + -3.0).abs();
-    ((bias0 as f32 * x3).min(y4) * x6 * x7 * y9).min(x10).min(C1[1])
+    ((alpha1 as f32 + acc3) * y7 - C1[1]).min(w[N])
 }
 
 #[stencil(radius = 11, warp = 8, outputs_per_thread = 6, boundary = clamp)]
@@ -226,61 +207,48 @@ pub fn random_012(w: Window<f64>) -> f64 {
 }
 
 #[stencil(radius = 15, warp = 2, outputs_per_thread = 7, boundary = clamp)]
-pub fn random_013(w: Window<f64>) -> f64 {
-    let x1 = 0.5;
-    let x2 = x1 as f32;
-    let mut y3 = w[-3];
-    if w[-2] >= -0.25 || w[15] > w[-7] {
-        y3 *= (w[15] + 10.0).mul_add(w[3], w[-3]);
-    } else {
-        y3 *= 0.75_f64 / (if w[15] != w[15] { 1.00000005960464477539062500000001 } else { 0.5 }) as f64;
+pub fn random_013(w: Window<i32>) -> i32 {
+    let x1 = -9;
+    let x2 = x1 as u32;
+    let mut acc3 = 0;
+    for k in (0..=15).rev() {
+        if k % 3 != 1 {
+            acc3 += w[-k];
+        } else {
+            acc3 += 2 * w[-k];
+        }
     }
-    let mut acc4 = 0.0;
-    let mut wt5: f64 = 1.0;
-    for k in 2..=7 {
-        acc4 += wt5 * w[k];
-        wt5 *= 0.5;
+    let mut acc4: i32 = 0;
+    for k in 13..14 {
+        acc4 += w[k] * k;
     }
-    let x6: i32 = (w[-8] / w[-2]).max(-10000.0).min(10000.0) as i32;
-    (x2 as f64).min(y3).min(acc4) * x6 as f64
+    let x5: i32 = -acc4;
+    (x2.min(100000) as i32).max(acc3).min(x5)
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 8, boundary = valid)]
-pub fn random_014(w: Window<f64>, bias0: f64) -> f64 {
-    let x1 = (if 1.5_f64 != 10.0 { w[-2] } else { 0.75 }).abs().sqrt();
-    let mut y2 = bias0 + w[0];
-    if w[0] != w[0] {
-        y2 *= w[2] as f32 as f64;
-    }
-    let x3 = if w[1] >= y2 || w[-2] >= x1 { (w[-1].max(-10000.0).min(10000.0) as i32).abs() } else { (w[-1].max(-10000.0).min(10000.0) as i32).max(0 as i32) };
-    x3 as f64 + w[-2]
+pub fn random_014(w: Window<f64>, hi0: f32) -> f64 {
+    let c1 = !(w[2] < 0.3) && (w[2] as i32) != (w[2] as i32);
+    let x2 = w[1].min(w[-2] * w[-2]);
+    let x2: f64 = x2 - 2.5e-1;
+    let x4 = 4.5;
+    let x5 = x4 * w[-2];
+    (hi0 as f64 + c1 as i32 as f64) * x2 + x4 - x5
 }
 
 #[stencil(radius = 22, warp = 32, outputs_per_thread = 4, boundary = valid)]
-pub fn random_015(w: Window<f64>, shift0: f32) -> f64 {
-    const C1: [f64; 2] = [0.0, 0.1];
-    let mut acc2: f64 = 0.0;
-    for k in 1..=7 {
-        acc2 += w[k] + w[-k];
+pub fn random_015(w: Window<i32>, scale0: i32) -> i32 {
+    const N: i32 = 21;
+    let x1: i32 = -6;
+    let mut acc2 = 0.3 as i32 - x1;
+    for k in -22..=22 {
+        acc2 += 2 * w[-k];
     }
-    let x3 = w[-16];
-    let mut y4 = w[-13];
-    if (w[-22] as f32) != (shift0 + 1e-3) && (w[16].max(0.0).min(10000.0) as u32) > 1 {
-        y4 -= x3 + w[-7];
-    } else {
-        y4 -= acc2 + w[-22];
-    }
-    let mut y5 = w[-15] * C1[1];
-    if !((w[-21] + 2.0) <= -0.25) {
-        y5 -= f64::abs(1.0);
-    } else {
-        y5 *= w[-9];
-    }
-    y4 + y5
+    scale0 + acc2 + w[N]
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 5, boundary = valid)]
-pub fn random_016(w: Window<u32>, bias0: u32) -> u32 {
+pub fn random_016(w: Window<u32>, bias0: i32) -> u32 {
     let mut acc1 = 0;
     for i in 0..=0 {
         for j in -1..=1 {
@@ -291,20 +259,26 @@ pub fn random_016(w: Window<u32>, bias0: u32) -> u32 {
     for k in (1..2).rev().step_by(3) {
         acc2 += w[k + 1].max(w[k]) - w[k + 1].min(w[k]);
     }
-    bias0.max(acc1).max(acc2)
+    (bias0.max(0) as u32).max(acc1).min(acc2)
 }
 
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 2, boundary = valid)]
-pub fn random_017(w: Window<f64>, beta0: f64, bias1: u32) -> f64 {
-    let mut acc1: f64 = 0.0;
-    for k in -1..1 {
-        acc1 += beta0 * w[-k];
+pub fn random_017(w: Window<i32>, lo0: i32, hi1: f32) -> i32 {
+    const N: i32 = 1;
+    const B1: bool = 2.0 <= 1.5;
+    let mut y2 = if B1 { 8 } else { w[0] };
+    if B1 || w[1] >= lo0 {
+        y2 -= true as i32 + w[-1];
+    } else {
+        y2 += (((0.1) as i32) >> 24);
     }
-    let mut x2 = beta0.min(w[1]) + acc1.max(beta0) + (beta0 * w[1] + 0.1_f64);
-    x2 /= (0 - 1) as u32 as f64;
-    let c3 = !((w[-1] as i32) >= (w[1].max(-10000.0).min(10000.0) as i32)) == (beta0 != beta0);
-    let x4 = x2.mul_add(w[0], x2).abs();
-    (bias1 as f64 - (if c3 { 2.0f64 } else { 0f64 })).min(x4)
+    let mut acc3 = 0;
+    for k in 0..=1 {
+        acc3 += w[k] + w[-k];
+    }
+    let mut x5: i32 = { let t4 = 1e-3 as i32; t4.max(true as i32) };
+    x5 *= 3;
+    (hi1.max(-10000.0).min(10000.0) as i32).max(y2).max(acc3) + x5 - w[N]
 }
 
 #[stencil(radius = 40, warp = 8, outputs_per_thread = 5, boundary = zero)]
@@ -322,122 +296,91 @@ pub fn random_018(w: Window<f64>) -> f64 {
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 8, boundary = wrap)]
-pub fn random_019(w: Window<f64>) -> f64 {
-    const C1: [f64; 5] = [1.0, 1e-3, 0.3, 0.25, 0.0];
-    let c2 = !(-(w[1] as f32) > (w[-1] as f32 + 2.0));
-    let x3 = -0.25;
-    let x4 = x3 as u32;
-    let x5 = -7 as f64 + x3;
-    let mut x6: f64 = 1.5;
-    x6 -= C1[3] + w[2];
-    let mut y7 = x5;
-    if x5 > x3 {
-        y7 += w[-1] as f32 as f64;
-    } else {
-        y7 -= if x6 < (x3 + 3.0) { w[0] } else { 0.25 };
+pub fn random_019(w: Window<i32>) -> i32 {
+    const C1: [i32; 5] = [1, -4, 2, -1, -3];
+    let x2: i32 = -5;
+    let mut acc3: i32 = 0;
+    for k in (0..=1).step_by(3) {
+        acc3 += w[k] * k;
     }
-    (c2 as i32 as f64).min(x4 as f64).max(y7)
+    let x4 = -5;
+    let x5 = x4 as u32;
+    let x6 = i32::max(x4, w[2]);
+    let x7 = (3.99 as i32).max(0) as u32;
+    (x2.max(acc3).min(x5.min(100000) as i32) - x4 - x6 - x7 as i32).min(C1[4])
 }
 
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 3, boundary = wrap)]
-pub fn random_020(w: Window<f64>, gain0: f64, hi1: i32) -> f64 {
-    let x1: u32 = gain0.max(0.0).min(10000.0) as u32;
-    let x2: f64 = -2.0;
-    let mut y3 = w[-1] + gain0;
-    if (w[1].max(-10000.0).min(10000.0) as i32) >= (w[-1].max(-10000.0).min(10000.0) as i32) {
-        y3 *= gain0 + 0.0;
-    } else {
-        y3 += w[1].mul_add(w[0], w[-1]);
-    }
-    let x4 = (w[1] + x2 - w[-1]) as f32;
-    (hi1 as f64).max(x1 as f64).max(y3).min(x4 as f64).max(w[-1])
+pub fn random_020(w: Window<f64>, coef0: [f64; 3], hi1: f64) -> f64 {
+    const N: i32 = 1;
+    let x2 = { let t1 = w[N]; t1 * hi1 };
+    x2 - coef0[2]
 }
 
 #[stencil(radius = 13, warp = 32, outputs_per_thread = 5, boundary = clamp)]
-pub fn random_021(w: Window<f64>, hi0: u32) -> f64 {
-    let mut acc1 = 0.0;
-    for k in (0..=8).rev() {
-        acc1 += 1.0 * w[k];
-    }
-    let mut y2 = if (w[5] + 3.0) != 0.1f64 { 2.0 } else { acc1 };
-    if 2f64 <= w[5] && w[11] != w[11] {
-        y2 *= w[6];
-    } else {
-        y2 -= acc1;
-    }
-    let x3 = (w[-11] as f32 as f64).abs() + (w[11] + (7 as f64 - (0.1 * 0.0) as f64));
-    let x4 = -3.0;
-    let x5 = x4 as f64;
-    ((hi0 as f64).max(y2) - x3) * x5
+pub fn random_021(w: Window<i32>, lo0: i32) -> i32 {
+    let mut x1: f64 = 1.5 as i32 as f64;
+    x1 /= w[5].abs() as u32 as f64;
+    lo0.min(x1.max(-10000.0).min(10000.0) as i32)
 }
 
 #[stencil(radius = 2, warp = 8, outputs_per_thread = 5, boundary = clamp)]
-pub fn random_022(w: Window<f32>, hi0: f32, beta1: f32) -> f32 {
-    let x1 = (hi0 + w[0]).mul_add(0.0_f32 + 1e-3 as f32, std::f32::consts::PI + -2147483647.5 as f32);
-    let mut y2 = w[2] - -f32::EPSILON;
-    if 0.75_f32 == w[1] {
-        y2 += beta1;
-    } else {
-        y2 += (16777217.0 * 0.0) as f32 / 4f32;
+pub fn random_022(w: Window<f64>, gain0: f64, bias1: f32) -> f64 {
+    const C1: [f64; 4] = [0.75, 1.0, -1.0, 0.5f64];
+    let c2 = w[2] < w[2];
+    let mut y3 = w[2];
+    if c2 {
+        let t4 = w[2] as f32 as f64;
+        y3 += t4;
     }
-    let mut acc3 = 0.0;
-    for k in -2..=0 {
-        acc3 += w[k + 2] * (k as f32) * std::f32::consts::PI;
-    }
-    let x4 = -(1.0 / 16.0) / w[0].min(1.5);
-    let c5: bool = (w[1] as i32) == (w[-1] as i32);
-    let x6 = 0.75;
-    let x7 = x6 as f32;
-    let x8 = y2.max(x6);
-    (x1 + acc3 + x4 - (if c5 { 2.0f32 } else { std::f32::consts::LN_2 })).min(x7).min(x6).min(x8).max(w[1])
+    (gain0 * bias1 as f64).max(y3).max(C1[3])
 }
 
 #[stencil(radius = 31, warp = 32, outputs_per_thread = 6, boundary = wrap)]
-pub fn random_023(w: Window<f64>, shift0: f64, gain1: f32) -> f64 {
-    let mut acc1 = 0.0;
-    for k in (21..32).step_by(2).rev() {
-        acc1 += shift0 * w[k];
+pub fn random_023(w: Window<i32>, shift0: i32, gain1: f32) -> i32 {
+    let x1 = ((false as i32) >> 17);
+    let c2: bool = (w[1].max(0) as u32) <= (w[-22].abs() as u32) && w[-25] <= w[-2];
+    let mut acc3 = w[31];
+    for k in -14..31 {
+        acc3 += w[k] * k;
     }
-    let x2 = (w[-1] * 0.0_f64).abs().sqrt().mul_add(w[-25] - w[-2] - (w[-1] + 4.5_f64), acc1.min(w[31]));
-    gain1 as f64 + x2
+    let x4 = w[-21];
+    (shift0 + gain1.max(-10000.0).min(10000.0) as i32 + x1).max(c2 as i32).min(acc3).max(x4)
 }
 
 #[stencil(radius = 4, warp = 16, outputs_per_thread = 5, boundary = zero)]
-pub fn random_024(w: Window<f64>, lo0: f64, scale1: f64) -> f64 {
-    let x1 = w[4] + w[-4];
-    let x3 = { let t2 = w[0].max(-10000.0).min(10000.0) as i32 as f64; t2 * (w[0] - scale1) };
-    let x4 = (w[3] + w[-2] + (w[0] - (1.00000005960464477539062500000001) as f64)).abs().sqrt();
-    let mut y5 = f64::mul_add(x3, w[-2], x4);
-    if (-16777217.0 as f64) == -0.125 {
-        let t6 = w[-2] * lo0;
-        y5 += t6;
-    } else {
-        y5 -= w[-3] - w[-2];
+pub fn random_024(w: Window<f64>, coef0: [u32; 5], weights1: [f64; 4]) -> f64 {
+    let mut y1 = w[-1] + (if (w[-1] as f32) == ((16777217.0 * 1.0) as f32) { 1.00000005960464477539062500000001 } else { 0.5 }) as f64;
+    if w[0] < w[-1] {
+        let t2 = 2147483647 as f64;
+        y1 -= t2;
     }
-    let mut y7 = 3 as f64 + y5;
-    if (w[-4] as u32) < 1u32 {
-        y7 = w[2] * x1;
-    } else {
-        y7 += w[-2] * (if (0 as f64) > std::f64::consts::LN_2 { 0.1 } else { 0.5 }) as f64;
-    }
-    y7 - w[-4]
+    y1 * coef0[4] as f64 + weights1[0]
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 8, boundary = valid)]
-pub fn random_025(w: Window<f64>, bias0: f64) -> f64 {
-    let x1 = -w[-1];
-    let mut acc2 = f32::MIN_POSITIVE as f64;
-    for k in (0..=2).step_by(2) {
-        let d3 = w[-k] - w[-3];
-        acc2 += d3.abs();
+pub fn random_025(w: Window<i32>, bias0: i32) -> i32 {
+    const C1: [i32; 5] = [-2, 2, 3, 2, 0];
+    const N: i32 = 3;
+    let mut acc2 = 0;
+    for k in (-2..=3).rev() {
+        if k == 0 {
+            acc2 += w[k];
+        }
     }
-    bias0 + x1 + acc2
+    let x4 = { let t3 = -9i32 + -9; t3.max((t3 & 255)) };
+    let mut acc5: i32 = 0;
+    for k in 0..=1 {
+        acc5 += w[k] + w[-k];
+    }
+    let x6 = (acc5 - w[3] - acc2).max((w[N] as f64).max(-10000.0).min(10000.0) as i32);
+    (bias0 - x4 + x6).min(C1[0])
 }
 
 #[stencil(radius = 2, warp = 2, outputs_per_thread = 2, boundary = valid)]
-pub fn random_026(w: Window<f32>, bias0: f32) -> f32 {
+pub fn random_026(w: Window<f32>, bias0: f64) -> f32 {
     let c1: [f32; 4] = [1.5, 1.0, 0.1, 0.5];
-    let mut acc2 = bias0 - w[2];
+    let mut acc2 = w[-2] - w[2];
     let mut wt3: f32 = 1.0;
     for k in -1..3 {
         acc2 += wt3 * w[k];
@@ -447,91 +390,94 @@ pub fn random_026(w: Window<f32>, bias0: f32) -> f32 {
     for k in (-2..=2).step_by(2) {
         acc4 = acc4.max(w[k]);
     }
-    let mut y5 = 0.25 * bias0;
-    if acc4 >= acc4 || (w[-2] + 1e-3) < w[2] {
-        y5 += acc2;
+    let mut y5 = 0.25 * w[-1];
+    if acc2 < -0_f32 && w[1] != w[1] {
+        y5 = c1[0] * 2.0_f32;
     } else {
-        y5 += w[-2];
+        y5 += (if (1.5 as i32) >= (0.3 as i32) { 0.1 } else { 0.5 }) as f32 / w[1];
     }
-    let x6 = if y5 >= bias0 { 1.00000001 } else { 0.1 };
-    let x7 = x6 as i32;
-    let x8 = acc2.min(x6);
-    (x7 as f32 + x6).max(x8) - c1[0]
+    let x6 = acc4.abs();
+    (bias0 as f32).min(y5) - x6
 }
 
 #[stencil(radius = 40, warp = 32, outputs_per_thread = 1, boundary = clamp)]
-pub fn random_027(w: Window<f64>, hi0: f64) -> f64 {
-    const B1: bool = 1 < 2;
-    let x2 = 1.00000001;
-    let x3: f64 = x2;
-    let mut acc4 = 0.0;
-    for k in 1..=19 {
-        acc4 += w[k] + w[-k];
+pub fn random_027(w: Window<i32>, beta0: f32) -> i32 {
+    const C1: [i32; 2] = [-2, -2];
+    let mut acc2 = 0;
+    for k in -5..-3 {
+        acc2 += (w[k + 1] - w[k]).abs();
     }
-    let x5 = w[0];
-    (hi0 + B1 as i32 as f64 + x2) * x3 + acc4 + x5
+    let mut y3 = if (w[-1].abs() as u32) > (w[0].max(0) as u32) { w[-39] } else { 2 };
+    if w[-1] > w[-22] || (w[1] as f32) < (w[-33] as f32) {
+        y3 -= (w[-11] >> 21);
+    }
+    let mut x4 = acc2 + y3 + y3 / 65537;
+    x4 *= 3;
+    beta0.max(-10000.0).min(10000.0) as i32 + x4 - C1[1]
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 8, boundary = wrap)]
-pub fn random_028(w: Window<f64>, hi0: f32) -> f64 {
-    const C1: [f64; 6] = [1_f64, 4.5, 4.5, 1.0, std::f64::consts::FRAC_1_SQRT_2, 0f64];
-    let x2 = (w[-3] / (3) as f64 + w[5] as u32 as f64).max(0.0).min(10000.0) as u32;
-    let mut y3 = -C1[4];
-    if x2 > x2 {
-        let t4 = 0.25;
-        y3 -= t4;
-    }
-    let mut acc5 = 0.0;
-    for k in 2..=5 {
-        acc5 = f64::mul_add(w[k], w[-1] * -std::f64::consts::PI, acc5);
-    }
-    let x6 = ((w[5] as f32 + 2.5e-1) as f64).max(0.0).min(10000.0) as u32;
-    (hi0 as f64).min(y3) * acc5 - x6 as f64 + w[3]
+pub fn random_028(w: Window<f64>, lo0: f64) -> f64 {
+    let mut x2 = { let t1 = 1e1 * lo0; t1 * (-2.5e-1 + w[-1]) };
+    x2 += lo0.max(3.0000001 as f64);
+    let x3 = (x2 - 3 as f64).max(x2 * -1.0) * (w[1] - x2 + w[0].abs().sqrt());
+    let x4 = (1.0 / 3.0 + w[-5] as f32 as f64).mul_add(x3.max(x3) + w[-1].min(3.0 / 3.0), if w[3] >= (-2147483647.5 as f64) { w[-2] + x3 } else if !(w[-2] != w[2]) { f64::abs(w[-3]) } else { x2 });
+    x4
 }
 
 #[stencil(radius = 17, warp = 16, outputs_per_thread = 3, boundary = zero)]
-pub fn random_029(w: Window<f64>, scale0: f64, beta1: u32) -> f64 {
-    const C1: [f64; 5] = [5e-1, std::f64::consts::LN_2, 1.5_f64, 0.0, 2.0];
-    let x2: f64 = (w[-1] + 3.0).max((if (w[17] + 10.0) != 1.5 { 16777217.0 } else { 0.5 }) as f64) + w[12] as f32 as f64 + w[-17];
-    let x3 = 0.75;
-    let x4 = x3 as f32;
-    let mut acc5 = w[-7] - 10.0f64;
-    let mut wt6: f64 = 1.0;
-    for k in 1..=9 {
-        acc5 += wt6 * w[k + 2];
-        wt6 *= 0.75;
+pub fn random_029(w: Window<f64>, h0: [f32; 2], weights1: [f64; 3]) -> f64 {
+    let mut y1 = w[0].abs().sqrt();
+    if w[9] >= weights1[2] && w[-4] != w[-4] {
+        y1 = (1.00000005960464477539062500000001 + 0.0) as f64 + w[0];
     }
-    (scale0.max(beta1 as f64) * x2 + x4 as f64).max(acc5) - C1[0] - w[-11]
+    let mut y2 = w[-17];
+    if (y1 + -(2.0 / 7.0)) > w[1] {
+        y2 += -w[0];
+    }
+    let mut acc3 = 0.0;
+    for k in (0..=17).rev() {
+        acc3 += 0.1f64 * w[k];
+    }
+    let mut x4 = 0.75_f64;
+    x4 += w[-13] / w[1];
+    let mut y5 = 0.75f64;
+    if (w[-1] as f32) <= 0.1f32 || w[-7] == w[-7] {
+        y5 = if w[10] == w[10] { (if 4.5 == (w[1] + 2.0 / 7.0) { 16777217.0 } else { 0.5 }) as f64 } else { w[0] };
+    } else {
+        y5 *= w[17];
+    }
+    (y2 + acc3 + x4).min(y5).min(h0[0] as f64)
 }
 
 #[stencil(radius = 5, warp = 16, outputs_per_thread = 4, boundary = valid)]
-pub fn random_030(w: Window<f64>, lo0: f64) -> f64 {
-    const C1: [f64; 5] = [-(1.0 / 7.0), -f64::MIN_POSITIVE, 0.0, 2.0 / 7.0, 3.0 / 16.0];
-    const N: i32 = 4;
-    const B2: bool = 1 < 2;
-    let mut x3: f64 = w[5] * w[2];
-    x3 -= x3.mul_add(0.1, -0 as f64);
-    let x4 = (w[0] * lo0).max(-10000.0).min(10000.0) as i32;
-    let mut y5 = w[N] * x3;
-    if w[-3] != w[1] {
-        y5 *= -0.25 * C1[0];
-    } else {
-        y5 *= f64::mul_add(w[-5], 0.3f64, -0.1);
+pub fn random_030(w: Window<f64>, hi0: f64) -> f64 {
+    let mut acc1 = hi0 + w[3];
+    for k in 0..=1 {
+        acc1 += w[k] + w[-k];
     }
-    ((if B2 { 1.0f64 } else { 1_f64 }) * x4 as f64).max(y5)
+    let mut acc2 = 0.0;
+    for k in -3..=-2 {
+        acc2 += 3.0 * w[k];
+    }
+    let mut y3 = w[-3] - w[-1];
+    if 0.1 <= acc2 {
+        y3 = w[3];
+    } else {
+        y3 -= w[1];
+    }
+    let x4 = (w[3] - w[4]) * 1.5;
+    (acc1 * y3).max(x4)
 }
 
 #[stencil(radius = 3, warp = 2, outputs_per_thread = 1, boundary = clamp)]
-pub fn random_031(w: Window<f32>, scale0: f32, hi1: f32) -> f32 {
-    const C1: [f32; 2] = [1.0, 1e-3];
-    const B2: bool = false;
-    let mut acc3: f32 = f32::NEG_INFINITY;
-    for k in (-2..0).step_by(2).rev() {
-        acc3 = acc3.max(w[k + 2]);
+pub fn random_031(w: Window<f32>, lo0: f32, alpha1: f32) -> f32 {
+    let mut acc1 = 0.0;
+    for k in (-3..=1).rev() {
+        let d2 = w[k + 2] - w[-1];
+        acc1 += d2 * d2;
     }
-    let x4 = (f32::mul_add(C1[1], acc3, scale0) + acc3).sqrt();
-    let x5 = ((if x4 != C1[0] { 1.00000005960464477539062500000001 } else { 0.5 }) as f64 + 0.5).abs() as f32;
-    hi1 - (if B2 { 1.0f32 } else { 0.0 }) + x5
+    (lo0 - alpha1 - acc1).max(w[3])
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 3, boundary = zero)]
@@ -564,27 +510,20 @@ pub fn random_033(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 6, warp = 8, outputs_per_thread = 3, boundary = valid)]
-pub fn random_034(w: Window<f64>, shift0: f64) -> f64 {
-    const B1: bool = !true;
-    let mut acc2: f64 = 0.0;
-    for k in -4..7 {
-        acc2 += w[k - 2];
+pub fn random_034(w: Window<f64>, coef0: [f64; 1]) -> f64 {
+    let c1 = (w[-4].max(-10000.0).min(10000.0) as i32 / (-2147483648i32)) <= (w[1].max(-10000.0).min(10000.0) as i32).min(w[-6].max(-10000.0).min(10000.0) as i32);
+    let x2 = -16777217.0;
+    let x3 = x2 as u32;
+    let x4: f64 = x2;
+    let x5: f64 = 0.125;
+    let mut x6 = w[1];
+    x6 *= x5.abs();
+    let mut y7 = w[-4] as f32 as f64;
+    if !c1 {
+        let t8 = 1e1;
+        y7 -= t8;
     }
-    let mut acc3 = 0.0;
-    for k in 3..=4 {
-        let d4 = w[k] - w[-6];
-        acc3 += d4.abs();
-    }
-    let mut acc5: f64 = 0.0;
-    for k in (-6..=6).step_by(3) {
-        acc5 += w[k] * (k as f64) * 0.5;
-    }
-    let mut acc6 = 0.0;
-    for k in 0..=3 {
-        acc6 += w[k];
-    }
-    let x7: f64 = 0.125;
-    (shift0 + B1 as i32 as f64 + acc2 + acc3 - acc5) * acc6 + x7
+    (x3 as f64 + x2).min(x4) * x6 * y7 + coef0[0]
 }
 
 #[stencil(radius = 14, warp = 8, outputs_per_thread = 7, boundary = zero)]
@@ -604,35 +543,16 @@ pub fn random_035(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 7, warp = 4, outputs_per_thread = 2, boundary = valid)]
-pub fn random_036(w: Window<f64>, gain0: f64, beta1: f64) -> f64 {
-    let x1 = 16777217.0 as f64 + -4.5f64;
-    let mut y2 = 4f64 * w[-1];
-    if 0_f64 == beta1 && (w[-3].max(0.0).min(10000.0) as u32) >= 2 {
-        y2 += -f64::MIN_POSITIVE;
+pub fn random_036(w: Window<f64>, gain0: i32, shift1: f64) -> f64 {
+    const C1: [f64; 5] = [-5e-1, -0.3, 1.0 / 3.0, 0.25_f64, 0.75];
+    const B2: bool = 2.0 <= 1.5;
+    let c3 = w[7] == w[-4] || w[-4] > (3.99 as f64);
+    let mut acc4: f64 = 0.0;
+    for k in 0..=7 {
+        acc4 += w[k];
     }
-    let mut acc3 = 0.0;
-    for k in -6..=-3 {
-        if k >= 1 {
-            acc3 += w[k];
-        }
-    }
-    let mut acc4 = 0.0;
-    for k in 0..=3 {
-        acc4 += w[k] + w[-k];
-    }
-    let mut y5 = acc3.abs().sqrt();
-    if (w[-6] as f32) < (w[-7] as f32 + 5e-1) && ((if x1 > (2.0 / 7.0) { 0.1 } else { 0.5 }) as f64) <= acc3 {
-        y5 = w[0];
-    } else {
-        y5 -= w[3].max(w[-6]);
-    }
-    let mut y6 = gain0;
-    if -1f64 > w[-6] {
-        y6 = beta1;
-    } else {
-        y6 -= w[-5];
-    }
-    (y2 * acc4).min(y5) * y6 - w[-1]
+    let x5: f64 = (-2147483647.5 as i32 as f64).max(w[2] / (if c3 { 1.00000005960464477539062500000001 } else { 0.5 }) as f64);
+    ((gain0 as f64 + shift1 + (if B2 { 1.0f64 } else { 0.5 })).max(acc4) + x5) * C1[2] + w[5]
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 3, boundary = clamp)]
@@ -698,53 +618,47 @@ pub fn random_040(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 1, boundary = wrap)]
-pub fn random_041(w: Window<f64>, beta0: i32) -> f64 {
-    let c1: [f64; 2] = [1.0, -1.5];
-    let x2 = (1.5) as u32 as f64 * (if -1.0_f64 <= w[-1] { 2.0 } else if w[-1] != w[-1] { 4.5 } else { (1.00000005960464477539062500000001 + 0.0) as f64 });
-    let mut acc3 = (x2 + 1.0 / 16.0).mul_add(c1[0], w[-1]);
-    for k in 2..3 {
-        acc3 += (w[k + 1] - w[k]).abs();
+pub fn random_041(w: Window<i32>, beta0: i32) -> i32 {
+    const C1: [i32; 2] = [3, -3];
+    const B2: bool = true;
+    let mut acc3 = 0;
+    const W4: [i32; 4] = [3, 1, 0, 3];
+    for k in (0..=3).rev() {
+        acc3 += W4[k as usize] * w[k];
     }
-    beta0 as f64 - acc3 + w[3]
+    let x5 = -5;
+    let x6 = x5 as u32;
+    (beta0.max(B2 as i32) - acc3).min(x6.min(100000) as i32).max(C1[0])
 }
 
 #[stencil(radius = 6, warp = 8, outputs_per_thread = 3, boundary = valid)]
-pub fn random_042(w: Window<f64>, scale0: i32) -> f64 {
-    const N: i32 = 1;
-    const B1: bool = 2.0 <= 1.5;
-    let x2 = 1.00000001;
-    let x3 = f64::max(x2, w[0]);
-    let x4 = x2.abs();
-    let mut acc5 = f64::MAX;
-    for k in -6..=6 {
-        acc5 = f64::min(acc5, w[k]);
+pub fn random_042(w: Window<f64>, gain0: i32) -> f64 {
+    const C1: [f64; 6] = [-4.5, 1.0, 0f64, 0.125, -100f64, 1.0];
+    const N: i32 = 2;
+    let x2: f32 = if (3 as f64) > w[0] && w[-2] == C1[4] { -16777217.0 } else { 0.5 };
+    let x3 = w[N - 1].sqrt() * w[1];
+    let mut x4 = if w[4] == w[-2] { w[2] } else if w[N - 1] == w[N - 1] { w[2] } else { w[N] };
+    x4 /= f64::max(w[6], w[-1]);
+    let mut acc5 = 0.0;
+    for k in (-N..N + 1).rev().step_by(2) {
+        acc5 += 10.0f64 * w[k];
     }
-    let x6 = (x4.max(w[4]) * f64::abs(w[-N])).max(0.0).min(10000.0) as u32;
-    let mut y7 = acc5 - x2;
-    if B1 && B1 {
-        y7 -= x3.abs();
-    }
-    let mut y8 = if B1 { w[2] } else if y7 != w[-2] { 1.5 as f64 } else { w[6] };
-    if w[0] > 0.0f64 {
-        let t9 = w[1 - N];
-        y8 *= t9;
-    }
-    scale0 as f64 + x6 as f64 + y8
+    (gain0 as f64).min(x2 as f64).max(x3).min(x4) * acc5
 }
 
 #[stencil(radius = 1, warp = 2, outputs_per_thread = 8, boundary = wrap)]
-pub fn random_043(w: Window<f32>, alpha0: f32, scale1: f32) -> f32 {
-    let c1: [f32; 6] = [2f32, 1.0, 2.0 / 16.0, 0.3f32, 10f32, 10.0_f32];
-    let mut y2 = w[-1] / w[-1];
-    if (scale1 + 1e1) > w[-1] || ((if c1[3] < w[0] { 1.00000005960464477539062500000001 } else { 0.5 }) as f32) < w[1] {
-        let t3 = 100_f32.mul_add(w[-1], (-2147483647.5) as f32);
-        y2 += t3;
-    } else {
-        y2 += -2.5 as f32 * w[-1];
+pub fn random_043(w: Window<f32>, h0: [f32; 7], beta1: f64) -> f32 {
+    let mut acc1 = 0.0;
+    let mut wt2: f32 = 1.0;
+    for k in -1..=0 {
+        acc1 += wt2 * w[k];
+        wt2 *= 0.75;
     }
-    let x4 = w[-1] * c1[2];
-    let x5 = x4;
-    (alpha0 - y2 + x5).max(w[-1])
+    let x3 = w[0] * w[1];
+    let x4: i32 = (w[-1] - w[-1]).max(-10000.0).min(10000.0) as i32;
+    let mut x5 = -w[-1];
+    x5 -= x5 / h0[2];
+    (beta1 as f32).min(acc1) + x3 + x4 as f32 + x5
 }
 
 #[stencil(radius = 3, warp = 4, outputs_per_thread = 3, boundary = wrap)]
@@ -769,28 +683,24 @@ pub fn random_044(w: Window<f64>) -> f64 {
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 8, boundary = zero)]
-pub fn random_045(w: Window<f64>, bias0: i32) -> f64 {
-    let mut acc1 = 0.0;
-    for k in (0..=1).step_by(3) {
-        acc1 += std::f64::consts::LN_2 * w[k];
+pub fn random_045(w: Window<f64>, hi0: f64) -> f64 {
+    const B1: bool = 1 < 2;
+    let mut acc2 = 0.0;
+    let mut wt3: f64 = 1.0;
+    for k in (-1..2).step_by(2).rev() {
+        acc2 += wt3 * w[k];
+        wt3 *= -0.5;
     }
-    let mut acc2 = w[1];
-    for k in 1..2 {
-        if w[k] < acc2 {
-            acc2 = w[k];
-        }
-    }
-    let x3 = 1e-3;
-    let x4 = x3 as f64;
-    let x5: f64 = x3;
-    bias0 as f64 + acc1 + acc2 + x4 - x3 + x5
+    let x4 = B1 as i32;
+    let c5 = B1;
+    (hi0 + acc2 + x4 as f64).max(c5 as i32 as f64)
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_046(w: Window<f32>) -> f32 {
     let c1 = !(!((w[0] + -2.0) <= w[0] || -1.5 >= w[-1]));
-    let c2 = (2 + w[-1].max(0.0).min(10000.0) as u32 + ((w[0].max(0.0).min(10000.0) as u32).max(0 as u32) - (w[0].max(0.0).min(10000.0) as u32).min(0 as u32))) <= ((0 - 6) as u32);
-    c1 as i32 as f32 * c2 as i32 as f32
+    let c2 = ((0 - 6) as u32) <= u32::max(2 + w[-1].max(0.0).min(10000.0) as u32, (w[0].max(0.0).min(10000.0) as u32).wrapping_shr(59));
+    (if c1 { 1.0f32 } else { f32::MIN_POSITIVE }).max(c2 as i32 as f32)
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 2, boundary = zero)]
@@ -803,30 +713,23 @@ pub fn random_047(w: Window<i32>) -> i32 {
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 1, boundary = valid)]
-pub fn random_048(w: Window<f32>, shift0: f32, alpha1: f32) -> f32 {
-    const C1: [f32; 3] = [-1.0, 4.5, 1e1];
-    let x2 = w[-3] - (w[1] - alpha1);
-    let mut x3 = (if (2.0 / 16.0) == (w[1] + 2.0) { x2 } else { x2 }).max(-10000.0).min(10000.0) as i32;
-    x3 *= 3;
-    let x2 = x2 * (-2147483647 as f32).mul_add(x2, -1e-3).abs().sqrt();
-    shift0.max(x3 as f32).min(x2) * C1[2]
+pub fn random_048(w: Window<f32>, h0: [f32; 2], bias1: f32) -> f32 {
+    let x1 = w[0].mul_add(bias1, w[0]);
+    let mut x2 = w[5].mul_add(x1, 1.0 / 3.0).mul_add(h0[0] * 0.75, w[0].mul_add(w[1], 0.75f32));
+    x2 -= w[-1] as f64 as f32;
+    x2
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 8, boundary = zero)]
-pub fn random_049(w: Window<f32>, alpha0: f32) -> f32 {
-    const N: i32 = 1;
-    let mut y1 = alpha0.mul_add(-(1.0 / 7.0), (if w[0] == alpha0 { 0.1 } else { 0.5 }) as f32);
-    if (w[-N] as u32) != (w[-1].max(0.0).min(10000.0) as u32) {
-        y1 *= alpha0 * w[1];
+pub fn random_049(w: Window<f64>, alpha0: f64) -> f64 {
+    let mut acc1: f64 = f64::MIN;
+    for k in (0..=3).rev() {
+        if w[-k] > acc1 {
+            acc1 = w[-k];
+        }
     }
-    let c2: bool = !((y1 + -(1.0 / 3.0)) <= 1.0 || y1 < (16777217.0 as f32));
-    let mut acc3 = 0.0;
-    for k in -N..=N {
-        let d4 = w[k] - w[1 - N];
-        acc3 = d4.max(acc3);
-    }
-    let c5: bool = w[-2] == w[-2];
-    (c2 as i32 as f32 * acc3).min(c5 as i32 as f32)
+    let x2 = (w[1] as f32 * w[1] as f32).abs();
+    (alpha0 - acc1).max(x2 as f64)
 }
 
 #[stencil(radius = 13, warp = 16, outputs_per_thread = 6, boundary = wrap)]
@@ -849,49 +752,56 @@ pub fn random_050(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 5, warp = 16, outputs_per_thread = 1, boundary = clamp)]
-pub fn random_051(w: Window<f64>, shift0: f64) -> f64 {
-    let mut acc1 = 0.0;
-    for k in 0..=5 {
+pub fn random_051(w: Window<f64>, shift0: i32) -> f64 {
+    let mut acc1 = w[-5] + w[1];
+    for k in 0..=2 {
         acc1 += w[k] + w[-k];
     }
-    let mut acc2: f64 = f64::MIN;
-    for k in 0..1 {
-        acc2 = f64::max(acc2, w[k]);
+    let mut y2 = acc1;
+    if (w[2] + 1e1) == w[-5] && (w[1].max(-10000.0).min(10000.0) as i32) < -2 {
+        y2 = f64::min(1.5, w[-5]);
+    } else {
+        y2 -= w[-3].max(-10000.0).min(10000.0) as i32 as f64;
     }
-    (shift0.max(acc1) - acc2).max(w[1])
+    let mut acc3: f64 = 0.0;
+    for k in (4..=4).rev() {
+        acc3 += 1e-3 * w[k];
+    }
+    ((shift0 as f64 + y2) * acc3).min(w[-1])
 }
 
 #[stencil(radius = 22, warp = 2, outputs_per_thread = 6, boundary = valid)]
-pub fn random_052(w: Window<f64>) -> f64 {
-    const C1: [f64; 2] = [1.0 / 3.0, 1.0];
-    let mut acc2: f64 = w[-22];
-    for k in -22..23 {
-        acc2 = acc2.min(w[k]);
+pub fn random_052(w: Window<i32>) -> i32 {
+    let c1: [i32; 2] = [3, 3];
+    const B2: bool = true;
+    let mut acc3 = 0;
+    for i in -5..=5 {
+        for j in -8..=8 {
+            acc3 += w[i + j];
+        }
     }
-    let x3 = (0.5 - w[12] + f64::abs(acc2)).sqrt();
-    let mut acc4: f64 = 0.0;
-    for k in (7..=8).rev() {
-        acc4 += (w[k + 1] - w[k]).abs();
+    let x4 = (((w[0].abs() as u32) << 6) + (w[20].max(0) as u32).max(65536 as u32)).max((w[14].max(0) as u32).max(w[-12].max(0) as u32 / 3) - (w[14].max(0) as u32).min(w[-12].max(0) as u32 / 3));
+    let mut acc5: i32 = 0;
+    for k in 22..=22 {
+        acc5 += w[k];
     }
-    let mut acc5 = 0.0;
-    for k in 1..=13 {
-        acc5 += w[k] + w[-k];
-    }
-    (x3 + acc4).max(acc5) * C1[1]
+    let x6 = acc5.max(acc5) - (w[13] - w[-8]);
+    ((B2 as i32 - acc3).max(x4.min(100000) as i32).min(x6) + c1[0]).min(w[7])
 }
 
 #[stencil(radius = 7, warp = 8, outputs_per_thread = 4, boundary = clamp)]
-pub fn random_053(w: Window<f64>, hi0: f64, alpha1: f64) -> f64 {
-    let c1 = -3_f64 < alpha1;
-    let x2 = (2147483647 as f64).max(0.0).min(10000.0) as u32;
-    let mut y3 = w[7] + hi0;
-    if c1 {
-        let t4 = w[7].max(2147483647 as f64);
-        y3 *= t4;
-    } else {
-        y3 -= 1e-3 * w[-4];
+pub fn random_053(w: Window<f64>, hi0: f32, shift1: f64) -> f64 {
+    let x1 = 8;
+    let x2 = x1 as f64;
+    let x3 = (w[0].max(0.0).min(10000.0) as u32).min(x1);
+    let x2 = x2 - { let t4 = x2; t4 * w[5] };
+    let mut acc6 = if x2 <= ((0.1 * 1.0) as f64) { w[1] } else { -0.5 };
+    let mut wt7: f64 = 1.0;
+    for k in (5..=7).step_by(2) {
+        acc6 += wt7 * w[k];
+        wt7 *= 0.5;
     }
-    (x2 as f64 + y3) * w[7]
+    (hi0 as f64 + shift1).min(x1 as f64).min(x3 as f64) + acc6
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 4, boundary = wrap)]
@@ -908,40 +818,31 @@ pub fn random_054(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 31, warp = 4, outputs_per_thread = 1, boundary = zero)]
-pub fn random_055(w: Window<f64>, scale0: f64) -> f64 {
-    const C1: [f64; 4] = [-2.5e-1, 0.0, -10.0f64, -2.0f64];
-    let mut acc2: f64 = 0.0;
-    for k in 0..=10 {
-        acc2 += w[k] + w[-k];
-    }
-    let mut acc3 = w[0];
-    for k in -31..32 {
-        if k < 0 {
-            acc3 += w[k];
+pub fn random_055(w: Window<f64>, weights0: [f64; 5]) -> f64 {
+    const B1: bool = 1 < 2;
+    let mut acc2: f64 = f64::MIN;
+    for k in -19..=1 {
+        if w[k] > acc2 {
+            acc2 = w[k];
         }
     }
-    let x4 = 0;
-    let x5 = w[26].max(0.0).min(10000.0) as u32 + x4;
-    ((scale0 * acc2 + acc3) * x4 as f64).max(x5 as f64) + C1[3]
+    let c3 = !((-16777217.0 as f64) > w[23] && B1) || B1;
+    let x4 = 3.0f32 as u32 as f64;
+    let c5 = !c3;
+    let x6 = -(w[5] as f32);
+    (acc2 + x4).min(c5 as i32 as f64).max(x6 as f64) * weights0[1]
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 1, boundary = wrap)]
 pub fn random_056(w: Window<f32>, hi0: f32) -> f32 {
-    let x2 = { let t1 = w[2].abs().sqrt(); t1 * (1.00000005960464477539062500000001 * 0.0) as f32 };
-    let mut y3 = if x2 < ((if w[1] == w[1] { 0.1 } else { 0.5 }) as f32) { x2 } else { hi0 };
-    if x2 == x2 && (w[1] + 3.0 / 3.0) <= x2 {
-        y3 *= x2 + 0.1f32;
-    } else {
-        y3 += x2 + 4.5_f32;
-    }
-    let c4 = !(hi0 < -f32::EPSILON);
-    let mut acc5: f32 = 0.0;
-    for k in 0..1 {
-        if k % 3 != 1 {
-            acc5 += w[k];
+    let mut acc1 = f32::NEG_INFINITY;
+    for k in 2..=3 {
+        if w[k] > acc1 {
+            acc1 = w[k];
         }
     }
-    (y3 + c4 as i32 as f32).max(acc5).min(w[-3])
+    let x2 = if (w[3] as f64 + w[-1] as f64) > (acc1 as f64) { acc1 * w[2] - w[-3].max(0.0).min(10000.0) as u32 as f32 } else { w[-3] };
+    hi0.min(x2)
 }
 
 #[stencil(radius = 40, warp = 8, outputs_per_thread = 6, boundary = clamp)]
@@ -959,106 +860,93 @@ pub fn random_057(w: Window<f64>) -> f64 {
 }
 
 #[stencil(radius = 40, warp = 16, outputs_per_thread = 7, boundary = zero)]
-pub fn random_058(w: Window<f64>, shift0: f64) -> f64 {
-    const B1: bool = true;
-    let x2 = (w[-1] + 0.75).abs().sqrt().mul_add(f64::abs(0.5), w[40].max(-10000.0).min(10000.0) as i32 as f64);
-    (shift0 + B1 as i32 as f64).max(x2).min(w[11])
+pub fn random_058(w: Window<f64>, taps0: [f64; 7]) -> f64 {
+    let mut y1 = w[-1].mul_add(w[-16], taps0[4]);
+    if (w[4] as f32) != (w[4] as f32) {
+        y1 *= w[36] * 1.5;
+    } else {
+        y1 += taps0[4] * taps0[5];
+    }
+    let mut x3 = { let t2 = 1.0 - w[-35]; t2 * w[-40] };
+    x3 *= w[1] / 0.1 as f64;
+    (y1 + x3) * w[38]
 }
 
 #[stencil(radius = 3, warp = 4, outputs_per_thread = 3, boundary = zero)]
-pub fn random_059(w: Window<u32>, beta0: u32) -> u32 {
-    let x1: u32 = if 6u32.min(beta0) <= u32::min(w[-2], w[-1]) { if (w[-3] as f64) < (w[-3] as f64) && (w[1] as i32) == -5 { w[1] + 1000 as u32 } else if (w[1] as f32) <= 1e1 && beta0 <= 9 { w[0] } else { w[1] + w[2] } } else { w[1].max(w[-2].max(4) - w[-2].min(4)) - w[1].min(w[-2].max(4) - w[-2].min(4)) };
-    x1
+pub fn random_059(w: Window<u32>, taps0: [u32; 3]) -> u32 {
+    let mut acc1 = w[3] + w[1];
+    for k in -1..3 {
+        acc1 += w[k].min(520);
+    }
+    acc1.max(taps0[0])
 }
 
 #[stencil(radius = 8, warp = 16, outputs_per_thread = 3, boundary = wrap)]
-pub fn random_060(w: Window<f32>, lo0: f64) -> f32 {
-    let x1 = ((1.00000005960464477539062500000001 * 0.0) as f32).min(w[0]) * -0.3 as f32;
-    let x2: i32 = (x1 - 4.5).max(-10000.0).min(10000.0) as i32;
-    let mut acc3 = w[-8];
-    for k in -8..=-7 {
-        acc3 = acc3.max(w[k]);
+pub fn random_060(w: Window<f32>, gain0: f32) -> f32 {
+    let x1: i32 = 3;
+    let mut acc2 = f32::abs(1.5);
+    for k in (1..6).step_by(2).rev() {
+        acc2 += 2.0 / 7.0 * w[k + 1];
     }
-    let mut acc4 = 0.0;
-    let mut wt5: f32 = 1.0;
-    for k in 0..=8 {
-        acc4 += wt5 * w[k];
-        wt5 *= 1.125;
-    }
-    lo0 as f32 - x2 as f32 - acc3 + acc4
+    (gain0 - x1 as f32).max(acc2)
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 2, boundary = wrap)]
-pub fn random_061(w: Window<u32>, alpha0: f32, gain1: u32) -> u32 {
-    let c1: bool = (w[-1].max(w[0]) - w[-1].min(w[0])) == u32::min(w[1], 3u32);
-    let mut acc2 = 0;
-    for k in -1..=0 {
-        acc2 += w[k].min(598);
-    }
-    let mut acc3 = 0;
-    for k in -1..2 {
-        acc3 += 2 * w[k];
-    }
-    (alpha0.max(0.0).min(10000.0) as u32 + gain1).min(c1 as u32).min(acc2) + acc3
+pub fn random_061(w: Window<u32>, bias0: u32, shift1: u32) -> u32 {
+    const C1: [u32; 4] = [3, 0, 1, 0];
+    let x2 = 1;
+    let x3 = x2 as f64;
+    let x4 = w[1] + x2;
+    ((bias0.max(shift1) + x3.max(0.0).min(10000.0) as u32).max(x2) + x4).max(C1[2]) + w[-1]
 }
 
 #[stencil(radius = 6, warp = 2, outputs_per_thread = 2, boundary = zero)]
-pub fn random_062(w: Window<f64>, beta0: f64, beta1: f32) -> f64 {
-    let mut y1 = f64::EPSILON - w[-1];
-    if beta0 != -16_f64 {
-        let t2 = w[2] - (1.00000005960464477539062500000001 * 0.0) as f64;
-        y1 += t2;
-    } else {
-        y1 -= beta0.max(w[0]);
-    }
-    let x3 = 5;
-    let x4 = (w[-5].max(0.0).min(10000.0) as u32).min(x3);
-    let mut acc5 = w[6];
-    for k in (-6..6).rev().step_by(3) {
-        if w[k + 1] > acc5 {
-            acc5 = w[k + 1];
+pub fn random_062(w: Window<i32>, beta0: f32, shift1: i32) -> i32 {
+    let c1: [f32; 2] = [f32::MIN_POSITIVE, 1.0];
+    let mut x2: f64 = (w[-6] | shift1) as f64;
+    x2 += 2.0 * w[-6] as f64;
+    let mut acc3 = (w[6] >> 2);
+    for k in 0..=6 {
+        if k < 0 {
+            acc3 += w[k];
         }
     }
-    let mut acc6: f64 = 0.0;
-    for k in 5..=5 {
-        acc6 = w[k].mul_add(y1 - acc5, acc6);
+    let mut y4 = w[-2];
+    if (0 as f32) != (w[2] as f32) && w[1] <= acc3 {
+        y4 = w[-6];
     }
-    (beta1 as f64).min(x3 as f64).min(x4 as f64).max(acc6)
+    let mut acc5: i32 = 0;
+    for k in 4..=4 {
+        acc5 += (w[k + 1] - w[k]).abs();
+    }
+    let x6 = shift1;
+    ((beta0.max(-10000.0).min(10000.0) as i32 - x2.max(-10000.0).min(10000.0) as i32 + y4).max(acc5) + x6).max(c1[0].max(-10000.0).min(10000.0) as i32)
 }
 
 #[stencil(radius = 8, warp = 4, outputs_per_thread = 3, boundary = zero)]
-pub fn random_063(w: Window<f64>, gain0: f32, alpha1: f32) -> f64 {
-    let mut acc1: f64 = 0.0;
-    for k in -8..=8 {
-        let d2 = w[k] - w[-3];
-        acc1 = d2.max(acc1);
+pub fn random_063(w: Window<f64>, gain0: f64, beta1: i32) -> f64 {
+    let mut y1 = w[8] * f64::EPSILON;
+    if w[-2] < -std::f64::consts::LN_2 {
+        y1 *= f64::max(0.3, gain0);
+    } else {
+        y1 -= 1e-3 + w[1];
     }
-    let mut acc3 = 0.0;
-    for k in 6..=6 {
-        acc3 += 0.1 * w[k];
-    }
-    let x4 = w[8] + w[1];
-    let mut acc5: f64 = 0.0;
-    for k in -8..=8 {
-        acc5 += w[-k] * (k as f64) * 2_f64;
-    }
-    let x6 = acc1;
-    ((gain0 as f64 + alpha1 as f64).max(acc3).min(x4) * acc5).min(x6)
+    let c2: bool = ((w[1] as f32 * w[8] as f32) as f64) < y1;
+    let x3: f64 = w[-8] - y1;
+    let mut x5 = { let t4 = 10.0_f32 as f64; t4 * w[8] };
+    x5 *= w[1].abs().sqrt();
+    beta1 as f64 - (if c2 { 0.75f64 } else { 10.0 }) + x3 + x5
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 8, boundary = wrap)]
-pub fn random_064(w: Window<f64>, scale0: f64) -> f64 {
-    const C1: [f64; 4] = [3.0_f64, 0.125_f64, -1.5e2, 10.0f64];
-    let x2 = (1e-3 as f64 * 0.3f64).mul_add(f64::min(-w[5], (0 - 5) as u32 as f64), 3.0_f64 * scale0 + w[1] / scale0);
-    let mut acc3 = -w[3];
-    for k in (-1..=4).step_by(3) {
-        acc3 += w[k];
+pub fn random_064(w: Window<f64>, coef0: [i32; 5]) -> f64 {
+    let c1 = !(!(w[5] < w[5]));
+    let mut acc2 = 0.0;
+    for k in -5..=5 {
+        acc2 += w[k];
     }
-    let mut acc4 = 0.0;
-    for k in 4..=4 {
-        acc4 += w[k];
-    }
-    (x2 * acc3 - acc4) * C1[2]
+    let x3 = w[-1].abs().max(0.0).min(10000.0) as u32;
+    (c1 as i32 as f64).max(acc2) - x3 as f64 - coef0[4] as f64
 }
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 1, boundary = zero)]
@@ -1074,42 +962,37 @@ pub fn random_065(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 7, boundary = valid)]
-pub fn random_066(w: Window<f32>, scale0: f32) -> f32 {
-    const B1: bool = false;
-    let mut y2 = w[-1].max(w[5]);
-    if B1 || B1 {
-        y2 = 2.0;
-    } else {
-        y2 *= w[-3] as i32 as f32;
+pub fn random_066(w: Window<f32>, taps0: [f32; 1]) -> f32 {
+    let x1 = w[-6].mul_add(0.125, -0.25).max(0.0).min(10000.0) as u32;
+    let x2 = -0.5;
+    let x3 = x2 + taps0[0];
+    let mut acc4 = 0.0;
+    for k in 3..=7 {
+        acc4 += w[k] * (k as f32) * 1e1;
     }
-    let y2 = y2 * (scale0.abs() * w[-7].min(w[0]));
-    let mut y4 = w[6] + w[7];
-    if B1 {
-        y4 += -y2;
-    } else {
-        y4 *= 0.1 - 2147483647 as f32;
-    }
-    let mut y5 = scale0 + y4;
-    if scale0 <= w[5] {
-        y5 += 2.0 / 3.0 * w[-6];
-    }
-    let x6 = 2.5e-1;
-    let x7 = x6 as f32;
-    let x8 = x6 - w[-6];
-    let x9 = scale0 * x7 * 100_f32.mul_add(w[-1], x6);
-    y5.min(x8) * x9
+    let x5: f32 = x1 as f32 + ((w[8] as f64) >= ((if (acc4 + 0.1) >= w[-8] { 1.00000005960464477539062500000001 } else { 0.5 }) as f64)) as u32 as f32;
+    let x6 = x3 + taps0[0];
+    let mut x7 = x5;
+    x7 += x7 - x2;
+    x6.min(x7)
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 2, boundary = wrap)]
-pub fn random_067(w: Window<f64>, gain0: f64) -> f64 {
-    let x1 = 1.00000001;
-    let x2 = x1 as i32;
-    let x3 = w[-1].max(x1);
-    let mut y4 = (x3 + 3.0).min(x1);
-    if w[1] >= x1 {
-        y4 += if x1 == x1 { w[1] } else if 2.0 > gain0 { -1e10 as f64 } else { 2.7 as f64 };
+pub fn random_067(w: Window<i32>, gain0: i32) -> i32 {
+    const C1: [i32; 5] = [3, -2, 3, 0, 0];
+    let mut acc2 = 0;
+    const W3: [i32; 3] = [-2, 3, 2];
+    for k in -1..=1 {
+        acc2 += W3[(k + 1) as usize] * w[k];
     }
-    x2 as f64 - y4
+    let x4 = i32::min(gain0, acc2) as f32;
+    let x5 = 4;
+    let x6 = x5 as f64;
+    let mut acc7 = 0;
+    for k in -1..=0 {
+        acc7 += (w[k + 1] - w[k]).abs();
+    }
+    ((x4.max(-10000.0).min(10000.0) as i32).max(x6.max(-10000.0).min(10000.0) as i32) - acc7).min(C1[1])
 }
 
 #[stencil(radius = 5, warp = 32, outputs_per_thread = 5, boundary = clamp)]
@@ -1136,106 +1019,94 @@ pub fn random_068(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 40, warp = 16, outputs_per_thread = 8, boundary = wrap)]
-pub fn random_069(w: Window<f32>, hi0: f32) -> f32 {
-    const B1: bool = !true;
-    let c2 = (w[16] / w[-6]) >= (w[1] + hi0);
-    let x3 = w[38] + w[-1] as f64 as f32;
-    let x4 = -1e10 as f32;
-    ((if B1 { 1.0f32 } else { 0.5 }) * c2 as i32 as f32 + x3).max(x4)
+pub fn random_069(w: Window<f32>, h0: [f32; 6]) -> f32 {
+    let mut acc1 = w[-40];
+    for k in -40..41 {
+        if w[k] > acc1 {
+            acc1 = w[k];
+        }
+    }
+    let mut acc2 = w[-38];
+    for k in -40..=38 {
+        if w[k + 2] > acc2 {
+            acc2 = w[k + 2];
+        }
+    }
+    let x3: f32 = 3.0;
+    acc1 - acc2 + x3 + h0[3]
 }
 
 #[stencil(radius = 2, warp = 32, outputs_per_thread = 3, boundary = clamp)]
-pub fn random_070(w: Window<u32>, bias0: i32, lo1: i32) -> u32 {
-    const B1: bool = false;
-    let x2 = w[0].max(w[0]) * 2;
-    let mut y3 = w[1];
-    if !(x2 == w[-2]) {
-        y3 = x2.max(5) - x2.min(5);
-    } else {
-        y3 += 4 * w[-1];
+pub fn random_070(w: Window<u32>, gain0: u32, lo1: f32) -> u32 {
+    const N: i32 = 1;
+    let x1 = w[0];
+    let mut y2 = w[0] / 10;
+    if !(w[-1] == 9) {
+        y2 = 8_u32;
     }
-    let mut acc4 = w[2];
-    for k in (-2..=2).step_by(2) {
-        acc4 += w[k];
-    }
-    let x5 = y3 * 2;
-    (bias0.max(0) as u32).max(lo1.abs() as u32).max(B1 as u32) + acc4 + x5
+    (gain0 + lo1.max(0.0).min(10000.0) as u32 + x1 + y2).max(w[N]).min(w[1])
 }
 
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 4, boundary = clamp)]
-pub fn random_071(w: Window<f64>, gain0: f64) -> f64 {
-    let mut acc1 = 0.0;
-    for k in -1..=-1 {
-        acc1 = f64::mul_add(w[k + 1], w[1].abs().sqrt(), acc1);
+pub fn random_071(w: Window<i32>, h0: [i32; 5]) -> i32 {
+    const C1: [i32; 3] = [-3, 3, -4];
+    let x2 = -3i32 - h0[2];
+    let mut acc3 = 0;
+    for i in 0..=0 {
+        for j in (0..=1).rev() {
+            acc3 -= w[i + j];
+        }
     }
-    let mut y2 = w[0] * (if w[-1] >= (2147483647.5 as f64) { 1.00000005960464477539062500000001 } else { 0.5 }) as f64;
-    if std::f64::consts::FRAC_1_SQRT_2 > w[-1] && acc1 == w[0] {
-        y2 -= 0.75;
-    }
-    let mut y2 = y2 * { let t3 = if ((1.00000005960464477539062500000001) as f64) <= y2 { 16f64 } else if (w[1] as u32) < (w[0].max(0.0).min(10000.0) as u32) { gain0 } else { w[1] }; t3 * (0.3 as f64 + acc1) };
-    y2 *= w[1].max(-10000.0).min(10000.0) as i32 as f64;
-    let mut y5 = 0.125 * w[-1];
-    if w[1] < ((16777217.0 + 0.0) as f64) {
-        y5 += w[1].max(-10000.0).min(10000.0) as i32 as f64;
-    } else {
-        y5 *= 2.5 as f64 - w[-1];
-    }
-    let x6 = (if !((w[1].max(-10000.0).min(10000.0) as i32) > (w[0].max(-10000.0).min(10000.0) as i32)) { y2 } else if acc1 != acc1 { 1.5 as f64 + y5 } else { -5e-1 + 16_f64 }) as f32;
-    x6 as f64 - w[-1]
+    let x4 = (w[-1] >> 22i32);
+    let mut x5 = ((w[-1] - acc3) & 7) - i32::min(-acc3, w[0]);
+    x5 *= 3;
+    (x2 - x4).min(x5) + C1[1] + w[-1]
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 5, boundary = clamp)]
-pub fn random_072(w: Window<f64>, shift0: f32) -> f64 {
-    let x1 = (w[0].abs().sqrt() + w[1]) * w[0].abs();
-    let x2 = 1.5;
-    let x3 = x2 * w[1];
-    let mut acc4 = f64::MIN;
-    for k in 0..=1 {
-        if w[k] > acc4 {
-            acc4 = w[k];
-        }
+pub fn random_072(w: Window<i32>, beta0: f32) -> i32 {
+    let x1 = (w[0] + w[1]).abs();
+    let x2: i32 = w[0].abs();
+    let x3: f32 = (w[1] as f32).mul_add(0.1 as f32, beta0).max(-0.1 + beta0) / (beta0 * x2 as f32);
+    let mut y4 = w[-1] % 10;
+    if w[0] != w[-1] && x2 == x1 {
+        y4 -= -7 + w[0];
     }
-    let x5: f64 = 16_f64;
-    let c6: bool = !(w[-1] >= (1.0 / 3.0));
-    (shift0 as f64).max(x1) * x2 + x3 - acc4 + x5 + (if c6 { 2.0f64 } else { 1.0_f64 })
+    x3.max(-10000.0).min(10000.0) as i32 + y4
 }
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 4, boundary = valid)]
-pub fn random_073(w: Window<f32>, scale0: f32, beta1: f32) -> f32 {
-    const C1: [f32; 5] = [-0.5, 100_f32, 0.0, -1e-3, -1.0];
-    let x2: i32 = (w[0] * w[-1]).max(-10000.0).min(10000.0) as i32;
-    let mut acc3 = 0.0;
+pub fn random_073(w: Window<f32>, gain0: f32, beta1: f32) -> f32 {
+    let mut acc1: f32 = f32::MIN;
     for k in 0..2 {
-        acc3 += 0.25f32 * w[k];
+        if w[k - 1] > acc1 {
+            acc1 = w[k - 1];
+        }
     }
-    let mut y4 = acc3 * acc3;
-    if w[-1] != w[1] {
-        y4 -= 7 as f32 + -0.125f32;
+    let mut acc2 = 0.0;
+    for k in 0..=0 {
+        acc2 += std::f32::consts::LN_2 * w[-k];
+    }
+    let x3 = (if acc2 != w[1] { acc1 } else { w[0] }).abs().sqrt();
+    let x4 = w[1].abs();
+    let c5 = x3 != x3;
+    let mut y6 = x4 + acc1;
+    if c5 {
+        y6 += w[1];
     } else {
-        y4 *= C1[1] - 4f32;
+        y6 += w[1] / acc2;
     }
-    (scale0 + beta1) * x2 as f32 + y4
+    gain0.max(beta1) + y6
 }
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 2, boundary = wrap)]
-pub fn random_074(w: Window<f32>, hi0: f32) -> f32 {
-    let x1 = w[-1] - hi0;
-    let mut acc2 = 0.0;
-    for k in (4..7).step_by(2).rev() {
-        acc2 += w[k] * (k as f32) * 1.0;
-    }
-    let mut y3 = acc2;
-    if 0.5f32 >= w[8] || 4.5f32 <= w[-7] {
-        y3 += w[-8] - x1;
-    } else {
-        y3 *= hi0.max(hi0);
-    }
-    let y3 = y3 + w[-8].mul_add(1.0 / 3.0, y3);
-    let mut acc5 = 0.0;
-    for k in -1..7 {
-        acc5 += (w[k + 1] - w[k]).abs();
-    }
-    y3 - acc5
+pub fn random_074(w: Window<f32>, coef0: [f32; 6]) -> f32 {
+    const C1: [f32; 3] = [0.0, 4f32, 0.3];
+    let mut x2 = w[-2].min(1.0);
+    x2 *= w[-1] * w[1];
+    let x3 = -2.0;
+    let x4 = w[1] * x3;
+    ((x2 - x3) * x4 * coef0[5]).max(C1[1]) - w[1]
 }
 
 #[stencil(radius = 16, warp = 4, outputs_per_thread = 3, boundary = wrap)]
@@ -1255,22 +1126,20 @@ pub fn random_075(w: Window<u32>) -> u32 {
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 5, boundary = clamp)]
-pub fn random_076(w: Window<f64>, hi0: f64) -> f64 {
-    let x1 = -1.00000001;
-    let x2 = f64::max(x1, w[2]);
-    let x3 = 16777217.0;
-    let x4 = x3 as f64;
-    let x5 = w[-3] + x3;
-    ((hi0 - x1) * x2).min(x4).max(x3) + x5 + w[0]
+pub fn random_076(w: Window<i32>, hi0: f32) -> i32 {
+    let x1 = -7;
+    let x2 = x1 as f32;
+    let x3 = x1 + w[3];
+    let x4 = -4;
+    let x5 = w[3] + x4;
+    (hi0.max(-10000.0).min(10000.0) as i32).min(x2.max(-10000.0).min(10000.0) as i32) + x1 - x3 + x4 - x5 - w[-2]
 }
 
 #[stencil(radius = 2, warp = 2, outputs_per_thread = 1, boundary = valid)]
-pub fn random_077(w: Window<u32>, lo0: u32) -> u32 {
-    let mut acc1 = -2147483647.5 as u32;
-    for k in -2..=2 {
-        acc1 += w[k].min(176);
-    }
-    lo0 + acc1
+pub fn random_077(w: Window<u32>, coef0: [u32; 1]) -> u32 {
+    let x1 = (w[2] << 7);
+    let x2: u32 = 8;
+    x1.max(x2).min(coef0[0])
 }
 
 #[stencil(radius = 40, warp = 2, outputs_per_thread = 4, boundary = zero)]
@@ -1291,14 +1160,19 @@ pub fn random_078(w: Window<f64>) -> f64 {
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 8, boundary = clamp)]
-pub fn random_079(w: Window<f64>, beta0: f64) -> f64 {
-    let mut acc1 = f64::MIN;
-    for k in 1..2 {
-        acc1 = f64::max(acc1, w[k - 1]);
+pub fn random_079(w: Window<f64>, bias0: u32) -> f64 {
+    const C1: [f64; 3] = [-f64::MIN_POSITIVE, -1.0, 0.1];
+    let x2 = w[-1] - w[0];
+    let c3: bool = (w[1] - 3.0 / 3.0) < x2 || (0.0 + w[0]) != (x2 - -0.25_f64);
+    let x4 = (w[0].max(0.0).min(10000.0) as u32 as f64 * (std::f64::consts::FRAC_1_SQRT_2 - w[0])).abs();
+    let mut acc5 = 0.0;
+    for i in 0..=0 {
+        for j in (0..=0).rev() {
+            acc5 += w[i + j] * w[j];
+        }
     }
-    let mut x2: f64 = w[-1] * beta0 + w[-1].abs().sqrt();
-    x2 /= x2;
-    acc1 - x2
+    let x4 = x4 - (x4.max(w[-1]) * 1e1);
+    (bias0 as f64 - c3 as i32 as f64 + acc5 - x4).min(C1[2])
 }
 
 #[stencil(radius = 16, warp = 8, outputs_per_thread = 7, boundary = wrap)]
@@ -1331,17 +1205,17 @@ pub fn random_081(w: Window<f64>) -> f64 {
 }
 
 #[stencil(radius = 40, warp = 8, outputs_per_thread = 3, boundary = zero)]
-pub fn random_082(w: Window<i32>, shift0: i32) -> i32 {
+pub fn random_082(w: Window<i32>, shift0: u32) -> i32 {
     let c1: [i32; 2] = [-4, 3];
-    let x2 = (-6 - shift0.abs()) as f64;
-    let c3 = w[1] < ((2.7) as i32) || w[1] <= w[-15] || (w[24] as f32) >= (w[31] as f32 + 0.1);
+    let x2 = (-6 - -w[19]) as f64;
+    let c3 = w[-28] < w[1] || c1[1] <= w[-15] || (w[24] as f32) >= (w[31] as f32 + 0.1);
     let mut y4 = w[34] - w[0];
-    if w[31] > shift0 {
-        y4 += c1[1].min(c1[1]);
+    if w[-1] > w[31] {
+        y4 = w[39] + 6;
     } else {
-        y4 += shift0.max(w[-25]);
+        y4 += c1[1];
     }
-    ((x2.max(-10000.0).min(10000.0) as i32).max(c3 as i32) + y4).max(w[-39])
+    ((shift0 as i32).max(x2.max(-10000.0).min(10000.0) as i32) - c3 as i32).max(y4) - w[-38]
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 2, boundary = zero)]
@@ -1357,24 +1231,23 @@ pub fn random_083(w: Window<u32>) -> u32 {
 }
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 3, boundary = zero)]
-pub fn random_084(w: Window<f32>, gain0: f32, scale1: f32) -> f32 {
-    const B1: bool = !true;
-    let mut acc2 = f32::abs(w[1]);
-    for k in -3..=2 {
-        acc2 += (w[k + 1] - w[k]).abs();
+pub fn random_084(w: Window<f32>, weights0: [f32; 3], gain1: u32) -> f32 {
+    let mut acc1: f32 = 0.0;
+    for k in -2..=3 {
+        acc1 += -0.125 * w[k - 1];
     }
-    let mut acc3 = 0.0;
-    let mut wt4: f32 = 1.0;
-    for k in -3..=1 {
-        acc3 += wt4 * w[k + 2];
-        wt4 *= -0.5;
+    let mut acc2 = 0.0;
+    let mut wt3: f32 = 1.0;
+    for k in -2..=2 {
+        acc2 += wt3 * w[k];
+        wt3 *= -0.5;
     }
-    let mut acc5: f32 = 0.0;
-    for k in (-3..=3).step_by(2) {
-        acc5 += w[k] * (k as f32) * std::f32::consts::FRAC_1_SQRT_2;
+    let mut acc4 = 0.0;
+    for k in -1..=2 {
+        let d5 = w[k] - w[3];
+        acc4 = d5.max(acc4);
     }
-    let x6 = (w[3] - w[-3]) as f64;
-    ((gain0 + scale1 + (if B1 { 2.0f32 } else { 0.25_f32 }) + acc2).min(acc3) * acc5).max(x6 as f32)
+    (gain1 as f32 + acc1).max(acc2) * acc4 * weights0[0]
 }
 
 #[stencil(radius = 6, warp = 2, outputs_per_thread = 3, boundary = zero)]
@@ -1414,133 +1287,175 @@ pub fn random_087(w: Window<f32>, lo0: f32) -> f32 {
 }
 
 #[stencil(radius = 28, warp = 32, outputs_per_thread = 8, boundary = valid)]
-pub fn random_088(w: Window<f32>, beta0: f32, lo1: f32) -> f32 {
-    let mut x2 = { let t1 = if w[1] > -10.0f32 { w[28] } else { lo1 }; t1 * (t1 + 2147483647 as f32) };
-    x2 += beta0 + w[-1];
-    let mut acc3 = x2.mul_add((if w[-4] != w[28] { 16777217.0 } else { 0.5 }) as f32, w[-26]);
-    let mut wt4: f32 = 1.0;
-    for k in -14..18 {
-        acc3 += wt4 * w[k];
-        wt4 *= 0.9;
+pub fn random_088(w: Window<f32>, alpha0: f32, hi1: f32) -> f32 {
+    const C1: [f32; 2] = [3f32, -0.1];
+    let mut acc2 = 0.0;
+    for k in -28..=26 {
+        acc2 += w[k + 2] * (k as f32) * 1e1;
     }
-    let x5: f64 = 4_f32 as f64;
-    let mut x6: f64 = (if f32::MIN_POSITIVE <= w[-25] || ((-3.0000001) as f32) <= acc3 { w[25].max(w[-3]) } else { w[-6].max((2.5) as f32) }) as f64;
-    x6 -= x6;
-    let mut acc7 = w[-28];
-    for k in (-28..=28).step_by(3) {
-        acc7 = acc7.min(w[k]);
+    let mut x3 = (if 6 == (w[-28] as u32) { f32::abs(w[-14]) } else if acc2 < w[28] && acc2 != acc2 { acc2 } else { alpha0 * 0.75 }).max((acc2 + hi1).max(1.5f32 - w[15]));
+    x3 *= x3 - x3;
+    let mut acc4 = 0.0;
+    for k in 1..=23 {
+        acc4 += w[k] + w[-k];
     }
-    let x5 = x5 - ((w[-1] + acc3) * (if w[0] == -1f32 { w[-11] } else { lo1 })) as f64;
-    x6 as f32 + acc7 + x5 as f32 + w[1]
+    let mut acc5 = 0.0;
+    for k in 18..28 {
+        acc5 += (w[k + 1] - w[k]).abs();
+    }
+    (x3.min(acc4) + acc5).min(C1[1])
 }
 
 #[stencil(radius = 2, warp = 8, outputs_per_thread = 3, boundary = clamp)]
-pub fn random_089(w: Window<f64>, scale0: f32, scale1: f64) -> f64 {
-    const B1: bool = 2.0 <= 1.5;
-    let x2 = w[2].abs().max(0.0).min(10000.0) as u32;
-    let x4 = { let t3 = scale1.sqrt(); t3 * 16777217.0 as f32 as f64 };
-    let mut x5 = x4;
-    x5 -= w[1];
-    let mut y6 = w[0];
-    if B1 && (w[-1].max(-10000.0).min(10000.0) as i32) <= (w[2].max(-10000.0).min(10000.0) as i32) {
-        y6 = if scale0 != scale0 { scale1 } else { w[-2] };
+pub fn random_089(w: Window<f64>, scale0: i32, scale1: f64) -> f64 {
+    const C1: [f64; 2] = [0.0, 1e-3];
+    let mut acc2 = 0.0;
+    for k in (0..=2).rev() {
+        acc2 += 3.0 / 3.0 * w[k];
     }
-    (x2 as f64 * x5).min(y6)
+    ((scale0 as f64).min(scale1) - acc2) * C1[0]
 }
 
 #[stencil(radius = 23, warp = 16, outputs_per_thread = 5, boundary = valid)]
-pub fn random_090(w: Window<f64>, lo0: i32) -> f64 {
-    const C1: [f64; 3] = [2.0f64, -4.5, -0.1];
-    let mut x2 = w[18] * w[-16] + 0.3f64 + (-std::f32::consts::LN_2 as f64).mul_add(w[-16] - 3.0f64, (2147483647.5 as f64 + 3.0).sqrt());
-    x2 += if (w[10].max(0.0).min(10000.0) as u32) < 4 { w[-20] } else { 0.1 };
-    let x3 = (w[8].max(-10000.0).min(10000.0) as i32).abs() as u32;
-    let mut acc4 = 0.0;
-    for i in 0..=4 {
-        for j in -6..=15 {
-            acc4 += w[i + j];
+pub fn random_090(w: Window<f64>, bias0: f64) -> f64 {
+    const B1: bool = !true;
+    let x2 = -1.5;
+    let x3 = x2 as u32;
+    let mut y4 = w[1];
+    if (2147483647.5 as i32) >= (w[-23].max(-10000.0).min(10000.0) as i32) {
+        y4 *= bias0 + 1e1;
+    } else {
+        y4 -= w[-9] as f32 as f64;
+    }
+    let mut acc5 = f64::MAX;
+    for k in 0..24 {
+        if w[k] < acc5 {
+            acc5 = w[k];
         }
     }
-    ((lo0 as f64).max(x2) + x3 as f64).max(acc4).min(C1[2])
+    let mut acc6 = 0.0;
+    for k in -23..=23 {
+        acc6 += w[k] * (k as f64) * 2.0f64;
+    }
+    (((if B1 { 0.75f64 } else { -0.5f64 }) * x3 as f64).max(y4) * acc5 + acc6).min(w[1])
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 6, boundary = clamp)]
-pub fn random_091(w: Window<f64>, beta0: f32) -> f64 {
-    const C1: [f64; 3] = [-0.0, -4f64, 2f64];
-    let x3 = { let t2 = -w[-1]; t2 * t2.abs() };
-    let mut acc4 = w[-1];
-    for k in -1..2 {
-        if w[k] > acc4 {
-            acc4 = w[k];
+pub fn random_091(w: Window<f64>, beta0: i32) -> f64 {
+    const B1: bool = false;
+    let c2 = w[1] >= w[1] && (B1 && B1);
+    let mut y3 = (0.1 * 1.0) as f64 * w[-1];
+    if w[0] != w[0] || w[1] > w[-1] {
+        y3 -= w[-1] as f32 as f64;
+    }
+    let x4 = if w[1] != w[1] { 0.75 } else { 0.5 };
+    let x5 = w[0].max(x4);
+    let mut x6: f64 = (0.1 as f64 - w[-1]).sqrt();
+    x6 -= w[-1] - 0.1;
+    let mut acc7: f64 = f64::INFINITY;
+    for k in 1..=1 {
+        if w[k] < acc7 {
+            acc7 = w[k];
         }
     }
-    ((beta0 as f64).max(x3) * acc4 - C1[1]) * w[-1]
+    let c8 = c2;
+    (beta0 as f64 * y3 * x4 - x5) * x6 + acc7 + (if c8 { 0.5f64 } else { -0.125f64 })
 }
 
 #[stencil(radius = 8, warp = 32, outputs_per_thread = 1, boundary = wrap)]
-pub fn random_092(w: Window<f32>, scale0: f32) -> f32 {
-    const B1: bool = !true;
-    let x2 = w[1] * (if w[-3] != w[-8] { w[6] } else { (if w[-8] <= w[1] { 1.00000005960464477539062500000001 } else { 0.5 }) as f32 });
-    let mut acc3 = 0.0;
-    for k in 0..=8 {
-        if k % 2 == 0 {
-            acc3 += w[k - 2];
-        } else {
-            acc3 -= w[k - 2];
-        }
+pub fn random_092(w: Window<f32>, taps0: [f64; 3]) -> f32 {
+    const C1: [f32; 6] = [1.0, 5e-1, -0.0f32, 4.5, 2.0, 2.0];
+    const N: i32 = 8;
+    let mut y2 = 0.5f32 / w[1];
+    if !(((if 4.5f32 >= w[0] { 1.00000005960464477539062500000001 } else { 0.5 }) as f32) < w[-2]) {
+        y2 = C1[1] + 1.0;
     }
-    (scale0 * B1 as i32 as f32).max(x2) * acc3
+    let x3 = (0.1f64 * w[8] as f64).abs() + f64::max(w[0] as f64 * w[3] as f64, w[-1] as f64);
+    let mut acc4: f32 = 0.0;
+    for k in -N..=N {
+        let d5 = w[k] - w[1];
+        acc4 += d5.abs();
+    }
+    let mut acc6 = 0.0;
+    for k in (-N..=N).rev() {
+        acc6 = w[k].mul_add(f32::mul_add(1.5f32, 1.5, w[-5]), acc6);
+    }
+    let mut acc7 = 0.0;
+    for k in 0..=3 {
+        acc7 += (w[k + 1] - w[k]).abs();
+    }
+    let x9 = { let t8 = w[1] / w[0]; t8 * (1.0 + w[-3]) };
+    ((y2 - x3 as f32).min(acc4) - acc6).min(acc7).max(x9) + taps0[1] as f32
 }
 
 #[stencil(radius = 35, warp = 8, outputs_per_thread = 6, boundary = zero)]
 pub fn random_093(w: Window<f32>, bias0: f64) -> f32 {
-    let mut acc1 = 0.0;
-    for k in (-35..36).rev().step_by(3) {
-        acc1 += w[k] * (k as f32) * 10.0;
-    }
-    let x2: f32 = 0.25;
-    let x3: f32 = if 1.5e2 == w[1] || ((1.00000005960464477539062500000001 + 1.0) as f32) == (1.5 as f32) { 0.5 } else { 0.5 };
-    (bias0 as f32).min(acc1).max(x2) + x3
+    let mut x2 = { let t1 = w[8].mul_add(w[-14], 16777217.0 as f32); t1 * t1 };
+    x2 += (w[1] + 1.0).abs();
+    let x4 = { let t3 = 2147483647.5 as f32 * w[29]; t3 * (1.00000005960464477539062500000001 + 1.0) as f32 };
+    (bias0 as f32).max(x2) + x4 - w[-23]
 }
 
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 5, boundary = clamp)]
-pub fn random_094(w: Window<u32>, hi0: u32, alpha1: u32) -> u32 {
-    let x1: f32 = w[0] as f32;
-    hi0.min(alpha1).min(x1.max(0.0).min(10000.0) as u32)
+pub fn random_094(w: Window<u32>, lo0: u32, h1: [u32; 7]) -> u32 {
+    const C1: [f32; 3] = [0.0, -3f32, -100f32];
+    let x2: u32 = w[1].max(if 9u32 <= w[0] && w[0] == w[1] { w[0] * 2 } else { (w[0] ^ 4) }) - w[1].min(if 9u32 <= w[0] && w[0] == w[1] { w[0] * 2 } else { (w[0] ^ 4) });
+    let mut x3 = (h1[1].max(h1[5]) - h1[1].min(h1[5])) as i32;
+    x3 *= 3;
+    let x4 = w[1] as i32;
+    let mut acc5 = 0;
+    for k in (-1..=-1).rev() {
+        acc5 += h1[(k + 1) as usize] * w[k + 1];
+    }
+    let mut acc6 = (w[-1] as f64).max(0.0).min(10000.0) as u32;
+    for k in 0..=0 {
+        acc6 += w[k] + w[-k];
+    }
+    ((lo0.max(x2) + x3.abs() as u32).min(x4.abs() as u32) + acc5 + acc6).max(C1[0].max(0.0).min(10000.0) as u32) + w[1]
 }
 
 #[stencil(radius = 13, warp = 8, outputs_per_thread = 5, boundary = zero)]
-pub fn random_095(w: Window<f64>, lo0: f64) -> f64 {
-    let mut acc1 = 0.0;
-    for k in 0..=8 {
-        acc1 += w[k] + w[-k];
+pub fn random_095(w: Window<i32>, weights0: [i32; 4]) -> i32 {
+    let mut y1 = weights0[1].max(w[13]);
+    if (w[-11].max(0) as u32) > (w[6].abs() as u32) {
+        y1 -= 2.5 as i32;
+    } else {
+        y1 += w[2] + weights0[2];
     }
-    let x2: f64 = -f64::min(w[2], -1.5e2);
-    lo0.min(acc1).max(x2) + w[-4]
+    let mut acc2 = 0;
+    for k in -13..13 {
+        acc2 += (w[k + 1] - w[k]).abs();
+    }
+    let x3 = acc2 / 10;
+    y1 + x3
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 5, boundary = valid)]
-pub fn random_096(w: Window<f64>, gain0: f64) -> f64 {
-    let x1 = if ((if w[-2] <= w[-1] { 16777217.0 } else { 0.5 }) as f64) < w[-1] && (w[0].max(-10000.0).min(10000.0) as i32) == (w[3].max(-10000.0).min(10000.0) as i32) { -gain0 } else { w[3] - w[-1] };
-    let c2 = (w[-2] + x1) != w[-3];
-    let mut acc3 = (-std::f64::consts::LN_2).abs();
-    const W4: [f64; 2] = [std::f64::consts::PI, 3.0 / 16.0];
-    for k in (0..2).rev().step_by(3) {
-        acc3 += W4[k as usize] * w[k + 1];
+pub fn random_096(w: Window<f64>, h0: [f64; 7]) -> f64 {
+    const C1: [f64; 2] = [0.75, -1f64];
+    let mut acc2 = 0.0;
+    for k in (-1..3).rev().step_by(3) {
+        acc2 += w[k + 1] * (k as f64) * 0.3f64;
     }
-    let c5: bool = c2 || c2;
-    acc3.min(if c5 { 2.0f64 } else { -0.1 }) - w[-2]
+    let x3 = w[-1].max(acc2) * acc2.abs().sqrt();
+    let x4: f64 = -(if w[1] != h0[4] { w[0] } else if w[-3] != w[-3] { h0[3] } else { x3 }) / (C1[0] + w[3] - (x3 + w[1]));
+    let x5 = 1.5;
+    let x6 = x5 as f32;
+    let x7 = x5 + x4;
+    x6 as f64 - x5 - x7
 }
 
 #[stencil(radius = 19, warp = 32, outputs_per_thread = 5, boundary = zero)]
-pub fn random_097(w: Window<f64>) -> f64 {
-    const C1: [f64; 6] = [-100f64, 2_f64, 1.0, 10.0f64, 1e1, 16_f64];
-    let mut y2 = if 0.125_f64 > w[7] { 10f64 } else { 2.5e-1 };
-    if ((3.0000001) as f32) >= 0.125 {
-        y2 *= if C1[1] == w[13] { w[-5] } else if w[1] > w[-19] { w[8] } else { w[2] };
+pub fn random_097(w: Window<i32>) -> i32 {
+    const C1: [i32; 6] = [-2, -1, 3, -2, -2, 0];
+    let x2 = (w[-6] < w[15]) as i32 % (-1000) % 65537i32;
+    let mut acc3 = x2 / (-1000i32);
+    for k in -12..17 {
+        acc3 += w[k];
     }
-    let x3 = f64::min(-(w[-12] * 0.25_f64), (2 * w[-1].max(-10000.0).min(10000.0) as i32) as f64);
-    let x4 = if w[0] == y2 { 1.5 as f64 } else { w[-12] };
-    x3 + x4
+    let x4 = -8;
+    let x5 = x4 + w[0];
+    ((acc3 + x4).max(x5) + C1[4]).max(w[-1])
 }
 
 #[stencil(radius = 4, warp = 8, outputs_per_thread = 8, boundary = zero)]
@@ -1556,50 +1471,45 @@ pub fn random_098(w: Window<f64>) -> f64 {
 }
 
 #[stencil(radius = 6, warp = 16, outputs_per_thread = 6, boundary = clamp)]
-pub fn random_099(w: Window<f64>, scale0: f64, beta1: f32) -> f64 {
-    let mut acc1 = 0.0;
-    for k in 3..=3 {
-        acc1 += scale0 * w[k];
-    }
-    let x2: f64 = 0.25;
-    let mut y3 = w[6];
-    if (w[0] + 1.0 / 3.0) <= 4.5 || w[-5] > scale0 {
-        y3 += w[-4].abs();
+pub fn random_099(w: Window<i32>, lo0: i32, h1: [i32; 9]) -> i32 {
+    const C1: [i32; 6] = [-3, 1, 3, -4, -1, 3];
+    let mut y2 = lo0 - C1[4];
+    if w[-5] > 6 || (w[2] as f32 + 1.5) < (2.5 as f32) {
+        y2 += (w[-4] ^ lo0);
     } else {
-        y3 *= w[1] as f32 as f64;
+        y2 += w[-3] + w[0];
     }
-    let x4 = acc1 as f32;
-    (beta1 as f64).max(x2).min(y3) + x4 as f64
+    let x3 = (w[-4] >> 8i32);
+    (y2 - x3).min(h1[8]) - w[-6]
 }
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 7, boundary = valid)]
-pub fn random_100(w: Window<f32>, lo0: f32) -> f32 {
-    const C1: [f32; 6] = [-1.0, -10.0, 0.3, 2.0 / 7.0, 0.1, std::f32::consts::PI];
-    const B2: bool = 2.0 <= 1.5;
-    let x3 = 2.5e-1;
-    let x4 = x3 as i32;
-    let x5 = x3 - w[2];
-    let x6 = (-2.0 - lo0).max(-10000.0).min(10000.0) as i32;
-    ((if B2 { 1.0f32 } else { f32::EPSILON }) - x4 as f32).min(x3).max(x5).max(x6 as f32) + C1[0]
+pub fn random_100(w: Window<f32>, scale0: f32) -> f32 {
+    const N: i32 = 3;
+    let x1 = 0.1;
+    let x2 = w[-2] + x1;
+    let mut acc3: f32 = f32::INFINITY;
+    for k in -3..4 {
+        if w[k] < acc3 {
+            acc3 = w[k];
+        }
+    }
+    (scale0 + x1 - x2 - acc3) * w[N]
 }
 
 #[stencil(radius = 10, warp = 16, outputs_per_thread = 2, boundary = zero)]
-pub fn random_101(w: Window<f64>, shift0: f64, hi1: f64) -> f64 {
-    const C1: [f64; 2] = [-2.0, -0.5];
-    let x2: f64 = 2.0;
-    let x3 = 2.5e-1;
-    let x4 = x3 + x2;
-    let x5 = -2.5e-1;
-    let x6 = x5 as i32;
-    let mut acc7 = shift0 * w[-4];
-    for k in (0..=0).step_by(3) {
-        acc7 += hi1 * w[k];
+pub fn random_101(w: Window<i32>, shift0: f64, taps1: [f32; 2]) -> i32 {
+    let x1 = w[3] as f32;
+    let x2 = 8;
+    let x3 = w[0].min(x2);
+    let x4: i32 = -9 + w[1];
+    let x5 = w[0] % 7i32;
+    let x6 = i32::min(if x3 <= w[-10] { -3i32 } else { w[-2] }, w[-6] + x4) as f64;
+    let mut acc7 = ((1.00000005960464477539062500000001 as i32) | w[0]);
+    for k in -7..-4 {
+        acc7 += (w[k + 1] - w[k]).abs();
     }
-    let mut y8 = (1.00000005960464477539062500000001 * 1.0) as f64 + 1e-3;
-    if x6 != x6 {
-        y8 -= 0 as f32 as f64;
-    }
-    (x3 + x4).max(acc7) * y8 * C1[1] + w[0]
+    (shift0.max(-10000.0).min(10000.0) as i32 + x1.max(-10000.0).min(10000.0) as i32 + x2 - x5).max(x6.max(-10000.0).min(10000.0) as i32) + acc7 + taps1[1].max(-10000.0).min(10000.0) as i32
 }
 
 #[stencil(radius = 12, warp = 16, outputs_per_thread = 8, boundary = valid)]
@@ -1645,22 +1555,17 @@ pub fn random_103(w: Window<f32>) -> f32 {
 pub fn random_104(w: Window<i32>) -> i32 {
     let mut y1 = w[0];
     if w[1] >= w[2] && w[0] >= w[0] {
-        y1 += (w[0] <= w[-1]) as i32;
-    } else {
-        y1 += w[3] - 5 as i32;
+        y1 -= (w[-2] & 0x3c3);
     }
-    let mut acc2 = w[0];
-    for k in -3..=1 {
-        if k % 3 != 1 {
-            acc2 += w[k + 2];
-        } else {
-            acc2 -= w[k + 2];
-        }
+    let mut acc2: i32 = 0;
+    for k in (0..=1).rev() {
+        acc2 -= 3 * w[k + 2];
     }
-    let x3 = ((0 <= y1) as i32).max(if (w[-2].max(0) as u32) != ((0 - 2) as u32) { w[-2] } else if ((-7) as i32) >= w[-1] { 5i32 } else { -1 });
-    let x4 = x3;
-    let x5 = i32::min(w[0], w[3]);
-    acc2.max(x4) + x5 + w[-1]
+    let x3 = -8;
+    let x4 = w[0] + x3;
+    let x5 = (w[-3] == 5) as i32 as f32;
+    let c6 = (2147483647 as f64) < 0.3 || w[0] == acc2;
+    (y1 + x3 - x4).max(x5.max(-10000.0).min(10000.0) as i32).max(c6 as i32)
 }
 
 #[stencil(radius = 24, warp = 4, outputs_per_thread = 6, boundary = wrap)]
@@ -1700,69 +1605,55 @@ pub fn random_106(w: Window<f32>) -> f32 {
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 8, boundary = zero)]
 pub fn random_107(w: Window<u32>) -> u32 {
-    let mut x1 = (w[3] + w[3]) as i32;
+    let mut x1 = w[3].min(w[3]) as i32;
     x1 *= 3;
-    let x2 = if w[2] != w[2] { (-3.99 as i32).abs() as u32 } else { 65536 as u32 * 2 };
-    let mut acc3 = 0;
-    for i in 0..=0 {
-        for j in -3..=1 {
-            acc3 += w[i + j];
-        }
+    let x2 = 9;
+    let x3 = u32::min(x2, w[-3]);
+    let mut acc4 = 0;
+    for k in 0..=2 {
+        acc4 += w[k] + w[-k];
     }
-    (x1.max(0) as u32 + x2).max(acc3)
+    (x1.abs() as u32).max(x2).max(x3).min(acc4)
 }
 
 #[stencil(radius = 3, warp = 2, outputs_per_thread = 5, boundary = clamp)]
-pub fn random_108(w: Window<f64>, bias0: f64, scale1: f64) -> f64 {
-    let c1: [f64; 5] = [-1.0f64, 1.0, 1.0f64, 0.25_f64, 2.5e-1];
-    let mut acc2: f64 = 0.0;
-    for k in (-3..=2).rev() {
-        acc2 += (w[k + 1] - w[k]).abs();
+pub fn random_108(w: Window<f64>, beta0: f64, alpha1: i32) -> f64 {
+    let mut acc1: f64 = 0.0;
+    for k in 1..=3 {
+        acc1 += beta0 * w[k];
     }
-    let mut acc3 = 0.0;
-    for k in -3..=3 {
-        acc3 += w[k] * (k as f64) * 5e-1;
+    let mut acc2 = 0.0;
+    for k in 0..2 {
+        let d3 = w[k] - w[0];
+        acc2 += d3 * d3;
     }
-    ((bias0 + scale1).max(acc2) + acc3) * c1[1]
+    let x4 = acc1.abs() + -0.5f64 * w[2];
+    (alpha1 as f64 + acc2).min(x4).min(w[0])
 }
 
 #[stencil(radius = 6, warp = 4, outputs_per_thread = 4, boundary = clamp)]
-pub fn random_109(w: Window<f64>, alpha0: f64, hi1: f64) -> f64 {
+pub fn random_109(w: Window<f64>, alpha0: i32, hi1: u32) -> f64 {
     const C1: [f64; 2] = [10.0, 1.0];
-    let x2 = if -8i32 != (-1.5 as i32) || w[0] < ((2.7) as f64) { 2.5e-1 } else { -1.0 };
-    let x3 = x2 as f64;
-    let mut acc4: f64 = 0.0;
-    for k in (4..=4).step_by(3) {
-        acc4 += (w[k + 1] - w[k]).abs();
-    }
-    let x5 = alpha0.abs().sqrt() * w[-4] as f32 as f64;
-    let x6 = hi1;
-    let x7 = 0.25;
-    let x8 = x7 as f32;
-    let x9 = x8 * x7;
-    ((x3.min(acc4) + x5).min(x6).max(x7 as f64) + x9 as f64).max(C1[0])
+    let x2 = if (w[-2] as i32) != -8i32 || (w[1] as f32) != 1.0 { 2.5e-1 } else { -1.0 };
+    let x3 = x2 as u32;
+    let x4 = w[-3] - x2;
+    let x5 = w[2].max(-10000.0).min(10000.0) as i32 / 1000i32;
+    ((alpha0 as f64).min(hi1 as f64) * x3 as f64).max(x2) - x4 + x5 as f64 + C1[1] + w[3]
 }
 
 #[stencil(radius = 5, warp = 16, outputs_per_thread = 2, boundary = wrap)]
-pub fn random_110(w: Window<f64>, alpha0: f64) -> f64 {
-    const B1: bool = 2.0 <= 1.5;
-    let c2 = (1e10 as f64) != (2.5e-1 + w[-1]).abs().sqrt();
-    let mut y3 = w[1].max(0.0).min(10000.0) as u32 as f64;
-    if B1 && (alpha0 + 1.5e2) >= alpha0 {
-        let t4 = alpha0 * w[-3];
-        y3 *= t4;
-    } else {
-        y3 += w[5].mul_add(w[-1], 1.5);
+pub fn random_110(w: Window<f64>, scale0: f64) -> f64 {
+    const C1: [f64; 3] = [0.3, -0.0, 4_f64];
+    const B2: bool = true;
+    let x3 = -1.00000005960464477539062500000001;
+    let x4 = w[-5].max(x3);
+    let mut acc5 = 0.0;
+    const W6: [f64; 5] = [-3.0, 3.0, 1_f64, 1.5, 0.125f64];
+    for k in (0..5).rev().step_by(2) {
+        acc5 += W6[k as usize] * w[k];
     }
-    let y3 = y3 + (0.0_f64 * -2.5 as f64);
-    let mut acc6 = -1.00000005960464477539062500000001 as f64 + y3;
-    let mut wt7: f64 = 1.0;
-    for k in -5..=-3 {
-        acc6 += wt7 * w[k];
-        wt7 *= 0.9;
-    }
-    let x8 = -(w[1] / w[-4]);
-    ((if c2 { 0.75f64 } else { 0.5_f64 }) + acc6).min(x8)
+    let x7: f64 = x3.max(acc5);
+    (scale0 + (if B2 { 0.75f64 } else { 0.1 }) + x4 + x7 - C1[1]) * w[0]
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 7, boundary = wrap)]
@@ -1778,108 +1669,105 @@ pub fn random_111(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 5, boundary = zero)]
-pub fn random_112(w: Window<f32>, gain0: f32, hi1: f32) -> f32 {
-    let x1 = 1.00000005960464477539062500000001;
-    let x2 = x1 as f64;
-    let x3 = x1 + hi1;
-    let x2 = x2 - (-((if 1f32 <= 0.3 { 16777217.0 } else { 0.5 }) as f32) * (5e-1 + w[-2])) as f64;
-    let x5 = (w[2] + 10.0).min(w[1]).max(-10000.0).min(10000.0) as i32;
-    (gain0 + x1 - x3).max(x2 as f32) + x5 as f32
+pub fn random_112(w: Window<f32>, bias0: i32, scale1: f32) -> f32 {
+    const B1: bool = !true;
+    let x2 = w[-1] as f64 as f32;
+    let mut acc3: f32 = 0.0;
+    for k in (1..3).step_by(2).rev() {
+        acc3 += w[-k] * (k as f32) * 0.1;
+    }
+    (bias0 as f32 + scale1 + (if B1 { 1.0f32 } else { 1.5 })).min(x2).max(acc3)
 }
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 4, boundary = zero)]
-pub fn random_113(w: Window<f64>, hi0: f64) -> f64 {
-    let x1 = -1.00000001;
-    let x2 = x1 as i32;
-    let x3 = x1 - w[0];
-    let mut acc4 = 0.0;
-    let mut wt5: f64 = 1.0;
-    for k in 1..2 {
-        acc4 += wt5 * w[k];
-        wt5 *= 0.5;
-    }
-    let mut acc6 = f64::NEG_INFINITY;
-    for k in (-1..2).step_by(2).rev() {
-        if w[k] > acc6 {
-            acc6 = w[k];
+pub fn random_113(w: Window<f64>, shift0: f64) -> f64 {
+    let x2 = { let t1 = w[-1] * 0.75; t1 * (t1 + 0.0) };
+    let mut acc3 = 0.0;
+    for i in 0..=0 {
+        for j in -1..=1 {
+            acc3 += w[i + j];
         }
     }
-    let mut x7 = w[0] as f32;
-    x7 *= hi0 as f32;
-    ((x2 as f64 + x1) * x3).min(acc4).min(acc6).max(x7 as f64).max(w[1])
+    let c4: bool = -1.5f64 <= shift0 || acc3 > (w[1] + 10.0);
+    (x2 + c4 as i32 as f64).min(w[-1])
 }
 
 #[stencil(radius = 24, warp = 8, outputs_per_thread = 6, boundary = wrap)]
-pub fn random_114(w: Window<f64>, bias0: f64) -> f64 {
-    let mut acc1: f64 = f64::MAX;
-    for k in (0..=24).rev() {
-        acc1 = acc1.min(w[k]);
-    }
-    let mut acc2 = f64::INFINITY;
+pub fn random_114(w: Window<f64>, coef0: [f64; 9]) -> f64 {
+    let mut acc1 = 0.0;
     for k in -24..25 {
-        acc2 = acc2.min(w[k]);
+        acc1 += 100f64 * w[k];
     }
-    let mut acc3 = -0.5f64 * acc2;
-    for k in (16..22).step_by(2).rev() {
-        acc3 += 0.1 * w[k - 1];
+    let mut acc2: f64 = f64::INFINITY;
+    for k in -24..=24 {
+        if w[k] < acc2 {
+            acc2 = w[k];
+        }
     }
-    let x5 = { let t4 = bias0 * 0.5; t4 * (1.0 / 7.0 + acc3) };
-    acc1 * x5 + w[1]
+    let mut acc3 = 0.0;
+    for k in (20..24).rev().step_by(3) {
+        if k % 3 != 1 {
+            acc3 += w[k - 1];
+        }
+    }
+    ((acc1 - acc2 + acc3) * coef0[5]).min(w[6])
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 5, boundary = clamp)]
-pub fn random_115(w: Window<i32>, beta0: i32, bias1: i32) -> i32 {
-    let c1: bool = w[-1] == w[1] && w[1] > w[-1];
-    let mut y2 = -1 + -1.5 as i32;
-    if w[-1] == w[1] {
-        y2 += w[0].max(w[1]);
-    }
-    let mut y3 = 5 as i32 * 4;
-    if y2 != y2 {
-        y3 = w[-1] + 1;
-    }
-    beta0 + bias1 + c1 as i32 - y3
+pub fn random_115(w: Window<i32>, lo0: i32, beta1: i32) -> i32 {
+    const B1: bool = 2.0 <= 1.5;
+    let x2 = w[0];
+    let x4 = { let t3 = x2; t3.max((w[1] as f32).max(-10000.0).min(10000.0) as i32) };
+    let x5 = 0;
+    let x6 = x5 as u32;
+    let x7 = w[-1].max(x5);
+    (lo0.max(beta1).min(B1 as i32).min(x4) + x6.min(100000) as i32 + x5).max(x7)
 }
 
 #[stencil(radius = 7, warp = 16, outputs_per_thread = 2, boundary = zero)]
-pub fn random_116(w: Window<i32>, alpha0: i32) -> i32 {
-    let x1 = 6;
-    let x2 = x1 as i32;
-    let x3 = x2 + x1;
-    let mut acc4 = ((true) as i32).abs();
-    for k in (-7..=-4).step_by(3) {
-        acc4 += (w[k + 1] - w[k]).abs();
+pub fn random_116(w: Window<i32>, taps0: [i32; 9]) -> i32 {
+    let mut acc1: i32 = 0;
+    for k in (-7..8).step_by(2).rev() {
+        acc1 += w[-k] * k;
     }
-    let x5 = !x2.max(w[-1]) + (if !(w[-7] == acc4) { w[3] } else { -7 + w[3] });
-    (alpha0.min(x1).max(x3) - x5).min(w[7])
+    let mut y2 = w[1];
+    if w[0] > (16777217.0 as i32) || (w[0].abs() as u32) < (w[-2].abs() as u32) {
+        y2 -= w[5] - w[2];
+    }
+    (acc1 + y2).min(taps0[3]).min(w[-6])
 }
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 1, boundary = clamp)]
 pub fn random_117(w: Window<i32>) -> i32 {
-    let mut acc1 = if (true as i32) != -6 { w[0] } else { w[1] };
+    let mut acc1 = w[0] / 65537;
     for k in (0..=0).rev() {
-        acc1 += (-2) * w[-k];
+        acc1 -= 2 * w[-k];
     }
-    acc1 - w[1]
+    acc1 + w[-1]
 }
 
 #[stencil(radius = 8, warp = 32, outputs_per_thread = 1, boundary = wrap)]
-pub fn random_118(w: Window<f64>, scale0: f64) -> f64 {
-    let x1 = (if ((16777217.0) as f64) <= w[-1] { 1.00000005960464477539062500000001 } else { 0.5 }) as f64;
-    let x2 = 16777217.0;
-    let x3 = w[-1].max(x2);
-    scale0 * x1 + x2 + x3
+pub fn random_118(w: Window<i32>, taps0: [i32; 4]) -> i32 {
+    let mut acc1: i32 = 0;
+    for k in (-8..7).step_by(2).rev() {
+        acc1 += w[k + 2] * k;
+    }
+    let x2 = w[-1].max(0) as u32 + w[0].max(0) as u32;
+    (acc1 + x2 as i32).max(taps0[2])
 }
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 7, boundary = wrap)]
-pub fn random_119(w: Window<f64>, scale0: f64) -> f64 {
-    let mut acc1 = f64::NEG_INFINITY;
-    for k in -8..=8 {
-        acc1 = f64::max(acc1, w[k]);
+pub fn random_119(w: Window<f64>, hi0: f64) -> f64 {
+    const B1: bool = !true;
+    let x2 = hi0 as f32;
+    let x3 = -0.25;
+    let x4 = x3 as u32;
+    let x5 = w[8] * x3;
+    let mut acc6 = 0.0;
+    for k in 5..6 {
+        acc6 = f64::mul_add(w[k], w[-4], acc6);
     }
-    let x2 = acc1.abs().max(0.0).min(10000.0) as u32;
-    let c3 = ((if (-16777217.0 as f64) >= acc1 { 16777217.0 } else { 0.5 }) as f64).abs() <= (w[2] + w[-5]);
-    (scale0.min(x2 as f64) + c3 as i32 as f64).max(w[0])
+    (((if B1 { 1.0f64 } else { -f64::MIN_POSITIVE }) - x2 as f64).min(x4 as f64) * x3).min(x5) + acc6 + w[8]
 }
 
 #[stencil(radius = 3, warp = 4, outputs_per_thread = 6, boundary = zero)]
@@ -1895,45 +1783,74 @@ pub fn random_120(w: Window<u32>) -> u32 {
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 5, boundary = wrap)]
-pub fn random_121(w: Window<f64>, beta0: f64) -> f64 {
-    let mut acc1 = 0.0;
-    for k in 0..=2 {
-        acc1 += (w[k + 1] - w[k]).abs();
+pub fn random_121(w: Window<f64>, gain0: f64) -> f64 {
+    let x1 = 8;
+    let x2 = x1 as u32;
+    let x3 = x1 + w[1].max(0.0).min(10000.0) as u32;
+    let x4 = 1.00000001;
+    let x5: f64 = x4;
+    let mut acc6 = 0.0;
+    for k in -3..=3 {
+        acc6 += w[k];
     }
-    let x2: f64 = -((-1e10) as f64 + 4.5).min(w[0]);
-    (beta0 - acc1 + x2) * w[0]
+    let x7 = 2_i32.wrapping_shr(34) as f64 as f32;
+    ((gain0 + x2 as f64).min(x1 as f64) + x3 as f64 + x4).min(x5) + acc6 + x7 as f64 + w[-1]
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 6, boundary = zero)]
 pub fn random_122(w: Window<u32>) -> u32 {
-    let x1 = if ((0 - 3) as u32) != w[1] || (false as u32) != w[-1] { w[0].max(false as u32 + w[0]) - w[0].min(false as u32 + w[0]) } else { w[-1].min(w[0]) + (w[0] + w[1]) };
-    let c2: bool = w[1] == x1;
-    let x3: u32 = w[-1] + (w[0].max(w[1] + x1) - w[0].min(w[1] + x1));
-    let x4: f64 = (w[0] + w[0]) as f64;
-    let mut acc5 = 9 + w[1];
-    for k in 0..=1 {
-        acc5 += w[k].min(524);
+    let x1 = w[-1];
+    let x2 = ((w[0].max(4 * w[0]) - w[0].min(4 * w[0])) & 65535);
+    let mut acc3 = 0;
+    for k in 0..2 {
+        acc3 += w[k];
     }
-    (c2 as u32).max(x3) + x4.max(0.0).min(10000.0) as u32 + acc5
+    let mut acc4 = w[-1] * 4;
+    for k in 0..=0 {
+        acc4 += w[k] + w[-k];
+    }
+    let mut y5 = x1 / 3000000000u32;
+    if w[0] >= acc4 {
+        y5 = w[-1] + acc3;
+    }
+    (x2 + y5).min(w[0])
 }
 
 #[stencil(radius = 4, warp = 4, outputs_per_thread = 4, boundary = clamp)]
-pub fn random_123(w: Window<f64>, alpha0: f64, alpha1: f64) -> f64 {
-    const N: i32 = 2;
-    let c1: bool = w[-1].min(2147483647.5 as f64) <= (2_u32 as f64) && (w[-4] <= 0.125f64 || !(w[4] <= w[4]));
-    (alpha0 - alpha1).min(c1 as i32 as f64).min(w[N])
+pub fn random_123(w: Window<f64>, alpha0: i32, hi1: f64) -> f64 {
+    let mut acc1 = w[-4];
+    for k in -4..=4 {
+        acc1 = f64::max(acc1, w[k]);
+    }
+    let x2 = w[-1] as f32 as f64 as f32;
+    let mut y3 = acc1 + 3.0;
+    if 0.125f64 <= acc1 && w[-2] != w[-2] {
+        let t4 = (hi1 + 2.0 / 3.0).abs().sqrt();
+        y3 -= t4;
+    } else {
+        y3 *= 1.5e2 - w[-4];
+    }
+    let mut acc5 = f64::mul_add(w[4], w[-1], hi1);
+    for k in (0..=0).step_by(2) {
+        acc5 = w[-k].mul_add(10.0 + y3, acc5);
+    }
+    (alpha0 as f64).min(x2 as f64) + acc5
 }
 
 #[stencil(radius = 10, warp = 8, outputs_per_thread = 6, boundary = valid)]
-pub fn random_124(w: Window<f64>, lo0: f64, hi1: f64) -> f64 {
-    let mut acc1 = 0.0;
-    for k in -8..11 {
-        acc1 += 1.5 * w[k - 2];
+pub fn random_124(w: Window<i32>, taps0: [i32; 8], coef1: [f32; 8]) -> i32 {
+    const N: i32 = 9;
+    let mut acc1 = -4 - taps0[5];
+    for k in (-N..=N).rev() {
+        acc1 -= (-2) * w[-k];
     }
-    let x2 = 0.1;
-    let x3 = x2 as i32;
-    let x4 = w[0].min(x2);
-    (lo0.max(hi1).max(acc1) + x3 as f64 - x2 - x4).max(w[-9])
+    let mut acc2 = w[9];
+    for k in (-N..=N).rev() {
+        if w[k] > acc2 {
+            acc2 = w[k];
+        }
+    }
+    acc1.min(acc2).min(coef1[7].max(-10000.0).min(10000.0) as i32)
 }
 
 #[stencil(radius = 4, warp = 4, outputs_per_thread = 4, boundary = wrap)]
@@ -1948,112 +1865,118 @@ pub fn random_125(w: Window<i32>) -> i32 {
         let d4 = (w[k] - w[4]).abs();
         acc3 += d4;
     }
-    let mut y5 = 5i32 * 4;
+    let mut y5 = x2 % 7;
     if 0i32 < acc3 && (w[-2] as f64) >= (w[0] as f64) {
         y5 += w[-3] - w[-3];
     }
-    (x2 - y5).max(w[-4])
+    y5 - w[-4]
 }
 
 #[stencil(radius = 14, warp = 8, outputs_per_thread = 4, boundary = valid)]
 pub fn random_126(w: Window<i32>) -> i32 {
     const B1: bool = 1 < 2;
     let x2 = w[13];
-    let mut y3 = w[-8] * 2;
-    if B1 {
-        y3 -= x2.min(w[-12]);
+    let mut y3 = x2 % 65537;
+    if !B1 {
+        y3 += -3;
     } else {
-        y3 += -(1000 as i32);
+        y3 += x2 * -2;
     }
-    let mut x4 = i32::max(w[14] + -1, y3);
-    x4 *= 3;
-    x4 - w[12]
+    let mut acc4 = (-1i32).min(y3);
+    for k in 0..=12 {
+        let d5 = (w[k] - w[14]).abs();
+        acc4 += d5;
+    }
+    acc4
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 4, boundary = wrap)]
-pub fn random_127(w: Window<i32>, hi0: f32, hi1: i32) -> i32 {
-    let x1: i32 = i32::max(w[4], (1e-3) as i32).min(if hi1 <= w[0] { w[0] } else { hi1 });
-    let mut x2 = w[-2] + hi1 - -w[0] - hi1.min(w[0]).min(x1 + -0 as i32);
-    x2 *= 3;
-    let x3 = 4;
-    let x4 = (true as i32).max(x3);
-    let c5: bool = !(w[-4] == w[1] && w[-2] < (-1.00000005960464477539062500000001 as i32));
-    (hi0.max(-10000.0).min(10000.0) as i32).min(x2).max(x3).min(x4) - c5 as i32
+pub fn random_127(w: Window<i32>, alpha0: i32, coef1: [i32; 1]) -> i32 {
+    const C1: [i32; 5] = [4, 3, 2, 0, -1];
+    let mut acc2 = w[1];
+    for k in 1..=1 {
+        if w[k] > acc2 {
+            acc2 = w[k];
+        }
+    }
+    let x3 = if acc2 < acc2 { w[-1] } else { w[-1] };
+    let mut acc4: i32 = 0;
+    for k in (-5..6).step_by(2).rev() {
+        if k % 2 == 0 {
+            acc4 += w[k];
+        } else {
+            acc4 += 2 * w[k];
+        }
+    }
+    (alpha0 + x3 - acc4).min(coef1[0]).max(C1[4]) + w[1]
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 4, boundary = valid)]
-pub fn random_128(w: Window<i32>) -> i32 {
-    let mut y1 = if w[2] < w[-2] { w[1] } else { w[-1] };
-    if 5_i32 != 0i32 {
-        let t2 = 2 * w[0];
-        y1 += t2;
-    }
-    let mut acc3 = w[-2];
-    for k in (-2..=2).step_by(2) {
-        acc3 = acc3.max(w[k]);
-    }
-    let mut y4 = acc3 + acc3;
-    if y1 > w[2] || (w[1].max(0) as u32) >= (w[-1].max(0) as u32) {
-        y4 = (-3.99 as i32).max(1);
-    }
-    let mut acc5 = 0;
-    for k in (0..1).step_by(2).rev() {
-        acc5 += (w[k + 1] - w[k]).abs();
-    }
-    let mut acc6 = 0;
-    for i in 0..=0 {
-        for j in (0..=2).rev() {
-            acc6 += w[i + j];
-        }
-    }
-    let mut y7 = acc3;
-    if w[-2] != w[2] {
-        y7 = -8 + w[-2];
+pub fn random_128(w: Window<u32>) -> u32 {
+    let mut y1 = (w[0] as i32).abs() as u32;
+    if w[1] != 5u32 || w[2] <= 4u32 {
+        y1 = 0.1_f32.max(0.0).min(10000.0) as u32;
     } else {
-        y7 += w[1] - w[-2];
+        y1 += if w[0] == w[2] { w[2] } else { w[0] };
     }
-    (y4.max(acc5).min(acc6) - y7).min(w[-2])
+    let mut y2 = w[1];
+    if y1 <= y1 {
+        y2 = 7;
+    }
+    let mut y3 = y2 + y2;
+    if 4 > y2 || y1 != y2 {
+        y3 += w[2].min(w[2]);
+    } else {
+        y3 += y2.max(w[2]);
+    }
+    let x4 = (0 == w[-2]) as u32;
+    let mut y5 = x4;
+    if w[-2] != w[2] {
+        y5 = 0 + w[-2];
+    } else {
+        y5 += (w[1] >> 25i32);
+    }
+    let x6: u32 = (w[-1] + y3).max(w[1]);
+    y5.max(x6)
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 6, boundary = clamp)]
 pub fn random_129(w: Window<i32>, beta0: i32) -> i32 {
-    let mut y1 = w[3] + 8;
-    if (w[1] as f64) == -std::f64::consts::LN_2 || w[0] == w[1] {
-        y1 += w[-1].max(w[2]);
+    let mut y1 = w[3].max(8);
+    if w[-2] == w[3] && (7 as i32) == (0.1 as i32) {
+        y1 = -w[3];
     } else {
-        y1 += beta0 + w[0];
+        y1 += w[2].max(w[3]);
     }
     let mut acc2 = 0;
-    for k in (3..=3).rev() {
-        acc2 += 2 * w[k];
+    for k in -3..=3 {
+        acc2 += 3 * w[-k];
     }
-    let c3 = !(w[1] != y1);
-    let x4 = -0.1;
-    let x5 = x4 as i32;
-    let x6: f32 = x4;
-    let x7 = 0.1;
-    let x8 = x7 as f64;
-    let mut acc9 = x4.max(-10000.0).min(10000.0) as i32;
-    const W10: [i32; 1] = [2];
-    for k in -1..0 {
-        acc9 += W10[(k + 1) as usize] * w[-k];
+    let mut acc3 = 0;
+    for i in 0..=0 {
+        for j in (0..=1).rev() {
+            acc3 += w[i + j];
+        }
     }
-    ((acc2 - c3 as i32).min(x5).max(x6.max(-10000.0).min(10000.0) as i32) - x8.max(-10000.0).min(10000.0) as i32).min(acc9)
+    let mut y4 = y1.max(w[1]);
+    if ((if w[3] >= (2.5 as i32) { 0.1 } else { 0.5 }) as f64) != (w[1] as f64) {
+        y4 -= beta0 + w[-3];
+    } else {
+        y4 += acc3;
+    }
+    let x5 = std::f32::consts::PI;
+    let x6: i32 = if 2i32 > acc2 { w[-3] } else { beta0 };
+    y4.min(x5.max(-10000.0).min(10000.0) as i32).min(x6) + w[-2]
 }
 
 #[stencil(radius = 8, warp = 4, outputs_per_thread = 8, boundary = zero)]
-pub fn random_130(w: Window<f32>, lo0: f32, lo1: f32) -> f32 {
-    let mut acc1: f32 = 0.0;
-    for k in -8..=6 {
-        let d2 = w[-k] - w[-8];
-        acc1 += d2 * d2;
-    }
-    let x3 = (w[1] as f64 as f32 + w[-2] as i32 as f32) as f64;
-    lo0 + lo1 + acc1 + x3 as f32
+pub fn random_130(w: Window<f32>, h0: [u32; 9], beta1: f64) -> f32 {
+    let c1: bool = ((w[-3] as f64 + 2.5e-1) == beta1) != (((if w[7] <= w[-8] { 16777217.0 } else { 0.5 }) as f32) == w[1]);
+    ((if c1 { 0.75f32 } else { 3.0 }) + h0[7] as f32) * w[-5]
 }
 
 #[stencil(radius = 2, warp = 4, outputs_per_thread = 1, boundary = zero)]
-pub fn random_131(w: Window<f32>) -> f32 {
+pub fn random_131(w: Window<f64>) -> f64 {
     const N: i32 = 2;
     let mut acc1 = w[-2];
     for k in -N..N + 1 {
@@ -2065,9 +1988,9 @@ pub fn random_131(w: Window<f32>) -> f32 {
     if !((1.0 / 16.0) <= acc1) {
         y2 = w[-2].abs();
     } else {
-        y2 -= 16777217.0 as f32 / (2.0 / 7.0);
+        y2 -= 16777217.0 as f64 / (2.0 / 7.0);
     }
-    let x3 = -std::f32::consts::FRAC_1_SQRT_2 * -y2.max(y2);
+    let x3 = -std::f64::consts::FRAC_1_SQRT_2 * -y2.max(y2);
     x3
 }
 
@@ -2085,76 +2008,42 @@ pub fn random_132(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 1, warp = 2, outputs_per_thread = 2, boundary = wrap)]
-pub fn random_133(w: Window<f64>) -> f64 {
-    const C1: [f64; 5] = [1.5e2, 0.5, std::f64::consts::LN_2, 1.0, 16f64];
-    let mut y2 = w[1] * w[0];
-    if C1[2] != w[0] {
-        y2 += if (w[0] as i32) < (w[-1] as i32) { (if w[-1] <= w[0] { 0.1 } else { 0.5 }) as f64 } else if (w[-1] as u32) < (w[0] as u32) { w[0] } else { (if w[1] < -0.75 { 0.1 } else { 0.5 }) as f64 };
-    }
-    let mut y3 = 10_f64 - 2f64;
-    if (w[0] + 0.75) >= y2 || y2 == -2.0 {
-        let t4 = w[0] * w[0];
-        y3 += t4;
-    } else {
-        y3 -= y2 + w[0];
-    }
-    y3 * w[0]
+pub fn random_133(w: Window<i32>) -> i32 {
+    let c1: [i32; 5] = [2, 1, 0, 2, -4];
+    let c2: bool = (w[1] >> 26u32) >= (if -9 < w[0] { w[-1] } else { w[0] }) && (w[1] << 2) != (w[0] & 0xff);
+    let x3: i32 = w[-1];
+    c2 as i32 - x3 + c1[3]
 }
 
 #[stencil(radius = 2, warp = 32, outputs_per_thread = 8, boundary = wrap)]
-pub fn random_134(w: Window<f32>, shift0: i32) -> f32 {
+pub fn random_134(w: Window<f32>, alpha0: f32) -> f32 {
     let mut acc1: f32 = 0.0;
-    for k in -2..3 {
-        acc1 += w[k] * (k as f32) * 2.0f32;
+    for k in -2..2 {
+        acc1 += (w[k + 1] - w[k]).abs();
     }
-    let mut y2 = w[-1].abs();
-    if !(w[-2] > w[-2]) {
-        y2 = acc1.abs().sqrt();
+    let mut y2 = (16777217.0 * 0.0) as f64 as f32;
+    if acc1 == w[-1] {
+        let t3 = 2.0_f32 + w[2];
+        y2 -= t3;
     } else {
-        y2 += if acc1 != w[-2] { 0.3f32 } else if ((16777217.0 + 0.0) as f32) <= 0.3 { acc1 } else { w[-1] };
+        y2 -= w[-2];
     }
-    let mut y3 = 10.0f32 - y2;
-    if w[-1] < w[-2] {
-        let t4 = w[-1] * 2.0;
-        y3 *= t4;
-    } else {
-        y3 *= (y2 + -1e1).abs();
-    }
-    let mut acc5 = 0.0;
-    for i in 0..=0 {
-        for j in -1..=2 {
-            acc5 += w[i + j];
-        }
-    }
-    (shift0 as f32 - y3) * acc5
+    let x4: f32 = 10.0;
+    alpha0.max(y2) + x4
 }
 
 #[stencil(radius = 40, warp = 32, outputs_per_thread = 4, boundary = zero)]
-pub fn random_135(w: Window<f64>, hi0: f32, gain1: f64) -> f64 {
-    const C1: [f64; 2] = [1.5, -(1.0 / 16.0)];
-    const N: i32 = 20;
-    let mut y2 = w[-16] * w[-24];
-    if w[0] >= w[1 - N] || w[35] >= w[-25] {
-        y2 = w[-1] / C1[1];
-    } else {
-        y2 *= gain1 * C1[1];
-    }
-    hi0 as f64 - y2
+pub fn random_135(w: Window<i32>, hi0: i32, alpha1: i32) -> i32 {
+    const C1: [i32; 6] = [-1, 1, 4, -4, -3, -4];
+    let x2 = (if (w[-33] as f64) != (w[-1] as f64) { w[-1] } else { w[-33] }).abs() as u32;
+    hi0.min(alpha1).min(x2 as i32).max(C1[3])
 }
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 6, boundary = wrap)]
 pub fn random_136(w: Window<f64>, scale0: f64) -> f64 {
-    const N: i32 = 1;
-    let x1 = if w[0] < w[1] || (w[1] + 2.0) < w[1] { (w[N].max(0.0).min(10000.0) as u32).min(w[-N].max(0.0).min(10000.0) as u32) } else { w[1].max(0.0).min(10000.0) as u32 + w[1].max(0.0).min(10000.0) as u32 };
-    let x3 = { let t2 = w[N - 1].sqrt(); t2 * scale0.abs() };
-    let mut y4 = w[1] + w[1];
-    if scale0 != scale0 && w[1] <= scale0 {
-        let t5 = if (w[1 - N] as f32) != (w[-1] as f32) { (if w[1] < scale0 { 1.00000005960464477539062500000001 } else { 0.5 }) as f64 } else { w[1] };
-        y4 -= t5;
-    } else {
-        y4 += 2.5e-1 * scale0;
-    }
-    (x1 as f64 - x3).max(y4)
+    const B1: bool = true;
+    let x2 = ((w[1] as f32).max(1.0 / 7.0) as f64).max(0.0).min(10000.0) as u32;
+    scale0 + B1 as i32 as f64 - x2 as f64 - w[1]
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 6, boundary = zero)]
@@ -2172,35 +2061,42 @@ pub fn random_137(w: Window<f64>) -> f64 {
     for k in (0..=0).step_by(3) {
         acc6 += 10_f64 * w[k];
     }
-    let x7: u32 = ((0 - 3) as u32 as f64).max(0.0).min(10000.0) as u32;
+    let x7 = (((w[-1].max(0.0).min(10000.0) as u32) >> 4) as f64).max(0.0).min(10000.0) as u32;
     (((x2 - x3).max(acc4) + c5 as i32 as f64).min(acc6) + x7 as f64).min(C1[1])
 }
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 3, boundary = zero)]
-pub fn random_138(w: Window<f32>, hi0: f32) -> f32 {
-    const C1: [f32; 3] = [16_f32, -1.5, 1.0];
-    const B2: bool = false;
-    let mut acc3 = 0.0;
-    for k in -1..=0 {
-        acc3 = w[k + 1].mul_add(w[-1] * C1[0], acc3);
+pub fn random_138(w: Window<f32>, h0: [u32; 2]) -> f32 {
+    let mut acc1: f32 = 0.0;
+    for k in 0..=0 {
+        acc1 += w[k] + w[-k];
     }
-    let x4 = 16777217 as f64 as f32 / ((-1e-3) as f32 / hi0.abs().sqrt());
-    let mut acc5 = 0.0;
-    let mut wt6: f32 = 1.0;
-    for k in -1..2 {
-        acc5 += wt6 * w[k];
-        wt6 *= 1.125;
+    let mut y2 = w[0] + acc1;
+    if acc1 == acc1 && acc1 <= acc1 {
+        y2 -= w[0] * 0.0;
+    } else {
+        y2 += w[1] / w[-1];
     }
-    let x7 = (w[-1] * -4.5).mul_add(w[0], w[0]).max(-10000.0).min(10000.0) as i32;
-    let x8 = (w[-1] + -1e1).max(w[0] * x4);
-    (((if B2 { 0.5f32 } else { -1.0f32 }) - acc3).min(acc5).max(x7 as f32) + x8).max(w[1])
+    y2.min(h0[0] as f32) + w[1]
 }
 
 #[stencil(radius = 2, warp = 8, outputs_per_thread = 6, boundary = wrap)]
-pub fn random_139(w: Window<f64>, alpha0: f64, alpha1: f64) -> f64 {
-    let x1 = w[0] - (4.5 - w[1]).max(0.3 - -1.5 as f64);
-    let x2 = std::f64::consts::FRAC_1_SQRT_2 as f32;
-    (alpha0 - alpha1) * x1 * x2 as f64
+pub fn random_139(w: Window<f64>, hi0: i32, alpha1: f32) -> f64 {
+    let mut acc1 = 0.0;
+    for k in -2..=0 {
+        acc1 += 4f64 * w[k + 2];
+    }
+    let mut acc2 = 0.0;
+    for k in 1..=1 {
+        acc2 += -0.0 * w[k];
+    }
+    let mut y3 = acc2 * w[-1];
+    if !((acc1 + -0.75) <= w[-1]) {
+        y3 -= 0 as f64 - w[-2];
+    } else {
+        y3 += 0.1f64.mul_add(w[1], w[0]);
+    }
+    ((hi0 as f64).min(alpha1 as f64) * y3).max(w[0])
 }
 
 #[stencil(radius = 2, warp = 32, outputs_per_thread = 8, boundary = zero)]
@@ -2228,13 +2124,14 @@ pub fn random_140(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 8, boundary = wrap)]
-pub fn random_141(w: Window<f32>, bias0: f64) -> f32 {
-    let x1 = if ((5) as i32) == (w[-2] as i32) { 1.00000005960464477539062500000001 } else { 0.5 };
-    let x2 = x1 as i32;
-    let x3 = f32::min(x1, w[2]);
-    let x4 = f32::min(x3, w[3]) * (if -std::f32::consts::LN_2 < w[-3] { x1 } else { w[-1] });
-    let x5 = w[-3];
-    (bias0 as f32 * x2 as f32 + x4 + x5) * w[-1]
+pub fn random_141(w: Window<f32>, alpha0: f32) -> f32 {
+    let mut acc1 = w[1].max((7) as f32);
+    let mut wt2: f32 = 1.0;
+    for k in 0..2 {
+        acc1 += wt2 * w[k];
+        wt2 *= 0.9;
+    }
+    alpha0.max(acc1)
 }
 
 #[stencil(radius = 15, warp = 32, outputs_per_thread = 1, boundary = zero)]
@@ -2267,7 +2164,7 @@ pub fn random_142(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 27, warp = 8, outputs_per_thread = 8, boundary = zero)]
-pub fn random_143(w: Window<f32>, hi0: f64) -> f32 {
+pub fn random_143(w: Window<f32>, hi0: f32) -> f32 {
     let x1: f32 = 1e-3;
     let x2 = (w[-24].max(-10000.0).min(10000.0) as i32).abs();
     let mut acc3 = f32::MAX;
@@ -2276,25 +2173,30 @@ pub fn random_143(w: Window<f32>, hi0: f64) -> f32 {
             acc3 = w[k - 1];
         }
     }
-    hi0 as f32 + x1 - x2 as f32 + acc3
+    hi0 + x1 - x2 as f32 + acc3
 }
 
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 2, boundary = valid)]
-pub fn random_144(w: Window<f32>) -> f32 {
+pub fn random_144(w: Window<f64>) -> f64 {
     const B1: bool = false;
     let mut acc2 = 0.0;
     for k in -1..1 {
         acc2 += (w[k + 1] - w[k]).abs();
     }
-    let mut y3 = w[1].mul_add(-1e10 as f32, w[-1]);
-    if ((16777217.0 * 0.0) as f32) == -16f32 {
-        y3 += if (w[1] + 0.1) <= w[1] { w[0] } else { acc2 };
-    } else {
-        y3 -= 2.5e-1;
+    let mut y3 = w[1].mul_add(-1e10 as f64, w[-1]);
+    if -16f32 == (w[-1] as f32) {
+        y3 = -(acc2 + -(3.0 / 3.0));
     }
-    let c4: bool = (w[1] as f64) < (w[1] as f64) && (1000 as u32) <= 9;
-    let x5 = w[0];
-    B1 as i32 as f32 + y3 - c4 as i32 as f32 + x5
+    let mut acc4: f64 = 0.0;
+    for k in 0..=1 {
+        let d5 = w[k] - w[1];
+        acc4 = d5.max(acc4);
+    }
+    let mut acc6 = 0.0;
+    for k in 1..=1 {
+        acc6 += 0.25 * w[k];
+    }
+    ((B1 as i32 as f64).max(y3).min(acc4) - acc6).max(w[0])
 }
 
 #[stencil(radius = 1, warp = 2, outputs_per_thread = 2, boundary = wrap)]
@@ -2311,26 +2213,38 @@ pub fn random_145(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 36, warp = 4, outputs_per_thread = 6, boundary = valid)]
-pub fn random_146(w: Window<f32>, lo0: f32, lo1: u32) -> f32 {
-    let mut y1 = (w[22] + 0.5).min(0.25f32);
-    if (3.0 / 7.0) <= w[1] && lo0 != lo0 {
-        y1 = f32::EPSILON * w[-22];
-    } else {
-        y1 -= w[24] as u32 as f32;
+pub fn random_146(w: Window<f32>, hi0: f32, lo1: f32) -> f32 {
+    const C1: [f32; 2] = [0.75f32, 0.0];
+    let x2 = 0.75;
+    let x3 = ((if ((1.00000005960464477539062500000001 + 1.0) as f32) >= (1.00000005960464477539062500000001 as f32) { 16777217.0 } else { 0.5 }) as f32).min(x2);
+    let mut acc4 = w[-4];
+    for k in (-4..=18).step_by(2) {
+        acc4 = acc4.max(w[k]);
     }
-    lo1 as f32 + y1
+    let mut acc5 = f32::MIN;
+    for k in 22..=27 {
+        if w[k] > acc5 {
+            acc5 = w[k];
+        }
+    }
+    let mut acc6: f32 = 0.0;
+    for k in 0..=36 {
+        acc6 += w[k] + w[-k];
+    }
+    (hi0 * lo1 - x2 - x3 + acc4 + acc5 + acc6).min(C1[0])
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 8, boundary = zero)]
-pub fn random_147(w: Window<f32>, hi0: f64, scale1: f32) -> f32 {
-    let mut y1 = w[2];
-    if (1.00000005960464477539062500000001 as u32) >= (w[2].max(0.0).min(10000.0) as u32) {
-        let t2 = w[-1] - w[1];
-        y1 += t2;
-    } else {
-        y1 += (w[-1] + -0.5).mul_add(w[0], -f32::EPSILON);
+pub fn random_147(w: Window<f32>, lo0: f32, weights1: [f32; 6]) -> f32 {
+    let x1 = 0.5;
+    let x2 = x1 as i32;
+    let x3 = w[1] * x1;
+    let mut y4 = weights1[0] + -3 as f32;
+    if weights1[1] < x3 {
+        y4 += w[-2] - w[2];
     }
-    hi0 as f32 + scale1 - y1
+    let x6 = { let t5 = -w[2]; t5 * weights1[2].abs() };
+    lo0.max(x2 as f32).min(x1).max(y4).max(x6)
 }
 
 #[stencil(radius = 17, warp = 8, outputs_per_thread = 6, boundary = zero)]
@@ -2348,25 +2262,45 @@ pub fn random_148(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 1, boundary = zero)]
-pub fn random_149(w: Window<f32>, alpha0: i32) -> f32 {
-    let c1 = -w[-1] == (w[1] as f64 as f32);
-    let x2 = if c1 { (if c1 { 16777217.0 } else { 0.5 }) as f32 } else { w[0] };
-    alpha0 as f32 + x2
+pub fn random_149(w: Window<f32>, bias0: f32) -> f32 {
+    const C1: [f32; 3] = [0.75, 1.5, 1.0];
+    const N: i32 = 1;
+    let mut y2 = w[-1].min(w[-1]);
+    if C1[1] == w[1] || (bias0 + 10.0) > w[N] {
+        y2 = 0.1 as f32;
+    }
+    let mut acc3 = 0.0;
+    for k in (-1..=1).rev() {
+        acc3 += w[k] * (k as f32) * std::f32::consts::PI;
+    }
+    let mut y4 = w[1] + 0.5;
+    if (w[1 - N] as f64) < (w[1] as f64) && acc3 >= y2 {
+        y4 -= 1.0 / 16.0 + std::f32::consts::FRAC_1_SQRT_2;
+    } else {
+        y4 += w[1].min((3) as f32);
+    }
+    let x5 = y4;
+    let c6 = !((-3.0 + x5) >= -w[-1]);
+    let mut acc7: f32 = f32::INFINITY;
+    for k in -N..=N {
+        acc7 = f32::min(acc7, w[k]);
+    }
+    (if c6 { 0.75f32 } else { -10.0 }) - acc7
 }
 
 #[stencil(radius = 5, warp = 8, outputs_per_thread = 2, boundary = zero)]
-pub fn random_150(w: Window<f64>, shift0: f64) -> f64 {
-    const C1: [f64; 2] = [1e-3, 0.5];
-    const N: i32 = 5;
-    let x2 = w[-4];
-    let mut acc3 = w[N] as u32 as f64;
-    for k in -5..6 {
-        acc3 += 4f64 * w[k];
+pub fn random_150(w: Window<f64>, taps0: [f64; 6]) -> f64 {
+    const C1: [f64; 6] = [std::f64::consts::LN_2, -1.0, -0.0f64, 0.0, 1e-3, 1.5e2];
+    const N: i32 = 1;
+    let mut acc2 = f64::MIN;
+    for k in (-N..=N).step_by(3) {
+        if w[k] > acc2 {
+            acc2 = w[k];
+        }
     }
-    let x4 = 2.0 / 7.0;
-    let x5 = x4 as f32;
-    let x6 = x2;
-    (shift0 * acc3).max(x5 as f64).max(x6).min(C1[0])
+    let mut x3 = acc2 - acc2;
+    x3 -= x3.abs();
+    (x3 + taps0[1]).min(C1[2]) * w[4]
 }
 
 #[stencil(radius = 3, warp = 16, outputs_per_thread = 5, boundary = clamp)]
@@ -2379,21 +2313,24 @@ pub fn random_151(w: Window<f64>) -> f64 {
 }
 
 #[stencil(radius = 5, warp = 16, outputs_per_thread = 7, boundary = wrap)]
-pub fn random_152(w: Window<f32>, hi0: u32, hi1: f32) -> f32 {
-    const C1: [f32; 5] = [1.0, -1.0, 4.5, -1.0, 0.0];
-    const B2: bool = true;
-    let mut acc3 = 10_f32;
-    for k in -5..6 {
-        let d4 = w[k] - w[-2];
-        acc3 += d4.abs();
+pub fn random_152(w: Window<f32>, hi0: f32, lo1: f32) -> f32 {
+    let mut acc1 = 0.0;
+    for k in (-5..5).step_by(2).rev() {
+        acc1 += (w[k + 1] - w[k]).abs();
     }
-    let mut acc5 = f32::MIN;
-    for k in (0..=0).rev() {
-        acc5 = acc5.max(w[k]);
+    let mut acc2 = 0.0;
+    for k in 0..=1 {
+        let d3 = w[k - 1] - w[0];
+        acc2 = d3.max(acc2);
     }
-    let x6: f32 = 1e-3;
-    let x7: f32 = 2.5e-1;
-    ((hi0 as f32 - hi1 - (if B2 { 2.0f32 } else { -0.1f32 }) - acc3 + acc5).max(x6) * x7).min(C1[2]) * w[5]
+    let x5 = { let t4 = acc1 + -(2.0 / 16.0); t4 * (-1.00000005960464477539062500000001 as f32 * w[1]) };
+    let mut acc6 = w[-1];
+    for k in -1..=3 {
+        if w[k] < acc6 {
+            acc6 = w[k];
+        }
+    }
+    (hi0 * lo1 + acc2).max(x5) + acc6 - w[-1]
 }
 
 #[stencil(radius = 6, warp = 4, outputs_per_thread = 3, boundary = clamp)]
@@ -2408,71 +2345,60 @@ pub fn random_153(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 20, warp = 8, outputs_per_thread = 7, boundary = zero)]
-pub fn random_154(w: Window<f64>, shift0: f64, scale1: u32) -> f64 {
-    let mut acc1 = f64::MIN;
-    for k in (-1..14).step_by(2).rev() {
-        acc1 = f64::max(acc1, w[k]);
+pub fn random_154(w: Window<f64>, h0: [f64; 6], scale1: f32) -> f64 {
+    let mut acc1 = 0.0;
+    for k in (0..=13).step_by(2) {
+        acc1 += w[-k] * (k as f64) * 4.5;
     }
-    let x2 = acc1 * acc1;
-    let mut acc3 = 1e-3 - x2;
-    let mut wt4: f64 = 1.0;
-    for k in (-20..21).step_by(2).rev() {
-        acc3 += wt4 * w[k];
-        wt4 *= 1.125;
+    let mut acc2 = 0.0;
+    let mut wt3: f64 = 1.0;
+    for k in (-6..=16).rev() {
+        acc2 += wt3 * w[k];
+        wt3 *= 0.9;
     }
-    let mut acc5 = 0.0;
-    for k in (-3..=-1).step_by(3) {
-        acc5 = f64::mul_add(w[k], acc3 * w[-14], acc5);
+    let c4 = acc1 != acc1;
+    let mut y5 = 100_f64;
+    if !(w[-9] <= w[5]) {
+        y5 -= w[-14] - w[-7];
+    } else {
+        y5 -= acc2 * w[-9];
     }
-    (shift0 + scale1 as f64).min(acc5)
+    let c6 = c4;
+    ((scale1 as f64).max(y5) * (if c6 { 0.75f64 } else { 1.0 / 16.0 })).min(h0[5])
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 4, boundary = clamp)]
-pub fn random_155(w: Window<f32>, gain0: f64) -> f32 {
-    const C1: [f32; 5] = [0.1, 1.0 / 16.0, -1.0, 4.5, -0.25];
-    let mut y2 = 2.5e-1 * C1[3];
-    if w[-1] > w[0] && ((if w[0] != w[-1] { 16777217.0 } else { 0.5 }) as f32) > 0.0f32 {
-        let t3 = w[-1] * w[0];
-        y2 *= t3;
-    }
-    let x4 = (if y2 != w[0] { C1[4] } else { w[-1] }).abs().max(-10000.0).min(10000.0) as i32;
-    let mut acc5 = 0.0;
-    for k in 0..2 {
-        acc5 += -0.0 * w[k];
-    }
-    let x6 = w[1].abs() - (w[-1] + -0.25).max(acc5);
-    let mut acc7 = 0.0;
-    for k in (-1..=-1).rev() {
-        let d8 = w[k] - w[0];
-        acc7 += d8 * d8;
-    }
-    let x9 = 3.0;
-    let x10 = w[0] - x9;
-    (gain0 as f32).max(x4 as f32) * x6 + acc7 + x9 + x10
+pub fn random_155(w: Window<f64>, alpha0: f64) -> f64 {
+    let x1 = w[0];
+    alpha0.min(x1) - w[-1]
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 4, boundary = clamp)]
-pub fn random_156(w: Window<f32>, shift0: f32) -> f32 {
-    const N: i32 = 2;
-    let mut y1 = w[-1] as u32 as f32;
-    if shift0 != shift0 || shift0 != shift0 {
-        y1 += shift0 * 1e1;
+pub fn random_156(w: Window<f32>, bias0: i32) -> f32 {
+    let c1: [f32; 2] = [1.0, -0.125];
+    let x2 = (c1[0] + 0.25).max(w[1] - w[0]).max(0.0).min(10000.0) as u32;
+    let mut y3 = w[0].mul_add(w[0], -4.5f32);
+    if w[-1] != w[-1] {
+        y3 = w[0] * w[0];
     } else {
-        y1 -= w[1] * w[1];
+        y3 *= w[-1] as f64 as f32;
     }
-    let mut acc2 = 0.0;
-    for k in (-2..=1).step_by(3) {
-        acc2 += (w[k + 1] - w[k]).abs();
+    let x4 = 16777217.0;
+    let x5 = x4 as f64;
+    let x6: f64 = x4;
+    let mut acc7: f32 = 0.0;
+    let mut wt8: f32 = 1.0;
+    for k in (-2..=2).rev() {
+        acc7 += wt8 * w[k];
+        wt8 *= 0.5;
     }
-    let x3 = w[-1] * acc2;
-    let c4 = (2147483647.5 as u32) == (w[0] as u32) && x3 == x3;
-    let mut y5 = w[2].sqrt();
-    if w[-2] > w[2] && c4 {
-        y5 = w[1] + w[2];
+    let mut y9 = -1e10 as f32 * 10f32;
+    if w[2] != w[2] {
+        y9 -= 7 as f32 + acc7;
     } else {
-        y5 -= 2.5e-1 + y1;
+        y9 *= -2.7 as f64 as f32;
     }
-    y5.min(w[N]) * w[-2]
+    (bias0 as f32 - x2 as f32).max(y3) * x5 as f32 + x4 as f32 + x6 as f32 + y9 + w[-1]
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 3, boundary = valid)]
@@ -2504,11 +2430,12 @@ pub fn random_157(w: Window<f64>) -> f64 {
 }
 
 #[stencil(radius = 12, warp = 8, outputs_per_thread = 2, boundary = clamp)]
-pub fn random_158(w: Window<i32>) -> i32 {
-    const C1: [i32; 3] = [2, 3, 0];
-    let x2 = 8i32 - 7;
-    let x3 = (w[9] == w[3]) as i32;
-    x2.min(x3) + C1[2]
+pub fn random_158(w: Window<u32>) -> u32 {
+    const C1: [u32; 3] = [4, 3, 3];
+    const B2: bool = false;
+    let x3 = (8u32 ^ 8);
+    let x4 = ((w[6] as i32) & 255);
+    ((B2 as u32).min(x3) + x4.max(0) as u32).max(C1[1])
 }
 
 #[stencil(radius = 40, warp = 4, outputs_per_thread = 1, boundary = valid)]
@@ -2522,65 +2449,83 @@ pub fn random_159(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 6, warp = 2, outputs_per_thread = 2, boundary = zero)]
-pub fn random_160(w: Window<i32>, shift0: i32, hi1: i32) -> i32 {
-    let x1 = !2i32 as f32;
-    let x2 = -9 + w[-2];
-    (shift0.max(hi1) + x1.max(-10000.0).min(10000.0) as i32 - x2).min(w[2])
+pub fn random_160(w: Window<u32>, shift0: f32, scale1: u32) -> u32 {
+    let mut y1 = w[1];
+    if w[-6] > w[6] {
+        y1 = u32::max(w[-2], 1000 as u32);
+    } else {
+        y1 += scale1 % 10u32;
+    }
+    let x2 = (0u32 + w[-4]) as i32;
+    let mut y3 = (w[6] >> 24u32);
+    if (w[-2] as i32) != x2 {
+        y3 = (w[5] as f32).max(0.0).min(10000.0) as u32;
+    } else {
+        y3 += w[6].max(7);
+    }
+    (shift0.max(0.0).min(10000.0) as u32 + y1).min(y3)
 }
 
 #[stencil(radius = 3, warp = 2, outputs_per_thread = 4, boundary = zero)]
-pub fn random_161(w: Window<f64>) -> f64 {
-    const C1: [f64; 3] = [2.0 / 16.0, -1.5, 1.0 / 3.0];
-    let x2: f64 = 16777217.0;
-    let x3 = if (2147483647.5 as u32) < (1e-3 as u32) { C1[2].abs() } else if x2 > (1.5 as f64) && w[0] != w[0] { w[-3] - x2 } else { f64::mul_add(x2, x2, 3.0_f64) };
-    let x4 = (w[1] as f32 as f64).min(x3);
-    let mut acc5 = 0.0;
-    for k in 0..4 {
-        acc5 += 2.0 * w[k];
+pub fn random_161(w: Window<i32>) -> i32 {
+    const C1: [i32; 3] = [4, 3, 4];
+    let mut y2 = w[-3] / (-3);
+    if w[-1] != w[-2] {
+        y2 -= w[-1].abs() as u32 as i32;
+    } else {
+        y2 += (w[0] >> 28);
     }
-    let mut x6: f32 = if !(w[-3] > w[-3]) && w[-1] <= x4 { (3 as f32).max(0.75).mul_add(if acc5 == acc5 { w[1] as f32 } else if 1.0_f64 < acc5 { 1.0 / 7.0 } else { w[-2] as f32 }, (w[1] as f32).abs()) } else if w[-1] == w[-1] { (w[0] as f32).mul_add(w[2] as f32, 0.3) + (2.5e-1 + w[2] as f32) } else { (w[2] as f32).max(w[1] as f32) + 2.0 };
-    x6 /= x6 * w[-3] as f32;
-    x6 as f64
+    let mut acc3 = 0;
+    for k in -3..3 {
+        acc3 += (w[k + 1] - w[k]).abs();
+    }
+    let mut acc4: i32 = 0;
+    for k in 0..=2 {
+        acc4 += (w[k + 1] - w[k]).abs();
+    }
+    let c5: bool = ((if acc4 != w[3] { -1000 as i32 } else { C1[2] }) | C1[2]) > ((w[1] >= C1[1] || y2 >= w[-3]) as i32);
+    let x6 = ((0) as i32 - C1[2]) as f32;
+    acc3 + c5 as i32 + x6.max(-10000.0).min(10000.0) as i32 + w[0]
 }
 
 #[stencil(radius = 7, warp = 4, outputs_per_thread = 1, boundary = clamp)]
-pub fn random_162(w: Window<i32>, bias0: i32, shift1: i32) -> i32 {
+pub fn random_162(w: Window<i32>, bias0: u32, shift1: u32) -> i32 {
     let mut acc1 = 0;
     for k in 0..6 {
         let d2 = (w[k] - w[-2]).abs();
         acc1 += d2;
     }
-    let x3 = w[1].abs().max(0) as u32;
-    let x4 = w[-5].max(w[-7]);
-    (bias0.max(shift1) + acc1 + x3 as i32).max(x4) + w[1]
+    let x3 = (-w[1]).max(0) as u32;
+    let mut x4 = w[-5] * 3;
+    x4 *= 3;
+    ((bias0 as i32).max(shift1 as i32).max(acc1) + x3 as i32 + x4).max(w[0])
 }
 
 #[stencil(radius = 4, warp = 16, outputs_per_thread = 2, boundary = valid)]
-pub fn random_163(w: Window<f64>, bias0: f32) -> f64 {
-    const C1: [f64; 3] = [-0.75, 1e1, 0.0];
-    let c2 = w[0] <= (w[4] + 0.75);
-    let x3 = (w[-3] + 0.0).sqrt() - (w[-4] - w[-1]);
-    (bias0 as f64 + c2 as i32 as f64) * x3 * C1[0]
+pub fn random_163(w: Window<f64>, gain0: f64) -> f64 {
+    const C1: [f64; 5] = [0.5_f64, -1.0, 2.0, 0.5, -1.0];
+    let x2 = w[4] * gain0;
+    let c3 = ((w[-4].max(-10000.0).min(10000.0) as i32).abs() / (-1000)) >= (w[2].max(-10000.0).min(10000.0) as i32 / (-3) / 2147483647i32);
+    let x4: i32 = C1[0].max(-10000.0).min(10000.0) as i32;
+    let mut acc5 = 0.0;
+    for k in -4..=-4 {
+        acc5 = w[k].mul_add(x2 * w[-4], acc5);
+    }
+    ((if c3 { 0.5f64 } else { 2.0f64 }) + x4 as f64).max(acc5)
 }
 
 #[stencil(radius = 37, warp = 16, outputs_per_thread = 1, boundary = clamp)]
-pub fn random_164(w: Window<f32>, scale0: f64) -> f32 {
-    let mut acc1 = 0.75 * w[-8];
-    for k in (-18..=-11).rev() {
-        acc1 += (w[k + 1] - w[k]).abs();
+pub fn random_164(w: Window<f32>, alpha0: f32) -> f32 {
+    let c1 = ((1.00000005960464477539062500000001) as i32) < (true as i32);
+    let x2 = -2.0f32;
+    let c3 = c1;
+    let mut acc4 = 0.0;
+    for k in -37..=36 {
+        acc4 += (w[k + 1] - w[k]).abs();
     }
-    let mut y2 = 0.1 - acc1;
-    if w[0] > acc1 {
-        y2 = w[-27].min(w[0]);
-    }
-    let mut acc3 = 0.0;
-    for k in -37..=37 {
-        acc3 += w[k];
-    }
-    let x4 = (w[-24].max(0.0).min(10000.0) as u32).max((w[37].max(0.0).min(10000.0) as u32).max((w[-20].max(0.0).min(10000.0) as u32).min(w[32].max(0.0).min(10000.0) as u32)) - (w[37].max(0.0).min(10000.0) as u32).min((w[-20].max(0.0).min(10000.0) as u32).min(w[32].max(0.0).min(10000.0) as u32)));
-    let x5 = w[11];
-    let c6 = (if w[2] > acc3 { x5 } else { 2147483647 as f32 }) > f32::abs(2147483647 as f32);
-    ((scale0 as f32 + y2) * x4 as f32).max(if c6 { 0.5f32 } else { 3_f32 }) + w[-3]
+    let x5 = 0.25;
+    let x6 = f32::max(x5, acc4);
+    (alpha0.max(x2).min(if c3 { 2.0f32 } else { 0.75 }) * x5).min(x6) + w[0]
 }
 
 #[stencil(radius = 2, warp = 4, outputs_per_thread = 1, boundary = wrap)]
@@ -2603,170 +2548,183 @@ pub fn random_165(w: Window<f64>) -> f64 {
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 3, boundary = wrap)]
-pub fn random_166(w: Window<f32>, hi0: f32) -> f32 {
-    const N: i32 = 1;
-    let mut acc1 = 0.0;
-    for k in -N..=N {
-        acc1 += w[k + 1] * (k as f32) * 0.1;
+pub fn random_166(w: Window<f32>, h0: [f32; 5]) -> f32 {
+    const B1: bool = 1 < 2;
+    let mut acc2 = f32::MIN;
+    for k in -3..-2 {
+        if w[k] > acc2 {
+            acc2 = w[k];
+        }
     }
-    let x2 = acc1.max(-10000.0).min(10000.0) as i32;
-    hi0.max(x2 as f32)
+    let x3 = acc2.max(-10000.0).min(10000.0) as i32;
+    let mut acc4 = 0.0;
+    for k in (3..5).rev().step_by(3) {
+        acc4 += w[k] * (k as f32) * 2.0;
+    }
+    let mut acc5 = f32::min(h0[2], 2.0_f32);
+    for k in (2..=3).rev() {
+        acc5 += w[k + 1] * (k as f32) * 10.0;
+    }
+    let mut y6 = acc5 + w[0];
+    if (w[5] as u32) <= (w[-1] as u32) && acc4 == acc4 {
+        y6 = w[4] * h0[4];
+    }
+    let mut acc7 = (-1.5 as f32).mul_add(y6, 7 as f32);
+    let mut wt8: f32 = 1.0;
+    for k in (1..5).step_by(2).rev() {
+        acc7 += wt8 * w[k];
+        wt8 *= 1.125;
+    }
+    ((if B1 { 0.75f32 } else { 1e1 }) + x3 as f32 - acc7).max(w[-5])
 }
 
 #[stencil(radius = 28, warp = 2, outputs_per_thread = 6, boundary = valid)]
-pub fn random_167(w: Window<f64>, scale0: f64, hi1: u32) -> f64 {
-    const C1: [f64; 5] = [0.0f64, 0.75f64, -1.0, 0.5, 2.0];
-    let x2: f64 = w[-5] + scale0;
-    let mut y3 = (w[-17] + 0.1).min(w[23]);
-    if w[5] != w[5] || 0.125 >= (x2 + -0.3) {
-        y3 = C1[0];
+pub fn random_167(w: Window<i32>, beta0: u32, beta1: i32) -> i32 {
+    let mut acc1 = 0;
+    for k in (-22..=28).rev() {
+        let d2 = (w[k] - w[22]).abs();
+        acc1 += d2;
     }
-    let mut acc4 = 0.0;
-    for k in -28..=27 {
-        acc4 += (w[k + 1] - w[k]).abs();
-    }
-    let c5 = ((if scale0 != ((0) as f64) { 0.1 } else { 0.5 }) as f64 + 1.5).abs().sqrt() != ((if (w[0].max(-10000.0).min(10000.0) as i32) != (w[0] as i32) { 0.1 } else { 0.5 }) as f32 as f64);
-    let x6 = (w[4] as f32).max(std::f32::consts::PI) as f64;
-    let mut x7 = 0.3f64 * 0 as f64;
-    x7 -= w[19] + w[-22];
-    (hi1 as f64 + y3 + acc4 + c5 as i32 as f64).max(x6).max(x7)
+    let x3 = (((w[-5] as f64 * w[-25] as f64) as i32) >> 21);
+    let c4 = (-0 as i32 % 65537) >= (w[1] + (3 - x3));
+    let x5 = w[19] as f64;
+    (beta0 as i32).min(beta1) + acc1 + c4 as i32 + x5.max(-10000.0).min(10000.0) as i32 + w[17]
 }
 
 #[stencil(radius = 5, warp = 8, outputs_per_thread = 6, boundary = clamp)]
-pub fn random_168(w: Window<f64>, shift0: f64) -> f64 {
-    const N: i32 = 5;
-    let mut acc1 = f64::NEG_INFINITY;
-    for k in -5..=4 {
-        acc1 = f64::max(acc1, w[k + 1]);
-    }
-    let x2 = f64::min((w[0] + 3.0 / 16.0).max((3) as f64), acc1).mul_add(w[-1].min(f64::MIN_POSITIVE) * f64::mul_add(acc1, w[1 - N], w[-1]), (if acc1 <= (-0 as f64) { w[0] } else { w[-5] }) + shift0);
-    let mut x3 = (w[-5].max(0.0).min(10000.0) as u32 * 2) as f64 * w[-4].mul_add(shift0, 0.1 as f64).mul_add(w[-4], w[5] + w[0]);
-    x3 *= if x2 < w[5] { x3 } else { shift0 };
-    x3
+pub fn random_168(w: Window<i32>, coef0: [i32; 8]) -> i32 {
+    let c1: bool = !((if ((-5) as i32) < w[0] { w[1].abs() as u32 } else { w[2].abs() as u32 }) >= (w[-4].abs() as u32));
+    let x2: i32 = w[-2];
+    (c1 as i32 + x2).min(coef0[6])
 }
 
 #[stencil(radius = 3, warp = 4, outputs_per_thread = 7, boundary = clamp)]
-pub fn random_169(w: Window<f32>, beta0: f32, beta1: f32) -> f32 {
-    const C1: [f32; 2] = [f32::MIN_POSITIVE, -1.5];
-    let x2 = (100_f32.abs().sqrt() * w[3] as f64 as f32).mul_add(if w[-3] == 0.25f32 { C1[0].abs() } else { 0.5f32 }, 0.125);
-    let mut acc3 = 0.0;
-    for k in -3..4 {
-        acc3 += beta0 * w[k];
+pub fn random_169(w: Window<f32>, weights0: [f32; 1], weights1: [f32; 8]) -> f32 {
+    let mut acc1 = 0.0;
+    for k in (-3..=3).step_by(3) {
+        acc1 += 0.0_f32 * w[k];
     }
-    (beta1 + x2).max(acc3)
+    let mut acc2 = 0.0;
+    for k in 2..=3 {
+        acc2 += -2.0_f32 * w[k];
+    }
+    let mut acc3: f32 = 0.0;
+    for k in 1..=3 {
+        acc3 += w[k] + w[-k];
+    }
+    let c4 = w[2] <= acc1;
+    let x5: f32 = if w[0] != w[0] || (w[0] as f64) != 10_f64 { 0.25 } else { 2.0 };
+    (acc2 * acc3 + c4 as i32 as f32) * x5 * weights0[0] + weights1[0] - w[-1]
 }
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 5, boundary = clamp)]
-pub fn random_170(w: Window<f32>, gain0: f32, beta1: u32) -> f32 {
-    let c1: [f32; 6] = [2.0 / 3.0, 10.0f32, 1e1, f32::EPSILON, -1.0, 10.0];
-    let x2: f32 = -4.5f32;
-    (gain0 * beta1 as f32).max(x2) * c1[2] + w[-6]
+pub fn random_170(w: Window<f32>, hi0: f32, h1: [f32; 2]) -> f32 {
+    const B1: bool = 2.0 <= 1.5;
+    let mut acc2 = 0.0;
+    for k in 0..=6 {
+        acc2 += w[k] + w[-k];
+    }
+    let mut acc3 = 0.0;
+    for k in (-8..9).step_by(2).rev() {
+        acc3 += w[k] * (k as f32) * 0.5;
+    }
+    let mut acc4 = 0.0;
+    for i in -3..=3 {
+        for j in -4..=3 {
+            acc4 += w[i + j] * w[j];
+        }
+    }
+    ((hi0.max(if B1 { 2.0f32 } else { 4.5_f32 }) + acc2) * acc3).max(acc4) * h1[0] + w[8]
 }
 
 #[stencil(radius = 3, warp = 2, outputs_per_thread = 1, boundary = valid)]
 pub fn random_171(w: Window<f32>) -> f32 {
-    let x1 = ((w[-1].max(0.0).min(10000.0) as u32).max(w[2].max(0.0).min(10000.0) as u32) - (w[-1].max(0.0).min(10000.0) as u32).min(w[2].max(0.0).min(10000.0) as u32)).min((w[3].max(-10000.0).min(10000.0) as i32).abs() as u32) as f32;
-    let mut acc2: f32 = 0.0;
-    let mut wt3: f32 = 1.0;
-    for k in (-2..-1).rev().step_by(3) {
-        acc2 += wt3 * w[k - 1];
-        wt3 *= 0.9;
+    let x1 = (w[0] >= (2.7 as f32) || 0.3 != (1e-3 as f32)) as u32 as f32;
+    let mut y2 = w[3] + x1;
+    if (w[0] + -5e-1) != 2.0 {
+        y2 *= x1 / -0.1;
+    } else {
+        y2 *= -1.5 * w[-3];
     }
-    let mut acc4: f32 = f32::MAX;
-    for k in (-3..-1).rev().step_by(3) {
-        if w[k] < acc4 {
-            acc4 = w[k];
-        }
-    }
-    let mut acc5: f32 = 0.0;
-    for k in 0..4 {
-        let d6 = w[k - 1] - w[-2];
-        acc5 += d6.abs();
-    }
-    x1.max(acc2).min(acc4) * acc5
+    let x3 = f32::mul_add((if y2 != y2 { y2 } else { w[3] }) - (if w[-3] == w[-2] { w[-1] } else if (w[-2] + 2.0 / 3.0) != (-3.99 as f32) { w[1] } else { w[0] }), if w[0] > 0.25 { w[-2] * w[0] } else { x1 - x1 }, w[-3].abs().abs().sqrt());
+    let x4 = w[-3].max(0.0).min(10000.0) as u32;
+    x3 * x4 as f32
 }
 
 #[stencil(radius = 19, warp = 8, outputs_per_thread = 4, boundary = wrap)]
-pub fn random_172(w: Window<f64>, lo0: f64, alpha1: f64) -> f64 {
-    const N: i32 = 11;
-    const B1: bool = 2.0 <= 1.5;
-    let mut y2 = w[-13] / 0.5;
-    if B1 {
-        y2 += 16777217 as f32 as f64;
-    } else {
-        y2 += w[N - 1] * w[-13];
-    }
-    let mut acc3 = 0.0;
+pub fn random_172(w: Window<f64>, alpha0: f64, beta1: f64) -> f64 {
+    let x1: f64 = beta1;
+    let x2 = 1.5;
+    let x3 = x2 as f64;
+    let x4 = alpha0 + x2;
+    let mut acc5 = 0.0;
     for i in 0..=0 {
-        for j in -15..=17 {
-            acc3 += w[i + j];
+        for j in (0..=1).rev() {
+            acc5 += w[i + j];
         }
     }
-    let x4: f32 = (alpha1 + 1.5).mul_add(-f64::MIN_POSITIVE, w[1 - N]) as f32;
-    let x5 = if 1i32 >= 4_i32 { lo0 } else { w[-8] };
-    (y2 + acc3 + x4 as f64).min(x5)
+    (x1 + x3).max(x2) + x4 - acc5 - w[-19]
 }
 
 #[stencil(radius = 8, warp = 4, outputs_per_thread = 6, boundary = zero)]
-pub fn random_173(w: Window<f32>, scale0: f32, bias1: f32) -> f32 {
-    const C1: [i32; 3] = [4, -1, -1];
-    let x2 = 16777217.0;
-    let x3 = w[-5] * x2;
-    let mut acc4 = 0.0;
-    for k in -4..=3 {
-        let d5 = w[k] - w[-8];
-        acc4 = d5.max(acc4);
+pub fn random_173(w: Window<f32>, h0: [f32; 5], gain1: f32) -> f32 {
+    let mut acc1 = 0.0;
+    for i in -1..=1 {
+        for j in (-4..=2).rev() {
+            acc1 += w[i + j];
+        }
     }
-    let x6: f32 = w[6] * x2;
-    let mut x7 = scale0 / w[-2] + scale0 * w[-1];
-    x7 += w[8] - 10_f32;
-    let mut acc8: f32 = 0.0;
-    const W9: [f32; 6] = [0.0, 1.5e2, -2.0, 1.0 / 16.0, -0.75, 4.5f32];
-    for k in 1..=6 {
-        acc8 += W9[(k - 1) as usize] * w[k];
-    }
-    (((bias1 + x3 + acc4) * x6).max(x7) + acc8).min(C1[0] as f32)
+    let c2 = (if 6u32 <= 1 { w[-2] } else { w[-8] }).abs().sqrt() <= (0.1 + acc1).max(gain1.max(w[-2]));
+    ((if c2 { 2.0f32 } else { 1.0 }) * h0[0]).min(w[-8])
 }
 
 #[stencil(radius = 6, warp = 32, outputs_per_thread = 6, boundary = wrap)]
-pub fn random_174(w: Window<f64>, lo0: f64) -> f64 {
-    const C1: [f64; 3] = [-1.0, 2.0 / 3.0, 5e-1];
-    let x2 = w[-5].max(0.0).min(10000.0) as u32;
-    (lo0 + x2 as f64).min(C1[0])
+pub fn random_174(w: Window<f64>, bias0: i32) -> f64 {
+    const N: i32 = 2;
+    let mut y1 = w[-1].mul_add(-16777217.0 as f64, w[1 - N]);
+    if w[1] < 1.5_f64 {
+        let t2 = w[-1] + w[3];
+        y1 += t2;
+    }
+    let x3: f64 = 1.5;
+    bias0 as f64 - y1 + x3
 }
 
 #[stencil(radius = 40, warp = 16, outputs_per_thread = 6, boundary = wrap)]
-pub fn random_175(w: Window<f32>, bias0: f32) -> f32 {
-    const C1: [u32; 4] = [2, 0, 4, 1];
-    let mut y2 = 3.0000001 as i32 as f32;
-    if ((2.5) as f64) > (2.5 as f64) && w[-40] != w[-3] {
-        y2 -= bias0.mul_add(w[34], w[-1]);
+pub fn random_175(w: Window<f32>, alpha0: f32) -> f32 {
+    let mut x1 = 3.0000001 as i32 as f64 as f32;
+    x1 -= (x1 + 1e-3).sqrt();
+    let x2 = (alpha0 + 0.125).max(0.0).min(10000.0) as u32;
+    let c3 = !(f64::MIN_POSITIVE == (w[6] as f64 + -(1.0 / 16.0)));
+    let x4: f32 = 0.1 + (w[-1].abs() - (0.1 as f32 + x1));
+    let mut acc5 = 0.0;
+    for k in -26..8 {
+        acc5 += alpha0 * w[k];
     }
-    y2.max(C1[3] as f32)
+    let mut acc6: f32 = 0.0;
+    for k in -40..41 {
+        acc6 += w[k] * (k as f32) * 1.5;
+    }
+    (x2 as f32 + (if c3 { 1.0f32 } else { 2f32 }) + x4 + acc5).max(acc6) + w[-4]
 }
 
 #[stencil(radius = 7, warp = 4, outputs_per_thread = 3, boundary = wrap)]
-pub fn random_176(w: Window<f32>, beta0: f64) -> f32 {
+pub fn random_176(w: Window<f32>, beta0: f32) -> f32 {
     const C1: [f32; 2] = [1.0, 1.0];
-    let x2 = (w[1] + w[0]).min(w[6] - w[0]);
-    let mut acc3 = 0.0;
-    for k in -7..8 {
-        acc3 += w[k] * (k as f32) * 0.5;
-    }
-    let mut acc4: f32 = 0.0;
-    for k in (-3..-1).step_by(2).rev() {
-        acc4 += 0.125 * w[k + 1];
-    }
-    let mut acc5 = 0.0;
-    for k in (-5..=-4).rev() {
-        acc5 += w[-k] * (k as f32) * 1.5e2;
-    }
-    let mut acc6 = 0.0;
-    const W7: [f32; 8] = [1.0 / 16.0, 0.75_f32, 4f32, 1e1, 1f32, -0.0, 5e-1, f32::MIN_POSITIVE];
+    let x2 = (w[1] + w[3]).min(w[-5] * w[-1]);
+    let mut acc3: f32 = f32::MAX;
     for k in 0..=7 {
-        acc6 += W7[k as usize] * w[k];
+        acc3 = acc3.min(w[k]);
     }
-    (((beta0 as f32).max(x2) - acc3) * acc4 - acc5).max(acc6) + C1[0]
+    let c4 = -0.3 > (w[7] as f64);
+    let x5 = if !c4 { w[-1] } else { beta0 };
+    let mut acc6: f32 = 0.0;
+    let mut wt7: f32 = 1.0;
+    for k in (-7..=7).step_by(3) {
+        acc6 += wt7 * w[k];
+        wt7 *= 0.5;
+    }
+    (x2 * acc3 - x5 + acc6).max(C1[0])
 }
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 4, boundary = clamp)]
@@ -2807,90 +2765,91 @@ pub fn random_178(w: Window<f64>) -> f64 {
 }
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 4, boundary = valid)]
-pub fn random_179(w: Window<u32>, hi0: u32, bias1: u32) -> u32 {
-    let x1 = 1 + hi0;
-    let x2 = 2;
-    let x3 = x2 as u32;
-    let x4 = w[-6].min(x2);
-    let x5 = w[6];
-    let mut y6 = bias1 * 2;
-    if !((w[1] as f32) > (w[-1] as f32)) {
-        y6 = u32::min(bias1, w[-6]);
+pub fn random_179(w: Window<u32>, shift0: u32, gain1: i32) -> u32 {
+    let x2 = { let t1 = shift0; t1.max((t1 | t1)) };
+    let x3 = x2;
+    let mut x4 = -((((false) as i32) >> 20i32) * -2);
+    x4 *= 3;
+    let mut y5 = x3;
+    if (w[8] as f32) == (w[8] as f32) {
+        y5 = x3 % 3000000000;
     } else {
-        y6 += w[1].min(hi0);
+        y5 += (w[0] >> 13i32);
     }
-    let x7 = w[-6];
-    ((x1.min(x3).max(x2) + x4).min(x5) + y6).max(x7)
+    let x6 = (w[8] << 7);
+    let x8: u32 = { let t7 = 4u32; t7.max(shift0.max(w[5]) - shift0.min(w[5])) };
+    (gain1.max(0) as u32).min(x4.abs() as u32).min(y5).max(x6).max(x8).max(w[-6])
 }
 
 #[stencil(radius = 4, warp = 8, outputs_per_thread = 3, boundary = clamp)]
-pub fn random_180(w: Window<f64>, gain0: f64, bias1: f64) -> f64 {
-    const N: i32 = 1;
-    let x1: f64 = w[1] - w[4] + (w[-3] - w[4]) - -(w[4] as i32 as f64);
-    let mut acc2 = 0.0;
-    for k in -4..5 {
-        acc2 = f64::mul_add(w[k], f64::MIN_POSITIVE, acc2);
+pub fn random_180(w: Window<f64>, alpha0: i32, alpha1: f64) -> f64 {
+    let mut acc1: f64 = 0.0;
+    for k in 1..=4 {
+        acc1 += w[k] + w[-k];
     }
-    let x3 = 2.0;
-    let x4 = x3 as f64;
-    let x5 = (1.00000005960464477539062500000001 * 0.0) as f64 / (2.7) as f64;
-    (gain0.max(bias1).min(x1) * acc2 + x4).max(x5).max(w[N])
+    let mut y2 = w[0];
+    if acc1 <= acc1 {
+        y2 = if (w[0] as i32) == alpha0 { w[-3] } else { acc1 };
+    } else {
+        y2 += 0.1 as f64 / w[0];
+    }
+    let x3 = 1.00000005960464477539062500000001;
+    let x4 = x3 - w[-1];
+    let x4 = x4 + 0.25;
+    let x6 = w[0].abs();
+    (alpha1.max(y2) + x3) * x4 * x6
 }
 
 #[stencil(radius = 8, warp = 32, outputs_per_thread = 2, boundary = clamp)]
-pub fn random_181(w: Window<f32>, scale0: f32) -> f32 {
-    let x1 = (w[1] as u32).max(-1.00000005960464477539062500000001 as u32) as f32;
-    let c2: bool = (w[-5] - x1) > ((0.1 + 1.0) as f32 + scale0);
-    let mut acc3 = f32::MIN;
-    for k in -6..=8 {
-        acc3 = acc3.max(w[k]);
+pub fn random_181(w: Window<f32>, coef0: [f32; 2]) -> f32 {
+    let mut y1 = if w[4] >= (w[3] + -1.0) { w[2] } else { w[1] };
+    if (w[5] + -(3.0 / 7.0)) != w[-7] && coef0[0] == w[-7] {
+        let t2 = w[-8] * w[8];
+        y1 -= t2;
     }
-    let mut acc4 = 0.0;
-    for k in -8..=7 {
-        acc4 += (w[k + 1] - w[k]).abs();
+    let mut y3 = y1;
+    if w[3] == y1 {
+        let t4 = if (w[0].max(0.0).min(10000.0) as u32) >= (w[-4].max(0.0).min(10000.0) as u32) { w[-2] } else { w[4] };
+        y3 *= t4;
     }
-    let mut acc5 = 0.0;
-    for k in (-8..=8).step_by(2) {
-        acc5 = w[k].mul_add(-(1.0 / 7.0), acc5);
-    }
-    (c2 as i32 as f32 * acc3 * acc4).max(acc5) - w[8]
+    let x5: f32 = 0.5;
+    let mut x7: f32 = { let t6 = w[0].mul_add(w[8], 1e-3); t6 * (x5 + 10.0) };
+    x7 /= y1.abs().sqrt();
+    y3.min(x7) + w[8]
 }
 
 #[stencil(radius = 2, warp = 4, outputs_per_thread = 4, boundary = valid)]
-pub fn random_182(w: Window<f64>, lo0: f64) -> f64 {
+pub fn random_182(w: Window<i32>, lo0: i32) -> i32 {
     const N: i32 = 1;
-    let x1 = -f64::mul_add(0.25f64, w[2], w[2]) + w[2].abs();
-    let mut acc2: f64 = 0.0;
-    for k in -N..=N {
-        acc2 += (w[k + 1] - w[k]).abs();
+    let x1: i32 = !w[2] % (-2i32) + ((w[0] - (0.1) as i32) << 6);
+    let mut y2 = (w[0] as f32).max(-10000.0).min(10000.0) as i32;
+    if w[N - 1] != w[-2] {
+        y2 += w[2];
+    } else {
+        y2 += w[N - 1];
     }
-    let c3 = !((w[-2] as f32) > (w[-2] as f32)) && (w[-2].max(-10000.0).min(10000.0) as i32) < (w[1] as i32);
-    let x4 = -2.5e-1;
-    let x5 = w[2] + x4;
-    let x6 = -1;
-    let x7 = x6 as u32;
-    let x8 = i32::min(x6, w[-1].max(-10000.0).min(10000.0) as i32);
-    let mut acc9 = 0.3 + w[-N];
-    for k in -2..=0 {
-        acc9 += -5e-1 * w[k + 2];
+    let x3 = w[2] / (-7);
+    let mut acc4 = 0;
+    for k in -N..N + 1 {
+        acc4 += 3 * w[k];
     }
-    ((lo0 - x1 + acc2).max(c3 as i32 as f64) * x4 * x5 - x7 as f64 - x6 as f64).min(x8 as f64) * acc9
+    let c5: bool = (x3 - -4) == (w[0] as f64 as i32);
+    let x6 = -3;
+    let x7 = i32::min(x6, -7 as i32);
+    (lo0.max(x1).max(y2) - acc4 - c5 as i32).max(x6).min(x7)
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 3, boundary = wrap)]
-pub fn random_183(w: Window<f32>, alpha0: f32, scale1: f32) -> f32 {
-    let mut acc1 = 0.0;
-    const W2: [f32; 2] = [2.5e-1, 4.5];
-    for k in 1..=2 {
-        acc1 += W2[(k - 1) as usize] * w[k];
-    }
-    let mut acc3 = 0.0;
-    const W4: [f32; 7] = [0.5, 1e-3, 0.5, 1.5, -1.0, -0.25_f32, 1.0 / 7.0];
-    for k in -3..=3 {
-        acc3 += W4[(k + 3) as usize] * w[k];
-    }
-    let x5 = w[-1].abs().abs().sqrt() + (w[1] - scale1).min(w[-3].mul_add(w[2], w[-3]));
-    (alpha0 - acc1) * acc3 - x5 - w[3]
+pub fn random_183(w: Window<f32>, beta0: f32, scale1: f32) -> f32 {
+    const N: i32 = 3;
+    let x1 = 0;
+    let x2 = x1 as u32;
+    let x3: i32 = x1;
+    let x4 = beta0.abs().sqrt().abs().sqrt();
+    let x5 = w[3];
+    let x6 = w[3];
+    let x7 = -(1.5 as f32 - w[-2]);
+    ((scale1 + x2 as f32 - x1 as f32) * x3 as f32 + x4).min(x5) - x6 + x7 - w[N]
 }
 
 #[stencil(radius = 6, warp = 32, outputs_per_thread = 3, boundary = valid)]
@@ -2907,44 +2866,33 @@ pub fn random_184(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 3, warp = 8, outputs_per_thread = 4, boundary = zero)]
-pub fn random_185(w: Window<i32>, beta0: i32) -> i32 {
-    const C1: [i32; 5] = [0, -4, -1, -2, -4];
-    let x2 = 3;
-    let x3 = w[0].min(x2);
-    let x4 = -w[-2].max(8) + -(beta0 - beta0);
-    let mut acc5 = 0;
-    for k in 0..=3 {
-        acc5 += w[k] + w[-k];
+pub fn random_185(w: Window<i32>, weights0: [i32; 3]) -> i32 {
+    let c1 = (w[-1] - weights0[1] + 2 * -16777217.0 as i32) < weights0[2];
+    let mut y2 = w[2] + w[0];
+    if weights0[0] >= w[-2] || w[2] < w[1] {
+        y2 = w[3] * -1;
+    } else {
+        y2 += (w[-1] | w[3]);
     }
-    (x2 - x3 - x4).min(acc5).max(C1[1])
+    c1 as i32 + y2 - w[1]
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 1, boundary = wrap)]
 pub fn random_186(w: Window<u32>) -> u32 {
     let x1 = 6;
     let x2 = w[2].min(x1);
-    let x3 = u32::max(2 * x2, 0 + x2).min(w[-2] + w[2]);
-    let x4 = w[2].max(w[1]) - w[2].min(w[1]);
-    let x5 = ((w[2] as f32).max(0.0).min(10000.0) as u32).max(x1.max(x3) - x1.min(x3));
-    x4.min(x5)
+    let x3: u32 = if u32::min(w[0], 4) <= (w[1] as f64 as u32) { w[2] + (w[-2] | x2) } else { (w[-1] / 10u32).max(4 * w[2]) };
+    let x4 = (x3 + w[0] + 3) as i32;
+    let c5 = u32::min(x1.wrapping_neg(), w[0] + 7) != (x3.wrapping_rem(1000) << 20);
+    (x4.abs() as u32).max(c5 as u32).min(w[0])
 }
 
 #[stencil(radius = 7, warp = 2, outputs_per_thread = 4, boundary = wrap)]
-pub fn random_187(w: Window<f32>, beta0: f32, scale1: i32) -> f32 {
-    const N: i32 = 1;
-    let mut y1 = beta0.max(w[-7]);
-    if w[1 - N] > beta0 || w[-1] != w[-1] {
-        y1 += w[1] - w[5];
-    } else {
-        y1 *= w[0];
-    }
-    let x2: u32 = w[1].max(0.0).min(10000.0) as u32;
-    let mut acc3 = 0.0;
-    const W4: [f32; 3] = [1.0_f32, 0.125f32, -std::f32::consts::LN_2];
-    for k in -N..=N {
-        acc3 += W4[(k + 1) as usize] * w[k];
-    }
-    ((scale1 as f32 + y1).max(x2 as f32) + acc3).max(w[2])
+pub fn random_187(w: Window<f64>, beta0: u32, lo1: f64) -> f64 {
+    let c1: [i32; 3] = [-4, 2, 1];
+    let x3 = { let t2 = beta0 as f64; t2 * (0.0 * w[7]) };
+    let x4 = (x3 - 5e-1).abs().sqrt().max(-10000.0).min(10000.0) as i32;
+    lo1.max(x4 as f64).max(c1[1] as f64)
 }
 
 #[stencil(radius = 4, warp = 2, outputs_per_thread = 5, boundary = wrap)]
@@ -2960,189 +2908,138 @@ pub fn random_188(w: Window<f32>) -> f32 {
 }
 
 #[stencil(radius = 40, warp = 8, outputs_per_thread = 7, boundary = clamp)]
-pub fn random_189(w: Window<f64>, shift0: f64) -> f64 {
-    let mut acc1 = 0.0;
-    for k in -40..=39 {
-        acc1 += (w[k + 1] - w[k]).abs();
+pub fn random_189(w: Window<i32>, beta0: i32) -> i32 {
+    let mut x1 = w[-25];
+    x1 *= 3;
+    let mut acc2 = (w[-1] >> 10i32);
+    for k in -40..=40 {
+        acc2 += w[k] * k;
     }
-    let mut y2 = -w[-1];
-    if acc1 == (3.99 as f64) {
-        let t3 = 3.0;
-        y2 -= t3;
+    let mut acc3 = 7 as i32;
+    for k in (-26..=2).rev() {
+        acc3 += w[k];
     }
-    let mut acc4 = 0.0;
-    for k in -40..=39 {
-        acc4 += (w[k + 1] - w[k]).abs();
-    }
-    let x5 = w[-5].abs().abs() * (-3.0000001 as f64 * 4.5 * y2.mul_add(std::f64::consts::FRAC_1_SQRT_2, w[18]));
-    shift0.max(acc4) - x5
+    let x4 = w[-17].max(0) as u32 % 4294967295u32 + ((65536 as u32).max(w[13].abs() as u32) - (65536 as u32).min(w[13].abs() as u32));
+    ((beta0 + x1).max(acc2) - acc3 + x4 as i32).max(w[-14])
 }
 
 #[stencil(radius = 11, warp = 32, outputs_per_thread = 8, boundary = zero)]
-pub fn random_190(w: Window<f32>, hi0: f32, beta1: i32) -> f32 {
-    const C1: [f32; 6] = [1.0, 0.0_f32, 4.5f32, -1.0, 1.0, -(3.0 / 7.0)];
-    const N: i32 = 6;
-    let mut x2 = (0.1 - w[9]).max(-10000.0).min(10000.0) as i32;
-    x2 *= 3;
-    let x3 = 16777217.0;
-    let x4 = f32::min(x3, C1[0]);
-    (hi0 + beta1 as f32) * x2 as f32 + x3 - x4
+pub fn random_190(w: Window<f64>, beta0: f64, gain1: f64) -> f64 {
+    let mut acc1 = 0.0;
+    for k in 11..12 {
+        acc1 += w[k] * (k as f64) * 0.1;
+    }
+    let mut acc2 = 0.0;
+    for k in -6..=7 {
+        acc2 += gain1 * w[k];
+    }
+    let x3 = w[9].max(0.0).min(10000.0) as u32 + 4;
+    beta0.max(acc1).min(acc2) * x3 as f64
 }
 
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 7, boundary = clamp)]
 pub fn random_191(w: Window<u32>, bias0: u32) -> u32 {
-    let mut acc1 = 0;
-    for k in 0..1 {
-        acc1 += w[k + 1].max(w[k]) - w[k + 1].min(w[k]);
+    let x1: u32 = w[1];
+    let x3 = { let t2 = x1 % 7; t2.max((w[-1] as i32).max(0) as u32) };
+    let mut acc4: u32 = 0;
+    for k in -1..=1 {
+        acc4 += 3 * w[k];
     }
-    let c2 = acc1 > 2u32.min(w[-1]);
-    bias0.min(c2 as u32)
+    let c5 = bias0 > w[1] || 3u32 <= acc4;
+    x3.max(c5 as u32)
 }
 
 #[stencil(radius = 17, warp = 32, outputs_per_thread = 8, boundary = zero)]
-pub fn random_192(w: Window<f32>, gain0: f64) -> f32 {
-    const N: i32 = 8;
-    let mut acc1 = 0.0;
-    for k in 0..=9 {
-        acc1 += w[k] + w[-k];
-    }
-    let x2 = (acc1 - ((0) as f32).abs()) * w[7];
-    (gain0 as f32).max(x2) + w[N]
+pub fn random_192(w: Window<f32>, lo0: f32) -> f32 {
+    const C1: [f32; 6] = [1.0, 0.0f32, 3.0, std::f32::consts::LN_2, 0.25, -1e1];
+    let x2 = -w[0];
+    lo0.min(x2) + C1[0]
 }
 
 #[stencil(radius = 2, warp = 2, outputs_per_thread = 4, boundary = clamp)]
-pub fn random_193(w: Window<f64>, gain0: f32) -> f64 {
-    const C1: [f64; 2] = [0.0, f64::MIN_POSITIVE];
-    let mut acc2: f64 = w[-2];
-    for k in -2..3 {
-        acc2 = f64::min(acc2, w[k]);
-    }
-    let mut y3 = w[1].mul_add(C1[0], 1.0f64);
-    if w[-2] < w[-2] && w[1] != w[1] {
-        y3 += w[1] as u32 as f64;
-    } else {
-        y3 += acc2 - 7 as f64;
-    }
-    let x4 = w[2] * 1.00000005960464477539062500000001 as f64;
-    let mut acc5 = 0.0;
-    for i in -1..=0 {
-        for j in -1..=1 {
-            acc5 += w[i + j] * w[j];
-        }
-    }
-    let mut y6 = -2.5 as f32 as f64;
-    if w[-1] != w[0] {
-        y6 -= C1[1] - 2147483647.5 as f64;
-    }
-    let mut acc7 = 0.0;
-    for k in (1..=2).step_by(2) {
-        acc7 += w[k] * (k as f64) * 0.25;
-    }
-    (gain0 as f64 - y3 + x4 + acc5 + y6).max(acc7).max(w[1])
+pub fn random_193(w: Window<f64>, bias0: f64) -> f64 {
+    const B1: bool = true;
+    let x2 = bias0;
+    let c3: bool = !((w[-1] as i32) == (w[0] as i32)) && w[-1] > w[1];
+    (B1 as i32 as f64).min(x2) + (if c3 { 1.0f64 } else { 0.0f64 })
 }
 
 #[stencil(radius = 3, warp = 32, outputs_per_thread = 1, boundary = clamp)]
-pub fn random_194(w: Window<f64>, lo0: f64) -> f64 {
-    const C1: [f64; 2] = [10.0, -f64::EPSILON];
-    let x2 = -w[-2].max(w[-1]) as f32;
-    let x3 = 1.00000001;
-    let x4 = w[-1] + x3;
-    let mut acc5 = 0.0;
-    for k in -3..4 {
-        acc5 += w[k];
+pub fn random_194(w: Window<f64>, bias0: f64) -> f64 {
+    let x1 = (w[-3] + 100_f64).abs().sqrt().max(0.0).min(10000.0) as u32;
+    let mut acc2 = f64::INFINITY;
+    for k in 1..2 {
+        acc2 = f64::min(acc2, w[k]);
     }
-    (lo0.min(x2 as f64) + x3 + x4 + acc5 + C1[0]) * w[-1]
+    let mut acc3 = if acc2 > w[-3] { bias0 } else { acc2 };
+    for k in 3..4 {
+        let d4 = w[k] - w[2];
+        acc3 = d4.max(acc3);
+    }
+    x1 as f64 - acc3
 }
 
 #[stencil(radius = 26, warp = 32, outputs_per_thread = 4, boundary = zero)]
 pub fn random_195(w: Window<f64>) -> f64 {
-    let x1 = (w[-14].max(0.0).min(10000.0) as u32 + w[1].max(0.0).min(10000.0) as u32) as f64 - (w[11] + 2147483647.5 as f64).abs();
-    let mut y2 = w[1] * 2147483647 as f64;
-    if (w[15] as f32) <= (w[-26] as f32) {
-        y2 += w[-11].min(0.0);
-    } else {
-        y2 *= w[-6].max(w[10]);
+    let x1 = (w[-14].max(0.0).min(10000.0) as u32).min(w[1].max(0.0).min(10000.0) as u32) as f64 - w[4].mul_add(2.5e-1, w[26]).mul_add((2147483647 as f64).max(w[-1]), (16777217 as f64).sqrt());
+    let mut y2 = w[-8] as i32 as f64;
+    if -0.1 <= x1 {
+        y2 = if w[-13] <= x1 { w[-26] } else { x1 };
     }
-    let mut acc3 = 0.0;
-    for i in -2..=1 {
-        for j in -16..=22 {
-            acc3 += w[i + j] * w[j];
+    let x3 = (if y2 <= w[-25] { 1.00000005960464477539062500000001 } else { 0.5 }) as f64 + w[-11] + (if w[13] > ((0.3) as f64) { x1 } else { y2 });
+    let mut acc4 = 0.0;
+    for i in -4..=1 {
+        for j in (-12..=18).rev() {
+            acc4 += w[i + j];
         }
     }
-    let y2 = y2 + (1e-3 as f64 + w[-1] - -w[-2]);
-    (x1 * acc3).min(y2) * w[-1]
+    x3.min(acc4)
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 1, boundary = zero)]
-pub fn random_196(w: Window<f32>, scale0: i32) -> f32 {
-    let mut y1 = (1.5 as f32).min(w[2]);
-    if w[2] != 2.0 && w[-2] <= w[-1] {
-        y1 = w[-1] - w[-2];
+pub fn random_196(w: Window<f32>, scale0: f32) -> f32 {
+    let mut y1 = w[0].min(scale0);
+    if w[2] != 2.0 && -4.5 <= scale0 {
+        let t2 = w[-2] + scale0;
+        y1 *= t2;
     }
-    scale0 as f32 - y1
+    y1
 }
 
 #[stencil(radius = 10, warp = 8, outputs_per_thread = 3, boundary = clamp)]
-pub fn random_197(w: Window<f64>, shift0: f64, beta1: f64) -> f64 {
-    let mut acc1 = 0.0;
-    for k in (0..=10).step_by(2) {
-        acc1 += w[k] * (k as f64) * 0.1;
+pub fn random_197(w: Window<f64>, scale0: f64, shift1: f64) -> f64 {
+    let c1: bool = (w[9] as i32 as f64) < (w[10] as f32 as f64);
+    let c2 = c1;
+    let c3: bool = ((if (0.3 as f64) <= w[0] { 0.1 } else { 0.5 }) as f64) < w[10];
+    let mut y4 = shift1 + -0.1;
+    if w[-7] < 10.0 || c3 {
+        y4 = w[-10].max(-10000.0).min(10000.0) as i32 as f64;
+    } else {
+        y4 += w[8].abs();
     }
-    let mut x2: f64 = 0.1;
-    x2 *= x2 + beta1;
-    let mut acc3 = 0.0;
-    for k in 0..=1 {
-        acc3 += w[k] + w[-k];
-    }
-    shift0 * acc1 - x2 + acc3
+    let x5 = (w[2] - 0.25f64 + y4).max(-10000.0).min(10000.0) as i32;
+    (scale0 + (if c2 { 0.5f64 } else { 0.5 })).min(x5 as f64)
 }
 
 #[stencil(radius = 14, warp = 32, outputs_per_thread = 8, boundary = clamp)]
-pub fn random_198(w: Window<f64>, lo0: u32) -> f64 {
-    const C1: [f64; 3] = [0.3_f64, -1.0, -3.0];
-    let c2 = !(C1[1] == C1[2]);
-    let x3 = w[-6].max(0.0).min(10000.0) as u32;
-    let mut acc4 = 0.0;
-    for i in 0..=0 {
-        for j in (-4..=13).rev() {
-            acc4 += w[i + j] * w[j];
-        }
+pub fn random_198(w: Window<f64>, shift0: f64) -> f64 {
+    let mut acc1: f64 = 0.0;
+    for k in 0..15 {
+        acc1 += w[k] * (k as f64) * 2.0;
     }
-    let mut acc5 = 0.0;
-    for i in 0..=0 {
-        for j in -3..=8 {
-            acc5 += w[i + j];
-        }
-    }
-    let mut acc6: f64 = 0.0;
-    for k in (13..=13).rev() {
-        if k == 0 {
-            acc6 += w[k - 1];
-        } else {
-            acc6 -= w[k - 1];
-        }
-    }
-    let x7 = (-3 as f32 as f64).mul_add(C1[0].mul_add(w[5], w[-14]), w[-10] * w[-9]) as f32;
-    ((lo0 as f64 + c2 as i32 as f64).min(x3 as f64) + acc4).min(acc5).min(acc6) + x7 as f64
+    let x2 = w[5];
+    shift0 + acc1 + x2
 }
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 8, boundary = wrap)]
-pub fn random_199(w: Window<f32>, alpha0: u32, alpha1: f32) -> f32 {
-    let mut acc1 = w[-2];
-    for k in 0..=0 {
-        if w[k - 2] > acc1 {
-            acc1 = w[k - 2];
-        }
-    }
-    let mut y2 = acc1 + alpha1;
-    if (w[6] as i32) < (w[0].max(-10000.0).min(10000.0) as i32) || acc1 > 10_f32 {
-        y2 *= -0.3 - acc1;
+pub fn random_199(w: Window<f32>, bias0: f32, coef1: [f32; 5]) -> f32 {
+    let mut y1 = w[1] as i32 as f32;
+    if -0.25 <= w[6] || (w[-1] as u32) > (1000 as u32) {
+        y1 *= w[-3] - w[-1];
     } else {
-        y2 *= alpha1;
+        y1 *= -(coef1[1] + 10.0);
     }
-    let x3 = (w[5] - w[4]).mul_add(w[-3].mul_add(w[0], w[-2]), y2 / alpha1) as f64;
-    let x4: f32 = if !(-std::f32::consts::FRAC_1_SQRT_2 != y2) { -2.5e-1 } else { 0.1 };
-    (alpha0 as f32).max(x3 as f32) * x4 + w[7]
+    bias0 + y1
 }
 
 /// Visits every stencil above, with the parameters it is checked with.
@@ -3150,201 +3047,201 @@ pub fn visit_all(v: &mut impl super::Visit) {
     v.visit(&random_000::KERNEL, ());
     v.visit(&random_001::KERNEL, ());
     v.visit(&random_002::KERNEL, (0.5,));
-    v.visit(&random_003::KERNEL, (5, 2));
-    v.visit(&random_004::KERNEL, (2.0,));
+    v.visit(&random_003::KERNEL, (-1.25, -1.25));
+    v.visit(&random_004::KERNEL, (0.125,));
     v.visit(&random_005::KERNEL, ());
     v.visit(&random_006::KERNEL, ());
-    v.visit(&random_007::KERNEL, (1.5, 0.125));
+    v.visit(&random_007::KERNEL, (1, 0.125));
     v.visit(&random_008::KERNEL, (3.0,));
     v.visit(&random_009::KERNEL, ());
     v.visit(&random_010::KERNEL, ());
-    v.visit(&random_011::KERNEL, (2, 0.75));
+    v.visit(&random_011::KERNEL, (2.0, 3));
     v.visit(&random_012::KERNEL, ());
     v.visit(&random_013::KERNEL, ());
     v.visit(&random_014::KERNEL, (3.0,));
-    v.visit(&random_015::KERNEL, (0.5,));
-    v.visit(&random_016::KERNEL, (2,));
-    v.visit(&random_017::KERNEL, (0.125, 2));
+    v.visit(&random_015::KERNEL, (-2,));
+    v.visit(&random_016::KERNEL, (-2,));
+    v.visit(&random_017::KERNEL, (3, 1.5));
     v.visit(&random_018::KERNEL, ());
     v.visit(&random_019::KERNEL, ());
-    v.visit(&random_020::KERNEL, (0.125, -5));
-    v.visit(&random_021::KERNEL, (1,));
-    v.visit(&random_022::KERNEL, (0.5, 0.125));
-    v.visit(&random_023::KERNEL, (2.0, 0.5));
-    v.visit(&random_024::KERNEL, (-0.375, 2.0));
-    v.visit(&random_025::KERNEL, (2.0,));
+    v.visit(&random_020::KERNEL, ([3.0, 0.125, 2.0], 2.0));
+    v.visit(&random_021::KERNEL, (7,));
+    v.visit(&random_022::KERNEL, (1.5, 0.125));
+    v.visit(&random_023::KERNEL, (-2, 2.0));
+    v.visit(&random_024::KERNEL, ([5, 7, 2, 1, 5], [3.0, 2.0, 0.5, 0.125]));
+    v.visit(&random_025::KERNEL, (-2,));
     v.visit(&random_026::KERNEL, (-0.375,));
-    v.visit(&random_027::KERNEL, (-1.25,));
-    v.visit(&random_028::KERNEL, (0.125,));
-    v.visit(&random_029::KERNEL, (0.75, 7));
-    v.visit(&random_030::KERNEL, (-0.375,));
-    v.visit(&random_031::KERNEL, (0.5, 2.0));
+    v.visit(&random_027::KERNEL, (0.125,));
+    v.visit(&random_028::KERNEL, (2.0,));
+    v.visit(&random_029::KERNEL, ([-0.375, 0.125], [-1.25, 2.0, 0.125]));
+    v.visit(&random_030::KERNEL, (-1.25,));
+    v.visit(&random_031::KERNEL, (3.0, 0.125));
     v.visit(&random_032::KERNEL, ());
     v.visit(&random_033::KERNEL, ());
-    v.visit(&random_034::KERNEL, (0.75,));
+    v.visit(&random_034::KERNEL, ([1.5],));
     v.visit(&random_035::KERNEL, ());
-    v.visit(&random_036::KERNEL, (0.75, 1.5));
+    v.visit(&random_036::KERNEL, (3, 0.125));
     v.visit(&random_037::KERNEL, ());
     v.visit(&random_038::KERNEL, ());
     v.visit(&random_039::KERNEL, (0.5,));
     v.visit(&random_040::KERNEL, ());
     v.visit(&random_041::KERNEL, (7,));
     v.visit(&random_042::KERNEL, (-2,));
-    v.visit(&random_043::KERNEL, (0.125, 0.75));
+    v.visit(&random_043::KERNEL, ([2.0, 0.75, -0.375, 0.75, 3.0, 0.125, -0.375], 1.5));
     v.visit(&random_044::KERNEL, ());
-    v.visit(&random_045::KERNEL, (-2,));
+    v.visit(&random_045::KERNEL, (0.125,));
     v.visit(&random_046::KERNEL, ());
     v.visit(&random_047::KERNEL, ());
-    v.visit(&random_048::KERNEL, (-1.25, 0.5));
-    v.visit(&random_049::KERNEL, (-0.375,));
+    v.visit(&random_048::KERNEL, ([0.5, 3.0], -1.25));
+    v.visit(&random_049::KERNEL, (-1.25,));
     v.visit(&random_050::KERNEL, ());
-    v.visit(&random_051::KERNEL, (1.5,));
+    v.visit(&random_051::KERNEL, (3,));
     v.visit(&random_052::KERNEL, ());
     v.visit(&random_053::KERNEL, (3.0, 1.5));
     v.visit(&random_054::KERNEL, ());
-    v.visit(&random_055::KERNEL, (0.125,));
-    v.visit(&random_056::KERNEL, (1.5,));
+    v.visit(&random_055::KERNEL, ([1.5, 2.0, -1.25, 3.0, -0.375],));
+    v.visit(&random_056::KERNEL, (-0.375,));
     v.visit(&random_057::KERNEL, ());
-    v.visit(&random_058::KERNEL, (0.125,));
-    v.visit(&random_059::KERNEL, (2,));
-    v.visit(&random_060::KERNEL, (-1.25,));
-    v.visit(&random_061::KERNEL, (3.0, 1));
-    v.visit(&random_062::KERNEL, (2.0, -0.375));
-    v.visit(&random_063::KERNEL, (-0.375, -1.25));
-    v.visit(&random_064::KERNEL, (-0.375,));
+    v.visit(&random_058::KERNEL, ([0.75, -0.375, 0.125, -0.375, 0.75, 1.5, 0.75],));
+    v.visit(&random_059::KERNEL, ([3, 7, 5],));
+    v.visit(&random_060::KERNEL, (3.0,));
+    v.visit(&random_061::KERNEL, (2, 5));
+    v.visit(&random_062::KERNEL, (2.0, -2));
+    v.visit(&random_063::KERNEL, (-0.375, 1));
+    v.visit(&random_064::KERNEL, ([-5, -2, 1, 3, -5],));
     v.visit(&random_065::KERNEL, ());
-    v.visit(&random_066::KERNEL, (-1.25,));
-    v.visit(&random_067::KERNEL, (1.5,));
+    v.visit(&random_066::KERNEL, ([-1.25],));
+    v.visit(&random_067::KERNEL, (-2,));
     v.visit(&random_068::KERNEL, ());
-    v.visit(&random_069::KERNEL, (1.5,));
-    v.visit(&random_070::KERNEL, (-2, 1));
-    v.visit(&random_071::KERNEL, (-0.375,));
-    v.visit(&random_072::KERNEL, (-1.25,));
-    v.visit(&random_073::KERNEL, (0.5, -1.25));
-    v.visit(&random_074::KERNEL, (0.75,));
+    v.visit(&random_069::KERNEL, ([3.0, -1.25, 1.5, -1.25, -0.375, 1.5],));
+    v.visit(&random_070::KERNEL, (1, 1.5));
+    v.visit(&random_071::KERNEL, ([1, 1, -2, -2, 1],));
+    v.visit(&random_072::KERNEL, (3.0,));
+    v.visit(&random_073::KERNEL, (0.75, 0.125));
+    v.visit(&random_074::KERNEL, ([-0.375, 0.75, 0.75, 0.5, 0.125, -1.25],));
     v.visit(&random_075::KERNEL, ());
     v.visit(&random_076::KERNEL, (2.0,));
-    v.visit(&random_077::KERNEL, (1,));
+    v.visit(&random_077::KERNEL, ([2],));
     v.visit(&random_078::KERNEL, ());
-    v.visit(&random_079::KERNEL, (2.0,));
+    v.visit(&random_079::KERNEL, (2,));
     v.visit(&random_080::KERNEL, ());
     v.visit(&random_081::KERNEL, ());
-    v.visit(&random_082::KERNEL, (-2,));
+    v.visit(&random_082::KERNEL, (2,));
     v.visit(&random_083::KERNEL, ());
-    v.visit(&random_084::KERNEL, (0.5, 3.0));
+    v.visit(&random_084::KERNEL, ([-0.375, 0.125, -0.375], 3));
     v.visit(&random_085::KERNEL, ());
     v.visit(&random_086::KERNEL, ());
     v.visit(&random_087::KERNEL, (0.125,));
-    v.visit(&random_088::KERNEL, (0.75, -1.25));
-    v.visit(&random_089::KERNEL, (2.0, -0.375));
-    v.visit(&random_090::KERNEL, (3,));
-    v.visit(&random_091::KERNEL, (1.5,));
-    v.visit(&random_092::KERNEL, (2.0,));
-    v.visit(&random_093::KERNEL, (2.0,));
-    v.visit(&random_094::KERNEL, (3, 3));
-    v.visit(&random_095::KERNEL, (0.75,));
-    v.visit(&random_096::KERNEL, (-0.375,));
+    v.visit(&random_088::KERNEL, (1.5, 1.5));
+    v.visit(&random_089::KERNEL, (-2, 0.5));
+    v.visit(&random_090::KERNEL, (0.75,));
+    v.visit(&random_091::KERNEL, (1,));
+    v.visit(&random_092::KERNEL, ([-1.25, 3.0, -1.25],));
+    v.visit(&random_093::KERNEL, (0.125,));
+    v.visit(&random_094::KERNEL, (3, [7, 7, 7, 7, 2, 5, 3]));
+    v.visit(&random_095::KERNEL, ([7, 1, 1, 7],));
+    v.visit(&random_096::KERNEL, ([1.5, 2.0, -0.375, 3.0, 1.5, 3.0, -1.25],));
     v.visit(&random_097::KERNEL, ());
     v.visit(&random_098::KERNEL, ());
-    v.visit(&random_099::KERNEL, (0.125, 0.5));
-    v.visit(&random_100::KERNEL, (-0.375,));
-    v.visit(&random_101::KERNEL, (2.0, -1.25));
+    v.visit(&random_099::KERNEL, (-2, [7, -5, 3, -5, 3, 7, 3, -5, 1]));
+    v.visit(&random_100::KERNEL, (2.0,));
+    v.visit(&random_101::KERNEL, (2.0, [-1.25, -1.25]));
     v.visit(&random_102::KERNEL, ());
     v.visit(&random_103::KERNEL, ());
     v.visit(&random_104::KERNEL, ());
     v.visit(&random_105::KERNEL, ());
     v.visit(&random_106::KERNEL, ());
     v.visit(&random_107::KERNEL, ());
-    v.visit(&random_108::KERNEL, (-1.25, 0.75));
-    v.visit(&random_109::KERNEL, (0.125, -1.25));
-    v.visit(&random_110::KERNEL, (2.0,));
+    v.visit(&random_108::KERNEL, (0.125, 7));
+    v.visit(&random_109::KERNEL, (-5, 1));
+    v.visit(&random_110::KERNEL, (-0.375,));
     v.visit(&random_111::KERNEL, ());
-    v.visit(&random_112::KERNEL, (2.0, 0.75));
-    v.visit(&random_113::KERNEL, (1.5,));
-    v.visit(&random_114::KERNEL, (2.0,));
-    v.visit(&random_115::KERNEL, (-5, -2));
-    v.visit(&random_116::KERNEL, (3,));
+    v.visit(&random_112::KERNEL, (-2, 0.125));
+    v.visit(&random_113::KERNEL, (3.0,));
+    v.visit(&random_114::KERNEL, ([2.0, 0.125, 2.0, 3.0, 1.5, 2.0, 0.75, 0.125, -1.25],));
+    v.visit(&random_115::KERNEL, (1, 3));
+    v.visit(&random_116::KERNEL, ([-5, 3, -2, 7, 1, 3, 1, -2, -5],));
     v.visit(&random_117::KERNEL, ());
-    v.visit(&random_118::KERNEL, (1.5,));
-    v.visit(&random_119::KERNEL, (3.0,));
+    v.visit(&random_118::KERNEL, ([-2, 7, -5, 7],));
+    v.visit(&random_119::KERNEL, (0.75,));
     v.visit(&random_120::KERNEL, ());
-    v.visit(&random_121::KERNEL, (3.0,));
+    v.visit(&random_121::KERNEL, (-0.375,));
     v.visit(&random_122::KERNEL, ());
-    v.visit(&random_123::KERNEL, (2.0, 3.0));
-    v.visit(&random_124::KERNEL, (-0.375, 0.125));
+    v.visit(&random_123::KERNEL, (-2, 0.75));
+    v.visit(&random_124::KERNEL, ([-5, -2, 7, -2, 1, 3, 1, -2], [-0.375, 0.125, 2.0, 0.5, -0.375, -1.25, 1.5, 0.5]));
     v.visit(&random_125::KERNEL, ());
     v.visit(&random_126::KERNEL, ());
-    v.visit(&random_127::KERNEL, (0.75, 7));
+    v.visit(&random_127::KERNEL, (3, [1]));
     v.visit(&random_128::KERNEL, ());
     v.visit(&random_129::KERNEL, (1,));
-    v.visit(&random_130::KERNEL, (-1.25, 2.0));
+    v.visit(&random_130::KERNEL, ([3, 1, 5, 1, 2, 2, 3, 1, 2], 1.5));
     v.visit(&random_131::KERNEL, ());
     v.visit(&random_132::KERNEL, ());
     v.visit(&random_133::KERNEL, ());
-    v.visit(&random_134::KERNEL, (7,));
-    v.visit(&random_135::KERNEL, (3.0, -1.25));
-    v.visit(&random_136::KERNEL, (-0.375,));
+    v.visit(&random_134::KERNEL, (1.5,));
+    v.visit(&random_135::KERNEL, (-5, 7));
+    v.visit(&random_136::KERNEL, (0.125,));
     v.visit(&random_137::KERNEL, ());
-    v.visit(&random_138::KERNEL, (3.0,));
-    v.visit(&random_139::KERNEL, (3.0, 0.75));
+    v.visit(&random_138::KERNEL, ([7, 3],));
+    v.visit(&random_139::KERNEL, (7, 2.0));
     v.visit(&random_140::KERNEL, ());
-    v.visit(&random_141::KERNEL, (0.75,));
+    v.visit(&random_141::KERNEL, (3.0,));
     v.visit(&random_142::KERNEL, ());
     v.visit(&random_143::KERNEL, (2.0,));
     v.visit(&random_144::KERNEL, ());
     v.visit(&random_145::KERNEL, ());
-    v.visit(&random_146::KERNEL, (3.0, 1));
-    v.visit(&random_147::KERNEL, (0.125, -1.25));
+    v.visit(&random_146::KERNEL, (0.125, -0.375));
+    v.visit(&random_147::KERNEL, (-0.375, [0.125, -1.25, -0.375, -0.375, 0.5, 0.125]));
     v.visit(&random_148::KERNEL, ());
-    v.visit(&random_149::KERNEL, (1,));
-    v.visit(&random_150::KERNEL, (3.0,));
+    v.visit(&random_149::KERNEL, (2.0,));
+    v.visit(&random_150::KERNEL, ([3.0, 0.5, -0.375, 0.75, -1.25, 0.75],));
     v.visit(&random_151::KERNEL, ());
-    v.visit(&random_152::KERNEL, (5, 0.75));
+    v.visit(&random_152::KERNEL, (0.75, 3.0));
     v.visit(&random_153::KERNEL, ());
-    v.visit(&random_154::KERNEL, (3.0, 7));
-    v.visit(&random_155::KERNEL, (0.75,));
-    v.visit(&random_156::KERNEL, (2.0,));
+    v.visit(&random_154::KERNEL, ([3.0, 2.0, -0.375, 1.5, 3.0, 2.0], 3.0));
+    v.visit(&random_155::KERNEL, (-0.375,));
+    v.visit(&random_156::KERNEL, (-2,));
     v.visit(&random_157::KERNEL, ());
     v.visit(&random_158::KERNEL, ());
     v.visit(&random_159::KERNEL, ());
-    v.visit(&random_160::KERNEL, (7, -2));
+    v.visit(&random_160::KERNEL, (-0.375, 5));
     v.visit(&random_161::KERNEL, ());
-    v.visit(&random_162::KERNEL, (-2, 7));
-    v.visit(&random_163::KERNEL, (1.5,));
-    v.visit(&random_164::KERNEL, (0.75,));
+    v.visit(&random_162::KERNEL, (2, 7));
+    v.visit(&random_163::KERNEL, (0.75,));
+    v.visit(&random_164::KERNEL, (3.0,));
     v.visit(&random_165::KERNEL, ());
-    v.visit(&random_166::KERNEL, (-0.375,));
-    v.visit(&random_167::KERNEL, (-1.25, 1));
-    v.visit(&random_168::KERNEL, (3.0,));
-    v.visit(&random_169::KERNEL, (-1.25, 0.125));
-    v.visit(&random_170::KERNEL, (3.0, 3));
+    v.visit(&random_166::KERNEL, ([2.0, 0.125, 0.5, -1.25, 3.0],));
+    v.visit(&random_167::KERNEL, (7, 3));
+    v.visit(&random_168::KERNEL, ([-5, 1, 3, 3, 1, 1, 1, 7],));
+    v.visit(&random_169::KERNEL, ([-1.25], [-1.25, -1.25, 3.0, 3.0, 0.5, 0.75, 0.75, 2.0]));
+    v.visit(&random_170::KERNEL, (-1.25, [1.5, 1.5]));
     v.visit(&random_171::KERNEL, ());
-    v.visit(&random_172::KERNEL, (0.75, 3.0));
-    v.visit(&random_173::KERNEL, (-0.375, 0.75));
-    v.visit(&random_174::KERNEL, (2.0,));
-    v.visit(&random_175::KERNEL, (0.75,));
+    v.visit(&random_172::KERNEL, (0.5, 3.0));
+    v.visit(&random_173::KERNEL, ([-1.25, 2.0, 0.75, 0.125, 0.75], 2.0));
+    v.visit(&random_174::KERNEL, (3,));
+    v.visit(&random_175::KERNEL, (-1.25,));
     v.visit(&random_176::KERNEL, (3.0,));
     v.visit(&random_177::KERNEL, ());
     v.visit(&random_178::KERNEL, ());
-    v.visit(&random_179::KERNEL, (5, 1));
-    v.visit(&random_180::KERNEL, (0.75, 3.0));
-    v.visit(&random_181::KERNEL, (-1.25,));
-    v.visit(&random_182::KERNEL, (1.5,));
-    v.visit(&random_183::KERNEL, (3.0, -0.375));
+    v.visit(&random_179::KERNEL, (2, -5));
+    v.visit(&random_180::KERNEL, (-5, 3.0));
+    v.visit(&random_181::KERNEL, ([0.5, 3.0],));
+    v.visit(&random_182::KERNEL, (7,));
+    v.visit(&random_183::KERNEL, (-0.375, 0.5));
     v.visit(&random_184::KERNEL, ());
-    v.visit(&random_185::KERNEL, (-2,));
+    v.visit(&random_185::KERNEL, ([1, 7, -2],));
     v.visit(&random_186::KERNEL, ());
-    v.visit(&random_187::KERNEL, (2.0, -2));
+    v.visit(&random_187::KERNEL, (2, 0.75));
     v.visit(&random_188::KERNEL, ());
-    v.visit(&random_189::KERNEL, (0.125,));
-    v.visit(&random_190::KERNEL, (1.5, 1));
-    v.visit(&random_191::KERNEL, (2,));
-    v.visit(&random_192::KERNEL, (0.125,));
-    v.visit(&random_193::KERNEL, (2.0,));
-    v.visit(&random_194::KERNEL, (2.0,));
+    v.visit(&random_189::KERNEL, (7,));
+    v.visit(&random_190::KERNEL, (-0.375, 0.125));
+    v.visit(&random_191::KERNEL, (1,));
+    v.visit(&random_192::KERNEL, (0.5,));
+    v.visit(&random_193::KERNEL, (0.5,));
+    v.visit(&random_194::KERNEL, (-0.375,));
     v.visit(&random_195::KERNEL, ());
-    v.visit(&random_196::KERNEL, (-5,));
-    v.visit(&random_197::KERNEL, (-0.375, 1.5));
-    v.visit(&random_198::KERNEL, (7,));
-    v.visit(&random_199::KERNEL, (7, 0.5));
+    v.visit(&random_196::KERNEL, (0.125,));
+    v.visit(&random_197::KERNEL, (0.5, 0.125));
+    v.visit(&random_198::KERNEL, (0.75,));
+    v.visit(&random_199::KERNEL, (0.75, [1.5, 0.125, 1.5, 0.5, -1.25]));
 }

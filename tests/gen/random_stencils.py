@@ -11,8 +11,15 @@ macro's warp program, emulated on the CPU, equals the function itself on awkward
 The bodies must be valid Rust *and* must not panic in a debug build of the CPU reference, so:
 - integer expressions carry a bound on |value| (window data: i32 in (-1000, 1000), u32 in
   [0, 1000)) and every `+ - *` is generated only when the result's bound stays below 2^30;
-  integers are multiplied only by small constants, never divided; u32 is subtracted only as
+  integers are multiplied only by small constants; u32 is subtracted only as
   `a.max(b) - a.min(b)`; `-x` and `x.abs()` only on i32 values whose bound rules out i32::MIN;
+- integer `/` and `%` divide by nonzero constants (never -1 on i32, which overflows on i32::MIN;
+  `wrapping_div(-1)` and `wrapping_rem(-1)` do), `<<` and `>>` shift by constants below 32, and
+  `& | ^` never panic: these take any operand, even a saturated one, and `<<` keeps a bound only
+  where no bit leaves; the `wrapping_*` methods take anything and give anything (bound 2^32), so
+  they appear only where such a value may go (casts, comparisons, min/max, selects, and each
+  other);
+- array parameters `[T; n]` are read with constant indices, also as a loop's coefficients;
 - float-to-integer casts saturate in Rust, so their results (bound 2^31) are used only where no
   overflow can follow (casts, comparisons, min/max, selects), unless clamped first;
 - an unsuffixed literal bound by an unannotated `let` gets its type from a later use, as rustc
@@ -122,6 +129,9 @@ class Stencil:
         self.outputs = rng.randint(1, 8)
         self.boundary = rng.choice(["valid", "zero", "clamp", "wrap"])
         self.params: list[Var] = []
+        # The parameter list in order: scalars (as `Var`s in `params`) and arrays (name, type, n).
+        self.signature: list[str] = []
+        self.array_params: list[tuple[str, str, int]] = []
         self.param_values: list[str] = []
         self.vars: list[Var] = []
         self.arrays: list[Arr] = []
@@ -148,18 +158,34 @@ class Stencil:
     def make_params(self) -> None:
         n = self.rng.choices([0, 1, 2], weights=[35, 40, 25])[0]
         for i in range(n):
+            if self.chance(0.2):
+                self.make_array_param(i)
+                continue
             if self.T in FLOATS:
                 ty = self.rng.choices([self.T, self.other_float(self.T), "i32", "u32"], weights=[70, 14, 10, 6])[0]
             else:
                 ty = self.rng.choices([self.T, "f32", "f64", "i32" if self.T == "u32" else "u32"], weights=[70, 12, 6, 12])[0]
             name = self.rng.choice(["alpha", "beta", "gain", "bias", "scale", "shift", "lo", "hi"]) + str(i)
             self.params.append(Var(name, ty, PARAM_BOUND))
+            self.signature.append(f"{name}: {ty}")
             if ty in FLOATS:
                 self.param_values.append(self.rng.choice(FLOAT_PARAM_VALUES))
             elif ty == "i32":
                 self.param_values.append(self.rng.choice(I32_PARAM_VALUES))
             else:
                 self.param_values.append(self.rng.choice(U32_PARAM_VALUES))
+
+    def make_array_param(self, i: int) -> None:
+        """`name: [T; n]`, passed at launch: an array the body indexes with constants."""
+        ty = self.T if self.chance(0.7) else self.rng.choice(FLOATS + INTS)
+        n = self.rng.randint(1, 9)
+        pool = FLOAT_PARAM_VALUES if ty in FLOATS else I32_PARAM_VALUES if ty == "i32" else U32_PARAM_VALUES
+        values = [self.rng.choice(pool) for _ in range(n)]
+        name = self.rng.choice(["h", "taps", "coef", "weights"]) + str(i)
+        self.arrays.append(Arr(name, ty, values, 0 if ty in FLOATS else 9))
+        self.array_params.append((name, ty, n))
+        self.signature.append(f"{name}: [{ty}; {n}]")
+        self.param_values.append(f"[{', '.join(values)}]")
 
     # ---- leaves ------------------------------------------------------------------------------
 
@@ -470,8 +496,11 @@ class Stencil:
             return self.leaf(ty, budget)
         d = depth - 1
         arith = min(budget, LIMIT)  # a larger budget admits saturated casts, never arithmetic on them
-        kinds = ["add", "minmax", "if", "mulc", "cast"]
-        weights = [14, 10, 6, 5, 4]
+        kinds = ["add", "minmax", "if", "mulc", "cast", "div", "rem", "bits", "mask", "shr", "shl"]
+        weights = [14, 10, 6, 5, 4, 6, 6, 6, 4, 6, 4]
+        if budget >= SATURATED:
+            kinds += ["wrapping"]
+            weights += [8]
         if ty == "i32":
             kinds += ["sub", "neg", "abs", "not"]
             weights += [10, 3, 5, 2]
@@ -512,6 +541,9 @@ class Stencil:
             if code.startswith("-"):
                 code = f"({code})"
             return E(f"-{code}", ty, P_UNARY, a.bound)
+        if kind in ("div", "rem", "bits", "mask", "shr", "shl", "wrapping"):
+            e = self.int_op(kind, ty, d, budget)
+            return e if e.bound <= budget else self.leaf(ty, budget)
         if kind == "minmax":
             a = self._int_expr(ty, d, budget)
             if not a.typed:
@@ -538,6 +570,68 @@ class Stencil:
         else:
             inner = self.int_expr(src, d, budget, typed=True)
         return self.convert(inner, ty, budget)
+
+    def divisor(self, ty: str) -> tuple[str, int]:
+        """A constant divisor the body language takes (never 0, never -1 on i32): its code, with a
+        suffix now and then, and |value|."""
+        if ty == "i32":
+            v = self.rng.choice([2, 3, 7, 10, 1000, 65537, 2147483647, -2, -3, -7, -1000, -2147483648])
+        else:
+            v = self.rng.choice([2, 3, 7, 10, 1000, 65537, 2147483648, 3000000000, 4294967295])
+        code = f"{v}{self.rng.choice(['', '', ty])}"
+        return (f"({code})" if v < 0 else code), abs(v)
+
+    def int_op(self, kind: str, ty: str, d: int, budget: int) -> E:
+        """Integer `/`, `%` (by constants), `& | ^`, `<<`, `>>` (by constants below 32), and the
+        `wrapping_*` methods. None of them panics, so operands may have any bound; the result's
+        bound follows from the operation."""
+        rng = self.rng
+        any_bound = max(budget, SATURATED)
+        a = self._int_expr(ty, d, any_bound)
+        if not a.typed:
+            a = self.leaf(ty, any_bound)
+        if kind in ("div", "rem"):
+            c, m = self.divisor(ty)
+            op = "/" if kind == "div" else "%"
+            bound = a.bound // m + 1 if kind == "div" else min(a.bound, m - 1)
+            return E(f"{wrap(a, P_MUL)} {op} {c}", ty, P_MUL, bound)
+        if kind == "bits":
+            b = self._int_expr(ty, d, any_bound)
+            op = rng.choice(["&", "|", "^"])
+            bound = min(SATURATED, 1 << max(a.bound, b.bound).bit_length())
+            return E(f"({wrap(a, P_UNARY)} {op} {wrap(b, P_UNARY)})", ty, P_PRIMARY, bound)
+        if kind == "mask":  # a non-negative mask bounds the result, whatever the operand
+            m = rng.choice([0xFF, 0x3C3, 0xFFFF, 7, 0x7FFF_FFFF])
+            text = rng.choice([hex(m), str(m)])
+            return E(f"({wrap(a, P_UNARY)} & {text})", ty, P_PRIMARY, m)
+        if kind == "shr":
+            c = rng.randint(0, 31)
+            amount = f"{c}{rng.choice(['', '', 'u32', 'i32'])}"
+            return E(f"({wrap(a, P_UNARY)} >> {amount})", ty, P_PRIMARY, (a.bound >> c) + 1)
+        if kind == "shl":
+            c = rng.randint(0, 31)
+            if a.bound << c > min(budget, LIMIT):
+                if budget < SATURATED:  # bits would leave: keep only shifts that lose none
+                    c = max(0, min(LIMIT, budget).bit_length() - 1 - a.bound.bit_length())
+                    if a.bound << c > min(budget, LIMIT):
+                        return self.leaf(ty, budget)
+            bound = a.bound << c if a.bound << c <= LIMIT else SATURATED
+            # `x as u32 << 3` would read `u32<` as generics: casts get parentheses, as all operands here.
+            return E(f"({wrap(a, P_UNARY)} << {c})", ty, P_PRIMARY, bound)
+        # wrapping: any operands, any result
+        m = rng.choice(["wrapping_add", "wrapping_sub", "wrapping_mul", "wrapping_neg", "wrapping_div", "wrapping_rem", "wrapping_shl", "wrapping_shr"])
+        recv = wrap(a, P_PRIMARY)
+        if m == "wrapping_neg":
+            return E(f"{recv}.wrapping_neg()", ty, P_PRIMARY, SATURATED)
+        if m in ("wrapping_div", "wrapping_rem"):
+            c = "-1" if ty == "i32" and self.chance(0.4) else self.divisor(ty)[0]
+            return E(f"{recv}.{m}({c})", ty, P_PRIMARY, SATURATED)
+        if m in ("wrapping_shl", "wrapping_shr"):
+            return E(f"{recv}.{m}({rng.randint(0, 70)})", ty, P_PRIMARY, SATURATED)
+        b = self._int_expr(ty, d, any_bound)
+        if m == "wrapping_mul" and self.chance(0.5):
+            b = E(rng.choice(["2654435761", "40503", "3"]) if ty == "u32" else rng.choice(["-1640531535", "40503", "-3"]), ty, typed=False, lit=True)
+        return E(f"{recv}.{m}({b.code})", ty, P_PRIMARY, SATURATED)
 
     def compare(self, depth: int) -> E:
         rng = self.rng
@@ -960,6 +1054,11 @@ class Stencil:
         r = rng.random()
         if r < 0.3:
             return None
+        idx = "k" if lo == 0 else f"({fmt_off('k', -lo)})"
+        fits = [(name, n) for name, ty, n in self.array_params if ty == T and ks and max(ks) - lo < n]
+        if fits and r < 0.55:
+            name, _ = rng.choice(fits)
+            return f"{name}[{idx} as usize]", 0 if T in FLOATS else 9
         if r < 0.55 and ks and max(ks) - lo + 1 <= 12:
             n = max(ks) - lo + 1
             name = self.fresh("W")
@@ -970,7 +1069,6 @@ class Stencil:
                 vals = [str(rng.randint(-3 if T == "i32" else 0, 3)) for _ in range(n)]
                 bound = 3
             self.emit(f"const {name}: [{T}; {n}] = [{', '.join(vals)}];")
-            idx = "k" if lo == 0 else f"({fmt_off('k', -lo)})"
             return f"{name}[{idx} as usize]", bound
         if T in FLOATS:
             p = [v for v in self.params if v.ty == T]
@@ -1073,7 +1171,7 @@ class Stencil:
             if len(self.lines) > 30:
                 break
         tail = self.result()
-        params = "".join(f", {p.name}: {p.ty}" for p in self.params)
+        params = "".join(f", {p}" for p in self.signature)
         attr = f"#[stencil(radius = {self.R}, warp = {self.warp}, outputs_per_thread = {self.outputs}, boundary = {self.boundary})]"
         out = [attr, f"pub fn {self.name}(w: Window<{self.T}>{params}) -> {self.T} {{"]
         out += self.lines
@@ -1102,7 +1200,7 @@ def generate() -> str:
     fns, visits = [], []
     for i in range(COUNT):
         r = radius(rng)
-        elem = rng.choices(["f32", "f64", "i32", "u32"], weights=[40, 40, 10, 10])[0]
+        elem = rng.choices(["f32", "f64", "i32", "u32"], weights=[35, 35, 15, 15])[0]
         sub_seed = rng.getrandbits(64)
         for attempt in range(100):
             s = Stencil(random.Random(sub_seed + attempt), i, r, elem)

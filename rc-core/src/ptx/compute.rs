@@ -191,20 +191,33 @@ impl Printer<'_> {
                     self.line(&format!("setp.nan.{t} {nan}, {x}, {x};"));
                     self.line(&format!("selp.{t} {d}, {y}, {tmp}, {nan};"));
                 }
-                BinaryOp::And | BinaryOp::Or => {}
+                // Body::new rejects the rest on floats.
+                _ => {}
             }
             return;
         }
         let text = match (op, ty) {
-            (BinaryOp::And, ScalarType::Bool) => format!("and.pred {d}, {x}, {y};"),
-            (BinaryOp::Or, ScalarType::Bool) => format!("or.pred {d}, {x}, {y};"),
+            (BinaryOp::And | BinaryOp::BitAnd, ScalarType::Bool) => format!("and.pred {d}, {x}, {y};"),
+            (BinaryOp::Or | BinaryOp::BitOr, ScalarType::Bool) => format!("or.pred {d}, {x}, {y};"),
+            (BinaryOp::BitXor, ScalarType::Bool) => format!("xor.pred {d}, {x}, {y};"),
             (BinaryOp::Add, _) => format!("add.s32 {d}, {x}, {y};"),
             (BinaryOp::Sub, _) => format!("sub.s32 {d}, {x}, {y};"),
             (BinaryOp::Mul, _) => format!("mul.lo.s32 {d}, {x}, {y};"),
             (BinaryOp::Min, _) => format!("min.{t} {d}, {x}, {y};"),
             (BinaryOp::Max, _) => format!("max.{t} {d}, {x}, {y};"),
-            // Body::new rejects integer division and logic on numbers.
-            _ => return,
+            // Truncating, as Rust's: the divisor is a constant other than 0 (and -1 on i32), so
+            // neither instruction meets the cases PTX leaves undefined.
+            (BinaryOp::Div, _) => format!("div.{t} {d}, {x}, {y};"),
+            (BinaryOp::Rem, _) => format!("rem.{t} {d}, {x}, {y};"),
+            (BinaryOp::BitAnd, _) => format!("and.b32 {d}, {x}, {y};"),
+            (BinaryOp::BitOr, _) => format!("or.b32 {d}, {x}, {y};"),
+            (BinaryOp::BitXor, _) => format!("xor.b32 {d}, {x}, {y};"),
+            // Amounts are constants below 32, where PTX's clamping and Rust's agree; `shr.s32`
+            // fills with the sign bit, `shr.u32` with zeros.
+            (BinaryOp::Shl, _) => format!("shl.b32 {d}, {x}, {y};"),
+            (BinaryOp::Shr, _) => format!("shr.{t} {d}, {x}, {y};"),
+            // Body::new rejects logic on numbers.
+            (BinaryOp::And | BinaryOp::Or, _) => return,
         };
         self.line(&text);
     }

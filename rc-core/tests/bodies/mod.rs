@@ -1,6 +1,8 @@
 //! Random stencil bodies for the property suites (`property.rs` in 1D, `property_grid.rs` in 2D
 //! and 3D): typed DAGs over taps, parameters and constants that use every operation on every
-//! type, built so that they type-check. The taps come from a [`Taps`] set: the whole line
+//! type, built so that they type-check (integer `/ % << >>` by the constants the body language
+//! admits). `random_params` draws parameter lists, with arrays among them as runs of one type, which is
+//! how a kernel takes them. The taps come from a [`Taps`] set: the whole line
 //! `-r..=r` in 1D (exactly the draws the 1D suite made before it was shared), any subset of a
 //! 2D or 3D box otherwise; each tap reads one of the body's input fields. A body of one field
 //! draws exactly what the suites drew before bodies had several, so their cases are unchanged.
@@ -9,6 +11,7 @@
 #![allow(dead_code)]
 
 use rc_core::testdata::Rng;
+use rc_core::typing::right_operand;
 use rc_core::{BinaryOp, Body, CompareOp, Node, NodeId, Offset, Radius, Scalar, ScalarType, UnaryOp};
 
 use ScalarType::{Bool, F32, F64, I32, U32};
@@ -259,6 +262,22 @@ impl BodyGen<'_> {
         }
     }
 
+    /// The right operand of integer `op` (`/`, `%`, `<<`, `>>`): a constant the body language
+    /// admits (a divisor other than 0 and, on i32, -1; an amount below the width), often an
+    /// awkward one.
+    fn right_constant(&mut self, op: BinaryOp, ty: ScalarType) -> NodeId {
+        let c = loop {
+            let c = match op {
+                BinaryOp::Shl | BinaryOp::Shr => Scalar::new(ty, self.rng.below(ty.bits() as u64)),
+                _ => constant(self.rng, ty),
+            };
+            if right_operand(op, ty, c.integer()).is_ok() {
+                break c;
+            }
+        };
+        self.push(Node::Const(c), ty)
+    }
+
     /// A value of type `ty`: reused, a leaf, or an operation of depth at most `depth`.
     fn value(&mut self, ty: ScalarType, depth: u32) -> NodeId {
         if self.nodes.len() >= self.budget || depth == 0 || chance(self.rng, 0.15) {
@@ -276,7 +295,7 @@ impl BodyGen<'_> {
         }
         let d = depth - 1;
         loop {
-            let node = match (self.rng.below(8), ty) {
+            let node = match (self.rng.below(9), ty) {
                 (0, F32 | F64 | I32) => {
                     let op = pick(self.rng, &[UnaryOp::Neg, UnaryOp::Abs]);
                     Node::Unary(op, self.value(ty, d))
@@ -304,6 +323,20 @@ impl BodyGen<'_> {
                 (4, _) => {
                     let cond = self.value(Bool, d);
                     Node::Select { cond, then: self.value(ty, d), otherwise: self.value(ty, d) }
+                }
+                (8, I32 | U32) => {
+                    let ops = [BinaryOp::Div, BinaryOp::Rem, BinaryOp::BitAnd, BinaryOp::BitOr, BinaryOp::BitXor, BinaryOp::Shl, BinaryOp::Shr];
+                    let op = pick(self.rng, &ops);
+                    let a = self.value(ty, d);
+                    let b = match op {
+                        BinaryOp::Div | BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr => self.right_constant(op, ty),
+                        _ => self.value(ty, d),
+                    };
+                    Node::Binary(op, a, b)
+                }
+                (8, Bool) => {
+                    let op = pick(self.rng, &[BinaryOp::BitAnd, BinaryOp::BitOr, BinaryOp::BitXor]);
+                    Node::Binary(op, self.value(Bool, d), self.value(Bool, d))
                 }
                 (5, F32 | F64 | I32 | U32) => {
                     let from = if ty.is_integer() && chance(self.rng, 0.15) { Bool } else { pick(self.rng, &NUMBERS) };
@@ -338,6 +371,18 @@ impl BodyGen<'_> {
             return self.push(node, ty);
         }
     }
+}
+
+/// Parameter types: up to three scalars, and now and then an array `[T; n]`, which a body sees
+/// as `n` consecutive scalars of type `T`.
+pub fn random_params(rng: &mut Rng) -> Vec<ScalarType> {
+    let mut types: Vec<ScalarType> = (0..rng.below(4)).map(|_| pick(rng, &NUMBERS)).collect();
+    if chance(rng, 0.2) {
+        let (ty, n) = (pick(rng, &NUMBERS), 1 + rng.below(9) as usize);
+        let at = rng.below(types.len() as u64 + 1) as usize;
+        types.splice(at..at, std::iter::repeat_n(ty, n));
+    }
+    types
 }
 
 pub const COMPARES: [CompareOp; 6] = [CompareOp::Lt, CompareOp::Le, CompareOp::Gt, CompareOp::Ge, CompareOp::Eq, CompareOp::Ne];

@@ -22,7 +22,7 @@ impl Lower<'_> {
             Expr::Path(p) => self.path(p),
             Expr::Paren(p) => self.expr(&p.expr),
             Expr::Group(g) => self.expr(&g.expr),
-            Expr::Index(ix) => self.index(&ix.expr, &ix.index, expr),
+            Expr::Index(ix) => self.index(&ix.expr, &ix.index),
             Expr::Binary(b) => {
                 if compound(&b.op).is_some() {
                     self.cx.error(expr, "compound assignment is a statement, not a value");
@@ -42,11 +42,11 @@ impl Lower<'_> {
                         }
                     }
                     let v = self.expr(&u.expr);
-                    self.unary(UnaryOp::Neg, v, expr)
+                    self.unary(UnaryOp::Neg, v, &u.op, expr)
                 }
                 UnOp::Not(_) => {
                     let v = self.expr(&u.expr);
-                    self.unary(UnaryOp::Not, v, expr)
+                    self.unary(UnaryOp::Not, v, &u.op, expr)
                 }
                 _ => match self.expr(&u.expr) {
                     Value::Poison => Value::Poison,
@@ -57,10 +57,12 @@ impl Lower<'_> {
                 let v = self.expr(&c.expr);
                 self.cast(v, &c.ty, expr)
             }
+            Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => self.len(&m.receiver, expr),
             Expr::MethodCall(m) => {
                 let receiver = self.expr(&m.receiver);
                 let args: Vec<Value> = m.args.iter().map(|a| self.expr(a)).collect();
-                self.method(&m.method.to_string(), receiver, args, &m.method, expr)
+                let arg_tokens: Vec<&Expr> = m.args.iter().collect();
+                self.method(&m.method.to_string(), receiver, args, &m.method, &arg_tokens, expr)
             }
             Expr::Call(call) => self.call(call, expr),
             Expr::If(e) => self.if_expr(e),
@@ -99,7 +101,11 @@ impl Lower<'_> {
                 Some(Binding::Window(_)) => {
                     self.unsupported(p, "the window is read through taps with constant offsets: `w[-1]`, `w[k]`")
                 }
-                Some(Binding::Array(_)) => self.unsupported(p, "index the array with a constant: `C[k]`"),
+                Some(Binding::Array(_)) => {
+                    // rustc refuses an array where a number goes too.
+                    self.cx.error_rustc_refuses_too(p, format!("`{name}` is an array: index it with a constant, `{name}[k]`"));
+                    Value::Poison
+                }
                 Some(Binding::Helper(_) | Binding::Item(_)) => self.unsupported(p, &format!("`{name}` is a function: call it, `{name}(..)`")),
                 None => self.unsupported(
                     p,
@@ -116,9 +122,12 @@ impl Lower<'_> {
         }
     }
 
-    pub(super) fn index(&mut self, base: &Expr, index: &Expr, whole: &Expr) -> Value {
+    pub(super) fn index(&mut self, base: &Expr, index: &Expr) -> Value {
         let Expr::Path(p) = strip_group(base) else {
-            return self.unsupported(base, "only the window and named arrays can be indexed");
+            return match self.expr(base) {
+                Value::Poison => Value::Poison,
+                _ => self.unsupported(base, "only the window and named arrays can be indexed"),
+            };
         };
         let Some(name) = p.path.get_ident().map(|i| i.to_string()) else {
             return self.unsupported(base, "only the window and named arrays can be indexed");
@@ -135,13 +144,41 @@ impl Lower<'_> {
                 };
                 match usize::try_from(i).ok().and_then(|i| values.get(i)) {
                     Some(v) => v.clone(),
-                    None => self.unsupported(whole, &format!("index {i} is out of bounds for an array of length {}", values.len())),
+                    None => {
+                        // rustc refuses a constant index out of bounds too.
+                        let n = values.len();
+                        self.cx.error_rustc_refuses_too(index, format!("index {i} is out of bounds: `{name}` has {n} elements, indexed 0..{n}"));
+                        Value::Poison
+                    }
                 }
             }
+            // A parameter whose type was refused: the signature's error says it once.
+            Some(Binding::Value(Value::Poison)) => Value::Poison,
             Some(Binding::Value(_) | Binding::Helper(_) | Binding::Item(_) | Binding::Window(_)) => {
                 self.unsupported(base, &format!("`{name}` is not an array"))
             }
             None => self.unsupported(base, &format!("unknown name `{name}`")),
+        }
+    }
+
+    /// `array.len()`: a constant, as `[T; N]` knows its length.
+    fn len(&mut self, receiver: &Expr, whole: &Expr) -> Value {
+        if let Expr::Path(p) = strip_group(receiver) {
+            if let Some(ident) = p.path.get_ident() {
+                match self.lookup(&ident.to_string()) {
+                    Some(Binding::Array(values)) => return Value::Untyped(Lit::Int(values.len() as i128)),
+                    Some(Binding::Value(Value::Poison)) => return Value::Poison,
+                    _ => {}
+                }
+            }
+        }
+        match self.expr(receiver) {
+            Value::Poison => Value::Poison,
+            // rustc refuses it too: numbers have no `len`.
+            _ => {
+                self.cx.error_rustc_refuses_too(whole, "`len()` is the length of an array (a `const`, a `let` or an array parameter)");
+                Value::Poison
+            }
         }
     }
 
@@ -170,7 +207,7 @@ impl Lower<'_> {
 
 fn with_article(ty: ScalarType) -> String {
     match ty {
-        ScalarType::I32 | ScalarType::U32 => format!("an {ty}"),
+        ScalarType::I32 => format!("an {ty}"),
         _ => format!("a {ty}"),
     }
 }

@@ -6,8 +6,10 @@ use quote::ToTokens;
 use syn::Lit as SynLit;
 
 use rc_core::body::{BinaryOp, Node, NodeId, UnaryOp};
-use rc_core::{ops, typing, Scalar, ScalarType};
+use rc_core::typing::{self, Operation};
+use rc_core::{ops, Scalar, ScalarType};
 
+use super::operator::{Kind, Spans};
 use super::unroll::LOOP_INDEX;
 use super::{Lower, Value};
 
@@ -18,21 +20,15 @@ pub(super) enum Lit {
     /// The literal's digits, parsed only once its type is known, so it rounds as rustc rounds it.
     Float(String),
     Neg(Box<Lit>),
-    Bin(LitOp, Box<Lit>, Box<Lit>),
+    /// `!x` on an integer literal: `!0` is -1 as an i32 and u32::MAX as a u32.
+    Not(Box<Lit>),
+    /// `a op b` for the arithmetic, bitwise and shift operators.
+    Bin(BinaryOp, Box<Lit>, Box<Lit>),
     /// `if cond { a } else { b }` over literals: typed, like them, by its use.
     Select(NodeId, Box<Lit>, Box<Lit>),
     /// The value of a `let` (identified by its statement) bound to an untyped literal, or of a
     /// loop index (`LOOP_INDEX`): a variable, whose type is its own, not a cast's.
     Var(usize, Box<Lit>),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum LitOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Rem,
 }
 
 impl Lower<'_> {
@@ -76,7 +72,7 @@ impl Lower<'_> {
     fn record(&mut self, lit: &Lit, ty: ScalarType) {
         match lit {
             Lit::Int(_) | Lit::Float(_) => {}
-            Lit::Neg(l) => self.record(l, ty),
+            Lit::Neg(l) | Lit::Not(l) => self.record(l, ty),
             Lit::Bin(_, a, b) | Lit::Select(_, a, b) => {
                 self.record(a, ty);
                 self.record(b, ty);
@@ -101,30 +97,19 @@ impl Lower<'_> {
                 };
                 Value::Node(self.push(Node::Select { cond: *cond, then: x, otherwise: y }, ty), ty)
             }
-            Lit::Neg(inner) if has_select(inner) => {
+            Lit::Neg(inner) | Lit::Not(inner) if has_select(inner) => {
+                let op = if matches!(lit, Lit::Neg(_)) { UnaryOp::Neg } else { UnaryOp::Not };
                 let v = self.typed_as(inner, ty, at);
-                match (typing::unary(UnaryOp::Neg, ty), self.node_for(v, Some(ty), at)) {
-                    (Ok(ty), Some(id)) => Value::Node(self.push(Node::Unary(UnaryOp::Neg, id), ty), ty),
+                match (typing::unary(op, ty), self.node_for(v, Some(ty), at)) {
+                    (Ok(ty), Some(id)) => Value::Node(self.push(Node::Unary(op, id), ty), ty),
                     (Err(e), _) => self.type_error(e, at, at),
                     _ => Value::Poison,
                 }
             }
             Lit::Bin(op, a, b) if has_select(a) || has_select(b) => {
-                let bop = match op {
-                    LitOp::Add => BinaryOp::Add,
-                    LitOp::Sub => BinaryOp::Sub,
-                    LitOp::Mul => BinaryOp::Mul,
-                    LitOp::Div if ty.is_float() => BinaryOp::Div,
-                    _ => {
-                        self.cx.error(at, "integer `/` and `%` are supported only between constants");
-                        return Value::Poison;
-                    }
-                };
+                // A shift amount stays what it was, a constant: only a select is computed here.
                 let (x, y) = (self.typed_as(a, ty, at), self.typed_as(b, ty, at));
-                let (Some(x), Some(y)) = (self.node_for(x, Some(ty), at), self.node_for(y, Some(ty), at)) else {
-                    return Value::Poison;
-                };
-                Value::Node(self.push(Node::Binary(bop, x, y), ty), ty)
+                self.apply(Kind::Binary(*op), x, y, &Spans::all(at))
             }
             pure => self.materialize(pure, ty, at).map_or(Value::Poison, Value::Known),
         }
@@ -147,7 +132,9 @@ pub(super) fn default_type(lit: &Lit) -> ScalarType {
     match lit {
         Lit::Int(_) => ScalarType::I32,
         Lit::Float(_) => ScalarType::F64,
-        Lit::Neg(l) => default_type(l),
+        Lit::Neg(l) | Lit::Not(l) => default_type(l),
+        // A shift has its left operand's type, whatever the amount's.
+        Lit::Bin(BinaryOp::Shl | BinaryOp::Shr, a, _) => default_type(a),
         Lit::Bin(_, a, b) | Lit::Select(_, a, b) => default_type(a).max_by_float(default_type(b)),
         Lit::Var(_, l) => default_type(l),
     }
@@ -161,7 +148,7 @@ pub(super) fn is_float_lit(lit: &Lit) -> bool {
 fn has_select(lit: &Lit) -> bool {
     match lit {
         Lit::Int(_) | Lit::Float(_) => false,
-        Lit::Neg(l) => has_select(l),
+        Lit::Neg(l) | Lit::Not(l) => has_select(l),
         Lit::Bin(_, a, b) => has_select(a) || has_select(b),
         Lit::Select(..) => true,
         Lit::Var(_, l) => has_select(l),
@@ -207,58 +194,70 @@ fn eval_lit(lit: &Lit, ty: ScalarType) -> Result<Scalar, String> {
             typing::unary(UnaryOp::Neg, ty).map_err(|e| e.to_string())?;
             Ok(Scalar::new(ty, ops::unary(UnaryOp::Neg, ty, s.bits)))
         }
+        Lit::Not(inner) => {
+            let s = eval_lit(inner, ty)?;
+            typing::unary(UnaryOp::Not, ty).map_err(|e| e.to_string())?;
+            Ok(Scalar::new(ty, ops::unary(UnaryOp::Not, ty, s.bits)))
+        }
         Lit::Bin(op, a, b) => {
             let (x, y) = (eval_lit(a, ty)?, eval_lit(b, ty)?);
-            if ty.is_integer() {
-                let (Some(xi), Some(yi)) = (int_value(&Value::Known(x)), int_value(&Value::Known(y))) else {
-                    return Err("expected integers".into());
-                };
-                let v = match op {
-                    LitOp::Add => xi.checked_add(yi),
-                    LitOp::Sub => xi.checked_sub(yi),
-                    LitOp::Mul => xi.checked_mul(yi),
-                    LitOp::Div => xi.checked_div(yi),
-                    LitOp::Rem => xi.checked_rem(yi),
+            typing::binary(*op, ty, ty).map_err(|e| e.to_string())?;
+            let (xi, yi) = (x.integer(), y.integer());
+            match (op, xi, yi) {
+                // Exact in i128; rustc refuses a result outside the type, as narrowing it does.
+                (BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, Some(xi), Some(yi)) => {
+                    let (xi, yi) = (xi as i128, yi as i128);
+                    let v = match op {
+                        BinaryOp::Add => xi + yi,
+                        BinaryOp::Sub => xi - yi,
+                        _ => xi * yi,
+                    };
+                    eval_lit(&Lit::Int(v), ty)
                 }
-                .ok_or_else(|| format!("constant arithmetic overflows or divides by zero: {xi} and {yi}"))?;
-                return eval_lit(&Lit::Int(v as i128), ty);
+                (BinaryOp::Div | BinaryOp::Rem, Some(xi), Some(yi)) => ops::checked_division(*op, ty, x.bits, y.bits)
+                    .map(|bits| Scalar::new(ty, bits))
+                    .ok_or_else(|| format!("constant arithmetic overflows {ty} or divides by zero: {xi} {} {yi}", Operation::Binary(*op).name())),
+                _ => {
+                    typing::right_operand(*op, ty, yi).map_err(|e| e.to_string())?;
+                    Ok(Scalar::new(ty, ops::binary(*op, ty, x.bits, y.bits)))
+                }
             }
-            let bop = match op {
-                LitOp::Add => BinaryOp::Add,
-                LitOp::Sub => BinaryOp::Sub,
-                LitOp::Mul => BinaryOp::Mul,
-                LitOp::Div => BinaryOp::Div,
-                LitOp::Rem => return Err("`%` is supported only between constant integers".into()),
-            };
-            Ok(Scalar::new(ty, ops::binary(bop, ty, x.bits, y.bits)))
         }
     }
 }
 
 /// A compile-time integer: an untyped integer expression or a known i32/u32.
 pub(super) fn int_value(v: &Value) -> Option<i64> {
-    pub(super) fn lit(l: &Lit) -> Option<i128> {
+    /// Untyped, as an i32 would compute it where the value fits (Rust's default integer type).
+    fn lit(l: &Lit) -> Option<i128> {
         match l {
             Lit::Int(v) => Some(*v),
             Lit::Float(_) | Lit::Select(..) => None,
             Lit::Var(_, l) => lit(l),
             Lit::Neg(x) => lit(x)?.checked_neg(),
+            Lit::Not(x) => Some(!lit(x)?),
             Lit::Bin(op, a, b) => {
                 let (a, b) = (lit(a)?, lit(b)?);
+                let amount = || u32::try_from(b).ok().filter(|&b| b < 32);
                 match op {
-                    LitOp::Add => a.checked_add(b),
-                    LitOp::Sub => a.checked_sub(b),
-                    LitOp::Mul => a.checked_mul(b),
-                    LitOp::Div => a.checked_div(b),
-                    LitOp::Rem => a.checked_rem(b),
+                    BinaryOp::Add => a.checked_add(b),
+                    BinaryOp::Sub => a.checked_sub(b),
+                    BinaryOp::Mul => a.checked_mul(b),
+                    BinaryOp::Div => a.checked_div(b),
+                    BinaryOp::Rem => a.checked_rem(b),
+                    BinaryOp::BitAnd => Some(a & b),
+                    BinaryOp::BitOr => Some(a | b),
+                    BinaryOp::BitXor => Some(a ^ b),
+                    BinaryOp::Shl => a.checked_shl(amount()?),
+                    BinaryOp::Shr => a.checked_shr(amount()?),
+                    BinaryOp::Min | BinaryOp::Max | BinaryOp::And | BinaryOp::Or => None,
                 }
             }
         }
     }
     match v {
         Value::Untyped(l) => lit(l).and_then(|v| i64::try_from(v).ok()),
-        Value::Known(s) if s.ty == ScalarType::I32 => Some(s.bits as u32 as i32 as i64),
-        Value::Known(s) if s.ty == ScalarType::U32 => Some(s.bits as u32 as i64),
+        Value::Known(s) => s.integer(),
         _ => None,
     }
 }

@@ -10,10 +10,12 @@ use rc_core::{ops, typing, Scalar, ScalarType};
 
 use super::literal::default_type;
 use super::scope::Binding;
+use super::wrapping::Wrapping;
 use super::{type_of, Lower, Value};
 use crate::args::strip_group;
 
-const SUPPORTED_METHODS: &str = "abs, sqrt, min, max, mul_add";
+const SUPPORTED_METHODS: &str = "abs, sqrt, min, max, mul_add, and on integers wrapping_add, wrapping_sub, wrapping_mul, \
+    wrapping_neg, wrapping_div, wrapping_rem, wrapping_shl, wrapping_shr";
 
 impl Lower<'_> {
     pub(super) fn call(&mut self, call: &syn::ExprCall, at: &Expr) -> Value {
@@ -31,7 +33,8 @@ impl Lower<'_> {
                         v => v,
                     };
                     let method_tokens = &p.path.segments[1].ident;
-                    return self.method(method, receiver, args, method_tokens, at);
+                    let arg_tokens: Vec<&Expr> = call.args.iter().skip(1).collect();
+                    return self.method(method, receiver, args, method_tokens, &arg_tokens, at);
                 }
             }
         }
@@ -66,7 +69,19 @@ impl Lower<'_> {
         }
     }
 
-    pub(super) fn method(&mut self, name: &str, receiver: Value, args: Vec<Value>, name_tokens: &dyn ToTokens, at: &Expr) -> Value {
+    /// `receiver.name(args)`; `arg_tokens` are the arguments' tokens, for errors on one of them.
+    pub(super) fn method(
+        &mut self,
+        name: &str,
+        receiver: Value,
+        args: Vec<Value>,
+        name_tokens: &dyn ToTokens,
+        arg_tokens: &[&Expr],
+        at: &Expr,
+    ) -> Value {
+        if let Some(method) = Wrapping::named(name) {
+            return self.wrapping(method, receiver, args, name_tokens, arg_tokens, at);
+        }
         let arity = match name {
             "abs" | "sqrt" => 0,
             "min" | "max" => 1,

@@ -18,6 +18,7 @@ mod scope;
 mod statement;
 mod tap;
 mod unroll;
+mod wrapping;
 
 use std::collections::HashMap;
 
@@ -29,7 +30,7 @@ use rc_core::typing::TypeError;
 use rc_core::{Radius, Scalar, ScalarType};
 
 use crate::ctxt::Ctxt;
-use crate::signature::Signature;
+use crate::signature::{ParamType, Signature};
 
 use literal::{default_type, Lit};
 use scope::Binding;
@@ -84,7 +85,7 @@ pub fn lower(block: &Block, sig: &Signature, radius: Radius, cx: &mut Ctxt) -> O
     if cx.has_errors() {
         return None;
     }
-    let params = sig.params.iter().filter_map(|p| p.ty).collect();
+    let params = sig.params.iter().filter_map(|p| p.ty).flat_map(ParamType::scalars).collect();
     match Body::new(sig.element, sig.windows.len() as u32, params, radius, nodes, result?) {
         Ok(body) => Some(body),
         // Body::new applies the same type rules (rc_core::typing); a refusal here is a lowering bug.
@@ -120,12 +121,20 @@ fn run<'a>(
     for (field, window) in sig.windows.iter().enumerate() {
         lower.bind(window.to_string(), Binding::Window(field as u32));
     }
-    for (i, param) in sig.params.iter().enumerate() {
-        let value = match param.ty {
-            Some(ty) => Value::Node(lower.push(Node::Param(i as u32), ty), ty),
-            None => Value::Poison,
+    // The body's parameters are scalars: an array's elements follow each other.
+    let mut next = 0;
+    for param in &sig.params {
+        let mut values = Vec::new();
+        for ty in param.ty.into_iter().flat_map(ParamType::scalars) {
+            values.push(Value::Node(lower.push(Node::Param(next), ty), ty));
+            next += 1;
+        }
+        let binding = match param.ty {
+            Some(ParamType::Array(..)) => Binding::Array(values),
+            // A scalar is one value; a refused type none, and a poisoned binding.
+            _ => Binding::Value(values.pop().unwrap_or(Value::Poison)),
         };
-        lower.bind(param.name.to_string(), Binding::Value(value));
+        lower.bind(param.name.to_string(), binding);
     }
     let value = lower.block(block);
     let tail: &dyn ToTokens = match block.stmts.last() {
@@ -160,7 +169,18 @@ impl Lower<'_> {
             TypeError::Mismatch { .. } => whole,
             _ => op,
         };
-        self.unsupported(at, &error.to_string())
+        self.operand_error(error, at)
+    }
+
+    /// A type rule's refusal on `at`. Where rustc refuses the same source, the function is left
+    /// out of the expansion, so the mistake is reported once.
+    fn operand_error(&mut self, error: TypeError, at: &dyn ToTokens) -> Value {
+        if error.rustc_refuses_too() {
+            self.cx.error_rustc_refuses_too(at, error);
+        } else {
+            self.cx.error(at, error);
+        }
+        Value::Poison
     }
 
     /// The node for `value`, typed `expected` if it was still an untyped literal.

@@ -130,6 +130,12 @@ impl Lower<'_> {
     /// The value of a `let` or `const`, converted to its declared type if it has one.
     /// `site` identifies the statement, for the two-pass typing of untyped literals.
     pub(super) fn binding(&mut self, expr: &Expr, ty: Option<&Type>, site: usize) -> Binding {
+        // `let g = h;` of an array: the same elements under another name.
+        if let Expr::Path(p) = strip_group(expr) {
+            if let Some(Binding::Array(values)) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                return Binding::Array(values.clone());
+            }
+        }
         match (strip_group(expr), ty.map(strip_type)) {
             (Expr::Array(arr), ty) => {
                 let elem = match ty {
