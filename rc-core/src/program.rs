@@ -74,6 +74,9 @@ pub struct WarpProgram {
     /// Cache loads read the block's stage ([`Instr::Stage`]) instead of global memory.
     pub staged: bool,
     pub schedule: Schedule,
+    /// Cache registers of one input row of the tile: row `k`'s `rc[i]` of the x schedule is
+    /// cache register `k * row_registers + i`.
+    pub row_registers: u32,
     pub instrs: Vec<Instr>,
     /// Fetches along x in the order the program first performs them (local ones included), in
     /// any row.
@@ -221,6 +224,7 @@ impl WarpProgram {
             vector: distribution.vector(),
             staged: distribution.staged(),
             schedule,
+            row_registers: registers,
             instrs,
             fetch_order,
             reg_types,
@@ -238,10 +242,12 @@ impl WarpProgram {
         &self.reg_types
     }
 
-    /// 32-bit warp shuffles each lane executes, per output it computes.
+    /// 32-bit warp shuffles each lane executes, per output it computes (of every output row of
+    /// the tile).
     pub fn shuffles_per_output(&self) -> f64 {
         let shuffles = self.instrs.iter().filter(|i| matches!(i, Instr::Shuffle { .. })).count() as f64;
-        shuffles * self.element.words() as f64 / self.pattern.outputs_per_thread() as f64
+        let outputs = self.pattern.outputs_per_thread() * self.pattern.output_rows();
+        shuffles * self.element.words() as f64 / outputs as f64
     }
 
     /// 32-bit registers each lane spends on the cache.
