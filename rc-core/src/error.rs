@@ -72,6 +72,22 @@ fn rows_per_warp(what: &str, dims: Dims, got: &Given) -> String {
     }
 }
 
+/// What a block stages in 1D (its outputs and the halo) and in 2D and 3D (each warp's rows), and
+/// what makes it smaller.
+fn block_stage_too_large(dims: Dims, bytes: u32, rows: u32, elements: u32, limit: u32) -> String {
+    let (what, smaller) = match dims {
+        Dims::One => (
+            format!("{elements} elements: its outputs and the halo"),
+            "fewer outputs_per_thread, a smaller max_threads_per_block or a smaller radius",
+        ),
+        _ => (
+            format!("{rows} input rows of {elements} elements"),
+            "fewer rows_per_warp or planes_per_warp, fewer outputs_per_thread or a smaller max_threads_per_block",
+        ),
+    };
+    format!("strategy shared_memory stages {bytes} bytes of input per block ({what}) in shared memory, more than the {limit} a kernel may declare; use {smaller}")
+}
+
 /// `outputs_per_thread: None` is an attribute that leaves it at its default, 1.
 fn whole_rows(layout: Layout, outputs_per_thread: Option<u32>) -> String {
     let v = crate::validate::row_length(layout);
@@ -141,8 +157,8 @@ pub enum ScheduleError {
     RegistersExceeded { pattern: Pattern, estimate: RegisterEstimate },
     #[error("distribution {layout} stages {bytes} bytes of input per block in shared memory, more than the {limit} a kernel may declare; use a smaller V, fewer outputs_per_thread or a smaller max_threads_per_block")]
     StageTooLarge { layout: String, bytes: u32, limit: u32 },
-    #[error("strategy shared_memory stages {bytes} bytes of input per block ({rows} input rows of {elements} elements) in shared memory, more than the {limit} a kernel may declare; use fewer rows_per_warp or planes_per_warp, fewer outputs_per_thread or a smaller max_threads_per_block")]
-    BlockStageTooLarge { bytes: u32, rows: u32, elements: u32, limit: u32 },
+    #[error("{}", block_stage_too_large(*.dims, *.bytes, *.rows, *.elements, *.limit))]
+    BlockStageTooLarge { dims: Dims, bytes: u32, rows: u32, elements: u32, limit: u32 },
     #[error("distribution = auto found no distribution that compiles for this stencil within the register and shared-memory limits")]
     NoCandidate,
     #[error("the body reads {body} taps, but the pattern is {pattern}")]

@@ -150,11 +150,10 @@ impl WarpProgram {
         if strategy == Strategy::SharedMemory {
             let (lead, elements) = (distribution.lead(), pattern.block_elements());
             let bytes = crate::stage::block_stage_bytes(&pattern, body.element(), elements);
-            // 1D stages have never been checked here (a 1D stage past the limit fails when the
-            // module loads); refusing them is a change of 1D behaviour left for its own commit.
-            if bytes > MAX_STATIC_SHARED_BYTES && pattern.dims() != Dims::One {
-                let (rows, limit) = (pattern.input_rows(), MAX_STATIC_SHARED_BYTES);
-                return Err(ScheduleError::BlockStageTooLarge { bytes, rows, elements, limit }.into());
+            // Past the limit the module would fail to load on the GPU: refused here, in every dimension.
+            if bytes > MAX_STATIC_SHARED_BYTES {
+                let (dims, rows, limit) = (pattern.dims(), pattern.input_rows(), MAX_STATIC_SHARED_BYTES);
+                return Err(ScheduleError::BlockStageTooLarge { dims, bytes, rows, elements, limit }.into());
             }
             lower.instrs.push(Instr::Stage { scope: StageScope::Block, lead, elements });
         }
