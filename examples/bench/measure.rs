@@ -235,15 +235,41 @@ fn kernel_row<T: Element>(
 }
 
 fn progress(row: &Row) -> String {
-    format!(
-        "bit-exact; {:.4} ms, {:.1} GB/s = {} of roofline; {} regs, {} B local, {} B shared, occupancy {}, {:.2} shuffles/output",
-        row.time_ms,
-        row.gb_per_s,
-        row.fraction_of_roofline.map_or_else(|| "?".to_owned(), |f| format!("{f:.3}")),
-        row.registers.unwrap_or(0),
-        row.local_bytes.unwrap_or(0),
-        row.shared_bytes.unwrap_or(0),
-        row.occupancy.map_or_else(|| "?".to_owned(), |o| format!("{o:.2}")),
-        row.shuffles_per_output.unwrap_or(0.0),
-    )
+    let kernel = Figures {
+        time_ms: row.time_ms,
+        gb_per_s: row.gb_per_s,
+        fraction_of_roofline: row.fraction_of_roofline,
+        registers: row.registers,
+        local_bytes: row.local_bytes,
+        shared_bytes: row.shared_bytes,
+        occupancy: row.occupancy,
+    };
+    format!("{kernel}, {:.2} shuffles/output", row.shuffles_per_output.unwrap_or(0.0))
+}
+
+/// A checked kernel's time, speed and resources, as its progress line says them.
+pub struct Figures {
+    pub time_ms: f64,
+    pub gb_per_s: f64,
+    pub fraction_of_roofline: Option<f64>,
+    pub registers: Option<u32>,
+    pub local_bytes: Option<u32>,
+    pub shared_bytes: Option<u32>,
+    pub occupancy: Option<f64>,
+}
+
+impl std::fmt::Display for Figures {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "bit-exact; {:.4} ms, {:.1} GB/s = {} of roofline; {} regs, {} B local, {} B shared, occupancy {}",
+            self.time_ms,
+            self.gb_per_s,
+            self.fraction_of_roofline.map_or_else(|| "?".to_owned(), |f| format!("{f:.3}")),
+            self.registers.unwrap_or(0),
+            self.local_bytes.unwrap_or(0),
+            self.shared_bytes.unwrap_or(0),
+            self.occupancy.map_or_else(|| "?".to_owned(), |o| format!("{o:.2}")),
+        )
+    }
 }

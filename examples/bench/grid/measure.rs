@@ -11,7 +11,7 @@ use rc::{Extent, Stencil};
 use crate::bench::grid::kernels::{GridElement, GridStencil};
 use crate::bench::grid::report::{Row, COPY};
 use crate::bench::kernels::signal;
-use crate::bench::measure::{gib, Buffers, Measured};
+use crate::bench::measure::{gib, Buffers, Figures, Measured};
 use crate::bench::options::Options;
 use crate::bench::roofline::{arithmetic_bound, roofline};
 use crate::common::{Gpu, Result, Timing};
@@ -127,16 +127,16 @@ fn measure_row<T: GridElement>(row: &mut Row, kernel: &Stencil<T, ()>, timing: &
 }
 
 fn progress(row: &Row) -> String {
-    format!(
-        "bit-exact; {:.4} ms, {:.1} GB/s = {} of roofline; {} regs, {} B local, {} B shared, occupancy {}",
-        row.time_ms,
-        row.gb_per_s,
-        row.fraction_of_roofline.map_or_else(|| "?".to_owned(), |f| format!("{f:.3}")),
-        row.registers.unwrap_or(0),
-        row.local_bytes.unwrap_or(0),
-        row.shared_bytes.unwrap_or(0),
-        row.occupancy.map_or_else(|| "?".to_owned(), |o| format!("{o:.2}")),
-    )
+    let kernel = Figures {
+        time_ms: row.time_ms,
+        gb_per_s: row.gb_per_s,
+        fraction_of_roofline: row.fraction_of_roofline,
+        registers: row.registers,
+        local_bytes: row.local_bytes,
+        shared_bytes: row.shared_bytes,
+        occupancy: row.occupancy,
+    };
+    kernel.to_string()
 }
 
 /// `8192x8192`: the shape as the CSV and bench/peers.py write it, outermost first.
