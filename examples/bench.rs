@@ -15,11 +15,21 @@
 mod common;
 
 mod bench {
+    pub mod csv;
+    pub mod grid {
+        pub mod kernels;
+        pub mod measure;
+        pub mod plot;
+        pub mod report;
+        pub mod run;
+    }
     pub mod kernels;
     pub mod measure;
     pub mod options;
+    pub mod peers;
     pub mod plot;
     pub mod report;
+    pub mod roofline;
 }
 
 use std::fmt::Write as _;
@@ -28,6 +38,7 @@ use std::path::{Path, PathBuf};
 use rc::runtime::GpuInfo;
 use rc::ScalarType;
 
+use bench::grid::kernels::GridElement;
 use bench::kernels::{find, signal, BenchElement, ROW_OUTPUTS, VARIANTS};
 use bench::options::{list, Options};
 use bench::report;
@@ -44,6 +55,12 @@ fn run() -> Result<()> {
     if let Some(dir) = &options.emit_ptx {
         return emit_ptx(dir);
     }
+    if options.grid {
+        return match &options.plot_only {
+            Some(csv) => bench::grid::run::plot_only(&options, csv),
+            None => bench::grid::run::run(&options),
+        };
+    }
     if let Some(csv) = &options.plot_only {
         return plot_only(&options, csv);
     }
@@ -56,7 +73,7 @@ fn run() -> Result<()> {
         Err(e) => return Err(e.into()),
     };
     let gpu = Gpu::new()?;
-    let out = options.out.clone().unwrap_or_else(|| default_out_dir(&info));
+    let out = options.out.clone().unwrap_or_else(|| default_out_dir(&info, ""));
     std::fs::create_dir_all(&out).map_err(|e| fail(format!("creating {}: {e}", out.display())))?;
 
     let mut header = String::new();
@@ -70,15 +87,15 @@ fn run() -> Result<()> {
         options.reps,
         options.warm_up
     );
-    for &element in &options.elements {
-        let _ = writeln!(header, "{}", report::arithmetic_assumption(&info, element));
+    for element in options.elements() {
+        let _ = writeln!(header, "{}", bench::roofline::arithmetic_assumption(&info, element, "(2r+1)"));
     }
     let _ = writeln!(header, "roofline = min(device-to-device copy GB/s of this run at that radius, arithmetic bound)");
     print!("{header}");
 
     let mut rows = Vec::new();
     let mut failures = Vec::new();
-    for &element in &options.elements {
+    for element in options.elements() {
         let measured = match element {
             ScalarType::F64 => bench::measure::element::<f64>(&gpu, &info, &options)?,
             _ => bench::measure::element::<f32>(&gpu, &info, &options)?,
@@ -114,12 +131,11 @@ fn run() -> Result<()> {
     Ok(())
 }
 
-/// `--plot-only CSV`: the table and the plots of a finished run, with `--peers` merged in if
-/// given (results.csv itself is left as it is).
-/// Every compiled kernel's PTX, as `<variant>_<type>_<entry>.ptx` (entries repeat across variants).
+/// Every compiled kernel's PTX: 1D as `<variant>_<type>_<entry>.ptx` (entries repeat across
+/// variants), grid as `grid_<stencil>_<type>_<entry>.ptx`.
 fn emit_ptx(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir)?;
-    fn write<T: BenchElement>(dir: &Path) -> Result<usize> {
+    fn write<T: GridElement>(dir: &Path) -> Result<usize> {
         let kernels = T::kernels();
         for k in &kernels {
             let variant = bench::kernels::Variant::of(k).map_or("unknown", |v| v.label);
@@ -128,13 +144,22 @@ fn emit_ptx(dir: &Path) -> Result<()> {
         for k in T::auto_kernels() {
             std::fs::write(dir.join(format!("{}_{}_{}.ptx", bench::kernels::AUTO, T::TYPE, k.entry())), k.ptx())?;
         }
-        Ok(kernels.len() + T::auto_kernels().len())
+        let mut grid = 0;
+        for stencil in T::stencils() {
+            for k in stencil.kernels() {
+                std::fs::write(dir.join(format!("grid_{}_{}_{}.ptx", stencil.name, T::TYPE, k.entry())), k.ptx())?;
+                grid += 1;
+            }
+        }
+        Ok(kernels.len() + T::auto_kernels().len() + grid)
     }
     let written = write::<f32>(dir)? + write::<f64>(dir)?;
     println!("wrote {written} kernels' PTX to {}", dir.display());
     Ok(())
 }
 
+/// `--plot-only CSV`: the table and the plots of a finished run, with `--peers` merged in if
+/// given (results.csv itself is left as it is).
 fn plot_only(options: &Options, csv: &Path) -> Result<()> {
     let mut rows = report::read_csv(csv)?;
     report::fill_speedups(&mut rows);
@@ -144,16 +169,22 @@ fn plot_only(options: &Options, csv: &Path) -> Result<()> {
         }
     }
     report::sort(&mut rows);
-    let out = match &options.out {
-        Some(dir) => dir.clone(),
-        None => csv.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf),
-    };
-    std::fs::create_dir_all(&out).map_err(|e| fail(format!("creating {}: {e}", out.display())))?;
+    let out = plot_dir(options, csv)?;
     println!("{}", report::table(&rows));
     for path in bench::plot::all(&rows, &out)? {
         println!("wrote {}", path.display());
     }
     Ok(())
+}
+
+/// Where `--plot-only CSV` writes: `--out`, or beside the CSV; made if it is not there.
+fn plot_dir(options: &Options, csv: &Path) -> Result<PathBuf> {
+    let out = match &options.out {
+        Some(dir) => dir.clone(),
+        None => csv.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf),
+    };
+    std::fs::create_dir_all(&out).map_err(|e| fail(format!("creating {}: {e}", out.display())))?;
+    Ok(out)
 }
 
 /// Copies `file` to `to`, so that a results directory holds everything its plots were made from.
@@ -169,7 +200,7 @@ fn keep_beside(file: &Path, to: &Path) -> Result<()> {
 fn check_on_cpu(options: &Options, no_device: &rc::runtime::Error) -> Result<()> {
     const N: usize = 20_000;
     let mut checked = 0;
-    for &element in &options.elements {
+    for element in options.elements() {
         checked += match element {
             ScalarType::F64 => emulate_a_few::<f64>(options, N)?,
             _ => emulate_a_few::<f32>(options, N)?,
@@ -210,8 +241,8 @@ fn emulate_a_few<T: BenchElement>(options: &Options, n: usize) -> Result<usize> 
     Ok(checked)
 }
 
-/// `bench/results/<date>-<gpu>/` in this repository, e.g. `bench/results/2026-11-21-h200/`.
-fn default_out_dir(info: &GpuInfo) -> PathBuf {
+/// `bench/results/<date>-<gpu><suffix>/` in this repository, e.g. `bench/results/2026-11-21-h200/`.
+fn default_out_dir(info: &GpuInfo, suffix: &str) -> PathBuf {
     let mut slug = String::new();
     for c in info.name.to_lowercase().chars() {
         if c.is_ascii_alphanumeric() {
@@ -222,7 +253,7 @@ fn default_out_dir(info: &GpuInfo) -> PathBuf {
     }
     let slug = slug.trim_matches('-');
     let slug = slug.strip_prefix("nvidia-").unwrap_or(slug);
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("bench").join("results").join(format!("{}-{slug}", today()))
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("bench").join("results").join(format!("{}-{slug}{suffix}", today()))
 }
 
 /// Today's date (UTC) as YYYY-MM-DD.

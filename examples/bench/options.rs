@@ -4,24 +4,29 @@ use std::path::PathBuf;
 
 use rc::ScalarType;
 
+use crate::bench::grid::kernels::{self as grid, SHAPE_2D, SHAPE_3D};
 use crate::bench::kernels::{compiled, Variant, AUTO, VARIANTS};
 use crate::common::{fail, Result};
 
 pub const USAGE: &str = "\
 usage: cargo run --release --example bench -- [options]
+  --grid             the 2D and 3D benchmark (below) instead of the 1D one
   --radii LIST       radii to run (default 1,2,4,8,12,16,24,32,64)
   --p LIST           outputs per thread to run (default 1,2,4,8)
   --variants LIST    which variants to run, by their `strategy` label (default: all, and
                      register_cache_auto: the `distribution = auto` kernel of each radius)
-  --type LIST        element types: f32, f64 or f32,f64 (default f32)
+  --type LIST        element types: f32, f64 or f32,f64 (default f32; with --grid both)
   --n N              input length (default 2^28 for f32, 2^27 for f64: 1 GiB each)
+  --stencils LIST    with --grid: which stencils (default all: star2d_r1, box2d_r1, ...)
+  --shape-2d RxC     with --grid: the 2D grid (default 8192x8192)
+  --shape-3d DxRxC   with --grid: the 3D grid (default 512x512x512)
   --reps N           timed launches per kernel; the median is reported (default 20)
   --warm-up N        untimed launches before timing (default 3)
   --out DIR          where results.csv, summary.txt and the SVG plots go
                      (default bench/results/<date>-<gpu>/)
   --peers FILE       merge the CSV written by bench/peers.py into the results and plots
   --plot-only CSV    no GPU: re-plot (and re-tabulate) a results.csv, into --out or beside it
-  --emit-ptx DIR     write every kernel's PTX into DIR (for ptxas in CI) and exit
+  --emit-ptx DIR     write every kernel's PTX, 1D and grid, into DIR (for ptxas in CI) and exit
   --help             this text";
 
 /// Default input lengths: 1 GiB of input either way.
@@ -29,13 +34,20 @@ pub const DEFAULT_N_F32: usize = 1 << 28;
 pub const DEFAULT_N_F64: usize = 1 << 27;
 
 pub struct Options {
+    /// The 2D and 3D benchmark instead of the 1D one.
+    pub grid: bool,
     pub radii: Vec<u32>,
     pub outputs_per_thread: Vec<u32>,
     /// Labels of the variants to run.
     pub variants: Vec<String>,
     /// Whether to run the `distribution = auto` kernels.
     pub auto: bool,
-    pub elements: Vec<ScalarType>,
+    /// `None`: f32 in 1D, f32 and f64 with `--grid` ([`Options::elements`]).
+    pub element_list: Option<Vec<ScalarType>>,
+    /// Grid stencils to run, by name.
+    pub stencils: Vec<String>,
+    pub shape_2d: [usize; 2],
+    pub shape_3d: [usize; 3],
     /// `None`: the default for each element type.
     pub n: Option<usize>,
     pub reps: usize,
@@ -51,11 +63,15 @@ impl Options {
     pub fn parse() -> Result<Option<Options>> {
         let (radii, outputs_per_thread) = compiled();
         let mut options = Options {
+            grid: false,
             radii,
             outputs_per_thread,
             variants: VARIANTS.iter().map(|v| v.label.to_owned()).collect(),
             auto: true,
-            elements: vec![ScalarType::F32],
+            element_list: None,
+            stencils: grid::names().into_iter().map(str::to_owned).collect(),
+            shape_2d: SHAPE_2D,
+            shape_3d: SHAPE_3D,
             n: None,
             reps: 20,
             warm_up: 3,
@@ -68,6 +84,10 @@ impl Options {
         while let Some(word) = words.next() {
             let mut value = || words.next().ok_or_else(|| fail(format!("{word} needs a value\n{USAGE}")));
             match word.as_str() {
+                "--grid" => options.grid = true,
+                "--stencils" => options.stencils = stencils(&value()?)?,
+                "--shape-2d" => options.shape_2d = shape(&word, &value()?)?,
+                "--shape-3d" => options.shape_3d = shape(&word, &value()?)?,
                 "--radii" => options.radii = numbers(&word, &value()?)?,
                 "--p" | "--outputs-per-thread" => options.outputs_per_thread = numbers(&word, &value()?)?,
                 "--variants" => {
@@ -75,7 +95,7 @@ impl Options {
                     options.auto = labels.iter().any(|l| l == AUTO);
                     options.variants = labels.into_iter().filter(|l| l != AUTO).collect();
                 }
-                "--type" => options.elements = elements(&value()?)?,
+                "--type" => options.element_list = Some(elements(&value()?)?),
                 "--n" => options.n = Some(number(&word, &value()?, 1)?),
                 "--reps" => options.reps = number(&word, &value()?, 1)?,
                 "--warm-up" => options.warm_up = number(&word, &value()?, 0)?,
@@ -128,6 +148,15 @@ impl Options {
         VARIANTS.into_iter().filter(|v| self.variants.iter().any(|l| l == v.label)).collect()
     }
 
+    /// The element types to run.
+    pub fn elements(&self) -> Vec<ScalarType> {
+        match (&self.element_list, self.grid) {
+            (Some(list), _) => list.clone(),
+            (None, false) => vec![ScalarType::F32],
+            (None, true) => vec![ScalarType::F32, ScalarType::F64],
+        }
+    }
+
     /// The input length for `element`.
     pub fn n_for(&self, element: ScalarType) -> usize {
         self.n.unwrap_or(match element {
@@ -161,6 +190,23 @@ fn variants(text: &str) -> Result<Vec<String>> {
             ))),
         })
         .collect()
+}
+
+/// A comma-separated list of grid stencil names.
+fn stencils(text: &str) -> Result<Vec<String>> {
+    let known = grid::names();
+    text.split(',')
+        .map(|name| match known.contains(&name.trim()) {
+            true => Ok(name.trim().to_owned()),
+            false => Err(fail(format!("--stencils: unknown stencil `{name}`, expected one of {}", known.join(", ")))),
+        })
+        .collect()
+}
+
+/// A shape written `AxB` or `AxBxC`, outermost first, every extent at least 1.
+fn shape<const N: usize>(word: &str, text: &str) -> Result<[usize; N]> {
+    let extents = text.split('x').map(|e| number(word, e, 1)).collect::<Result<Vec<usize>>>()?;
+    extents.try_into().map_err(|got: Vec<usize>| fail(format!("{word} {text}: expected {N} extents separated by `x`, got {}", got.len())))
 }
 
 fn numbers(word: &str, text: &str) -> Result<Vec<u32>> {

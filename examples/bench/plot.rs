@@ -41,12 +41,12 @@ fn run_label(rows: &[Row], element: &str) -> String {
     format!("{element}, n = {n}, {gpu}")
 }
 
-fn plot_error(path: &Path) -> impl Fn(Box<dyn std::error::Error>) -> Box<dyn std::error::Error> + '_ {
+pub fn plot_error(path: &Path) -> impl Fn(Box<dyn std::error::Error>) -> Box<dyn std::error::Error> + '_ {
     move |e| fail(format!("plotting {}: {e}", path.display()))
 }
 
 /// Up to six colours that stay apart in print.
-const COLOURS: [RGBColor; 6] = [
+pub const COLOURS: [RGBColor; 6] = [
     RGBColor(214, 39, 40),   // red
     RGBColor(31, 119, 180),  // blue
     RGBColor(44, 160, 44),   // green

@@ -5,11 +5,12 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use rc::runtime::GpuInfo;
-use rc::{ScalarType, Strategy};
+use rc::Strategy;
 
 use crate::bench::kernels::{Variant, AUTO, VARIANTS};
-use crate::common::{fail, Result};
+use crate::bench::csv::{self, opt, real, Record};
+use crate::bench::peers::{self, PeerRow};
+use crate::common::Result;
 
 /// `strategy` of the device-to-device copy rows the bench measures beside the kernels.
 pub const COPY: &str = "copy";
@@ -86,12 +87,6 @@ impl Row {
     }
 
     fn fields(&self) -> Vec<String> {
-        fn opt<T: ToString>(v: Option<T>) -> String {
-            v.map(|v| v.to_string()).unwrap_or_default()
-        }
-        fn real(v: Option<f64>, digits: usize) -> String {
-            v.map(|v| format!("{v:.digits$}")).unwrap_or_default()
-        }
         vec![
             self.strategy.clone(),
             self.element.clone(),
@@ -118,123 +113,41 @@ impl Row {
         ]
     }
 
-    /// Reads one CSV line under `header` (columns may come in any order; missing ones are empty).
-    fn parse(header: &[&str], line: &str, at: &str) -> Result<Row> {
-        let values: Vec<&str> = line.split(',').map(str::trim).collect();
-        if values.len() != header.len() {
-            return Err(fail(format!("{at}: {} fields, the header has {}", values.len(), header.len())));
-        }
-        let field = |name: &str| header.iter().position(|h| *h == name).map_or("", |i| values[i]);
-        fn parsed<T: std::str::FromStr>(text: &str, name: &str, at: &str) -> Result<Option<T>>
-        where
-            T::Err: std::fmt::Display,
-        {
-            if text.is_empty() {
-                return Ok(None);
-            }
-            text.parse().map(Some).map_err(|e| fail(format!("{at}: column {name}: `{text}`: {e}")))
-        }
-        let opt = |name: &str| -> Result<Option<f64>> { parsed(field(name), name, at) };
-        let int = |name: &str| -> Result<Option<u32>> { parsed(field(name), name, at) };
-        let required = |name: &str| -> Result<f64> {
-            opt(name)?.ok_or_else(|| fail(format!("{at}: column {name} is empty")))
-        };
+    /// One CSV line (columns may come in any order; missing ones are empty).
+    fn parse(line: &Record) -> Result<Row> {
         Ok(Row {
-            strategy: field("strategy").to_owned(),
-            element: field("element").to_owned(),
-            radius: int("radius")?.ok_or_else(|| fail(format!("{at}: column radius is empty")))?,
-            outputs_per_thread: int("outputs_per_thread")?,
-            n: parsed(field("n"), "n", at)?.unwrap_or(0),
-            time_ms: required("time_ms")?,
-            gb_per_s: required("gb_per_s")?,
-            copy_gb_per_s: opt("copy_gb_per_s")?,
-            arithmetic_bound_gb_per_s: opt("arithmetic_bound_gb_per_s")?,
-            roofline_gb_per_s: opt("roofline_gb_per_s")?,
-            fraction_of_roofline: opt("fraction_of_roofline")?,
-            registers: int("registers")?,
-            local_bytes: int("local_bytes")?,
-            shared_bytes: int("shared_bytes")?,
-            max_threads_per_block: int("max_threads_per_block")?,
-            blocks_per_sm: int("blocks_per_sm")?,
-            occupancy: opt("occupancy")?,
-            shuffles_per_output: opt("shuffles_per_output")?,
-            speedup_vs_shared_memory: opt("speedup_vs_shared_memory")?,
-            max_rel_error: opt("max_rel_error")?,
-            launches: parsed(field("launches"), "launches", at)?.unwrap_or(0),
-            gpu: field("gpu").to_owned(),
+            strategy: line.text("strategy").to_owned(),
+            element: line.text("element").to_owned(),
+            radius: line.required("radius")?,
+            outputs_per_thread: line.opt("outputs_per_thread")?,
+            n: line.opt("n")?.unwrap_or(0),
+            time_ms: line.required("time_ms")?,
+            gb_per_s: line.required("gb_per_s")?,
+            copy_gb_per_s: line.opt("copy_gb_per_s")?,
+            arithmetic_bound_gb_per_s: line.opt("arithmetic_bound_gb_per_s")?,
+            roofline_gb_per_s: line.opt("roofline_gb_per_s")?,
+            fraction_of_roofline: line.opt("fraction_of_roofline")?,
+            registers: line.opt("registers")?,
+            local_bytes: line.opt("local_bytes")?,
+            shared_bytes: line.opt("shared_bytes")?,
+            max_threads_per_block: line.opt("max_threads_per_block")?,
+            blocks_per_sm: line.opt("blocks_per_sm")?,
+            occupancy: line.opt("occupancy")?,
+            shuffles_per_output: line.opt("shuffles_per_output")?,
+            speedup_vs_shared_memory: line.opt("speedup_vs_shared_memory")?,
+            max_rel_error: line.opt("max_rel_error")?,
+            launches: line.opt("launches")?.unwrap_or(0),
+            gpu: line.text("gpu").to_owned(),
         })
     }
 }
 
 pub fn write_csv(rows: &[Row], path: &Path) -> Result<()> {
-    let mut text = COLUMNS.join(",");
-    text.push('\n');
-    for row in rows {
-        text.push_str(&row.fields().join(","));
-        text.push('\n');
-    }
-    std::fs::write(path, text).map_err(|e| fail(format!("writing {}: {e}", path.display())))
+    csv::write(path, &COLUMNS, rows.iter().map(Row::fields))
 }
 
 pub fn read_csv(path: &Path) -> Result<Vec<Row>> {
-    let text = std::fs::read_to_string(path).map_err(|e| fail(format!("reading {}: {e}", path.display())))?;
-    let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'));
-    let Some((_, header)) = lines.next() else {
-        return Err(fail(format!("{}: empty, expected a header line", path.display())));
-    };
-    let header: Vec<&str> = header.split(',').map(str::trim).collect();
-    for needed in ["strategy", "element", "radius", "time_ms", "gb_per_s"] {
-        if !header.contains(&needed) {
-            return Err(fail(format!("{}: the header has no column `{needed}`", path.display())));
-        }
-    }
-    lines.map(|(i, line)| Row::parse(&header, line, &format!("{}:{}", path.display(), i + 1))).collect()
-}
-
-/// Per-clock, per-SM throughput of the adds the stencil is made of, from the CUDA C
-/// Programming Guide's arithmetic-instruction throughput table. An assumption, printed with the
-/// results: the driver does not report it.
-pub fn adds_per_clock_per_sm(compute_capability: (u32, u32), element: ScalarType) -> u32 {
-    match (element, compute_capability) {
-        // GV100, GA100: 64 FP32 lanes per SM; GH100 and later (and GA10x, AD10x): 128.
-        (ScalarType::F32, (7, _) | (8, 0)) => 64,
-        (ScalarType::F32, _) => 128,
-        // FP64: 32 per SM on GV100/GA100, 64 on GH100 (H100/H200) and GB100, 2 elsewhere.
-        (_, (7, 0) | (8, 0)) => 32,
-        (_, (9, 0) | (10, 0)) => 64,
-        _ => 2,
-    }
-}
-
-/// The arithmetic bound in GB/s: each output needs 2r+1 adds and moves 2 elements (one read,
-/// one write), so `element bytes * 2 * SMs * clock * adds per clock per SM / (2r+1)`. `None`
-/// when the driver does not report the clock.
-pub fn arithmetic_bound(gpu: &GpuInfo, element: ScalarType, radius: u32) -> Option<f64> {
-    let clock_hz = f64::from(gpu.clock_mhz?) * 1e6;
-    let adds_per_s =
-        f64::from(gpu.multiprocessors) * clock_hz * f64::from(adds_per_clock_per_sm(gpu.compute_capability, element));
-    Some(f64::from(element.bytes()) * 2.0 * adds_per_s / f64::from(2 * radius + 1) / 1e9)
-}
-
-/// The assumption behind [`arithmetic_bound`], said once in the output.
-pub fn arithmetic_assumption(gpu: &GpuInfo, element: ScalarType) -> String {
-    let (major, minor) = gpu.compute_capability;
-    match gpu.clock_mhz {
-        Some(mhz) => format!(
-            "{element} arithmetic bound = {} B * 2 * {} SMs * {mhz} MHz (peak) * {} adds/clock/SM (assumed for compute {major}.{minor}) / (2r+1) adds per output",
-            element.bytes(),
-            gpu.multiprocessors,
-            adds_per_clock_per_sm(gpu.compute_capability, element),
-        ),
-        None => format!("{element} arithmetic bound: unknown (the driver reports no clock); roofline = copy"),
-    }
-}
-
-pub fn roofline(copy: Option<f64>, arithmetic: Option<f64>) -> Option<f64> {
-    match (copy, arithmetic) {
-        (Some(c), Some(a)) => Some(c.min(a)),
-        (c, a) => c.or(a),
-    }
+    csv::read(path, &["strategy", "element", "radius", "time_ms", "gb_per_s"], Row::parse)
 }
 
 /// Sorts rows by element, radius, strategy (copy, rc's, peers, the peers' copy) and outputs per
@@ -273,37 +186,26 @@ pub fn fill_speedups(rows: &mut [Row]) {
     }
 }
 
-/// Adds the peers' rows to `rows`, with the roofline of the bench's run at the same element
-/// and radius (so every line of the plot is measured against one roofline). The peers' own
-/// copy stays in their `copy_gb_per_s`. Returns what to tell the user.
+/// Adds the peers' rows to `rows` ([`peers::merge`]). Returns what to tell the user.
 pub fn merge_peers(rows: &mut Vec<Row>, peers: Vec<Row>) -> Vec<String> {
-    // The bench's copy rows carry its roofline per element and radius.
-    let copies: BTreeMap<(String, u32), &Row> =
-        rows.iter().filter(|r| r.strategy == COPY).map(|r| ((r.element.clone(), r.radius), r)).collect();
-    let mut notes = Vec::new();
-    let mut merged = Vec::new();
-    for mut peer in peers {
-        if peer.is_rc() || peer.strategy == COPY {
-            notes.push(format!("peers: skipped a `{}` row (not a peer's)", peer.strategy));
-            continue;
-        }
-        let Some(copy) = copies.get(&(peer.element.clone(), peer.radius)) else {
-            continue; // an element or radius this run did not measure
-        };
-        if peer.n != copy.n {
-            notes.push(format!(
-                "peers: {} {} r={} measured n = {}, the bench n = {}: not the same problem size",
-                peer.strategy, peer.element, peer.radius, peer.n, copy.n
-            ));
-        }
-        peer.arithmetic_bound_gb_per_s = copy.arithmetic_bound_gb_per_s;
-        peer.roofline_gb_per_s = copy.roofline_gb_per_s;
-        peer.fraction_of_roofline = copy.roofline_gb_per_s.map(|roof| peer.gb_per_s / roof);
-        merged.push(peer);
+    peers::merge(rows, peers, COPY, |s| !Variant::is_label(s) && s != COPY)
+}
+
+impl PeerRow for Row {
+    fn problem(&self) -> String {
+        format!("{} r={}", self.element, self.radius)
     }
-    notes.push(format!("peers: merged {} rows", merged.len()));
-    rows.extend(merged);
-    notes
+    fn size(&self) -> String {
+        format!("n = {}", self.n)
+    }
+    fn strategy(&self) -> &str {
+        &self.strategy
+    }
+    fn measure_against(&mut self, copy: &Row) {
+        self.arithmetic_bound_gb_per_s = copy.arithmetic_bound_gb_per_s;
+        self.roofline_gb_per_s = copy.roofline_gb_per_s;
+        self.fraction_of_roofline = copy.roofline_gb_per_s.map(|roof| self.gb_per_s / roof);
+    }
 }
 
 /// The best row (highest GB/s) per (strategy, radius) among `rows` of `element`.
@@ -331,11 +233,20 @@ pub fn strategies(rows: &[Row]) -> Vec<String> {
     present
 }
 
+/// A table cell: the value, or `-` for none.
+pub fn cell<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| v.to_string())
+}
+
+/// A table cell of a real with `digits` decimals, or `-` for none.
+pub fn cell_real(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"))
+}
+
 /// Every row as a fixed-width table, then the best outputs per thread per strategy and radius.
 pub fn table(rows: &[Row]) -> String {
     let mut out = String::new();
-    let opt = |v: Option<u32>| v.map_or_else(|| "-".to_owned(), |v| v.to_string());
-    let real = |v: Option<f64>, d: usize| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.d$}"));
+    let (opt, real) = (cell, cell_real);
     let _ = writeln!(
         out,
         "{:<17} {:<4} {:>3} {:>2} {:>9} {:>8} {:>6} {:>5} {:>6} {:>6} {:>5} {:>8} {:>8}",

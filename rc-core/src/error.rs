@@ -73,12 +73,21 @@ fn rows_per_warp(what: &str, dims: Dims, got: &Given) -> String {
     }
 }
 
-/// What strategy shared_memory stages per block: `12 input rows of 300 elements`, with `2 fields
-/// of ` before it for several fields, `300 elements` for one row (1D).
-fn block_stage(fields: u32, rows: u32, elements: u32) -> String {
+/// What a block stages in 1D (its outputs and the halo) and in 2D and 3D (each warp's rows), of
+/// each input field, and what makes it smaller.
+fn block_stage_too_large(dims: Dims, bytes: u32, fields: u32, rows: u32, elements: u32, limit: u32) -> String {
     let fields = if fields > 1 { format!("{fields} fields of ") } else { String::new() };
-    let rows = if rows > 1 { format!("{rows} input rows of ") } else { String::new() };
-    format!("{fields}{rows}{elements} elements")
+    let (what, smaller) = match dims {
+        Dims::One => (
+            format!("{fields}{elements} elements: its outputs and the halo"),
+            "fewer outputs_per_thread, a smaller max_threads_per_block or a smaller radius",
+        ),
+        _ => (
+            format!("{fields}{rows} input rows of {elements} elements"),
+            "fewer rows_per_warp or planes_per_warp, fewer outputs_per_thread or a smaller max_threads_per_block",
+        ),
+    };
+    format!("strategy shared_memory stages {bytes} bytes of input per block ({what}) in shared memory, more than the {limit} a kernel may declare; use {smaller}")
 }
 
 /// `outputs_per_thread: None` is an attribute that leaves it at its default, 1.
@@ -158,8 +167,8 @@ pub enum ScheduleError {
     RegistersExceeded { pattern: Pattern, estimate: RegisterEstimate },
     #[error("distribution {layout} stages {bytes} bytes of input per block in shared memory, more than the {limit} a kernel may declare; use a smaller V, fewer outputs_per_thread or a smaller max_threads_per_block")]
     StageTooLarge { layout: String, bytes: u32, limit: u32 },
-    #[error("strategy shared_memory stages {bytes} bytes of input per block ({}) in shared memory, more than the {limit} a kernel may declare; use {}fewer outputs_per_thread or a smaller max_threads_per_block", block_stage(*.fields, *.rows, *.elements), if *.rows > 1 { "fewer rows_per_warp or planes_per_warp, " } else { "" })]
-    BlockStageTooLarge { bytes: u32, fields: u32, rows: u32, elements: u32, limit: u32 },
+    #[error("{}", block_stage_too_large(*.dims, *.bytes, *.fields, *.rows, *.elements, *.limit))]
+    BlockStageTooLarge { dims: Dims, bytes: u32, fields: u32, rows: u32, elements: u32, limit: u32 },
     #[error("distribution = auto found no distribution that compiles for this stencil within the register and shared-memory limits")]
     NoCandidate,
     #[error("the body reads {body} taps, but the pattern is {pattern}")]

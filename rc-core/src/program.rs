@@ -78,6 +78,9 @@ pub struct WarpProgram {
     /// Cache loads read the block's stage ([`Instr::Stage`]) instead of global memory.
     pub staged: bool,
     pub schedule: Schedule,
+    /// Cache registers of one input row of the tile: row `k`'s `rc[i]` of the x schedule is
+    /// cache register `k * row_registers + i`.
+    pub row_registers: u32,
     pub instrs: Vec<Instr>,
     /// How a streaming tile's steps overlap ([`Pattern::streams`]); `None` for other tiles.
     pub pipeline: Option<Pipeline>,
@@ -156,12 +159,10 @@ impl WarpProgram {
         if strategy == Strategy::SharedMemory {
             let (lead, elements) = (distribution.lead(), pattern.block_elements());
             let bytes = crate::stage::block_stage_bytes(&pattern, body.element(), elements) * fields;
-            // 1D stages of one field have never been checked here (a 1D stage past the limit fails
-            // when the module loads); refusing them is a change of 1D behaviour left for its own
-            // commit. Stencils of several fields are new: theirs are checked.
-            if bytes > MAX_STATIC_SHARED_BYTES && (pattern.dims() != Dims::One || fields > 1) {
-                let (rows, limit) = (step.input_rows(), MAX_STATIC_SHARED_BYTES);
-                return Err(ScheduleError::BlockStageTooLarge { bytes, fields, rows, elements, limit }.into());
+            // Past the limit the module would fail to load on the GPU: refused here, in every dimension.
+            if bytes > MAX_STATIC_SHARED_BYTES {
+                let (dims, rows, limit) = (pattern.dims(), step.input_rows(), MAX_STATIC_SHARED_BYTES);
+                return Err(ScheduleError::BlockStageTooLarge { dims, bytes, fields, rows, elements, limit }.into());
             }
             for field in 0..fields {
                 lower.instrs.push(Instr::Stage { scope: StageScope::Block, lead, elements, field });
@@ -247,6 +248,7 @@ impl WarpProgram {
             vector: distribution.vector(),
             staged: distribution.staged(),
             schedule,
+            row_registers: registers,
             instrs,
             pipeline,
             fetch_order,
@@ -265,10 +267,12 @@ impl WarpProgram {
         &self.reg_types
     }
 
-    /// 32-bit warp shuffles each lane executes, per output it computes.
+    /// 32-bit warp shuffles each lane executes, per output it computes (of every output row of
+    /// the tile).
     pub fn shuffles_per_output(&self) -> f64 {
         let shuffles = self.instrs.iter().filter(|i| matches!(i, Instr::Shuffle { .. })).count() as f64;
-        shuffles * self.element.words() as f64 / self.pattern.outputs_per_thread() as f64
+        let outputs = self.pattern.outputs_per_thread() * self.pattern.output_rows();
+        shuffles * self.element.words() as f64 / outputs as f64
     }
 
     /// 32-bit registers each lane spends on the cache (of one input field).

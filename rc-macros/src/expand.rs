@@ -45,17 +45,18 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         },
         _ => (args.pattern, args.layout),
     };
+    // What the tile's size is written on: `outputs_per_thread` when it was raised from 1, else
+    // `radius`.
+    let tile_span = |pattern: rc_core::Pattern| match (pattern.outputs_per_thread(), args.outputs_span) {
+        (2.., Some(span)) => span,
+        _ => args.radius_span.unwrap_or_else(proc_macro2::Span::call_site),
+    };
     let program = match (pattern, &body) {
         (Some(pattern), Some(b)) => match WarpProgram::compile_for(pattern, args.strategy, layout, b) {
             Ok(p) => match rc_core::validate::registers(pattern, p.register_estimate()) {
                 Ok(()) => Some(p),
                 Err(e) => {
-                    // On `outputs_per_thread` when it was raised from 1, else on `radius`.
-                    let span = match (pattern.outputs_per_thread(), args.outputs_span) {
-                        (2.., Some(span)) => span,
-                        _ => args.radius_span.unwrap_or_else(proc_macro2::Span::call_site),
-                    };
-                    cx.error_at(span, e);
+                    cx.error_at(tile_span(pattern), e);
                     None
                 }
             },
@@ -64,6 +65,8 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
                 match (&e, &args.distribution_tokens) {
                     // A stage too large for shared memory is the named distribution's doing.
                     (rc_core::Error::Schedule(ScheduleError::StageTooLarge { .. }), Some(tokens)) => cx.error(tokens, message),
+                    // The block's stage grows with its tile.
+                    (rc_core::Error::Schedule(ScheduleError::BlockStageTooLarge { .. }), _) => cx.error_at(tile_span(pattern), message),
                     _ => cx.error(&f.sig.ident, message),
                 }
                 None

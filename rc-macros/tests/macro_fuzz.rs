@@ -1071,6 +1071,20 @@ fn register_hungry_patterns_are_refused() {
     assert_eq!(check(&parse(args).unwrap(), &parse(item).unwrap()), Ok(Outcome::Refused));
 }
 
+/// A block's shared-memory stage past the 48 KiB a kernel may declare is a compile error, in 1D
+/// as in 2D and 3D (it would fail when the module loads on the GPU).
+#[test]
+fn shared_memory_stages_past_48_kib_are_refused() {
+    for (args, item) in [
+        // 256 x 64 + 8192 u32: 96 KiB.
+        ("radius = 4096, outputs_per_thread = 64, strategy = shared_memory", "fn f(w: Window<u32>) -> u32 { w[-4096].max(w[4096]) }"),
+        // 256 x 16 + 8192 u32 is 48 KiB exactly; f64 doubles it.
+        ("radius = 4096, outputs_per_thread = 16, strategy = shared_memory", "fn f(w: Window<f64>) -> f64 { w[-4096] + w[4096] }"),
+    ] {
+        assert_eq!(check(&parse(args).unwrap(), &parse(item).unwrap()), Ok(Outcome::Refused), "#[stencil({args})] {item}");
+    }
+}
+
 /// Valid stencils expand (no error) and their expansion names the kernel: the check above would
 /// pass vacuously if every case were refused.
 #[test]
@@ -1083,7 +1097,9 @@ fn valid_stencils_expand() {
         // The largest pattern whose cache fits in registers (with f64 at warp 2 the same taps
         // keep 384 cache registers per lane: refused, see `register_hungry_patterns_are_refused`).
         ("radius = 4096, warp = 32, outputs_per_thread = 64", "fn f(w: Window<f32>) -> f32 { w[-4096] + w[4096] + w[0] }"),
-        ("radius = 4096, outputs_per_thread = 64, strategy = shared_memory", "fn f(w: Window<u32>) -> u32 { w[-4096].max(w[4096]) }"),
+        // The largest 1D shared-memory stage of radius 4096: 256 threads x 16 outputs and the
+        // halo of 2 x 4096, 12288 u32 = 48 KiB exactly (see `shared_memory_stages_past_48_kib_are_refused`).
+        ("radius = 4096, outputs_per_thread = 16, strategy = shared_memory", "fn f(w: Window<u32>) -> u32 { w[-4096].max(w[4096]) }"),
     ] {
         let outcome = check(&parse(args).unwrap(), &parse(item).unwrap());
         assert_eq!(outcome, Ok(Outcome::Expanded), "#[stencil({args})] {item}");

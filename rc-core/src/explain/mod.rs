@@ -1,8 +1,13 @@
 //! `explain()`: the schedule as a person checks it against the register-cache article's Table 2:
-//! per phase, what each lane publishes and from which lane it reads which register.
+//! per phase, what each lane publishes and from which lane it reads which register; for 2D and
+//! 3D stencils first the tile (`tile.rs`), and what a tile streams per step (`streaming.rs`).
+
+mod streaming;
+mod tile;
 
 use std::fmt::{self, Write};
 
+use crate::geometry::Dims;
 use crate::machine::LaunchBounds;
 use crate::program::{Instr, StageScope, WarpProgram};
 use crate::registers::{RegisterEstimate, MAX_REGISTERS_PER_THREAD};
@@ -36,12 +41,21 @@ impl Explanation {
         let warp = pattern.warp();
         let uses: usize = schedule.fetches.iter().map(|f| f.uses.len()).sum();
         let phases = schedule.phases().count();
+        let is_grid = pattern.dims() != Dims::One;
+        // In 2D and 3D the x schedule below is that of every input row of the tile.
+        let cache = if is_grid { "cache along x, per input row" } else { "cache" };
         let mut text = String::new();
         // Writing to a String cannot fail.
         let _ = (|| -> fmt::Result {
             writeln!(text, "stencil `{name}`: {pattern}, element {}", program.element)?;
             match program.strategy {
                 Strategy::RegisterCache => writeln!(text, "distribution: {}", program.distribution)?,
+                Strategy::SharedMemory if is_grid => writeln!(
+                    text,
+                    "strategy: shared memory: each warp stages its tile's {} input rows of {} elements, then every tap is a shared-memory read",
+                    pattern.input_rows(),
+                    pattern.block_elements()
+                )?,
                 Strategy::SharedMemory => writeln!(
                     text,
                     "strategy: shared memory: each block stages its {} input elements, then every tap is a shared-memory read",
@@ -55,7 +69,7 @@ impl Explanation {
             if program.vector == 1 && !program.staged {
                 writeln!(
                     text,
-                    "cache: {} of {} registers per lane loaded ({} x 32-bit)",
+                    "{cache}: {} of {} registers per lane loaded ({} x 32-bit)",
                     schedule.loads.len(),
                     pattern.tile_elements().div_ceil(warp),
                     program.cache_registers()
@@ -63,7 +77,7 @@ impl Explanation {
             } else {
                 writeln!(
                     text,
-                    "cache: {} registers per lane ({} x 32-bit), each loaded just before its first reader; outputs computed as a wavefront (step i: every output's tap on window element i)",
+                    "{cache}: {} registers per lane ({} x 32-bit), each loaded just before its first reader; outputs computed as a wavefront (step i: every output's tap on window element i)",
                     schedule.loads.len(),
                     program.cache_registers()
                 )?;
@@ -86,7 +100,11 @@ impl Explanation {
                     MAX_REGISTERS_PER_THREAD
                 )?;
             }
-            writeln!(text, "taps used: {:?}", schedule.taps)?;
+            if is_grid {
+                tile::write(&mut text, program)?;
+            }
+            streaming::write(&mut text, &program.machine, is_grid)?;
+            writeln!(text, "taps used{}: {:?}", if is_grid { " along x" } else { "" }, schedule.taps)?;
             writeln!(
                 text,
                 "reads: {uses} (output, tap) pairs per lane -> {} fetches: {} local, {phases} shuffle phases, {} served by a value already fetched",
