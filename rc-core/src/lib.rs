@@ -33,6 +33,7 @@ pub mod schedule;
 pub mod stencil;
 pub mod strategy;
 pub mod testdata;
+pub mod time_steps;
 pub mod typing;
 pub mod validate;
 pub mod window;

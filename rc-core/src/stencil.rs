@@ -13,6 +13,7 @@ use crate::pattern::Pattern;
 use crate::program::WarpProgram;
 use crate::scalar::{Element, Params};
 use crate::strategy::Strategy;
+use crate::time_steps::{self, StepPlan};
 use crate::window::Window;
 
 /// The user's function, called with one window per input field (in the order the function
@@ -30,6 +31,8 @@ pub struct Stencil<T: Element, P: Params> {
     fields: u32,
     body: fn() -> Result<Body, BodyError>,
     reference: Reference<T, P>,
+    /// Time steps one fused launch runs (`fuse = T`); `None`: the cost model's choice.
+    steps_per_launch: Option<u32>,
     _types: PhantomData<fn(T, P) -> T>,
 }
 
@@ -50,7 +53,26 @@ impl<T: Element, P: Params> Stencil<T, P> {
         body: fn() -> Result<Body, BodyError>,
         reference: Reference<T, P>,
     ) -> Stencil<T, P> {
-        Stencil { name, pattern, strategy, layout, ptx, entry, fields, body, reference, _types: PhantomData }
+        Stencil { name, pattern, strategy, layout, ptx, entry, fields, body, reference, steps_per_launch: None, _types: PhantomData }
+    }
+
+    /// This handle with `steps` time steps per fused launch (the attribute's `fuse`, or the
+    /// macro's choice), which `run_steps`, `launch_steps` and `emulate_steps` use.
+    pub const fn with_steps_per_launch(self, steps: u32) -> Stencil<T, P> {
+        Stencil { steps_per_launch: Some(steps), ..self }
+    }
+
+    /// Time steps one fused launch runs: the one set by
+    /// [`Stencil::with_steps_per_launch`], else the cost model's choice
+    /// ([`crate::auto::steps_per_launch`]).
+    pub fn steps_per_launch(&self) -> u32 {
+        self.steps_per_launch.unwrap_or_else(|| crate::auto::steps_per_launch(&self.pattern, T::TYPE))
+    }
+
+    /// The program of one fused launch ([`crate::time_steps`]): what the fused PTX prints
+    /// and `emulate_steps` runs.
+    pub fn fused_program(&self) -> Result<WarpProgram, Error> {
+        WarpProgram::compile_steps(self.pattern, &self.body()?, self.steps_per_launch())
     }
 
     /// The annotated function's name.
@@ -160,6 +182,54 @@ impl<T: Element, P: Params> Stencil<T, P> {
     /// [`Stencil::emulate`] over grids of shape `shape`, one per input field.
     pub fn emulate_grid(&self, inputs: &[&[T]], shape: impl Into<Extent>, output: &mut [T], params: P) -> Result<(), Error> {
         self.program()?.emulate_grid(inputs, shape.into(), output, &params.scalars())
+    }
+
+    /// `steps` time steps on the CPU: [`Stencil::run_cpu`] applied `steps` times, each step's
+    /// output the next one's input field 0; the other fields (coefficients) stay as given,
+    /// read where the state lies ([`time_steps::step_inputs`]). `output` has the input's length,
+    /// or under `valid` `n - 2 * r * steps`.
+    pub fn run_cpu_steps(&self, inputs: &[&[T]], output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
+        // The reference knows no launches: one step at a time.
+        let one_by_one = StepPlan::new(steps, 1);
+        self.steps_with(inputs, output, steps, one_by_one, |_, inputs, out| self.run_cpu(inputs, out, params))
+    }
+
+    /// `steps` time steps as the GPU runs them ([`time_steps::StepPlan`]): fused launches of
+    /// [`Stencil::steps_per_launch`] steps, each the fused warp program emulated lane by lane,
+    /// then one-step launches for the steps left. Bit for bit [`Stencil::run_cpu_steps`].
+    pub fn emulate_steps(&self, inputs: &[&[T]], output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
+        let plan = StepPlan::new(steps, self.steps_per_launch());
+        let scalars = params.scalars();
+        self.steps_with(inputs, output, steps, plan, |fused, inputs, out| {
+            let program = if fused { self.fused_program()? } else { self.program()? };
+            program.emulate(inputs, out, &scalars)
+        })
+    }
+
+    /// Runs `steps` time steps as `plan` launches them, through `launch(fused, inputs, output)`,
+    /// ping-pong between two host buffers.
+    fn steps_with(
+        &self,
+        inputs: &[&[T]],
+        output: &mut [T],
+        steps: usize,
+        plan: StepPlan,
+        mut launch: impl FnMut(bool, &[&[T]], &mut [T]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let n = first_len(inputs);
+        let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
+        time_steps::check_steps_inputs(&self.pattern, &lens, self.fields, output.len(), steps)?;
+        let mut state: Vec<T> = inputs.first().map_or(Vec::new(), |input| input.to_vec());
+        let mut done = 0;
+        for fused in plan.launches() {
+            let advance = if fused { plan.steps_per_launch as usize } else { 1 };
+            let mut next = vec![*T::zero_ref(); time_steps::steps_output_len(&self.pattern, n, done + advance)?];
+            launch(fused, &time_steps::step_inputs(&self.pattern, inputs, &state, done), &mut next)?;
+            state = next;
+            done += advance;
+        }
+        output.copy_from_slice(&state);
+        Ok(())
     }
 
     /// `run_cpu` into a new vector.
