@@ -17,7 +17,6 @@
 
 use std::fmt;
 
-use crate::time_steps::FusedTile;
 use crate::geometry::Dims;
 use crate::body::{BinaryOp, Body};
 use crate::distribution::Layout;
@@ -27,6 +26,7 @@ use crate::machine::Op;
 use crate::program::{Instr, WarpProgram};
 use crate::scalar::ScalarType;
 use crate::strategy::Strategy;
+use crate::time_steps::FusedTile;
 
 /// DRAM bytes an SM moves per clock (H100/H200: ~4.2 TB/s over 132 SMs at ~1.98 GHz).
 const DRAM_BYTES_PER_CLOCK: f64 = 16.0;
@@ -340,8 +340,20 @@ impl fmt::Display for Choice {
 /// Fused time steps per launch unless the attribute says `fuse = T`: 16, where a hand-written
 /// probe of the same tile ran 1D heat (r = 1, f32) on an H200 at 8.0x the copy bandwidth per
 /// step (3.7x at 8, 8.0x at 32, 5.7x at 64: past 16 the halo's recomputation and the registers
-/// eat the gain); fewer where the tile cannot hold 16 ([`FusedTile::max_steps`]).
-pub fn steps_per_launch(pattern: &Pattern, element: ScalarType) -> u32 {
+/// eat the gain); fewer where the tile cannot hold 16 ([`FusedTile::max_steps`]) or the fused
+/// kernel would need more registers than a thread has (halving until it fits); 1 (no fused
+/// kernel) for 2D and 3D stencils and where nothing fits.
+pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
     const PROBED_BEST: u32 = 16;
-    PROBED_BEST.min(FusedTile::max_steps(pattern, element)).max(1)
+    if pattern.dims() != Dims::One {
+        return 1;
+    }
+    let mut steps = PROBED_BEST.min(FusedTile::max_steps(pattern, body.element()));
+    while steps > 1 {
+        match WarpProgram::compile_steps(*pattern, body, steps) {
+            Ok(program) if !program.register_estimate().exceeds_limit() => return steps,
+            _ => steps /= 2,
+        }
+    }
+    1
 }

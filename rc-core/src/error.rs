@@ -49,6 +49,8 @@ pub enum PatternError {
     ThreadsPerBlock { got: Given },
     #[error("min_blocks_per_sm must be an integer from 1 to {}, got {got}", Pattern::MAX_MIN_BLOCKS_PER_SM)]
     MinBlocksPerSm { got: Given },
+    #[error("fuse must be an integer from 1 to {} (time steps per launch; 1 launches every step on its own), got {got}", Pattern::MAX_FUSE)]
+    Fuse { got: Given },
 }
 
 /// A distribution the pattern or the strategy cannot have, checked by [`crate::validate`].

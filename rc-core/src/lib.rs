@@ -49,6 +49,6 @@ pub use program::{Instr, WarpProgram};
 pub use registers::RegisterEstimate;
 pub use scalar::{Element, Param, Params, Scalar, ScalarType};
 pub use schedule::{Phase, Schedule};
-pub use stencil::Stencil;
+pub use stencil::{FusedKernel, Stencil};
 pub use strategy::Strategy;
 pub use window::{Window, Window2, Window3};

@@ -137,6 +137,9 @@ impl Pattern {
     pub const DEFAULT_THREADS_PER_BLOCK: u32 = 256;
     /// CUDA's limit on threads per block.
     pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
+    /// The most time steps `fuse = T` asks one launch to run (a tile holds far fewer for any
+    /// radius: [`crate::time_steps::FusedTile::max_steps`] says how many).
+    pub const MAX_FUSE: u32 = 1024;
     /// The largest `min_blocks_per_sm` accepted (no GPU holds more than 32 blocks per SM).
     pub const MAX_MIN_BLOCKS_PER_SM: u32 = 32;
 

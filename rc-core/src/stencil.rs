@@ -16,6 +16,16 @@ use crate::strategy::Strategy;
 use crate::time_steps::{self, StepPlan};
 use crate::window::Window;
 
+/// The kernel that runs several time steps per launch, printed by the macro beside the
+/// one-step kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FusedKernel {
+    /// Time steps per launch; 1: no fused kernel.
+    pub steps: u32,
+    pub ptx: &'static str,
+    pub entry: &'static str,
+}
+
 /// The user's function, called with one window per input field (in the order the function
 /// declares them) and a tuple of its extra parameters.
 pub type Reference<T, P> = for<'a> fn(&[Window<'a, T>], P) -> T;
@@ -31,8 +41,9 @@ pub struct Stencil<T: Element, P: Params> {
     fields: u32,
     body: fn() -> Result<Body, BodyError>,
     reference: Reference<T, P>,
-    /// Time steps one fused launch runs (`fuse = T`); `None`: the cost model's choice.
-    steps_per_launch: Option<u32>,
+    /// The fused kernel (`fuse = T` or the macro's choice); `None`: the cost model's choice,
+    /// with no PTX.
+    fused: Option<FusedKernel>,
     _types: PhantomData<fn(T, P) -> T>,
 }
 
@@ -53,26 +64,50 @@ impl<T: Element, P: Params> Stencil<T, P> {
         body: fn() -> Result<Body, BodyError>,
         reference: Reference<T, P>,
     ) -> Stencil<T, P> {
-        Stencil { name, pattern, strategy, layout, ptx, entry, fields, body, reference, steps_per_launch: None, _types: PhantomData }
+        Stencil { name, pattern, strategy, layout, ptx, entry, fields, body, reference, fused: None, _types: PhantomData }
     }
 
-    /// This handle with `steps` time steps per fused launch (the attribute's `fuse`, or the
-    /// macro's choice), which `run_steps`, `launch_steps` and `emulate_steps` use.
-    pub const fn with_steps_per_launch(self, steps: u32) -> Stencil<T, P> {
-        Stencil { steps_per_launch: Some(steps), ..self }
+    /// This handle with its fused kernel: `steps` time steps per launch (the attribute's
+    /// `fuse`, or the macro's choice), printed as `ptx` with entry `entry`. With `steps` 1 there
+    /// is no fused kernel (`ptx` is not read): every step is a launch of the one-step kernel.
+    pub const fn with_fused(self, steps: u32, ptx: &'static str, entry: &'static str) -> Stencil<T, P> {
+        Stencil { fused: Some(FusedKernel { steps, ptx, entry }), ..self }
     }
 
-    /// Time steps one fused launch runs: the one set by
-    /// [`Stencil::with_steps_per_launch`], else the cost model's choice
-    /// ([`crate::auto::steps_per_launch`]).
-    pub fn steps_per_launch(&self) -> u32 {
-        self.steps_per_launch.unwrap_or_else(|| crate::auto::steps_per_launch(&self.pattern, T::TYPE))
+    /// Time steps one fused launch runs: the macro's ([`Stencil::with_fused`]), else the cost
+    /// model's choice for this body ([`crate::auto::steps_per_launch`]).
+    pub fn steps_per_launch(&self) -> Result<u32, Error> {
+        match self.fused {
+            Some(fused) => Ok(fused.steps),
+            None => Ok(crate::auto::steps_per_launch(&self.pattern, &self.body()?)),
+        }
+    }
+
+    /// The fused kernel's PTX and entry, if the macro printed one.
+    pub const fn fused_kernel(&self) -> Option<FusedKernel> {
+        self.fused
     }
 
     /// The program of one fused launch ([`crate::time_steps`]): what the fused PTX prints
     /// and `emulate_steps` runs.
     pub fn fused_program(&self) -> Result<WarpProgram, Error> {
-        WarpProgram::compile_steps(self.pattern, &self.body()?, self.steps_per_launch())
+        WarpProgram::compile_steps(self.pattern, &self.body()?, self.steps_per_launch()?)
+    }
+
+    /// The handle a fused launch goes through: this stencil's name and body, the launch's
+    /// pattern ([`crate::time_steps::FusedTile::launch_pattern`]) and the fused PTX. Its
+    /// `program()` is not its PTX: it exists to be launched (rc's runtime checks its lengths
+    /// and launches it as any kernel). Its layout asks the buffers for no vector alignment: the
+    /// coefficient fields, which a `valid` launch reads from an offset, load element by element,
+    /// and whoever launches it checks the stepping buffers' alignment
+    /// ([`crate::time_steps::FusedTile::width`]).
+    #[doc(hidden)]
+    pub fn fused_launch(&self) -> Result<(Stencil<T, P>, crate::time_steps::FusedTile), Error> {
+        let program = self.fused_program()?;
+        let tile = program.fused.ok_or(crate::error::ScheduleError::FusedDimensions { dims: self.pattern.dims() })?;
+        let (ptx, entry) = self.fused.map_or(("", ""), |f| (f.ptx, f.entry));
+        let launch = Stencil { pattern: program.pattern, layout: Layout::RoundRobin, ptx, entry, fused: None, ..*self };
+        Ok((launch, tile))
     }
 
     /// The annotated function's name.
@@ -198,7 +233,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
     /// [`Stencil::steps_per_launch`] steps, each the fused warp program emulated lane by lane,
     /// then one-step launches for the steps left. Bit for bit [`Stencil::run_cpu_steps`].
     pub fn emulate_steps(&self, inputs: &[&[T]], output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
-        let plan = StepPlan::new(steps, self.steps_per_launch());
+        let plan = StepPlan::new(steps, self.steps_per_launch()?);
         let scalars = params.scalars();
         self.steps_with(inputs, output, steps, plan, |fused, inputs, out| {
             let program = if fused { self.fused_program()? } else { self.program()? };
