@@ -223,3 +223,46 @@ fn too_many_steps_for_a_tile_are_refused_with_the_most_that_fit() {
     let err = WarpProgram::compile_steps(pattern, &body, most + 1).expect_err("too many");
     assert!(err.to_string().contains(&format!("at most {most} steps fit")), "{err}");
 }
+
+/// Fused kernels of every boundary, element type and a few radii assemble and keep every value
+/// in registers (CI sets RC_PTXAS; without it only the printing runs).
+#[test]
+fn fused_kernels_assemble_without_spills() {
+    let mut kernels = Vec::new();
+    for boundary in Boundary::ALL {
+        for (radius, element, steps, warp) in [(1, F32, 16, 32), (4, F32, 16, 32), (1, F64, 8, 32), (3, I32, 5, 16), (2, U32, 16, 32), (2, F32, 7, 8)] {
+            let pattern = Pattern::new(radius, warp, 1, boundary).expect("valid");
+            let body = match element {
+                F32 | F64 => common::box_body(radius, element),
+                _ => integer_body(radius, element),
+            };
+            let program = WarpProgram::compile_steps(pattern, &body, steps).expect("compiles");
+            kernels.push((format!("{element} r={radius} T={steps} warp {warp} {boundary}"), rc_core::ptx::print(&program, "k")));
+        }
+    }
+    let Some(ptxas) = std::env::var_os("RC_PTXAS") else { return };
+    for (i, (what, ptx)) in kernels.iter().enumerate() {
+        let file = std::env::temp_dir().join(format!("rc-steps-{}-{i}.ptx", std::process::id()));
+        std::fs::write(&file, ptx).expect("writes the PTX");
+        let out = std::process::Command::new(&ptxas).args(["-arch=sm_90", "-v", "-o", "/dev/null"]).arg(&file).output().expect("runs ptxas");
+        let log = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "ptxas refused {what}: {log}\n{ptx}");
+        assert!(log.contains("0 bytes spill stores, 0 bytes spill loads"), "{what} spills: {log}");
+        let _ = std::fs::remove_file(&file);
+    }
+}
+
+/// `(w[-r] + ... + w[r]) / 3` over an integer type.
+fn integer_body(r: u32, ty: ScalarType) -> Body {
+    use rc_core::body::{BinaryOp, Node};
+    let three = if ty == I32 { Scalar::i32(3) } else { Scalar::u32(3) };
+    let mut nodes = vec![Node::Tap(0, Offset::x(-(r as i32)))];
+    for k in 1 - r as i32..=r as i32 {
+        nodes.push(Node::Tap(0, Offset::x(k)));
+        nodes.push(Node::Binary(BinaryOp::Add, nodes.len() as u32 - 2, nodes.len() as u32 - 1));
+    }
+    nodes.push(Node::Const(three));
+    nodes.push(Node::Binary(BinaryOp::Div, nodes.len() as u32 - 2, nodes.len() as u32 - 1));
+    let result = nodes.len() as u32 - 1;
+    Body::new(ty, 1, vec![], r, nodes, result).expect("type-checks")
+}
