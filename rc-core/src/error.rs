@@ -111,6 +111,8 @@ pub enum LengthError {
     Output { expected: usize, got: usize, input: usize, boundary: Boundary },
     #[error("boundary `valid` shrinks the input by 2 * radius = {} elements per step: {steps} steps of an input of {len} elements leave {}, and at least 1 must be left", 2 * .radius, *.len as i128 - 2 * *.radius as i128 * *.steps as i128)]
     StepsOutlastInput { len: usize, radius: usize, steps: usize },
+    #[error("the two buffers of a run of time steps have {a} and {b} elements; both must hold the input (the same length)")]
+    StepBuffers { a: usize, b: usize },
     #[error("output has {got} elements, expected {expected} for {steps} steps on an input of {input} elements with boundary `{boundary}`")]
     StepsOutput { expected: usize, got: usize, input: usize, steps: usize, boundary: Boundary },
     #[error("{outputs} outputs need {blocks} thread blocks, more than the {max} a 1D grid allows")]
