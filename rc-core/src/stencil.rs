@@ -103,10 +103,14 @@ impl<T: Element, P: Params> Stencil<T, P> {
     /// ([`crate::time_steps::FusedTile::width`]).
     #[doc(hidden)]
     pub fn fused_launch(&self) -> Result<(Stencil<T, P>, crate::time_steps::FusedTile), Error> {
-        let program = self.fused_program()?;
-        let tile = program.fused.ok_or(crate::error::ScheduleError::FusedDimensions { dims: self.pattern.dims() })?;
+        let dims = self.pattern.dims();
+        if dims != crate::geometry::Dims::One {
+            return Err(crate::error::ScheduleError::FusedDimensions { dims }.into());
+        }
+        // The tile alone, not the program: a run of time steps asks for it at every call.
+        let tile = crate::time_steps::FusedTile::new(&self.pattern, T::TYPE, self.steps_per_launch()?)?;
         let (ptx, entry) = self.fused.map_or(("", ""), |f| (f.ptx, f.entry));
-        let launch = Stencil { pattern: program.pattern, layout: Layout::RoundRobin, ptx, entry, fused: None, ..*self };
+        let launch = Stencil { pattern: tile.launch_pattern(&self.pattern), layout: Layout::RoundRobin, ptx, entry, fused: None, ..*self };
         Ok((launch, tile))
     }
 
