@@ -210,3 +210,21 @@ fn steps_that_outlast_a_valid_input_are_refused_with_the_numbers() {
     let err = heat_clamp::emulate_steps(&input, &mut [0.0; 8], 2, 0.25).expect_err("clamp keeps 9");
     assert_eq!(err.to_string(), "output has 8 elements, expected 9 for 2 steps on an input of 9 elements with boundary `clamp`");
 }
+
+#[test]
+fn explain_shows_the_fused_tile_and_its_shrinking_halo() {
+    let text = heat_clamp::explain().expect("explains").to_string();
+    assert!(text.contains("fused time steps: 16 steps per launch"), "{text}");
+    assert!(text.contains("tile: 256 elements per warp, loaded once; lane l owns elements 8l..8l+8"), "{text}");
+    assert!(text.contains("after step   1: elements 1..255 exact (halo 1 each side)"), "{text}");
+    assert!(text.contains("after step  16: elements 16..240 exact (halo 16 each side)"), "{text}");
+    assert!(text.contains("stored: elements 16..240, 224 outputs per warp (7 per lane)"), "{text}");
+    assert!(text.contains("boundary `clamp`: after every step elements outside the input take the step's value at index 0 or n - 1"), "{text}");
+    // Stencils without a fused kernel explain their one-step kernel alone.
+    assert!(!heat_valid_no_fuse::explain().expect("explains").to_string().contains("fused time steps"));
+}
+
+#[stencil(radius = 1, boundary = valid, fuse = 1)]
+fn heat_valid_no_fuse(w: Window<f32>) -> f32 {
+    w[-1] + w[0] + w[1]
+}

@@ -301,9 +301,14 @@ impl<T: Element, P: Params> Stencil<T, P> {
         Ok(out)
     }
 
-    /// The schedule as a table to check against the register-cache article's Table 2.
+    /// The schedule as a table to check against the register-cache article's Table 2, and
+    /// the fused kernel's tile and shrinking halo where there is one.
     pub fn explain(&self) -> Result<Explanation, Error> {
-        Ok(Explanation::new(self.name, &self.program()?))
+        let explanation = Explanation::new(self.name, &self.program()?);
+        Ok(match self.fused {
+            Some(fused) if fused.steps > 1 => explanation.with_fused(&self.fused_launch()?.1, self.pattern.boundary()),
+            _ => explanation,
+        })
     }
 }
 
