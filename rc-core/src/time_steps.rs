@@ -264,7 +264,6 @@ impl Build<'_> {
     /// what no tap changes, then the steps, then the stores.
     fn path(&mut self, interior: bool) -> Vec<Stmt> {
         let body = self.body;
-        let (k, element) = (self.tile.per_lane as usize, body.element());
         let mut out = Vec::new();
         let state = self.load(0, interior, &mut out);
         let mut coefficients = Vec::new();
@@ -281,8 +280,38 @@ impl Build<'_> {
                 invariant[id] = Some(dst);
             }
         }
+        // Two steps per iteration, the second reading what the first wrote: the first step's
+        // elements are dead once the second has run, so ptxas can give the second's results
+        // the registers of the elements the carry copies them back into (with one step per
+        // iteration, each element is still read by its neighbour's update when it is written).
+        let (pairs, odd) = (self.tile.steps / 2, self.tile.steps % 2 == 1);
+        if pairs > 0 {
+            let (mut step, middle) = self.step(&state, &coefficients, &invariant, interior);
+            let (second, next) = self.step(&middle, &coefficients, &invariant, interior);
+            step.extend(second);
+            step.extend(self.carry(&state, next));
+            out.push(Stmt::Loop { times: pairs, body: step });
+        }
+        let last = match odd {
+            true => {
+                let (step, last) = self.step(&state, &coefficients, &invariant, interior);
+                out.extend(step);
+                last
+            }
+            false => state,
+        };
+        out.push(self.stores(last));
+        out
+    }
+
+    /// One time step of `state` (the lane's elements of field 0): the neighbours' edges, the
+    /// body for each element, the boundary rule where the path needs it. Returns its statements
+    /// and the registers of the new elements.
+    fn step(&mut self, state: &[Reg], coefficients: &[Owned], invariant: &[Option<Reg>], interior: bool) -> (Vec<Stmt>, Vec<Reg>) {
+        let body = self.body;
+        let (k, element, live) = (self.tile.per_lane as usize, body.element(), body.live());
         let mut step = Vec::new();
-        let current = self.exchange(0, state.clone(), &mut step);
+        let current = self.exchange(0, state.to_vec(), &mut step);
         let mut values = Vec::with_capacity(k);
         for j in 0..k as i64 {
             let mut value: Vec<Reg> = vec![0; body.nodes().len()];
@@ -305,36 +334,32 @@ impl Build<'_> {
             }
             values.push(value[body.result() as usize]);
         }
-        let ruled = matches!(self.boundary, Boundary::Zero | Boundary::Clamp) && !interior;
-        let next = match ruled {
-            true => {
-                let dsts: Vec<Reg> = (0..k).map(|_| self.reg(element)).collect();
-                step.push(Stmt::Op(Op::StepRule { values, dsts: dsts.clone() }));
-                dsts
-            }
-            false => values,
-        };
-        // The carry copies in order, so a new value that is still an old element (a body that
-        // returns a tap) is first copied aside, or an earlier copy would overwrite it.
+        if !matches!(self.boundary, Boundary::Zero | Boundary::Clamp) || interior {
+            return (step, values);
+        }
+        let dsts: Vec<Reg> = (0..k).map(|_| self.reg(element)).collect();
+        step.push(Stmt::Op(Op::StepRule { values, dsts: dsts.clone() }));
+        (step, dsts)
+    }
+
+    /// `state = next`, element by element. The carry copies in order, so a new value that is
+    /// still an old element (a body that returns a tap) is first copied aside, or an earlier
+    /// copy would overwrite it.
+    fn carry(&mut self, state: &[Reg], next: Vec<Reg>) -> Vec<Stmt> {
         let mut aside = Vec::new();
         let next: Vec<Reg> = next
             .into_iter()
             .map(|reg| match state.contains(&reg) {
                 true => {
-                    let copy = self.reg(element);
+                    let copy = self.reg(self.body.element());
                     aside.push((copy, reg));
                     copy
                 }
                 false => reg,
             })
             .collect();
-        if !aside.is_empty() {
-            step.push(Stmt::Op(Op::Carry(aside)));
-        }
-        step.push(Stmt::Op(Op::Carry(state.iter().copied().zip(next).collect())));
-        out.push(Stmt::Loop { times: self.tile.steps, body: step });
-        out.push(self.stores(state));
-        out
+        let copies = (!aside.is_empty()).then_some(Stmt::Op(Op::Carry(aside)));
+        copies.into_iter().chain([Stmt::Op(Op::Carry(state.iter().copied().zip(next).collect()))]).collect()
     }
 
     /// The stores of the tile's outputs: vectors where the whole tile's outputs exist and the

@@ -197,20 +197,29 @@ fn steps_run_as_fused_launches_then_one_step_launches() {
 #[test]
 fn the_fused_tile_loads_once_steps_in_a_loop_and_stores_its_centre() {
     let pattern = Pattern::new(1, 32, 1, Boundary::Zero).expect("valid");
-    let program = WarpProgram::compile_steps(pattern, &heat_body().expect("valid"), 16).expect("compiles");
-    let tile = program.fused.expect("fused");
-    // The probe's tile: 8 elements per lane, 256 per warp, 224 outputs.
-    assert_eq!((tile.per_lane, tile.elements(), tile.outputs(), tile.halo(), tile.lead), (8, 256, 224, 16, 16));
-    let [Stmt::Branch { taken, fallback, .. }] = program.machine.body.as_slice() else { panic!("one branch on the tile") };
-    for (path, rule) in [(taken, false), (fallback, true)] {
-        let loops: Vec<(u32, &Vec<Stmt>)> =
-            path.iter().filter_map(|s| if let Stmt::Loop { times, body } = s { Some((*times, body)) } else { None }).collect();
-        assert_eq!(loops.len(), 1);
-        assert_eq!(loops[0].0, 16);
-        let ops: Vec<&Op> = loops[0].1.iter().filter_map(|s| if let Stmt::Op(op) = s { Some(op) } else { None }).collect();
-        // One shuffle for each neighbour's edge element, the rule only where the tile crosses an edge.
-        assert_eq!(ops.iter().filter(|op| matches!(op, Op::Neighbour { .. })).count(), 2);
-        assert_eq!(ops.iter().any(|op| matches!(op, Op::StepRule { .. })), rule);
+    for (steps, iterations, straight) in [(16, 8, 0), (5, 2, 1)] {
+        let program = WarpProgram::compile_steps(pattern, &heat_body().expect("valid"), steps).expect("compiles");
+        let tile = program.fused.expect("fused");
+        if steps == 16 {
+            // The probe's tile: 8 elements per lane, 256 per warp, 224 outputs.
+            assert_eq!((tile.per_lane, tile.elements(), tile.outputs(), tile.halo(), tile.lead), (8, 256, 224, 16, 16));
+        }
+        let [Stmt::Branch { taken, fallback, .. }] = program.machine.body.as_slice() else { panic!("one branch on the tile") };
+        let ops = |stmts: &[Stmt]| -> Vec<Op> { stmts.iter().filter_map(|s| if let Stmt::Op(op) = s { Some(op.clone()) } else { None }).collect() };
+        for (path, rule) in [(taken, false), (fallback, true)] {
+            let loops: Vec<(u32, &Vec<Stmt>)> =
+                path.iter().filter_map(|s| if let Stmt::Loop { times, body } = s { Some((*times, body)) } else { None }).collect();
+            // Two steps per iteration, the odd one after the loop.
+            assert_eq!(loops.len(), 1);
+            assert_eq!(loops[0].0, iterations);
+            let inside = ops(loops[0].1);
+            let count = |ops: &[Op], f: fn(&Op) -> bool| ops.iter().filter(|op| f(op)).count();
+            // One shuffle for each neighbour's edge element per step, the rule only where the tile crosses an edge.
+            assert_eq!(count(&inside, |op| matches!(op, Op::Neighbour { .. })), 4);
+            assert_eq!(count(&inside, |op| matches!(op, Op::StepRule { .. })), if rule { 2 } else { 0 });
+            let after = ops(path);
+            assert_eq!(count(&after, |op| matches!(op, Op::Neighbour { .. })), 2 * straight, "{steps} steps");
+        }
     }
 }
 
