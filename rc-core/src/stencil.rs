@@ -239,8 +239,13 @@ impl<T: Element, P: Params> Stencil<T, P> {
     pub fn emulate_steps(&self, inputs: &[&[T]], output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
         let plan = StepPlan::new(steps, self.steps_per_launch()?);
         let scalars = params.scalars();
+        // Each program compiled once, when its first launch comes.
+        let mut programs: [Option<WarpProgram>; 2] = [None, None];
         self.steps_with(inputs, output, steps, plan, |fused, inputs, out| {
-            let program = if fused { self.fused_program()? } else { self.program()? };
+            let program = match &mut programs[usize::from(fused)] {
+                Some(program) => program,
+                slot => slot.insert(if fused { self.fused_program()? } else { self.program()? }),
+            };
             program.emulate(inputs, out, &scalars)
         })
     }

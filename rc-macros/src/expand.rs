@@ -212,7 +212,11 @@ fn generate(
     let user_docs = f.attrs.iter().filter(|attr| attr.path().is_ident("doc"));
     let estimate = program.register_estimate();
     let shape_api = match sig.dims {
-        Dims::One => String::new(),
+        Dims::One => format!(
+            " `run_cpu_steps`, `emulate_steps`, `run_steps` and `launch_steps` run time steps (the output the next \
+             input), {} per launch of the fused kernel (`FUSED_PTX`; `explain` shows its tile).",
+            fused.steps
+        ),
         Dims::Two => " Inputs and outputs are row-major grids: `run_cpu(input, [rows, cols], output, ..)` and `emulate` take \
              the input's shape, `output_shape([rows, cols])` gives the output's."
             .to_string(),
