@@ -1,13 +1,13 @@
 //! The cust back end: stencils on cust streams and device buffers (what a Rust-CUDA host program
 //! has), and [`run`] from host slices through cust's buffers.
 
-use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
 use cust::stream::{Stream, StreamFlags};
 use rc_core::{Element, Extent, Params, Stencil};
 
 use crate::context;
 use crate::error::Error;
-use crate::launch::{launch_planned, output_shape, plan, RawBuffer};
+use crate::launch::{self, launch_planned, output_shape, plan, RawBuffer};
 use crate::steps::{self, Holds};
 
 /// Launches `stencil` over `inputs` into `output` on `stream`, asynchronously: it returns once
@@ -157,7 +157,10 @@ where
 ///
 /// Lengths are checked before any CUDA call ([`Error::Length`]). The fused kernel loads and
 /// stores `a` and `b` with 16-byte vectors, so both must start 16-byte aligned
-/// ([`Error::Misaligned`]); every launch has [`launch`]'s other rules.
+/// ([`Error::Misaligned`]); every launch has [`launch`]'s other rules. Under `valid` with
+/// coefficient fields, a one-step launch whose coefficient window would start mid-vector reads
+/// an aligned copy of it, and then this waits for the stream before returning (the copies are
+/// freed).
 pub fn launch_steps<T, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
@@ -183,6 +186,8 @@ where
             steps::check_vector_alignment(stencil, name, buffer.as_device_ptr().as_raw(), tile.width)?;
         }
     }
+    // Aligned copies of coefficient windows, kept until the launches that read them are done.
+    let mut copies: Vec<DeviceBuffer<T>> = Vec::new();
     for step in launches {
         let (from, to) = match step.from {
             Holds::A => (a, b),
@@ -191,13 +196,29 @@ where
         let state = from.index(..step.input_len);
         let mut output = to.index(..step.output_len);
         let span = step.coefficients_from..step.coefficients_from + step.input_len;
-        let coefficients: Vec<DeviceSlice<T>> = coefficients.iter().map(|c| c.index(span.clone())).collect();
-        let inputs: Vec<&DeviceSlice<T>> = std::iter::once(&state).chain(&coefficients).collect();
+        let mut windows: Vec<DeviceSlice<T>> = coefficients.iter().map(|c| c.index(span.clone())).collect();
         let kernel = match (&fused, step.fused) {
             (Some((fused, _)), true) => fused,
             _ => stencil,
         };
+        // Under `valid` a one-step launch reads the coefficients from an offset, which may break
+        // the one-step kernel's vector alignment: it reads an aligned copy of its window instead.
+        let required = u64::from(launch::required_alignment(kernel));
+        for window in windows.iter_mut().filter(|w| w.as_device_ptr().as_raw() % required != 0) {
+            let len = window.len();
+            // SAFETY: the copy below writes every element before any launch reads it.
+            let mut copy = unsafe { DeviceBuffer::<T>::uninitialized(len) }
+                .map_err(|e| Error::cust(format!("allocating an aligned copy of {len} coefficient elements"), e))?;
+            // SAFETY: both buffers outlive the copy: the copies are kept until the stream is done.
+            unsafe { copy.async_copy_from(window, stream) }.map_err(|e| Error::cust("copying a coefficient window (cuMemcpyDtoDAsync)", e))?;
+            *window = *copy;
+            copies.push(copy);
+        }
+        let inputs: Vec<&DeviceSlice<T>> = std::iter::once(&state).chain(&windows).collect();
         launch(kernel, stream, &inputs, &mut output, params)?;
+    }
+    if !copies.is_empty() {
+        stream.synchronize().map_err(|e| Error::cust(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e))?;
     }
     Ok(holds)
 }
