@@ -88,7 +88,10 @@ impl FusedTile {
         // Elements the warp must own for the halo's share to be small enough.
         let wanted = (lead + halo).saturating_mul(FusedTile::HALO_SHARE).div_ceil(warp);
         let per_lane = wanted.next_multiple_of(width).min(most).max(radius.next_multiple_of(width));
-        let outputs = (warp * per_lane).saturating_sub(lead + halo) / warp;
+        // Tiles start at multiples of `warp * outputs`, which must be whole vectors (a warp of 2
+        // lanes over f32 stores an even number of outputs per lane).
+        let whole = width / warp.min(width);
+        let outputs = (warp * per_lane).saturating_sub(lead + halo) / warp / whole * whole;
         (steps > 0 && outputs > 0 && per_lane <= most).then_some(FusedTile { steps, radius, per_lane, lead, outputs_per_lane: outputs, width, warp })
     }
 

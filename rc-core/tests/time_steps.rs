@@ -53,7 +53,7 @@ fn case<T: Element>(seed: u64) -> Result<(), String> {
     let mut rng = Rng::new(seed);
     let radius = 1 + rng.below(5) as u32;
     let boundary = pick(&mut rng, &Boundary::ALL);
-    let warp = pick(&mut rng, &[32, 32, 32, 16, 8]);
+    let warp = pick(&mut rng, &[32, 32, 32, 16, 8, 4, 2]);
     let pattern = Pattern::new(radius, warp, 1, boundary).expect("valid");
     let most = FusedTile::max_steps(&pattern, T::TYPE);
     let steps = pick(&mut rng, &[1, 2, 3, 5, 8, 16, most]).min(most).max(1);
