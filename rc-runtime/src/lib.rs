@@ -47,7 +47,7 @@ pub use module::release_cached_modules;
 pub use resources::{resources, Resources, SpillWarning};
 pub use steps::Holds;
 #[cfg(feature = "cudarc")]
-pub use with_cudarc::{launch_cudarc, launch_cudarc_grid, run_cudarc, run_cudarc_grid};
+pub use with_cudarc::{launch_cudarc, launch_cudarc_grid, launch_steps_cudarc, run_cudarc, run_cudarc_grid, run_steps_cudarc};
 #[cfg(feature = "cust")]
 pub use with_cust::{launch, launch_grid, launch_steps, run, run_grid, run_steps};
 /// [`run_cudarc`] under the name generated code and examples use, when cust is not enabled.
@@ -56,6 +56,8 @@ pub use with_cudarc::run_cudarc as run;
 /// [`run_cudarc_grid`] under the name generated code and examples use, when cust is not enabled.
 #[cfg(all(feature = "cudarc", not(feature = "cust")))]
 pub use with_cudarc::run_cudarc_grid as run_grid;
+#[cfg(all(feature = "cudarc", not(feature = "cust")))]
+pub use with_cudarc::run_steps_cudarc as run_steps;
 
 /// The cust this crate is built against, for callers that make their own contexts, streams and
 /// buffers.
