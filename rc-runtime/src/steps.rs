@@ -33,6 +33,48 @@ pub(crate) struct StepLaunch {
     pub coefficients_from: usize,
 }
 
+/// A run of time steps, planned: its launches, the buffer that will hold the result, and the
+/// fused kernel's handle where a launch uses it.
+pub(crate) struct StepRun<T: Element, P: Params> {
+    pub launches: Vec<StepLaunch>,
+    pub holds: Holds,
+    fused: Option<Stencil<T, P>>,
+}
+
+impl<T: Element, P: Params> StepRun<T, P> {
+    /// The run of `steps` steps of `stencil` on buffers `a` (holding the input) and `b`, as
+    /// `(address, length)`, with coefficient fields of `coefficients` elements each. Lengths are
+    /// checked here, before any CUDA call, and where a fused launch comes, the alignment its
+    /// vector accesses need of `a` and `b` (every launch checks the rest).
+    pub(crate) fn plan(
+        stencil: &Stencil<T, P>,
+        a: (u64, usize),
+        b: (u64, usize),
+        coefficients: &[usize],
+        steps: usize,
+    ) -> Result<StepRun<T, P>, Error> {
+        let (launches, holds) = launches(stencil, a.1, b.1, coefficients, steps)?;
+        let fused = match launches.iter().any(|l| l.fused) {
+            true => {
+                let (fused, tile) = stencil.fused_launch().map_err(|source| Error::Program { stencil: stencil.name(), source })?;
+                check_vector_alignment(stencil, "a", a.0, tile.width)?;
+                check_vector_alignment(stencil, "b", b.0, tile.width)?;
+                Some(fused)
+            }
+            false => None,
+        };
+        Ok(StepRun { launches, holds, fused })
+    }
+
+    /// The kernel `step` launches: the fused one, or `stencil`'s one-step kernel.
+    pub(crate) fn kernel<'a>(&'a self, stencil: &'a Stencil<T, P>, step: &StepLaunch) -> &'a Stencil<T, P> {
+        match (&self.fused, step.fused) {
+            (Some(fused), true) => fused,
+            _ => stencil,
+        }
+    }
+}
+
 /// The launches of `steps` steps of `stencil` on buffers `a` (holding the input) and `b`, of
 /// `a_len` and `b_len` elements, with coefficient fields of `coefficients` elements each; and
 /// the buffer that holds the result. Lengths are checked here, before any CUDA call.
@@ -70,7 +112,7 @@ pub(crate) fn launches<T: Element, P: Params>(
 
 /// The fused kernel's vector accesses of `width` elements need buffer `name` at `address` to
 /// start on a multiple of their size.
-pub(crate) fn check_vector_alignment<T: Element, P: Params>(stencil: &Stencil<T, P>, name: &str, address: u64, width: u32) -> Result<(), Error> {
+fn check_vector_alignment<T: Element, P: Params>(stencil: &Stencil<T, P>, name: &str, address: u64, width: u32) -> Result<(), Error> {
     let required = width * T::TYPE.bytes();
     if address % required as u64 != 0 {
         return Err(Error::Misaligned { stencil: stencil.name(), buffer: name.to_string(), required, address });

@@ -14,7 +14,7 @@ use rc_core::{Element, Extent, Params, Stencil};
 use crate::context;
 use crate::error::Error;
 use crate::launch::{self, launch_planned, output_shape, plan, RawBuffer};
-use crate::steps::{self, Holds};
+use crate::steps::{self, Holds, StepRun};
 
 /// Launches `stencil` over `inputs` into `output` on `stream`, asynchronously: it returns once
 /// the launch is queued, and `output` is written when the stream gets there. The inputs (one per
@@ -204,21 +204,10 @@ where
     P: Params,
 {
     let lens: Vec<usize> = coefficients.iter().map(|c| c.len()).collect();
-    let (launches, holds) = steps::launches(stencil, a.len(), b.len(), &lens, steps)?;
-    let fused = match launches.iter().any(|l| l.fused) {
-        true => Some(stencil.fused_launch().map_err(|source| Error::Program { stencil: stencil.name(), source })?),
-        false => None,
-    };
     let address = |buffer: &dyn DevicePtr<T>| buffer.device_ptr(stream).0;
-    if let Some((_, tile)) = &fused {
-        steps::check_vector_alignment(stencil, "a", address(&*a), tile.width)?;
-        steps::check_vector_alignment(stencil, "b", address(&*b), tile.width)?;
-    }
-    for step in launches {
-        let kernel = match (&fused, step.fused) {
-            (Some((fused, _)), true) => fused,
-            _ => stencil,
-        };
+    let run = StepRun::plan(stencil, (address(&*a), a.len()), (address(&*b), b.len()), &lens, steps)?;
+    for step in &run.launches {
+        let kernel = run.kernel(stencil, step);
         let span = step.coefficients_from..step.coefficients_from + step.input_len;
         let windows: Vec<CudaView<'_, T>> = coefficients.iter().map(|c| c.slice(span.clone())).collect();
         // Under `valid` a one-step launch reads the coefficients from an offset, which may break
@@ -239,16 +228,16 @@ where
                 None => window as &dyn DevicePtr<T>,
             })
             .collect();
-        let run = |state: &dyn DevicePtr<T>, output: &mut CudaViewMut<'_, T>| {
+        let launch_one = |state: &dyn DevicePtr<T>, output: &mut CudaViewMut<'_, T>| {
             let inputs: Vec<&dyn DevicePtr<T>> = std::iter::once(state).chain(coefficients.iter().copied()).collect();
             launch_cudarc(kernel, stream, &inputs, output, params)
         };
         match step.from {
-            Holds::A => run(&a.slice(..step.input_len), &mut b.slice_mut(..step.output_len))?,
-            Holds::B => run(&b.slice(..step.input_len), &mut a.slice_mut(..step.output_len))?,
+            Holds::A => launch_one(&a.slice(..step.input_len), &mut b.slice_mut(..step.output_len))?,
+            Holds::B => launch_one(&b.slice(..step.input_len), &mut a.slice_mut(..step.output_len))?,
         }
     }
-    Ok(holds)
+    Ok(run.holds)
 }
 
 /// [`crate::run_steps`] through cudarc: copies in, [`launch_steps_cudarc`] on a new stream of

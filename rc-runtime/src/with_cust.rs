@@ -8,7 +8,7 @@ use rc_core::{Element, Extent, Params, Stencil};
 use crate::context;
 use crate::error::Error;
 use crate::launch::{self, launch_planned, output_shape, plan, RawBuffer};
-use crate::steps::{self, Holds};
+use crate::steps::{self, Holds, StepRun};
 
 /// Launches `stencil` over `inputs` into `output` on `stream`, asynchronously: it returns once
 /// the launch is queued, and `output` is written when the stream gets there (synchronise the
@@ -175,20 +175,12 @@ where
     P: Params,
 {
     let lens: Vec<usize> = coefficients.iter().map(|c| c.len()).collect();
-    let (launches, holds) = steps::launches(stencil, a.len(), b.len(), &lens, steps)?;
-    let fused = match launches.iter().any(|l| l.fused) {
-        true => Some(stencil.fused_launch().map_err(|source| Error::Program { stencil: stencil.name(), source })?),
-        false => None,
-    };
+    let address = |buffer: &DeviceSlice<T>| (buffer.as_device_ptr().as_raw(), buffer.len());
+    let run = StepRun::plan(stencil, address(a), address(b), &lens, steps)?;
     let (a, b) = (*a, *b);
-    if let Some((_, tile)) = &fused {
-        for (name, buffer) in [("a", &a), ("b", &b)] {
-            steps::check_vector_alignment(stencil, name, buffer.as_device_ptr().as_raw(), tile.width)?;
-        }
-    }
     // Aligned copies of coefficient windows, kept until the launches that read them are done.
     let mut copies: Vec<DeviceBuffer<T>> = Vec::new();
-    for step in launches {
+    for step in &run.launches {
         let (from, to) = match step.from {
             Holds::A => (a, b),
             Holds::B => (b, a),
@@ -197,10 +189,7 @@ where
         let mut output = to.index(..step.output_len);
         let span = step.coefficients_from..step.coefficients_from + step.input_len;
         let mut windows: Vec<DeviceSlice<T>> = coefficients.iter().map(|c| c.index(span.clone())).collect();
-        let kernel = match (&fused, step.fused) {
-            (Some((fused, _)), true) => fused,
-            _ => stencil,
-        };
+        let kernel = run.kernel(stencil, step);
         // Under `valid` a one-step launch reads the coefficients from an offset, which may break
         // the one-step kernel's vector alignment: it reads an aligned copy of its window instead.
         let required = u64::from(launch::required_alignment(kernel));
@@ -220,7 +209,7 @@ where
     if !copies.is_empty() {
         stream.synchronize().map_err(|e| Error::cust(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e))?;
     }
-    Ok(holds)
+    Ok(run.holds)
 }
 
 /// Runs `steps` time steps of `stencil` on the GPU from host slices (`inputs` as for [`run`]:
