@@ -14,6 +14,10 @@
 //! Issue only reaches its peak with enough warps to hide latency, so its term is divided by an
 //! efficiency that falls with the occupancy the registers and shared memory allow. Each
 //! candidate is compiled and counted, so the model sees the actual schedule, not a formula.
+//!
+//! In 2D and 3D a tile's rows and planes multiply its registers, so the model also weighs
+//! launch bounds of two blocks per SM (`min_blocks_per_sm = 2`: ptxas fits the registers to at
+//! least that occupancy), unless the user fixed them.
 
 use std::fmt;
 
@@ -53,6 +57,12 @@ const TILE_OVERHEAD: f64 = 25.0;
 /// as equally fast; among them, the one with the most headroom below the DRAM bound wins (the
 /// least busy issue or data pipe: at r = 12 and 16 that was the fastest measured).
 const TIE: f64 = 0.03;
+/// The most registers per thread, past the occupancy they cap, at which the model asks ptxas for
+/// two blocks per SM: 2D box r = 4 (estimate 194, 128 under the bound) and 3D r = 2 tiles
+/// (140 to 150) all ran faster with the bound on an H100
+/// (bench/results/2026-11-23-h100-grid-streaming.csv: 0.33 -> 0.43, 0.44 -> 0.64, 0.22 -> 0.30 of
+/// copy); beyond this, fitting them would spill.
+const BOUNDED_REGISTER_EXCESS: f64 = 1.6;
 /// Registers, shared memory, threads and blocks of one SM (sm_80 and sm_90).
 const REGISTERS_PER_SM: u32 = 65536;
 const SHARED_BYTES_PER_SM: u32 = 228 * 1024;
@@ -64,6 +74,8 @@ const BLOCKS_PER_SM: u32 = 32;
 pub struct Estimate {
     pub layout: Layout,
     pub outputs_per_thread: u32,
+    /// The launch bounds' blocks per SM the candidate was compiled with.
+    pub min_blocks_per_sm: Option<u32>,
     /// Instructions a lane issues per output (f64 arithmetic counts twice: half rate).
     pub instructions: f64,
     /// Data-pipe wavefronts per output.
@@ -134,14 +146,17 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     // an H100 window(4) with 4 outputs per thread was the fastest f32 tile for every radius
     // measured (bench/results/2026-11-23-h100-grid-tiles.csv); staged windows are 1D only.
     let one_vector = 16 / body.element().bytes();
-    let sizes: &[u32] = if pattern.dims() == Dims::One { &[4, 8, 16, 32] } else { &[one_vector] };
-    let sizes = sizes.iter().copied();
-    for v in sizes {
-        let staged = pattern.dims() == Dims::One;
-        for layout in [Layout::Window(v), Layout::Granule(v), Layout::Staged(v)].into_iter().filter(|l| staged || !matches!(l, Layout::Staged(_))) {
+    let grid = pattern.dims() != Dims::One;
+    let sizes: &[u32] = if grid { &[one_vector] } else { &[4, 8, 16, 32] };
+    for &v in sizes {
+        for layout in [Layout::Window(v), Layout::Granule(v), Layout::Staged(v)].into_iter().filter(|l| !grid || !matches!(l, Layout::Staged(_))) {
             match fixed_outputs {
                 true if pattern.outputs_per_thread() % v == 0 => candidates.push((layout, pattern.outputs_per_thread())),
                 true => {}
+                // Not two vectors per thread in 2D and 3D, though 3D star r = 1 ran at 0.90 of
+                // copy so against 0.78 (H100): the register estimate of such tiles falls short
+                // of ptxas' count by up to 80 (3D box r = 2: 176 against 255), so the model
+                // cannot see which of them spill.
                 false => candidates.push((layout, v)),
             }
         }
@@ -155,7 +170,15 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     for (layout, p) in candidates {
         let Ok(candidate) = with_outputs(pattern, p) else { continue };
         match WarpProgram::compile_for(candidate, Strategy::RegisterCache, layout, body) {
-            Ok(program) if !program.register_estimate().exceeds_limit() => estimates.push(estimate(&program, layout)),
+            Ok(program) if !program.register_estimate().exceeds_limit() => {
+                // The bounded variant first: where the model sees no difference it wins the tie.
+                if let Some(bounded) = bounded(&program) {
+                    if let Ok(program) = WarpProgram::compile_for(bounded, Strategy::RegisterCache, layout, body) {
+                        estimates.push(estimate(&program, layout));
+                    }
+                }
+                estimates.push(estimate(&program, layout));
+            }
             Ok(_) => {}
             Err(e) => refused = Some(e),
         }
@@ -180,6 +203,7 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     };
     // The candidate's pattern was built the same way, so this cannot fail.
     let pattern = with_outputs(pattern, best.outputs_per_thread).unwrap_or(pattern);
+    let pattern = pattern.with_launch_bounds_unchecked(pattern.threads_per_block(), best.min_blocks_per_sm);
     estimates.sort_by(|a, b| a.cycles().total_cmp(&b.cycles()));
     Ok(Choice { layout: best.layout, pattern, estimates })
 }
@@ -192,12 +216,39 @@ fn with_outputs(pattern: Pattern, outputs: u32) -> Result<Pattern, PatternError>
         .and_then(|p| p.with_launch_bounds(pattern.threads_per_block(), pattern.min_blocks_per_sm()))
 }
 
+/// `program`'s pattern with launch bounds of two blocks per SM, where it is a 2D or 3D tile
+/// without bounds that ptxas can fit to two blocks without spilling much. Offered even where
+/// the estimate fits already: ptxas took 150 to 194 registers for 2D box r = 4 and 3D box
+/// r = 2 tiles estimated at 96 to 120, one block per SM, until bounded.
+fn bounded(program: &WarpProgram) -> Option<Pattern> {
+    let pattern = program.pattern;
+    if pattern.dims() == Dims::One || pattern.min_blocks_per_sm().is_some() {
+        return None;
+    }
+    let threads = pattern.threads_per_block();
+    let cap = REGISTERS_PER_SM / (threads * 2);
+    let fits = f64::from(allocated_registers(program)) <= f64::from(cap) * BOUNDED_REGISTER_EXCESS;
+    fits.then(|| pattern.with_launch_bounds_unchecked(threads, Some(2)))
+}
+
+/// Registers ptxas allocates per thread, about: the estimate plus its slack, in ptxas' units
+/// of 8, capped by the launch bounds' blocks per SM.
+fn allocated_registers(program: &WarpProgram) -> u32 {
+    let pattern = program.pattern;
+    // ptxas allocates about 8 more than the estimate (addressing it keeps live across the
+    // paths; tests/registers.rs compares them).
+    let estimate = (program.register_estimate().total + REGISTER_SLACK).next_multiple_of(8).max(16);
+    match pattern.min_blocks_per_sm() {
+        Some(blocks) => estimate.min(REGISTERS_PER_SM / (pattern.threads_per_block() * blocks) / 8 * 8),
+        None => estimate,
+    }
+}
+
 /// The model's terms for one compiled candidate.
 pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     let pattern = program.pattern;
     let element = program.element;
     let (bytes, words) = (element.bytes() as f64, element.words() as f64);
-    let p = pattern.outputs_per_thread() as f64;
     let warp = pattern.warp() as f64;
     let vector = program.vector;
     let width = program.machine.width;
@@ -267,14 +318,22 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     // The interior path, the one nearly every tile takes.
     let interior = program.machine.path(|_| true);
     interior.iter().for_each(|op| count(op));
+    // Outputs a lane stores on it: every row and plane of its tile, not only those along x.
+    let p = interior
+        .iter()
+        .map(|op| match op {
+            Op::Store { .. } => 1,
+            Op::StoreVector { srcs, .. } => srcs.len(),
+            _ => 0,
+        })
+        .sum::<usize>()
+        .max(1) as f64;
     // The whole-tile test before vector stores.
     if interior.iter().any(|op| matches!(op, Op::StoreVector { .. })) {
         instructions += 6.0;
     }
     let stage_bytes = program.machine.shared_bytes.unwrap_or(0);
-    // ptxas allocates about 8 more than the estimate (addressing it keeps live across the
-    // paths; tests/registers.rs compares them).
-    let estimate = (program.register_estimate().total + REGISTER_SLACK).next_multiple_of(8).max(16);
+    let estimate = allocated_registers(program);
     let threads = pattern.threads_per_block();
     let by_registers = REGISTERS_PER_SM / (estimate * threads);
     let by_shared = SHARED_BYTES_PER_SM.checked_div(stage_bytes).unwrap_or(BLOCKS_PER_SM);
@@ -287,6 +346,7 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     Estimate {
         layout,
         outputs_per_thread: pattern.outputs_per_thread(),
+        min_blocks_per_sm: pattern.min_blocks_per_sm(),
         instructions: instructions / p,
         wavefronts: wavefronts / outputs_per_warp,
         registers: estimate,
@@ -302,14 +362,19 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
 
 impl fmt::Display for Choice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "distribution = auto chose {}, outputs_per_thread = {}", self.layout, self.pattern.outputs_per_thread())?;
-        writeln!(f, "candidate          P  instr/out  wavefronts/out  regs  warps/sched  clocks/out (DRAM, issue, L1)  bound")?;
+        let bounds = match self.pattern.min_blocks_per_sm() {
+            Some(blocks) => format!(", min_blocks_per_sm = {blocks}"),
+            None => String::new(),
+        };
+        writeln!(f, "distribution = auto chose {}, outputs_per_thread = {}{bounds}", self.layout, self.pattern.outputs_per_thread())?;
+        writeln!(f, "candidate          P  MB  instr/out  wavefronts/out  regs  warps/sched  clocks/out (DRAM, issue, L1)  bound")?;
         for e in &self.estimates {
             writeln!(
                 f,
-                "{:<16} {:>3}  {:>9.1}  {:>14.3}  {:>4}  {:>11.1}  {:>6.3} ({:.3}, {:.3}, {:.3})  {}",
+                "{:<16} {:>3}  {:>2}  {:>9.1}  {:>14.3}  {:>4}  {:>11.1}  {:>6.3} ({:.3}, {:.3}, {:.3})  {}",
                 e.layout.to_string(),
                 e.outputs_per_thread,
+                e.min_blocks_per_sm.map_or("-".to_string(), |b| b.to_string()),
                 e.instructions,
                 e.wavefronts,
                 e.registers,
