@@ -15,9 +15,11 @@
 //! efficiency that falls with the occupancy the registers and shared memory allow. Each
 //! candidate is compiled and counted, so the model sees the actual schedule, not a formula.
 //!
-//! In 2D and 3D a tile's rows and planes multiply its registers, so the model also weighs
-//! launch bounds of two blocks per SM (`min_blocks_per_sm = 2`: ptxas fits the registers to at
-//! least that occupancy), unless the user fixed them.
+//! In 2D and 3D a tile's rows and planes multiply its registers, and ptxas, left alone, took up
+//! to twice the estimate (it hoists the rows' loads), so each candidate also gets launch bounds
+//! (`min_blocks_per_sm`) unless the user fixed them: the most blocks per SM, up to 4, whose
+//! register cap is a quarter above the estimate, else 2 where ptxas can fit the registers to
+//! two blocks without spilling much.
 
 use std::fmt;
 
@@ -57,12 +59,19 @@ const TILE_OVERHEAD: f64 = 25.0;
 /// as equally fast; among them, the one with the most headroom below the DRAM bound wins (the
 /// least busy issue or data pipe: at r = 12 and 16 that was the fastest measured).
 const TIE: f64 = 0.03;
-/// The most registers per thread, past the occupancy they cap, at which the model asks ptxas for
-/// two blocks per SM: 2D box r = 4 (estimate 194, 128 under the bound) and 3D r = 2 tiles
-/// (140 to 150) all ran faster with the bound on an H100
-/// (bench/results/2026-11-23-h100-grid-streaming.csv: 0.33 -> 0.43, 0.44 -> 0.64, 0.22 -> 0.30 of
-/// copy); beyond this, fitting them would spill.
-const BOUNDED_REGISTER_EXCESS: f64 = 1.6;
+/// The margin a 2D/3D tile's estimated registers keep below the cap of the launch bounds chosen
+/// for it. On an H100 (bench/results/2026-11-24-h100-grid-bounds.*) the bounds so chosen ran
+/// within 3% of the fastest bounds measured for the same tile, some spilling a few dozen bytes
+/// (ptxas, unbounded, took up to twice the estimate: it hoists the rows' loads); twice the
+/// estimate as the margin chose fewer blocks and ran up to 9% slower.
+const BOUND_MARGIN: f64 = 1.25;
+/// Blocks per SM the model asks for at most: more would cap registers below what ptxas needs
+/// for the rows it keeps in flight.
+const MAX_BOUND_BLOCKS: u32 = 4;
+/// How far past two blocks' cap a tile's estimate may go and still be bounded to two: 2D box
+/// r = 4 and the 3D r = 2 tiles ran faster so (0.31 -> 0.49, 0.46 -> 0.64, 0.24 -> 0.31 of
+/// copy), spilling a few bytes.
+const BOUNDED_REGISTER_EXCESS: f64 = 1.25;
 /// Registers, shared memory, threads and blocks of one SM (sm_80 and sm_90).
 const REGISTERS_PER_SM: u32 = 65536;
 const SHARED_BYTES_PER_SM: u32 = 228 * 1024;
@@ -153,10 +162,11 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
             match fixed_outputs {
                 true if pattern.outputs_per_thread() % v == 0 => candidates.push((layout, pattern.outputs_per_thread())),
                 true => {}
-                // Not two vectors per thread in 2D and 3D, though 3D star r = 1 ran at 0.90 of
-                // copy so against 0.78 (H100): the register estimate of such tiles falls short
-                // of ptxas' count by up to 80 (3D box r = 2: 176 against 255), so the model
-                // cannot see which of them spill.
+                // One vector per thread in 2D and 3D too, though two ran faster at 2D r <= 2 and
+                // 3D r = 1 (3D star r = 1: 0.92 of copy against 0.78, H100): the model puts
+                // their extra registers against the occupancy, and their estimate falls short
+                // of ptxas' count by up to 80 (3D box r = 2: 176 against 255, spilling 2.8 KB
+                // under two-block bounds).
                 false => candidates.push((layout, v)),
             }
         }
@@ -170,15 +180,13 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     for (layout, p) in candidates {
         let Ok(candidate) = with_outputs(pattern, p) else { continue };
         match WarpProgram::compile_for(candidate, Strategy::RegisterCache, layout, body) {
-            Ok(program) if !program.register_estimate().exceeds_limit() => {
-                // The bounded variant first: where the model sees no difference it wins the tie.
-                if let Some(bounded) = bounded(&program) {
-                    if let Ok(program) = WarpProgram::compile_for(bounded, Strategy::RegisterCache, layout, body) {
-                        estimates.push(estimate(&program, layout));
-                    }
-                }
-                estimates.push(estimate(&program, layout));
-            }
+            Ok(program) if !program.register_estimate().exceeds_limit() => match bounded(&program) {
+                Some(bounded) => match WarpProgram::compile_for(bounded, Strategy::RegisterCache, layout, body) {
+                    Ok(program) => estimates.push(estimate(&program, layout)),
+                    Err(e) => refused = Some(e),
+                },
+                None => estimates.push(estimate(&program, layout)),
+            },
             Ok(_) => {}
             Err(e) => refused = Some(e),
         }
@@ -216,19 +224,21 @@ fn with_outputs(pattern: Pattern, outputs: u32) -> Result<Pattern, PatternError>
         .and_then(|p| p.with_launch_bounds(pattern.threads_per_block(), pattern.min_blocks_per_sm()))
 }
 
-/// `program`'s pattern with launch bounds of two blocks per SM, where it is a 2D or 3D tile
-/// without bounds that ptxas can fit to two blocks without spilling much. Offered even where
-/// the estimate fits already: ptxas took 150 to 194 registers for 2D box r = 4 and 3D box
-/// r = 2 tiles estimated at 96 to 120, one block per SM, until bounded.
+/// `program`'s pattern with launch bounds, where it is a 2D or 3D tile without them: the most
+/// blocks per SM (up to [`MAX_BOUND_BLOCKS`]) whose register cap is [`BOUND_MARGIN`] above its
+/// estimate, else two blocks where the estimate is at most [`BOUNDED_REGISTER_EXCESS`] times
+/// their cap.
 fn bounded(program: &WarpProgram) -> Option<Pattern> {
     let pattern = program.pattern;
     if pattern.dims() == Dims::One || pattern.min_blocks_per_sm().is_some() {
         return None;
     }
     let threads = pattern.threads_per_block();
-    let cap = REGISTERS_PER_SM / (threads * 2);
-    let fits = f64::from(allocated_registers(program)) <= f64::from(cap) * BOUNDED_REGISTER_EXCESS;
-    fits.then(|| pattern.with_launch_bounds_unchecked(threads, Some(2)))
+    let cap = |blocks: u32| f64::from(REGISTERS_PER_SM / (threads * blocks));
+    let needed = f64::from(allocated_registers(program));
+    let blocks = (2..=MAX_BOUND_BLOCKS).rev().find(|&b| needed * BOUND_MARGIN <= cap(b));
+    let blocks = blocks.or((needed <= cap(2) * BOUNDED_REGISTER_EXCESS).then_some(2))?;
+    Some(pattern.with_launch_bounds_unchecked(threads, Some(blocks)))
 }
 
 /// Registers ptxas allocates per thread, about: the estimate plus its slack, in ptxas' units

@@ -100,11 +100,12 @@ fn grid_costs_are_per_output_of_every_row_and_plane() {
     assert!(eight > one / 4.0, "8 rows: {eight:.1} instructions per output, 1 row {one:.1}");
 }
 
-/// A 2D/3D tile asks ptxas for two blocks of 256 threads per SM (the 3D r = 2 tiles and 2D box
-/// r = 4 ran faster so on an H100, where ptxas otherwise took registers for one); the user's
-/// bounds stay, and 1D asks nothing. The bounded kernel computes what the unbounded one does.
+/// A 2D/3D tile gets launch bounds from its register estimate: 4 blocks of 256 threads per SM
+/// for a 2D star r = 1, 2 for a 3D star r = 2 (ptxas otherwise fits one block of it); the
+/// user's bounds stay, and 1D asks nothing. The bounded kernel computes what the unbounded one
+/// does.
 #[test]
-fn grid_tiles_are_bounded_to_two_blocks_per_sm_unless_the_user_chose() {
+fn grid_tiles_are_bounded_unless_the_user_chose() {
     let default_tile = |radius: Radius| {
         let dims = radius.dims();
         Pattern::grid(radius, 32, 4, Pattern::default_rows_per_warp(dims), Pattern::default_planes_per_warp(dims), Boundary::Clamp).expect("a pattern")
@@ -125,7 +126,7 @@ fn grid_tiles_are_bounded_to_two_blocks_per_sm_unless_the_user_chose() {
 
     let star2d1 = grid_sum(Radius::yx(1, 1), false);
     let choice = choose(default_tile(Radius::yx(1, 1)), false, &star2d1).expect("a choice");
-    assert_eq!(choice.pattern.min_blocks_per_sm(), Some(2), "2D star r = 1\n{choice}");
+    assert_eq!(choice.pattern.min_blocks_per_sm(), Some(4), "2D star r = 1\n{choice}");
     let fixed = default_tile(Radius::zyx(2, 2, 2)).with_launch_bounds(256, Some(1)).expect("bounds");
     assert_eq!(choose(fixed, false, &star3d2).expect("a choice").pattern.min_blocks_per_sm(), Some(1), "the user's bounds stay");
     let line = Pattern::new(16, 32, 1, Boundary::Clamp).expect("valid");

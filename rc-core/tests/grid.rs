@@ -279,7 +279,10 @@ fn write_perf_cases() {
         } else {
             vec![
                 (rc, Layout::Window(4), 4, 8, 1, None),
+                (rc, Layout::Window(4), 4, 4, 1, None),
+                (rc, Layout::Window(4), 4, 4, 1, Some(2)),
                 (rc, Layout::Window(4), 4, 4, 1, Some(3)),
+                (rc, Layout::Window(4), 4, 4, 1, Some(4)),
                 (rc, Layout::Window(4), 4, 8, 1, Some(2)),
                 (rc, Layout::Window(4), 4, 8, 1, Some(3)),
                 (rc, Layout::Window(4), 4, 8, 1, Some(4)),
