@@ -19,7 +19,9 @@
 //! to twice the estimate (it hoists the rows' loads), so each candidate also gets launch bounds
 //! (`min_blocks_per_sm`) unless the user fixed them: the most blocks per SM, up to 4, whose
 //! register cap is a quarter above the estimate, else 2 where ptxas can fit the registers to
-//! two blocks without spilling much.
+//! two blocks without spilling much. There the model also weighs two vectors of outputs per
+//! thread along x, and DRAM's term counts the loads each warp keeps in flight, not its warps
+//! alone.
 
 use std::fmt;
 
@@ -45,6 +47,13 @@ const WARPS_TO_HIDE_LATENCY: f64 = 8.0;
 /// r = 8, 64 and 48 warps ran at 0.97 to 0.99 of the roofline, 40 at 0.70 to 0.85, 24 at 0.47
 /// to 0.50).
 const WARPS_TO_FILL_DRAM: f64 = 48.0;
+/// Loads per SM a 2D/3D tile keeps in flight (resident warps times the load instructions a lane
+/// issues per step before it waits) from which it keeps DRAM busy. ncu on an H100
+/// (bench/results/2026-11-24-h100-grid-profile.txt): 3D star r = 1 with 24 warps of 9 loads
+/// waited on L1TEX 60% of the time and ran at 0.78 of copy (216 loads), with 16 warps of 18
+/// loads 40% and 0.92 (288); 2D tiles of 14 or more loads at 16 to 32 warps (448) ran at 0.93 to
+/// 0.97. 1D tiles are modelled by their warps alone ([`WARPS_TO_FILL_DRAM`]).
+const LOADS_TO_FILL_DRAM: f64 = 256.0;
 /// The L1 cost of a global vector access whose lanes are farther apart than they read, per
 /// pass (half-used sectors).
 const STRIDED_ACCESS_COST: f64 = 1.15;
@@ -162,11 +171,8 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
             match fixed_outputs {
                 true if pattern.outputs_per_thread() % v == 0 => candidates.push((layout, pattern.outputs_per_thread())),
                 true => {}
-                // One vector per thread in 2D and 3D too, though two ran faster at 2D r <= 2 and
-                // 3D r = 1 (3D star r = 1: 0.92 of copy against 0.78, H100): the model puts
-                // their extra registers against the occupancy, and their estimate falls short
-                // of ptxas' count by up to 80 (3D box r = 2: 176 against 255, spilling 2.8 KB
-                // under two-block bounds).
+                // In 2D and 3D also two vectors per thread: twice the loads in flight per warp.
+                false if grid => candidates.extend([(layout, v), (layout, 2 * v)]),
                 false => candidates.push((layout, v)),
             }
         }
@@ -242,15 +248,19 @@ fn bounded(program: &WarpProgram) -> Option<Pattern> {
 }
 
 /// Registers ptxas allocates per thread, about: the estimate plus its slack, in ptxas' units
-/// of 8, capped by the launch bounds' blocks per SM.
+/// of 8, capped by the launch bounds' blocks per SM. Under bounds a 2D/3D tile takes the whole
+/// cap: ptxas hoists its rows' loads into what it is given (64 of 64 registers at 4 blocks,
+/// 80 of 85 at 3, 94 to 128 of 128 at 2 for the benchmark's default tiles).
 fn allocated_registers(program: &WarpProgram) -> u32 {
     let pattern = program.pattern;
     // ptxas allocates about 8 more than the estimate (addressing it keeps live across the
     // paths; tests/registers.rs compares them).
     let estimate = (program.register_estimate().total + REGISTER_SLACK).next_multiple_of(8).max(16);
-    match pattern.min_blocks_per_sm() {
-        Some(blocks) => estimate.min(REGISTERS_PER_SM / (pattern.threads_per_block() * blocks) / 8 * 8),
-        None => estimate,
+    let cap = |blocks: u32| REGISTERS_PER_SM / (pattern.threads_per_block() * blocks) / 8 * 8;
+    match (pattern.min_blocks_per_sm(), pattern.dims()) {
+        (Some(blocks), Dims::One) => estimate.min(cap(blocks)),
+        (Some(blocks), _) => cap(blocks),
+        (None, _) => estimate,
     }
 }
 
@@ -350,8 +360,16 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     let blocks = by_registers.min(by_shared).min(BLOCKS_PER_SM).min(THREADS_PER_SM / threads);
     let warps_per_scheduler = (blocks * threads) as f64 / 32.0 / 4.0;
     let efficiency = ISSUE_EFFICIENCY * (warps_per_scheduler / WARPS_TO_HIDE_LATENCY).min(1.0);
-    // DRAM stays busy only with enough loads in flight: fewer resident warps, longer gaps.
-    let dram_efficiency = (warps_per_scheduler * 4.0 / WARPS_TO_FILL_DRAM).min(1.0);
+    // DRAM stays busy only with enough loads in flight: fewer resident warps, longer gaps. In
+    // 2D and 3D each warp's loads per step count too (one plane's when streaming).
+    let dram_efficiency = match pattern.dims() {
+        Dims::One => (warps_per_scheduler * 4.0 / WARPS_TO_FILL_DRAM).min(1.0),
+        _ => {
+            let loads = interior.iter().filter(|op| matches!(op, Op::Load { .. } | Op::LoadVector { .. })).count();
+            let per_step = loads as f64 / f64::from(pattern.planes_per_warp());
+            (warps_per_scheduler * 4.0 * per_step / LOADS_TO_FILL_DRAM).min(1.0)
+        }
+    };
     let outputs_per_warp = warp * p;
     Estimate {
         layout,
