@@ -32,6 +32,16 @@ pub fn box_body(r: u32, ty: ScalarType) -> Body {
 /// The sum of a 2D or 3D star's taps (the centre, then each axis' arms, outermost axis first)
 /// or, with `full_box`, of every tap of the box in row-major order, in f32.
 pub fn grid_sum(radius: Radius, full_box: bool) -> Body {
+    grid_sum_of(radius, full_box, false)
+}
+
+/// The sum of a star's taps in row-major order, as loops over `dz`, `dy`, `dx` skipping the
+/// taps off the axes write it.
+pub fn star_sum_row_major(radius: Radius) -> Body {
+    grid_sum_of(radius, true, true)
+}
+
+fn grid_sum_of(radius: Radius, full_box: bool, only_axes: bool) -> Body {
     let dims = radius.dims().count();
     let r = radius.components();
     let mut taps = Vec::new();
@@ -48,6 +58,9 @@ pub fn grid_sum(radius: Radius, full_box: bool) -> Body {
             }
         }
         walk(0, &r, &mut offset, &mut taps);
+        if only_axes {
+            taps.retain(|t| t.components().iter().filter(|&&c| c != 0).count() <= 1);
+        }
     } else {
         taps.push(Offset::new(&vec![0; dims]).expect("1-3 dims"));
         for axis in 0..dims {
