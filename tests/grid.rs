@@ -155,7 +155,7 @@ fn run_cpu_and_emulate_refuse_an_empty_dimension() {
 #[test]
 fn a_grid_stencils_kernel_has_the_declared_tile_and_defaults() {
     let p = heat2d::KERNEL.pattern();
-    assert_eq!((p.radius(), p.rows_per_warp(), p.planes_per_warp()), (rc::Radius::yx(1, 1), 8, 1));
+    assert_eq!((p.radius(), p.rows_per_warp(), p.planes_per_warp()), (rc::Radius::yx(1, 1), 4, 1));
     let p = laplace7_tiled::KERNEL.pattern();
     assert_eq!((p.radius(), p.warp(), p.rows_per_warp(), p.planes_per_warp()), (rc::Radius::zyx(1, 1, 1), 16, 2, 3));
     let p = asymmetric3d::KERNEL.pattern();
