@@ -62,6 +62,36 @@ macro_rules! __rc_launch_cust {
         ) -> ::std::result::Result<(), $crate::runtime::Error> {
             $crate::runtime::launch(&Self::KERNEL, stream, &[$($field),+], output, ($($name,)*))
         }
+
+        $crate::__rc_steps_cust! { [$($field),+]; $elem; $($name: $ty),* }
+    };
+}
+
+/// The time-step functions of a 1D stencil (cust): the first window's input steps in the
+/// ping-pong buffers `a` and `b`, the others (coefficients) stay as given.
+#[cfg(feature = "cust")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rc_steps_cust {
+    ([$first:ident $(, $rest:ident)*]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        /// Runs `steps` time steps on a cust `stream`, asynchronously, on the ping-pong device
+        /// buffers `a` (holding the input of the first window) and `b` (as long as `a`): launches
+        /// of the fused kernel (`STEPS_PER_LAUNCH` steps each), then of the one-step kernel for
+        /// the steps left, each reading one buffer and writing the other. The other windows'
+        /// inputs (coefficients, as long as `a`) stay as given. Returns which buffer holds the
+        /// result (under `valid`, its first `n - 2 * radius * steps` elements); see
+        /// `rc::runtime::launch_steps` for every check.
+        pub fn launch_steps(
+            stream: &$crate::runtime::cust::stream::Stream,
+            a: &mut $crate::runtime::cust::memory::DeviceSlice<$elem>,
+            b: &mut $crate::runtime::cust::memory::DeviceSlice<$elem>,
+            $($rest: &$crate::runtime::cust::memory::DeviceSlice<$elem>,)*
+            steps: usize,
+            $($name: $ty),*
+        ) -> ::std::result::Result<$crate::runtime::Holds, $crate::runtime::Error> {
+            $crate::runtime::launch_steps(&Self::KERNEL, stream, a, b, &[$($rest),*], steps, ($($name,)*))
+        }
+
     };
 }
 #[cfg(not(feature = "cust"))]
@@ -109,6 +139,31 @@ macro_rules! __rc_launch_cudarc {
         {
             $crate::runtime::launch_cudarc(&Self::KERNEL, stream, &[$($field),+], output, ($($name,)*))
         }
+
+        $crate::__rc_steps_cudarc! { [$($field),+]; $elem; $($name: $ty),* }
+    };
+}
+
+/// The time-step launch of a 1D stencil on cudarc slices: the first window's input steps in
+/// `a` and `b`, the others (coefficients) stay as given.
+#[cfg(feature = "cudarc")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __rc_steps_cudarc {
+    ([$first:ident $(, $rest:ident)*]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        /// `launch_steps` on a cudarc `stream` and `CudaSlice`s: `steps` time steps,
+        /// asynchronously, ping-pong between `a` (holding the input of the first window) and
+        /// `b`; returns which holds the result. See `rc::runtime::launch_steps_cudarc`.
+        pub fn launch_steps_cudarc(
+            stream: &::std::sync::Arc<$crate::runtime::cudarc::driver::CudaStream>,
+            a: &mut $crate::runtime::cudarc::driver::CudaSlice<$elem>,
+            b: &mut $crate::runtime::cudarc::driver::CudaSlice<$elem>,
+            $($rest: &$crate::runtime::cudarc::driver::CudaSlice<$elem>,)*
+            steps: usize,
+            $($name: $ty),*
+        ) -> ::std::result::Result<$crate::runtime::Holds, $crate::runtime::Error> {
+            $crate::runtime::launch_steps_cudarc(&Self::KERNEL, stream, a, b, &[$($rest),*], steps, ($($name,)*))
+        }
     };
 }
 #[cfg(not(feature = "cudarc"))]
@@ -143,6 +198,18 @@ macro_rules! __rc_run {
         /// `is_no_device()` is true.
         pub fn run($($field: &[$elem],)+ $($name: $ty),*) -> ::std::result::Result<::std::vec::Vec<$elem>, $crate::runtime::Error> {
             $crate::runtime::run(&Self::KERNEL, &[$($field),+], ($($name,)*))
+        }
+
+        /// Runs `steps` time steps on the GPU from host slices (one per window, in order, all
+        /// of one length; the first steps, the others stay as given) and returns the final
+        /// state, bit for bit `run_cpu_steps` (through cust when rc's `cust` feature is on, else
+        /// cudarc). Without a GPU it returns an error whose `is_no_device()` is true.
+        pub fn run_steps(
+            $($field: &[$elem],)+
+            steps: usize,
+            $($name: $ty),*
+        ) -> ::std::result::Result<::std::vec::Vec<$elem>, $crate::runtime::Error> {
+            $crate::runtime::run_steps(&Self::KERNEL, &[$($field),+], steps, ($($name,)*))
         }
     };
 }

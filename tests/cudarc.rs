@@ -174,3 +174,30 @@ fn two_fields_launch_from_a_slice_and_a_view_and_run_from_host_slices() {
     diffuse::launch_cudarc(&stream, &device_u, &k_view, &mut output, 0.1).expect("launch");
     assert_eq!(bits(&stream.clone_dtoh(&output).expect("copy out")), bits(&expected));
 }
+
+/// Time steps under `valid` with a coefficient field: the one-step launches after the fused
+/// ones read the coefficient from an offset (an aligned copy where it starts mid-vector).
+#[stencil(radius = 1, boundary = valid, fuse = 6)]
+fn varying(u: Window<f32>, k: Window<f32>) -> f32 {
+    u[0] + k[0] * (u[-1] - 2.0 * u[0] + u[1])
+}
+
+#[test]
+fn time_steps_through_cudarc_equal_run_cpu_steps() {
+    let Some(stream) = gpu("time_steps_through_cudarc_equal_run_cpu_steps") else { return };
+    let (u, k) = (input(100_003), (0..100_003).map(|i| 0.1 + 0.01 * (i % 13) as f32).collect::<Vec<f32>>());
+    for steps in [1, 5, 6, 7, 20, 101] {
+        let mut want = vec![0.0; u.len() - 2 * steps];
+        varying::run_cpu_steps(&u, &k, &mut want, steps).expect("reference");
+        let got = rc::runtime::run_steps_cudarc(&varying::KERNEL, &[&u, &k], steps, ()).expect("runs");
+        assert_eq!(bits(&got), bits(&want), "run_steps_cudarc, {steps} steps");
+        let (mut a, mut b, d_k) = (stream.clone_htod(&u).expect("in"), stream.alloc_zeros::<f32>(u.len()).expect("alloc"), stream.clone_htod(&k).expect("in"));
+        let holds = varying::launch_steps_cudarc(&stream, &mut a, &mut b, &d_k, steps).expect("launches");
+        let result = match holds {
+            rc::runtime::Holds::A => &a,
+            rc::runtime::Holds::B => &b,
+        };
+        let got = stream.clone_dtoh(&result.slice(..want.len())).expect("copy out");
+        assert_eq!(bits(&got), bits(&want), "launch_steps_cudarc, {steps} steps");
+    }
+}

@@ -34,6 +34,7 @@ use crate::machine::Op;
 use crate::program::{Instr, WarpProgram};
 use crate::scalar::ScalarType;
 use crate::strategy::Strategy;
+use crate::time_steps::FusedTile;
 
 /// DRAM bytes an SM moves per clock (H100/H200: ~4.2 TB/s over 132 SMs at ~1.98 GHz).
 const DRAM_BYTES_PER_CLOCK: f64 = 16.0;
@@ -315,6 +316,17 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         // The plane's origin, row starts and the loop's counter and branch.
         Op::Advance => instructions += 6.0,
         Op::Divisions(run) => instructions += 4.0 * run.len() as f64,
+        Op::Neighbour { .. } => {
+            instructions += words;
+            wavefronts += words;
+        }
+        // Per element its position, two tests and a select; under `clamp` two broadcasts.
+        Op::StepRule { values, .. } => instructions += 4.0 * values.len() as f64 + 2.0 * (values.len() as f64 + 4.0),
+        Op::StoreOwned { srcs, width, .. } => {
+            let accesses = (srcs.len() as u32 / width) as f64;
+            instructions += accesses * if *width == 1 { 5.0 } else { 3.0 };
+            wavefronts += accesses * lines(vector as f64 * bytes, *width as f64 * bytes);
+        }
         Op::Compute(instr) => match instr {
             Instr::Shuffle { .. } => {
                 instructions += words;
@@ -422,4 +434,25 @@ impl fmt::Display for Choice {
         }
         Ok(())
     }
+}
+
+/// Fused time steps per launch unless the attribute says `fuse = T`: 16, where a hand-written
+/// probe of the same tile ran 1D heat (r = 1, f32) on an H200 at 8.0x the copy bandwidth per
+/// step (3.7x at 8, 8.0x at 32, 5.7x at 64: past 16 the halo's recomputation and the registers
+/// eat the gain); fewer where the tile cannot hold 16 ([`FusedTile::max_steps`]) or the fused
+/// kernel would need more registers than a thread has (halving until it fits); 1 (no fused
+/// kernel) for 2D and 3D stencils and where nothing fits.
+pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
+    const PROBED_BEST: u32 = 16;
+    if pattern.dims() != Dims::One {
+        return 1;
+    }
+    let mut steps = PROBED_BEST.min(FusedTile::max_steps(pattern, body.element()));
+    while steps > 1 {
+        match WarpProgram::compile_steps(*pattern, body, steps) {
+            Ok(program) if !program.register_estimate().exceeds_limit() => return steps,
+            _ => steps /= 2,
+        }
+    }
+    1
 }

@@ -8,7 +8,9 @@
 
 use crate::error::{EmulationError, Error};
 use crate::geometry::{Dims, Extent, MAX_DIMS};
-use crate::machine::{Division, Op, Stmt, TileTest, WarpStage};
+use crate::machine::{Division, Op, Side, Stmt, TileTest, WarpStage};
+use crate::pattern::Boundary;
+use crate::program::Reg;
 use crate::ops;
 use crate::body::BinaryOp;
 use crate::program::{Instr, WarpProgram};
@@ -286,6 +288,18 @@ impl<T: Element> Tile<'_, T> {
                 }
             }
             Op::Advance => self.origin[2] += 1,
+            Op::Neighbour { dst, src, from } => {
+                for lane in 0..warp {
+                    let source = match from {
+                        Side::Before => lane.checked_sub(1),
+                        Side::After => Some(lane + 1).filter(|&l| l < warp),
+                    };
+                    let bits = self.get(*src, source.unwrap_or(lane));
+                    self.set(*dst, lane, bits);
+                }
+            }
+            Op::StepRule { values, dsts } => self.step_rule(values, dsts),
+            Op::StoreOwned { srcs, lead, width } => self.store_owned(srcs, *lead, *width as usize)?,
             Op::StoreVector { srcs, at, row, .. } => {
                 for lane in 0..warp {
                     let x = self.origin[0] + at.element(lane as u32) as i64;
@@ -300,6 +314,60 @@ impl<T: Element> Tile<'_, T> {
                     for (k, &src) in srcs.iter().enumerate() {
                         self.output[i + k] = T::from_bits(self.get(src, lane));
                     }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Fused time steps: the boundary rule on the step's `values` (lane `l`'s element `j` is
+    /// tile element `l * k + j`), into `dsts`. Under `clamp` each edge value comes from the
+    /// element at the edge's index clamped into the tile, as the PTX broadcasts it.
+    fn step_rule(&mut self, values: &[Reg], dsts: &[Reg]) {
+        let (k, warp) = (values.len() as i64, self.warp as i64);
+        let (origin, n) = (self.origin_x(), self.in_shape[0] as i64);
+        let element_at = |tile: &Self, g: i64| {
+            let e = (g - origin).clamp(0, warp * k - 1);
+            tile.get(values[(e % k) as usize], (e / k) as usize)
+        };
+        let (first, last) = (element_at(self, 0), element_at(self, n - 1));
+        let boundary = self.program.pattern.boundary();
+        for lane in 0..self.warp {
+            for (j, (&value, &dst)) in values.iter().zip(dsts).enumerate() {
+                let g = origin + lane as i64 * k + j as i64;
+                let bits = match (boundary, g < 0, g >= n) {
+                    (_, false, false) => self.get(value, lane),
+                    (Boundary::Clamp, true, _) => first,
+                    (Boundary::Clamp, _, true) => last,
+                    _ => 0,
+                };
+                self.set(dst, lane, bits);
+            }
+        }
+    }
+
+    /// Fused time steps: lane `l`'s element `j` goes to tile output `l * k + j - lead` where
+    /// that is one of the tile's outputs, in accesses of `width` elements.
+    fn store_owned(&mut self, srcs: &[Reg], lead: u32, width: usize) -> Result<(), Error> {
+        let (k, outputs) = (srcs.len() as i64, self.program.pattern.tile_outputs() as i64);
+        for lane in 0..self.warp {
+            for (c, chunk) in srcs.chunks(width).enumerate() {
+                let o = lane as i64 * k + (c * width) as i64 - lead as i64;
+                if o < 0 || o >= outputs {
+                    continue;
+                }
+                let x = self.origin[0] + o;
+                let (first, last) = (self.output_at(0, x), self.output_at(0, x + width as i64 - 1));
+                let i = match (first, last) {
+                    (Some(i), Some(_)) if i % width == 0 && o + width as i64 <= outputs => i,
+                    (Some(_), None) | (None, _) if width == 1 => continue,
+                    _ => {
+                        let (first, len) = (first.map_or(x, |i| i as i64), self.output.len());
+                        return Err(EmulationError::Access { what: "fused tile vector store", first, width, len }.into());
+                    }
+                };
+                for (m, &src) in chunk.iter().enumerate() {
+                    self.output[i + m] = T::from_bits(self.get(src, lane));
                 }
             }
         }

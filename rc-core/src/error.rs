@@ -49,6 +49,8 @@ pub enum PatternError {
     ThreadsPerBlock { got: Given },
     #[error("min_blocks_per_sm must be an integer from 1 to {}, got {got}", Pattern::MAX_MIN_BLOCKS_PER_SM)]
     MinBlocksPerSm { got: Given },
+    #[error("fuse must be an integer from 1 to {} (time steps per launch; 1 launches every step on its own), got {got}", Pattern::MAX_FUSE)]
+    Fuse { got: Given },
 }
 
 /// A distribution the pattern or the strategy cannot have, checked by [`crate::validate`].
@@ -107,6 +109,12 @@ pub enum LengthError {
     InputShorterThanWindow { window: usize, got: usize },
     #[error("output has {got} elements, expected {expected} for an input of {input} elements with boundary `{boundary}`")]
     Output { expected: usize, got: usize, input: usize, boundary: Boundary },
+    #[error("boundary `valid` shrinks the input by 2 * radius = {} elements per step: {steps} steps of an input of {len} elements leave {}, and at least 1 must be left", 2 * .radius, *.len as i128 - 2 * *.radius as i128 * *.steps as i128)]
+    StepsOutlastInput { len: usize, radius: usize, steps: usize },
+    #[error("the two buffers of a run of time steps have {a} and {b} elements; both must hold the input (the same length)")]
+    StepBuffers { a: usize, b: usize },
+    #[error("output has {got} elements, expected {expected} for {steps} steps on an input of {input} elements with boundary `{boundary}`")]
+    StepsOutput { expected: usize, got: usize, input: usize, steps: usize, boundary: Boundary },
     #[error("{outputs} outputs need {blocks} thread blocks, more than the {max} a 1D grid allows")]
     GridTooLarge { outputs: usize, blocks: u64, max: u64 },
     #[error("the shape has {got} dimensions, expected {expected} for this stencil")]
@@ -171,6 +179,10 @@ pub enum ScheduleError {
     BlockStageTooLarge { dims: Dims, bytes: u32, fields: u32, rows: u32, elements: u32, limit: u32 },
     #[error("distribution = auto found no distribution that compiles for this stencil within the register and shared-memory limits")]
     NoCandidate,
+    #[error("cannot fuse {steps} time steps of a radius {radius} stencil over {element} in one launch: a lane owns at most {} 32-bit words, so at most {max_steps} steps fit (fuse = 1 to {max_steps})", crate::time_steps::FusedTile::MAX_OWNED_WORDS)]
+    FusedSteps { steps: u32, radius: u32, element: ScalarType, max_steps: u32 },
+    #[error("fused time steps are built for 1D stencils, got a {dims} stencil")]
+    FusedDimensions { dims: Dims },
     #[error("the body reads {body} taps, but the pattern is {pattern}")]
     Dimensions { body: Dims, pattern: Dims },
     #[error("a tile of radius {radius} reads {rows} input rows; 2D and 3D tiles may read at most {max_rows} ((planes_per_warp + 2 rz) * (rows_per_warp + 2 ry)) with radii of at most {max_radius}: lower the radius, rows_per_warp or planes_per_warp")]

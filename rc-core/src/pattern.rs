@@ -138,6 +138,9 @@ impl Pattern {
     pub const DEFAULT_THREADS_PER_BLOCK: u32 = 256;
     /// CUDA's limit on threads per block.
     pub const MAX_THREADS_PER_BLOCK: u32 = 1024;
+    /// The most time steps `fuse = T` asks one launch to run (a tile holds far fewer for any
+    /// radius: [`crate::time_steps::FusedTile::max_steps`] says how many).
+    pub const MAX_FUSE: u32 = 1024;
     /// The largest `min_blocks_per_sm` accepted (no GPU holds more than 32 blocks per SM).
     pub const MAX_MIN_BLOCKS_PER_SM: u32 = 32;
 
@@ -454,15 +457,11 @@ impl Pattern {
     /// [`Pattern::check_shapes`] for a stencil of `fields` inputs whose lengths are `inputs`:
     /// one per field, input 0 of shape `input`, every other as long as input 0.
     pub fn check_inputs(&self, input: Extent, inputs: &[usize], fields: u32, output_len: usize) -> Result<Extent, LengthError> {
-        let (&first, rest) = match inputs.split_first() {
-            Some(split) if inputs.len() == fields as usize => split,
-            _ => return Err(LengthError::InputCount { expected: fields as usize, got: inputs.len() }),
-        };
+        let first = inputs.first().copied().filter(|_| inputs.len() == fields as usize);
+        let first = first.ok_or(LengthError::InputCount { expected: fields as usize, got: inputs.len() })?;
         let output = self.check_shapes(input, first, output_len)?;
-        match rest.iter().position(|&len| len != first) {
-            Some(i) => Err(LengthError::InputLength { input: i + 1, expected: first, got: rest[i] }),
-            None => Ok(output),
-        }
+        check_fields(inputs, fields)?;
+        Ok(output)
     }
 
     pub fn check_shapes(&self, input: Extent, input_len: usize, output_len: usize) -> Result<Extent, LengthError> {
@@ -492,5 +491,18 @@ impl fmt::Display for Pattern {
             write!(f, ", planes_per_warp {}", self.planes_per_warp)?;
         }
         write!(f, ", boundary {}", self.boundary)
+    }
+}
+
+/// Checks there is one input per field (`fields`) and that all have input 0's length, which it
+/// returns.
+pub fn check_fields(inputs: &[usize], fields: u32) -> Result<usize, LengthError> {
+    let (&first, rest) = match inputs.split_first() {
+        Some(split) if inputs.len() == fields as usize => split,
+        _ => return Err(LengthError::InputCount { expected: fields as usize, got: inputs.len() }),
+    };
+    match rest.iter().position(|&len| len != first) {
+        Some(i) => Err(LengthError::InputLength { input: i + 1, expected: first, got: rest[i] }),
+        None => Ok(first),
     }
 }

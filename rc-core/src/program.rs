@@ -13,6 +13,7 @@ use crate::pattern::Pattern;
 use crate::pipeline::Pipeline;
 use crate::scalar::{Scalar, ScalarType};
 use crate::strategy::Strategy;
+use crate::time_steps::FusedTile;
 use crate::schedule::{FetchId, LanePieces, LoadPlan, Schedule, Source};
 use crate::stage::MAX_STATIC_SHARED_BYTES;
 
@@ -84,10 +85,13 @@ pub struct WarpProgram {
     pub instrs: Vec<Instr>,
     /// How a streaming tile's steps overlap ([`Pattern::streams`]); `None` for other tiles.
     pub pipeline: Option<Pipeline>,
+    /// The fused tile of a program that runs several time steps per launch
+    /// ([`WarpProgram::compile_steps`]); `None` for one step.
+    pub fused: Option<FusedTile>,
     /// Fetches along x in the order the program first performs them (local ones included), in
     /// any row.
     pub fetch_order: Vec<FetchId>,
-    reg_types: Vec<ScalarType>,
+    pub(crate) reg_types: Vec<ScalarType>,
     /// How it runs: what the back ends print, emulate and count.
     pub machine: Machine,
 }
@@ -251,6 +255,7 @@ impl WarpProgram {
             row_registers: registers,
             instrs,
             pipeline,
+            fused: None,
             fetch_order,
             reg_types,
             machine: Machine::default(),
@@ -405,25 +410,33 @@ impl Lower<'_> {
     }
 
     fn node(&mut self, row: u32, p: u32, id: NodeId, node: Node, value: &[Reg]) -> Reg {
-        let ty = self.body.ty(id);
-        let v = |n: NodeId| value[n as usize];
-        match node {
-            Node::Tap(field, d) => self.fetch(row, p, field, d),
-            Node::Param(index) => self.emit(ty, |dst| Instr::Param { dst, index }),
-            Node::Const(value) => self.emit(ty, |dst| Instr::Const { dst, value }),
-            Node::Unary(op, a) => self.emit(ty, |dst| Instr::Unary { dst, op, a: v(a) }),
-            Node::Binary(op, a, b) => self.emit(ty, |dst| Instr::Binary { dst, op, a: v(a), b: v(b) }),
-            Node::Compare(op, a, b) => self.emit(ty, |dst| Instr::Compare { dst, op, a: v(a), b: v(b) }),
-            Node::Select { cond, then, otherwise } => {
-                self.emit(ty, |dst| Instr::Select { dst, cond: v(cond), then: v(then), otherwise: v(otherwise) })
-            }
-            Node::Cast(_, a) => self.emit(ty, |dst| Instr::Cast { dst, a: v(a) }),
-            Node::MulAdd(a, b, c) => self.emit(ty, |dst| Instr::MulAdd { dst, a: v(a), b: v(b), c: v(c) }),
+        if let Node::Tap(field, d) = node {
+            return self.fetch(row, p, field, d);
         }
+        let dst = self.reg(self.body.ty(id));
+        self.instrs.extend(Instr::of_node(node, dst, |n| value[n as usize]));
+        dst
     }
 }
 
 impl Instr {
+    /// The instruction that computes body node `node` into `dst`, its operands in the registers
+    /// `value` names; `None` for a tap, which each program fetches its own way.
+    pub fn of_node(node: Node, dst: Reg, value: impl Fn(NodeId) -> Reg) -> Option<Instr> {
+        let v = value;
+        Some(match node {
+            Node::Tap(..) => return None,
+            Node::Param(index) => Instr::Param { dst, index },
+            Node::Const(value) => Instr::Const { dst, value },
+            Node::Unary(op, a) => Instr::Unary { dst, op, a: v(a) },
+            Node::Binary(op, a, b) => Instr::Binary { dst, op, a: v(a), b: v(b) },
+            Node::Compare(op, a, b) => Instr::Compare { dst, op, a: v(a), b: v(b) },
+            Node::Select { cond, then, otherwise } => Instr::Select { dst, cond: v(cond), then: v(then), otherwise: v(otherwise) },
+            Node::Cast(_, a) => Instr::Cast { dst, a: v(a) },
+            Node::MulAdd(a, b, c) => Instr::MulAdd { dst, a: v(a), b: v(b), c: v(c) },
+        })
+    }
+
     /// The virtual registers this instruction reads.
     pub fn uses(&self) -> Vec<Reg> {
         match self {

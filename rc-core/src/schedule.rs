@@ -160,6 +160,14 @@ pub struct Schedule {
 }
 
 impl Schedule {
+    /// The schedule of a tile whose lanes each load and keep their own elements, `loads` (one
+    /// per register), and exchange nothing through a register-cache phase (fused time steps,
+    /// [`crate::time_steps`]): tile element 0 is input index `tile * tile_outputs - lead`.
+    pub(crate) fn owned(pattern: Pattern, lead: u32, loads: Vec<LoadPlan>) -> Schedule {
+        let strategy = Strategy::RegisterCache;
+        Schedule { pattern, strategy, lead, taps: Vec::new(), fetches: Vec::new(), loads, by_use: HashMap::new() }
+    }
+
     /// Schedules the reads of `taps` (the offsets the body uses) for every output of a lane.
     pub fn plan(
         pattern: Pattern,

@@ -13,7 +13,18 @@ use crate::pattern::Pattern;
 use crate::program::WarpProgram;
 use crate::scalar::{Element, Params};
 use crate::strategy::Strategy;
+use crate::time_steps::{self, StepPlan};
 use crate::window::Window;
+
+/// The kernel that runs several time steps per launch, printed by the macro beside the
+/// one-step kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FusedKernel {
+    /// Time steps per launch; 1: no fused kernel.
+    pub steps: u32,
+    pub ptx: &'static str,
+    pub entry: &'static str,
+}
 
 /// The user's function, called with one window per input field (in the order the function
 /// declares them) and a tuple of its extra parameters.
@@ -30,6 +41,9 @@ pub struct Stencil<T: Element, P: Params> {
     fields: u32,
     body: fn() -> Result<Body, BodyError>,
     reference: Reference<T, P>,
+    /// The fused kernel (`fuse = T` or the macro's choice); `None`: the cost model's choice,
+    /// with no PTX.
+    fused: Option<FusedKernel>,
     _types: PhantomData<fn(T, P) -> T>,
 }
 
@@ -50,7 +64,54 @@ impl<T: Element, P: Params> Stencil<T, P> {
         body: fn() -> Result<Body, BodyError>,
         reference: Reference<T, P>,
     ) -> Stencil<T, P> {
-        Stencil { name, pattern, strategy, layout, ptx, entry, fields, body, reference, _types: PhantomData }
+        Stencil { name, pattern, strategy, layout, ptx, entry, fields, body, reference, fused: None, _types: PhantomData }
+    }
+
+    /// This handle with its fused kernel: `steps` time steps per launch (the attribute's
+    /// `fuse`, or the macro's choice), printed as `ptx` with entry `entry`. With `steps` 1 there
+    /// is no fused kernel (`ptx` is not read): every step is a launch of the one-step kernel.
+    pub const fn with_fused(self, steps: u32, ptx: &'static str, entry: &'static str) -> Stencil<T, P> {
+        Stencil { fused: Some(FusedKernel { steps, ptx, entry }), ..self }
+    }
+
+    /// Time steps one fused launch runs: the macro's ([`Stencil::with_fused`]), else the cost
+    /// model's choice for this body ([`crate::auto::steps_per_launch`]).
+    pub fn steps_per_launch(&self) -> Result<u32, Error> {
+        match self.fused {
+            Some(fused) => Ok(fused.steps),
+            None => Ok(crate::auto::steps_per_launch(&self.pattern, &self.body()?)),
+        }
+    }
+
+    /// The fused kernel's PTX and entry, if the macro printed one.
+    pub const fn fused_kernel(&self) -> Option<FusedKernel> {
+        self.fused
+    }
+
+    /// The program of one fused launch ([`crate::time_steps`]): what the fused PTX prints
+    /// and `emulate_steps` runs.
+    pub fn fused_program(&self) -> Result<WarpProgram, Error> {
+        WarpProgram::compile_steps(self.pattern, &self.body()?, self.steps_per_launch()?)
+    }
+
+    /// The handle a fused launch goes through: this stencil's name and body, the launch's
+    /// pattern ([`crate::time_steps::FusedTile::launch_pattern`]) and the fused PTX. Its
+    /// `program()` is not its PTX: it exists to be launched (rc's runtime checks its lengths
+    /// and launches it as any kernel). Its layout asks the buffers for no vector alignment: the
+    /// coefficient fields, which a `valid` launch reads from an offset, load element by element,
+    /// and whoever launches it checks the stepping buffers' alignment
+    /// ([`crate::time_steps::FusedTile::width`]).
+    #[doc(hidden)]
+    pub fn fused_launch(&self) -> Result<(Stencil<T, P>, crate::time_steps::FusedTile), Error> {
+        let dims = self.pattern.dims();
+        if dims != crate::geometry::Dims::One {
+            return Err(crate::error::ScheduleError::FusedDimensions { dims }.into());
+        }
+        // The tile alone, not the program: a run of time steps asks for it at every call.
+        let tile = crate::time_steps::FusedTile::new(&self.pattern, T::TYPE, self.steps_per_launch()?)?;
+        let (ptx, entry) = self.fused.map_or(("", ""), |f| (f.ptx, f.entry));
+        let launch = Stencil { pattern: tile.launch_pattern(&self.pattern), layout: Layout::RoundRobin, ptx, entry, fused: None, ..*self };
+        Ok((launch, tile))
     }
 
     /// The annotated function's name.
@@ -162,6 +223,59 @@ impl<T: Element, P: Params> Stencil<T, P> {
         self.program()?.emulate_grid(inputs, shape.into(), output, &params.scalars())
     }
 
+    /// `steps` time steps on the CPU: [`Stencil::run_cpu`] applied `steps` times, each step's
+    /// output the next one's input field 0; the other fields (coefficients) stay as given,
+    /// read where the state lies ([`time_steps::step_inputs`]). `output` has the input's length,
+    /// or under `valid` `n - 2 * r * steps`.
+    pub fn run_cpu_steps(&self, inputs: &[&[T]], output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
+        // The reference knows no launches: one step at a time.
+        let one_by_one = StepPlan::new(steps, 1);
+        self.steps_with(inputs, output, steps, one_by_one, |_, inputs, out| self.run_cpu(inputs, out, params))
+    }
+
+    /// `steps` time steps as the GPU runs them ([`time_steps::StepPlan`]): fused launches of
+    /// [`Stencil::steps_per_launch`] steps, each the fused warp program emulated lane by lane,
+    /// then one-step launches for the steps left. Bit for bit [`Stencil::run_cpu_steps`].
+    pub fn emulate_steps(&self, inputs: &[&[T]], output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
+        let plan = StepPlan::new(steps, self.steps_per_launch()?);
+        let scalars = params.scalars();
+        // Each program compiled once, when its first launch comes.
+        let mut programs: [Option<WarpProgram>; 2] = [None, None];
+        self.steps_with(inputs, output, steps, plan, |fused, inputs, out| {
+            let program = match &mut programs[usize::from(fused)] {
+                Some(program) => program,
+                slot => slot.insert(if fused { self.fused_program()? } else { self.program()? }),
+            };
+            program.emulate(inputs, out, &scalars)
+        })
+    }
+
+    /// Runs `steps` time steps as `plan` launches them, through `launch(fused, inputs, output)`,
+    /// ping-pong between two host buffers.
+    fn steps_with(
+        &self,
+        inputs: &[&[T]],
+        output: &mut [T],
+        steps: usize,
+        plan: StepPlan,
+        mut launch: impl FnMut(bool, &[&[T]], &mut [T]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let n = first_len(inputs);
+        let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
+        time_steps::check_steps_inputs(&self.pattern, &lens, self.fields, output.len(), steps)?;
+        let mut state: Vec<T> = inputs.first().map_or(Vec::new(), |input| input.to_vec());
+        let mut done = 0;
+        for fused in plan.launches() {
+            let advance = if fused { plan.steps_per_launch as usize } else { 1 };
+            let mut next = vec![*T::zero_ref(); time_steps::steps_output_len(&self.pattern, n, done + advance)?];
+            launch(fused, &time_steps::step_inputs(&self.pattern, inputs, &state, done), &mut next)?;
+            state = next;
+            done += advance;
+        }
+        output.copy_from_slice(&state);
+        Ok(())
+    }
+
     /// `run_cpu` into a new vector.
     pub fn reference_vec(&self, inputs: &[&[T]], params: P) -> Result<Vec<T>, Error> {
         let mut out = vec![*T::zero_ref(); self.output_len(first_len(inputs))?];
@@ -192,9 +306,14 @@ impl<T: Element, P: Params> Stencil<T, P> {
         Ok(out)
     }
 
-    /// The schedule as a table to check against the register-cache article's Table 2.
+    /// The schedule as a table to check against the register-cache article's Table 2, and
+    /// the fused kernel's tile and shrinking halo where there is one.
     pub fn explain(&self) -> Result<Explanation, Error> {
-        Ok(Explanation::new(self.name, &self.program()?))
+        let explanation = Explanation::new(self.name, &self.program()?);
+        Ok(match self.fused {
+            Some(fused) if fused.steps > 1 => explanation.with_fused(&self.fused_launch()?.1, self.pattern.boundary()),
+            _ => explanation,
+        })
     }
 }
 

@@ -49,6 +49,11 @@ pub fn threads_per_block(got: Given) -> Result<u32, PatternError> {
     integer(got, 32, Pattern::MAX_THREADS_PER_BLOCK, |t| t % 32 == 0, |got| PatternError::ThreadsPerBlock { got })
 }
 
+/// `fuse = T`: time steps per launch of a fused kernel ([`crate::time_steps`]).
+pub fn fuse(got: Given) -> Result<u32, PatternError> {
+    integer(got, 1, Pattern::MAX_FUSE, any, |got| PatternError::Fuse { got })
+}
+
 pub fn min_blocks_per_sm(got: Given) -> Result<u32, PatternError> {
     integer(got, 1, Pattern::MAX_MIN_BLOCKS_PER_SM, any, |got| PatternError::MinBlocksPerSm { got })
 }

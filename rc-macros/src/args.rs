@@ -48,10 +48,12 @@ pub struct Args {
     pub rows_fixed: bool,
     #[allow(dead_code)]
     pub planes_fixed: bool,
+    /// `fuse = T` and its tokens: time steps per fused launch (1D).
+    pub fuse: Option<(u32, TokenStream)>,
 }
 
 const KNOWN: &str = "`radius`, `warp`, `outputs_per_thread`, `rows_per_warp`, `planes_per_warp`, `boundary`, `strategy`, \
-     `distribution`, `max_threads_per_block`, `min_blocks_per_sm`";
+     `distribution`, `max_threads_per_block`, `min_blocks_per_sm`, `fuse`";
 
 /// Reads the attribute of a stencil of `dims` dimensions (`None` when the signature has no
 /// window, whose own error says so: then nothing is checked against the dimensions).
@@ -72,6 +74,7 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
                 outputs_fixed: false,
                 rows_fixed: false,
                 planes_fixed: false,
+                fuse: None,
             };
         }
     };
@@ -88,6 +91,7 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
     let mut radius_seen = false;
     let mut threads: Option<u32> = None;
     let mut min_blocks: Option<u32> = None;
+    let mut fuse: Option<(u32, TokenStream)> = None;
     let (mut radius_span, mut outputs_span) = (None, None);
     for meta in &metas {
         let Meta::NameValue(nv) = meta else {
@@ -126,6 +130,13 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
             "boundary" => boundary = boundary_value(&nv.value, cx),
             "max_threads_per_block" => threads = checked(validate::threads_per_block(given(&nv.value)), &nv.value, cx),
             "min_blocks_per_sm" => min_blocks = checked(validate::min_blocks_per_sm(given(&nv.value)), &nv.value, cx),
+            "fuse" => {
+                let value = &nv.value;
+                fuse = checked(validate::fuse(given(value)), value, cx).map(|t| (t, quote::quote!(#value)));
+                if let Some(d) = dims.filter(|&d| d != Dims::One) {
+                    cx.error(value, format!("fuse runs several time steps per launch of a 1D stencil; a {d} stencil has no fused kernel yet"));
+                }
+            }
             "strategy" => strategy = strategy_value(&nv.value, cx).unwrap_or_default(),
             "distribution" if matches!(strip_group(&nv.value), Expr::Path(p) if p.path.is_ident("auto")) => auto = Some(&nv.value),
             "distribution" => layout = layout_value(&nv.value, cx).map(|l| (l, &nv.value)),
@@ -163,6 +174,7 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
         outputs_fixed,
         rows_fixed,
         planes_fixed,
+        fuse: fuse.clone(),
     };
     if cx.has_errors() {
         return args(None);
@@ -229,6 +241,7 @@ fn suggestion(name: &str) -> String {
         "distribution",
         "max_threads_per_block",
         "min_blocks_per_sm",
+        "fuse",
     ]
     .into_iter()
     .find(|known| edit_distance(name, known) <= 2)

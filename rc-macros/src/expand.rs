@@ -74,14 +74,54 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         },
         _ => None,
     };
+    // 1D: the fused kernel, `fuse = T` time steps per launch or the cost model's choice.
+    let fused = match (&program, &body) {
+        (Some(p), Some(b)) if p.pattern.dims() == Dims::One => fused(p.pattern, b, &args.fuse, &f.sig.ident, &mut cx),
+        _ => Some(Fused { steps: 1, program: None }),
+    };
     let keep_body = signature_ok && cx.function_is_rust();
-    match (cx.into_result(), pattern, sig, body, program) {
-        (Ok(()), Some(pattern), Some(sig), Some(body), Some(program)) => {
-            generate(&f, pattern, args.strategy, layout, &sig, &body, &program)
+    match (cx.into_result(), pattern, sig, body, program, fused) {
+        (Ok(()), Some(pattern), Some(sig), Some(body), Some(program), Some(fused)) => {
+            generate(&f, pattern, args.strategy, layout, &sig, &body, &program, &fused)
         }
         (Err(e), ..) => fallback(&f, e, keep_body),
         // Every path that yields None above has reported an error.
         (Ok(()), ..) => fallback(&f, syn::Error::new_spanned(&f.sig.ident, "#[stencil] could not compile this function"), keep_body),
+    }
+}
+
+/// The fused kernel of a 1D stencil: its time steps per launch, and its program where that is
+/// more than 1.
+struct Fused {
+    steps: u32,
+    program: Option<WarpProgram>,
+}
+
+/// `fuse = T` (refused on its tokens where the tile cannot hold `T` steps or the kernel would
+/// need too many registers), or the cost model's choice.
+fn fused(pattern: rc_core::Pattern, body: &rc_core::Body, fuse: &Option<(u32, TokenStream)>, name: &Ident, cx: &mut Ctxt) -> Option<Fused> {
+    let steps = match fuse {
+        Some((steps, _)) => *steps,
+        None => rc_core::auto::steps_per_launch(&pattern, body),
+    };
+    if steps == 1 {
+        return Some(Fused { steps, program: None });
+    }
+    let compiled = WarpProgram::compile_steps(pattern, body, steps).and_then(|program| {
+        let launch = program.pattern;
+        rc_core::validate::registers(launch, program.register_estimate()).map(|()| program).map_err(rc_core::Error::from)
+    });
+    match (compiled, fuse) {
+        (Ok(program), _) => Some(Fused { steps, program: Some(program) }),
+        (Err(e), Some((_, tokens))) => {
+            cx.error(tokens, format!("fuse = {steps}: {e}"));
+            None
+        }
+        // The cost model only chooses what compiles.
+        (Err(e), None) => {
+            cx.error(name, format!("cannot fuse time steps: {e}"));
+            None
+        }
     }
 }
 
@@ -97,6 +137,8 @@ fn fallback(f: &ItemFn, e: syn::Error, keep_body: bool) -> TokenStream {
     quote!(#error #(#attrs)* #[allow(unused_variables)] #vis #sig { ::core::unimplemented!() })
 }
 
+// One argument per part the module is made of, all computed by `stencil`.
+#[allow(clippy::too_many_arguments)]
 fn generate(
     f: &ItemFn,
     pattern: rc_core::Pattern,
@@ -105,6 +147,7 @@ fn generate(
     sig: &Signature,
     body: &rc_core::Body,
     program: &WarpProgram,
+    fused: &Fused,
 ) -> TokenStream {
     let name = &f.sig.ident;
     let vis = &f.vis;
@@ -136,6 +179,26 @@ fn generate(
     let param_names: Vec<&syn::Ident> = sig.params.iter().map(|p| &p.name).collect();
     let params_ty = quote!((#(#param_types,)*));
     let entry_points = entry_points(sig.dims, &sig.windows, &elem, &param_names, &param_types);
+    let fused_entry = format!("rc_{name_str}_steps");
+    let fused_ptx = fused.program.as_ref().map_or(String::new(), |p| rc_core::ptx::print(p, &fused_entry));
+    let steps = fused.steps;
+    let (with_fused, fused_consts) = match sig.dims {
+        Dims::One => (
+            quote!(.with_fused(#steps, Self::__FUSED_PTX, Self::FUSED_ENTRY)),
+            quote! {
+                /// Time steps one launch of the fused kernel runs (`fuse`, or the cost model's
+                /// choice); 1: every step is a launch of the one-step kernel.
+                pub const STEPS_PER_LAUNCH: u32 = #steps;
+                /// The fused kernel's PTX (empty when `STEPS_PER_LAUNCH` is 1).
+                pub const FUSED_PTX: &'static str = Self::__FUSED_PTX;
+                #[doc(hidden)]
+                pub const __FUSED_PTX: &'static str = #fused_ptx;
+                /// The name of the fused kernel's `.entry` in `FUSED_PTX`.
+                pub const FUSED_ENTRY: &'static str = #fused_entry;
+            },
+        ),
+        _ => (quote!(), quote!()),
+    };
     let fields = sig.windows.len() as u32;
     // The core hands the reference one generic window per field, as many as `run_cpu` checked
     // it has inputs; a 2D or 3D function takes each wrapped.
@@ -149,7 +212,11 @@ fn generate(
     let user_docs = f.attrs.iter().filter(|attr| attr.path().is_ident("doc"));
     let estimate = program.register_estimate();
     let shape_api = match sig.dims {
-        Dims::One => String::new(),
+        Dims::One => format!(
+            " `run_cpu_steps`, `emulate_steps`, `run_steps` and `launch_steps` run time steps (the output the next \
+             input), {} per launch of the fused kernel (`FUSED_PTX`; `explain` shows its tile).",
+            fused.steps
+        ),
         Dims::Two => " Inputs and outputs are row-major grids: `run_cpu(input, [rows, cols], output, ..)` and `emulate` take \
              the input's shape, `output_shape([rows, cols])` gives the output's."
             .to_string(),
@@ -206,7 +273,7 @@ fn generate(
                 #fields,
                 Self::__body,
                 Self::__reference,
-            );
+            )#with_fused;
             /// The kernel's PTX, printed by `#[stencil]` at compile time (also `KERNEL.ptx()`).
             pub const PTX: &'static str = Self::__PTX;
             // The text itself, out of the documentation: rustdoc would print it in full.
@@ -214,6 +281,7 @@ fn generate(
             pub const __PTX: &'static str = #ptx;
             /// The name of the kernel's `.entry` in `PTX`.
             pub const ENTRY: &'static str = #entry;
+            #fused_consts
 
             // The annotated function with its windows in a slice and its extra parameters in a
             // tuple: the CPU reference.
@@ -242,6 +310,7 @@ fn entry_points(dims: Dims, windows: &[Ident], elem: &TokenStream, param_names: 
     // The generated functions' own names, which a window or parameter of the same name must not
     // clash with.
     let (output, shape) = (Ident::new("output", Span::mixed_site()), Ident::new("shape", Span::mixed_site()));
+    let steps = Ident::new("steps", Span::mixed_site());
     if dims == Dims::One {
         return quote! {
             /// Computes every output on the CPU with the annotated function (the reference).
@@ -252,6 +321,20 @@ fn entry_points(dims: Dims, windows: &[Ident], elem: &TokenStream, param_names: 
             /// Runs the kernel's warp program on the CPU, lane by lane, shuffle by shuffle.
             pub fn emulate(#(#windows: &[#elem],)* #output: &mut [#elem], #(#param_names: #param_types),*) -> ::std::result::Result<(), ::rc::Error> {
                 Self::KERNEL.emulate(&[#(#windows),*], #output, (#(#param_names,)*))
+            }
+
+            /// `steps` time steps on the CPU: `run_cpu` applied `steps` times, each step's output
+            /// the next one's first input; the other inputs (coefficients) stay as given. `output`
+            /// has the input's length, or under `valid` `n - 2 * radius * steps`.
+            pub fn run_cpu_steps(#(#windows: &[#elem],)* #output: &mut [#elem], #steps: usize, #(#param_names: #param_types),*) -> ::std::result::Result<(), ::rc::Error> {
+                Self::KERNEL.run_cpu_steps(&[#(#windows),*], #output, #steps, (#(#param_names,)*))
+            }
+
+            /// `steps` time steps as the GPU runs them, on the CPU: launches of the fused kernel's
+            /// warp program (`STEPS_PER_LAUNCH` steps each) emulated lane by lane, then one-step
+            /// launches for the steps left; bit for bit `run_cpu_steps`.
+            pub fn emulate_steps(#(#windows: &[#elem],)* #output: &mut [#elem], #steps: usize, #(#param_names: #param_types),*) -> ::std::result::Result<(), ::rc::Error> {
+                Self::KERNEL.emulate_steps(&[#(#windows),*], #output, #steps, (#(#param_names,)*))
             }
 
             ::rc::__private::gpu_methods! { [#(#windows),*]; #elem; #(#param_names: #param_types),* }

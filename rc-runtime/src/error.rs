@@ -141,6 +141,15 @@ pub enum Error {
         source: LengthError,
     },
 
+    /// The stencil's body or fused program could not be built (a hand-made handle whose body
+    /// does not compile for the fused tile; `#[stencil]` refuses those at compile time).
+    #[error("stencil `{stencil}`: {source}")]
+    Program {
+        stencil: &'static str,
+        #[source]
+        source: rc_core::Error,
+    },
+
     /// A buffer's address is not a multiple of the stencil's vector access size (a sub-slice
     /// that starts mid-vector): the kernel would misread it, so it is not launched.
     #[error(

@@ -89,14 +89,19 @@ pub(crate) fn input_name<T: Element, P: Params>(stencil: &Stencil<T, P>, field: 
 
 /// Vector loads and stores need their buffers aligned to the access size.
 pub(crate) fn check_alignment<T: Element, P: Params>(stencil: &Stencil<T, P>, buffer: &str, address: u64) -> Result<(), Error> {
-    let required = match stencil.strategy() {
-        Strategy::RegisterCache => stencil.layout().access_bytes(T::TYPE),
-        _ => T::TYPE.bytes(),
-    };
+    let required = required_alignment(stencil);
     if address % required as u64 != 0 {
         return Err(Error::Misaligned { stencil: stencil.name(), buffer: buffer.to_string(), required, address });
     }
     Ok(())
+}
+
+/// The bytes every buffer's address must be a multiple of: the stencil's vector access size.
+pub(crate) fn required_alignment<T: Element, P: Params>(stencil: &Stencil<T, P>) -> u32 {
+    match stencil.strategy() {
+        Strategy::RegisterCache => stencil.layout().access_bytes(T::TYPE),
+        _ => T::TYPE.bytes(),
+    }
 }
 
 /// The loaded kernel must run blocks of the pattern's threads per block: `kernel_max` is its

@@ -33,6 +33,7 @@ mod error;
 mod launch;
 mod module;
 mod resources;
+mod steps;
 #[cfg(feature = "cudarc")]
 mod with_cudarc;
 #[cfg(feature = "cust")]
@@ -44,16 +45,19 @@ pub use error::{DriverError, Error, ModuleLoadError};
 pub use module::cached_kernel_count;
 pub use module::release_cached_modules;
 pub use resources::{resources, Resources, SpillWarning};
+pub use steps::Holds;
 #[cfg(feature = "cudarc")]
-pub use with_cudarc::{launch_cudarc, launch_cudarc_grid, run_cudarc, run_cudarc_grid};
+pub use with_cudarc::{launch_cudarc, launch_cudarc_grid, launch_steps_cudarc, run_cudarc, run_cudarc_grid, run_steps_cudarc};
 #[cfg(feature = "cust")]
-pub use with_cust::{launch, launch_grid, run, run_grid};
+pub use with_cust::{launch, launch_grid, launch_steps, run, run_grid, run_steps};
 /// [`run_cudarc`] under the name generated code and examples use, when cust is not enabled.
 #[cfg(all(feature = "cudarc", not(feature = "cust")))]
 pub use with_cudarc::run_cudarc as run;
 /// [`run_cudarc_grid`] under the name generated code and examples use, when cust is not enabled.
 #[cfg(all(feature = "cudarc", not(feature = "cust")))]
 pub use with_cudarc::run_cudarc_grid as run_grid;
+#[cfg(all(feature = "cudarc", not(feature = "cust")))]
+pub use with_cudarc::run_steps_cudarc as run_steps;
 
 /// The cust this crate is built against, for callers that make their own contexts, streams and
 /// buffers.

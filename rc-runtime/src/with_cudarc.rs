@@ -8,12 +8,13 @@
 
 use std::sync::{Arc, Mutex};
 
-use cudarc::driver::{CudaContext, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
 use rc_core::{Element, Extent, Params, Stencil};
 
 use crate::context;
 use crate::error::Error;
-use crate::launch::{launch_planned, output_shape, plan, RawBuffer};
+use crate::launch::{self, launch_planned, output_shape, plan, RawBuffer};
+use crate::steps::{self, Holds, StepRun};
 
 /// Launches `stencil` over `inputs` into `output` on `stream`, asynchronously: it returns once
 /// the launch is queued, and `output` is written when the stream gets there. The inputs (one per
@@ -139,6 +140,27 @@ where
     if plan(stencil, shape, &lens, n_out, &params)?.launch.is_none() {
         return Ok(Vec::new());
     }
+    let stream = run_stream()?;
+    let device_inputs = inputs
+        .iter()
+        .map(|&input| stream.clone_htod(input).map_err(|e| Error::cudarc(format!("copying {} input elements to the GPU", input.len()), e)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut device_output = stream
+        .alloc_zeros::<T>(n_out)
+        .map_err(|e| Error::cudarc(format!("allocating {n_out} output elements on the GPU"), e))?;
+    let device_inputs: Vec<&dyn DevicePtr<T>> = device_inputs.iter().map(|input| input as &dyn DevicePtr<T>).collect();
+    launch_cudarc_grid(stencil, &stream, &device_inputs, &mut device_output, shape, params)?;
+    stream
+        .synchronize()
+        .map_err(|e| Error::cudarc(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;
+    stream
+        .clone_dtoh(&device_output)
+        .map_err(|e| Error::cudarc(format!("copying {n_out} output elements from the GPU"), e))
+}
+
+/// A new stream on device 0's primary context (made by the first call and kept for the
+/// process), for the `run` functions; [`Error::NoDevice`] without a driver or a GPU.
+fn run_stream() -> Result<Arc<CudaStream>, Error> {
     context::init()?;
     // SAFETY: only tries to open the library, as the loader below would.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
@@ -159,20 +181,92 @@ where
             }
         }
     };
-    let stream = context.new_stream().map_err(|e| Error::cudarc("creating a stream (cuStreamCreate)", e))?;
-    let device_inputs = inputs
-        .iter()
-        .map(|&input| stream.clone_htod(input).map_err(|e| Error::cudarc(format!("copying {} input elements to the GPU", input.len()), e)))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut device_output = stream
-        .alloc_zeros::<T>(n_out)
-        .map_err(|e| Error::cudarc(format!("allocating {n_out} output elements on the GPU"), e))?;
-    let device_inputs: Vec<&dyn DevicePtr<T>> = device_inputs.iter().map(|input| input as &dyn DevicePtr<T>).collect();
-    launch_cudarc_grid(stencil, &stream, &device_inputs, &mut device_output, shape, params)?;
-    stream
-        .synchronize()
-        .map_err(|e| Error::cudarc(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;
-    stream
-        .clone_dtoh(&device_output)
-        .map_err(|e| Error::cudarc(format!("copying {n_out} output elements from the GPU"), e))
+    context.new_stream().map_err(|e| Error::cudarc("creating a stream (cuStreamCreate)", e))
+}
+
+/// [`crate::launch_steps`] on cudarc slices: `steps` time steps of `stencil` on `stream`,
+/// asynchronously, `a` holding the state and `b` as long, each launch reading one and writing
+/// the other; `coefficients` are the other input fields, which stay as given. Returns which
+/// buffer holds the result (under `valid`, its first `n - 2 * radius * steps` elements). The same
+/// checks as cust's `launch_steps`; under `valid` with coefficient fields a one-step launch whose
+/// coefficient window starts mid-vector reads an aligned copy of it (freed in stream order).
+pub fn launch_steps_cudarc<T, P>(
+    stencil: &Stencil<T, P>,
+    stream: &Arc<CudaStream>,
+    a: &mut CudaSlice<T>,
+    b: &mut CudaSlice<T>,
+    coefficients: &[&CudaSlice<T>],
+    steps: usize,
+    params: P,
+) -> Result<Holds, Error>
+where
+    T: Element + DeviceRepr,
+    P: Params,
+{
+    let lens: Vec<usize> = coefficients.iter().map(|c| c.len()).collect();
+    let address = |buffer: &dyn DevicePtr<T>| buffer.device_ptr(stream).0;
+    let run = StepRun::plan(stencil, (address(&*a), a.len()), (address(&*b), b.len()), &lens, steps)?;
+    for step in &run.launches {
+        let kernel = run.kernel(stencil, step);
+        let span = step.coefficients_from..step.coefficients_from + step.input_len;
+        let windows: Vec<CudaView<'_, T>> = coefficients.iter().map(|c| c.slice(span.clone())).collect();
+        // Under `valid` a one-step launch reads the coefficients from an offset, which may break
+        // the one-step kernel's vector alignment: it reads an aligned copy of its window instead.
+        let required = u64::from(launch::required_alignment(kernel));
+        let copies = windows
+            .iter()
+            .map(|w| match address(w) % required {
+                0 => Ok(None),
+                _ => stream.clone_dtod(w).map(Some).map_err(|e| Error::cudarc("copying a coefficient window (cuMemcpyDtoDAsync)", e)),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let coefficients: Vec<&dyn DevicePtr<T>> = windows
+            .iter()
+            .zip(&copies)
+            .map(|(window, copy)| match copy {
+                Some(copy) => copy as &dyn DevicePtr<T>,
+                None => window as &dyn DevicePtr<T>,
+            })
+            .collect();
+        let launch_one = |state: &dyn DevicePtr<T>, output: &mut CudaViewMut<'_, T>| {
+            let inputs: Vec<&dyn DevicePtr<T>> = std::iter::once(state).chain(coefficients.iter().copied()).collect();
+            launch_cudarc(kernel, stream, &inputs, output, params)
+        };
+        match step.from {
+            Holds::A => launch_one(&a.slice(..step.input_len), &mut b.slice_mut(..step.output_len))?,
+            Holds::B => launch_one(&b.slice(..step.input_len), &mut a.slice_mut(..step.output_len))?,
+        }
+    }
+    Ok(run.holds)
+}
+
+/// [`crate::run_steps`] through cudarc: copies in, [`launch_steps_cudarc`] on a new stream of
+/// device 0, waits, copies the final state out. Lengths are checked before the GPU is touched.
+pub fn run_steps_cudarc<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], steps: usize, params: P) -> Result<Vec<T>, Error>
+where
+    T: Element + DeviceRepr + ValidAsZeroBits,
+    P: Params,
+{
+    let n = inputs.first().map_or(0, |input| input.len());
+    let lens: Vec<usize> = inputs.iter().skip(1).map(|input| input.len()).collect();
+    steps::launches(stencil, n, n, &lens, steps)?;
+    let out = rc_core::time_steps::steps_output_len(&stencil.pattern(), n, steps)
+        .map_err(|source| Error::Length { stencil: stencil.name(), source })?;
+    if out == 0 {
+        return Ok(Vec::new());
+    }
+    let stream = run_stream()?;
+    let copy_in = |input: &[T]| stream.clone_htod(input).map_err(|e| Error::cudarc(format!("copying {} input elements to the GPU", input.len()), e));
+    let mut a = copy_in(inputs[0])?;
+    let mut b = stream.alloc_zeros::<T>(n).map_err(|e| Error::cudarc(format!("allocating {n} elements on the GPU"), e))?;
+    let coefficients = inputs[1..].iter().map(|input| copy_in(input)).collect::<Result<Vec<_>, _>>()?;
+    let coefficients: Vec<&CudaSlice<T>> = coefficients.iter().collect();
+    let holds = launch_steps_cudarc(stencil, &stream, &mut a, &mut b, &coefficients, steps, params)?;
+    let result = match holds {
+        Holds::A => &a,
+        Holds::B => &b,
+    };
+    let output = stream.clone_dtoh(&result.slice(..out)).map_err(|e| Error::cudarc(format!("copying {out} output elements from the GPU"), e))?;
+    stream.synchronize().map_err(|e| Error::cudarc(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e))?;
+    Ok(output)
 }

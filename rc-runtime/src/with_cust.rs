@@ -1,13 +1,14 @@
 //! The cust back end: stencils on cust streams and device buffers (what a Rust-CUDA host program
 //! has), and [`run`] from host slices through cust's buffers.
 
-use cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
 use cust::stream::{Stream, StreamFlags};
 use rc_core::{Element, Extent, Params, Stencil};
 
 use crate::context;
 use crate::error::Error;
-use crate::launch::{launch_planned, output_shape, plan, RawBuffer};
+use crate::launch::{self, launch_planned, output_shape, plan, RawBuffer};
+use crate::steps::{self, Holds, StepRun};
 
 /// Launches `stencil` over `inputs` into `output` on `stream`, asynchronously: it returns once
 /// the launch is queued, and `output` is written when the stream gets there (synchronise the
@@ -142,5 +143,110 @@ where
     device_output
         .copy_to(&mut output[..])
         .map_err(|e| Error::cust(format!("copying {n_out} output elements from the GPU"), e))?;
+    Ok(output)
+}
+
+/// Runs `steps` time steps of `stencil` on `stream`, asynchronously: `a` holds the state (input
+/// field 0), `b` is as long as `a`, and each launch reads one and writes the other
+/// (ping-pong): launches of the fused kernel (`stencil.steps_per_launch()` steps each), then of
+/// the one-step kernel for the steps left. Returns which buffer holds the result once the
+/// stream gets there; under `valid` it is the first `n - 2 * radius * steps` elements, the
+/// rest of both buffers being scratch. `coefficients` holds the other input fields (one per
+/// window after the first, in order, each as long as `a`), which stay as given: under `valid`
+/// each launch reads them where the state lies.
+///
+/// Lengths are checked before any CUDA call ([`Error::Length`]). The fused kernel loads and
+/// stores `a` and `b` with 16-byte vectors, so both must start 16-byte aligned
+/// ([`Error::Misaligned`]); every launch has [`launch`]'s other rules. Under `valid` with
+/// coefficient fields, a one-step launch whose coefficient window would start mid-vector reads
+/// an aligned copy of it, and then this waits for the stream before returning (the copies are
+/// freed).
+pub fn launch_steps<T, P>(
+    stencil: &Stencil<T, P>,
+    stream: &Stream,
+    a: &mut DeviceSlice<T>,
+    b: &mut DeviceSlice<T>,
+    coefficients: &[&DeviceSlice<T>],
+    steps: usize,
+    params: P,
+) -> Result<Holds, Error>
+where
+    T: Element + DeviceCopy,
+    P: Params,
+{
+    let lens: Vec<usize> = coefficients.iter().map(|c| c.len()).collect();
+    let address = |buffer: &DeviceSlice<T>| (buffer.as_device_ptr().as_raw(), buffer.len());
+    let run = StepRun::plan(stencil, address(a), address(b), &lens, steps)?;
+    let (a, b) = (*a, *b);
+    // Aligned copies of coefficient windows, kept until the launches that read them are done.
+    let mut copies: Vec<DeviceBuffer<T>> = Vec::new();
+    for step in &run.launches {
+        let (from, to) = match step.from {
+            Holds::A => (a, b),
+            Holds::B => (b, a),
+        };
+        let state = from.index(..step.input_len);
+        let mut output = to.index(..step.output_len);
+        let span = step.coefficients_from..step.coefficients_from + step.input_len;
+        let mut windows: Vec<DeviceSlice<T>> = coefficients.iter().map(|c| c.index(span.clone())).collect();
+        let kernel = run.kernel(stencil, step);
+        // Under `valid` a one-step launch reads the coefficients from an offset, which may break
+        // the one-step kernel's vector alignment: it reads an aligned copy of its window instead.
+        let required = u64::from(launch::required_alignment(kernel));
+        for window in windows.iter_mut().filter(|w| w.as_device_ptr().as_raw() % required != 0) {
+            let len = window.len();
+            // SAFETY: the copy below writes every element before any launch reads it.
+            let mut copy = unsafe { DeviceBuffer::<T>::uninitialized(len) }
+                .map_err(|e| Error::cust(format!("allocating an aligned copy of {len} coefficient elements"), e))?;
+            // SAFETY: both buffers outlive the copy: the copies are kept until the stream is done.
+            unsafe { copy.async_copy_from(window, stream) }.map_err(|e| Error::cust("copying a coefficient window (cuMemcpyDtoDAsync)", e))?;
+            *window = *copy;
+            copies.push(copy);
+        }
+        let inputs: Vec<&DeviceSlice<T>> = std::iter::once(&state).chain(&windows).collect();
+        launch(kernel, stream, &inputs, &mut output, params)?;
+    }
+    if !copies.is_empty() {
+        stream.synchronize().map_err(|e| Error::cust(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e))?;
+    }
+    Ok(run.holds)
+}
+
+/// Runs `steps` time steps of `stencil` on the GPU from host slices (`inputs` as for [`run`]:
+/// the state first, then the coefficient fields) and returns the final state: copies in, runs
+/// [`launch_steps`], waits, copies out. Lengths are checked before the GPU is touched.
+pub fn run_steps<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], steps: usize, params: P) -> Result<Vec<T>, Error>
+where
+    T: Element + DeviceCopy,
+    P: Params,
+{
+    let n = inputs.first().map_or(0, |input| input.len());
+    let lens: Vec<usize> = inputs.iter().skip(1).map(|input| input.len()).collect();
+    steps::launches(stencil, n, n, &lens, steps)?;
+    let out = rc_core::time_steps::steps_output_len(&stencil.pattern(), n, steps)
+        .map_err(|source| Error::Length { stencil: stencil.name(), source })?;
+    if out == 0 {
+        return Ok(Vec::new());
+    }
+    context::ensure_current()?;
+    let stream = Stream::new(StreamFlags::DEFAULT, None)
+        .map_err(|e| Error::cust("creating a stream (cuStreamCreateWithPriority)", e))?;
+    let copy_in = |input: &[T]| {
+        DeviceBuffer::from_slice(input).map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
+    };
+    let mut a = copy_in(inputs[0])?;
+    // SAFETY: every element of `b` a launch reads was written by the launch before it, and `T`
+    // is one of f32, f64, i32, u32, for which any bit pattern is a valid value anyway.
+    let mut b = unsafe { DeviceBuffer::<T>::uninitialized(n) }.map_err(|e| Error::cust(format!("allocating {n} elements on the GPU"), e))?;
+    let coefficients = inputs[1..].iter().map(|input| copy_in(input)).collect::<Result<Vec<_>, _>>()?;
+    let coefficients: Vec<&DeviceSlice<T>> = coefficients.iter().map(|c| &**c).collect();
+    let holds = launch_steps(stencil, &stream, &mut a, &mut b, &coefficients, steps, params)?;
+    stream.synchronize().map_err(|e| Error::cust(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e))?;
+    let result = match holds {
+        Holds::A => &a,
+        Holds::B => &b,
+    };
+    let mut output = vec![*T::zero_ref(); out];
+    result.index(..out).copy_to(&mut output[..]).map_err(|e| Error::cust(format!("copying {out} output elements from the GPU"), e))?;
     Ok(output)
 }

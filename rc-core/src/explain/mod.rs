@@ -1,7 +1,9 @@
 //! `explain()`: the schedule as a person checks it against the register-cache article's Table 2:
 //! per phase, what each lane publishes and from which lane it reads which register; for 2D and
-//! 3D stencils first the tile (`tile.rs`), and what a tile streams per step (`streaming.rs`).
+//! 3D stencils first the tile (`tile.rs`), and what a tile streams per step (`streaming.rs`);
+//! for a 1D stencil with a fused kernel, its tile and shrinking halo (`fused.rs`).
 
+mod fused;
 mod streaming;
 mod tile;
 
@@ -167,6 +169,15 @@ impl Explanation {
             reused_reads: uses - schedule.fetches.len(),
             text,
         }
+    }
+}
+
+impl Explanation {
+    /// This explanation followed by the fused kernel's: its tile of `tile` under `boundary`.
+    pub fn with_fused(mut self, tile: &crate::time_steps::FusedTile, boundary: crate::pattern::Boundary) -> Explanation {
+        // Writing to a String cannot fail.
+        let _ = fused::write(&mut self.text, tile, boundary);
+        self
     }
 }
 

@@ -113,8 +113,15 @@ impl Step {
             Op::ReadStage { dsts, .. } => self.loads.add(dsts.len(), None),
             Op::Store { row, .. } => self.stores.add(1, Some(*row)),
             Op::StoreVector { srcs, row, .. } => self.stores.add(srcs.len(), Some(*row)),
+            Op::StoreOwned { srcs, .. } => self.stores.add(srcs.len(), Some(0)),
             Op::Carry(copies) => self.carried += copies.len(),
-            Op::Compute(_) | Op::StageBlock { .. } | Op::StageWarp { .. } | Op::Divisions(_) | Op::Advance => {}
+            Op::Compute(_)
+            | Op::StageBlock { .. }
+            | Op::StageWarp { .. }
+            | Op::Divisions(_)
+            | Op::Advance
+            | Op::Neighbour { .. }
+            | Op::StepRule { .. } => {}
         }
     }
 }

@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use super::division::FastDivisions;
 use super::vector::{self, Access};
 use super::{LaunchBounds, Machine, Op, Stmt, TileTest, WarpStage};
-use crate::pattern::Pattern;
 use crate::distribution::{vector_access_elements, AffineLoad};
 use crate::program::{Instr, Reg, StageScope, WarpProgram};
 use crate::stage::{self, StagePadding};
@@ -26,7 +25,7 @@ impl Machine {
     ///   memory just before its first reader (the stage applied the boundary rule), then the
     ///   stores as above.
     ///
-    /// A streaming 3D tile ([`Pattern::streams`], pipelined by [`crate::pipeline`]) runs the
+    /// A streaming 3D tile ([`crate::pattern::Pattern::streams`], pipelined by [`crate::pipeline`]) runs the
     /// prologue's steps and then a loop over its planes; each step loads its box's newest
     /// plane (each load before its first reader), runs its stages, stores the plane the last
     /// stage finishes, carries what later steps read and moves the tile one plane along z.
@@ -41,14 +40,7 @@ impl Machine {
         } else {
             lower.tile_paths()
         };
-        let pattern = program.pattern;
-        // Only when asked for: declaring even the default 256 threads changes ptxas' register
-        // allocation (an f32 r = 16 kernel went from 87 registers to 80 and a spill).
-        let asked = pattern.threads_per_block() != Pattern::DEFAULT_THREADS_PER_BLOCK || pattern.min_blocks_per_sm().is_some();
-        let launch_bounds = asked.then_some(LaunchBounds {
-            max_threads_per_block: pattern.threads_per_block(),
-            min_blocks_per_sm: pattern.min_blocks_per_sm(),
-        });
+        let launch_bounds = LaunchBounds::of(&program.pattern);
         let mut machine = Machine { body, width, shared_bytes: None, launch_bounds };
         let mut shared_bytes = None;
         // One stage per input field, one after the other.

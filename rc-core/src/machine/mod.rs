@@ -23,6 +23,7 @@ mod vector;
 pub use division::Division;
 
 use crate::distribution::AffineLoad;
+use crate::pattern::Pattern;
 use crate::program::{Instr, Reg};
 use crate::stage::StagePadding;
 
@@ -43,6 +44,16 @@ pub struct Machine {
 pub struct LaunchBounds {
     pub max_threads_per_block: u32,
     pub min_blocks_per_sm: Option<u32>,
+}
+
+impl LaunchBounds {
+    /// What a kernel of `pattern` declares: only what the attribute asked for, as declaring
+    /// even the default 256 threads changes ptxas' register allocation (an f32 r = 16 kernel
+    /// went from 87 registers to 80 and a spill).
+    pub fn of(pattern: &Pattern) -> Option<LaunchBounds> {
+        let asked = pattern.threads_per_block() != Pattern::DEFAULT_THREADS_PER_BLOCK || pattern.min_blocks_per_sm().is_some();
+        asked.then_some(LaunchBounds { max_threads_per_block: pattern.threads_per_block(), min_blocks_per_sm: pattern.min_blocks_per_sm() })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -116,6 +127,27 @@ pub enum Op {
     /// A streaming tile moves one plane along z: the rows the next step names are counted from
     /// the next plane.
     Advance,
+    /// Fused time steps: every lane reads `src` of its neighbour lane on side `from` (lane
+    /// `lane - 1` or `lane + 1`); a lane with no such neighbour in the warp reads its own.
+    Neighbour { dst: Reg, src: Reg, from: Side },
+    /// Fused time steps: the boundary rule after a step. `values[j]` is the lane's tile element
+    /// `lane * values.len() + j` after the step; `dsts[j]` is that value where the element lies
+    /// inside the input (`0..n`), and outside it what the rule says: zero, or under `clamp` the
+    /// step's value at input index 0 or `n - 1` (from the lane that holds it).
+    StepRule { values: Vec<Reg>, dsts: Vec<Reg> },
+    /// Fused time steps: lane `lane` writes `srcs[j]` to tile output `lane * srcs.len() + j -
+    /// lead` wherever that is one of the tile's outputs (`0..tile_outputs`) and exists; in
+    /// vector accesses of `width` elements (inside a [`TileTest::Whole`] path) when `width > 1`.
+    StoreOwned { srcs: Vec<Reg>, lead: u32, width: u32 },
+}
+
+/// Which neighbour lane an [`Op::Neighbour`] reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// Lane `lane - 1`, which holds the elements just before the lane's.
+    Before,
+    /// Lane `lane + 1`, which holds the elements just after the lane's.
+    After,
 }
 
 /// A staged window's stage: where each element goes and how the warp copies it.
@@ -198,6 +230,9 @@ impl Op {
             Op::Store { src, .. } => vec![*src],
             Op::StoreVector { srcs, .. } => srcs.clone(),
             Op::Carry(moves) => moves.iter().map(|&(_, src)| src).collect(),
+            Op::Neighbour { src, .. } => vec![*src],
+            Op::StepRule { values, .. } => values.clone(),
+            Op::StoreOwned { srcs, .. } => srcs.clone(),
             Op::Load { .. }
             | Op::Advance
             | Op::LoadVector { .. }
@@ -216,7 +251,14 @@ impl Op {
             Op::LoadVector { dsts, .. } | Op::ReadStage { dsts, .. } => dsts.clone(),
             Op::Divisions(run) => run.iter().map(|d| d.dst).collect(),
             Op::Carry(moves) => moves.iter().map(|&(dst, _)| dst).collect(),
-            Op::StageBlock { .. } | Op::StageWarp { .. } | Op::Store { .. } | Op::StoreVector { .. } | Op::Advance => Vec::new(),
+            Op::Neighbour { dst, .. } => vec![*dst],
+            Op::StepRule { dsts, .. } => dsts.clone(),
+            Op::StageBlock { .. }
+            | Op::StageWarp { .. }
+            | Op::Store { .. }
+            | Op::StoreVector { .. }
+            | Op::StoreOwned { .. }
+            | Op::Advance => Vec::new(),
         }
     }
 

@@ -14,11 +14,14 @@
 //! - `mod.rs`: the printer's state, the prologue, statements and branches, declarations;
 //! - `memory.rs`: loads, stores and stages;
 //! - `compute.rs`: arithmetic, picks, shuffles, divisions by constants;
+//! - `time_steps.rs`: what fused time steps add: neighbour shuffles, the boundary rule after
+//!   each step, the stores of the tile's centre;
 //! - `types.rs`: how each element type is named and written in PTX.
 
 mod compute;
 mod grid;
 mod memory;
+mod time_steps;
 mod types;
 
 use std::collections::HashMap;
@@ -232,6 +235,9 @@ impl<'a> Printer<'a> {
             Op::StoreVector { srcs, output, at, row } => self.store_vector(srcs, *output, *at, *row),
             Op::Carry(moves) => self.carry(moves),
             Op::Advance => self.advance(),
+            Op::Neighbour { dst, src, from } => self.neighbour(*dst, *src, *from),
+            Op::StepRule { values, dsts } => self.step_rule(values, dsts),
+            Op::StoreOwned { srcs, lead, width } => self.store_owned(srcs, *lead, *width),
         }
     }
 

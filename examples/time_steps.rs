@@ -1,0 +1,145 @@
+//! Fused time steps (issue 18): 1D heat (r = 1) and a 9-tap stencil (r = 4) on 2^26 f32, 1000
+//! steps, per-step effective bandwidth (8 bytes per element per step / time per step) of the
+//! fused kernel against a device-to-device copy and against rc's one-step kernel, all measured
+//! in the same run (CUDA events, median of 20 timed launches after 3 warm-up launches).
+//!
+//! Method, per stencil: first `run_steps` on a smaller input (`--check-n`, default 2^18) for
+//! all the steps must equal `run_cpu_steps` bit for bit; then, on `--n` elements, the copy, one
+//! launch of the one-step kernel, one fused launch (`STEPS_PER_LAUNCH` steps) and the whole run
+//! of `--steps` steps through `launch_steps` (fused launches, then one-step launches for the
+//! steps left; median of 3 runs), each per step. Targets (issue 18): heat at least 10x the copy,
+//! the 9-tap stencil at least 4x.
+//!
+//! Without a GPU it checks `emulate_steps` against `run_cpu_steps` on a small input and times
+//! nothing. `--emit-ptx DIR` writes both stencils' one-step and fused PTX.
+//!
+//! `cargo run --release --example time_steps -- [--n N] [--steps S] [--check-n N]`
+
+mod common;
+
+use std::error::Error;
+
+use common::{compare, fail, During, Gpu, Timing, TIMED_LAUNCHES, WARM_UP_LAUNCHES};
+use rc::prelude::*;
+use rc::runtime::cust::memory::AsyncCopyDestination;
+use rc::runtime::Holds;
+
+#[stencil(radius = 1, boundary = clamp)]
+fn heat(w: Window<f32>) -> f32 {
+    w[0] + 0.25 * (w[-1] - 2.0 * w[0] + w[1])
+}
+
+#[stencil(radius = 4, boundary = clamp)]
+fn nine_tap(w: Window<f32>) -> f32 {
+    0.02 * w[-4] + 0.05 * w[-3] + 0.1 * w[-2] + 0.15 * w[-1] + 0.36 * w[0] + 0.15 * w[1] + 0.1 * w[2] + 0.05 * w[3] + 0.02 * w[4]
+}
+
+const USAGE: &str = "options: --n N (elements, default 2^26), --steps S (default 1000), --check-n N (default 2^18), --emit-ptx DIR";
+
+/// Whole runs of `--steps` steps timed (each is `steps / T` fused launches and the rest).
+const TIMED_RUNS: usize = 3;
+
+struct Options {
+    n: usize,
+    steps: usize,
+    check_n: usize,
+    emit_ptx: Option<std::path::PathBuf>,
+}
+
+fn parse() -> Result<Options, Box<dyn Error>> {
+    let mut options = Options { n: 1 << 26, steps: 1000, check_n: 1 << 18, emit_ptx: None };
+    let mut words = std::env::args().skip(1);
+    while let Some(word) = words.next() {
+        let mut number = |name: &str| -> Result<usize, Box<dyn Error>> {
+            let value = words.next().ok_or_else(|| fail(format!("{name} needs a number; {USAGE}")))?;
+            value.parse().map_err(|e| fail(format!("{name} {value}: {e}; {USAGE}")))
+        };
+        match word.as_str() {
+            "--n" => options.n = number("--n")?,
+            "--steps" => options.steps = number("--steps")?,
+            "--check-n" => options.check_n = number("--check-n")?,
+            "--emit-ptx" => options.emit_ptx = Some(words.next().ok_or_else(|| fail(format!("--emit-ptx needs a directory; {USAGE}")))?.into()),
+            other => return Err(fail(format!("unknown argument `{other}`; {USAGE}"))),
+        }
+    }
+    if options.n == 0 || options.check_n == 0 {
+        return Err(fail(format!("--n and --check-n must be at least 1; {USAGE}")));
+    }
+    Ok(options)
+}
+
+fn main() -> std::process::ExitCode {
+    common::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
+    let options = parse()?;
+    if let Some(dir) = &options.emit_ptx {
+        let args = common::Args { n: None, emit_ptx: Some(dir.clone()) };
+        let kernels = [(heat::ENTRY, heat::PTX), (heat::FUSED_ENTRY, heat::FUSED_PTX), (nine_tap::ENTRY, nine_tap::PTX), (nine_tap::FUSED_ENTRY, nine_tap::FUSED_PTX)];
+        args.emit_ptx(&kernels)?;
+        return Ok(());
+    }
+    if !common::find_gpu()? {
+        for (name, stencil) in [("heat r=1", heat::KERNEL), ("nine_tap r=4", nine_tap::KERNEL)] {
+            let n = options.check_n.min(1 << 14);
+            let steps = options.steps.min(100);
+            let input = common::noisy_sine(n);
+            let (mut want, mut got) = (vec![0.0; n], vec![0.0; n]);
+            stencil.run_cpu_steps(&[&input], &mut want, steps, ())?;
+            stencil.emulate_steps(&[&input], &mut got, steps, ())?;
+            compare(&got, &want, &format!("{name}: emulate_steps, {steps} steps of {n}"))?;
+            println!("{name}: emulate_steps equals run_cpu_steps ({steps} steps of {n} elements); no GPU, nothing timed");
+        }
+        return Ok(());
+    }
+    let gpu = Gpu::new()?;
+    println!("n = {}, {} steps; per step: 8 bytes per element (one read, one write)", options.n, options.steps);
+    println!("{:<14} {:>4} {:>12} {:>12} {:>8} {:>12} {:>8} {:>12} {:>8}", "stencil", "T", "copy GB/s", "one-step", "x copy", "fused", "x copy", "whole run", "x copy");
+    for (name, stencil) in [("heat r=1", heat::KERNEL), ("nine_tap r=4", nine_tap::KERNEL)] {
+        measure(&gpu, &options, name, &stencil)?;
+    }
+    Ok(())
+}
+
+fn measure(gpu: &Gpu, options: &Options, name: &str, stencil: &Stencil<f32, ()>) -> Result<(), Box<dyn Error>> {
+    let t = stencil.steps_per_launch()? as usize;
+    // Correctness first: every step, on a smaller input.
+    let check_n = options.check_n.min(options.n);
+    let input = common::noisy_sine(check_n);
+    let mut want = vec![0.0; check_n];
+    stencil.run_cpu_steps(&[&input], &mut want, options.steps, ())?;
+    let got = rc::runtime::run_steps(stencil, &[&input], options.steps, ())?;
+    compare(&got, &want, &format!("{name}: run_steps, {} steps of {check_n}", options.steps))?;
+
+    let n = options.n;
+    let input = common::noisy_sine(n);
+    let (mut a, mut b) = (gpu.upload(&input)?, gpu.upload(&input)?);
+    let bytes_per_step = 8 * n;
+    let per_step = |timing: &Timing, steps: usize| bytes_per_step as f64 / (timing.median_ms * 1e-3 / steps as f64) / 1e9;
+    let copy = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
+        // SAFETY: both buffers outlive the copies; `time` waits for the stream before returning.
+        unsafe { b.async_copy_from(&a, gpu.stream()) }.during("cuMemcpyDtoDAsync")
+    })?;
+    let copy_gb = per_step(&copy, 1);
+    let one = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || Ok(rc::runtime::launch(stencil, gpu.stream(), &[&a], &mut b, ())?))?;
+    let fused = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
+        let holds = rc::runtime::launch_steps(stencil, gpu.stream(), &mut a, &mut b, &[], t, ())?;
+        match holds {
+            Holds::B => Ok(()),
+            Holds::A => Err(fail(format!("{t} steps are one fused launch, which writes b"))),
+        }
+    })?;
+    let whole = gpu.time(1, TIMED_RUNS, || {
+        rc::runtime::launch_steps(stencil, gpu.stream(), &mut a, &mut b, &[], options.steps, ())?;
+        Ok(())
+    })?;
+    let (one_gb, fused_gb, whole_gb) = (per_step(&one, 1), per_step(&fused, t), per_step(&whole, options.steps));
+    println!(
+        "{name:<14} {t:>4} {copy_gb:>12.1} {one_gb:>12.1} {:>8.2} {fused_gb:>12.1} {:>8.2} {whole_gb:>12.1} {:>8.2}",
+        one_gb / copy_gb,
+        fused_gb / copy_gb,
+        whole_gb / copy_gb
+    );
+    Ok(())
+}

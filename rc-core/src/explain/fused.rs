@@ -1,0 +1,59 @@
+//! `explain()` of the fused kernel ([`crate::time_steps`]): the tile each warp keeps in
+//! registers for `T` steps, how its exact part shrinks step by step, what it stores, and how
+//! the boundary rule holds at the domain's edges.
+
+use std::fmt::{self, Write};
+
+use crate::pattern::Boundary;
+use crate::time_steps::FusedTile;
+
+/// Steps shown one by one; longer runs show their first and last ones.
+const STEPS_SHOWN: u32 = 8;
+
+pub(super) fn write(text: &mut String, tile: &FusedTile, boundary: Boundary) -> fmt::Result {
+    let (t, r, k) = (tile.steps, tile.radius, tile.per_lane);
+    let elements = tile.elements();
+    writeln!(text)?;
+    writeln!(text, "fused time steps: {t} steps per launch (run_steps, launch_steps, emulate_steps), one-step launches for the steps left")?;
+    writeln!(
+        text,
+        "  tile: {elements} elements per warp, loaded once; lane l owns elements {k}l..{k}l+{k} ({} vector loads of {} elements on interior tiles)",
+        k / tile.width,
+        tile.width
+    )?;
+    writeln!(text, "  each step: every lane computes its {k} elements from its own and {r} edge elements of each neighbour lane (shuffle up, shuffle down)")?;
+    writeln!(text, "  the lanes at the tile's ends have no neighbour there, so the exact elements shrink by {r} at each end per step:")?;
+    let shown: Vec<u32> = match t <= STEPS_SHOWN {
+        true => (1..=t).collect(),
+        false => (1..=STEPS_SHOWN / 2).chain(t + 1 - STEPS_SHOWN / 2..=t).collect(),
+    };
+    for (i, s) in shown.iter().enumerate() {
+        if i > 0 && shown[i - 1] + 1 != *s {
+            writeln!(text, "    ...")?;
+        }
+        writeln!(text, "    after step {s:>3}: elements {}..{} exact (halo {} each side)", s * r, elements - s * r, s * r)?;
+    }
+    let end = tile.lead + tile.outputs();
+    writeln!(
+        text,
+        "  stored: elements {}..{end}, {} outputs per warp ({} per lane); {:.2} elements computed per output per step",
+        tile.lead,
+        tile.outputs(),
+        tile.outputs_per_lane,
+        f64::from(elements) / f64::from(tile.outputs())
+    )?;
+    let rule = match boundary {
+        Boundary::Zero => "after every step elements outside the input are set to 0 (tiles that cross an edge only)",
+        Boundary::Clamp => {
+            "after every step elements outside the input take the step's value at index 0 or n - 1, broadcast from the lane that holds it (tiles that cross an edge only)"
+        }
+        Boundary::Wrap => "the tile loads from wrapped positions; a periodic domain needs no rule per step",
+        Boundary::Valid => "elements outside the input are never stored; the output shrinks by 2 * radius per step",
+    };
+    writeln!(text, "  boundary `{boundary}`: {rule}")?;
+    writeln!(
+        text,
+        "  memory per step: about {:.3} of the one-step kernel's (each element read and written once per {t} steps, the halo re-read)",
+        f64::from(elements) / f64::from(tile.outputs()) / f64::from(t)
+    )
+}

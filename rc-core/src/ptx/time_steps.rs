@@ -1,0 +1,149 @@
+//! Printing what fused time steps add ([`crate::time_steps`]): the neighbour lanes' edges by
+//! `shfl.sync.up`/`down`, the boundary rule after each step, the stores of the tile's centre.
+
+use super::types::{immediate, ptx_type};
+use super::{Printer, LANE, N, N_OUT, OUTPUT, TILE_START};
+use crate::machine::Side;
+use crate::pattern::Boundary;
+use crate::program::Reg;
+use crate::scalar::Scalar;
+
+impl Printer<'_> {
+    /// `dst` = `src` of the lane before or after; a lane without one keeps its own (the
+    /// segment's clamp in `c`).
+    pub(super) fn neighbour(&mut self, dst: Reg, src: Reg, from: Side) {
+        let warp = self.program.pattern.warp();
+        let segment = (32 - warp) << 8;
+        let (mode, c, what) = match from {
+            Side::Before => ("up", segment, "the lane before's"),
+            Side::After => ("down", segment | 0x1f, "the lane after's"),
+        };
+        self.comment(&format!("step: {what} edge element"));
+        let (d, s) = (self.reg(dst), self.reg(src));
+        if self.program.element.words() == 2 {
+            let (lo, hi, lo2, hi2) = (self.t(), self.t(), self.t(), self.t());
+            self.line(&format!("mov.b64 {{{lo}, {hi}}}, {s};"));
+            self.line(&format!("shfl.sync.{mode}.b32 {lo2}, {lo}, 1, {c}, 0xffffffff;"));
+            self.line(&format!("shfl.sync.{mode}.b32 {hi2}, {hi}, 1, {c}, 0xffffffff;"));
+            self.line(&format!("mov.b64 {d}, {{{lo2}, {hi2}}};"));
+        } else {
+            self.line(&format!("shfl.sync.{mode}.b32 {d}, {s}, 1, {c}, 0xffffffff;"));
+        }
+    }
+
+    /// The input index of the lane's first element: `tile_start - lead + lane * k`.
+    fn owned_start(&mut self, k: u32) -> String {
+        let start = self.a();
+        self.line(&format!("mul.wide.u32 {start}, {LANE}, {k};"));
+        self.line(&format!("add.s64 {start}, {start}, {TILE_START};"));
+        let lead = self.program.schedule.lead;
+        if lead > 0 {
+            self.line(&format!("sub.s64 {start}, {start}, {lead};"));
+        }
+        start
+    }
+
+    /// The step's value at input index `index` (`0` or `n - 1`), from the lane holding it: the
+    /// index clamped into the tile, its lane's register picked by selects, then broadcast.
+    fn edge_value(&mut self, values: &[Reg], index: &str) -> String {
+        let (k, warp) = (values.len() as u32, self.program.pattern.warp());
+        let element = self.program.element;
+        let ty = ptx_type(element);
+        let e = self.a();
+        self.line(&format!("sub.s64 {e}, {index}, {TILE_START};"));
+        let lead = self.program.schedule.lead;
+        if lead > 0 {
+            self.line(&format!("add.s64 {e}, {e}, {lead};"));
+        }
+        self.line(&format!("max.s64 {e}, {e}, 0;"));
+        self.line(&format!("min.s64 {e}, {e}, {};", warp * k - 1));
+        let (e32, lane, j) = (self.t(), self.t(), self.t());
+        self.line(&format!("cvt.u32.u64 {e32}, {e};"));
+        self.line(&format!("div.u32 {lane}, {e32}, {k};"));
+        self.line(&format!("rem.u32 {j}, {e32}, {k};"));
+        let picked = self.scratch(element);
+        self.line(&format!("mov.{ty} {picked}, {};", self.reg(values[0])));
+        for (m, &value) in values.iter().enumerate().skip(1) {
+            let q = self.q();
+            self.line(&format!("setp.eq.u32 {q}, {j}, {m};"));
+            self.line(&format!("selp.{ty} {picked}, {}, {picked}, {q};", self.reg(value)));
+        }
+        let c = ((32 - warp) << 8) | 0x1f;
+        let edge = self.scratch(element);
+        if element.words() == 2 {
+            let (lo, hi, lo2, hi2) = (self.t(), self.t(), self.t(), self.t());
+            self.line(&format!("mov.b64 {{{lo}, {hi}}}, {picked};"));
+            self.line(&format!("shfl.sync.idx.b32 {lo2}, {lo}, {lane}, {c}, 0xffffffff;"));
+            self.line(&format!("shfl.sync.idx.b32 {hi2}, {hi}, {lane}, {c}, 0xffffffff;"));
+            self.line(&format!("mov.b64 {edge}, {{{lo2}, {hi2}}};"));
+        } else {
+            self.line(&format!("shfl.sync.idx.b32 {edge}, {picked}, {lane}, {c}, 0xffffffff;"));
+        }
+        edge
+    }
+
+    /// The boundary rule after a step: each element outside `0..n` set to zero (`zero`) or to
+    /// the step's value at the nearest edge (`clamp`).
+    pub(super) fn step_rule(&mut self, values: &[Reg], dsts: &[Reg]) {
+        let boundary = self.program.pattern.boundary();
+        let element = self.program.element;
+        let ty = ptx_type(element);
+        self.comment(&format!("boundary rule `{boundary}` on the elements outside the input"));
+        let start = self.owned_start(values.len() as u32);
+        let edges = match boundary {
+            Boundary::Clamp => {
+                let (first, last) = (self.a(), self.a());
+                self.line(&format!("mov.u64 {first}, 0;"));
+                self.line(&format!("sub.s64 {last}, {N}, 1;"));
+                Some((self.edge_value(values, &first), self.edge_value(values, &last)))
+            }
+            _ => None,
+        };
+        let zero = immediate(Scalar::new(element, 0));
+        for (j, (&value, &dst)) in values.iter().zip(dsts).enumerate() {
+            let (g, below, above) = (self.a(), self.q(), self.q());
+            self.line(&format!("add.s64 {g}, {start}, {j};"));
+            self.line(&format!("setp.lt.s64 {below}, {g}, 0;"));
+            self.line(&format!("setp.ge.s64 {above}, {g}, {N};"));
+            let (d, v) = (self.reg(dst), self.reg(value));
+            match &edges {
+                Some((first, last)) => {
+                    self.line(&format!("selp.{ty} {d}, {first}, {v}, {below};"));
+                    self.line(&format!("selp.{ty} {d}, {last}, {d}, {above};"));
+                }
+                None => {
+                    self.line(&format!("or.pred {below}, {below}, {above};"));
+                    self.line(&format!("selp.{ty} {d}, {zero}, {v}, {below};"));
+                }
+            }
+        }
+    }
+
+    /// The lane's elements that are tile outputs (`lane * k + j - lead` in `0..tile_outputs`),
+    /// each stored where it exists, or in vectors of `width` on a whole tile.
+    pub(super) fn store_owned(&mut self, srcs: &[Reg], lead: u32, width: u32) {
+        let element = self.program.element;
+        let (ty, bytes) = (ptx_type(element), element.bytes());
+        let (k, outputs) = (srcs.len() as u32, self.program.pattern.tile_outputs());
+        self.comment(&format!("store the tile's outputs: element l * {k} + j is tile output l * {k} + j - {lead}"));
+        let first = self.a();
+        self.line(&format!("mul.wide.u32 {first}, {LANE}, {k};"));
+        self.line(&format!("sub.s64 {first}, {first}, {lead};"));
+        for (c, chunk) in srcs.chunks(width as usize).enumerate() {
+            let (o, i, q) = (self.a(), self.a(), self.q());
+            self.line(&format!("add.s64 {o}, {first}, {};", c as u32 * width));
+            self.line(&format!("setp.ge.s64 {q}, {o}, 0;"));
+            self.line(&format!("setp.lt.and.s64 {q}, {o}, {outputs}, {q};"));
+            self.line(&format!("add.s64 {i}, {o}, {TILE_START};"));
+            if width == 1 {
+                self.line(&format!("setp.lt.and.u64 {q}, {i}, {N_OUT}, {q};"));
+            }
+            let addr = self.address(OUTPUT, &i, bytes);
+            let regs: Vec<String> = chunk.iter().map(|&r| self.reg(r)).collect();
+            match regs.len() {
+                1 => self.line(&format!("@{q} st.global.{ty} [{addr}], {};", regs[0])),
+                n => self.line(&format!("@{q} st.global.v{n}.{ty} [{addr}], {{{}}};", regs.join(", "))),
+            }
+        }
+    }
+}

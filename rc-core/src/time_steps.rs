@@ -1,0 +1,440 @@
+//! Fused time steps (temporal blocking): `T` steps of an iterative 1D stencil in one launch,
+//! the tile kept in registers between steps, so memory traffic per step falls about `T`-fold.
+//!
+//! Each logical warp owns a *fused tile* of `warp * k` consecutive input elements, lane `l`
+//! the `k` consecutive elements `l * k .. (l + 1) * k` (a granule, loaded in 16-byte vectors
+//! where the whole tile lies inside the input). A step computes every element of the tile from
+//! the lane's own registers and the `r` edge elements of each neighbour lane, moved by one
+//! shuffle up or down each; the first lane's left and the last lane's right neighbours are
+//! missing, so the elements whose values are exact shrink by `r` from each end of the tile per
+//! step. After `T` steps the tile stores the outputs that lie at least `T * r` inside it.
+//!
+//! Boundary rules hold at the domain's edges in every step: under `zero` elements outside the
+//! input are set to zero after each step, under `clamp` to the step's value at the nearest edge
+//! ([`Op::StepRule`]); under `wrap` the tile loads from wrapped positions and needs no rule (a
+//! periodic domain is translation invariant); under `valid` what lies outside is never stored.
+//! Tiles whose elements all lie inside the input skip the rule (the common case).
+//!
+//! The other input fields (coefficients) stay as given: each lane loads its elements of them
+//! once and exchanges their edges once, before the steps.
+//!
+//! Every element computes the body's operations in the body's order, as `run_cpu` does, so `T`
+//! fused steps are bit for bit `T` applications of the stencil.
+
+use std::collections::BTreeSet;
+
+use crate::body::{Body, Node, NodeId};
+use crate::distribution::{vector_access_elements, AffineLoad};
+use crate::error::{Error, LengthError, ScheduleError};
+use crate::geometry::Dims;
+use crate::machine::{LaunchBounds, Machine, Op, Side, Stmt, TileTest};
+use crate::pattern::{check_fields, Boundary, Pattern};
+use crate::program::{Instr, Reg, WarpProgram};
+use crate::scalar::ScalarType;
+use crate::schedule::{LoadPlan, Schedule};
+use crate::strategy::Strategy;
+
+/// The shape of a fused tile: how many steps, and which elements each lane owns and stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FusedTile {
+    /// Steps per launch, `T`.
+    pub steps: u32,
+    /// The stencil's radius `r` along x.
+    pub radius: u32,
+    /// Consecutive elements each lane owns, `k`: a whole number of vectors, at least `r`.
+    pub per_lane: u32,
+    /// Tile elements before the first output: the halo `T * r`, rounded up to whole vectors
+    /// under `zero`, `clamp` and `wrap` so every load and store stays aligned.
+    pub lead: u32,
+    /// Outputs per lane: the tile stores `warp * outputs_per_lane` consecutive outputs.
+    pub outputs_per_lane: u32,
+    /// Elements per vector access (16 bytes).
+    pub width: u32,
+    pub warp: u32,
+}
+
+impl FusedTile {
+    /// The most 32-bit words a lane owns: its elements are held twice in a step (before and
+    /// after), beside the neighbours' edges and the body's temporaries.
+    pub const MAX_OWNED_WORDS: u32 = 32;
+    /// The tile grows until its halo is at most this fraction of it (1/8: the probe's 256
+    /// elements for `T * r = 16`), or to [`FusedTile::MAX_OWNED_WORDS`].
+    const HALO_SHARE: u32 = 8;
+
+    /// The fused tile for `steps` steps of a 1D stencil of `pattern` over `element`s.
+    pub fn new(pattern: &Pattern, element: ScalarType, steps: u32) -> Result<FusedTile, ScheduleError> {
+        FusedTile::fit(pattern, element, steps).ok_or_else(|| {
+            let (radius, max_steps) = (pattern.radius().along_x(), FusedTile::max_steps(pattern, element));
+            ScheduleError::FusedSteps { steps, radius, element, max_steps }
+        })
+    }
+
+    /// The most steps one launch can fuse for `pattern` over `element`s (0 if none).
+    pub fn max_steps(pattern: &Pattern, element: ScalarType) -> u32 {
+        // Each step spoils `r` more elements at each end of a tile of at most this many.
+        let most = FusedTile::MAX_OWNED_WORDS / element.words() * pattern.warp() / pattern.radius().along_x().max(1);
+        (1..=most).take_while(|&steps| FusedTile::fit(pattern, element, steps).is_some()).last().unwrap_or(0)
+    }
+
+    fn fit(pattern: &Pattern, element: ScalarType, steps: u32) -> Option<FusedTile> {
+        let (radius, warp) = (pattern.radius().along_x(), pattern.warp());
+        let width = vector_access_elements(16, element);
+        let halo = steps.checked_mul(radius)?;
+        let lead = match pattern.boundary() {
+            Boundary::Valid => halo,
+            _ => halo.next_multiple_of(width),
+        };
+        let most = (FusedTile::MAX_OWNED_WORDS / element.words()).max(width);
+        // Elements the warp must own for the halo's share to be small enough.
+        let wanted = (lead + halo).saturating_mul(FusedTile::HALO_SHARE).div_ceil(warp);
+        let per_lane = wanted.next_multiple_of(width).min(most).max(radius.next_multiple_of(width));
+        // Tiles start at multiples of `warp * outputs`, which must be whole vectors (a warp of 2
+        // lanes over f32 stores an even number of outputs per lane).
+        let whole = width / warp.min(width);
+        let outputs = (warp * per_lane).saturating_sub(lead + halo) / warp / whole * whole;
+        (steps > 0 && outputs > 0 && per_lane <= most).then_some(FusedTile { steps, radius, per_lane, lead, outputs_per_lane: outputs, width, warp })
+    }
+
+    /// The halo on each side: the elements of the tile that a step's missing neighbours spoil.
+    pub const fn halo(&self) -> u32 {
+        self.steps * self.radius
+    }
+
+    /// Tile elements per warp.
+    pub const fn elements(&self) -> u32 {
+        self.warp * self.per_lane
+    }
+
+    /// Outputs per tile.
+    pub const fn outputs(&self) -> u32 {
+        self.warp * self.outputs_per_lane
+    }
+
+    /// The pattern of one fused launch over `pattern`: a stencil of radius `T * r` (so `valid`
+    /// shrinks by `2 * T * r`) whose tiles hold [`FusedTile::outputs`] outputs.
+    pub fn launch_pattern(&self, pattern: &Pattern) -> Pattern {
+        Pattern::new_unchecked(self.halo(), self.warp, self.outputs_per_lane, pattern.boundary())
+            .with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm())
+    }
+
+    /// Input index of tile element 0 is `tile * outputs - schedule_lead`: the lead, less the
+    /// halo `valid` leaves out of the output's numbering.
+    fn schedule_lead(&self, boundary: Boundary) -> u32 {
+        match boundary {
+            Boundary::Valid => self.lead - self.halo(),
+            _ => self.lead,
+        }
+    }
+}
+
+impl WarpProgram {
+    /// The program that runs `steps` time steps of the 1D stencil `body` on `pattern` in one
+    /// launch ([`crate::time_steps`]): its pattern is the launch's ([`FusedTile::launch_pattern`]).
+    pub fn compile_steps(pattern: Pattern, body: &Body, steps: u32) -> Result<WarpProgram, Error> {
+        if pattern.dims() != Dims::One || body.radius().dims() != Dims::One {
+            return Err(ScheduleError::FusedDimensions { dims: pattern.dims() }.into());
+        }
+        let tile = FusedTile::new(&pattern, body.element(), steps)?;
+        let launch = tile.launch_pattern(&pattern);
+        let mut build = Build { body, tile, boundary: pattern.boundary(), reg_types: Vec::new() };
+        // Tiles wholly inside the input load vectors and need no rule; the others load element
+        // by element under the boundary rule and apply it after every step.
+        let taken = build.path(true);
+        let fallback = build.path(false);
+        let machine = Machine {
+            body: vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements() }, taken, fallback }],
+            width: tile.width,
+            shared_bytes: None,
+            launch_bounds: LaunchBounds::of(&launch),
+        };
+        let loads = (0..tile.per_lane).map(|reg| LoadPlan { reg, lanes: (0, tile.warp) }).collect();
+        Ok(WarpProgram {
+            pattern: launch,
+            strategy: Strategy::RegisterCache,
+            element: body.element(),
+            fields: body.fields(),
+            params: body.params().to_vec(),
+            distribution: format!(
+                "fused time steps: {} steps per launch, lane l owns tile elements {k}l..{k}l + {k}, halo {} each side",
+                tile.steps,
+                tile.halo(),
+                k = tile.per_lane
+            ),
+            vector: tile.per_lane,
+            staged: false,
+            schedule: Schedule::owned(launch, tile.schedule_lead(pattern.boundary()), loads),
+            row_registers: tile.per_lane,
+            instrs: Vec::new(),
+            pipeline: None,
+            fused: Some(tile),
+            fetch_order: Vec::new(),
+            reg_types: build.reg_types,
+            machine,
+        })
+    }
+}
+
+/// Builds the fused machine program's two paths.
+struct Build<'a> {
+    body: &'a Body,
+    tile: FusedTile,
+    boundary: Boundary,
+    reg_types: Vec<ScalarType>,
+}
+
+/// One input field's elements in a lane: its own `k`, and the neighbours' edges it reads.
+struct Owned {
+    own: Vec<Reg>,
+    /// `before[i]` is tile element `lane * k - r + i` (of the lane before), if read.
+    before: Vec<Option<Reg>>,
+    /// `after[i]` is tile element `(lane + 1) * k + i` (of the lane after), if read.
+    after: Vec<Option<Reg>>,
+}
+
+impl Owned {
+    /// The register holding the lane's element `j` (`-r <= j < k + r`).
+    fn at(&self, j: i64) -> Option<Reg> {
+        let (k, r) = (self.own.len() as i64, self.before.len() as i64);
+        match j {
+            j if j < 0 => self.before[(r + j) as usize],
+            j if j < k => Some(self.own[j as usize]),
+            j => self.after[(j - k) as usize],
+        }
+    }
+}
+
+impl Build<'_> {
+    fn reg(&mut self, ty: ScalarType) -> Reg {
+        self.reg_types.push(ty);
+        self.reg_types.len() as Reg - 1
+    }
+
+    /// The lane-relative element indices (`-r..0` and `k..k + r`) the body reads of `field`.
+    fn edges(&self, field: u32) -> BTreeSet<i64> {
+        let k = self.tile.per_lane as i64;
+        let mut out = BTreeSet::new();
+        for (f, d) in self.body.used_field_taps() {
+            for j in (0..k).map(|j| j + d.along_x() as i64).filter(|&j| f == field && !(0..k).contains(&j)) {
+                out.insert(j);
+            }
+        }
+        out
+    }
+
+    /// The neighbours' edge elements of `own` the body reads, each by one shuffle.
+    fn exchange(&mut self, field: u32, own: Vec<Reg>, out: &mut Vec<Stmt>) -> Owned {
+        let (k, r) = (self.tile.per_lane as i64, self.tile.radius as usize);
+        let element = self.body.element();
+        let mut owned = Owned { own, before: vec![None; r], after: vec![None; r] };
+        for j in self.edges(field) {
+            let dst = self.reg(element);
+            let (src, from) = match j < 0 {
+                true => (owned.own[(k + j) as usize], Side::Before),
+                false => (owned.own[(j - k) as usize], Side::After),
+            };
+            out.push(Stmt::Op(Op::Neighbour { dst, src, from }));
+            match from {
+                Side::Before => owned.before[(r as i64 + j) as usize] = Some(dst),
+                Side::After => owned.after[(j - k) as usize] = Some(dst),
+            }
+        }
+        owned
+    }
+
+    /// The lane's `k` elements of `field`: vectors on an interior tile, else element by element
+    /// under the boundary rule. Coefficient fields load element by element on every path: under
+    /// `valid` a later launch reads them from an offset that need not be a vector's multiple.
+    fn load(&mut self, field: u32, interior: bool, out: &mut Vec<Stmt>) -> Vec<Reg> {
+        let (k, warp, width) = (self.tile.per_lane, self.tile.warp, self.tile.width);
+        let own: Vec<Reg> = (0..k).map(|_| self.reg(self.body.element())).collect();
+        let at = |base: u32| AffineLoad { base, stride: k };
+        if interior && field == 0 {
+            for (c, dsts) in own.chunks(width as usize).enumerate() {
+                let first_cache = c as u32 * width;
+                let load = Op::LoadVector { dsts: dsts.to_vec(), first_cache, at: at(first_cache), lanes: (0, warp), field, row: 0 };
+                out.push(Stmt::Op(load));
+            }
+        } else {
+            for (j, &dst) in own.iter().enumerate() {
+                let j = j as u32;
+                out.push(Stmt::Op(Op::Load { dst, cache: Some(j), at: at(j), lanes: (0, warp), field, row: 0 }));
+            }
+        }
+        own
+    }
+
+    /// One path of the tile: load every field, exchange the coefficients' edges and compute
+    /// what no tap changes, then the steps, then the stores.
+    fn path(&mut self, interior: bool) -> Vec<Stmt> {
+        let body = self.body;
+        let mut out = Vec::new();
+        let state = self.load(0, interior, &mut out);
+        let mut coefficients = Vec::new();
+        for field in 1..body.fields() {
+            let own = self.load(field, interior, &mut out);
+            coefficients.push(self.exchange(field, own, &mut out));
+        }
+        let (live, varies) = (body.live(), body.depends_on_taps());
+        let mut invariant: Vec<Option<Reg>> = vec![None; body.nodes().len()];
+        for (id, &node) in body.nodes().iter().enumerate() {
+            if live[id] && !varies[id] {
+                let dst = self.reg(body.ty(id as NodeId));
+                out.extend(Instr::of_node(node, dst, |n| invariant[n as usize].unwrap_or_default()).map(|i| Stmt::Op(Op::Compute(i))));
+                invariant[id] = Some(dst);
+            }
+        }
+        // Two steps per iteration, the second reading what the first wrote: the first step's
+        // elements are dead once the second has run, so ptxas can give the second's results
+        // the registers of the elements the carry copies them back into (with one step per
+        // iteration, each element is still read by its neighbour's update when it is written).
+        let (pairs, odd) = (self.tile.steps / 2, self.tile.steps % 2 == 1);
+        if pairs > 0 {
+            let (mut step, middle) = self.step(&state, &coefficients, &invariant, interior);
+            let (second, next) = self.step(&middle, &coefficients, &invariant, interior);
+            step.extend(second);
+            step.extend(self.carry(&state, next));
+            out.push(Stmt::Loop { times: pairs, body: step });
+        }
+        let last = match odd {
+            true => {
+                let (step, last) = self.step(&state, &coefficients, &invariant, interior);
+                out.extend(step);
+                last
+            }
+            false => state,
+        };
+        out.push(self.stores(last));
+        out
+    }
+
+    /// One time step of `state` (the lane's elements of field 0): the neighbours' edges, the
+    /// body for each element, the boundary rule where the path needs it. Returns its statements
+    /// and the registers of the new elements.
+    fn step(&mut self, state: &[Reg], coefficients: &[Owned], invariant: &[Option<Reg>], interior: bool) -> (Vec<Stmt>, Vec<Reg>) {
+        let body = self.body;
+        let (k, element, live) = (self.tile.per_lane as usize, body.element(), body.live());
+        let mut step = Vec::new();
+        let current = self.exchange(0, state.to_vec(), &mut step);
+        let mut values = Vec::with_capacity(k);
+        for j in 0..k as i64 {
+            let mut value: Vec<Reg> = vec![0; body.nodes().len()];
+            for (id, &node) in body.nodes().iter().enumerate() {
+                if !live[id] {
+                    continue;
+                }
+                value[id] = match (invariant[id], node) {
+                    (Some(reg), _) => reg,
+                    (None, Node::Tap(field, d)) => {
+                        let owned = if field == 0 { &current } else { &coefficients[field as usize - 1] };
+                        owned.at(j + d.along_x() as i64).unwrap_or_default()
+                    }
+                    (None, node) => {
+                        let dst = self.reg(body.ty(id as NodeId));
+                        step.extend(Instr::of_node(node, dst, |n| value[n as usize]).map(|i| Stmt::Op(Op::Compute(i))));
+                        dst
+                    }
+                };
+            }
+            values.push(value[body.result() as usize]);
+        }
+        if !matches!(self.boundary, Boundary::Zero | Boundary::Clamp) || interior {
+            return (step, values);
+        }
+        let dsts: Vec<Reg> = (0..k).map(|_| self.reg(element)).collect();
+        step.push(Stmt::Op(Op::StepRule { values, dsts: dsts.clone() }));
+        (step, dsts)
+    }
+
+    /// `state = next`, element by element. The carry copies in order, so a new value that is
+    /// still an old element (a body that returns a tap) is first copied aside, or an earlier
+    /// copy would overwrite it.
+    fn carry(&mut self, state: &[Reg], next: Vec<Reg>) -> Vec<Stmt> {
+        let mut aside = Vec::new();
+        let next: Vec<Reg> = next
+            .into_iter()
+            .map(|reg| match state.contains(&reg) {
+                true => {
+                    let copy = self.reg(self.body.element());
+                    aside.push((copy, reg));
+                    copy
+                }
+                false => reg,
+            })
+            .collect();
+        let copies = (!aside.is_empty()).then_some(Stmt::Op(Op::Carry(aside)));
+        copies.into_iter().chain([Stmt::Op(Op::Carry(state.iter().copied().zip(next).collect()))]).collect()
+    }
+
+    /// The stores of the tile's outputs: vectors where the whole tile's outputs exist and the
+    /// lead keeps them aligned, one checked store per element otherwise.
+    fn stores(&self, srcs: Vec<Reg>) -> Stmt {
+        let (lead, width) = (self.tile.lead, self.tile.width);
+        let single = Stmt::Op(Op::StoreOwned { srcs: srcs.clone(), lead, width: 1 });
+        if width == 1 || lead % width != 0 {
+            return single;
+        }
+        let taken = vec![Stmt::Op(Op::StoreOwned { srcs, lead, width })];
+        Stmt::Branch { test: TileTest::Whole { row: 0 }, taken, fallback: vec![single] }
+    }
+}
+
+/// How `steps` time steps run: launches of `steps_per_launch` fused steps while that many
+/// remain, then one launch of the one-step kernel per step left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepPlan {
+    pub steps_per_launch: u32,
+    pub fused_launches: usize,
+    pub single_steps: usize,
+}
+
+impl StepPlan {
+    pub fn new(steps: usize, steps_per_launch: u32) -> StepPlan {
+        let t = steps_per_launch.max(1) as usize;
+        // One fused step is the one-step kernel with more halo: run it as that.
+        let fused_launches = if t > 1 { steps / t } else { 0 };
+        StepPlan { steps_per_launch: t as u32, fused_launches, single_steps: steps - fused_launches * t }
+    }
+
+    /// The launches in order: `true` for a fused one, `false` for a one-step one.
+    pub fn launches(&self) -> impl Iterator<Item = bool> {
+        std::iter::repeat_n(true, self.fused_launches).chain(std::iter::repeat_n(false, self.single_steps))
+    }
+}
+
+/// The output length after `steps` steps of `pattern` on `input_len` elements: the input's
+/// under `zero`, `clamp` and `wrap`, `n - 2 * r * steps` under `valid`, which must leave at
+/// least one element.
+pub fn steps_output_len(pattern: &Pattern, input_len: usize, steps: usize) -> Result<usize, LengthError> {
+    if input_len == 0 || pattern.boundary() != Boundary::Valid {
+        return Ok(input_len);
+    }
+    let radius = pattern.radius().along_x() as usize;
+    let shrink = (2 * radius).saturating_mul(steps);
+    match input_len.checked_sub(shrink) {
+        Some(left) if left > 0 => Ok(left),
+        _ => Err(LengthError::StepsOutlastInput { len: input_len, radius, steps }),
+    }
+}
+
+/// Checks the inputs' count and lengths (one per field, all alike) and that `output_len` is
+/// [`steps_output_len`]; returns it.
+pub fn check_steps_inputs(pattern: &Pattern, inputs: &[usize], fields: u32, output_len: usize, steps: usize) -> Result<usize, LengthError> {
+    let input = check_fields(inputs, fields)?;
+    let expected = steps_output_len(pattern, input, steps)?;
+    if expected != output_len {
+        return Err(LengthError::StepsOutput { expected, got: output_len, input, steps, boundary: pattern.boundary() });
+    }
+    Ok(expected)
+}
+
+/// The inputs of the step after `done` steps: the stepping field's current values `state`, and
+/// each other field (a coefficient, which stays as given) where the state lies: under `valid`
+/// the state has lost `r * done` elements at each end, and so does each coefficient.
+pub fn step_inputs<'a, T>(pattern: &Pattern, inputs: &[&'a [T]], state: &'a [T], done: usize) -> Vec<&'a [T]> {
+    let trim = match pattern.boundary() {
+        Boundary::Valid => pattern.radius().along_x() as usize * done,
+        _ => 0,
+    };
+    let coefficients = inputs.iter().skip(1).map(|c| &c[trim.min(c.len())..][..state.len().min(c.len().saturating_sub(trim))]);
+    std::iter::once(state).chain(coefficients).collect()
+}

@@ -1,0 +1,121 @@
+//! Time steps on the GPU: `steps` steps of a stencil on two ping-pong buffers, as launches of
+//! the fused kernel (`T` steps each) and then of the one-step kernel for the steps left
+//! (rc-core's `StepPlan`), each launch reading one buffer and writing the other. The back ends
+//! (`with_cust.rs`) only turn the launches into their buffer types.
+
+use rc_core::time_steps::{self, StepPlan};
+use rc_core::{Element, LengthError, Params, Stencil};
+
+use crate::error::Error;
+
+/// Which of the two ping-pong buffers holds the result of a run of time steps (under `valid`,
+/// in its first `n - 2 * radius * steps` elements).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Holds {
+    /// The first buffer, the one the input was in (also after an even number of launches).
+    A,
+    B,
+}
+
+/// One launch of a run of time steps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct StepLaunch {
+    /// The fused kernel, or the one-step kernel.
+    pub fused: bool,
+    /// Reads buffer A (and writes B), or reads B and writes A.
+    pub from: Holds,
+    /// Elements it reads from the front of its input buffer and writes to the front of its
+    /// output buffer.
+    pub input_len: usize,
+    pub output_len: usize,
+    /// Where the coefficient fields' elements for this launch start: under `valid` the state
+    /// has lost `r * done` elements at each end, and so does each coefficient.
+    pub coefficients_from: usize,
+}
+
+/// A run of time steps, planned: its launches, the buffer that will hold the result, and the
+/// fused kernel's handle where a launch uses it.
+pub(crate) struct StepRun<T: Element, P: Params> {
+    pub launches: Vec<StepLaunch>,
+    pub holds: Holds,
+    fused: Option<Stencil<T, P>>,
+}
+
+impl<T: Element, P: Params> StepRun<T, P> {
+    /// The run of `steps` steps of `stencil` on buffers `a` (holding the input) and `b`, as
+    /// `(address, length)`, with coefficient fields of `coefficients` elements each. Lengths are
+    /// checked here, before any CUDA call, and where a fused launch comes, the alignment its
+    /// vector accesses need of `a` and `b` (every launch checks the rest).
+    pub(crate) fn plan(
+        stencil: &Stencil<T, P>,
+        a: (u64, usize),
+        b: (u64, usize),
+        coefficients: &[usize],
+        steps: usize,
+    ) -> Result<StepRun<T, P>, Error> {
+        let (launches, holds) = launches(stencil, a.1, b.1, coefficients, steps)?;
+        let fused = match launches.iter().any(|l| l.fused) {
+            true => {
+                let (fused, tile) = stencil.fused_launch().map_err(|source| Error::Program { stencil: stencil.name(), source })?;
+                check_vector_alignment(stencil, "a", a.0, tile.width)?;
+                check_vector_alignment(stencil, "b", b.0, tile.width)?;
+                Some(fused)
+            }
+            false => None,
+        };
+        Ok(StepRun { launches, holds, fused })
+    }
+
+    /// The kernel `step` launches: the fused one, or `stencil`'s one-step kernel.
+    pub(crate) fn kernel<'a>(&'a self, stencil: &'a Stencil<T, P>, step: &StepLaunch) -> &'a Stencil<T, P> {
+        match (&self.fused, step.fused) {
+            (Some(fused), true) => fused,
+            _ => stencil,
+        }
+    }
+}
+
+/// The launches of `steps` steps of `stencil` on buffers `a` (holding the input) and `b`, of
+/// `a_len` and `b_len` elements, with coefficient fields of `coefficients` elements each; and
+/// the buffer that holds the result. Lengths are checked here, before any CUDA call.
+pub(crate) fn launches<T: Element, P: Params>(
+    stencil: &Stencil<T, P>,
+    a_len: usize,
+    b_len: usize,
+    coefficients: &[usize],
+    steps: usize,
+) -> Result<(Vec<StepLaunch>, Holds), Error> {
+    let length = |source| Error::Length { stencil: stencil.name(), source };
+    if a_len != b_len {
+        return Err(length(LengthError::StepBuffers { a: a_len, b: b_len }));
+    }
+    let pattern = stencil.pattern();
+    let lens: Vec<usize> = std::iter::once(a_len).chain(coefficients.iter().copied()).collect();
+    let out = time_steps::steps_output_len(&pattern, a_len, steps).map_err(length)?;
+    time_steps::check_steps_inputs(&pattern, &lens, stencil.fields(), out, steps).map_err(length)?;
+    let plan = StepPlan::new(steps, stencil.steps_per_launch().map_err(|source| Error::Program { stencil: stencil.name(), source })?);
+    let (mut from, mut done, mut out) = (Holds::A, 0, Vec::new());
+    for fused in plan.launches() {
+        let advance = if fused { plan.steps_per_launch as usize } else { 1 };
+        let input_len = time_steps::steps_output_len(&pattern, a_len, done).map_err(length)?;
+        let output_len = time_steps::steps_output_len(&pattern, a_len, done + advance).map_err(length)?;
+        let coefficients_from = (a_len - input_len) / 2;
+        out.push(StepLaunch { fused, from, input_len, output_len, coefficients_from });
+        from = match from {
+            Holds::A => Holds::B,
+            Holds::B => Holds::A,
+        };
+        done += advance;
+    }
+    Ok((out, from))
+}
+
+/// The fused kernel's vector accesses of `width` elements need buffer `name` at `address` to
+/// start on a multiple of their size.
+fn check_vector_alignment<T: Element, P: Params>(stencil: &Stencil<T, P>, name: &str, address: u64, width: u32) -> Result<(), Error> {
+    let required = width * T::TYPE.bytes();
+    if address % required as u64 != 0 {
+        return Err(Error::Misaligned { stencil: stencil.name(), buffer: name.to_string(), required, address });
+    }
+    Ok(())
+}

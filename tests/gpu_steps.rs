@@ -1,0 +1,263 @@
+//! Time steps on the GPU: `launch_steps` on poisoned ping-pong buffers (views between poisoned
+//! guards) and `run_steps` equal `run_cpu_steps` bit for bit, for every boundary, element type,
+//! radii 1 to 4, coefficient fields, step counts that are and are not multiples of the fused
+//! degree, and lengths from shorter than the halo to a million.
+//!
+//! Without a GPU every test prints why it skipped and passes.
+
+mod support;
+use support::{gpu, runs_length, GUARD};
+
+use rc::prelude::*;
+use rc::runtime::cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+use rc::runtime::cust::stream::Stream;
+use rc::runtime::Holds;
+use rc::testdata::{awkward, first_difference, poison};
+use rc::{Element, Error};
+
+#[stencil(radius = 1, boundary = clamp)]
+fn heat_clamp(w: Window<f32>, alpha: f32) -> f32 {
+    w[0] + alpha * (w[-1] - 2.0 * w[0] + w[1])
+}
+
+#[stencil(radius = 1, boundary = zero)]
+fn heat_zero(w: Window<f32>, alpha: f32) -> f32 {
+    w[0] + alpha * (w[-1] - 2.0 * w[0] + w[1])
+}
+
+#[stencil(radius = 1, boundary = wrap, fuse = 8)]
+fn heat_wrap(w: Window<f64>, alpha: f64) -> f64 {
+    w[0] + alpha * (w[-1] - 2.0 * w[0] + w[1])
+}
+
+#[stencil(radius = 1, boundary = valid, fuse = 13)]
+fn heat_valid(w: Window<f32>, alpha: f32) -> f32 {
+    w[0] + alpha * (w[-1] - 2.0 * w[0] + w[1])
+}
+
+#[stencil(radius = 4, boundary = clamp)]
+fn nine_tap(w: Window<f32>) -> f32 {
+    0.02 * w[-4] + 0.05 * w[-3] + 0.1 * w[-2] + 0.15 * w[-1] + 0.36 * w[0] + 0.15 * w[1] + 0.1 * w[2] + 0.05 * w[3] + 0.02 * w[4]
+}
+
+#[stencil(radius = 3, boundary = zero, fuse = 5)]
+fn average_i32(w: Window<i32>) -> i32 {
+    (w[-3] + w[-1] + w[0] + w[2] + w[3]) / 5
+}
+
+#[stencil(radius = 2, boundary = wrap, warp = 16)]
+fn automaton(w: Window<u32>) -> u32 {
+    (w[-2] ^ w[1]) | (w[0] & w[2]) ^ w[-1]
+}
+
+#[stencil(radius = 1, boundary = valid, fuse = 6)]
+fn varying(u: Window<f32>, k: Window<f32>) -> f32 {
+    u[0] + k[0] * (u[-1] - 2.0 * u[0] + u[1])
+}
+
+#[stencil(radius = 2, boundary = clamp, fuse = 7)]
+fn varying_clamp(u: Window<f64>, k: Window<f64>) -> f64 {
+    u[0] + k[0] * (u[-1] - 2.0 * u[0] + u[2]) + 0.5 * k[-2]
+}
+
+const LENGTHS: [usize; 8] = [1, 3, 17, 200, 256, 1000, 4099, (1 << 20) + 3];
+
+fn step_counts(t: u32) -> Vec<usize> {
+    let t = t as usize;
+    vec![1, 2, t - 1, t, t + 1, 3 * t + 2, 100]
+}
+
+/// A device buffer of `n` elements between two poisoned guards, holding `values` or poison.
+struct Guarded<T: DeviceCopy> {
+    buffer: DeviceBuffer<T>,
+    n: usize,
+}
+
+impl<T: Element + DeviceCopy> Guarded<T> {
+    fn new(n: usize, values: Option<&[T]>) -> Guarded<T> {
+        let mut host = vec![poison::<T>(); n + 2 * GUARD];
+        if let Some(values) = values {
+            host[GUARD..GUARD + n].copy_from_slice(values);
+        }
+        Guarded { buffer: DeviceBuffer::from_slice(&host).expect("allocates"), n }
+    }
+
+    fn view(&self) -> DeviceSlice<T> {
+        self.buffer.index(GUARD..GUARD + self.n)
+    }
+
+    /// The first `len` elements of the view; an error if a guard changed.
+    fn read(&self, len: usize) -> Result<Vec<T>, String> {
+        let mut host = vec![poison::<T>(); self.n + 2 * GUARD];
+        self.buffer.copy_to(&mut host[..]).map_err(|e| e.to_string())?;
+        let untouched = |g: &[T]| g.iter().all(|v| v.to_scalar().bits == poison::<T>().to_scalar().bits);
+        if !untouched(&host[..GUARD]) || !untouched(&host[GUARD + self.n..]) {
+            return Err("a launch wrote outside its buffers".into());
+        }
+        Ok(host[GUARD..GUARD + len].to_vec())
+    }
+}
+
+type LaunchSteps<T> = dyn Fn(&Stream, &mut DeviceSlice<T>, &mut DeviceSlice<T>, &[&DeviceSlice<T>], usize) -> Result<Holds, rc::runtime::Error>;
+
+/// `launch_steps` and `run_steps` against `run_cpu_steps` for every length and step count.
+fn check<T: Element + DeviceCopy>(
+    what: &str,
+    fields: usize,
+    t: u32,
+    stream: &Stream,
+    out_len: impl Fn(usize, usize) -> Option<usize>,
+    launch_steps: &LaunchSteps<T>,
+    run_steps: impl Fn(&[&[T]], usize) -> Result<Vec<T>, rc::runtime::Error>,
+    run_cpu_steps: impl Fn(&[&[T]], &mut [T], usize) -> Result<(), Error>,
+) -> Result<(), String> {
+    for n in LENGTHS.into_iter().filter(|&n| runs_length(n)) {
+        for steps in step_counts(t) {
+            let Some(out) = out_len(n, steps) else { continue };
+            let inputs: Vec<Vec<T>> = (0..fields).map(|f| awkward::<T>(n, (n * 7 + steps * 3 + f) as u64)).collect();
+            let slices: Vec<&[T]> = inputs.iter().map(|v| v.as_slice()).collect();
+            let mut want = vec![poison::<T>(); out];
+            run_cpu_steps(&slices, &mut want, steps).map_err(|e| e.to_string())?;
+            let context = |m: String| format!("{what}: n = {n}, {steps} steps: {m}");
+            let (a, b) = (Guarded::new(n, Some(&inputs[0])), Guarded::<T>::new(n, None));
+            let coefficients: Vec<Guarded<T>> = inputs[1..].iter().map(|c| Guarded::new(n, Some(c))).collect();
+            let views: Vec<DeviceSlice<T>> = coefficients.iter().map(|c| c.view()).collect();
+            let views: Vec<&DeviceSlice<T>> = views.iter().collect();
+            let holds = launch_steps(stream, &mut a.view(), &mut b.view(), &views, steps).map_err(|e| context(e.to_string()))?;
+            stream.synchronize().map_err(|e| context(format!("kernel failed: {e:?}")))?;
+            let got = match holds {
+                Holds::A => a.read(out),
+                Holds::B => b.read(out),
+            }
+            .map_err(context)?;
+            if let Some(i) = first_difference(&got, &want) {
+                return Err(context(format!("launch_steps: output {i} got {:?} want {:?}", got.get(i), want.get(i))));
+            }
+            let got = run_steps(&slices, steps).map_err(|e| context(e.to_string()))?;
+            if let Some(i) = first_difference(&got, &want) {
+                return Err(context(format!("run_steps: output {i} got {:?} want {:?}", got.get(i), want.get(i))));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn same(n: usize, _: usize) -> Option<usize> {
+    Some(n)
+}
+
+fn shrunk(radius: usize) -> impl Fn(usize, usize) -> Option<usize> {
+    move |n, steps| n.checked_sub(2 * radius * steps).filter(|&left| left > 0)
+}
+
+#[test]
+fn launch_steps_and_run_steps_equal_run_cpu_steps() {
+    let Some((_context, stream)) = gpu("launch_steps_and_run_steps_equal_run_cpu_steps") else { return };
+    let mut failures = Vec::new();
+    let mut record = |result: Result<(), String>| failures.extend(result.err());
+    const ALPHA: f32 = 0.25;
+    record(check::<f32>(
+        "heat clamp",
+        1,
+        heat_clamp::STEPS_PER_LAUNCH,
+        &stream,
+        same,
+        &|s, a, b, _, steps| heat_clamp::launch_steps(s, a, b, steps, ALPHA),
+        |i, steps| heat_clamp::run_steps(i[0], steps, ALPHA),
+        |i, o, steps| heat_clamp::run_cpu_steps(i[0], o, steps, ALPHA),
+    ));
+    record(check::<f32>(
+        "heat zero",
+        1,
+        heat_zero::STEPS_PER_LAUNCH,
+        &stream,
+        same,
+        &|s, a, b, _, steps| heat_zero::launch_steps(s, a, b, steps, ALPHA),
+        |i, steps| heat_zero::run_steps(i[0], steps, ALPHA),
+        |i, o, steps| heat_zero::run_cpu_steps(i[0], o, steps, ALPHA),
+    ));
+    record(check::<f64>(
+        "heat wrap f64",
+        1,
+        8,
+        &stream,
+        same,
+        &|s, a, b, _, steps| heat_wrap::launch_steps(s, a, b, steps, 0.2),
+        |i, steps| heat_wrap::run_steps(i[0], steps, 0.2),
+        |i, o, steps| heat_wrap::run_cpu_steps(i[0], o, steps, 0.2),
+    ));
+    record(check::<f32>(
+        "heat valid",
+        1,
+        13,
+        &stream,
+        shrunk(1),
+        &|s, a, b, _, steps| heat_valid::launch_steps(s, a, b, steps, ALPHA),
+        |i, steps| heat_valid::run_steps(i[0], steps, ALPHA),
+        |i, o, steps| heat_valid::run_cpu_steps(i[0], o, steps, ALPHA),
+    ));
+    record(check::<f32>(
+        "nine tap",
+        1,
+        nine_tap::STEPS_PER_LAUNCH,
+        &stream,
+        same,
+        &|s, a, b, _, steps| nine_tap::launch_steps(s, a, b, steps),
+        |i, steps| nine_tap::run_steps(i[0], steps),
+        |i, o, steps| nine_tap::run_cpu_steps(i[0], o, steps),
+    ));
+    record(check::<i32>(
+        "average i32",
+        1,
+        5,
+        &stream,
+        same,
+        &|s, a, b, _, steps| average_i32::launch_steps(s, a, b, steps),
+        |i, steps| average_i32::run_steps(i[0], steps),
+        |i, o, steps| average_i32::run_cpu_steps(i[0], o, steps),
+    ));
+    record(check::<u32>(
+        "automaton u32 warp 16",
+        1,
+        automaton::STEPS_PER_LAUNCH,
+        &stream,
+        same,
+        &|s, a, b, _, steps| automaton::launch_steps(s, a, b, steps),
+        |i, steps| automaton::run_steps(i[0], steps),
+        |i, o, steps| automaton::run_cpu_steps(i[0], o, steps),
+    ));
+    record(check::<f32>(
+        "varying valid",
+        2,
+        6,
+        &stream,
+        shrunk(1),
+        &|s, a, b, c, steps| varying::launch_steps(s, a, b, c[0], steps),
+        |i, steps| varying::run_steps(i[0], i[1], steps),
+        |i, o, steps| varying::run_cpu_steps(i[0], i[1], o, steps),
+    ));
+    record(check::<f64>(
+        "varying clamp f64",
+        2,
+        7,
+        &stream,
+        same,
+        &|s, a, b, c, steps| varying_clamp::launch_steps(s, a, b, c[0], steps),
+        |i, steps| varying_clamp::run_steps(i[0], i[1], steps),
+        |i, o, steps| varying_clamp::run_cpu_steps(i[0], i[1], o, steps),
+    ));
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn ping_pong_buffers_of_other_lengths_are_refused_before_any_launch() {
+    let Some((_context, stream)) = gpu("ping_pong_buffers_of_other_lengths_are_refused_before_any_launch") else { return };
+    let (a, b) = (Guarded::new(100, Some(&[1.0f32; 100])), Guarded::<f32>::new(99, None));
+    let err = heat_clamp::launch_steps(&stream, &mut a.view(), &mut b.view(), 20, 0.25).expect_err("99 is not 100");
+    assert!(err.to_string().contains("100 and 99 elements"), "{err}");
+    // A view that starts mid-vector cannot take the fused kernel's vector accesses.
+    let c = Guarded::<f32>::new(101, Some(&[1.0f32; 101]));
+    let (mut odd, mut other) = (c.buffer.index(GUARD + 1..GUARD + 101), b.buffer.index(GUARD..GUARD + 100));
+    let err = heat_clamp::launch_steps(&stream, &mut odd, &mut other, 20, 0.25).expect_err("misaligned");
+    assert!(err.to_string().contains("multiple of 16 bytes"), "{err}");
+}
