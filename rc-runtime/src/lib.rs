@@ -47,7 +47,7 @@ pub use resources::{resources, Resources, SpillWarning};
 #[cfg(feature = "cudarc")]
 pub use with_cudarc::{launch_cudarc, launch_cudarc_grid, run_cudarc, run_cudarc_grid};
 #[cfg(feature = "cust")]
-pub use with_cust::{launch, launch_grid, run, run_grid};
+pub use with_cust::{launch, launch_grid, run, run_grid, DeviceElement};
 /// [`run_cudarc`] under the name generated code and examples use, when cust is not enabled.
 #[cfg(all(feature = "cudarc", not(feature = "cust")))]
 pub use with_cudarc::run_cudarc as run;

@@ -9,6 +9,17 @@ use crate::context;
 use crate::error::Error;
 use crate::launch::{launch_planned, output_shape, plan, RawBuffer};
 
+/// What a cust buffer of a stencil's elements `T` holds: `T` itself, or for `half::f16` and
+/// `half::bf16` their bits as `u16` (cust 0.3 implements `DeviceCopy` for the half crate 1.x,
+/// not for 2.x, which rc uses; `f16::to_bits` and `from_bits` convert).
+pub trait DeviceElement<T: Element>: DeviceCopy {}
+
+impl<T: Element + DeviceCopy> DeviceElement<T> for T {}
+#[cfg(feature = "half")]
+impl DeviceElement<half::f16> for u16 {}
+#[cfg(feature = "half")]
+impl DeviceElement<half::bf16> for u16 {}
+
 /// Launches `stencil` over `inputs` into `output` on `stream`, asynchronously: it returns once
 /// the launch is queued, and `output` is written when the stream gets there (synchronise the
 /// stream or record an event before reading it).
@@ -24,15 +35,16 @@ use crate::launch::{launch_planned, output_shape, plan, RawBuffer};
 /// its GPU (see [`crate::release_cached_modules`]).
 ///
 /// This is [`launch_grid`] over the shape `[len]`.
-pub fn launch<T, P>(
+pub fn launch<T, D, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
-    inputs: &[&DeviceSlice<T>],
-    output: &mut DeviceSlice<T>,
+    inputs: &[&DeviceSlice<D>],
+    output: &mut DeviceSlice<D>,
     params: P,
 ) -> Result<(), Error>
 where
-    T: Element + DeviceCopy,
+    T: Element,
+    D: DeviceElement<T>,
     P: Params,
 {
     let shape = Extent::x(inputs.first().map_or(0, |input| input.len()));
@@ -58,16 +70,17 @@ where
 /// results. The buffer rules are [`launch`]'s:
 /// 16-byte aligned buffers for vector distributions ([`Error::Misaligned`]), no overlap
 /// ([`Error::Aliasing`]), buffers the stream's context can reach ([`Error::ForeignBuffer`]).
-pub fn launch_grid<T, P>(
+pub fn launch_grid<T, D, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
-    inputs: &[&DeviceSlice<T>],
-    output: &mut DeviceSlice<T>,
+    inputs: &[&DeviceSlice<D>],
+    output: &mut DeviceSlice<D>,
     shape: impl Into<Extent>,
     params: P,
 ) -> Result<(), Error>
 where
-    T: Element + DeviceCopy,
+    T: Element,
+    D: DeviceElement<T>,
     P: Params,
 {
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
@@ -92,7 +105,7 @@ where
 /// This is [`run_grid`] over the shape `[len]`.
 pub fn run<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], params: P) -> Result<Vec<T>, Error>
 where
-    T: Element + DeviceCopy,
+    T: Element,
     P: Params,
 {
     run_grid(stencil, inputs, Extent::x(inputs.first().map_or(0, |input| input.len())), params)
@@ -111,36 +124,52 @@ pub fn run_grid<T, P>(
     params: P,
 ) -> Result<Vec<T>, Error>
 where
-    T: Element + DeviceCopy,
+    T: Element,
     P: Params,
 {
     let shape = shape.into();
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
     let (_, n_out) = output_shape(stencil, shape, lens.first().copied().unwrap_or(0))?;
-    if plan(stencil, shape, &lens, n_out, &params)?.launch.is_none() {
+    let planned = plan(stencil, shape, &lens, n_out, &params)?;
+    if planned.launch.is_none() {
         return Ok(Vec::new());
     }
     context::ensure_current()?;
     let stream = Stream::new(StreamFlags::DEFAULT, None)
         .map_err(|e| Error::cust("creating a stream (cuStreamCreateWithPriority)", e))?;
+    // Buffers of bytes, each element's bits in the GPU's (little-endian) order: one path for
+    // every element type, f16 and bf16 included (which cust's `DeviceCopy` does not cover).
+    let bytes = T::TYPE.bytes() as usize;
     let device_inputs = inputs
         .iter()
         .map(|input| {
-            DeviceBuffer::from_slice(input).map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
+            let data: Vec<u8> = input.iter().flat_map(|v| v.to_scalar().bits.to_le_bytes().into_iter().take(bytes)).collect();
+            DeviceBuffer::from_slice(&data).map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    // SAFETY: every element is written by the kernel before it is read back, and `T` is one of
-    // f32, f64, i32, u32, for which any bit pattern is a valid value anyway.
-    let mut device_output = unsafe { DeviceBuffer::<T>::uninitialized(n_out) }
+    // SAFETY: every byte is written by the kernel before it is read back, and bytes have no
+    // invalid values.
+    let device_output = unsafe { DeviceBuffer::<u8>::uninitialized(n_out * bytes) }
         .map_err(|e| Error::cust(format!("allocating {n_out} output elements on the GPU"), e))?;
-    let device_inputs: Vec<&DeviceSlice<T>> = device_inputs.iter().map(|input| &**input).collect();
-    launch_grid(stencil, &stream, &device_inputs, &mut device_output, shape, params)?;
+    let raw = |buffer: &DeviceSlice<u8>| RawBuffer { address: buffer.as_device_ptr().as_raw(), len: buffer.len() / bytes };
+    let raw_inputs: Vec<RawBuffer> = device_inputs.iter().map(|input| raw(input)).collect();
+    if let Some(launch) = planned.launch {
+        launch_planned(stencil, &planned, launch, stream.as_inner().cast(), &raw_inputs, raw(&device_output))?;
+    }
     stream
         .synchronize()
         .map_err(|e| Error::cust(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;
-    let mut output = vec![*T::zero_ref(); n_out];
+    let mut data = vec![0u8; n_out * bytes];
     device_output
-        .copy_to(&mut output[..])
+        .copy_to(&mut data[..])
         .map_err(|e| Error::cust(format!("copying {n_out} output elements from the GPU"), e))?;
+    let output = data
+        .chunks_exact(bytes)
+        .map(|b| {
+            let mut bits = [0u8; 8];
+            bits[..bytes].copy_from_slice(b);
+            T::from_bits(u64::from_le_bytes(bits))
+        })
+        .collect();
     Ok(output)
 }

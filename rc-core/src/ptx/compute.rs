@@ -1,13 +1,13 @@
 //! Printing what lanes compute: arithmetic with Rust's semantics, picks, shuffles, and runs of
 //! divisions by constants.
 
-use super::types::{immediate, ptx_type};
+use super::types::{immediate, narrow, ptx_type, widen};
 use super::{Printer, LANE};
 use crate::abi::KernelParam;
 use crate::body::{BinaryOp, CompareOp, UnaryOp};
 use crate::machine::Division;
 use crate::program::{Instr, Reg};
-use crate::scalar::{Scalar, ScalarType};
+use crate::scalar::{HalfFormat, Scalar, ScalarType};
 use crate::schedule::LanePieces;
 
 impl Printer<'_> {
@@ -66,9 +66,17 @@ impl Printer<'_> {
                 self.shuffle(*dst, *src, *rotate);
             }
             Instr::Param { dst, index } => {
-                let param = KernelParam::Value { index: *index, ty: program.reg_type(*dst) };
+                let ty = program.reg_type(*dst);
+                let param = KernelParam::Value { index: *index, ty };
                 let name = self.param_name(&param.suffix());
-                self.line(&format!("ld.param.{} {}, [{name}];", param.ptx_type(), self.reg(*dst)));
+                match ty.half() {
+                    Some(format) => {
+                        let (h, d) = (self.h(), self.reg(*dst));
+                        self.line(&format!("ld.param.{} {h}, [{name}];", param.ptx_type()));
+                        self.widen(format, &d, &h);
+                    }
+                    None => self.line(&format!("ld.param.{} {}, [{name}];", param.ptx_type(), self.reg(*dst))),
+                }
             }
             Instr::Const { dst, value } => self.constant(*dst, *value),
             Instr::Unary { dst, op, a } => self.unary(*dst, *op, *a),
@@ -95,6 +103,27 @@ impl Printer<'_> {
             }
             // The machine program prints memory instructions as its own operations.
             Instr::Load { .. } | Instr::Stage { .. } | Instr::Shared { .. } | Instr::Store { .. } => {}
+        }
+    }
+
+    /// `d` = 16-bit `h` widened exactly to f32.
+    pub(super) fn widen(&mut self, format: HalfFormat, d: &str, h: &str) {
+        let t = match format {
+            HalfFormat::BFloat16 => self.t(),
+            HalfFormat::Binary16 => String::new(),
+        };
+        for line in widen(format, d, h, &t) {
+            self.line(&line);
+        }
+    }
+
+    /// `d`, an f32 register holding a 16-bit type's value computed in f32, rounded once to that
+    /// type, as the half crate rounds every operation (nothing for other types).
+    fn round(&mut self, ty: ScalarType, d: &str) {
+        if let Some(format) = ty.half() {
+            let h = self.h();
+            self.line(&narrow(format, &h, d));
+            self.widen(format, d, &h);
         }
     }
 
@@ -157,7 +186,7 @@ impl Printer<'_> {
         let ty = self.program.reg_type(dst);
         let (d, x) = (self.reg(dst), self.reg(a));
         // A float's sign bit, the top bit of its width.
-        let (bits, sign) = (ty.bytes() * 8, 1u64 << (ty.bytes() * 8 - 1));
+        let (bits, sign) = (ty.register_bits(), 1u64 << (ty.register_bits() - 1));
         let text = match (op, ty) {
             // Rust flips/clears the sign bit, NaN included; neg.f32/abs.f32 need not.
             (UnaryOp::Neg, t) if t.is_float() => format!("xor.b{bits} {d}, {x}, 0x{sign:X};"),
@@ -193,6 +222,10 @@ impl Printer<'_> {
                 }
                 // Body::new rejects the rest on floats.
                 _ => {}
+            }
+            // min and max pick an operand, already of the type.
+            if matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div) {
+                self.round(ty, &d);
             }
             return;
         }
@@ -255,6 +288,12 @@ impl Printer<'_> {
         let (d, x) = (self.reg(dst), self.reg(a));
         let text = match (from, to) {
             (f, t) if f == t => format!("mov.{} {d}, {x};", ptx_type(t)),
+            // `x.to_f32()`: registers hold 16-bit values widened already.
+            (F16 | BF16, F32) => format!("mov.f32 {d}, {x};"),
+            (F32, F16 | BF16) => {
+                self.line(&format!("mov.f32 {d}, {x};"));
+                return self.round(to, &d);
+            }
             (F32, F64) => format!("cvt.f64.f32 {d}, {x};"),
             (F64, F32) => format!("cvt.rn.f32.f64 {d}, {x};"),
             // Float to integer: round toward zero and saturate, as Rust's `as`; and NaN to 0,
