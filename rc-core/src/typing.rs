@@ -162,7 +162,7 @@ fn shift_amount(op: BinaryOp, ty: ScalarType, amount: i64) -> String {
 /// How to make two types agree.
 fn convert_one(left: ScalarType, right: ScalarType) -> String {
     match [left, right].into_iter().find(|t| t.half().is_some()) {
-        Some(half) => format!("convert through f32: `x.to_f32()` gives an f32, `{half}::from_f32(x)` a {half}"),
+        Some(half) => format!("convert through f32: `x.to_f32()` to f32, `{half}::from_f32(x)` back to {half}"),
         None => "convert one with `as`".to_string(),
     }
 }

@@ -48,7 +48,7 @@ pub struct Signature {
     pub params: Vec<Param>,
 }
 
-const SUPPORTED: &str = "f32, f64, i32, u32, f16 or bf16 (half::f16, half::bf16)";
+const SUPPORTED: &str = "f32, f64, i32, u32, half::f16 or half::bf16";
 
 /// A window parameter as declared: its tokens, its kind, its element type's tokens, and that
 /// type if supported.

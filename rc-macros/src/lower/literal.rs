@@ -170,7 +170,7 @@ impl FloatWins for ScalarType {
 
 /// Rust has no literals of the half crate's types.
 fn half_literal(ty: ScalarType, text: &str) -> String {
-    format!("a literal cannot be a {ty} (Rust has no {ty} literals): write `{ty}::from_f32({text})` or a constant such as `{ty}::ONE`")
+    format!("Rust has no {ty} literals: write `{ty}::from_f32({text})`, or a constant such as `{ty}::ONE`")
 }
 
 fn eval_lit(lit: &Lit, ty: ScalarType) -> Result<Scalar, String> {

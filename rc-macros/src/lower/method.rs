@@ -88,7 +88,7 @@ impl Lower<'_> {
         if !matches!(method.to_string().as_str(), "from_f32" | "from_f32_const") {
             return self.unsupported(
                 method,
-                &format!("`{to}::{method}` is not supported: a {to} is made from an f32, `{to}::from_f32(x)` (`x as f32` converts other types first)"),
+                &format!("`{to}::{method}` is not supported: write `{to}::from_f32(x)`, from an f32 (`x as f32` converts other types first)"),
             );
         }
         let [arg] = call.args.iter().collect::<Vec<_>>()[..] else {
