@@ -33,7 +33,7 @@ fn mixed(w: Window<half::f16>, gain: f16, bias: f32) -> f16 {
 fn smooth_bf16(w: Window<bf16>, k: [bf16; 3]) -> bf16 {
     let mut s = bf16::from_f32(0.0);
     for j in 1..=3 {
-        s = s + k[(j - 1) as usize] * (w[-j] + w[j]);
+        s += k[(j - 1) as usize] * (w[-j] + w[j]);
     }
     s + w[0] * half::bf16::EPSILON - bf16::PI
 }

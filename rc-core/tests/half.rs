@@ -65,7 +65,7 @@ fn reference(body: &Body, pattern: &Pattern, input: &[u16], params: &[Scalar]) -
             let tap = |_: u32, d: Offset| {
                 let j = centre + d.along_x() as i64;
                 let bits = match pattern.boundary() {
-                    Boundary::Valid | Boundary::Zero => (0..n).contains(&j).then(|| input[j as usize]).unwrap_or(0),
+                    Boundary::Valid | Boundary::Zero => if (0..n).contains(&j) { input[j as usize] } else { 0 },
                     Boundary::Clamp => input[j.clamp(0, n - 1) as usize],
                     Boundary::Wrap => input[j.rem_euclid(n) as usize],
                 };

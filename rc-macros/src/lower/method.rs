@@ -28,7 +28,7 @@ impl Lower<'_> {
                 type_path.segments.pop_punct();
                 if let Some(to) = scalar_path(&type_path).filter(|t| t.half().is_some()) {
                     if method.to_string().starts_with("from_") {
-                        return self.from_f32(to, &method, call, at);
+                        return self.half_from_f32(to, &method, call, at);
                     }
                 }
             }
@@ -84,7 +84,7 @@ impl Lower<'_> {
     }
 
     /// `f16::from_f32(x)` and `from_f32_const(x)` (the same value): `x` is an f32, rounded once.
-    fn from_f32(&mut self, to: ScalarType, method: &syn::Ident, call: &syn::ExprCall, at: &Expr) -> Value {
+    fn half_from_f32(&mut self, to: ScalarType, method: &syn::Ident, call: &syn::ExprCall, at: &Expr) -> Value {
         if !matches!(method.to_string().as_str(), "from_f32" | "from_f32_const") {
             return self.unsupported(
                 method,
