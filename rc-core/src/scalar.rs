@@ -75,6 +75,14 @@ impl HalfFormat {
             HalfFormat::BFloat16 => half_float::f32_to_bf16(x),
         }
     }
+    /// Instructions that widen a value to f32 (`cvt.f32.f16`; a bfloat16 is the top half of its
+    /// f32: `cvt.u32.u16` and `shl`), as the PTX back end prints them.
+    pub fn widen_instructions(self) -> u32 {
+        match self {
+            HalfFormat::Binary16 => 1,
+            HalfFormat::BFloat16 => 2,
+        }
+    }
     /// The PTX name of the format in `cvt` (`f16`, `bf16`).
     pub fn ptx(self) -> &'static str {
         match self {
