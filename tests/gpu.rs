@@ -145,6 +145,7 @@ fn sixteen_bit_stencils_equal_their_reference_on_the_gpu() {
     let Some((_context, stream)) = gpu("sixteen_bit_stencils_equal_their_reference_on_the_gpu") else { return };
     let mut v = OnGpu { stream: &stream, failures: Vec::new(), checked: 0 };
     catalogue::visit_half(&mut v);
+    catalogue::random::visit_half(&mut v);
     report("16-bit", v);
 }
 
