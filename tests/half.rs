@@ -93,9 +93,11 @@ fn sixteen_bit_stencils_emulate_the_half_crates_arithmetic_bit_for_bit() {
 
 #[test]
 fn sixteen_bit_kernels_move_16_bit_elements_and_round_each_operation() {
+    // f16 adds in f16 registers; it divides in f32 and rounds (PTX has no f16 division).
     let ptx = box5::PTX;
-    assert!(ptx.contains(".target sm_70") && ptx.contains("cvt.rn.f16.f32") && ptx.contains("cvt.f32.f16"), "{ptx}");
+    assert!(ptx.contains(".target sm_70") && ptx.contains("add.rn.f16") && ptx.contains("cvt.rn.f16.f32"), "{ptx}");
     assert!(ptx.contains("ld.global.nc.b16") && ptx.contains("st.global.b16"), "{ptx}");
+    // bf16 registers hold f32: each operation rounds back with cvt.rn.bf16.f32 (sm_80).
     let ptx = smooth_bf16::PTX;
     assert!(ptx.contains(".target sm_80") && ptx.contains("cvt.rn.bf16.f32") && ptx.contains(".param .b16"), "{ptx}");
     assert_eq!(box5::KERNEL.pattern().radius().along_x(), 2);

@@ -209,10 +209,10 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     let strided = if vector > width { STRIDED_ACCESS_COST } else { 1.0 };
     let vector_lines = lines(vector as f64 * bytes, width as f64 * bytes) * strided;
     let rate = |ty: ScalarType| if ty == ScalarType::F64 { 2.0 } else { 1.0 };
-    // 16-bit floats: each element loaded or staged is widened, each result rounded back
-    // (`cvt.rn` and a widening); nothing for other types.
-    let widen = |ty: ScalarType| ty.half().map_or(0.0, |h| h.widen_instructions() as f64);
-    let (widen_element, round) = (widen(element), |ty: ScalarType| widen(ty) + if ty.half().is_some() { 1.0 } else { 0.0 });
+    // Widened 16-bit floats (bf16): each element loaded or staged is widened, each result
+    // rounded back (`cvt.rn` and a widening); nothing for other types.
+    let widen = |ty: ScalarType| ty.widened().map_or(0.0, |h| h.widen_instructions() as f64);
+    let (widen_element, round) = (widen(element), |ty: ScalarType| widen(ty) + if ty.widened().is_some() { 1.0 } else { 0.0 });
     let (mut instructions, mut wavefronts) = (TILE_OVERHEAD, 0.0);
     let mut count = |op: &Op| match op {
         Op::Load { cache: Some(_), .. } | Op::Store { .. } => {
@@ -256,8 +256,8 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
                 instructions += match program.reg_type(*dst) {
                     ScalarType::F32 => 10.0,
                     ScalarType::F64 => 40.0,
-                    // 16-bit floats divide in f32 and round back.
-                    ty if ty.half().is_some() => 10.0 + round(ty),
+                    // 16-bit floats divide in f32: two widenings (f16) or none (bf16), a rounding.
+                    ty if ty.half().is_some() => 13.0,
                     // ptxas divides integers through a reciprocal estimate and two corrections
                     // (about 25 SASS instructions), constant divisors too: it does not turn them
                     // into a multiply and shifts (ptxas 13.5, sm_90).

@@ -32,6 +32,14 @@ pub struct TypeInfo {
     pub float: bool,
     /// The PTX type of its arithmetic and registers (`f32`, `s32`, `pred`).
     pub ptx: &'static str,
+    /// The PTX type that moves and selects its registers' bits (`mov`, `selp`): PTX has no
+    /// `mov.f16` or `selp.f16`.
+    pub bits_ptx: &'static str,
+    /// Bits of one of its registers: what a sign bit or a zeroing move is counted in.
+    pub register_bits: u32,
+    /// Whether its registers hold its values widened to f32 (bf16: PTX before sm_90 has no bf16
+    /// arithmetic), each operation computing in f32 and rounding back.
+    pub widened: bool,
     /// How memory and kernel parameters hold it.
     pub storage: Storage,
     /// The oldest GPU architecture (`sm_XX`) whose PTX converts it.
@@ -104,6 +112,8 @@ pub enum Immediate {
     Bit,
     /// The f32 bits of the 16-bit value, widened: `0f` and 8 hex digits.
     Widened(HalfFormat),
+    /// The 16 bits: `0x` and 4 hex digits.
+    Bits16,
 }
 
 use Storage::Register;
@@ -111,16 +121,17 @@ const HALF: Storage = Storage::Half(HalfFormat::Binary16);
 const BFLOAT: Storage = Storage::Half(HalfFormat::BFloat16);
 
 const TYPES: [TypeInfo; 7] = [
-    TypeInfo { rust_name: "f32", bytes: 4, words: 1, float: true, ptx: "f32", storage: Register, sm: 70, register: "%f", scratch: "%sf", immediate: Immediate::F32Bits },
-    TypeInfo { rust_name: "f64", bytes: 8, words: 2, float: true, ptx: "f64", storage: Register, sm: 70, register: "%fd", scratch: "%sd", immediate: Immediate::F64Bits },
-    TypeInfo { rust_name: "i32", bytes: 4, words: 1, float: false, ptx: "s32", storage: Register, sm: 70, register: "%r", scratch: "%sr", immediate: Immediate::Signed32 },
-    TypeInfo { rust_name: "u32", bytes: 4, words: 1, float: false, ptx: "u32", storage: Register, sm: 70, register: "%r", scratch: "%sr", immediate: Immediate::Unsigned32 },
-    TypeInfo { rust_name: "bool", bytes: 1, words: 1, float: false, ptx: "pred", storage: Register, sm: 70, register: "%p", scratch: "%sr", immediate: Immediate::Bit },
-    // Registers hold 16-bit values widened to f32: f32 registers, and `%f` names (register
-    // numbers are the program's, so they never meet an f32 register's).
-    TypeInfo { rust_name: "f16", bytes: 2, words: 1, float: true, ptx: "f32", storage: HALF, sm: 70, register: "%f", scratch: "%sf", immediate: Immediate::Widened(HalfFormat::Binary16) },
-    // `cvt.rn.bf16.f32` needs sm_80.
-    TypeInfo { rust_name: "bf16", bytes: 2, words: 1, float: true, ptx: "f32", storage: BFLOAT, sm: 80, register: "%f", scratch: "%sf", immediate: Immediate::Widened(HalfFormat::BFloat16) },
+    TypeInfo { rust_name: "f32", bytes: 4, words: 1, float: true, ptx: "f32", bits_ptx: "f32", register_bits: 32, widened: false, storage: Register, sm: 70, register: "%f", scratch: "%sf", immediate: Immediate::F32Bits },
+    TypeInfo { rust_name: "f64", bytes: 8, words: 2, float: true, ptx: "f64", bits_ptx: "f64", register_bits: 64, widened: false, storage: Register, sm: 70, register: "%fd", scratch: "%sd", immediate: Immediate::F64Bits },
+    TypeInfo { rust_name: "i32", bytes: 4, words: 1, float: false, ptx: "s32", bits_ptx: "s32", register_bits: 32, widened: false, storage: Register, sm: 70, register: "%r", scratch: "%sr", immediate: Immediate::Signed32 },
+    TypeInfo { rust_name: "u32", bytes: 4, words: 1, float: false, ptx: "u32", bits_ptx: "u32", register_bits: 32, widened: false, storage: Register, sm: 70, register: "%r", scratch: "%sr", immediate: Immediate::Unsigned32 },
+    TypeInfo { rust_name: "bool", bytes: 1, words: 1, float: false, ptx: "pred", bits_ptx: "pred", register_bits: 32, widened: false, storage: Register, sm: 70, register: "%p", scratch: "%sr", immediate: Immediate::Bit },
+    // f16 computes in f16 registers with PTX's f16 instructions (sm_53 on), IEEE binary16 as
+    // the half crate's f32-and-round; one 32-bit shuffle a value.
+    TypeInfo { rust_name: "f16", bytes: 2, words: 1, float: true, ptx: "f16", bits_ptx: "b16", register_bits: 16, widened: false, storage: HALF, sm: 70, register: "%hf", scratch: "%sh", immediate: Immediate::Bits16 },
+    // Registers hold bf16 values widened to f32: f32 registers, and `%f` names (register numbers
+    // are the program's, so they never meet an f32 register's). `cvt.rn.bf16.f32` needs sm_80.
+    TypeInfo { rust_name: "bf16", bytes: 2, words: 1, float: true, ptx: "f32", bits_ptx: "f32", register_bits: 32, widened: true, storage: BFLOAT, sm: 80, register: "%f", scratch: "%sf", immediate: Immediate::Widened(HalfFormat::BFloat16) },
 ];
 
 impl ScalarType {
@@ -163,7 +174,15 @@ impl ScalarType {
 
     /// Bits of one register holding it: what a sign bit or a zeroing move is counted in.
     pub const fn register_bits(self) -> u32 {
-        self.words() * 32
+        self.info().register_bits
+    }
+
+    /// Its 16-bit float format if its registers hold its values widened to f32 (bf16).
+    pub const fn widened(self) -> Option<HalfFormat> {
+        match self.info().widened {
+            true => self.half(),
+            false => None,
+        }
     }
 
     pub const fn is_integer(self) -> bool {

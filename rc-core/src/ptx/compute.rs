@@ -1,7 +1,7 @@
 //! Printing what lanes compute: arithmetic with Rust's semantics, picks, shuffles, and runs of
 //! divisions by constants.
 
-use super::types::{immediate, narrow, ptx_type, widen};
+use super::types::{bits_type, immediate, narrow, ptx_type, widen};
 use super::{Printer, LANE};
 use crate::abi::KernelParam;
 use crate::body::{BinaryOp, CompareOp, UnaryOp};
@@ -15,7 +15,7 @@ impl Printer<'_> {
     pub(super) fn carry(&mut self, moves: &[(Reg, Reg)]) {
         self.comment("carry the input box's planes one down for the next step");
         for &(dst, src) in moves {
-            let ty = ptx_type(self.program.reg_type(dst));
+            let ty = bits_type(self.program.reg_type(dst));
             let line = format!("mov.{ty} {}, {};", self.reg(dst), self.reg(src));
             self.line(&line);
         }
@@ -69,7 +69,7 @@ impl Printer<'_> {
                 let ty = program.reg_type(*dst);
                 let param = KernelParam::Value { index: *index, ty };
                 let name = self.param_name(&param.suffix());
-                match ty.half() {
+                match ty.widened() {
                     Some(format) => {
                         let (h, d) = (self.h(), self.reg(*dst));
                         self.line(&format!("ld.param.{} {h}, [{name}];", param.ptx_type()));
@@ -92,7 +92,7 @@ impl Printer<'_> {
                     self.line(&format!("and.pred {y}, {y}, {f};"));
                     self.line(&format!("or.pred {d}, {x}, {y};"));
                 } else {
-                    self.line(&format!("selp.{} {d}, {t}, {f}, {c};", ptx_type(ty)));
+                    self.line(&format!("selp.{} {d}, {t}, {f}, {c};", bits_type(ty)));
                 }
             }
             Instr::Cast { dst, a } => self.cast(*dst, *a),
@@ -117,10 +117,10 @@ impl Printer<'_> {
         }
     }
 
-    /// `d`, an f32 register holding a 16-bit type's value computed in f32, rounded once to that
-    /// type, as the half crate rounds every operation (nothing for other types).
+    /// `d`, an f32 register holding a widened 16-bit type's value computed in f32, rounded once
+    /// to that type, as the half crate rounds every operation (nothing for other types).
     fn round(&mut self, ty: ScalarType, d: &str) {
-        if let Some(format) = ty.half() {
+        if let Some(format) = ty.widened() {
             let h = self.h();
             self.line(&narrow(format, &h, d));
             self.widen(format, d, &h);
@@ -129,7 +129,7 @@ impl Printer<'_> {
 
     /// `dst` = the register of this lane's piece: a chain of selects from the last piece down.
     fn pick(&mut self, dst: Reg, pieces: &LanePieces) {
-        let ty = ptx_type(self.program.reg_type(dst));
+        let ty = bits_type(self.program.reg_type(dst));
         let d = self.reg(dst);
         let runs = &pieces.0;
         let Some(&(_, last)) = runs.last() else { return };
@@ -159,7 +159,13 @@ impl Printer<'_> {
             }
         };
         let (d, s) = (self.reg(dst), self.reg(src));
-        if self.program.element.words() == 2 {
+        if self.program.reg_type(dst).register_bits() == 16 {
+            // A 16-bit register travels in the low half of a 32-bit word.
+            let (word, got, high) = (self.t(), self.t(), self.h());
+            self.line(&format!("mov.b32 {word}, {{{s}, {s}}};"));
+            self.line(&format!("shfl.sync.idx.b32 {got}, {word}, {source}, {c}, 0xffffffff;"));
+            self.line(&format!("mov.b32 {{{d}, {high}}}, {got};"));
+        } else if self.program.element.words() == 2 {
             let (lo, hi, lo2, hi2) = (self.t(), self.t(), self.t(), self.t());
             self.line(&format!("mov.b64 {{{lo}, {hi}}}, {s};"));
             self.line(&format!("shfl.sync.idx.b32 {lo2}, {lo}, {source}, {c}, 0xffffffff;"));
@@ -178,7 +184,7 @@ impl Printer<'_> {
                 self.line(&format!("mov.u32 {t}, {};", value.bits & 1));
                 self.line(&format!("setp.ne.u32 {d}, {t}, 0;"));
             }
-            ty => self.line(&format!("mov.{} {d}, {};", ptx_type(ty), immediate(value))),
+            ty => self.line(&format!("mov.{} {d}, {};", bits_type(ty), immediate(value))),
         }
     }
 
@@ -209,16 +215,25 @@ impl Printer<'_> {
                 BinaryOp::Add => self.line(&format!("add.rn.{t} {d}, {x}, {y};")),
                 BinaryOp::Sub => self.line(&format!("sub.rn.{t} {d}, {x}, {y};")),
                 BinaryOp::Mul => self.line(&format!("mul.rn.{t} {d}, {x}, {y};")),
+                // PTX has no f16 division: in f32, rounded once (exact as + - * are).
+                BinaryOp::Div if ty == ScalarType::F16 => {
+                    let (a, b) = (self.scratch(ScalarType::F32), self.scratch(ScalarType::F32));
+                    self.line(&format!("cvt.f32.f16 {a}, {x};"));
+                    self.line(&format!("cvt.f32.f16 {b}, {y};"));
+                    self.line(&format!("div.rn.f32 {a}, {a}, {b};"));
+                    self.line(&format!("cvt.rn.f16.f32 {d}, {a};"));
+                }
                 BinaryOp::Div => self.line(&format!("div.rn.{t} {d}, {x}, {y};")),
                 BinaryOp::Min | BinaryOp::Max => {
                     // isnan(x) ? y : (y < x ? y : x) for min (y > x for max), as ops::binary.
                     let cmp = if op == BinaryOp::Min { "lt" } else { "gt" };
                     let (q, nan) = (self.q(), self.q());
                     let tmp = self.scratch(ty);
+                    let bits = bits_type(ty);
                     self.line(&format!("setp.{cmp}.{t} {q}, {y}, {x};"));
-                    self.line(&format!("selp.{t} {tmp}, {y}, {x}, {q};"));
+                    self.line(&format!("selp.{bits} {tmp}, {y}, {x}, {q};"));
                     self.line(&format!("setp.nan.{t} {nan}, {x}, {x};"));
-                    self.line(&format!("selp.{t} {d}, {y}, {tmp}, {nan};"));
+                    self.line(&format!("selp.{bits} {d}, {y}, {tmp}, {nan};"));
                 }
                 // Body::new rejects the rest on floats.
                 _ => {}
@@ -287,10 +302,13 @@ impl Printer<'_> {
         let (from, to) = (self.program.reg_type(a), self.program.reg_type(dst));
         let (d, x) = (self.reg(dst), self.reg(a));
         let text = match (from, to) {
-            (f, t) if f == t => format!("mov.{} {d}, {x};", ptx_type(t)),
-            // `x.to_f32()`: registers hold 16-bit values widened already.
-            (F16 | BF16, F32) => format!("mov.f32 {d}, {x};"),
-            (F32, F16 | BF16) => {
+            (f, t) if f == t => format!("mov.{} {d}, {x};", bits_type(t)),
+            // `x.to_f32()` and `f16::from_f32(x)`.
+            (F16, F32) => format!("cvt.f32.f16 {d}, {x};"),
+            (F32, F16) => format!("cvt.rn.f16.f32 {d}, {x};"),
+            // bf16 registers hold their values widened already.
+            (BF16, F32) => format!("mov.f32 {d}, {x};"),
+            (F32, BF16) => {
                 self.line(&format!("mov.f32 {d}, {x};"));
                 return self.round(to, &d);
             }

@@ -21,46 +21,69 @@ enum Guard<'a> {
 impl Printer<'_> {
     /// `regs` = consecutive elements from `addr` in state space `space` (`global.nc`, `shared`),
     /// in one access. 16-bit elements are read as they are held, in pairs per 32-bit word, and
-    /// widened into their registers.
+    /// split into their registers (widened to f32 for bf16).
     fn read_elements(&mut self, space: &str, regs: &[String], addr: &str, guard: Guard) {
         let element = self.program.element;
-        let Some(format) = element.half() else {
+        if element.half().is_none() {
             let ty = ptx_type(element);
             return self.access(&format!("ld.{space}.{ty}"), regs, addr, guard, element.register_bits());
+        }
+        let widened = element.widened();
+        let raw: Vec<String> = match (regs.len(), widened) {
+            (1, None) => regs.to_vec(),
+            (1, Some(_)) => vec![self.h()],
+            (n, _) => (0..n / 2).map(|_| self.t()).collect(),
         };
-        let raw: Vec<String> = match regs.len() {
-            1 => vec![self.h()],
-            n => (0..n / 2).map(|_| self.t()).collect(),
-        };
-        let ty = if regs.len() == 1 { "b16" } else { "b32" };
-        self.access(&format!("ld.{space}.{ty}"), &raw, addr, guard, if regs.len() == 1 { 16 } else { 32 });
-        let halves = self.unpack(&raw, regs.len());
-        for (d, h) in regs.iter().zip(&halves) {
-            self.widen(format, d, h);
+        let (ty, bits) = if regs.len() == 1 { ("b16", 16) } else { ("b32", 32) };
+        self.access(&format!("ld.{space}.{ty}"), &raw, addr, guard, bits);
+        match widened {
+            Some(format) => {
+                let halves = self.unpack(&raw, regs.len());
+                for (d, h) in regs.iter().zip(&halves) {
+                    self.widen(format, d, h);
+                }
+            }
+            // Loaded into their registers already, or split out of the words.
+            None if regs.len() == 1 => {}
+            None => {
+                for (word, pair) in raw.iter().zip(regs.chunks(2)) {
+                    self.line(&format!("mov.b32 {{{}, {}}}, {word};", pair[0], pair[1]));
+                }
+            }
         }
     }
 
     /// Consecutive elements from `addr` in state space `space` = `values`, in one access;
-    /// 16-bit elements rounded (exactly: they hold values of the type) and packed in pairs.
+    /// 16-bit elements packed in pairs (bf16 rounded back from f32 first, exactly: they hold
+    /// values of the type).
     fn write_elements(&mut self, space: &str, addr: &str, values: &[String], guard: Option<&str>) {
         let element = self.program.element;
         let guard = guard.map_or(Guard::All, Guard::Only);
-        let Some(format) = element.half() else {
+        if element.half().is_none() {
             let ty = ptx_type(element);
             return self.access(&format!("st.{space}.{ty}"), values, addr, guard, 0);
+        }
+        let halves: Vec<String> = match element.widened() {
+            Some(format) => values
+                .iter()
+                .map(|v| {
+                    let h = self.h();
+                    self.line(&narrow(format, &h, v));
+                    h
+                })
+                .collect(),
+            None => values.to_vec(),
         };
-        let halves: Vec<String> = values.iter().map(|v| {
-            let h = self.h();
-            self.line(&narrow(format, &h, v));
-            h
-        }).collect();
         let raw = match halves.len() {
             1 => halves,
-            _ => halves.chunks(2).map(|pair| {
-                let t = self.t();
-                self.line(&format!("mov.b32 {t}, {{{}, {}}};", pair[0], pair[1]));
-                t
-            }).collect(),
+            _ => halves
+                .chunks(2)
+                .map(|pair| {
+                    let t = self.t();
+                    self.line(&format!("mov.b32 {t}, {{{}, {}}};", pair[0], pair[1]));
+                    t
+                })
+                .collect(),
         };
         let ty = if values.len() == 1 { "b16" } else { "b32" };
         self.access(&format!("st.{space}.{ty}"), &raw, addr, guard, 0);

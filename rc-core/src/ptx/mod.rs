@@ -402,6 +402,10 @@ impl<'a> Printer<'a> {
         if self.next_h > 0 {
             let _ = writeln!(out, "\t.reg .b16 %h<{}>;", self.next_h);
         }
+        if program.reg_types().contains(&ScalarType::F16) || program.element == ScalarType::F16 {
+            let _ = writeln!(out, "\t.reg .f16 %hf<{n}>;");
+            let _ = writeln!(out, "\t.reg .f16 %sh<{s}>;");
+        }
         if let Some(bytes) = program.machine.shared_bytes {
             let _ = writeln!(out, "\t.shared .align 16 .b8 {SHARED_TILE}[{bytes}];");
         }

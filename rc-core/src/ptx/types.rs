@@ -16,6 +16,11 @@ pub fn ptx_type(ty: ScalarType) -> &'static str {
     ty.info().ptx
 }
 
+/// The type that moves and selects `ty`'s registers (`mov`, `selp`).
+pub(super) fn bits_type(ty: ScalarType) -> &'static str {
+    ty.info().bits_ptx
+}
+
 /// An immediate of type `s.ty`, bit-exact (`0f3F800000` for 1.0f32).
 pub(super) fn immediate(s: Scalar) -> String {
     match s.ty.info().immediate {
@@ -25,6 +30,7 @@ pub(super) fn immediate(s: Scalar) -> String {
         Immediate::Unsigned32 => format!("{}", s.bits as u32),
         Immediate::Bit => format!("{}", s.bits & 1),
         Immediate::Widened(format) => format!("0f{:08X}", format.widen(s.bits as u16).to_bits()),
+        Immediate::Bits16 => format!("0x{:04X}", s.bits as u16),
     }
 }
 
