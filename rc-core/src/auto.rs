@@ -14,6 +14,14 @@
 //! Issue only reaches its peak with enough warps to hide latency, so its term is divided by an
 //! efficiency that falls with the occupancy the registers and shared memory allow. Each
 //! candidate is compiled and counted, so the model sees the actual schedule, not a formula.
+//!
+//! In 2D and 3D a tile's rows and planes multiply its registers, and ptxas, left alone, took up
+//! to twice the estimate (it hoists the rows' loads), so each candidate also gets launch bounds
+//! (`min_blocks_per_sm`) unless the user fixed them: the most blocks per SM, up to 4, whose
+//! register cap is a quarter above the estimate, else 2 where ptxas can fit the registers to
+//! two blocks without spilling much. There the model also weighs two vectors of outputs per
+//! thread along x, and DRAM's term counts the loads each warp keeps in flight, not its warps
+//! alone.
 
 use std::fmt;
 
@@ -39,6 +47,13 @@ const WARPS_TO_HIDE_LATENCY: f64 = 8.0;
 /// r = 8, 64 and 48 warps ran at 0.97 to 0.99 of the roofline, 40 at 0.70 to 0.85, 24 at 0.47
 /// to 0.50).
 const WARPS_TO_FILL_DRAM: f64 = 48.0;
+/// Loads per SM a 2D/3D tile keeps in flight (resident warps times the load instructions a lane
+/// issues per step before it waits) from which it keeps DRAM busy. ncu on an H100
+/// (bench/results/2026-11-24-h100-grid-profile.txt): 3D star r = 1 with 24 warps of 9 loads
+/// waited on L1TEX 60% of the time and ran at 0.78 of copy (216 loads), with 16 warps of 18
+/// loads 40% and 0.92 (288); 2D tiles of 14 or more loads at 16 to 32 warps (448) ran at 0.93 to
+/// 0.97. 1D tiles are modelled by their warps alone ([`WARPS_TO_FILL_DRAM`]).
+const LOADS_TO_FILL_DRAM: f64 = 256.0;
 /// The L1 cost of a global vector access whose lanes are farther apart than they read, per
 /// pass (half-used sectors).
 const STRIDED_ACCESS_COST: f64 = 1.15;
@@ -53,6 +68,19 @@ const TILE_OVERHEAD: f64 = 25.0;
 /// as equally fast; among them, the one with the most headroom below the DRAM bound wins (the
 /// least busy issue or data pipe: at r = 12 and 16 that was the fastest measured).
 const TIE: f64 = 0.03;
+/// The margin a 2D/3D tile's estimated registers keep below the cap of the launch bounds chosen
+/// for it. On an H100 (bench/results/2026-11-24-h100-grid-bounds.*) the bounds so chosen ran
+/// within 3% of the fastest bounds measured for the same tile, some spilling a few dozen bytes
+/// (ptxas, unbounded, took up to twice the estimate: it hoists the rows' loads); twice the
+/// estimate as the margin chose fewer blocks and ran up to 9% slower.
+const BOUND_MARGIN: f64 = 1.25;
+/// Blocks per SM the model asks for at most: more would cap registers below what ptxas needs
+/// for the rows it keeps in flight.
+const MAX_BOUND_BLOCKS: u32 = 4;
+/// How far past two blocks' cap a tile's estimate may go and still be bounded to two: 2D box
+/// r = 4 and the 3D r = 2 tiles ran faster so (0.31 -> 0.49, 0.46 -> 0.64, 0.24 -> 0.31 of
+/// copy), spilling a few bytes.
+const BOUNDED_REGISTER_EXCESS: f64 = 1.25;
 /// Registers, shared memory, threads and blocks of one SM (sm_80 and sm_90).
 const REGISTERS_PER_SM: u32 = 65536;
 const SHARED_BYTES_PER_SM: u32 = 228 * 1024;
@@ -64,6 +92,8 @@ const BLOCKS_PER_SM: u32 = 32;
 pub struct Estimate {
     pub layout: Layout,
     pub outputs_per_thread: u32,
+    /// The launch bounds' blocks per SM the candidate was compiled with.
+    pub min_blocks_per_sm: Option<u32>,
     /// Instructions a lane issues per output (f64 arithmetic counts twice: half rate).
     pub instructions: f64,
     /// Data-pipe wavefronts per output.
@@ -134,14 +164,15 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     // an H100 window(4) with 4 outputs per thread was the fastest f32 tile for every radius
     // measured (bench/results/2026-11-23-h100-grid-tiles.csv); staged windows are 1D only.
     let one_vector = 16 / body.element().bytes();
-    let sizes: &[u32] = if pattern.dims() == Dims::One { &[4, 8, 16, 32] } else { &[one_vector] };
-    let sizes = sizes.iter().copied();
-    for v in sizes {
-        let staged = pattern.dims() == Dims::One;
-        for layout in [Layout::Window(v), Layout::Granule(v), Layout::Staged(v)].into_iter().filter(|l| staged || !matches!(l, Layout::Staged(_))) {
+    let grid = pattern.dims() != Dims::One;
+    let sizes: &[u32] = if grid { &[one_vector] } else { &[4, 8, 16, 32] };
+    for &v in sizes {
+        for layout in [Layout::Window(v), Layout::Granule(v), Layout::Staged(v)].into_iter().filter(|l| !grid || !matches!(l, Layout::Staged(_))) {
             match fixed_outputs {
                 true if pattern.outputs_per_thread() % v == 0 => candidates.push((layout, pattern.outputs_per_thread())),
                 true => {}
+                // In 2D and 3D also two vectors per thread: twice the loads in flight per warp.
+                false if grid => candidates.extend([(layout, v), (layout, 2 * v)]),
                 false => candidates.push((layout, v)),
             }
         }
@@ -155,7 +186,13 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     for (layout, p) in candidates {
         let Ok(candidate) = with_outputs(pattern, p) else { continue };
         match WarpProgram::compile_for(candidate, Strategy::RegisterCache, layout, body) {
-            Ok(program) if !program.register_estimate().exceeds_limit() => estimates.push(estimate(&program, layout)),
+            Ok(program) if !program.register_estimate().exceeds_limit() => match bounded(&program) {
+                Some(bounded) => match WarpProgram::compile_for(bounded, Strategy::RegisterCache, layout, body) {
+                    Ok(program) => estimates.push(estimate(&program, layout)),
+                    Err(e) => refused = Some(e),
+                },
+                None => estimates.push(estimate(&program, layout)),
+            },
             Ok(_) => {}
             Err(e) => refused = Some(e),
         }
@@ -180,6 +217,7 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     };
     // The candidate's pattern was built the same way, so this cannot fail.
     let pattern = with_outputs(pattern, best.outputs_per_thread).unwrap_or(pattern);
+    let pattern = pattern.with_launch_bounds_unchecked(pattern.threads_per_block(), best.min_blocks_per_sm);
     estimates.sort_by(|a, b| a.cycles().total_cmp(&b.cycles()));
     Ok(Choice { layout: best.layout, pattern, estimates })
 }
@@ -192,12 +230,45 @@ fn with_outputs(pattern: Pattern, outputs: u32) -> Result<Pattern, PatternError>
         .and_then(|p| p.with_launch_bounds(pattern.threads_per_block(), pattern.min_blocks_per_sm()))
 }
 
+/// `program`'s pattern with launch bounds, where it is a 2D or 3D tile without them: the most
+/// blocks per SM (up to [`MAX_BOUND_BLOCKS`]) whose register cap is [`BOUND_MARGIN`] above its
+/// estimate, else two blocks where the estimate is at most [`BOUNDED_REGISTER_EXCESS`] times
+/// their cap.
+fn bounded(program: &WarpProgram) -> Option<Pattern> {
+    let pattern = program.pattern;
+    if pattern.dims() == Dims::One || pattern.min_blocks_per_sm().is_some() {
+        return None;
+    }
+    let threads = pattern.threads_per_block();
+    let cap = |blocks: u32| f64::from(REGISTERS_PER_SM / (threads * blocks));
+    let needed = f64::from(allocated_registers(program));
+    let blocks = (2..=MAX_BOUND_BLOCKS).rev().find(|&b| needed * BOUND_MARGIN <= cap(b));
+    let blocks = blocks.or((needed <= cap(2) * BOUNDED_REGISTER_EXCESS).then_some(2))?;
+    Some(pattern.with_launch_bounds_unchecked(threads, Some(blocks)))
+}
+
+/// Registers ptxas allocates per thread, about: the estimate plus its slack, in ptxas' units
+/// of 8, capped by the launch bounds' blocks per SM. Under bounds a 2D/3D tile takes the whole
+/// cap: ptxas hoists its rows' loads into what it is given (64 of 64 registers at 4 blocks,
+/// 80 of 85 at 3, 94 to 128 of 128 at 2 for the benchmark's default tiles).
+fn allocated_registers(program: &WarpProgram) -> u32 {
+    let pattern = program.pattern;
+    // ptxas allocates about 8 more than the estimate (addressing it keeps live across the
+    // paths; tests/registers.rs compares them).
+    let estimate = (program.register_estimate().total + REGISTER_SLACK).next_multiple_of(8).max(16);
+    let cap = |blocks: u32| REGISTERS_PER_SM / (pattern.threads_per_block() * blocks) / 8 * 8;
+    match (pattern.min_blocks_per_sm(), pattern.dims()) {
+        (Some(blocks), Dims::One) => estimate.min(cap(blocks)),
+        (Some(blocks), _) => cap(blocks),
+        (None, _) => estimate,
+    }
+}
+
 /// The model's terms for one compiled candidate.
 pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     let pattern = program.pattern;
     let element = program.element;
     let (bytes, words) = (element.bytes() as f64, element.words() as f64);
-    let p = pattern.outputs_per_thread() as f64;
     let warp = pattern.warp() as f64;
     let vector = program.vector;
     let width = program.machine.width;
@@ -279,26 +350,43 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     // The interior path, the one nearly every tile takes.
     let interior = program.machine.path(|_| true);
     interior.iter().for_each(|op| count(op));
+    // Outputs a lane stores on it: every row and plane of its tile, not only those along x.
+    let p = interior
+        .iter()
+        .map(|op| match op {
+            Op::Store { .. } => 1,
+            Op::StoreVector { srcs, .. } => srcs.len(),
+            _ => 0,
+        })
+        .sum::<usize>()
+        .max(1) as f64;
     // The whole-tile test before vector stores.
     if interior.iter().any(|op| matches!(op, Op::StoreVector { .. })) {
         instructions += 6.0;
     }
     let stage_bytes = program.machine.shared_bytes.unwrap_or(0);
-    // ptxas allocates about 8 more than the estimate (addressing it keeps live across the
-    // paths; tests/registers.rs compares them).
-    let estimate = (program.register_estimate().total + REGISTER_SLACK).next_multiple_of(8).max(16);
+    let estimate = allocated_registers(program);
     let threads = pattern.threads_per_block();
     let by_registers = REGISTERS_PER_SM / (estimate * threads);
     let by_shared = SHARED_BYTES_PER_SM.checked_div(stage_bytes).unwrap_or(BLOCKS_PER_SM);
     let blocks = by_registers.min(by_shared).min(BLOCKS_PER_SM).min(THREADS_PER_SM / threads);
     let warps_per_scheduler = (blocks * threads) as f64 / 32.0 / 4.0;
     let efficiency = ISSUE_EFFICIENCY * (warps_per_scheduler / WARPS_TO_HIDE_LATENCY).min(1.0);
-    // DRAM stays busy only with enough loads in flight: fewer resident warps, longer gaps.
-    let dram_efficiency = (warps_per_scheduler * 4.0 / WARPS_TO_FILL_DRAM).min(1.0);
+    // DRAM stays busy only with enough loads in flight: fewer resident warps, longer gaps. In
+    // 2D and 3D each warp's loads per step count too (one plane's when streaming).
+    let dram_efficiency = match pattern.dims() {
+        Dims::One => (warps_per_scheduler * 4.0 / WARPS_TO_FILL_DRAM).min(1.0),
+        _ => {
+            let loads = interior.iter().filter(|op| matches!(op, Op::Load { .. } | Op::LoadVector { .. })).count();
+            let per_step = loads as f64 / f64::from(pattern.planes_per_warp());
+            (warps_per_scheduler * 4.0 * per_step / LOADS_TO_FILL_DRAM).min(1.0)
+        }
+    };
     let outputs_per_warp = warp * p;
     Estimate {
         layout,
         outputs_per_thread: pattern.outputs_per_thread(),
+        min_blocks_per_sm: pattern.min_blocks_per_sm(),
         instructions: instructions / p,
         wavefronts: wavefronts / outputs_per_warp,
         registers: estimate,
@@ -314,14 +402,19 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
 
 impl fmt::Display for Choice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "distribution = auto chose {}, outputs_per_thread = {}", self.layout, self.pattern.outputs_per_thread())?;
-        writeln!(f, "candidate          P  instr/out  wavefronts/out  regs  warps/sched  clocks/out (DRAM, issue, L1)  bound")?;
+        let bounds = match self.pattern.min_blocks_per_sm() {
+            Some(blocks) => format!(", min_blocks_per_sm = {blocks}"),
+            None => String::new(),
+        };
+        writeln!(f, "distribution = auto chose {}, outputs_per_thread = {}{bounds}", self.layout, self.pattern.outputs_per_thread())?;
+        writeln!(f, "candidate          P  MB  instr/out  wavefronts/out  regs  warps/sched  clocks/out (DRAM, issue, L1)  bound")?;
         for e in &self.estimates {
             writeln!(
                 f,
-                "{:<16} {:>3}  {:>9.1}  {:>14.3}  {:>4}  {:>11.1}  {:>6.3} ({:.3}, {:.3}, {:.3})  {}",
+                "{:<16} {:>3}  {:>2}  {:>9.1}  {:>14.3}  {:>4}  {:>11.1}  {:>6.3} ({:.3}, {:.3}, {:.3})  {}",
                 e.layout.to_string(),
                 e.outputs_per_thread,
+                e.min_blocks_per_sm.map_or("-".to_string(), |b| b.to_string()),
                 e.instructions,
                 e.wavefronts,
                 e.registers,

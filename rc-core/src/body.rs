@@ -142,7 +142,7 @@ impl Body {
                     return Err(BodyError::ForwardReference { node: i, operand: operand as usize });
                 }
             }
-            types.push(type_of(i, node, element, fields, &params, radius, &nodes[..i], &types)?);
+            types.push(type_of(i, &nodes[..=i], element, fields, &params, radius, &types)?);
         }
         let got = *types.get(result as usize).ok_or(BodyError::ForwardReference {
             node: nodes.len(),
@@ -265,18 +265,11 @@ impl Body {
     }
 }
 
-fn type_of(
-    i: usize,
-    node: &Node,
-    element: ScalarType,
-    fields: u32,
-    params: &[ScalarType],
-    radius: Radius,
-    earlier: &[Node],
-    types: &[ScalarType],
-) -> Result<ScalarType, BodyError> {
+/// The type of node `i`, the last of `nodes` (its operands among the earlier ones, typed in
+/// `types`).
+fn type_of(i: usize, nodes: &[Node], element: ScalarType, fields: u32, params: &[ScalarType], radius: Radius, types: &[ScalarType]) -> Result<ScalarType, BodyError> {
     let t = |id: NodeId| types[id as usize];
-    let rule = match *node {
+    let rule = match nodes[i] {
         Node::Tap(field, d) => {
             return if field >= fields {
                 Err(BodyError::NoSuchField { node: i, field, fields })
@@ -292,7 +285,7 @@ fn type_of(
         Node::Const(c) => return Ok(c.ty),
         Node::Unary(op, a) => typing::unary(op, t(a)),
         Node::Binary(op, a, b) => typing::binary(op, t(a), t(b)).and_then(|ty| {
-            let constant = match earlier[b as usize] {
+            let constant = match nodes[b as usize] {
                 Node::Const(c) => c.integer(),
                 _ => None,
             };

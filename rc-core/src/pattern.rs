@@ -110,14 +110,15 @@ impl Pattern {
     pub const MAX_INPUT_ROWS: u32 = 256;
     pub const MAX_GRID_RADIUS: u32 = 64;
 
-    /// `rows_per_warp` unless the attribute says otherwise: 1 in 1D, 8 in 2D (on an H100, 8
-    /// rows were as fast as 4 and faster than 16 for radii 1 to 4), 2 in 3D (streaming tiles of
+    /// `rows_per_warp` unless the attribute says otherwise: 1 in 1D, 4 in 2D (on an H100 under
+    /// launch bounds, 4 rows were as fast as 8 or up to 2% faster for star and box r = 1 and 2,
+    /// and 17% faster for box r = 4: bench/results/2026-11-24-h100-grid-bounds.*), 2 in 3D (streaming tiles of
     /// 2 rows beat 4 and 8 at radii 1 and 2, whose registers cut the occupancy:
     /// bench/results/2026-11-23-h100-grid-streaming.md).
     pub const fn default_rows_per_warp(dims: Dims) -> u32 {
         match dims {
             Dims::One => 1,
-            Dims::Two => 8,
+            Dims::Two => 4,
             Dims::Three => 2,
         }
     }

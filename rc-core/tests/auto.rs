@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use rc_core::auto::choose;
-use rc_core::{Boundary, Layout, Pattern, ScalarType, Strategy, WarpProgram};
+use rc_core::{Boundary, Layout, Pattern, Radius, ScalarType, Strategy, WarpProgram};
 
 #[test]
 fn the_choice_is_the_fastest_prediction_or_a_tie_with_it_and_emulates_bit_exact() {
@@ -83,4 +83,68 @@ fn the_table_names_every_candidate_and_the_choice() {
     for layout in ["window(4)", "granule(8)", "staged(32)"] {
         assert!(table.contains(layout), "{layout} missing:\n{table}");
     }
+}
+
+/// A tile's rows and planes are outputs too: the same body on the same lanes costs about the
+/// same per output whether a warp stores 1 row or 8, not 8 times as much.
+#[test]
+fn grid_costs_are_per_output_of_every_row_and_plane() {
+    let body = grid_sum(Radius::yx(1, 1), false);
+    let per_output = |rows| {
+        let pattern = Pattern::grid(Radius::yx(1, 1), 32, 4, rows, 1, Boundary::Clamp).expect("a pattern");
+        let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
+        rc_core::auto::estimate(&program, Layout::Window(4)).instructions
+    };
+    let (one, eight) = (per_output(1), per_output(8));
+    assert!(eight < one, "8 rows share their loads and the tile's overhead: {eight:.1} instructions per output, 1 row {one:.1}");
+    assert!(eight > one / 4.0, "8 rows: {eight:.1} instructions per output, 1 row {one:.1}");
+}
+
+/// A 2D/3D tile gets launch bounds from its register estimate: 4 blocks of 256 threads per SM
+/// for a 2D star r = 1, 2 for a 3D star r = 2 (ptxas otherwise fits one block of it); the
+/// user's bounds stay, and 1D asks nothing. The bounded kernel computes what the unbounded one
+/// does.
+#[test]
+fn grid_tiles_are_bounded_unless_the_user_chose() {
+    let default_tile = |radius: Radius| {
+        let dims = radius.dims();
+        Pattern::grid(radius, 32, 4, Pattern::default_rows_per_warp(dims), Pattern::default_planes_per_warp(dims), Boundary::Clamp).expect("a pattern")
+    };
+    let star3d2 = grid_sum(Radius::zyx(2, 2, 2), false);
+    let choice = choose(default_tile(Radius::zyx(2, 2, 2)), false, &star3d2).expect("a choice");
+    assert_eq!(choice.pattern.min_blocks_per_sm(), Some(2), "3D star r = 2\n{choice}");
+    assert!(choice.to_string().contains("min_blocks_per_sm = 2"), "{choice}");
+    let program = WarpProgram::compile_for(choice.pattern, Strategy::RegisterCache, choice.layout, &star3d2).expect("compiles");
+    let shape = [5usize, 9, 70];
+    let input: Vec<f32> = awkward(shape.iter().product(), 3);
+    let mut bounded = vec![poison::<f32>(); input.len()];
+    program.emulate_grid(&[&input], shape.into(), &mut bounded, &[]).expect("emulates");
+    let unbounded = WarpProgram::compile_for(choice.pattern.with_launch_bounds_unchecked(256, None), Strategy::RegisterCache, choice.layout, &star3d2).expect("compiles");
+    let mut free = vec![poison::<f32>(); input.len()];
+    unbounded.emulate_grid(&[&input], shape.into(), &mut free, &[]).expect("emulates");
+    assert_eq!(first_difference(&bounded, &free), None);
+
+    let star2d1 = grid_sum(Radius::yx(1, 1), false);
+    let choice = choose(default_tile(Radius::yx(1, 1)), false, &star2d1).expect("a choice");
+    assert_eq!(choice.pattern.min_blocks_per_sm(), Some(4), "2D star r = 1\n{choice}");
+    let fixed = default_tile(Radius::zyx(2, 2, 2)).with_launch_bounds(256, Some(1)).expect("bounds");
+    assert_eq!(choose(fixed, false, &star3d2).expect("a choice").pattern.min_blocks_per_sm(), Some(1), "the user's bounds stay");
+    let line = Pattern::new(16, 32, 1, Boundary::Clamp).expect("valid");
+    assert_eq!(choose(line, false, &box_body(16, ScalarType::F32)).expect("a choice").pattern.min_blocks_per_sm(), None, "1D");
+}
+
+/// A 3D star r = 1 takes two vectors of outputs per thread along x under two-block bounds: twice
+/// the loads in flight per warp (ncu on an H100: DRAM 80% busy against 70% with one vector at
+/// 3 blocks, 0.92 of copy against 0.78); a 2D star r = 1, with loads enough at one vector,
+/// keeps one and more blocks.
+#[test]
+fn grid_tiles_take_two_vectors_per_thread_where_one_keeps_too_few_loads_in_flight() {
+    let tile = |radius: Radius| {
+        let dims = radius.dims();
+        Pattern::grid(radius, 32, 4, Pattern::default_rows_per_warp(dims), Pattern::default_planes_per_warp(dims), Boundary::Clamp).expect("a pattern")
+    };
+    let star3d1 = choose(tile(Radius::zyx(1, 1, 1)), false, &grid_sum(Radius::zyx(1, 1, 1), false)).expect("a choice");
+    assert_eq!((star3d1.layout, star3d1.pattern.outputs_per_thread(), star3d1.pattern.min_blocks_per_sm()), (Layout::Window(4), 8, Some(2)), "{star3d1}");
+    let star2d1 = choose(tile(Radius::yx(1, 1)), false, &grid_sum(Radius::yx(1, 1), false)).expect("a choice");
+    assert_eq!((star2d1.layout, star2d1.pattern.outputs_per_thread(), star2d1.pattern.min_blocks_per_sm()), (Layout::Window(4), 4, Some(4)), "{star2d1}");
 }

@@ -2,30 +2,16 @@
 //! keeps which element of each input row, which input rows each output row reads and loads,
 //! the shuffles, and what streams per step; the whole text of a small 2D and a small 3D case.
 
-use rc_core::body::{BinaryOp, Body, Node};
+mod common;
+
+use common::grid_sum;
+use rc_core::body::Body;
 use rc_core::machine::Stmt;
-use rc_core::{Boundary, Explanation, Layout, Offset, Pattern, Radius, ScalarType, Strategy, WarpProgram};
+use rc_core::{Boundary, Explanation, Layout, Pattern, Radius, Strategy, WarpProgram};
 
 /// The centre and the arms of a star of `radius`, summed in that order.
 fn star(radius: Radius) -> Body {
-    let dims = radius.dims().count();
-    let mut taps = vec![Offset::new(&vec![0; dims]).expect("1-3 dims")];
-    for axis in 0..dims {
-        for d in 1..=radius.components()[axis] as i32 {
-            for side in [-d, d] {
-                let mut offset = vec![0; dims];
-                offset[axis] = side;
-                taps.push(Offset::new(&offset).expect("1-3 dims"));
-            }
-        }
-    }
-    let mut nodes: Vec<Node> = taps.iter().map(|&d| Node::Tap(0, d)).collect();
-    let mut sum = 0;
-    for tap in 1..taps.len() as u32 {
-        nodes.push(Node::Binary(BinaryOp::Add, sum, tap));
-        sum = nodes.len() as u32 - 1;
-    }
-    Body::new(ScalarType::F32, 1, vec![], radius, nodes, sum).expect("a valid body")
+    grid_sum(radius, false)
 }
 
 fn window_2d() -> WarpProgram {

@@ -265,18 +265,30 @@ fn write_perf_cases() {
                     }
                 }
             }
+            // Two vectors per thread along x, with and without two-block launch bounds.
+            for rows in [1, 2] {
+                for planes in [16, 32] {
+                    for min_blocks in [None, Some(2)] {
+                        tiles.push((rc, Layout::Window(4), 8, rows, planes, min_blocks));
+                    }
+                }
+            }
             tiles.push((rc, Layout::Granule(4), 4, 2, 16, None));
             tiles.push((rc, Layout::Window(2), 2, 2, 16, None));
-            tiles.push((rc, Layout::Window(4), 8, 2, 16, None));
             tiles
         } else {
             vec![
                 (rc, Layout::Window(4), 4, 8, 1, None),
+                (rc, Layout::Window(4), 4, 4, 1, None),
+                (rc, Layout::Window(4), 4, 4, 1, Some(2)),
                 (rc, Layout::Window(4), 4, 4, 1, Some(3)),
+                (rc, Layout::Window(4), 4, 4, 1, Some(4)),
                 (rc, Layout::Window(4), 4, 8, 1, Some(2)),
                 (rc, Layout::Window(4), 4, 8, 1, Some(3)),
                 (rc, Layout::Window(4), 4, 8, 1, Some(4)),
                 (rc, Layout::Window(4), 4, 16, 1, Some(3)),
+                (rc, Layout::Window(4), 4, 16, 1, Some(2)),
+                (rc, Layout::Window(4), 8, 8, 1, Some(2)),
                 (rc, Layout::Window(2), 2, 8, 1, Some(4)),
                 (rc, Layout::RoundRobin, 1, 8, 1, Some(4)),
             ]
@@ -292,7 +304,8 @@ fn write_perf_cases() {
         let choice = rc_core::auto::choose(default, false, &body).expect("a choice");
         let mut programs: Vec<(String, Pattern, WarpProgram)> = Vec::new();
         let chosen = WarpProgram::compile_for(choice.pattern, rc, choice.layout, &body).expect("compiles");
-        let what = format!("default|{}|p{}|r{}|z{}", choice.layout, choice.pattern.outputs_per_thread(), choice.pattern.rows_per_warp(), choice.pattern.planes_per_warp());
+        let bounds = choice.pattern.min_blocks_per_sm().unwrap_or(0);
+        let what = format!("default|{}|p{}|r{}|z{}|mb{bounds}", choice.layout, choice.pattern.outputs_per_thread(), choice.pattern.rows_per_warp(), choice.pattern.planes_per_warp());
         programs.push((what.replace(' ', "_"), choice.pattern, chosen));
         for (strategy, layout, outputs, rows, planes, min_blocks) in tiles {
             let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, planes, Boundary::Clamp)

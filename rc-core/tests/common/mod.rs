@@ -4,7 +4,7 @@
 use rc_core::body::{BinaryOp, Body, Node};
 #[allow(unused_imports)]
 pub use rc_core::testdata::{awkward, first_difference, poison};
-use rc_core::{Boundary, Offset, Pattern, Scalar, ScalarType, Window};
+use rc_core::{Boundary, Offset, Pattern, Radius, Scalar, ScalarType, Window};
 
 /// `let mut s = 0.0; for k in -r..=r { s += w[k]; } s / (2r + 1) as T`
 pub fn box_body(r: u32, ty: ScalarType) -> Body {
@@ -26,6 +26,46 @@ pub fn box_body(r: u32, ty: ScalarType) -> Body {
     nodes.push(Node::Binary(BinaryOp::Div, acc, nodes.len() as u32 - 1));
     let result = nodes.len() as u32 - 1;
     Body::new(ty, 1, vec![], r, nodes, result).expect("box body type-checks")
+}
+
+/// The sum of a 2D or 3D star's taps (the centre, then each axis' arms, outermost axis first)
+/// or, with `full_box`, of every tap of the box in row-major order, in f32.
+pub fn grid_sum(radius: Radius, full_box: bool) -> Body {
+    let dims = radius.dims().count();
+    let r = radius.components();
+    let mut taps = Vec::new();
+    if full_box {
+        let mut offset = vec![0i32; dims];
+        fn walk(axis: usize, r: &[u32], offset: &mut Vec<i32>, taps: &mut Vec<Offset>) {
+            if axis == offset.len() {
+                taps.push(Offset::new(offset).expect("1-3 dims"));
+                return;
+            }
+            for d in -(r[axis] as i32)..=r[axis] as i32 {
+                offset[axis] = d;
+                walk(axis + 1, r, offset, taps);
+            }
+        }
+        walk(0, &r, &mut offset, &mut taps);
+    } else {
+        taps.push(Offset::new(&vec![0; dims]).expect("1-3 dims"));
+        for axis in 0..dims {
+            for d in 1..=r[axis] as i32 {
+                for side in [-d, d] {
+                    let mut offset = vec![0; dims];
+                    offset[axis] = side;
+                    taps.push(Offset::new(&offset).expect("1-3 dims"));
+                }
+            }
+        }
+    }
+    let mut nodes: Vec<Node> = taps.iter().map(|&d| Node::Tap(0, d)).collect();
+    let mut sum = 0;
+    for tap in 1..taps.len() as u32 {
+        nodes.push(Node::Binary(BinaryOp::Add, sum, tap));
+        sum = nodes.len() as u32 - 1;
+    }
+    Body::new(ScalarType::F32, 1, vec![], radius, nodes, sum).expect("a valid body")
 }
 
 /// The reference by the definition: centre of output i is i + r - shift.
