@@ -101,4 +101,6 @@ fn sixteen_bit_kernels_move_16_bit_elements_and_round_each_operation() {
     let ptx = smooth_bf16::PTX;
     assert!(ptx.contains(".target sm_80") && ptx.contains("cvt.rn.bf16.f32") && ptx.contains(".param .b16"), "{ptx}");
     assert_eq!(box5::KERNEL.pattern().radius().along_x(), 2);
+    let explained = box5::KERNEL.explain().expect("explains").to_string();
+    assert!(explained.contains("f16"), "{explained}");
 }
