@@ -1,8 +1,9 @@
 //! The 16-bit float formats, binary16 (`half::f16`) and bfloat16 (`half::bf16`), as bits: their
 //! exact widening to f32 and their rounding from f32, to the nearest, ties to even, as the half
-//! crate's `from_f32` rounds. rc computes every 16-bit operation in f32 and rounds once, as the
-//! half crate does; f32's 24 bits are more than 2p + 2 for both formats (p = 11 and 8), so that
-//! single rounding equals the format's own IEEE operation for `+ - * /`.
+//! crate's `from_f32` rounds. The emulator computes every 16-bit operation in f32 and rounds once,
+//! as the half crate does; f32's 24 bits are more than 2p + 2 for both formats (p = 11 and 8), so
+//! that single rounding equals the format's own IEEE operation for `+ - * /`, which is what the
+//! kernel's f16 instructions compute.
 //! Here and not from the half crate: the macro folds 16-bit constants at compile time, where rc's
 //! optional `half` feature is not on.
 

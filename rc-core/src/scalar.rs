@@ -56,8 +56,8 @@ pub struct TypeInfo {
 pub enum Storage {
     /// As its registers do, in the PTX type of its arithmetic.
     Register,
-    /// In 16 bits (PTX `.b16`), widened exactly to f32 in registers and rounded back to 16 bits
-    /// after every operation: binary16 or bfloat16.
+    /// In 16 bits (PTX `.b16`): binary16 or bfloat16 (registers hold them in 16 bits or widened
+    /// to f32, [`TypeInfo::widened`]).
     Half(HalfFormat),
 }
 
