@@ -108,7 +108,9 @@ impl catalogue::VisitHalf for OnGpu<'_> {
         let r = k.pattern().radius().along_x() as usize;
         let tile = k.pattern().tile_outputs() as usize;
         let bits = |v: &[T]| -> Vec<u16> { v.iter().map(|x| x.to_scalar().bits as u16).collect() };
-        for (i, n) in [1, 2 * r + 1, tile + 2 * r + 3, 4099, 1_000_003].into_iter().enumerate().filter(|&(_, n)| runs_length(n)) {
+        // Lengths with outputs (the refusal of the others is the same for every element type).
+        let lengths = [1, 2 * r + 1, tile + 2 * r + 3, 4099, 1_000_003].into_iter().filter(|&n| k.output_len(n).is_ok());
+        for (i, n) in lengths.enumerate().filter(|&(_, n)| runs_length(n)) {
             let inputs = catalogue::awkward_inputs(k, n, 7 + i as u64);
             let what = |m: String| format!("{} (n={n}, params {params:?}): {m}", k.name());
             let outcome = (|| {
