@@ -16,6 +16,7 @@ mod common;
 
 mod bench {
     pub mod csv;
+    pub mod half;
     pub mod grid {
         pub mod kernels;
         pub mod measure;
@@ -63,6 +64,17 @@ fn run() -> Result<()> {
     }
     if let Some(csv) = &options.plot_only {
         return plot_only(&options, csv);
+    }
+    if options.half {
+        return match rc::runtime::gpu() {
+            Ok(info) => bench::half::run(&options, &info, &options.out.clone().unwrap_or_else(|| default_out_dir(&info, "-f16"))),
+            Err(e) if e.is_no_device() => {
+                let checked = bench::half::emulate_all(20_000)?;
+                println!("checked {checked} f16 kernels on the CPU emulation: bit-exact with run_cpu. No GPU ({e}): timed nothing.");
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        };
     }
     options.check_compiled()?;
     // Read before the long run, so that a bad file fails now.
@@ -153,7 +165,7 @@ fn emit_ptx(dir: &Path) -> Result<()> {
         }
         Ok(kernels.len() + T::auto_kernels().len() + grid)
     }
-    let written = write::<f32>(dir)? + write::<f64>(dir)?;
+    let written = write::<f32>(dir)? + write::<f64>(dir)? + bench::half::emit_ptx(dir)?;
     println!("wrote {written} kernels' PTX to {}", dir.display());
     Ok(())
 }

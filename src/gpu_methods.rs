@@ -5,10 +5,12 @@
 //! and what that expands to is chosen here, where rc's features are known: each macro below is
 //! defined twice, once for the feature on and once (expanding to nothing) for it off.
 
-/// Every GPU function of a stencil type: `gpu_methods! { [u, k]; ELEMENT; param: Type, ... }`
-/// inside its `impl`, which defines `KERNEL`, with the names of its windows (one input field
-/// each) in brackets; for a 2D or 3D stencil `gpu_methods! { shape [usize; N]; [u, k]; ELEMENT;
-/// param: Type, ... }`, whose functions take the inputs' shape after the buffers.
+/// Every GPU function of a stencil type: `gpu_methods! { [u, k]; ELEMENT, DEVICE; param: Type,
+/// ... }` inside its `impl`, which defines `KERNEL`, with the names of its windows (one input
+/// field each) in brackets and the element type of cust buffers (`rc::runtime::DeviceElement`:
+/// the element itself, `u16` for f16 and bf16); for a 2D or 3D stencil `gpu_methods! { shape
+/// [usize; N]; [u, k]; ELEMENT, DEVICE; param: Type, ... }`, whose functions take the inputs'
+/// shape after the buffers.
 ///
 /// Each input buffer is an argument named as its window, in order. The names the functions give
 /// their own arguments (`stream`, `output`, `shape`) are the macro's, so by `macro_rules!`
@@ -17,15 +19,15 @@
 #[macro_export]
 macro_rules! __rc_gpu_methods {
     // First: `shape` would otherwise be taken for the window list of the 1D arm.
-    (shape [usize; $n:literal]; [$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
-        $crate::__rc_launch_cust! { shape [usize; $n]; [$($field),+]; $elem; $($name: $ty),* }
-        $crate::__rc_launch_cudarc! { shape [usize; $n]; [$($field),+]; $elem; $($name: $ty),* }
-        $crate::__rc_run! { shape [usize; $n]; [$($field),+]; $elem; $($name: $ty),* }
+    (shape [usize; $n:literal]; [$($field:ident),+]; $elem:ty, $device:ty; $($name:ident: $ty:ty),*) => {
+        $crate::__rc_launch_cust! { shape [usize; $n]; [$($field),+]; $elem, $device; $($name: $ty),* }
+        $crate::__rc_launch_cudarc! { shape [usize; $n]; [$($field),+]; $elem, $device; $($name: $ty),* }
+        $crate::__rc_run! { shape [usize; $n]; [$($field),+]; $elem, $device; $($name: $ty),* }
     };
-    ([$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
-        $crate::__rc_launch_cust! { [$($field),+]; $elem; $($name: $ty),* }
-        $crate::__rc_launch_cudarc! { [$($field),+]; $elem; $($name: $ty),* }
-        $crate::__rc_run! { [$($field),+]; $elem; $($name: $ty),* }
+    ([$($field:ident),+]; $elem:ty, $device:ty; $($name:ident: $ty:ty),*) => {
+        $crate::__rc_launch_cust! { [$($field),+]; $elem, $device; $($name: $ty),* }
+        $crate::__rc_launch_cudarc! { [$($field),+]; $elem, $device; $($name: $ty),* }
+        $crate::__rc_run! { [$($field),+]; $elem, $device; $($name: $ty),* }
     };
 }
 
@@ -33,7 +35,7 @@ macro_rules! __rc_gpu_methods {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_launch_cust {
-    (shape [usize; $n:literal]; [$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
+    (shape [usize; $n:literal]; [$($field:ident),+]; $elem:ty, $device:ty; $($name:ident: $ty:ty),*) => {
         /// Launches the kernel on a cust `stream` over its input grids (one per window, in
         /// order) of shape `shape` (outermost first; contiguous, row-major, x fastest, rows
         /// packed), asynchronously. `output` must have exactly the element count of
@@ -42,28 +44,28 @@ macro_rules! __rc_launch_cust {
         /// path.
         pub fn launch(
             stream: &$crate::runtime::cust::stream::Stream,
-            $($field: &$crate::runtime::cust::memory::DeviceSlice<$elem>,)+
-            output: &mut $crate::runtime::cust::memory::DeviceSlice<$elem>,
+            $($field: &$crate::runtime::cust::memory::DeviceSlice<$device>,)+
+            output: &mut $crate::runtime::cust::memory::DeviceSlice<$device>,
             shape: [usize; $n],
             $($name: $ty),*
         ) -> ::std::result::Result<(), $crate::runtime::Error> {
             $crate::runtime::launch_grid(&Self::KERNEL, stream, &[$($field),+], output, shape, ($($name,)*))
         }
     };
-    ([$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
+    ([$($field:ident),+]; $elem:ty, $device:ty; $($name:ident: $ty:ty),*) => {
         /// Launches the kernel on a cust `stream` over device buffers (one input per window, in
         /// order, all of one length), asynchronously. `output` must have exactly
         /// `KERNEL.output_len(len)` elements; see `rc::runtime::launch` for every check.
         pub fn launch(
             stream: &$crate::runtime::cust::stream::Stream,
-            $($field: &$crate::runtime::cust::memory::DeviceSlice<$elem>,)+
-            output: &mut $crate::runtime::cust::memory::DeviceSlice<$elem>,
+            $($field: &$crate::runtime::cust::memory::DeviceSlice<$device>,)+
+            output: &mut $crate::runtime::cust::memory::DeviceSlice<$device>,
             $($name: $ty),*
         ) -> ::std::result::Result<(), $crate::runtime::Error> {
             $crate::runtime::launch(&Self::KERNEL, stream, &[$($field),+], output, ($($name,)*))
         }
 
-        $crate::__rc_steps_cust! { [$($field),+]; $elem; $($name: $ty),* }
+        $crate::__rc_steps_cust! { [$($field),+]; $device; $($name: $ty),* }
     };
 }
 
@@ -73,7 +75,7 @@ macro_rules! __rc_launch_cust {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_steps_cust {
-    ([$first:ident $(, $rest:ident)*]; $elem:ty; $($name:ident: $ty:ty),*) => {
+    ([$first:ident $(, $rest:ident)*]; $device:ty; $($name:ident: $ty:ty),*) => {
         /// Runs `steps` time steps on a cust `stream`, asynchronously, on the ping-pong device
         /// buffers `a` (holding the input of the first window) and `b` (as long as `a`): launches
         /// of the fused kernel (`STEPS_PER_LAUNCH` steps each), then of the one-step kernel for
@@ -83,9 +85,9 @@ macro_rules! __rc_steps_cust {
         /// `rc::runtime::launch_steps` for every check.
         pub fn launch_steps(
             stream: &$crate::runtime::cust::stream::Stream,
-            a: &mut $crate::runtime::cust::memory::DeviceSlice<$elem>,
-            b: &mut $crate::runtime::cust::memory::DeviceSlice<$elem>,
-            $($rest: &$crate::runtime::cust::memory::DeviceSlice<$elem>,)*
+            a: &mut $crate::runtime::cust::memory::DeviceSlice<$device>,
+            b: &mut $crate::runtime::cust::memory::DeviceSlice<$device>,
+            $($rest: &$crate::runtime::cust::memory::DeviceSlice<$device>,)*
             steps: usize,
             $($name: $ty),*
         ) -> ::std::result::Result<$crate::runtime::Holds, $crate::runtime::Error> {
@@ -105,7 +107,7 @@ macro_rules! __rc_launch_cust {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_launch_cudarc {
-    (shape [usize; $n:literal]; [$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
+    (shape [usize; $n:literal]; [$($field:ident),+]; $elem:ty, $device:ty; $($name:ident: $ty:ty),*) => {
         /// Launches the kernel on a cudarc `stream` over its input grids (device slices or
         /// views, one per window, in order) of shape `shape` (outermost first; contiguous,
         /// row-major, x fastest, rows packed), asynchronously. `output` must have exactly the
@@ -124,7 +126,7 @@ macro_rules! __rc_launch_cudarc {
             $crate::runtime::launch_cudarc_grid(&Self::KERNEL, stream, &[$($field),+], output, shape, ($($name,)*))
         }
     };
-    ([$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
+    ([$($field:ident),+]; $elem:ty, $device:ty; $($name:ident: $ty:ty),*) => {
         /// Launches the kernel on a cudarc `stream` over device slices or views (one input per
         /// window, in order, all of one length), asynchronously. `output` must have exactly
         /// `KERNEL.output_len(len)` elements; see `rc::runtime::launch_cudarc` for every check.
@@ -177,7 +179,7 @@ macro_rules! __rc_launch_cudarc {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_run {
-    (shape [usize; $n:literal]; [$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
+    (shape [usize; $n:literal]; [$($field:ident),+]; $elem:ty, $device:ty; $($name:ident: $ty:ty),*) => {
         /// Runs the kernel on the GPU over its input grids (one per window, in order) of shape
         /// `shape` (outermost first; row-major, x fastest): copies them in, launches, waits, and
         /// returns the output grid, `KERNEL.output_shape(shape)`'s elements in the same layout
@@ -191,7 +193,7 @@ macro_rules! __rc_run {
             $crate::runtime::run_grid(&Self::KERNEL, &[$($field),+], shape, ($($name,)*))
         }
     };
-    ([$($field:ident),+]; $elem:ty; $($name:ident: $ty:ty),*) => {
+    ([$($field:ident),+]; $elem:ty, $device:ty; $($name:ident: $ty:ty),*) => {
         /// Runs the kernel on the GPU: copies the inputs (one per window, in order, all of one
         /// length) in, launches, waits, copies the output out (through cust when rc's `cust`
         /// feature is on, else cudarc). Without a GPU it returns an error whose

@@ -201,3 +201,34 @@ fn time_steps_through_cudarc_equal_run_cpu_steps() {
         assert_eq!(bits(&got), bits(&want), "launch_steps_cudarc, {steps} steps");
     }
 }
+
+/// f16 and bf16 through cudarc: slices of the half crate's types themselves (cudarc's `f16`
+/// feature, which rc's `half` feature enables).
+#[stencil(radius = 2, outputs_per_thread = 8, distribution = granule(8), boundary = zero)]
+fn box5_f16(w: Window<half::f16>, gain: half::f16) -> half::f16 {
+    (w[-2] + w[-1] + w[0] + w[1] + w[2]) * gain
+}
+
+#[stencil(radius = 1, outputs_per_thread = 4, boundary = clamp)]
+fn edge_bf16(w: Window<half::bf16>) -> half::bf16 {
+    (w[1] - w[-1]).max(half::bf16::ZERO)
+}
+
+#[test]
+fn sixteen_bit_stencils_launch_and_run_through_cudarc_bit_for_bit() {
+    use half::{bf16, f16};
+    let Some(stream) = gpu("sixteen_bit_stencils_launch_and_run_through_cudarc_bit_for_bit") else { return };
+    let data: Vec<f16> = rc::testdata::awkward(100_003, 5);
+    let gain = f16::from_f32(0.2);
+    let expected: Vec<u16> = box5_f16::KERNEL.reference_vec(&[&data], (gain,)).expect("reference").iter().map(|v| v.to_bits()).collect();
+    let device_input = stream.clone_htod(&data).expect("copy in");
+    let mut device_output = stream.clone_htod(&vec![f16::NAN; data.len()]).expect("alloc");
+    box5_f16::launch_cudarc(&stream, &device_input, &mut device_output, gain).expect("launch");
+    let got: Vec<u16> = stream.clone_dtoh(&device_output).expect("copy out").iter().map(|v| v.to_bits()).collect();
+    let same = |a: &[u16], b: &[u16]| a.iter().zip(b).all(|(x, y)| x == y || (f16::from_bits(*x).is_nan() && f16::from_bits(*y).is_nan()));
+    assert!(same(&got, &expected) && got.len() == expected.len(), "launch_cudarc f16");
+    let data: Vec<bf16> = rc::testdata::awkward(4099, 6);
+    let got = rc::runtime::run_cudarc(&edge_bf16::KERNEL, &[&data], ()).expect("runs");
+    let expected = edge_bf16::KERNEL.reference_vec(&[&data], ()).expect("reference");
+    assert_eq!(rc::testdata::first_difference(&got, &expected), None, "run_cudarc bf16");
+}

@@ -5,22 +5,33 @@ mod catalogue;
 /// Edge lengths around the window and the tile, odd lengths, and one over a million.
 struct EmulationMatchesReference;
 
+fn emulation_matches_reference<T: rc::Element, P: rc::Params>(k: &rc::Stencil<T, P>, params: P) {
+    let r = k.pattern().radius().along_x() as usize;
+    let tile = k.pattern().tile_outputs() as usize;
+    let lengths = [0, 1, 2 * r, 2 * r + 1, 2 * r + 2, tile, tile + 2 * r + 1, 7, 33, 1000, 4099, 1_000_003];
+    for (i, n) in lengths.into_iter().enumerate() {
+        if let Err(e) = catalogue::emulation_matches(k, n, 1000 + i as u64, params) {
+            panic!("{}: {e}", k.name());
+        }
+    }
+}
+
 impl catalogue::Visit for EmulationMatchesReference {
     fn visit<T: rc::Element, P: rc::Params + std::fmt::Debug>(&mut self, k: &rc::Stencil<T, P>, params: P) {
-        let r = k.pattern().radius().along_x() as usize;
-        let tile = k.pattern().tile_outputs() as usize;
-        let lengths = [0, 1, 2 * r, 2 * r + 1, 2 * r + 2, tile, tile + 2 * r + 1, 7, 33, 1000, 4099, 1_000_003];
-        for (i, n) in lengths.into_iter().enumerate() {
-            if let Err(e) = catalogue::emulation_matches(k, n, 1000 + i as u64, params) {
-                panic!("{}: {e}", k.name());
-            }
-        }
+        emulation_matches_reference(k, params);
+    }
+}
+
+impl catalogue::VisitHalf for EmulationMatchesReference {
+    fn visit<T: rc::Element, P: rc::Params + std::fmt::Debug>(&mut self, k: &rc::Stencil<T, P>, params: P) {
+        emulation_matches_reference(k, params);
     }
 }
 
 #[test]
 fn every_catalogue_stencil_emulates_its_reference_on_edge_and_odd_lengths() {
     catalogue::visit_all(&mut EmulationMatchesReference);
+    catalogue::visit_half(&mut EmulationMatchesReference);
 }
 
 #[test]
@@ -57,6 +68,11 @@ fn the_macro_prints_the_same_ptx_the_runtime_program_would() {
     same(&three_fields_granule::KERNEL);
     same(&masked_max_i32::KERNEL);
     same(&diffuse_naive::KERNEL);
+    same(&box17_f16::KERNEL);
+    same(&clipped_f16_granule::KERNEL);
+    same(&weighted_bf16_window::KERNEL);
+    same(&diffuse_f16_shared::KERNEL);
+    same(&max_bf16_staged::KERNEL);
     same(&grid::diffuse2d::KERNEL);
     same(&grid::weighted_shared2d::KERNEL);
     same(&grid::three_fields3d::KERNEL);

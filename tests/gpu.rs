@@ -15,6 +15,7 @@ use rc::core::body::{BinaryOp, Body, Node};
 use rc::core::error::BodyError;
 use rc::core::ptx;
 use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
+use rc::runtime::DeviceElement;
 use rc::runtime::cust::stream::Stream;
 use rc::testdata::{awkward, poison};
 use rc::core::stencil::Reference;
@@ -56,7 +57,7 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
     };
     let mut want = vec![poison::<T>(); n_out];
     k.run_cpu(inputs, &mut want, params).map_err(|e| what(e.to_string()))?;
-    let got = launch_guarded(n_out, stream, |out| rc::runtime::launch(k, stream, &d_in, out, params).map_err(|e| e.to_string()))
+    let got = launch_guarded(n_out, poison(), stream, |out| rc::runtime::launch(k, stream, &d_in, out, params).map_err(|e| e.to_string()))
         .map_err(what)?;
     let got = &got[..];
     match catalogue::compare_outputs(k, got, &want) {
@@ -96,6 +97,58 @@ fn catalogue_stencils_equal_their_reference_on_the_gpu() {
     let mut v = OnGpu { stream: &stream, failures: Vec::new(), checked: 0 };
     catalogue::visit_all(&mut v);
     report("catalogue", v);
+}
+
+/// The 16-bit stencils, launched on cust buffers of their bits (`u16`).
+impl catalogue::VisitHalf for OnGpu<'_> {
+    fn visit<T: Element, P: Params + Debug>(&mut self, k: &Stencil<T, P>, params: P)
+    where
+        u16: DeviceElement<T>,
+    {
+        let r = k.pattern().radius().along_x() as usize;
+        let tile = k.pattern().tile_outputs() as usize;
+        let bits = |v: &[T]| -> Vec<u16> { v.iter().map(|x| x.to_scalar().bits as u16).collect() };
+        // Lengths with outputs (the refusal of the others is the same for every element type).
+        let lengths = [1, 2 * r + 1, tile + 2 * r + 3, 4099, 1_000_003].into_iter().filter(|&n| k.output_len(n).is_ok());
+        for (i, n) in lengths.enumerate().filter(|&(_, n)| runs_length(n)) {
+            let inputs = catalogue::awkward_inputs(k, n, 7 + i as u64);
+            let what = |m: String| format!("{} (n={n}, params {params:?}): {m}", k.name());
+            let outcome = (|| {
+                let d_in = inputs.iter().map(|input| DeviceBuffer::from_slice(&bits(input))).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+                let d_in: Vec<&DeviceSlice<u16>> = d_in.iter().map(|d| &**d).collect();
+                let n_out = k.output_len(n).map_err(|e| e.to_string())?;
+                let mut want = vec![poison::<T>(); n_out];
+                k.run_cpu(&catalogue::slices(&inputs), &mut want, params).map_err(|e| e.to_string())?;
+                let poisoned = poison::<T>().to_scalar().bits as u16;
+                let got = launch_guarded(n_out, poisoned, self.stream, |out| rc::runtime::launch(k, self.stream, &d_in, out, params).map_err(|e| e.to_string()))?;
+                let got: Vec<T> = got.iter().map(|&b| T::from_bits(b as u64)).collect();
+                match catalogue::compare_outputs(k, &got, &want) {
+                    None => Ok(()),
+                    Some(i) => Err(format!("output {i}: GPU gave {:?}, CPU reference {:?}", got[i], want[i])),
+                }
+            })();
+            if let Err(e) = outcome {
+                self.failures.push(what(e));
+            }
+            self.checked += 1;
+        }
+        // `run` copies bytes: the same results through it.
+        let inputs = catalogue::awkward_inputs(k, 1000 + r, 3);
+        let mut want = vec![poison::<T>(); k.output_len(1000 + r).unwrap_or(0)];
+        match (rc::runtime::run(k, &catalogue::slices(&inputs), params), k.run_cpu(&catalogue::slices(&inputs), &mut want, params)) {
+            (Ok(got), Ok(())) if catalogue::compare_outputs(k, &got, &want).is_none() => {}
+            (got, cpu) => self.failures.push(format!("{}: run gave {got:?}, run_cpu {cpu:?}", k.name())),
+        }
+    }
+}
+
+#[test]
+fn sixteen_bit_stencils_equal_their_reference_on_the_gpu() {
+    let Some((_context, stream)) = gpu("sixteen_bit_stencils_equal_their_reference_on_the_gpu") else { return };
+    let mut v = OnGpu { stream: &stream, failures: Vec::new(), checked: 0 };
+    catalogue::visit_half(&mut v);
+    catalogue::random::visit_half(&mut v);
+    report("16-bit", v);
 }
 
 #[test]
@@ -505,7 +558,7 @@ fn array_parameters_pass_through_the_generated_gpu_functions() {
     catalogue::fir5::run_cpu(&input, &mut want, h, gain).expect("run_cpu");
     let ran = catalogue::fir5::run(&input, h, gain).expect("run");
     let d_in = DeviceBuffer::from_slice(&input).expect("upload");
-    let launched = launch_guarded(input.len(), &stream, |out| catalogue::fir5::launch(&stream, &d_in, out, h, gain).map_err(|e| e.to_string()))
+    let launched = launch_guarded(input.len(), poison(), &stream, |out| catalogue::fir5::launch(&stream, &d_in, out, h, gain).map_err(|e| e.to_string()))
         .expect("launch");
     for (how, got) in [("run", ran), ("launch", launched)] {
         if let Some(i) = catalogue::compare_outputs(&catalogue::fir5::KERNEL, &got, &want) {

@@ -46,7 +46,7 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
     let n_out = out_shape.len().ok_or_else(|| what("output too large".into()))?;
     let mut want = vec![poison::<T>(); n_out];
     k.run_cpu_grid(inputs, shape, &mut want, params).map_err(|e| what(e.to_string()))?;
-    let got = launch_guarded(n_out, stream, |out| rc::runtime::launch_grid(k, stream, &d_in, out, shape, params).map_err(|e| e.to_string()))
+    let got = launch_guarded(n_out, poison(), stream, |out| rc::runtime::launch_grid(k, stream, &d_in, out, shape, params).map_err(|e| e.to_string()))
         .map_err(what)?;
     let got = &got[..];
     match catalogue::compare_outputs(k, got, &want) {
@@ -127,7 +127,7 @@ fn array_parameters_pass_through_the_generated_grid_functions() {
     conv3x3::run_cpu(&input, shape, &mut want, k).expect("run_cpu");
     let ran = conv3x3::run(&input, shape, k).expect("run");
     let d_in = DeviceBuffer::from_slice(&input).expect("upload");
-    let launched = launch_guarded(input.len(), &stream, |out| conv3x3::launch(&stream, &d_in, out, shape, k).map_err(|e| e.to_string()))
+    let launched = launch_guarded(input.len(), poison(), &stream, |out| conv3x3::launch(&stream, &d_in, out, shape, k).map_err(|e| e.to_string()))
         .expect("launch");
     for (how, got) in [("run", ran), ("launch", launched)] {
         if let Some(i) = catalogue::compare_outputs(&conv3x3::KERNEL, &got, &want) {

@@ -38,7 +38,7 @@ impl echo2d {
         body_2d,
         centre,
     );
-    rc::__private::gpu_methods! { shape [usize; 2]; [input]; f32; shape: f32 }
+    rc::__private::gpu_methods! { shape [usize; 2]; [input]; f32, f32; shape: f32 }
 }
 
 /// A 3D stencil whose kernel is never loaded: only its shape checks run.
@@ -56,7 +56,7 @@ impl box3d {
         body_3d,
         centre,
     );
-    rc::__private::gpu_methods! { shape [usize; 3]; [input]; f32; alpha: f32 }
+    rc::__private::gpu_methods! { shape [usize; 3]; [input]; f32, f32; alpha: f32 }
 }
 
 fn input(n: usize) -> Vec<f32> {

@@ -46,11 +46,23 @@ struct Compare {
     rows: Vec<(String, rc::core::RegisterEstimate, u32, u32)>,
 }
 
-impl catalogue::Visit for Compare {
-    fn visit<T: Element + DeviceCopy, P: Params + std::fmt::Debug>(&mut self, stencil: &Stencil<T, P>, _: P) {
+impl Compare {
+    fn add<T: Element, P: Params>(&mut self, stencil: &Stencil<T, P>) {
         let estimate = stencil.program().expect("compiles").register_estimate();
         let (regs, spills) = ptxas_registers(&self.ptxas, stencil.ptx(), stencil.entry());
         self.rows.push((stencil.name().to_string(), estimate, regs, spills));
+    }
+}
+
+impl catalogue::Visit for Compare {
+    fn visit<T: Element + DeviceCopy, P: Params + std::fmt::Debug>(&mut self, stencil: &Stencil<T, P>, _: P) {
+        self.add(stencil);
+    }
+}
+
+impl catalogue::VisitHalf for Compare {
+    fn visit<T: Element, P: Params + std::fmt::Debug>(&mut self, stencil: &Stencil<T, P>, _: P) {
+        self.add(stencil);
     }
 }
 
@@ -63,6 +75,8 @@ fn estimates_are_close_to_ptxas() {
     let mut c = Compare { ptxas, rows: Vec::new() };
     catalogue::visit_all(&mut c);
     catalogue::random::visit_all(&mut c);
+    catalogue::visit_half(&mut c);
+    catalogue::random::visit_half(&mut c);
     let rows: Vec<Row> = c.rows.into_iter().map(|(name, est, regs, spills)| Row { name, est, regs, spills }).collect();
     check_tolerance(&rows);
 }

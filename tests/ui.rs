@@ -16,6 +16,8 @@
 //! - `arrays/`: array parameters of unsupported types or lengths, and their indices;
 //! - `grid/`: 2D and 3D stencils: radius tuples, taps and `rows_per_warp` / `planes_per_warp`
 //!   that do not fit the window's dimensions, taps outside their dimension's radius;
+//! - `half/`: f16 and bf16 mixed with other types without a conversion, literals of them, `as` on
+//!   them, and methods the half crate does not have;
 //! - `several/`: several mistakes at once, each reported.
 //!
 //! Regenerate with `TRYBUILD=overwrite cargo test --test ui`, then read every `.stderr`.

@@ -11,6 +11,8 @@ use crate::common::{fail, Result};
 pub const USAGE: &str = "\
 usage: cargo run --release --example bench -- [options]
   --grid             the 2D and 3D benchmark (below) instead of the 1D one
+  --half             the 1D box average in f16 (r = 1, 2, 4, 8, 16; --radii picks among
+                     them) against the copy of 2-byte elements, instead of the 1D one
   --radii LIST       radii to run (default 1,2,4,8,12,16,24,32,64)
   --p LIST           outputs per thread to run (default 1,2,4,8)
   --variants LIST    which variants to run, by their `strategy` label (default: all, and
@@ -36,6 +38,8 @@ pub const DEFAULT_N_F64: usize = 1 << 27;
 pub struct Options {
     /// The 2D and 3D benchmark instead of the 1D one.
     pub grid: bool,
+    /// The f16 box average instead of the 1D one.
+    pub half: bool,
     pub radii: Vec<u32>,
     pub outputs_per_thread: Vec<u32>,
     /// Labels of the variants to run.
@@ -64,6 +68,7 @@ impl Options {
         let (radii, outputs_per_thread) = compiled();
         let mut options = Options {
             grid: false,
+            half: false,
             radii,
             outputs_per_thread,
             variants: VARIANTS.iter().map(|v| v.label.to_owned()).collect(),
@@ -85,6 +90,7 @@ impl Options {
             let mut value = || words.next().ok_or_else(|| fail(format!("{word} needs a value\n{USAGE}")));
             match word.as_str() {
                 "--grid" => options.grid = true,
+                "--half" => options.half = true,
                 "--stencils" => options.stencils = stencils(&value()?)?,
                 "--shape-2d" => options.shape_2d = shape(&word, &value()?)?,
                 "--shape-3d" => options.shape_3d = shape(&word, &value()?)?,

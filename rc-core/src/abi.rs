@@ -64,7 +64,7 @@ impl KernelParam {
     /// The PTX type it is declared with.
     pub fn ptx_type(self) -> &'static str {
         match self {
-            KernelParam::Value { ty, .. } => ty.info().ptx,
+            KernelParam::Value { ty, .. } => ty.memory_ptx(),
             _ => "u64",
         }
     }

@@ -287,23 +287,31 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     let strided = if vector > width { STRIDED_ACCESS_COST } else { 1.0 };
     let vector_lines = lines(vector as f64 * bytes, width as f64 * bytes) * strided;
     let rate = |ty: ScalarType| if ty == ScalarType::F64 { 2.0 } else { 1.0 };
+    // Widened 16-bit floats (bf16): each element loaded or staged is widened, each result
+    // rounded back (`cvt.rn` and a widening); nothing for other types.
+    let widen = |ty: ScalarType| ty.widened().map_or(0.0, |h| h.widen_instructions() as f64);
+    let (widen_element, round) = (widen(element), |ty: ScalarType| widen(ty) + if ty.widened().is_some() { 1.0 } else { 0.0 });
     let (mut instructions, mut wavefronts) = (TILE_OVERHEAD, 0.0);
     let mut count = |op: &Op| match op {
         Op::Load { cache: Some(_), .. } | Op::Store { .. } => {
-            instructions += 5.0;
+            instructions += 5.0 + widen_element;
             wavefronts += lines(bytes, bytes);
         }
         Op::Load { cache: None, .. } | Op::Shared { .. } => {
-            instructions += 4.0;
+            instructions += 4.0 + widen_element;
             wavefronts += lines(bytes, bytes);
         }
-        Op::LoadVector { .. } | Op::StoreVector { .. } => {
-            instructions += 1.0;
+        Op::LoadVector { dsts, .. } => {
+            instructions += 1.0 + dsts.len() as f64 * widen_element;
+            wavefronts += vector_lines;
+        }
+        Op::StoreVector { srcs, .. } => {
+            instructions += 1.0 + srcs.len() as f64 * widen_element;
             wavefronts += vector_lines;
         }
         // Shared memory: 128 bytes per pass (the padding keeps quarter warps conflict-free).
-        Op::ReadStage { .. } => {
-            instructions += 1.0;
+        Op::ReadStage { dsts, .. } => {
+            instructions += 1.0 + dsts.len() as f64 * widen_element;
             wavefronts += lines(width as f64 * bytes, width as f64 * bytes);
         }
         Op::StageWarp { stage, .. } => {
@@ -337,17 +345,21 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
                 instructions += match program.reg_type(*dst) {
                     ScalarType::F32 => 10.0,
                     ScalarType::F64 => 40.0,
+                    // 16-bit floats divide in f32: two widenings (f16) or none (bf16), a rounding.
+                    ty if ty.half().is_some() => 13.0,
                     // ptxas divides integers through a reciprocal estimate and two corrections
                     // (about 25 SASS instructions), constant divisors too: it does not turn them
                     // into a multiply and shifts (ptxas 13.5, sm_90).
                     _ => 20.0,
                 };
             }
+            Instr::Binary { dst, op: BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, .. } | Instr::Cast { dst, .. } => {
+                instructions += rate(program.reg_type(*dst)) + round(program.reg_type(*dst));
+            }
             Instr::Unary { dst, .. }
             | Instr::Binary { dst, .. }
             | Instr::Compare { dst, .. }
             | Instr::Select { dst, .. }
-            | Instr::Cast { dst, .. }
             | Instr::MulAdd { dst, .. } => instructions += rate(program.reg_type(*dst)),
             Instr::Param { .. } | Instr::Const { .. } => instructions += 1.0,
             Instr::Load { .. } | Instr::Stage { .. } | Instr::Shared { .. } | Instr::Store { .. } => {}

@@ -27,11 +27,20 @@ fn of_u32(v: u32) -> u64 {
     v as u64
 }
 
+/// A 16-bit float operation as the half crate computes it: in f32, rounded once to 16 bits.
+fn in_f32(ty: ScalarType, operands: &[u64], op: impl FnOnce(&[u64]) -> u64) -> u64 {
+    let Some(format) = ty.half() else { return op(operands) };
+    let widened: Vec<u64> = operands.iter().map(|&a| of_f32(format.widen(a as u16))).collect();
+    format.round(f32_of(op(&widened))) as u64
+}
+
 /// Applies `op` to a value of type `ty`. Integer arithmetic wraps (the GPU's behaviour; a debug
 /// build of the CPU reference panics on overflow instead).
 pub fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
     use ScalarType::*;
     match (op, ty) {
+        // The half crate flips the sign bit.
+        (UnaryOp::Neg, F16 | BF16) => a ^ 0x8000,
         (UnaryOp::Neg, F32) => of_f32(-f32_of(a)),
         (UnaryOp::Neg, F64) => (-f64_of(a)).to_bits(),
         (UnaryOp::Neg, I32) => of_i32(i32_of(a).wrapping_neg()),
@@ -49,6 +58,9 @@ pub fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
 
 pub fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {
     use ScalarType::*;
+    if ty.half().is_some() {
+        return in_f32(ty, &[a, b], |v| binary(op, F32, v[0], v[1]));
+    }
     macro_rules! float {
         ($conv:ident, $back:expr) => {{
             let (x, y) = ($conv(a), $conv(b));
@@ -105,6 +117,8 @@ pub fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {
             BinaryOp::BitXor => ((a != 0) != (b != 0)) as u64,
             _ => 0,
         },
+        // Computed in f32 above.
+        F16 | BF16 => 0,
     }
 }
 
@@ -135,6 +149,8 @@ pub fn compare(op: CompareOp, ty: ScalarType, a: u64, b: u64) -> u64 {
     }
     (match ty {
         F32 => cmp(op, f32_of(a), f32_of(b)),
+        // Widening keeps order and equality (-0 == +0, NaN unordered), as the half crate's.
+        F16 | BF16 => ty.half().is_some_and(|h| cmp(op, h.widen(a as u16), h.widen(b as u16))),
         F64 => cmp(op, f64_of(a), f64_of(b)),
         I32 => cmp(op, i32_of(a), i32_of(b)),
         U32 => cmp(op, u32_of(a), u32_of(b)),
@@ -159,8 +175,13 @@ pub fn cast(from: ScalarType, to: ScalarType, a: u64) -> u64 {
         (U32, F32) => of_f32(u32_of(a) as f32),
         (U32, F64) => (u32_of(a) as f64).to_bits(),
         (Bool, I32 | U32) => a,
-        // Body::new rejects casts to bool and from bool to floats.
-        (_, Bool) | (Bool, _) => 0,
+        // `x.to_f32()`, exact, and `f16::from_f32(x)`, rounded.
+        (F16 | BF16, F32) => from.half().map_or(0, |h| of_f32(h.widen(a as u16))),
+        (F32, F16 | BF16) => to.half().map_or(0, |h| h.round(f32_of(a)) as u64),
+        (F16, F16) | (BF16, BF16) => a,
+        // Body::new rejects casts to bool, from bool to floats, and to or from 16-bit floats
+        // other than through f32.
+        (_, Bool) | (Bool, _) | (F16 | BF16, _) | (_, F16 | BF16) => 0,
     }
 }
 
@@ -170,5 +191,53 @@ pub fn mul_add(ty: ScalarType, a: u64, b: u64, c: u64) -> u64 {
         ScalarType::F32 => of_f32(f32_of(a).mul_add(f32_of(b), f32_of(c))),
         ScalarType::F64 => f64_of(a).mul_add(f64_of(b), f64_of(c)).to_bits(),
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testdata::Rng;
+    use half::{bf16, f16};
+
+    /// Every operation on 16-bit floats gives the half crate's bits (NaN equal to NaN).
+    #[test]
+    fn sixteen_bit_operations_are_the_half_crates() {
+        fn same(a: u64, b: u16, nan: fn(u16) -> bool) -> bool {
+            a as u16 == b || (nan(a as u16) && nan(b))
+        }
+        let mut rng = Rng::new(7);
+        let binary_ops = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Min, BinaryOp::Max];
+        let compares = [CompareOp::Lt, CompareOp::Le, CompareOp::Gt, CompareOp::Ge, CompareOp::Eq, CompareOp::Ne];
+        for i in 0..400_000u32 {
+            // Small values too: random bits are mostly huge, tiny or NaN.
+            let draw = |rng: &mut Rng| if i % 2 == 0 { rng.next_u64() as u16 } else { f16::from_f32(rng.uniform(-4.0, 4.0) as f32).to_bits() };
+            let (a, b) = (draw(&mut rng), draw(&mut rng));
+            let (x, y) = (f16::from_bits(a), f16::from_bits(b));
+            let want = [x + y, x - y, x * y, x / y, x.min(y), x.max(y)];
+            for (op, w) in binary_ops.iter().zip(want) {
+                assert!(same(binary(*op, ScalarType::F16, a as u64, b as u64), w.to_bits(), |h| f16::from_bits(h).is_nan()), "{op:?} {x} {y}");
+            }
+            let (p, q) = (bf16::from_bits(a), bf16::from_bits(b));
+            let want = [p + q, p - q, p * q, p / q, p.min(q), p.max(q)];
+            for (op, w) in binary_ops.iter().zip(want) {
+                assert!(same(binary(*op, ScalarType::BF16, a as u64, b as u64), w.to_bits(), |h| bf16::from_bits(h).is_nan()), "{op:?} {p} {q}");
+            }
+            let want = [x < y, x <= y, x > y, x >= y, x == y, x != y];
+            for (op, w) in compares.iter().zip(want) {
+                assert_eq!(compare(*op, ScalarType::F16, a as u64, b as u64), w as u64, "{op:?} {x} {y}");
+            }
+            let want = [p < q, p <= q, p > q, p >= q, p == q, p != q];
+            for (op, w) in compares.iter().zip(want) {
+                assert_eq!(compare(*op, ScalarType::BF16, a as u64, b as u64), w as u64, "{op:?} {p} {q}");
+            }
+            assert_eq!(unary(UnaryOp::Neg, ScalarType::F16, a as u64), (-x).to_bits() as u64);
+            assert_eq!(unary(UnaryOp::Neg, ScalarType::BF16, a as u64), (-p).to_bits() as u64);
+            let wide = f32::from_bits(rng.next_u64() as u32);
+            assert!(same(cast(ScalarType::F32, ScalarType::F16, wide.to_bits() as u64), f16::from_f32(wide).to_bits(), |h| f16::from_bits(h).is_nan()));
+            assert_eq!(cast(ScalarType::F32, ScalarType::BF16, wide.to_bits() as u64), bf16::from_f32(wide).to_bits() as u64);
+            let back = f32::from_bits(cast(ScalarType::F16, ScalarType::F32, a as u64) as u32);
+            assert!(back.to_bits() == x.to_f32().to_bits() || (back.is_nan() && x.is_nan()));
+        }
     }
 }

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::half_float;
+
 /// A type a stencil value can have. `Bool` only appears inside bodies (comparisons, `if`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ScalarType {
@@ -11,6 +13,10 @@ pub enum ScalarType {
     I32 = 2,
     U32 = 3,
     Bool = 4,
+    /// `half::f16` (IEEE binary16), computed in f32 and rounded once per operation.
+    F16 = 5,
+    /// `half::bf16` (bfloat16), computed in f32 and rounded once per operation.
+    BF16 = 6,
 }
 
 /// Everything rc knows about one type, in one row: how Rust spells it, how it sits in memory
@@ -24,13 +30,74 @@ pub struct TypeInfo {
     /// 32-bit registers (and so warp shuffles) one value takes.
     pub words: u32,
     pub float: bool,
-    /// The PTX type of its arithmetic, loads and parameters (`f32`, `s32`, `pred`).
+    /// The PTX type of its arithmetic and registers (`f32`, `s32`, `pred`).
     pub ptx: &'static str,
+    /// The PTX type that moves and selects its registers' bits (`mov`, `selp`): PTX has no
+    /// `mov.f16` or `selp.f16`.
+    pub bits_ptx: &'static str,
+    /// Bits of one of its registers: what a sign bit or a zeroing move is counted in.
+    pub register_bits: u32,
+    /// Whether its registers hold its values widened to f32 (bf16: PTX before sm_90 has no bf16
+    /// arithmetic), each operation computing in f32 and rounding back.
+    pub widened: bool,
+    /// How memory and kernel parameters hold it.
+    pub storage: Storage,
+    /// The oldest GPU architecture (`sm_XX`) whose PTX converts it.
+    pub sm: u32,
     /// The prefix of its virtual registers in PTX (`%f7`), and of its scratch registers.
     pub register: &'static str,
     pub scratch: &'static str,
     /// How PTX writes a constant's bits: `0f3F800000` (bit pattern), `-3` or `1`.
     pub immediate: Immediate,
+}
+
+/// How memory holds a type's values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// As its registers do, in the PTX type of its arithmetic.
+    Register,
+    /// In 16 bits (PTX `.b16`): binary16 or bfloat16 (registers hold them in 16 bits or widened
+    /// to f32, [`TypeInfo::widened`]).
+    Half(HalfFormat),
+}
+
+/// A 16-bit float format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HalfFormat {
+    Binary16,
+    BFloat16,
+}
+
+impl HalfFormat {
+    /// The f32 holding value `bits` exactly.
+    pub fn widen(self, bits: u16) -> f32 {
+        match self {
+            HalfFormat::Binary16 => half_float::f16_to_f32(bits),
+            HalfFormat::BFloat16 => half_float::bf16_to_f32(bits),
+        }
+    }
+    /// `x` rounded to the format, to the nearest, ties to even.
+    pub fn round(self, x: f32) -> u16 {
+        match self {
+            HalfFormat::Binary16 => half_float::f32_to_f16(x),
+            HalfFormat::BFloat16 => half_float::f32_to_bf16(x),
+        }
+    }
+    /// Instructions that widen a value to f32 (`cvt.f32.f16`; a bfloat16 is the top half of its
+    /// f32: `cvt.u32.u16` and `shl`), as the PTX back end prints them.
+    pub fn widen_instructions(self) -> u32 {
+        match self {
+            HalfFormat::Binary16 => 1,
+            HalfFormat::BFloat16 => 2,
+        }
+    }
+    /// The PTX name of the format in `cvt` (`f16`, `bf16`).
+    pub fn ptx(self) -> &'static str {
+        match self {
+            HalfFormat::Binary16 => "f16",
+            HalfFormat::BFloat16 => "bf16",
+        }
+    }
 }
 
 /// How PTX writes a constant of a type, bit-exactly.
@@ -43,14 +110,28 @@ pub enum Immediate {
     Signed32,
     Unsigned32,
     Bit,
+    /// The f32 bits of the 16-bit value, widened: `0f` and 8 hex digits.
+    Widened(HalfFormat),
+    /// The 16 bits: `0x` and 4 hex digits.
+    Bits16,
 }
 
-const TYPES: [TypeInfo; 5] = [
-    TypeInfo { rust_name: "f32", bytes: 4, words: 1, float: true, ptx: "f32", register: "%f", scratch: "%sf", immediate: Immediate::F32Bits },
-    TypeInfo { rust_name: "f64", bytes: 8, words: 2, float: true, ptx: "f64", register: "%fd", scratch: "%sd", immediate: Immediate::F64Bits },
-    TypeInfo { rust_name: "i32", bytes: 4, words: 1, float: false, ptx: "s32", register: "%r", scratch: "%sr", immediate: Immediate::Signed32 },
-    TypeInfo { rust_name: "u32", bytes: 4, words: 1, float: false, ptx: "u32", register: "%r", scratch: "%sr", immediate: Immediate::Unsigned32 },
-    TypeInfo { rust_name: "bool", bytes: 1, words: 1, float: false, ptx: "pred", register: "%p", scratch: "%sr", immediate: Immediate::Bit },
+use Storage::Register;
+const HALF: Storage = Storage::Half(HalfFormat::Binary16);
+const BFLOAT: Storage = Storage::Half(HalfFormat::BFloat16);
+
+const TYPES: [TypeInfo; 7] = [
+    TypeInfo { rust_name: "f32", bytes: 4, words: 1, float: true, ptx: "f32", bits_ptx: "f32", register_bits: 32, widened: false, storage: Register, sm: 70, register: "%f", scratch: "%sf", immediate: Immediate::F32Bits },
+    TypeInfo { rust_name: "f64", bytes: 8, words: 2, float: true, ptx: "f64", bits_ptx: "f64", register_bits: 64, widened: false, storage: Register, sm: 70, register: "%fd", scratch: "%sd", immediate: Immediate::F64Bits },
+    TypeInfo { rust_name: "i32", bytes: 4, words: 1, float: false, ptx: "s32", bits_ptx: "s32", register_bits: 32, widened: false, storage: Register, sm: 70, register: "%r", scratch: "%sr", immediate: Immediate::Signed32 },
+    TypeInfo { rust_name: "u32", bytes: 4, words: 1, float: false, ptx: "u32", bits_ptx: "u32", register_bits: 32, widened: false, storage: Register, sm: 70, register: "%r", scratch: "%sr", immediate: Immediate::Unsigned32 },
+    TypeInfo { rust_name: "bool", bytes: 1, words: 1, float: false, ptx: "pred", bits_ptx: "pred", register_bits: 32, widened: false, storage: Register, sm: 70, register: "%p", scratch: "%sr", immediate: Immediate::Bit },
+    // f16 computes in f16 registers with PTX's f16 instructions (sm_53 on), IEEE binary16 as
+    // the half crate's f32-and-round; one 32-bit shuffle a value.
+    TypeInfo { rust_name: "f16", bytes: 2, words: 1, float: true, ptx: "f16", bits_ptx: "b16", register_bits: 16, widened: false, storage: HALF, sm: 70, register: "%hf", scratch: "%sh", immediate: Immediate::Bits16 },
+    // Registers hold bf16 values widened to f32: f32 registers, and `%f` names (register numbers
+    // are the program's, so they never meet an f32 register's). `cvt.rn.bf16.f32` needs sm_80.
+    TypeInfo { rust_name: "bf16", bytes: 2, words: 1, float: true, ptx: "f32", bits_ptx: "f32", register_bits: 32, widened: true, storage: BFLOAT, sm: 80, register: "%f", scratch: "%sf", immediate: Immediate::Widened(HalfFormat::BFloat16) },
 ];
 
 impl ScalarType {
@@ -75,6 +156,35 @@ impl ScalarType {
         self.info().float
     }
 
+    /// Its 16-bit float format, for `f16` and `bf16`.
+    pub const fn half(self) -> Option<HalfFormat> {
+        match self.info().storage {
+            Storage::Half(format) => Some(format),
+            Storage::Register => None,
+        }
+    }
+
+    /// The PTX type memory and kernel parameters hold it in (`f32`, `b16`).
+    pub const fn memory_ptx(self) -> &'static str {
+        match self.info().storage {
+            Storage::Half(_) => "b16",
+            Storage::Register => self.info().ptx,
+        }
+    }
+
+    /// Bits of one register holding it: what a sign bit or a zeroing move is counted in.
+    pub const fn register_bits(self) -> u32 {
+        self.info().register_bits
+    }
+
+    /// Its 16-bit float format if its registers hold its values widened to f32 (bf16).
+    pub const fn widened(self) -> Option<HalfFormat> {
+        match self.info().widened {
+            true => self.half(),
+            false => None,
+        }
+    }
+
     pub const fn is_integer(self) -> bool {
         matches!(self, ScalarType::I32 | ScalarType::U32)
     }
@@ -95,7 +205,8 @@ impl ScalarType {
     }
 
     /// The types a stencil may use for elements and parameters.
-    pub const ELEMENTS: [ScalarType; 4] = [ScalarType::F32, ScalarType::F64, ScalarType::I32, ScalarType::U32];
+    pub const ELEMENTS: [ScalarType; 6] =
+        [ScalarType::F32, ScalarType::F64, ScalarType::I32, ScalarType::U32, ScalarType::F16, ScalarType::BF16];
 }
 
 impl fmt::Display for ScalarType {
@@ -149,6 +260,10 @@ impl fmt::Display for Scalar {
             ScalarType::I32 => write!(f, "{}i32", self.bits as u32 as i32),
             ScalarType::U32 => write!(f, "{}u32", self.bits as u32),
             ScalarType::Bool => write!(f, "{}", self.bits != 0),
+            ScalarType::F16 | ScalarType::BF16 => {
+                let widened = self.ty.half().map_or(0.0, |h| h.widen(self.bits as u16));
+                write!(f, "{}::from_f32({widened:?})", self.ty)
+            }
         }
     }
 }
@@ -159,9 +274,18 @@ mod sealed {
     impl Sealed for f64 {}
     impl Sealed for i32 {}
     impl Sealed for u32 {}
+    #[cfg(feature = "half")]
+    impl Sealed for half::f16 {}
+    #[cfg(feature = "half")]
+    impl Sealed for half::bf16 {}
 }
 
-/// A Rust type that can be a stencil's element or parameter: `f32`, `f64`, `i32`, `u32`.
+/// A Rust type that can be a stencil's element or parameter: `f32`, `f64`, `i32`, `u32`, and with
+/// rc's `half` feature `half::f16` and `half::bf16`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an element type of rc",
+    note = "rc's element types are f32, f64, i32, u32, and half::f16 and half::bf16 with rc's `half` feature"
+)]
 pub trait Element: Copy + Default + Send + Sync + PartialEq + fmt::Debug + sealed::Sealed + 'static {
     const TYPE: ScalarType;
     fn to_scalar(self) -> Scalar;
@@ -201,6 +325,12 @@ element!(f64, F64, 0.0f64, |v| v.to_bits(), |b| f64::from_bits(b),
     |x, y| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
 element!(i32, I32, 0i32, |v| v as u32 as u64, |b| b as u32 as i32, |x, y| x == y);
 element!(u32, U32, 0u32, |v| v as u64, |b| b as u32, |x, y| x == y);
+#[cfg(feature = "half")]
+element!(half::f16, F16, half::f16::ZERO, |v| v.to_bits() as u64, |b| half::f16::from_bits(b as u16),
+    |x, y| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
+#[cfg(feature = "half")]
+element!(half::bf16, BF16, half::bf16::ZERO, |v| v.to_bits() as u64, |b| half::bf16::from_bits(b as u16),
+    |x, y| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
 
 /// One extra parameter of a stencil: a scalar, or an array `[T; N]` of them. The kernel takes an
 /// array as `N` consecutive scalar parameters (see [`crate::abi::KernelParam`]), so a body sees
@@ -226,6 +356,8 @@ macro_rules! scalar_param {
 }
 
 scalar_param!(f32, f64, i32, u32);
+#[cfg(feature = "half")]
+scalar_param!(half::f16, half::bf16);
 
 impl<T: Element, const N: usize> Param for [T; N] {
     fn push_types(types: &mut Vec<ScalarType>) {

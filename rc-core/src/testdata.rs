@@ -57,6 +57,22 @@ pub fn awkward<T: Element>(n: usize, seed: u64) -> Vec<T> {
                     5 => 1 + rng.below(0xf_ffff_ffff_ffff),
                     _ => rng.uniform(-100.0, 100.0).to_bits(),
                 },
+                ScalarType::F16 | ScalarType::BF16 => {
+                    let format = T::TYPE.half().unwrap_or(crate::HalfFormat::Binary16);
+                    let (infinity, quiet) = match format {
+                        crate::HalfFormat::Binary16 => (0x7c00, 0x0200),
+                        crate::HalfFormat::BFloat16 => (0x7f80, 0x0040),
+                    };
+                    u64::from(match pick {
+                        0 => infinity | quiet,
+                        1 => infinity,
+                        2 => 0x8000 | infinity,
+                        3 => 0x8000,
+                        4 => 0,
+                        5 => 1 + rng.below(quiet as u64 * 2 - 1) as u16,
+                        _ => format.round(rng.uniform(-100.0, 100.0) as f32),
+                    })
+                }
                 ScalarType::I32 => (rng.below(2000) as i32 - 1000) as u32 as u64,
                 ScalarType::U32 | ScalarType::Bool => rng.below(1000),
             };
@@ -81,6 +97,9 @@ pub fn poison<T: Element>() -> T {
     T::from_bits(match T::TYPE {
         ScalarType::F32 => 0xff7f_beef,
         ScalarType::F64 => 0xffef_beef_dead_beef,
+        // Finite, near the lowest value.
+        ScalarType::F16 => 0xfbef,
+        ScalarType::BF16 => 0xff7e,
         _ => 0xdead_beef,
     })
 }
@@ -94,6 +113,7 @@ pub fn first_difference_up_to_zero_sign<T: Element>(got: &[T], want: &[T]) -> Op
         match T::TYPE {
             ScalarType::F32 => f32::from_bits(bits as u32) == 0.0,
             ScalarType::F64 => f64::from_bits(bits) == 0.0,
+            ScalarType::F16 | ScalarType::BF16 => bits & 0x7fff == 0,
             _ => false,
         }
     };

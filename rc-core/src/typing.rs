@@ -5,7 +5,7 @@
 use thiserror::Error;
 
 use crate::body::{binary_name, compare_name, unary_name, BinaryOp, CompareOp, UnaryOp};
-use crate::scalar::ScalarType::{self, Bool, F32, F64, I32, U32};
+use crate::scalar::ScalarType::{self, Bool, BF16, F16, F32, F64, I32, U32};
 
 /// An operation of a body, as its type rule names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,11 +22,16 @@ pub enum Operation {
     Wrapping { method: &'static str, operator: &'static str },
 }
 
+// The half crate gives f16 and bf16 the operators, `min`, `max` and comparisons, and no `abs`,
+// `sqrt` or `mul_add`.
 const FLOATS: &[ScalarType] = &[F32, F64];
-const SIGNED: &[ScalarType] = &[F32, F64, I32];
+const SIGNED: &[ScalarType] = &[F32, F64, I32, F16, BF16];
 const INTEGERS: &[ScalarType] = &[I32, U32];
-const NUMBERS: &[ScalarType] = &[F32, F64, I32, U32];
-const ALL: &[ScalarType] = &[F32, F64, I32, U32, Bool];
+const NUMBERS: &[ScalarType] = &[F32, F64, I32, U32, F16, BF16];
+const ALL: &[ScalarType] = &[F32, F64, I32, U32, F16, BF16, Bool];
+/// What `as` converts between: Rust has no `as` for the half crate's types.
+const AS_NUMBERS: &[ScalarType] = &[F32, F64, I32, U32];
+const AS_ALL: &[ScalarType] = &[F32, F64, I32, U32, Bool];
 
 impl Operation {
     /// The operand types it accepts (its operands must also agree with each other).
@@ -46,8 +51,12 @@ impl Operation {
             Operation::Compare(CompareOp::Eq | CompareOp::Ne) => ALL,
             Operation::Compare(_) => NUMBERS,
             Operation::Cast(Bool) => &[],
-            Operation::Cast(F32 | F64) => NUMBERS,
-            Operation::Cast(I32 | U32) => ALL,
+            // `x.to_f32()` on f16 and bf16.
+            Operation::Cast(F32) => NUMBERS,
+            Operation::Cast(F64) => AS_NUMBERS,
+            Operation::Cast(I32 | U32) => AS_ALL,
+            // `f16::from_f32(x)`, `bf16::from_f32(x)`.
+            Operation::Cast(F16 | BF16) => &[F32],
         }
     }
 
@@ -57,6 +66,7 @@ impl Operation {
             Operation::Unary(op) => unary_name(op).to_string(),
             Operation::Binary(op) => binary_name(op).to_string(),
             Operation::Compare(op) => compare_name(op).to_string(),
+            Operation::Cast(to @ (F16 | BF16)) => format!("{to}::from_f32"),
             Operation::Cast(to) => format!("as {to}"),
             Operation::MulAdd => "mul_add".to_string(),
             Operation::Wrapping { method, .. } => method.to_string(),
@@ -75,7 +85,7 @@ impl Operation {
 /// Why an operation refuses its operands: what it expects, what it got, what to write instead.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum TypeError {
-    #[error("mismatched types in `{op}`: {left} and {right} (convert one with `as`)")]
+    #[error("mismatched types in `{op}`: {left} and {right} ({})", convert_one(*.left, *.right))]
     Mismatch { op: &'static str, left: ScalarType, right: ScalarType },
     #[error("{}", unsupported(*.op, *.got))]
     Unsupported { op: Operation, got: ScalarType },
@@ -149,8 +159,26 @@ fn shift_amount(op: BinaryOp, ty: ScalarType, amount: i64) -> String {
     format!("`{name}` by {amount}: a shift amount must lie in 0..{bits} for {ty} (Rust panics on others); shift by 0 to {}{instead}", bits - 1)
 }
 
+/// How to make two types agree.
+fn convert_one(left: ScalarType, right: ScalarType) -> String {
+    match [left, right].into_iter().find(|t| t.half().is_some()) {
+        Some(half) => format!("convert through f32: `x.to_f32()` to f32, `{half}::from_f32(x)` back to {half}"),
+        None => "convert one with `as`".to_string(),
+    }
+}
+
 fn unsupported(op: Operation, got: ScalarType) -> String {
     match op {
+        Operation::Cast(to) if got.half().is_some() || to.half().is_some() => format!(
+            "`{}` is not defined from {got}: 16-bit floats convert through f32 (`x.to_f32()`, `{}::from_f32(x)`)",
+            op.name(),
+            if to.half().is_some() { to } else { got }
+        ),
+        Operation::Unary(UnaryOp::Abs | UnaryOp::Sqrt) | Operation::MulAdd if got.half().is_some() => format!(
+            "the half crate's {got} has no `{}`: compute it in f32 and round once, `{got}::from_f32(x.to_f32().{}())`",
+            op.name(),
+            op.name()
+        ),
         Operation::Wrapping { method, operator } if got.is_float() => {
             format!("`{method}` is defined on i32 and u32, not {got}: floats do not wrap, write `{operator}`")
         }
@@ -162,6 +190,9 @@ fn unsupported(op: Operation, got: ScalarType) -> String {
 
 /// What turns a `got` into something `accepts` holds: a conversion, or a comparison to a bool.
 fn instead(accepts: &[ScalarType], got: ScalarType) -> String {
+    if got.half().is_some() {
+        return "convert with `x.to_f32()`".to_string();
+    }
     let kin = accepts.iter().find(|t| t.is_float() == got.is_float() && **t != Bool);
     match kin.or(accepts.iter().find(|t| **t != Bool)) {
         Some(to) => format!("convert with `as {to}`"),
@@ -320,7 +351,7 @@ mod tests {
     #[test]
     fn a_refusal_names_the_accepted_types_the_type_got_and_a_conversion() {
         let e = unary(UnaryOp::Neg, U32).unwrap_err();
-        assert_eq!(e.to_string(), "`-` is defined on f32, f64 and i32, not u32 (convert with `as i32`)");
+        assert_eq!(e.to_string(), "`-` is defined on f32, f64, i32, f16 and bf16, not u32 (convert with `as i32`)");
         let e = binary(BinaryOp::And, F32, F32).unwrap_err();
         assert_eq!(e.to_string(), "`&&` is defined on bool, not f32 (compare to get a bool: `x != 0.0`)");
     }

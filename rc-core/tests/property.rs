@@ -20,8 +20,8 @@ use rc_core::testdata::{awkward, first_difference, poison, Rng};
 use rc_core::{Body, Boundary, Element, Error, Layout, LengthError, NodeId, Offset, Pattern, Scalar, ScalarType, Strategy, WarpProgram};
 
 mod bodies;
-use bodies::{chance, constant, pick, random_body, random_fields, random_params, Taps, NUMBERS};
-use ScalarType::{Bool, F32, F64, I32, U32};
+use bodies::{chance, constant, pick, random_body, random_fields, random_params, Taps, HALVES, NUMBERS};
+use ScalarType::{Bool, BF16, F16, F32, F64, I32, U32};
 
 const BASE_SEED: u64 = 0x5EED_0000_0000;
 const CASES: u64 = 20_000;
@@ -86,13 +86,25 @@ fn random_case(seed: u64) -> Case {
         Layout::RoundRobin
     };
     let element = pick(&mut rng, &NUMBERS);
-    let param_types = random_params(&mut rng);
+    let half = half_element(seed);
+    let element = half.unwrap_or(element);
+    let mut param_types = random_params(&mut rng);
+    // A 16-bit body also reads a parameter of its type.
+    param_types.extend(half);
     let params = param_types.iter().map(|&t| constant(&mut rng, t)).collect();
     let body = random_body(&mut rng, element, random_fields(seed), param_types, &Taps::line(radius));
     let n = random_length(&mut rng, &pattern);
     let raw_data = chance(&mut rng, 0.25);
     let data_seed = rng.next_u64();
     Case { pattern, strategy, layout, body, params, n, raw_data, data_seed }
+}
+
+/// A fifth of the cases compute in f16 or bf16 (with rc-core's `half` feature, which gives them
+/// an `Element`): drawn from a generator of their own, so that the other cases stay what they
+/// were before rc had 16-bit floats.
+fn half_element(seed: u64) -> Option<ScalarType> {
+    let mut rng = Rng::new(seed ^ 0x16b1_7000_0000_0000);
+    (cfg!(feature = "half") && chance(&mut rng, 0.2)).then(|| pick(&mut rng, &HALVES))
 }
 
 /// One input per field of the body: field 0 from the case's data seed, the others from seeds of
@@ -146,6 +158,12 @@ fn check(case: &Case, oracle: Oracle) -> Result<(), Failure> {
         F64 => check_typed::<f64>(case, oracle),
         I32 => check_typed::<i32>(case, oracle),
         U32 => check_typed::<u32>(case, oracle),
+        #[cfg(feature = "half")]
+        F16 => check_typed::<half::f16>(case, oracle),
+        #[cfg(feature = "half")]
+        BF16 => check_typed::<half::bf16>(case, oracle),
+        #[cfg(not(feature = "half"))]
+        F16 | BF16 => unreachable!("16-bit cases are drawn with the half feature only"),
         Bool => unreachable!("elements are numbers"),
     }
 }

@@ -45,7 +45,7 @@ use rc_core::{
 };
 
 mod bodies;
-use bodies::{chance, constant, pick, random_body, random_fields, random_params, Taps, NUMBERS};
+use bodies::{chance, constant, pick, random_body, random_fields, random_params, Taps, HALVES, NUMBERS};
 
 /// Proptest cases per run (all runners together).
 const CASES: u32 = 1_800;
@@ -72,8 +72,10 @@ struct Geometry {
 fn geometry() -> impl proptest::strategy::Strategy<Value = Geometry> {
     let radius = (0..2usize, 1..=3u32, 1..=2u32, 1..=2u32);
     let tile = (0..5u32, 0..4u32, 0..8u32, 1..=8u32, 1..=5u32);
-    let how = (0..4usize, 0..20u32, 0..4usize, 0..4usize);
-    (radius, tile, how).prop_map(|((three, rx, ry, rz), (warp, v, m, rows, planes), (boundary, kind, threads, element))| {
+    // f16 and bf16 elements with rc-core's `half` feature, which gives them an `Element`.
+    let elements: Vec<ScalarType> = NUMBERS.into_iter().chain(HALVES.into_iter().filter(|_| cfg!(feature = "half"))).collect();
+    let how = (0..4usize, 0..20u32, 0..4usize, 0..elements.len());
+    (radius, tile, how).prop_map(move |((three, rx, ry, rz), (warp, v, m, rows, planes), (boundary, kind, threads, element))| {
         let radius = if three == 1 { Radius::zyx(rz, ry, rx) } else { Radius::yx(ry, rx) };
         let planes = if three == 1 { planes } else { 1 };
         let warp = 2 << warp;
@@ -96,7 +98,7 @@ fn geometry() -> impl proptest::strategy::Strategy<Value = Geometry> {
         if threads != Pattern::DEFAULT_THREADS_PER_BLOCK {
             pattern = pattern.with_launch_bounds(threads, None).expect("whole warps");
         }
-        Geometry { pattern, strategy, layout, element: NUMBERS[element] }
+        Geometry { pattern, strategy, layout, element: elements[element] }
     })
 }
 
@@ -183,7 +185,9 @@ struct Stencil {
 fn random_stencil(seed: u64, radius: Radius, element: ScalarType) -> Stencil {
     let mut rng = Rng::new(seed);
     let (taps, taps_kind) = random_taps(&mut rng, radius);
-    let param_types = random_params(&mut rng);
+    let mut param_types = random_params(&mut rng);
+    // A 16-bit body also reads a parameter of its type.
+    param_types.extend(Some(element).filter(|t| t.half().is_some()));
     let params = param_types.iter().map(|&t| constant(&mut rng, t)).collect();
     let body = random_body(&mut rng, element, random_fields(seed), param_types, &taps);
     Stencil { taps, taps_kind, params, body }
@@ -432,6 +436,12 @@ fn check(case: &Case, counts: &Counts) -> Result<(), TestCaseError> {
         ScalarType::F64 => check_typed::<f64>(case, counts),
         ScalarType::I32 => check_typed::<i32>(case, counts),
         ScalarType::U32 => check_typed::<u32>(case, counts),
+        #[cfg(feature = "half")]
+        ScalarType::F16 => check_typed::<half::f16>(case, counts),
+        #[cfg(feature = "half")]
+        ScalarType::BF16 => check_typed::<half::bf16>(case, counts),
+        #[cfg(not(feature = "half"))]
+        ScalarType::F16 | ScalarType::BF16 => unreachable!("16-bit cases are drawn with the half feature only"),
         ScalarType::Bool => unreachable!("elements are numbers"),
     }
 }

@@ -106,7 +106,7 @@ fn undefined_reads(ptx: &str) -> Vec<String> {
 fn every_register_read_is_written_on_every_path() {
     let mut programs = 0;
     for boundary in Boundary::ALL {
-        for ty in [ScalarType::F32, ScalarType::F64] {
+        for ty in [ScalarType::F32, ScalarType::F64, ScalarType::F16, ScalarType::BF16] {
             for (strategy, layout, p) in [
                 (Strategy::RegisterCache, Layout::RoundRobin, 3),
                 (Strategy::RegisterCache, Layout::Granule(2), 4),
@@ -127,7 +127,7 @@ fn every_register_read_is_written_on_every_path() {
             }
         }
     }
-    assert_eq!(programs, 4 * 2 * 7 * 4);
+    assert_eq!(programs, 4 * 4 * 7 * 4);
 }
 
 #[test]

@@ -5,7 +5,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::{Ident, ItemFn};
 
-use rc_core::{Dims, Layout, ScheduleError, Strategy, WarpProgram};
+use rc_core::{Dims, Layout, ScalarType, ScheduleError, Strategy, WarpProgram};
 
 use crate::ctxt::Ctxt;
 use crate::signature::Signature;
@@ -178,7 +178,7 @@ fn generate(
     let param_types: Vec<TokenStream> = sig.params.iter().filter_map(|p| p.ty.map(tokens::param_type)).collect();
     let param_names: Vec<&syn::Ident> = sig.params.iter().map(|p| &p.name).collect();
     let params_ty = quote!((#(#param_types,)*));
-    let entry_points = entry_points(sig.dims, &sig.windows, &elem, &param_names, &param_types);
+    let entry_points = entry_points(sig.dims, &sig.windows, sig.element, &param_names, &param_types);
     let fused_entry = format!("rc_{name_str}_steps");
     let fused_ptx = fused.program.as_ref().map_or(String::new(), |p| rc_core::ptx::print(p, &fused_entry));
     let steps = fused.steps;
@@ -306,7 +306,13 @@ fn generate(
 /// `run_cpu`, `emulate` and the GPU functions: over slices in 1D, over grids of a given shape
 /// (`[rows, cols]` or `[depth, rows, cols]`, row-major) in 2D and 3D, with `output_shape`. Each
 /// window's input is an argument named as the window, in order, before the shape.
-fn entry_points(dims: Dims, windows: &[Ident], elem: &TokenStream, param_names: &[&syn::Ident], param_types: &[TokenStream]) -> TokenStream {
+fn entry_points(dims: Dims, windows: &[Ident], element: ScalarType, param_names: &[&syn::Ident], param_types: &[TokenStream]) -> TokenStream {
+    let elem = tokens::rust_type(element);
+    // What cust buffers of the elements hold (`rc::runtime::DeviceElement`).
+    let device = match element.half() {
+        Some(_) => quote!(u16),
+        None => elem.clone(),
+    };
     // The generated functions' own names, which a window or parameter of the same name must not
     // clash with.
     let (output, shape) = (Ident::new("output", Span::mixed_site()), Ident::new("shape", Span::mixed_site()));
@@ -337,7 +343,7 @@ fn entry_points(dims: Dims, windows: &[Ident], elem: &TokenStream, param_names: 
                 Self::KERNEL.emulate_steps(&[#(#windows),*], #output, #steps, (#(#param_names,)*))
             }
 
-            ::rc::__private::gpu_methods! { [#(#windows),*]; #elem; #(#param_names: #param_types),* }
+            ::rc::__private::gpu_methods! { [#(#windows),*]; #elem, #device; #(#param_names: #param_types),* }
         };
     }
     let n = dims.count();
@@ -365,6 +371,6 @@ fn entry_points(dims: Dims, windows: &[Ident], elem: &TokenStream, param_names: 
                 .map_err(|got| ::rc::Error::from(::rc::LengthError::Dimensions { expected: Self::KERNEL.pattern().dims(), got }))
         }
 
-        ::rc::__private::gpu_methods! { shape #shape_ty; [#(#windows),*]; #elem; #(#param_names: #param_types),* }
+        ::rc::__private::gpu_methods! { shape #shape_ty; [#(#windows),*]; #elem, #device; #(#param_names: #param_types),* }
     }
 }

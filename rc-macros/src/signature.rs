@@ -48,7 +48,7 @@ pub struct Signature {
     pub params: Vec<Param>,
 }
 
-const SUPPORTED: &str = "f32, f64, i32 or u32";
+const SUPPORTED: &str = "f32, f64, i32, u32, half::f16 or half::bf16";
 
 /// A window parameter as declared: its tokens, its kind, its element type's tokens, and that
 /// type if supported.
@@ -297,9 +297,20 @@ fn window_type(ty: &Type) -> Option<(Dims, &Type)> {
 /// A scalar type named by a bare identifier.
 pub fn scalar(ty: &Type) -> Option<ScalarType> {
     match strip(ty) {
-        Type::Path(tp) if tp.qself.is_none() => ScalarType::from_rust_name(&tp.path.get_ident()?.to_string()),
+        Type::Path(tp) if tp.qself.is_none() => scalar_path(&tp.path),
         _ => None,
     }
+}
+
+/// The type a path names: `f32`, ..., `f16` and `bf16` also as `half::f16`, `::half::bf16`.
+pub fn scalar_path(path: &syn::Path) -> Option<ScalarType> {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let name = match segments.as_slice() {
+        [name] => name,
+        [krate, name] if krate == "half" && matches!(name.as_str(), "f16" | "bf16") => name,
+        _ => return None,
+    };
+    ScalarType::from_rust_name(name)
 }
 
 fn strip(ty: &Type) -> &Type {

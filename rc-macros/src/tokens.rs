@@ -17,6 +17,8 @@ pub fn scalar_type(ty: ScalarType) -> TokenStream {
         ScalarType::I32 => quote!(I32),
         ScalarType::U32 => quote!(U32),
         ScalarType::Bool => quote!(Bool),
+        ScalarType::F16 => quote!(F16),
+        ScalarType::BF16 => quote!(BF16),
     };
     quote!(::rc::__private::ScalarType::#variant)
 }
@@ -28,6 +30,9 @@ pub fn rust_type(ty: ScalarType) -> TokenStream {
         ScalarType::I32 => quote!(i32),
         ScalarType::U32 => quote!(u32),
         ScalarType::Bool => quote!(bool),
+        // The half crate's, which the user's crate depends on to write them.
+        ScalarType::F16 => quote!(::half::f16),
+        ScalarType::BF16 => quote!(::half::bf16),
     }
 }
 

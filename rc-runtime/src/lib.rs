@@ -49,7 +49,7 @@ pub use steps::Holds;
 #[cfg(feature = "cudarc")]
 pub use with_cudarc::{launch_cudarc, launch_cudarc_grid, launch_steps_cudarc, run_cudarc, run_cudarc_grid, run_steps_cudarc};
 #[cfg(feature = "cust")]
-pub use with_cust::{launch, launch_grid, launch_steps, run, run_grid, run_steps};
+pub use with_cust::{launch, launch_grid, launch_steps, run, run_grid, run_steps, DeviceElement, OnDevice};
 /// [`run_cudarc`] under the name generated code and examples use, when cust is not enabled.
 #[cfg(all(feature = "cudarc", not(feature = "cust")))]
 pub use with_cudarc::run_cudarc as run;

@@ -10,6 +10,57 @@ use crate::error::Error;
 use crate::launch::{self, launch_planned, output_shape, plan, RawBuffer};
 use crate::steps::{self, Holds, StepRun};
 
+/// What a cust buffer of a stencil's elements `T` holds: `T` itself, or for `half::f16` and
+/// `half::bf16` their bits as `u16` (cust 0.3 implements `DeviceCopy` for the half crate 1.x,
+/// not for 2.x, which rc uses; `f16::to_bits` and `from_bits` convert).
+pub trait DeviceElement<T: Element>: DeviceCopy {}
+
+impl<T: Element + DeviceCopy> DeviceElement<T> for T {}
+#[cfg(feature = "half")]
+impl DeviceElement<half::f16> for u16 {}
+#[cfg(feature = "half")]
+impl DeviceElement<half::bf16> for u16 {}
+
+/// The cust buffer element of a stencil element `T` and the conversions to and from it: what
+/// [`run_steps`] copies through (`T` itself; the bits of `half::f16` and `half::bf16`).
+pub trait OnDevice: Element {
+    type Device: DeviceElement<Self>;
+    fn to_device(self) -> Self::Device;
+    fn from_device(value: Self::Device) -> Self;
+}
+
+macro_rules! on_device_as_itself {
+    ($($t:ty),*) => {$(
+        impl OnDevice for $t {
+            type Device = $t;
+            fn to_device(self) -> $t {
+                self
+            }
+            fn from_device(value: $t) -> $t {
+                value
+            }
+        }
+    )*};
+}
+on_device_as_itself!(f32, f64, i32, u32);
+
+#[cfg(feature = "half")]
+macro_rules! on_device_as_bits {
+    ($($t:ty),*) => {$(
+        impl OnDevice for $t {
+            type Device = u16;
+            fn to_device(self) -> u16 {
+                self.to_bits()
+            }
+            fn from_device(value: u16) -> $t {
+                <$t>::from_bits(value)
+            }
+        }
+    )*};
+}
+#[cfg(feature = "half")]
+on_device_as_bits!(half::f16, half::bf16);
+
 /// Launches `stencil` over `inputs` into `output` on `stream`, asynchronously: it returns once
 /// the launch is queued, and `output` is written when the stream gets there (synchronise the
 /// stream or record an event before reading it).
@@ -25,15 +76,16 @@ use crate::steps::{self, Holds, StepRun};
 /// its GPU (see [`crate::release_cached_modules`]).
 ///
 /// This is [`launch_grid`] over the shape `[len]`.
-pub fn launch<T, P>(
+pub fn launch<T, D, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
-    inputs: &[&DeviceSlice<T>],
-    output: &mut DeviceSlice<T>,
+    inputs: &[&DeviceSlice<D>],
+    output: &mut DeviceSlice<D>,
     params: P,
 ) -> Result<(), Error>
 where
-    T: Element + DeviceCopy,
+    T: Element,
+    D: DeviceElement<T>,
     P: Params,
 {
     let shape = Extent::x(inputs.first().map_or(0, |input| input.len()));
@@ -59,16 +111,17 @@ where
 /// results. The buffer rules are [`launch`]'s:
 /// 16-byte aligned buffers for vector distributions ([`Error::Misaligned`]), no overlap
 /// ([`Error::Aliasing`]), buffers the stream's context can reach ([`Error::ForeignBuffer`]).
-pub fn launch_grid<T, P>(
+pub fn launch_grid<T, D, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
-    inputs: &[&DeviceSlice<T>],
-    output: &mut DeviceSlice<T>,
+    inputs: &[&DeviceSlice<D>],
+    output: &mut DeviceSlice<D>,
     shape: impl Into<Extent>,
     params: P,
 ) -> Result<(), Error>
 where
-    T: Element + DeviceCopy,
+    T: Element,
+    D: DeviceElement<T>,
     P: Params,
 {
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
@@ -93,7 +146,7 @@ where
 /// This is [`run_grid`] over the shape `[len]`.
 pub fn run<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], params: P) -> Result<Vec<T>, Error>
 where
-    T: Element + DeviceCopy,
+    T: Element,
     P: Params,
 {
     run_grid(stencil, inputs, Extent::x(inputs.first().map_or(0, |input| input.len())), params)
@@ -112,37 +165,53 @@ pub fn run_grid<T, P>(
     params: P,
 ) -> Result<Vec<T>, Error>
 where
-    T: Element + DeviceCopy,
+    T: Element,
     P: Params,
 {
     let shape = shape.into();
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
     let (_, n_out) = output_shape(stencil, shape, lens.first().copied().unwrap_or(0))?;
-    if plan(stencil, shape, &lens, n_out, &params)?.launch.is_none() {
+    let planned = plan(stencil, shape, &lens, n_out, &params)?;
+    if planned.launch.is_none() {
         return Ok(Vec::new());
     }
     context::ensure_current()?;
     let stream = Stream::new(StreamFlags::DEFAULT, None)
         .map_err(|e| Error::cust("creating a stream (cuStreamCreateWithPriority)", e))?;
+    // Buffers of bytes, each element's bits in the GPU's (little-endian) order: one path for
+    // every element type, f16 and bf16 included (which cust's `DeviceCopy` does not cover).
+    let bytes = T::TYPE.bytes() as usize;
     let device_inputs = inputs
         .iter()
         .map(|input| {
-            DeviceBuffer::from_slice(input).map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
+            let data: Vec<u8> = input.iter().flat_map(|v| v.to_scalar().bits.to_le_bytes().into_iter().take(bytes)).collect();
+            DeviceBuffer::from_slice(&data).map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    // SAFETY: every element is written by the kernel before it is read back, and `T` is one of
-    // f32, f64, i32, u32, for which any bit pattern is a valid value anyway.
-    let mut device_output = unsafe { DeviceBuffer::<T>::uninitialized(n_out) }
+    // SAFETY: every byte is written by the kernel before it is read back, and bytes have no
+    // invalid values.
+    let device_output = unsafe { DeviceBuffer::<u8>::uninitialized(n_out * bytes) }
         .map_err(|e| Error::cust(format!("allocating {n_out} output elements on the GPU"), e))?;
-    let device_inputs: Vec<&DeviceSlice<T>> = device_inputs.iter().map(|input| &**input).collect();
-    launch_grid(stencil, &stream, &device_inputs, &mut device_output, shape, params)?;
+    let raw = |buffer: &DeviceSlice<u8>| RawBuffer { address: buffer.as_device_ptr().as_raw(), len: buffer.len() / bytes };
+    let raw_inputs: Vec<RawBuffer> = device_inputs.iter().map(|input| raw(input)).collect();
+    if let Some(launch) = planned.launch {
+        launch_planned(stencil, &planned, launch, stream.as_inner().cast(), &raw_inputs, raw(&device_output))?;
+    }
     stream
         .synchronize()
         .map_err(|e| Error::cust(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;
-    let mut output = vec![*T::zero_ref(); n_out];
+    let mut data = vec![0u8; n_out * bytes];
     device_output
-        .copy_to(&mut output[..])
+        .copy_to(&mut data[..])
         .map_err(|e| Error::cust(format!("copying {n_out} output elements from the GPU"), e))?;
+    let output = data
+        .chunks_exact(bytes)
+        .map(|b| {
+            let mut bits = [0u8; 8];
+            bits[..bytes].copy_from_slice(b);
+            T::from_bits(u64::from_le_bytes(bits))
+        })
+        .collect();
     Ok(output)
 }
 
@@ -161,25 +230,26 @@ where
 /// coefficient fields, a one-step launch whose coefficient window would start mid-vector reads
 /// an aligned copy of it, and then this waits for the stream before returning (the copies are
 /// freed).
-pub fn launch_steps<T, P>(
+pub fn launch_steps<T, D, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
-    a: &mut DeviceSlice<T>,
-    b: &mut DeviceSlice<T>,
-    coefficients: &[&DeviceSlice<T>],
+    a: &mut DeviceSlice<D>,
+    b: &mut DeviceSlice<D>,
+    coefficients: &[&DeviceSlice<D>],
     steps: usize,
     params: P,
 ) -> Result<Holds, Error>
 where
-    T: Element + DeviceCopy,
+    T: Element,
+    D: DeviceElement<T>,
     P: Params,
 {
     let lens: Vec<usize> = coefficients.iter().map(|c| c.len()).collect();
-    let address = |buffer: &DeviceSlice<T>| (buffer.as_device_ptr().as_raw(), buffer.len());
+    let address = |buffer: &DeviceSlice<D>| (buffer.as_device_ptr().as_raw(), buffer.len());
     let run = StepRun::plan(stencil, address(a), address(b), &lens, steps)?;
     let (a, b) = (*a, *b);
     // Aligned copies of coefficient windows, kept until the launches that read them are done.
-    let mut copies: Vec<DeviceBuffer<T>> = Vec::new();
+    let mut copies: Vec<DeviceBuffer<D>> = Vec::new();
     for step in &run.launches {
         let (from, to) = match step.from {
             Holds::A => (a, b),
@@ -188,7 +258,7 @@ where
         let state = from.index(..step.input_len);
         let mut output = to.index(..step.output_len);
         let span = step.coefficients_from..step.coefficients_from + step.input_len;
-        let mut windows: Vec<DeviceSlice<T>> = coefficients.iter().map(|c| c.index(span.clone())).collect();
+        let mut windows: Vec<DeviceSlice<D>> = coefficients.iter().map(|c| c.index(span.clone())).collect();
         let kernel = run.kernel(stencil, step);
         // Under `valid` a one-step launch reads the coefficients from an offset, which may break
         // the one-step kernel's vector alignment: it reads an aligned copy of its window instead.
@@ -196,14 +266,14 @@ where
         for window in windows.iter_mut().filter(|w| w.as_device_ptr().as_raw() % required != 0) {
             let len = window.len();
             // SAFETY: the copy below writes every element before any launch reads it.
-            let mut copy = unsafe { DeviceBuffer::<T>::uninitialized(len) }
+            let mut copy = unsafe { DeviceBuffer::<D>::uninitialized(len) }
                 .map_err(|e| Error::cust(format!("allocating an aligned copy of {len} coefficient elements"), e))?;
             // SAFETY: both buffers outlive the copy: the copies are kept until the stream is done.
             unsafe { copy.async_copy_from(window, stream) }.map_err(|e| Error::cust("copying a coefficient window (cuMemcpyDtoDAsync)", e))?;
             *window = *copy;
             copies.push(copy);
         }
-        let inputs: Vec<&DeviceSlice<T>> = std::iter::once(&state).chain(&windows).collect();
+        let inputs: Vec<&DeviceSlice<D>> = std::iter::once(&state).chain(&windows).collect();
         launch(kernel, stream, &inputs, &mut output, params)?;
     }
     if !copies.is_empty() {
@@ -217,7 +287,7 @@ where
 /// [`launch_steps`], waits, copies out. Lengths are checked before the GPU is touched.
 pub fn run_steps<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], steps: usize, params: P) -> Result<Vec<T>, Error>
 where
-    T: Element + DeviceCopy,
+    T: OnDevice,
     P: Params,
 {
     let n = inputs.first().map_or(0, |input| input.len());
@@ -232,21 +302,22 @@ where
     let stream = Stream::new(StreamFlags::DEFAULT, None)
         .map_err(|e| Error::cust("creating a stream (cuStreamCreateWithPriority)", e))?;
     let copy_in = |input: &[T]| {
-        DeviceBuffer::from_slice(input).map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
+        let values: Vec<T::Device> = input.iter().map(|&v| v.to_device()).collect();
+        DeviceBuffer::from_slice(&values).map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
     };
     let mut a = copy_in(inputs[0])?;
     // SAFETY: every element of `b` a launch reads was written by the launch before it, and `T`
     // is one of f32, f64, i32, u32, for which any bit pattern is a valid value anyway.
-    let mut b = unsafe { DeviceBuffer::<T>::uninitialized(n) }.map_err(|e| Error::cust(format!("allocating {n} elements on the GPU"), e))?;
+    let mut b = unsafe { DeviceBuffer::<T::Device>::uninitialized(n) }.map_err(|e| Error::cust(format!("allocating {n} elements on the GPU"), e))?;
     let coefficients = inputs[1..].iter().map(|input| copy_in(input)).collect::<Result<Vec<_>, _>>()?;
-    let coefficients: Vec<&DeviceSlice<T>> = coefficients.iter().map(|c| &**c).collect();
+    let coefficients: Vec<&DeviceSlice<T::Device>> = coefficients.iter().map(|c| &**c).collect();
     let holds = launch_steps(stencil, &stream, &mut a, &mut b, &coefficients, steps, params)?;
     stream.synchronize().map_err(|e| Error::cust(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e))?;
     let result = match holds {
         Holds::A => &a,
         Holds::B => &b,
     };
-    let mut output = vec![*T::zero_ref(); out];
+    let mut output = vec![T::zero_ref().to_device(); out];
     result.index(..out).copy_to(&mut output[..]).map_err(|e| Error::cust(format!("copying {out} output elements from the GPU"), e))?;
-    Ok(output)
+    Ok(output.into_iter().map(T::from_device).collect())
 }

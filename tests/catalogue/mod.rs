@@ -6,7 +6,9 @@
 
 use rc::prelude::*;
 use rc::testdata::{awkward, first_difference, first_difference_up_to_zero_sign, poison};
+use half::{bf16, f16};
 use rc::runtime::cust::memory::DeviceCopy;
+use rc::runtime::DeviceElement;
 use rc::{Element, Params, Stencil};
 
 pub mod grid;
@@ -338,6 +340,65 @@ pub fn int_ops_u32(w: Window<u32>, salt: u32) -> u32 {
     mixed &= !7;
     let small = mixed / 3_000_000_000 + mixed % 10 + (h >> 31) + (w[1] << 3) / 7 + (!w[1] >> 28);
     small.wrapping_add(h.wrapping_sub(w[-1]) % 0xffff_fff0).wrapping_add(w[-1].wrapping_neg() / 65_537)
+}
+
+/// The 1D box average in f16, as the benchmark's: every partial sum rounds to 16 bits.
+#[stencil(radius = 8, outputs_per_thread = 8, boundary = zero)]
+pub fn box17_f16(w: Window<f16>) -> f16 {
+    let mut s = f16::ZERO;
+    for k in -8..=8 {
+        s += w[k];
+    }
+    s / f16::from_f32(17.0)
+}
+
+/// f16 over 16-byte granules (8 elements a lane), with a parameter, min/max and comparisons.
+#[stencil(radius = 3, outputs_per_thread = 8, distribution = granule(8), boundary = clamp)]
+pub fn clipped_f16_granule(w: Window<f16>, limit: f16) -> f16 {
+    let edge = (w[3] - w[-3]) * f16::from_f32(0.25) + (w[1] - w[-1]);
+    let m = edge.max(-limit).min(limit);
+    if w[0] != w[0] || m == f16::ZERO { w[2] } else { m }
+}
+
+/// bf16 over windows, mixing with f32 through explicit conversions.
+#[stencil(radius = 2, warp = 16, outputs_per_thread = 4, distribution = window(4), boundary = wrap)]
+pub fn weighted_bf16_window(w: Window<bf16>, k: [bf16; 2], gain: f32) -> bf16 {
+    let near = k[0] * (w[-1] + w[1]);
+    let far = k[1] * (w[-2] + w[2]);
+    bf16::from_f32((near + far).to_f32() * gain - w[0].to_f32()) + bf16::MIN_POSITIVE
+}
+
+/// Two f16 fields, strategy shared_memory.
+#[stencil(radius = 1, outputs_per_thread = 2, strategy = shared_memory, boundary = zero)]
+pub fn diffuse_f16_shared(u: Window<f16>, c: Window<f16>, dt: f16) -> f16 {
+    u[0] + dt * c[0] * (u[-1] - f16::from_f32(2.0) * u[0] + u[1])
+}
+
+/// bf16, staged windows.
+#[stencil(radius = 4, outputs_per_thread = 8, distribution = staged(8), boundary = clamp)]
+pub fn max_bf16_staged(w: Window<bf16>) -> bf16 {
+    let mut m = bf16::NEG_INFINITY;
+    for k in -4..=4 {
+        m = m.max(w[k]);
+    }
+    m
+}
+
+/// Something done to every 16-bit stencil of the catalogue: their cust buffers hold `u16` bits
+/// (`rc::runtime::DeviceElement`), so they are visited apart from the others.
+pub trait VisitHalf {
+    fn visit<T: Element, P: Params + std::fmt::Debug>(&mut self, stencil: &Stencil<T, P>, params: P)
+    where
+        u16: DeviceElement<T>;
+}
+
+/// Visits every 16-bit stencil above, with the parameters it is checked with.
+pub fn visit_half(v: &mut impl VisitHalf) {
+    v.visit(&box17_f16::KERNEL, ());
+    v.visit(&clipped_f16_granule::KERNEL, (f16::from_f32(3.0),));
+    v.visit(&weighted_bf16_window::KERNEL, ([bf16::from_f32(0.5), bf16::from_f32(-0.125)], 1.5));
+    v.visit(&diffuse_f16_shared::KERNEL, (f16::from_f32(0.1),));
+    v.visit(&max_bf16_staged::KERNEL, ());
 }
 
 /// Something done to every stencil in the catalogue (checked on the CPU, launched on the GPU).

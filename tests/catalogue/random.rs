@@ -2,10 +2,13 @@
 // Regenerate with `python3 tests/gen/random_stencils.py`; check with `--check`.
 
 //! 200 random stencils over every element type, radius, warp, outputs per thread and boundary,
-//! with bodies drawn from the whole body language. `tests/random.rs` checks each one's emulated
-//! warp program against the function itself.
-#![allow(unused_parens, clippy::all)]
+//! with bodies drawn from the whole body language, and 40 over f16 and bf16 (seed
+//! 0x16b17000). `tests/random.rs` checks each one's emulated warp program against the
+//! function itself.
+// A random 16-bit body may leave a parameter or a `let` unread.
+#![allow(unused_parens, unused_variables, clippy::all)]
 
+use half::{bf16, f16};
 use rc::prelude::*;
 
 #[stencil(radius = 12, warp = 4, outputs_per_thread = 7, boundary = wrap)]
@@ -3244,4 +3247,443 @@ pub fn visit_all(v: &mut impl super::Visit) {
     v.visit(&random_197::KERNEL, (0.5, 0.125));
     v.visit(&random_198::KERNEL, (0.75,));
     v.visit(&random_199::KERNEL, (0.75, [1.5, 0.125, 1.5, 0.5, -1.25]));
+}
+
+#[stencil(radius = 4, warp = 8, outputs_per_thread = 1, boundary = wrap)]
+pub fn random_half_000(w: Window<f16>, p0: f16, h: [f16; 4]) -> f16 {
+    let mut s1 = f16::ONE;
+    for k in -4..=0 {
+        s1 *= w[k] * w[-2];
+    }
+    (w[0]) + s1
+}
+
+#[stencil(radius = 6, warp = 32, outputs_per_thread = 4, boundary = wrap, distribution = window(4))]
+pub fn random_half_001(w: Window<bf16>, p0: bf16) -> bf16 {
+    let mut s1 = bf16::ZERO;
+    for k in -3..=3 {
+        s1 -= w[k] * p0;
+    }
+    let x2 = s1.max((w[-3] * w[4]) * (w[4] * p0));
+    ((bf16::from_f32(s1.to_f32())) * s1) - x2
+}
+
+#[stencil(radius = 2, warp = 8, outputs_per_thread = 4, boundary = wrap, distribution = granule(4))]
+pub fn random_half_002(w: Window<bf16>, g: f32) -> bf16 {
+    let x1 = bf16::from_f32(((w[-2].to_f32()).abs()).abs());
+    let x2 = if bf16::from_f32(1.5) != w[-2] { w[-1] } else { bf16::LN_2 };
+    let x3 = w[2].min(w[0]);
+    ((-(x2 - w[-2])) + x2) * x3
+}
+
+#[stencil(radius = 3, warp = 8, outputs_per_thread = 2, boundary = zero)]
+pub fn random_half_003(w: Window<bf16>, p0: bf16) -> bf16 {
+    let x1 = -w[3];
+    (bf16::from_f32((bf16::from_f32(0.5).to_f32() - p0.to_f32()))) * x1
+}
+
+#[stencil(radius = 4, warp = 32, outputs_per_thread = 8, boundary = wrap)]
+pub fn random_half_004(w: Window<f16>, h: [f16; 2]) -> f16 {
+    let mut s1 = f16::ZERO;
+    for k in -2..=2 {
+        s1 -= w[k];
+    }
+    (-w[1].min(h[1])) - s1
+}
+
+#[stencil(radius = 12, warp = 32, outputs_per_thread = 4, boundary = wrap)]
+pub fn random_half_005(w: Window<bf16>, p0: bf16, h: [bf16; 2]) -> bf16 {
+    let x1 = w[-7] - bf16::ONE;
+    let mut s2 = bf16::ONE;
+    for k in -2..=6 {
+        s2 *= w[k] * w[-4];
+    }
+    (((h[0] * h[1]) + w[2]) - x1) + s2
+}
+
+#[stencil(radius = 12, warp = 4, outputs_per_thread = 2, boundary = wrap)]
+pub fn random_half_006(w: Window<f16>, p0: f16, h: [f16; 4]) -> f16 {
+    let x1 = w[7];
+    (if (f16::from_f32_const(1.5) + p0) == w[8] { f16::from_f32(w[-9].to_f32()) } else { w[4] - w[-12] }) * x1
+}
+
+#[stencil(radius = 6, warp = 16, outputs_per_thread = 8, boundary = zero)]
+pub fn random_half_007(w: Window<bf16>, p0: bf16) -> bf16 {
+    let mut s1 = bf16::ZERO;
+    for k in -2..=0 {
+        s1 -= w[k] * w[-2];
+    }
+    (-bf16::from_f32(w[-1].to_f32())) + s1
+}
+
+#[stencil(radius = 1, warp = 16, outputs_per_thread = 1, boundary = zero)]
+pub fn random_half_008(w: Window<bf16>, g: f32) -> bf16 {
+    let x1 = w[0];
+    let mut s2 = bf16::ZERO;
+    for k in -1..=0 {
+        s2 += w[k];
+    }
+    let x3 = w[0];
+    let x4 = x3.max(w[-1] * bf16::LN_2) - ((w[1] - w[1]) + x1.max(w[-1]));
+    ((w[1].min(bf16::from_f32_const(-0.375)) * (w[0] / x1)) + x3) * x4
+}
+
+#[stencil(radius = 2, warp = 8, outputs_per_thread = 4, boundary = clamp)]
+pub fn random_half_009(w: Window<bf16>, p0: bf16, h: [bf16; 4]) -> bf16 {
+    let x1 = w[-2];
+    let x2 = if bf16::from_f32_const(-3.7) < (if -h[3] >= -bf16::from_f32(0.75) { bf16::from_f32(x1.to_f32()) } else { w[-2].max(bf16::from_f32(0.1)) }) { if bf16::from_f32(w[-1].to_f32()) != bf16::from_f32(x1.to_f32()) { w[2] - w[-1] } else { bf16::from_f32(x1.to_f32()) } } else { if h[0].min(x1) == h[3] { x1 } else { bf16::from_f32(w[-1].to_f32()) } };
+    let x3 = ((x1 / p0) - w[0]) + (w[2].min(h[3]) + w[-2]);
+    let mut s4 = bf16::ZERO;
+    for k in -1..=1 {
+        s4 += w[k];
+    }
+    ((w[1].max(x1) + (p0 * w[2])) - x3) * s4
+}
+
+#[stencil(radius = 8, warp = 8, outputs_per_thread = 4, boundary = wrap)]
+pub fn random_half_010(w: Window<f16>, p0: f16, h: [f16; 3]) -> f16 {
+    let x1 = f16::SQRT_2;
+    let x2 = (p0 + w[-8]) * (if f16::from_f32_const(2.0) >= w[-6] { p0 } else { x1 });
+    let x3 = p0;
+    ((w[-6]) + x2) + x3
+}
+
+#[stencil(radius = 2, warp = 8, outputs_per_thread = 8, boundary = clamp)]
+pub fn random_half_011(w: Window<bf16>, p0: bf16) -> bf16 {
+    let mut s1 = bf16::ONE;
+    for k in -1..=2 {
+        s1 *= w[k];
+    }
+    let x2 = s1;
+    let x3 = s1 * (bf16::from_f32(2.0) - p0);
+    ((w[2] - (bf16::from_f32(1.5) / x3)) - x2) - x3
+}
+
+#[stencil(radius = 4, warp = 4, outputs_per_thread = 2, boundary = clamp, distribution = granule(2))]
+pub fn random_half_012(w: Window<bf16>, g: f32) -> bf16 {
+    let x1 = (w[-1] - w[-2]).min(w[-4]) / (bf16::LN_2 / bf16::from_f32(w[-4].to_f32()));
+    let mut s2 = bf16::ONE;
+    for k in 0..=4 {
+        s2 *= w[k];
+    }
+    let mut s3 = bf16::ZERO;
+    for k in 0..=3 {
+        s3 -= w[k] * w[-3];
+    }
+    (((if bf16::MIN < bf16::from_f32_const(0.125) { w[-4] } else { bf16::from_f32(0.1) }).max(if w[-4] > w[-4] { w[0] } else { w[-3] })) + s2) + s3
+}
+
+#[stencil(radius = 2, warp = 16, outputs_per_thread = 8, boundary = wrap)]
+pub fn random_half_013(w: Window<f16>, p0: f16, h: [f16; 2]) -> f16 {
+    let x1 = -p0;
+    let x2 = w[0];
+    let x3 = w[-2];
+    let x4 = if p0 != h[0] { h[1] } else { x1 };
+    ((if w[0].max(h[0]) >= f16::from_f32(w[-2].to_f32()) { w[-1].max(x2) } else { w[-1] * x4 }) + x3) - x4
+}
+
+#[stencil(radius = 6, warp = 16, outputs_per_thread = 8, boundary = wrap)]
+pub fn random_half_014(w: Window<bf16>, p0: bf16, p1: bf16, h: [bf16; 3]) -> bf16 {
+    let x1 = w[-2];
+    let x2 = bf16::from_f32(-3.7) / x1;
+    let mut s3 = bf16::ZERO;
+    for k in -3..=3 {
+        s3 += w[k];
+    }
+    let x4 = -p0.max(w[6] * w[0]) / bf16::from_f32((w[-6].to_f32()).sqrt());
+    ((s3) + s3) - x4
+}
+
+#[stencil(radius = 6, warp = 4, outputs_per_thread = 1, boundary = wrap)]
+pub fn random_half_015(w: Window<f16>, p0: f16) -> f16 {
+    let x1 = f16::from_f32(0.5) - w[-3];
+    (f16::ONE / (w[5] - f16::from_f32(0.5))) * x1
+}
+
+#[stencil(radius = 4, warp = 32, outputs_per_thread = 1, boundary = clamp)]
+pub fn random_half_016(w: Window<f16>, p0: f16) -> f16 {
+    let mut s1 = f16::ZERO;
+    for k in -3..=0 {
+        s1 += w[k] * w[-2];
+    }
+    (w[0]) + s1
+}
+
+#[stencil(radius = 3, warp = 4, outputs_per_thread = 8, boundary = valid)]
+pub fn random_half_017(w: Window<bf16>, p0: bf16, g: f32) -> bf16 {
+    let mut s1 = bf16::ZERO;
+    for k in -2..=3 {
+        s1 += w[k] * bf16::ZERO;
+    }
+    (w[-1].max(p0) - (p0 - bf16::from_f32_const(0.1))) - s1
+}
+
+#[stencil(radius = 4, warp = 32, outputs_per_thread = 8, boundary = clamp)]
+pub fn random_half_018(w: Window<f16>, p0: f16, g: f32) -> f16 {
+    let x1 = f16::from_f32(w[-2].to_f32());
+    let x2 = x1;
+    let x3 = p0;
+    ((p0) - x2) * x3
+}
+
+#[stencil(radius = 6, warp = 4, outputs_per_thread = 4, boundary = clamp, distribution = window(4))]
+pub fn random_half_019(w: Window<f16>, p0: f16, p1: f16, h: [f16; 3]) -> f16 {
+    let x1 = ((w[1] / w[0]) + w[1]).max((w[-6] + w[6]).min(p0.max(h[1])));
+    let mut s2 = f16::ONE;
+    for k in -6..=6 {
+        s2 *= w[k];
+    }
+    let x3 = -w[-5];
+    let x4 = -p1;
+    ((s2.min(f16::from_f32(0.1))) + x3) * x4
+}
+
+#[stencil(radius = 3, warp = 8, outputs_per_thread = 4, boundary = valid)]
+pub fn random_half_020(w: Window<f16>, p0: f16, p1: f16) -> f16 {
+    let mut s1 = f16::ZERO;
+    for k in -3..=2 {
+        s1 -= w[k];
+    }
+    let x2 = (w[-1] / w[2]) + w[-3].max(w[-1]);
+    let x3 = (s1 - s1).max(if x2 > f16::LN_2 { w[-3] } else { x2 });
+    let mut s4 = f16::ZERO;
+    for k in -2..=2 {
+        s4 += w[k] * f16::from_f32(-3.7);
+    }
+    ((w[-2].min(s4) + (s4 + w[2])) + x3) - s4
+}
+
+#[stencil(radius = 1, warp = 4, outputs_per_thread = 1, boundary = clamp)]
+pub fn random_half_021(w: Window<bf16>, g: f32, h: [bf16; 4]) -> bf16 {
+    let x1 = w[1] / w[1];
+    let x2 = bf16::from_f32(0.5f32);
+    let x3 = h[2] / w[-1];
+    (((w[0] / w[0]).min(bf16::from_f32(2.0) - h[3])) + x2) - x3
+}
+
+#[stencil(radius = 2, warp = 16, outputs_per_thread = 8, boundary = zero)]
+pub fn random_half_022(w: Window<f16>, p0: f16) -> f16 {
+    let mut s1 = f16::ONE;
+    for k in 0..=1 {
+        s1 *= w[k] * w[0];
+    }
+    (f16::from_f32(w[0].to_f32()) - f16::MIN) - s1
+}
+
+#[stencil(radius = 1, warp = 16, outputs_per_thread = 8, boundary = zero)]
+pub fn random_half_023(w: Window<f16>, p0: f16) -> f16 {
+    let x1 = (w[1] * p0).min(w[-1].max(f16::MIN_POSITIVE));
+    (f16::from_f32(p0.to_f32()).max(f16::ONE)) - x1
+}
+
+#[stencil(radius = 1, warp = 4, outputs_per_thread = 1, boundary = wrap)]
+pub fn random_half_024(w: Window<bf16>, h: [bf16; 4]) -> bf16 {
+    let x1 = w[0];
+    let mut s2 = bf16::ZERO;
+    for k in 0..=0 {
+        s2 -= w[k];
+    }
+    (((bf16::MIN - h[3]).min(w[1])) - x1) - s2
+}
+
+#[stencil(radius = 3, warp = 4, outputs_per_thread = 8, boundary = clamp)]
+pub fn random_half_025(w: Window<f16>, p0: f16) -> f16 {
+    let x1 = f16::from_f32(p0.to_f32());
+    let mut s2 = f16::ZERO;
+    for k in -1..=3 {
+        s2 += w[k] * w[1];
+    }
+    let x3 = f16::from_f32(p0.to_f32());
+    let mut s4 = f16::ONE;
+    for k in -1..=0 {
+        s4 *= w[k];
+    }
+    ((w[2]) + x3) * s4
+}
+
+#[stencil(radius = 1, warp = 32, outputs_per_thread = 2, boundary = wrap, distribution = granule(2))]
+pub fn random_half_026(w: Window<f16>, p0: f16, h: [f16; 4]) -> f16 {
+    let mut s1 = f16::ONE;
+    for k in 0..=0 {
+        s1 *= w[k] * w[-1];
+    }
+    (if f16::from_f32(w[0].to_f32()) == w[-1].min(w[1]) { f16::MIN_POSITIVE / s1 } else { h[1] + w[-1] }) + s1
+}
+
+#[stencil(radius = 2, warp = 32, outputs_per_thread = 4, boundary = wrap)]
+pub fn random_half_027(w: Window<f16>) -> f16 {
+    let mut s1 = f16::ZERO;
+    for k in -2..=0 {
+        s1 += w[k] * f16::NEG_ONE;
+    }
+    let mut s2 = f16::ONE;
+    for k in 0..=0 {
+        s2 *= w[k];
+    }
+    let mut s3 = f16::ONE;
+    for k in 0..=1 {
+        s3 *= w[k];
+    }
+    ((f16::from_f32(f16::MAX.to_f32())) * s2) - s3
+}
+
+#[stencil(radius = 2, warp = 32, outputs_per_thread = 1, boundary = valid)]
+pub fn random_half_028(w: Window<bf16>, p0: bf16, p1: bf16, g: f32) -> bf16 {
+    let mut s1 = bf16::ONE;
+    for k in -2..=0 {
+        s1 *= w[k];
+    }
+    (bf16::from_f32(p0.to_f32())) * s1
+}
+
+#[stencil(radius = 2, warp = 16, outputs_per_thread = 8, boundary = clamp, distribution = window(4))]
+pub fn random_half_029(w: Window<f16>, p0: f16) -> f16 {
+    let x1 = f16::from_f32(((w[1].to_f32() - w[2].to_f32())).abs());
+    let mut s2 = f16::ZERO;
+    for k in 0..=0 {
+        s2 -= w[k];
+    }
+    ((p0) * x1) - s2
+}
+
+#[stencil(radius = 2, warp = 32, outputs_per_thread = 1, boundary = valid)]
+pub fn random_half_030(w: Window<bf16>, p0: bf16) -> bf16 {
+    let mut s1 = bf16::ONE;
+    for k in -2..=0 {
+        s1 *= w[k];
+    }
+    let x2 = -bf16::from_f32(1.5);
+    let x3 = p0;
+    (((bf16::MIN * x2) / s1) * x2) * x3
+}
+
+#[stencil(radius = 2, warp = 32, outputs_per_thread = 2, boundary = valid)]
+pub fn random_half_031(w: Window<bf16>, p0: bf16) -> bf16 {
+    let x1 = bf16::from_f32(p0.to_f32()).max(if bf16::E >= bf16::PI { w[-1] } else { w[-1] });
+    (bf16::SQRT_2 / w[-1]) * x1
+}
+
+#[stencil(radius = 1, warp = 8, outputs_per_thread = 1, boundary = wrap)]
+pub fn random_half_032(w: Window<bf16>, p0: bf16, p1: bf16, h: [bf16; 3]) -> bf16 {
+    let x1 = bf16::from_f32(bf16::from_f32_const(2.0).to_f32());
+    let x2 = h[0];
+    let x3 = (w[-1] / w[-1]).min(w[-1] * h[0]) + (if w[-1] < w[0] { w[1] } else { w[-1] }).max(h[2] + h[0]);
+    let x4 = (w[-1] - bf16::from_f32(1.5)).max(p0 / x2);
+    ((w[-1]) * x3) - x4
+}
+
+#[stencil(radius = 3, warp = 8, outputs_per_thread = 4, boundary = clamp)]
+pub fn random_half_033(w: Window<f16>, p0: f16, g: f32, h: [f16; 4]) -> f16 {
+    let x1 = w[3];
+    let mut s2 = f16::ZERO;
+    for k in -3..=0 {
+        s2 -= w[k];
+    }
+    let x3 = -h[3];
+    (((f16::from_f32_const(2.0) * f16::EPSILON) * (p0 - w[-3])) - s2) - x3
+}
+
+#[stencil(radius = 12, warp = 4, outputs_per_thread = 2, boundary = zero)]
+pub fn random_half_034(w: Window<f16>, p0: f16, h: [f16; 2]) -> f16 {
+    let x1 = f16::MAX - f16::MAX;
+    let mut s2 = f16::ONE;
+    for k in 0..=4 {
+        s2 *= w[k];
+    }
+    ((h[0].min(if s2 >= w[1] { p0 } else { x1 })) * x1) + s2
+}
+
+#[stencil(radius = 2, warp = 8, outputs_per_thread = 8, boundary = zero)]
+pub fn random_half_035(w: Window<bf16>, p0: bf16, h: [bf16; 2]) -> bf16 {
+    let mut s1 = bf16::ZERO;
+    for k in -1..=0 {
+        s1 -= w[k];
+    }
+    let mut s2 = bf16::ZERO;
+    for k in 0..=2 {
+        s2 += w[k];
+    }
+    let x3 = bf16::from_f32(h[1].to_f32()) / (if h[1] >= s2 { h[1] } else { w[-2] });
+    let x4 = w[1] / (h[1] / w[0]);
+    ((if (h[1] + w[0]) != (s2 + w[2]) { h[0] / w[0] } else { bf16::from_f32(p0.to_f32()) }) * x3) + x4
+}
+
+#[stencil(radius = 6, warp = 4, outputs_per_thread = 2, boundary = valid, distribution = granule(2))]
+pub fn random_half_036(w: Window<bf16>, p0: bf16, p1: bf16, h: [bf16; 3]) -> bf16 {
+    let mut s1 = bf16::ZERO;
+    for k in -5..=2 {
+        s1 -= w[k];
+    }
+    let x2 = w[3] / h[1];
+    let mut s3 = bf16::ZERO;
+    for k in 0..=1 {
+        s3 -= w[k];
+    }
+    let x4 = bf16::from_f32(p1.to_f32());
+    (((bf16::MAX + w[3]) / (h[2] / p1)) - s3) * x4
+}
+
+#[stencil(radius = 12, warp = 16, outputs_per_thread = 2, boundary = zero, distribution = window(2))]
+pub fn random_half_037(w: Window<bf16>, p0: bf16, g: f32, h: [bf16; 4]) -> bf16 {
+    let x1 = -(-w[8]);
+    (w[-3].max(w[-7]) - w[10].min(w[6])) * x1
+}
+
+#[stencil(radius = 6, warp = 4, outputs_per_thread = 4, boundary = clamp)]
+pub fn random_half_038(w: Window<bf16>, p0: bf16, p1: bf16) -> bf16 {
+    let mut s1 = bf16::ZERO;
+    for k in -3..=1 {
+        s1 -= w[k];
+    }
+    (bf16::from_f32(-3.7)) + s1
+}
+
+#[stencil(radius = 2, warp = 4, outputs_per_thread = 2, boundary = valid)]
+pub fn random_half_039(w: Window<bf16>, p0: bf16, g: f32) -> bf16 {
+    let x1 = if (w[1] + w[1]) >= (if w[-1] == w[2] { w[2] } else { p0 }) { w[-2] } else { if w[2] < w[1] { w[-1] } else { bf16::from_f32(0.1) } };
+    ((bf16::from_f32_const(100.0) * bf16::E) - (w[2] * w[0])) + x1
+}
+
+/// Visits every 16-bit stencil above, with the parameters it is checked with.
+pub fn visit_half(v: &mut impl super::VisitHalf) {
+    v.visit(&random_half_000::KERNEL, (f16::from_f32(1.5), [f16::from_f32(3.0), f16::from_f32(2.0), f16::from_f32(1.5), f16::from_f32(0.75)]));
+    v.visit(&random_half_001::KERNEL, (bf16::from_f32(0.75),));
+    v.visit(&random_half_002::KERNEL, (1.5,));
+    v.visit(&random_half_003::KERNEL, (bf16::from_f32(1.5),));
+    v.visit(&random_half_004::KERNEL, ([f16::from_f32(1.5), f16::from_f32(0.75)],));
+    v.visit(&random_half_005::KERNEL, (bf16::from_f32(-1.25), [bf16::from_f32(-1.25), bf16::from_f32(0.75)]));
+    v.visit(&random_half_006::KERNEL, (f16::from_f32(1.5), [f16::from_f32(0.5), f16::from_f32(1.5), f16::from_f32(-0.375), f16::from_f32(0.75)]));
+    v.visit(&random_half_007::KERNEL, (bf16::from_f32(-0.375),));
+    v.visit(&random_half_008::KERNEL, (0.75,));
+    v.visit(&random_half_009::KERNEL, (bf16::from_f32(3.0), [bf16::from_f32(2.0), bf16::from_f32(-1.25), bf16::from_f32(-0.375), bf16::from_f32(0.75)]));
+    v.visit(&random_half_010::KERNEL, (f16::from_f32(0.125), [f16::from_f32(0.5), f16::from_f32(2.0), f16::from_f32(0.5)]));
+    v.visit(&random_half_011::KERNEL, (bf16::from_f32(2.0),));
+    v.visit(&random_half_012::KERNEL, (0.125,));
+    v.visit(&random_half_013::KERNEL, (f16::from_f32(-1.25), [f16::from_f32(0.125), f16::from_f32(1.5)]));
+    v.visit(&random_half_014::KERNEL, (bf16::from_f32(0.75), bf16::from_f32(1.5), [bf16::from_f32(2.0), bf16::from_f32(1.5), bf16::from_f32(0.5)]));
+    v.visit(&random_half_015::KERNEL, (f16::from_f32(-0.375),));
+    v.visit(&random_half_016::KERNEL, (f16::from_f32(0.75),));
+    v.visit(&random_half_017::KERNEL, (bf16::from_f32(0.75), 3.0));
+    v.visit(&random_half_018::KERNEL, (f16::from_f32(2.0), 0.5));
+    v.visit(&random_half_019::KERNEL, (f16::from_f32(-0.375), f16::from_f32(0.75), [f16::from_f32(-0.375), f16::from_f32(0.5), f16::from_f32(-0.375)]));
+    v.visit(&random_half_020::KERNEL, (f16::from_f32(3.0), f16::from_f32(3.0)));
+    v.visit(&random_half_021::KERNEL, (0.75, [bf16::from_f32(0.5), bf16::from_f32(2.0), bf16::from_f32(0.125), bf16::from_f32(0.5)]));
+    v.visit(&random_half_022::KERNEL, (f16::from_f32(3.0),));
+    v.visit(&random_half_023::KERNEL, (f16::from_f32(0.5),));
+    v.visit(&random_half_024::KERNEL, ([bf16::from_f32(0.75), bf16::from_f32(3.0), bf16::from_f32(-1.25), bf16::from_f32(0.5)],));
+    v.visit(&random_half_025::KERNEL, (f16::from_f32(0.5),));
+    v.visit(&random_half_026::KERNEL, (f16::from_f32(0.125), [f16::from_f32(-0.375), f16::from_f32(0.5), f16::from_f32(3.0), f16::from_f32(1.5)]));
+    v.visit(&random_half_027::KERNEL, ());
+    v.visit(&random_half_028::KERNEL, (bf16::from_f32(0.125), bf16::from_f32(0.125), -1.25));
+    v.visit(&random_half_029::KERNEL, (f16::from_f32(3.0),));
+    v.visit(&random_half_030::KERNEL, (bf16::from_f32(3.0),));
+    v.visit(&random_half_031::KERNEL, (bf16::from_f32(0.75),));
+    v.visit(&random_half_032::KERNEL, (bf16::from_f32(0.5), bf16::from_f32(0.5), [bf16::from_f32(0.75), bf16::from_f32(0.5), bf16::from_f32(1.5)]));
+    v.visit(&random_half_033::KERNEL, (f16::from_f32(0.75), 0.125, [f16::from_f32(1.5), f16::from_f32(0.125), f16::from_f32(1.5), f16::from_f32(2.0)]));
+    v.visit(&random_half_034::KERNEL, (f16::from_f32(-1.25), [f16::from_f32(0.125), f16::from_f32(1.5)]));
+    v.visit(&random_half_035::KERNEL, (bf16::from_f32(0.5), [bf16::from_f32(3.0), bf16::from_f32(0.75)]));
+    v.visit(&random_half_036::KERNEL, (bf16::from_f32(0.75), bf16::from_f32(-0.375), [bf16::from_f32(0.75), bf16::from_f32(2.0), bf16::from_f32(-1.25)]));
+    v.visit(&random_half_037::KERNEL, (bf16::from_f32(-0.375), 3.0, [bf16::from_f32(0.5), bf16::from_f32(0.125), bf16::from_f32(0.75), bf16::from_f32(2.0)]));
+    v.visit(&random_half_038::KERNEL, (bf16::from_f32(-0.375), bf16::from_f32(0.5)));
+    v.visit(&random_half_039::KERNEL, (bf16::from_f32(-0.375), 2.0));
 }

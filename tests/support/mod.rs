@@ -3,30 +3,30 @@
 use rc::runtime::cust::context::Context;
 use rc::runtime::cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
 use rc::runtime::cust::stream::{Stream, StreamFlags};
-use rc::testdata::poison;
-use rc::Element;
 
 /// Elements on each side of an output that a kernel must not write. A multiple of 4, so the
 /// output view stays aligned for 16-byte vector stores.
 #[allow(dead_code)]
 pub const GUARD: usize = 32;
 
-/// Runs `launch` on an output of `n_out` poisoned elements between two poisoned guards of
-/// `GUARD` elements, waits, and returns the output; an error if the guards changed.
+/// Runs `launch` on an output of `n_out` elements `poison` between two guards of `GUARD` of
+/// them, waits, and returns the output; an error if the guards changed. `D` is what the
+/// buffer holds: the element, or its bits (`u16` for f16 and bf16, see `rc::runtime::DeviceElement`).
 #[allow(dead_code)]
-pub fn launch_guarded<T: Element + DeviceCopy>(
+pub fn launch_guarded<D: DeviceCopy + PartialEq>(
     n_out: usize,
+    poison: D,
     stream: &Stream,
-    launch: impl FnOnce(&mut DeviceSlice<T>) -> Result<(), String>,
-) -> Result<Vec<T>, String> {
-    let d_out = DeviceBuffer::from_slice(&vec![poison::<T>(); n_out + 2 * GUARD]).map_err(|e| e.to_string())?;
+    launch: impl FnOnce(&mut DeviceSlice<D>) -> Result<(), String>,
+) -> Result<Vec<D>, String> {
+    let d_out = DeviceBuffer::from_slice(&vec![poison; n_out + 2 * GUARD]).map_err(|e| e.to_string())?;
     // A view of the middle: the guards on both sides must come back untouched.
     let mut out = d_out.index(GUARD..GUARD + n_out);
     launch(&mut out)?;
     stream.synchronize().map_err(|e| format!("kernel failed: {e:?}"))?;
-    let mut got = vec![poison::<T>(); n_out + 2 * GUARD];
+    let mut got = vec![poison; n_out + 2 * GUARD];
     d_out.copy_to(&mut got[..]).map_err(|e| e.to_string())?;
-    let untouched = |g: &[T]| g.iter().all(|v| v.to_scalar().bits == poison::<T>().to_scalar().bits);
+    let untouched = |g: &[D]| g.iter().all(|v| *v == poison);
     if !untouched(&got[..GUARD]) || !untouched(&got[GUARD + n_out..]) {
         return Err("the kernel wrote outside its output".into());
     }

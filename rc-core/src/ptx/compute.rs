@@ -1,13 +1,13 @@
 //! Printing what lanes compute: arithmetic with Rust's semantics, picks, shuffles, and runs of
 //! divisions by constants.
 
-use super::types::{immediate, ptx_type};
+use super::types::{bits_type, immediate, narrow, ptx_type, widen};
 use super::{Printer, LANE};
 use crate::abi::KernelParam;
 use crate::body::{BinaryOp, CompareOp, UnaryOp};
 use crate::machine::Division;
 use crate::program::{Instr, Reg};
-use crate::scalar::{Scalar, ScalarType};
+use crate::scalar::{HalfFormat, Scalar, ScalarType};
 use crate::schedule::LanePieces;
 
 impl Printer<'_> {
@@ -15,7 +15,7 @@ impl Printer<'_> {
     pub(super) fn carry(&mut self, moves: &[(Reg, Reg)]) {
         self.comment("carry the input box's planes one down for the next step");
         for &(dst, src) in moves {
-            let ty = ptx_type(self.program.reg_type(dst));
+            let ty = bits_type(self.program.reg_type(dst));
             let line = format!("mov.{ty} {}, {};", self.reg(dst), self.reg(src));
             self.line(&line);
         }
@@ -66,9 +66,17 @@ impl Printer<'_> {
                 self.shuffle(*dst, *src, *rotate);
             }
             Instr::Param { dst, index } => {
-                let param = KernelParam::Value { index: *index, ty: program.reg_type(*dst) };
+                let ty = program.reg_type(*dst);
+                let param = KernelParam::Value { index: *index, ty };
                 let name = self.param_name(&param.suffix());
-                self.line(&format!("ld.param.{} {}, [{name}];", param.ptx_type(), self.reg(*dst)));
+                match ty.widened() {
+                    Some(format) => {
+                        let (h, d) = (self.h(), self.reg(*dst));
+                        self.line(&format!("ld.param.{} {h}, [{name}];", param.ptx_type()));
+                        self.widen(format, &d, &h);
+                    }
+                    None => self.line(&format!("ld.param.{} {}, [{name}];", param.ptx_type(), self.reg(*dst))),
+                }
             }
             Instr::Const { dst, value } => self.constant(*dst, *value),
             Instr::Unary { dst, op, a } => self.unary(*dst, *op, *a),
@@ -84,7 +92,7 @@ impl Printer<'_> {
                     self.line(&format!("and.pred {y}, {y}, {f};"));
                     self.line(&format!("or.pred {d}, {x}, {y};"));
                 } else {
-                    self.line(&format!("selp.{} {d}, {t}, {f}, {c};", ptx_type(ty)));
+                    self.line(&format!("selp.{} {d}, {t}, {f}, {c};", bits_type(ty)));
                 }
             }
             Instr::Cast { dst, a } => self.cast(*dst, *a),
@@ -98,9 +106,30 @@ impl Printer<'_> {
         }
     }
 
+    /// `d` = 16-bit `h` widened exactly to f32.
+    pub(super) fn widen(&mut self, format: HalfFormat, d: &str, h: &str) {
+        let t = match format {
+            HalfFormat::BFloat16 => self.t(),
+            HalfFormat::Binary16 => String::new(),
+        };
+        for line in widen(format, d, h, &t) {
+            self.line(&line);
+        }
+    }
+
+    /// `d`, an f32 register holding a widened 16-bit type's value computed in f32, rounded once
+    /// to that type, as the half crate rounds every operation (nothing for other types).
+    fn round(&mut self, ty: ScalarType, d: &str) {
+        if let Some(format) = ty.widened() {
+            let h = self.h();
+            self.line(&narrow(format, &h, d));
+            self.widen(format, d, &h);
+        }
+    }
+
     /// `dst` = the register of this lane's piece: a chain of selects from the last piece down.
     fn pick(&mut self, dst: Reg, pieces: &LanePieces) {
-        let ty = ptx_type(self.program.reg_type(dst));
+        let ty = bits_type(self.program.reg_type(dst));
         let d = self.reg(dst);
         let runs = &pieces.0;
         let Some(&(_, last)) = runs.last() else { return };
@@ -130,7 +159,13 @@ impl Printer<'_> {
             }
         };
         let (d, s) = (self.reg(dst), self.reg(src));
-        if self.program.element.words() == 2 {
+        if self.program.reg_type(dst).register_bits() == 16 {
+            // A 16-bit register travels in the low half of a 32-bit word.
+            let (word, got, high) = (self.t(), self.t(), self.h());
+            self.line(&format!("mov.b32 {word}, {{{s}, {s}}};"));
+            self.line(&format!("shfl.sync.idx.b32 {got}, {word}, {source}, {c}, 0xffffffff;"));
+            self.line(&format!("mov.b32 {{{d}, {high}}}, {got};"));
+        } else if self.program.element.words() == 2 {
             let (lo, hi, lo2, hi2) = (self.t(), self.t(), self.t(), self.t());
             self.line(&format!("mov.b64 {{{lo}, {hi}}}, {s};"));
             self.line(&format!("shfl.sync.idx.b32 {lo2}, {lo}, {source}, {c}, 0xffffffff;"));
@@ -149,7 +184,7 @@ impl Printer<'_> {
                 self.line(&format!("mov.u32 {t}, {};", value.bits & 1));
                 self.line(&format!("setp.ne.u32 {d}, {t}, 0;"));
             }
-            ty => self.line(&format!("mov.{} {d}, {};", ptx_type(ty), immediate(value))),
+            ty => self.line(&format!("mov.{} {d}, {};", bits_type(ty), immediate(value))),
         }
     }
 
@@ -157,7 +192,7 @@ impl Printer<'_> {
         let ty = self.program.reg_type(dst);
         let (d, x) = (self.reg(dst), self.reg(a));
         // A float's sign bit, the top bit of its width.
-        let (bits, sign) = (ty.bytes() * 8, 1u64 << (ty.bytes() * 8 - 1));
+        let (bits, sign) = (ty.register_bits(), 1u64 << (ty.register_bits() - 1));
         let text = match (op, ty) {
             // Rust flips/clears the sign bit, NaN included; neg.f32/abs.f32 need not.
             (UnaryOp::Neg, t) if t.is_float() => format!("xor.b{bits} {d}, {x}, 0x{sign:X};"),
@@ -180,19 +215,32 @@ impl Printer<'_> {
                 BinaryOp::Add => self.line(&format!("add.rn.{t} {d}, {x}, {y};")),
                 BinaryOp::Sub => self.line(&format!("sub.rn.{t} {d}, {x}, {y};")),
                 BinaryOp::Mul => self.line(&format!("mul.rn.{t} {d}, {x}, {y};")),
+                // PTX has no f16 division: in f32, rounded once (exact as + - * are).
+                BinaryOp::Div if ty == ScalarType::F16 => {
+                    let (a, b) = (self.scratch(ScalarType::F32), self.scratch(ScalarType::F32));
+                    self.line(&format!("cvt.f32.f16 {a}, {x};"));
+                    self.line(&format!("cvt.f32.f16 {b}, {y};"));
+                    self.line(&format!("div.rn.f32 {a}, {a}, {b};"));
+                    self.line(&format!("cvt.rn.f16.f32 {d}, {a};"));
+                }
                 BinaryOp::Div => self.line(&format!("div.rn.{t} {d}, {x}, {y};")),
                 BinaryOp::Min | BinaryOp::Max => {
                     // isnan(x) ? y : (y < x ? y : x) for min (y > x for max), as ops::binary.
                     let cmp = if op == BinaryOp::Min { "lt" } else { "gt" };
                     let (q, nan) = (self.q(), self.q());
                     let tmp = self.scratch(ty);
+                    let bits = bits_type(ty);
                     self.line(&format!("setp.{cmp}.{t} {q}, {y}, {x};"));
-                    self.line(&format!("selp.{t} {tmp}, {y}, {x}, {q};"));
+                    self.line(&format!("selp.{bits} {tmp}, {y}, {x}, {q};"));
                     self.line(&format!("setp.nan.{t} {nan}, {x}, {x};"));
-                    self.line(&format!("selp.{t} {d}, {y}, {tmp}, {nan};"));
+                    self.line(&format!("selp.{bits} {d}, {y}, {tmp}, {nan};"));
                 }
                 // Body::new rejects the rest on floats.
                 _ => {}
+            }
+            // min and max pick an operand, already of the type.
+            if matches!(op, BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div) {
+                self.round(ty, &d);
             }
             return;
         }
@@ -254,7 +302,16 @@ impl Printer<'_> {
         let (from, to) = (self.program.reg_type(a), self.program.reg_type(dst));
         let (d, x) = (self.reg(dst), self.reg(a));
         let text = match (from, to) {
-            (f, t) if f == t => format!("mov.{} {d}, {x};", ptx_type(t)),
+            (f, t) if f == t => format!("mov.{} {d}, {x};", bits_type(t)),
+            // `x.to_f32()` and `f16::from_f32(x)`.
+            (F16, F32) => format!("cvt.f32.f16 {d}, {x};"),
+            (F32, F16) => format!("cvt.rn.f16.f32 {d}, {x};"),
+            // bf16 registers hold their values widened already.
+            (BF16, F32) => format!("mov.f32 {d}, {x};"),
+            (F32, BF16) => {
+                self.line(&format!("mov.f32 {d}, {x};"));
+                return self.round(to, &d);
+            }
             (F32, F64) => format!("cvt.f64.f32 {d}, {x};"),
             (F64, F32) => format!("cvt.rn.f32.f64 {d}, {x};"),
             // Float to integer: round toward zero and saturate, as Rust's `as`; and NaN to 0,

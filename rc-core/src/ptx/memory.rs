@@ -1,6 +1,6 @@
 //! Printing loads, stores and stages: addresses, lane guards and the boundary rule.
 
-use super::types::ptx_type;
+use super::types::{narrow, ptx_type};
 use super::{Buffer, Printer, CTAID, LANE, N, N_MINUS_1, N_OUT, OUTPUT, SHARED_TILE, TID, TILE_START};
 use crate::distribution::AffineLoad;
 use crate::machine::WarpStage;
@@ -8,7 +8,127 @@ use crate::pattern::Boundary;
 use crate::program::Reg;
 use crate::stage;
 
+/// Which lanes of a load take part, and what the others' registers hold.
+#[derive(Clone, Copy)]
+enum Guard<'a> {
+    All,
+    /// Lanes where the predicate holds load; the others' registers hold zero.
+    Zeroed(&'a str),
+    /// Lanes where the predicate holds load; nothing reads the others' registers.
+    Only(&'a str),
+}
+
 impl Printer<'_> {
+    /// `regs` = consecutive elements from `addr` in state space `space` (`global.nc`, `shared`),
+    /// in one access. 16-bit elements are read as they are held, in pairs per 32-bit word, and
+    /// split into their registers (widened to f32 for bf16).
+    fn read_elements(&mut self, space: &str, regs: &[String], addr: &str, guard: Guard) {
+        let element = self.program.element;
+        if element.half().is_none() {
+            let ty = ptx_type(element);
+            return self.access(&format!("ld.{space}.{ty}"), regs, addr, guard, element.register_bits());
+        }
+        let widened = element.widened();
+        let raw: Vec<String> = match (regs.len(), widened) {
+            (1, None) => regs.to_vec(),
+            (1, Some(_)) => vec![self.h()],
+            (n, _) => (0..n / 2).map(|_| self.t()).collect(),
+        };
+        let (ty, bits) = if regs.len() == 1 { ("b16", 16) } else { ("b32", 32) };
+        self.access(&format!("ld.{space}.{ty}"), &raw, addr, guard, bits);
+        match widened {
+            Some(format) => {
+                let halves = self.unpack(&raw, regs.len());
+                for (d, h) in regs.iter().zip(&halves) {
+                    self.widen(format, d, h);
+                }
+            }
+            // Loaded into their registers already, or split out of the words.
+            None if regs.len() == 1 => {}
+            None => {
+                for (word, pair) in raw.iter().zip(regs.chunks(2)) {
+                    self.line(&format!("mov.b32 {{{}, {}}}, {word};", pair[0], pair[1]));
+                }
+            }
+        }
+    }
+
+    /// Consecutive elements from `addr` in state space `space` = `values`, in one access;
+    /// 16-bit elements packed in pairs (bf16 rounded back from f32 first, exactly: they hold
+    /// values of the type).
+    fn write_elements(&mut self, space: &str, addr: &str, values: &[String], guard: Option<&str>) {
+        let element = self.program.element;
+        let guard = guard.map_or(Guard::All, Guard::Only);
+        if element.half().is_none() {
+            let ty = ptx_type(element);
+            return self.access(&format!("st.{space}.{ty}"), values, addr, guard, 0);
+        }
+        let halves: Vec<String> = match element.widened() {
+            Some(format) => values
+                .iter()
+                .map(|v| {
+                    let h = self.h();
+                    self.line(&narrow(format, &h, v));
+                    h
+                })
+                .collect(),
+            None => values.to_vec(),
+        };
+        let raw = match halves.len() {
+            1 => halves,
+            _ => halves
+                .chunks(2)
+                .map(|pair| {
+                    let t = self.t();
+                    self.line(&format!("mov.b32 {t}, {{{}, {}}};", pair[0], pair[1]));
+                    t
+                })
+                .collect(),
+        };
+        let ty = if values.len() == 1 { "b16" } else { "b32" };
+        self.access(&format!("st.{space}.{ty}"), &raw, addr, guard, 0);
+    }
+
+    /// The 16-bit halves of 32-bit words `raw` (low half first), or the one 16-bit `raw` itself.
+    fn unpack(&mut self, raw: &[String], n: usize) -> Vec<String> {
+        if n == 1 {
+            return raw.to_vec();
+        }
+        let mut halves = Vec::with_capacity(n);
+        for word in raw {
+            let (lo, hi) = (self.h(), self.h());
+            self.line(&format!("mov.b32 {{{lo}, {hi}}}, {word};"));
+            halves.extend([lo, hi]);
+        }
+        halves
+    }
+
+    /// One load or store `instr` (`ld.global.nc.f32`) of `regs` at `addr`, vectorized for
+    /// several, under `guard`; a load zeroes the registers of `bits` bits it may skip first.
+    fn access(&mut self, instr: &str, regs: &[String], addr: &str, guard: Guard, bits: u32) {
+        let (prefix, vector) = match regs.len() {
+            1 => (instr.to_string(), regs[0].clone()),
+            n => {
+                let (op, ty) = instr.rsplit_once('.').unwrap_or((instr, ""));
+                (format!("{op}.v{n}.{ty}"), format!("{{{}}}", regs.join(", ")))
+            }
+        };
+        let text = match instr.starts_with("st.") {
+            true => format!("{prefix} [{addr}], {vector};"),
+            false => format!("{prefix} {vector}, [{addr}];"),
+        };
+        match guard {
+            Guard::All => self.line(&text),
+            Guard::Zeroed(q) => {
+                for r in regs {
+                    self.line(&format!("mov.b{bits} {r}, 0;"));
+                }
+                self.line(&format!("@{q} {text}"));
+            }
+            Guard::Only(q) => self.line(&format!("@{q} {text}")),
+        }
+    }
+
     /// `base + lane * stride` as a 64-bit index relative to the tile, plus `TILE_START`.
     fn tile_index(&mut self, base: u32, stride: u32) -> String {
         let e = self.t();
@@ -91,7 +211,6 @@ impl Printer<'_> {
     /// dimension, or zero where `guard` is false.
     fn read_global(&mut self, d: &str, g: String, mut guard: Option<String>, field: u32, row: u32) {
         let program = self.program;
-        let ty = ptx_type(program.element);
         let index = match program.pattern.boundary() {
             Boundary::Valid | Boundary::Zero => {
                 // g < n as unsigned: an index below zero wrapped around and fails too.
@@ -135,40 +254,23 @@ impl Printer<'_> {
             }
         }
         let addr = self.address(&self.input(field), &index, program.element.bytes());
-        match guard {
-            Some(q) => {
-                self.line(&format!("mov.b{} {d}, 0;", program.element.bytes() * 8));
-                self.line(&format!("@{q} ld.global.nc.{ty} {d}, [{addr}];"));
-            }
-            None => self.line(&format!("ld.global.nc.{ty} {d}, [{addr}];")),
-        }
+        let guard = guard.as_deref().map_or(Guard::All, Guard::Zeroed);
+        self.read_elements("global.nc", &[d.to_string()], &addr, guard);
     }
 
     pub(super) fn load_vector(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, lanes: (u32, u32), field: u32, row: u32) {
-        let (ty, bytes, lead) = (ptx_type(self.program.element), self.program.element.bytes(), self.program.schedule.lead);
+        let (bytes, lead) = (self.program.element.bytes(), self.program.schedule.lead);
         let regs: Vec<String> = dsts.iter().map(|&r| self.reg(r)).collect();
         let in_row = self.of_row_and_field(field, row);
         self.comment(&format!("rc[{first}..{}] = tile elements {}.. + lane * {}{in_row}", first + regs.len() as u32, at.base, at.stride));
         let start = self.lane_start(Buffer::Input(field), at.stride, lead, row);
         let addr = format!("{start}+{}", at.base * bytes);
         let guard = self.lane_guard(lanes);
-        let load = match regs.len() {
-            1 => format!("ld.global.nc.{ty} {}, [{addr}];", regs[0]),
-            n => format!("ld.global.nc.v{n}.{ty} {{{}}}, [{addr}];", regs.join(", ")),
-        };
-        match guard {
-            Some(q) => {
-                for r in &regs {
-                    self.line(&format!("mov.b{} {r}, 0;", bytes * 8));
-                }
-                self.line(&format!("@{q} {load}"));
-            }
-            None => self.line(&load),
-        }
+        self.read_elements("global.nc", &regs, &addr, guard.as_deref().map_or(Guard::All, Guard::Zeroed));
     }
 
     pub(super) fn read_stage(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, field: u32) {
-        let (ty, bytes) = (ptx_type(self.program.element), self.program.element.bytes());
+        let bytes = self.program.element.bytes();
         // The machine program reads a stage only after staging it.
         let Some(stage) = self.stage else { return };
         let regs: Vec<String> = dsts.iter().map(|&r| self.reg(r)).collect();
@@ -183,11 +285,7 @@ impl Printer<'_> {
         // The fields' stages follow each other in shared memory.
         let field_bytes = stage.region_bytes * self.program.pattern.tiles_per_block();
         let offset = field * field_bytes + stage.read_position(0, at.base) * bytes;
-        let load = match regs.len() {
-            1 => format!("ld.shared.{ty} {}, [{start}+{offset}];", regs[0]),
-            n => format!("ld.shared.v{n}.{ty} {{{}}}, [{start}+{offset}];", regs.join(", ")),
-        };
-        self.line(&load);
+        self.read_elements("shared", &regs, &format!("{start}+{offset}"), Guard::All);
     }
 
     /// The shared-memory address of this lane's granule in its warp's region,
@@ -217,7 +315,6 @@ impl Printer<'_> {
         let program = self.program;
         let pattern = program.pattern;
         let (threads, bytes) = (pattern.threads_per_block(), program.element.bytes());
-        let ty = ptx_type(program.element);
         let rows = pattern.step().input_rows();
         let of_field = self.of_field(field);
         match rows {
@@ -271,11 +368,7 @@ impl Printer<'_> {
                     0 => String::new(),
                     offset => format!("+{offset}"),
                 };
-                let store = format!("st.shared.{ty} [{addr}{offset}], {value};");
-                match guard {
-                    Some(q) => self.line(&format!("@{q} {store}")),
-                    None => self.line(&store),
-                }
+                self.write_elements("shared", &format!("{addr}{offset}"), &[value], guard.as_deref());
             }
         }
         match self.grid {
@@ -296,7 +389,6 @@ impl Printer<'_> {
         let pattern = program.pattern;
         let WarpStage { lead, elements, padding, chunks, region_bytes: region } = *stage;
         let (warp, bytes, width) = (pattern.warp(), program.element.bytes(), padding.width);
-        let ty = ptx_type(program.element);
         let of_field = self.of_field(field);
         self.comment(&format!("stage the warp's {elements} input elements{of_field} in its region of shared memory ({region} bytes)"));
         let origin = self.a();
@@ -335,14 +427,7 @@ impl Printer<'_> {
             })
         };
         let store = |p: &mut Self, addr: &str, offset: u32, values: &[String], guard: &Option<String>| {
-            let store = match values.len() {
-                1 => format!("st.shared.{ty} [{addr}+{offset}], {};", values[0]),
-                w => format!("st.shared.v{w}.{ty} [{addr}+{offset}], {{{}}};", values.join(", ")),
-            };
-            p.line(&match guard {
-                Some(q) => format!("@{q} {store}"),
-                None => store,
-            });
+            p.write_elements("shared", &format!("{addr}+{offset}"), values, guard.as_deref());
         };
         let (vectors, staged) = (self.label("stage_vectors"), self.label("staged"));
         let (end, inside) = (self.a(), self.q());
@@ -376,14 +461,7 @@ impl Printer<'_> {
             let guard = guard_of(self, round);
             let values: Vec<String> = (0..width).map(|_| self.scratch(program.element)).collect();
             let offset = round * warp * width * bytes;
-            let load = match width {
-                1 => format!("ld.global.nc.{ty} {}, [{source}+{offset}];", values[0]),
-                w => format!("ld.global.nc.v{w}.{ty} {{{}}}, [{source}+{offset}];", values.join(", ")),
-            };
-            self.line(&match &guard {
-                Some(q) => format!("@{q} {load}"),
-                None => load,
-            });
+            self.read_elements("global.nc", &values, &format!("{source}+{offset}"), guard.as_deref().map_or(Guard::All, Guard::Only));
             match &first_position {
                 Some(addr) => {
                     let stride = padding.position(warp * width) * bytes;
@@ -429,7 +507,7 @@ impl Printer<'_> {
             0 => String::new(),
             offset => format!("+{offset}"),
         };
-        self.line(&format!("ld.shared.{} {d}, [{addr}{offset}];", ptx_type(program.element)));
+        self.read_elements("shared", &[d], &format!("{addr}{offset}"), Guard::All);
     }
 
     pub(super) fn store(&mut self, src: Reg, output: u32, at: AffineLoad, row: u32) {
@@ -447,12 +525,11 @@ impl Printer<'_> {
         }
         let bytes = self.program.element.bytes();
         let addr = self.address(OUTPUT, &i, bytes);
-        let ty = ptx_type(self.program.element);
-        self.line(&format!("@{q} st.global.{ty} [{addr}], {};", self.reg(src)));
+        self.write_elements("global", &addr, &[self.reg(src)], Some(&q));
     }
 
     pub(super) fn store_vector(&mut self, srcs: &[Reg], output: u32, at: AffineLoad, row: u32) {
-        let (ty, bytes) = (ptx_type(self.program.element), self.program.element.bytes());
+        let bytes = self.program.element.bytes();
         let regs: Vec<String> = srcs.iter().map(|&src| self.reg(src)).collect();
         let of_row = match self.grid {
             Some(_) => format!(" of output row {row}"),
@@ -461,9 +538,6 @@ impl Printer<'_> {
         self.comment(&format!("store outputs {output}..{}{of_row}: tile output {}.. + lane * {}", output + regs.len() as u32, at.base, at.stride));
         let start = self.lane_start(Buffer::Output, at.stride, 0, row);
         let addr = format!("{start}+{}", at.base * bytes);
-        match regs.len() {
-            1 => self.line(&format!("st.global.{ty} [{addr}], {};", regs[0])),
-            n => self.line(&format!("st.global.v{n}.{ty} [{addr}], {{{}}};", regs.join(", "))),
-        }
+        self.write_elements("global", &addr, &regs, None);
     }
 }

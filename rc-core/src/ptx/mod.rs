@@ -36,9 +36,9 @@ use crate::scalar::ScalarType;
 pub use types::ptx_type;
 use types::{reg_name, scratch_prefix};
 
-/// PTX ISA 7.0 (CUDA 11.0): old enough for every driver since, new enough for `shfl.sync`.
+/// PTX ISA 7.0 (CUDA 11.0): old enough for every driver since, new enough for `shfl.sync` and
+/// `cvt.rn.bf16.f32`. The target is sm_70 unless a type needs newer ([`crate::scalar::TypeInfo::sm`]).
 pub const PTX_VERSION: &str = "7.0";
-pub const PTX_TARGET: &str = "sm_70";
 
 /// The PTX module for `program`, with one kernel named `entry`.
 pub fn print(program: &WarpProgram, entry: &str) -> String {
@@ -67,6 +67,8 @@ struct Printer<'a> {
     next_a: u32,
     next_t: u32,
     next_q: u32,
+    /// 16-bit scratch registers (%h): f16 and bf16 values in memory's form.
+    next_h: u32,
     /// Scratch values of the element's type for intermediate selects (%sf, %sd or %sr).
     next_s: u32,
     next_label: u32,
@@ -113,6 +115,7 @@ impl<'a> Printer<'a> {
             next_a: 6,
             next_t: 4,
             next_q: 0,
+            next_h: 0,
             next_s: 0,
             next_label: 0,
             lane_below: HashMap::new(),
@@ -146,6 +149,10 @@ impl<'a> Printer<'a> {
     fn q(&mut self) -> String {
         self.next_q += 1;
         format!("%q{}", self.next_q - 1)
+    }
+    fn h(&mut self) -> String {
+        self.next_h += 1;
+        format!("%h{}", self.next_h - 1)
     }
 
     /// A scratch register of type `ty` (a float or 32-bit integer type).
@@ -368,7 +375,9 @@ impl<'a> Printer<'a> {
         );
         let _ = writeln!(out, "//");
         let _ = writeln!(out, ".version {PTX_VERSION}");
-        let _ = writeln!(out, ".target {PTX_TARGET}");
+        let types = program.reg_types().iter().chain(&program.params).chain([&program.element]);
+        let sm = types.map(|t| t.info().sm).max().unwrap_or(70);
+        let _ = writeln!(out, ".target sm_{sm}");
         let _ = writeln!(out, ".address_size 64");
         let _ = writeln!(out);
         let _ = writeln!(out, ".visible .entry {}(", self.entry);
@@ -396,6 +405,13 @@ impl<'a> Printer<'a> {
         let _ = writeln!(out, "\t.reg .f32 %sf<{s}>;");
         let _ = writeln!(out, "\t.reg .f64 %sd<{s}>;");
         let _ = writeln!(out, "\t.reg .b32 %sr<{s}>;");
+        if self.next_h > 0 {
+            let _ = writeln!(out, "\t.reg .b16 %h<{}>;", self.next_h);
+        }
+        if program.reg_types().contains(&ScalarType::F16) || program.element == ScalarType::F16 {
+            let _ = writeln!(out, "\t.reg .f16 %hf<{n}>;");
+            let _ = writeln!(out, "\t.reg .f16 %sh<{s}>;");
+        }
         if let Some(bytes) = program.machine.shared_bytes {
             let _ = writeln!(out, "\t.shared .align 16 .b8 {SHARED_TILE}[{bytes}];");
         }

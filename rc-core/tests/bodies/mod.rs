@@ -14,8 +14,11 @@ use rc_core::testdata::Rng;
 use rc_core::typing::right_operand;
 use rc_core::{BinaryOp, Body, CompareOp, Node, NodeId, Offset, Radius, Scalar, ScalarType, UnaryOp};
 
-use ScalarType::{Bool, F32, F64, I32, U32};
+use ScalarType::{Bool, BF16, F16, F32, F64, I32, U32};
 pub const NUMBERS: [ScalarType; 4] = [F32, F64, I32, U32];
+/// The 16-bit float types, drawn apart from `NUMBERS` so that the cases of the others stay what
+/// they were before rc had them.
+pub const HALVES: [ScalarType; 2] = [F16, BF16];
 
 /// The taps a body may read, in a fixed order (row-major: outermost component first), and the
 /// radius the body declares (which may reach further than any tap).
@@ -152,6 +155,43 @@ pub fn constant(rng: &mut Rng, ty: ScalarType) -> Scalar {
             _ => rng.below(1000) as u32,
         }),
         Bool => Scalar::bool(rng.below(2) == 1),
+        F16 | BF16 => {
+            let format = ty.half().expect("a 16-bit float");
+            let (infinity, quiet, one) = match ty {
+                F16 => (0x7c00u16, 0x0200u16, 0x3c00u16),
+                _ => (0x7f80, 0x0040, 0x3f80),
+            };
+            let bits = match rng.below(16) {
+                0 => infinity | quiet,
+                1 => 0x8000 | infinity | quiet | 1,
+                2 => infinity,
+                3 => 0x8000 | infinity,
+                4 => 0,
+                5 => 0x8000,
+                6 => 1,
+                7 => 0x8000 | (quiet * 2 - 1),
+                8 => infinity - 1,
+                9 => one,
+                10 => 0x8000 | one,
+                11 => rng.next_u64() as u16,
+                _ => format.round(rng.uniform(-100.0, 100.0) as f32),
+            };
+            Scalar::new(ty, bits as u64)
+        }
+    }
+}
+
+/// `x` (a node of type `from`) as type `to`: directly, or through f32 where Rust converts 16-bit
+/// floats only to and from f32.
+fn convert(g: &mut BodyGen, to: ScalarType, from: ScalarType, x: NodeId) -> NodeId {
+    if rc_core::typing::cast(from, to).is_ok() {
+        return g.push(Node::Cast(to, x), to);
+    }
+    let widened = if from == F32 { x } else { g.push(Node::Cast(F32, x), F32) };
+    if to == F32 {
+        widened
+    } else {
+        g.push(Node::Cast(to, widened), to)
     }
 }
 
@@ -242,7 +282,10 @@ impl BodyGen<'_> {
                     return self.push(Node::Const(c), ty);
                 }
                 9 if ty == Bool => {
-                    let t = pick(self.rng, &NUMBERS);
+                    let t = match self.element.half() {
+                        Some(_) if chance(self.rng, 0.5) => self.element,
+                        _ => pick(self.rng, &NUMBERS),
+                    };
                     let (a, b) = (self.value(t, 0), self.value(t, 0));
                     let op = pick(self.rng, &COMPARES);
                     return self.push(Node::Compare(op, a, b), Bool);
@@ -251,7 +294,7 @@ impl BodyGen<'_> {
                     // A tap converted: keeps the body depending on the data.
                     let tap = self.tap();
                     let tap = self.push(tap, self.element);
-                    return self.push(Node::Cast(ty, tap), ty);
+                    return convert(self, ty, self.element, tap);
                 }
                 _ if ty != self.element && params.is_empty() && ty != Bool && self.rng.below(4) == 0 => {
                     let c = constant(self.rng, ty);
@@ -303,6 +346,15 @@ impl BodyGen<'_> {
                 (0, Bool | U32) => Node::Unary(UnaryOp::Not, self.value(ty, d)),
                 (1, F32 | F64) => Node::Unary(UnaryOp::Sqrt, self.value(ty, d)),
                 (1, I32) => Node::Unary(UnaryOp::Not, self.value(ty, d)),
+                // The half crate's operators, min, max and conversions through f32 (it has no
+                // abs, sqrt or mul_add).
+                (0, F16 | BF16) => Node::Unary(UnaryOp::Neg, self.value(ty, d)),
+                (2 | 3, F16 | BF16) => {
+                    let op = pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Min, BinaryOp::Max]);
+                    Node::Binary(op, self.value(ty, d), self.value(ty, d))
+                }
+                (5, F16 | BF16) => Node::Cast(ty, self.value(F32, d)),
+                (5, F32) if self.element.half().is_some() && chance(self.rng, 0.5) => Node::Cast(F32, self.value(self.element, d)),
                 (2 | 3, F32 | F64) => {
                     let op = pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Min, BinaryOp::Max]);
                     Node::Binary(op, self.value(ty, d), self.value(ty, d))
@@ -316,7 +368,10 @@ impl BodyGen<'_> {
                     Node::Binary(op, self.value(Bool, d), self.value(Bool, d))
                 }
                 (3, Bool) => {
-                    let t = pick(self.rng, &[F32, F64, I32, U32, Bool]);
+                    let t = match self.element.half() {
+                        Some(_) if chance(self.rng, 0.5) => self.element,
+                        _ => pick(self.rng, &[F32, F64, I32, U32, Bool]),
+                    };
                     let op = if t == Bool { pick(self.rng, &[CompareOp::Eq, CompareOp::Ne]) } else { pick(self.rng, &COMPARES) };
                     Node::Compare(op, self.value(t, d), self.value(t, d))
                 }
@@ -350,14 +405,14 @@ impl BodyGen<'_> {
                     }
                     let k = 1 + self.rng.below(self.taps.len() as u64);
                     let op = match ty {
-                        F32 | F64 => pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Min, BinaryOp::Max, BinaryOp::Mul]),
+                        F32 | F64 | F16 | BF16 => pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Min, BinaryOp::Max, BinaryOp::Mul]),
                         _ => pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Min, BinaryOp::Max]),
                     };
                     let mut acc = self.value(ty, d.min(1));
                     for _ in 0..k {
                         let tap = self.tap();
                         let tap = self.push(tap, ty);
-                        acc = if ty.is_float() && chance(self.rng, 0.2) {
+                        acc = if ty.is_float() && ty.half().is_none() && chance(self.rng, 0.2) {
                             let c = self.value(ty, 0);
                             self.push(Node::MulAdd(tap, c, acc), ty)
                         } else {
@@ -415,7 +470,7 @@ pub fn random_body(rng: &mut Rng, element: ScalarType, fields: u32, params: Vec<
         for i in (lo..=hi).step_by(step) {
             let field = g.field();
             let tap = g.push(Node::Tap(field, taps.at(i)), element);
-            result = if element.is_float() && chance(g.rng, 0.1) {
+            result = if element.is_float() && element.half().is_none() && chance(g.rng, 0.1) {
                 let c = g.value(element, 1);
                 g.push(Node::MulAdd(tap, c, result), element)
             } else {

@@ -8,14 +8,13 @@ use rc_core::{Boundary, Offset, Pattern, Radius, Scalar, ScalarType, Window};
 
 /// `let mut s = 0.0; for k in -r..=r { s += w[k]; } s / (2r + 1) as T`
 pub fn box_body(r: u32, ty: ScalarType) -> Body {
-    let zero = match ty {
-        ScalarType::F64 => Scalar::f64(0.0),
-        _ => Scalar::f32(0.0),
+    let constant = |v: u32| match (ty, ty.half()) {
+        (ScalarType::F64, _) => Scalar::f64(v as f64),
+        // `f16::from_f32(v as f32)`, exact for these small integers.
+        (_, Some(format)) => Scalar::new(ty, format.round(v as f32) as u64),
+        _ => Scalar::f32(v as f32),
     };
-    let div = match ty {
-        ScalarType::F64 => Scalar::f64((2 * r + 1) as f64),
-        _ => Scalar::f32((2 * r + 1) as f32),
-    };
+    let (zero, div) = (constant(0), constant(2 * r + 1));
     let mut nodes = vec![Node::Const(zero)];
     let mut acc = 0;
     for k in -(r as i32)..=(r as i32) {

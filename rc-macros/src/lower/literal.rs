@@ -168,6 +168,11 @@ impl FloatWins for ScalarType {
     }
 }
 
+/// Rust has no literals of the half crate's types.
+fn half_literal(ty: ScalarType, text: &str) -> String {
+    format!("Rust has no {ty} literals: write `{ty}::from_f32({text})`, or a constant such as `{ty}::ONE`")
+}
+
 fn eval_lit(lit: &Lit, ty: ScalarType) -> Result<Scalar, String> {
     match lit {
         Lit::Select(..) => Err("a value chosen at run time is not a constant".into()),
@@ -179,10 +184,12 @@ fn eval_lit(lit: &Lit, ty: ScalarType) -> Result<Scalar, String> {
                 Err(format!("expected {ty}, found the integer literal `{v}` (write `{v}.0`)"))
             }
             ScalarType::Bool => Err(format!("expected bool, found the integer literal `{v}`")),
+            ScalarType::F16 | ScalarType::BF16 => Err(half_literal(ty, &format!("{v}.0"))),
         },
         Lit::Float(text) => match ty {
             ScalarType::F32 => text.parse::<f32>().map(Scalar::f32).map_err(|e| format!("bad float literal: {e}")),
             ScalarType::F64 => text.parse::<f64>().map(Scalar::f64).map_err(|e| format!("bad float literal: {e}")),
+            ScalarType::F16 | ScalarType::BF16 => Err(half_literal(ty, text)),
             other => Err(format!("expected {other}, found the float literal `{text}`")),
         },
         Lit::Neg(inner) => {

@@ -6,19 +6,33 @@ use quote::ToTokens;
 use syn::Expr;
 
 use rc_core::body::{BinaryOp, Node, UnaryOp};
-use rc_core::{ops, typing, Scalar, ScalarType};
+use rc_core::{half_float, ops, typing, Scalar, ScalarType};
 
 use super::literal::default_type;
 use super::scope::Binding;
 use super::wrapping::Wrapping;
 use super::{type_of, Lower, Value};
 use crate::args::strip_group;
+use crate::signature::scalar_path;
 
-const SUPPORTED_METHODS: &str = "abs, sqrt, min, max, mul_add, and on integers wrapping_add, wrapping_sub, wrapping_mul, \
-    wrapping_neg, wrapping_div, wrapping_rem, wrapping_shl, wrapping_shr";
+const SUPPORTED_METHODS: &str = "abs, sqrt, min, max, mul_add, on integers wrapping_add, wrapping_sub, wrapping_mul, \
+    wrapping_neg, wrapping_div, wrapping_rem, wrapping_shl, wrapping_shr, and on f16 and bf16 to_f32 \
+    (and `f16::from_f32(x)`)";
 
 impl Lower<'_> {
     pub(super) fn call(&mut self, call: &syn::ExprCall, at: &Expr) -> Value {
+        // `f16::from_f32(x)`, also `half::f16::from_f32_const(x)`.
+        if let Expr::Path(p) = strip_group(&call.func) {
+            let mut type_path = p.path.clone();
+            if let Some(method) = type_path.segments.pop().map(|s| s.into_value().ident) {
+                type_path.segments.pop_punct();
+                if let Some(to) = scalar_path(&type_path).filter(|t| t.half().is_some()) {
+                    if method.to_string().starts_with("from_") {
+                        return self.half_from_f32(to, &method, call, at);
+                    }
+                }
+            }
+        }
         // `f32::max(a, b)` is `a.max(b)`.
         if let Expr::Path(p) = strip_group(&call.func) {
             let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
@@ -69,6 +83,40 @@ impl Lower<'_> {
         }
     }
 
+    /// `f16::from_f32(x)` and `from_f32_const(x)` (the same value): `x` is an f32, rounded once.
+    fn half_from_f32(&mut self, to: ScalarType, method: &syn::Ident, call: &syn::ExprCall, at: &Expr) -> Value {
+        if !matches!(method.to_string().as_str(), "from_f32" | "from_f32_const") {
+            return self.unsupported(
+                method,
+                &format!("`{to}::{method}` is not supported: write `{to}::from_f32(x)`, from an f32 (`x as f32` converts other types first)"),
+            );
+        }
+        let [arg] = call.args.iter().collect::<Vec<_>>()[..] else {
+            return self.unsupported(at, &format!("`{to}::{method}` takes 1 argument, got {}", call.args.len()));
+        };
+        let value = match self.expr(arg) {
+            Value::Untyped(lit) => self.typed(&lit, ScalarType::F32, arg),
+            v => v,
+        };
+        self.convert_by_method(value, to, method, at)
+    }
+
+    /// `value` converted to `to` by a method (`to_f32`, `from_f32`): a constant folds.
+    fn convert_by_method(&mut self, value: Value, to: ScalarType, name_tokens: &dyn ToTokens, at: &Expr) -> Value {
+        match value {
+            Value::Poison => Value::Poison,
+            Value::Known(s) => match typing::cast(s.ty, to) {
+                Ok(to) => Value::Known(Scalar::new(to, ops::cast(s.ty, to, s.bits))),
+                Err(e) => self.type_error(e, name_tokens, at),
+            },
+            Value::Node(id, from) => match typing::cast(from, to) {
+                Ok(to) => Value::Node(self.push(Node::Cast(to, id), to), to),
+                Err(e) => self.type_error(e, name_tokens, at),
+            },
+            _ => self.unsupported(at, "this operand has no value of a type (it is `()` or an untyped literal)"),
+        }
+    }
+
     /// `receiver.name(args)`; `arg_tokens` are the arguments' tokens, for errors on one of them.
     pub(super) fn method(
         &mut self,
@@ -81,6 +129,19 @@ impl Lower<'_> {
     ) -> Value {
         if let Some(method) = Wrapping::named(name) {
             return self.wrapping(method, receiver, args, name_tokens, arg_tokens, at);
+        }
+        if name == "to_f32" {
+            return match (receiver, args.len()) {
+                (Value::Poison, _) => Value::Poison,
+                (receiver, 0) if type_of(&receiver).is_some_and(|t| t.half().is_some()) => {
+                    self.convert_by_method(receiver, ScalarType::F32, name_tokens, at)
+                }
+                (receiver, 0) => {
+                    let got = type_of(&receiver).map_or("a literal".to_string(), |t| t.to_string());
+                    self.unsupported(name_tokens, &format!("`to_f32` is defined on f16 and bf16, not {got}: write `x as f32`"))
+                }
+                (_, n) => self.unsupported(at, &format!("`to_f32` takes 0 argument(s), got {n}")),
+            };
         }
         let arity = match name {
             "abs" | "sqrt" => 0,
@@ -189,7 +250,12 @@ pub(super) fn associated_const(path: &syn::Path) -> Option<Scalar> {
             }
         }};
     }
+    let half = |ty: &str, name: &str| {
+        let ty = ScalarType::from_rust_name(ty)?;
+        half_float::constant(ty.half()?, name).map(|bits| Scalar::new(ty, bits as u64))
+    };
     match segs.as_slice() {
+        [ty @ ("f16" | "bf16"), name] | ["half", ty @ ("f16" | "bf16"), name] => half(ty, name),
         ["f32", name] => float_consts!(f32, Scalar::f32, *name, false),
         ["f64", name] => float_consts!(f64, Scalar::f64, *name, false),
         ["f32", "consts", name] => float_consts!(f32, Scalar::f32, *name, true),

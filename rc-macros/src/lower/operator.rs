@@ -195,6 +195,13 @@ impl Lower<'_> {
             }
             return self.unsupported(ty, "unsupported cast target: a stencil computes with f32, f64, i32 and u32");
         };
+        // Rust has no `as` to or from the half crate's types.
+        if to.half().is_some() {
+            return self.unsupported(ty, &format!("`as` cannot convert to {to}: write `{to}::from_f32(x)` (from an f32)"));
+        }
+        if let Some(from) = super::type_of(&v).filter(|t| t.half().is_some()) {
+            return self.unsupported(at, &format!("`as` cannot convert a {from}: write `x.to_f32()` (then `as {to}` from the f32)"));
+        }
         match v {
             Value::Poison => Value::Poison,
             Value::Unit => self.unsupported(at, "this operand has no value (it is `()`)"),
