@@ -7,7 +7,7 @@
 # quickstart heat diffusion explain, bench gzipped) built without CUDA and stripped; cases.tgz
 # and perf.tgz from `RC_GRID_CASES=DIR RC_GRID_PERF=DIR cargo test --release -p rc-core --test
 # grid write_`; grid_cases.py and grid_perf.py from docs/gpu-runs/.
-# Usage on the GPU machine, from the repository root: bash THIS_SCRIPT suite|perf|grid-bench
+# Usage on the GPU machine, from the repository root: bash THIS_SCRIPT suite|perf|grid-bench|extras
 set -uo pipefail
 status=0
 step() { echo "== $*"; "$@" || { echo "FAILED (exit $?): $*"; status=1; }; }
@@ -15,7 +15,9 @@ date -u +"%Y-%m-%dT%H:%M:%SZ"
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 root=$(pwd)
 cd .device-run
-case "${1:?suite, perf or grid-bench}" in
+# Binaries travel gzipped (the carry limit); unpack what is there.
+for f in tests/*.gz examples/*.gz; do [ -e "$f" ] && gunzip -kf "$f" && chmod +x "${f%.gz}"; done
+case "${1:?suite, perf, grid-bench or extras}" in
 suite)
   tar xzf cases.tgz
   # 421 printed 2D/3D kernels (default tiles now with two-block launch bounds) bit for bit
@@ -28,6 +30,8 @@ suite)
   step tests/test-fields --include-ignored --nocapture
   step tests/test-cudarc --include-ignored --nocapture
   step tests/test-gpu_misuse --include-ignored --nocapture
+  # Fused time steps (1D): launch_steps and run_steps against run_cpu_steps, every boundary.
+  step tests/test-gpu_steps --include-ignored --nocapture
   for e in laplace3d heat2d blur quickstart heat diffusion; do step examples/$e; done
   # Stage offsets of several fields (staged windows and the shared-memory baseline) and the
   # grid catalogue under memcheck.
@@ -46,8 +50,13 @@ perf)
   ;;
 grid-bench)
   # Every 2D/3D stencil of issue 17 through #[stencil], against CuPy and PyTorch.
-  gunzip -kf examples/bench.gz && chmod +x examples/bench
   cd "$root" && step bash bench/grid.sh .device-run/examples/bench "${OUT:-/tmp}/grid"
+  ;;
+extras)
+  # Fused time steps (issue 18): 1D heat r=1 and a 9-tap r=4 stencil, 2^26 f32, 1000 steps,
+  # against a copy and the one-step kernel; then the f16 box average (issue 16) against a copy.
+  step examples/time_steps
+  cd "$root" && step .device-run/examples/bench --half && cp -r bench/results/*f16* "${OUT:-/tmp}/" 2>/dev/null
   ;;
 esac
 echo "exit status: $status"
