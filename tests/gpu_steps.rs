@@ -100,11 +100,16 @@ impl<T: Element + DeviceCopy> Guarded<T> {
 
 type LaunchSteps<T> = dyn Fn(&Stream, &mut DeviceSlice<T>, &mut DeviceSlice<T>, &[&DeviceSlice<T>], usize) -> Result<Holds, rc::runtime::Error>;
 
-/// `launch_steps` and `run_steps` against `run_cpu_steps` for every length and step count.
-fn check<T: Element + DeviceCopy>(
-    what: &str,
+/// A stencil under test: its name, its input fields and the steps one fused launch runs.
+struct Case<'a> {
+    what: &'a str,
     fields: usize,
     t: u32,
+}
+
+/// `launch_steps` and `run_steps` against `run_cpu_steps` for every length and step count.
+fn check<T: Element + DeviceCopy>(
+    Case { what, fields, t }: Case,
     stream: &Stream,
     out_len: impl Fn(usize, usize) -> Option<usize>,
     launch_steps: &LaunchSteps<T>,
@@ -157,9 +162,7 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps() {
     let mut record = |result: Result<(), String>| failures.extend(result.err());
     const ALPHA: f32 = 0.25;
     record(check::<f32>(
-        "heat clamp",
-        1,
-        heat_clamp::STEPS_PER_LAUNCH,
+        Case { what: "heat clamp", fields: 1, t: heat_clamp::STEPS_PER_LAUNCH },
         &stream,
         same,
         &|s, a, b, _, steps| heat_clamp::launch_steps(s, a, b, steps, ALPHA),
@@ -167,9 +170,7 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps() {
         |i, o, steps| heat_clamp::run_cpu_steps(i[0], o, steps, ALPHA),
     ));
     record(check::<f32>(
-        "heat zero",
-        1,
-        heat_zero::STEPS_PER_LAUNCH,
+        Case { what: "heat zero", fields: 1, t: heat_zero::STEPS_PER_LAUNCH },
         &stream,
         same,
         &|s, a, b, _, steps| heat_zero::launch_steps(s, a, b, steps, ALPHA),
@@ -177,9 +178,7 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps() {
         |i, o, steps| heat_zero::run_cpu_steps(i[0], o, steps, ALPHA),
     ));
     record(check::<f64>(
-        "heat wrap f64",
-        1,
-        8,
+        Case { what: "heat wrap f64", fields: 1, t: 8 },
         &stream,
         same,
         &|s, a, b, _, steps| heat_wrap::launch_steps(s, a, b, steps, 0.2),
@@ -187,9 +186,7 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps() {
         |i, o, steps| heat_wrap::run_cpu_steps(i[0], o, steps, 0.2),
     ));
     record(check::<f32>(
-        "heat valid",
-        1,
-        13,
+        Case { what: "heat valid", fields: 1, t: 13 },
         &stream,
         shrunk(1),
         &|s, a, b, _, steps| heat_valid::launch_steps(s, a, b, steps, ALPHA),
@@ -197,9 +194,7 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps() {
         |i, o, steps| heat_valid::run_cpu_steps(i[0], o, steps, ALPHA),
     ));
     record(check::<f32>(
-        "nine tap",
-        1,
-        nine_tap::STEPS_PER_LAUNCH,
+        Case { what: "nine tap", fields: 1, t: nine_tap::STEPS_PER_LAUNCH },
         &stream,
         same,
         &|s, a, b, _, steps| nine_tap::launch_steps(s, a, b, steps),
@@ -207,9 +202,7 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps() {
         |i, o, steps| nine_tap::run_cpu_steps(i[0], o, steps),
     ));
     record(check::<i32>(
-        "average i32",
-        1,
-        5,
+        Case { what: "average i32", fields: 1, t: 5 },
         &stream,
         same,
         &|s, a, b, _, steps| average_i32::launch_steps(s, a, b, steps),
@@ -217,9 +210,7 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps() {
         |i, o, steps| average_i32::run_cpu_steps(i[0], o, steps),
     ));
     record(check::<u32>(
-        "automaton u32 warp 16",
-        1,
-        automaton::STEPS_PER_LAUNCH,
+        Case { what: "automaton u32 warp 16", fields: 1, t: automaton::STEPS_PER_LAUNCH },
         &stream,
         same,
         &|s, a, b, _, steps| automaton::launch_steps(s, a, b, steps),
@@ -227,9 +218,7 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps() {
         |i, o, steps| automaton::run_cpu_steps(i[0], o, steps),
     ));
     record(check::<f32>(
-        "varying valid",
-        2,
-        6,
+        Case { what: "varying valid", fields: 2, t: 6 },
         &stream,
         shrunk(1),
         &|s, a, b, c, steps| varying::launch_steps(s, a, b, c[0], steps),
@@ -237,9 +226,7 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps() {
         |i, o, steps| varying::run_cpu_steps(i[0], i[1], o, steps),
     ));
     record(check::<f64>(
-        "varying clamp f64",
-        2,
-        7,
+        Case { what: "varying clamp f64", fields: 2, t: 7 },
         &stream,
         same,
         &|s, a, b, c, steps| varying_clamp::launch_steps(s, a, b, c[0], steps),
