@@ -246,12 +246,11 @@ fn bounded(program: &WarpProgram) -> Option<Pattern> {
     if pattern.dims() == Dims::One || pattern.min_blocks_per_sm().is_some() {
         return None;
     }
-    let threads = pattern.threads_per_block();
-    let cap = |blocks: u32| f64::from(REGISTERS_PER_SM / (threads * blocks));
+    let cap = |blocks: u32| f64::from(register_cap(pattern, blocks));
     let needed = f64::from(allocated_registers(program));
     let blocks = (2..=MAX_BOUND_BLOCKS).rev().find(|&b| needed * BOUND_MARGIN <= cap(b));
     let blocks = blocks.or((needed <= cap(2) * BOUNDED_REGISTER_EXCESS).then_some(2))?;
-    Some(pattern.with_launch_bounds_unchecked(threads, Some(blocks)))
+    Some(pattern.with_launch_bounds_unchecked(pattern.threads_per_block(), Some(blocks)))
 }
 
 /// Registers ptxas allocates per thread, about: the estimate plus its slack, in ptxas' units
@@ -263,12 +262,17 @@ fn allocated_registers(program: &WarpProgram) -> u32 {
     // ptxas allocates about 8 more than the estimate (addressing it keeps live across the
     // paths; tests/registers.rs compares them).
     let estimate = (program.register_estimate().total + REGISTER_SLACK).next_multiple_of(8).max(16);
-    let cap = |blocks: u32| REGISTERS_PER_SM / (pattern.threads_per_block() * blocks) / 8 * 8;
+    let cap = |blocks: u32| register_cap(pattern, blocks) / 8 * 8;
     match (pattern.min_blocks_per_sm(), pattern.dims()) {
         (Some(blocks), Dims::One) => estimate.min(cap(blocks)),
         (Some(blocks), _) => cap(blocks),
         (None, _) => estimate,
     }
+}
+
+/// Registers per thread with which `blocks` blocks of `pattern`'s threads fit on an SM.
+fn register_cap(pattern: Pattern, blocks: u32) -> u32 {
+    REGISTERS_PER_SM / (pattern.threads_per_block() * blocks)
 }
 
 /// The model's terms for one compiled candidate.

@@ -2,6 +2,9 @@
 //! boundary rule in each dimension: every distribution and strategy, tile shapes, grid shapes
 //! smaller than a tile, one row, one column, and every boundary.
 
+mod common;
+
+use common::grid_taps as taps;
 use rc_core::body::{BinaryOp, Body, Node};
 use rc_core::{Boundary, Extent, Layout, Offset, Pattern, Radius, Scalar, ScalarType, Strategy, WarpProgram};
 
@@ -24,20 +27,6 @@ fn weighted(radius: Radius, taps: &[Offset]) -> Body {
     }
     let result = acc.expect("taps");
     Body::new(ScalarType::F32, 1, vec![], radius, nodes, result).expect("a valid body")
-}
-
-/// Every offset within `radius` (a box), or only those on the axes (a star).
-fn taps(radius: Radius, star: bool) -> Vec<Offset> {
-    let r = radius.components();
-    let ranges: Vec<Vec<i32>> = r.iter().map(|&r| (-(r as i32)..=r as i32).collect()).collect();
-    let mut out: Vec<Vec<i32>> = vec![vec![]];
-    for range in &ranges {
-        out = out.iter().flat_map(|prefix| range.iter().map(move |&d| [prefix.clone(), vec![d]].concat())).collect();
-    }
-    out.into_iter()
-        .filter(|d| !star || d.iter().filter(|&&c| c != 0).count() <= 1)
-        .map(|d| Offset::new(&d).expect("1-3 dims"))
-        .collect()
 }
 
 fn reference(body: &Body, pattern: Pattern, input: &[f32], shape: Extent) -> Vec<f32> {

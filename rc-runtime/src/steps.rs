@@ -75,6 +75,15 @@ impl<T: Element, P: Params> StepRun<T, P> {
     }
 }
 
+/// The final state's length after `steps` steps from host `inputs` (the state, then the
+/// coefficient fields), every length checked as [`launches`] checks device buffers.
+pub(crate) fn host_output_len<T: Element, P: Params>(stencil: &Stencil<T, P>, inputs: &[&[T]], steps: usize) -> Result<usize, Error> {
+    let n = inputs.first().map_or(0, |input| input.len());
+    let lens: Vec<usize> = inputs.iter().skip(1).map(|input| input.len()).collect();
+    launches(stencil, n, n, &lens, steps)?;
+    time_steps::steps_output_len(&stencil.pattern(), n, steps).map_err(|source| Error::Length { stencil: stencil.name(), source })
+}
+
 /// The launches of `steps` steps of `stencil` on buffers `a` (holding the input) and `b`, of
 /// `a_len` and `b_len` elements, with coefficient fields of `coefficients` elements each; and
 /// the buffer that holds the result. Lengths are checked here, before any CUDA call.

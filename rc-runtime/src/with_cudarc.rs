@@ -248,10 +248,7 @@ where
     P: Params,
 {
     let n = inputs.first().map_or(0, |input| input.len());
-    let lens: Vec<usize> = inputs.iter().skip(1).map(|input| input.len()).collect();
-    steps::launches(stencil, n, n, &lens, steps)?;
-    let out = rc_core::time_steps::steps_output_len(&stencil.pattern(), n, steps)
-        .map_err(|source| Error::Length { stencil: stencil.name(), source })?;
+    let out = steps::host_output_len(stencil, inputs, steps)?;
     if out == 0 {
         return Ok(Vec::new());
     }

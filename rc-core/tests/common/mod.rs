@@ -31,47 +31,17 @@ pub fn box_body(r: u32, ty: ScalarType) -> Body {
 /// The sum of a 2D or 3D star's taps (the centre, then each axis' arms, outermost axis first)
 /// or, with `full_box`, of every tap of the box in row-major order, in f32.
 pub fn grid_sum(radius: Radius, full_box: bool) -> Body {
-    grid_sum_of(radius, full_box, false)
+    sum_of(radius, &if full_box { grid_taps(radius, false) } else { star_taps(radius) })
 }
 
 /// The sum of a star's taps in row-major order, as loops over `dz`, `dy`, `dx` skipping the
 /// taps off the axes write it.
 pub fn star_sum_row_major(radius: Radius) -> Body {
-    grid_sum_of(radius, true, true)
+    sum_of(radius, &grid_taps(radius, true))
 }
 
-fn grid_sum_of(radius: Radius, full_box: bool, only_axes: bool) -> Body {
-    let dims = radius.dims().count();
-    let r = radius.components();
-    let mut taps = Vec::new();
-    if full_box {
-        let mut offset = vec![0i32; dims];
-        fn walk(axis: usize, r: &[u32], offset: &mut Vec<i32>, taps: &mut Vec<Offset>) {
-            if axis == offset.len() {
-                taps.push(Offset::new(offset).expect("1-3 dims"));
-                return;
-            }
-            for d in -(r[axis] as i32)..=r[axis] as i32 {
-                offset[axis] = d;
-                walk(axis + 1, r, offset, taps);
-            }
-        }
-        walk(0, &r, &mut offset, &mut taps);
-        if only_axes {
-            taps.retain(|t| t.components().iter().filter(|&&c| c != 0).count() <= 1);
-        }
-    } else {
-        taps.push(Offset::new(&vec![0; dims]).expect("1-3 dims"));
-        for axis in 0..dims {
-            for d in 1..=r[axis] as i32 {
-                for side in [-d, d] {
-                    let mut offset = vec![0; dims];
-                    offset[axis] = side;
-                    taps.push(Offset::new(&offset).expect("1-3 dims"));
-                }
-            }
-        }
-    }
+/// The f32 sum of `taps`, in their order.
+fn sum_of(radius: Radius, taps: &[Offset]) -> Body {
     let mut nodes: Vec<Node> = taps.iter().map(|&d| Node::Tap(0, d)).collect();
     let mut sum = 0;
     for tap in 1..taps.len() as u32 {
@@ -79,6 +49,37 @@ fn grid_sum_of(radius: Radius, full_box: bool, only_axes: bool) -> Body {
         sum = nodes.len() as u32 - 1;
     }
     Body::new(ScalarType::F32, 1, vec![], radius, nodes, sum).expect("a valid body")
+}
+
+/// Every tap of the box of `radius` in row-major order, outermost first (with `star`, only
+/// those on the axes), as loops over `dz`, `dy`, `dx` write them.
+pub fn grid_taps(radius: Radius, star: bool) -> Vec<Offset> {
+    let r = radius.components();
+    let ranges: Vec<Vec<i32>> = r.iter().map(|&r| (-(r as i32)..=r as i32).collect()).collect();
+    let mut out: Vec<Vec<i32>> = vec![vec![]];
+    for range in &ranges {
+        out = out.iter().flat_map(|prefix| range.iter().map(move |&d| [prefix.clone(), vec![d]].concat())).collect();
+    }
+    out.into_iter()
+        .filter(|d| !star || d.iter().filter(|&&c| c != 0).count() <= 1)
+        .map(|d| Offset::new(&d).expect("1-3 dims"))
+        .collect()
+}
+
+/// A star's taps: the centre, then each axis' arms, outermost axis first.
+fn star_taps(radius: Radius) -> Vec<Offset> {
+    let dims = radius.dims().count();
+    let mut taps = vec![Offset::new(&vec![0; dims]).expect("1-3 dims")];
+    for axis in 0..dims {
+        for d in 1..=radius.components()[axis] as i32 {
+            for side in [-d, d] {
+                let mut offset = vec![0; dims];
+                offset[axis] = side;
+                taps.push(Offset::new(&offset).expect("1-3 dims"));
+            }
+        }
+    }
+    taps
 }
 
 /// The reference by the definition: centre of output i is i + r - shift.
