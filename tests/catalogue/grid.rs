@@ -245,6 +245,31 @@ pub fn int_ops_3d(w: Window3<u32>, weights: [u32; 3]) -> u32 {
     (z + y + x) >> 2
 }
 
+/// A 9x9 box with its rows streamed (partial sums carried from row to row), the default rows.
+#[stencil(radius = 4, stream = true, boundary = clamp)]
+pub fn box9x9(w: Window2<f32>) -> f32 {
+    let mut s = 0.0;
+    for dy in -4..=4 {
+        for dx in -4..=4 {
+            s += w[(dy, dx)];
+        }
+    }
+    s * (1.0 / 81.0)
+}
+
+/// Rows streamed on request, few of them, distinct weights per tap, two fields, wrapping: a
+/// value carried to the wrong step or a row loaded ahead from the wrong place shows.
+#[stencil(radius = (2, 1), stream = true, rows_per_warp = 5, outputs_per_thread = 4, boundary = wrap)]
+pub fn streamed_weighted(u: Window2<f32>, k: Window2<f32>) -> f32 {
+    let mut s = 0.0;
+    for dy in -2..=2 {
+        for dx in -1..=1 {
+            s += (1.0 + 0.125 * (dy * 3 + dx) as f32) * u[(dy, dx)];
+        }
+    }
+    s * k[(0, 0)] - k[(2, -1)]
+}
+
 /// Visits every stencil above, with the parameters it is checked with.
 pub fn visit_all(v: &mut impl Visit) {
     v.visit(&heat2d::KERNEL, (0.2,));
@@ -271,4 +296,6 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&three_fields3d::KERNEL, ());
     v.visit(&conv3x3::KERNEL, ([0.0625, 0.125, 0.0625, 0.125, -0.75, 0.125, 0.0625, 0.125, 0.0625],));
     v.visit(&int_ops_3d::KERNEL, ([3, 5, 7],));
+    v.visit(&box9x9::KERNEL, ());
+    v.visit(&streamed_weighted::KERNEL, ());
 }
