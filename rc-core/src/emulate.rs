@@ -146,10 +146,9 @@ impl<T: Element> Tile<'_, T> {
     fn holds(&self, test: TileTest) -> bool {
         let pattern = self.program.pattern;
         match test {
-            TileTest::Inside { elements, ahead } => {
+            TileTest::Inside { elements } => {
                 // The whole tile's input box: every plane a streaming tile will reach.
                 let (planes, rows) = pattern.box_rows();
-                let planes = planes + ahead;
                 let [y, z] = self.input_row(0);
                 let x = self.origin_x();
                 let along = |start: i64, len: u32, n: usize| start >= 0 && start + len as i64 <= n as i64;

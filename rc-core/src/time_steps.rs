@@ -142,7 +142,7 @@ impl WarpProgram {
         let taken = build.path(true);
         let fallback = build.path(false);
         let machine = Machine {
-            body: vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements(), ahead: 0 }, taken, fallback }],
+            body: vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements() }, taken, fallback }],
             width: tile.width,
             shared_bytes: None,
             launch_bounds: LaunchBounds::of(&launch),

@@ -202,13 +202,12 @@ impl Printer<'_> {
         (row % rows, row / rows)
     }
 
-    /// In 2D/3D, `inside` and-ed with: every input row of the tile (and `ahead` planes past
-    /// its box) lies inside the grid, and input rows are whole vectors long.
-    pub(super) fn rows_inside(&mut self, inside: &str, ahead: u32) {
+    /// In 2D/3D, `inside` and-ed with: every input row of the tile lies inside the grid, and
+    /// input rows are whole vectors long.
+    pub(super) fn rows_inside(&mut self, inside: &str) {
         let Some(grid) = self.grid.clone() else { return };
         let pattern = self.program.pattern;
         let (planes, rows) = pattern.box_rows();
-        let planes = planes + ahead;
         let along = |p: &mut Self, start: &str, shift: u32, len: u32, n: &str| {
             let (lo, hi) = (p.a(), p.a());
             p.line(&format!("sub.s64 {lo}, {start}, {shift};"));

@@ -252,7 +252,7 @@ impl<'a> Printer<'a> {
     /// the other computed, so each arm starts with no cached lane predicates or addresses.
     fn branch(&mut self, test: TileTest, taken: &[Stmt], fallback: &[Stmt]) {
         let (q, names) = match test {
-            TileTest::Inside { elements, ahead } => {
+            TileTest::Inside { elements } => {
                 let lead = self.program.schedule.lead;
                 self.comment("interior tile: every element it loads lies inside the input");
                 let (lo, hi, inside) = (self.a(), self.a(), self.q());
@@ -260,7 +260,7 @@ impl<'a> Printer<'a> {
                 self.line(&format!("add.s64 {hi}, {lo}, {elements};"));
                 self.line(&format!("setp.ge.s64 {inside}, {lo}, 0;"));
                 self.line(&format!("setp.le.and.s64 {inside}, {hi}, {N}, {inside};"));
-                self.rows_inside(&inside, ahead);
+                self.rows_inside(&inside);
                 (inside, ("interior", "tile_done"))
             }
             TileTest::Whole { row } => {
