@@ -22,6 +22,7 @@ pub mod half_float;
 pub mod machine;
 pub mod ops;
 pub mod order;
+pub mod pairs;
 pub mod pattern;
 pub mod pipeline;
 pub mod program;

@@ -9,6 +9,7 @@ use crate::geometry::{Dims, Offset};
 use crate::error::{Error, ScheduleError};
 use crate::machine::Machine;
 use crate::order;
+use crate::pairs::ShuffledFetches;
 use crate::pattern::Pattern;
 use crate::pipeline::Pipeline;
 use crate::scalar::{Scalar, ScalarType};
@@ -40,8 +41,13 @@ pub enum Instr {
     /// The register each lane contributes, chosen by lane: what an owner Publishes in a phase,
     /// or a local read whose register differs across lanes.
     Pick { dst: Reg, pieces: LanePieces },
-    /// One warp shuffle: every lane reads `src` of lane `(lane + rotate) mod W`.
-    Shuffle { dst: Reg, src: Reg, rotate: u32, fetch: FetchId },
+    /// One warp shuffle: every lane reads `src` of lane `(lane + rotate) mod W`. It serves
+    /// `fetches`: one, or two whose 16-bit elements travel packed in one word ([`crate::pairs`]).
+    Shuffle { dst: Reg, src: Reg, rotate: u32, fetches: Vec<FetchId> },
+    /// Two 16-bit elements in one 32-bit word: `lo` in its low half, `hi` in its high half.
+    Pack { dst: Reg, lo: Reg, hi: Reg },
+    /// The 16-bit element in the high (`high`) or low half of 32-bit word `src`.
+    Unpack { dst: Reg, src: Reg, high: bool },
     Param { dst: Reg, index: u32 },
     Const { dst: Reg, value: Scalar },
     Unary { dst: Reg, op: UnaryOp, a: Reg },
@@ -158,6 +164,8 @@ impl WarpProgram {
             fetched: HashMap::new(),
             fetch_order: Vec::new(),
             invariant: HashMap::new(),
+            shuffled: ShuffledFetches::of(pattern, body, &schedule),
+            halves: HashMap::new(),
         };
         let fields = body.fields();
         if strategy == Strategy::SharedMemory {
@@ -280,6 +288,16 @@ impl WarpProgram {
         shuffles * self.element.words() as f64 / outputs as f64
     }
 
+    /// Shuffles the program performs, and how many of them move two 16-bit elements packed in
+    /// one word ([`crate::pairs`]).
+    pub fn shuffled_words(&self) -> (usize, usize) {
+        let fetches = self.instrs.iter().filter_map(|i| match i {
+            Instr::Shuffle { fetches, .. } => Some(fetches.len()),
+            _ => None,
+        });
+        fetches.fold((0, 0), |(words, paired), n| (words + 1, paired + usize::from(n == 2)))
+    }
+
     /// 32-bit registers each lane spends on the cache (of one input field).
     pub fn cache_registers(&self) -> u32 {
         self.schedule.loads.len() as u32 * self.element.words()
@@ -354,6 +372,11 @@ struct Lower<'a> {
     fetch_order: Vec<FetchId>,
     /// Nodes that do not depend on taps are computed once for all outputs.
     invariant: HashMap<NodeId, Reg>,
+    /// The shuffled fetches of 16-bit elements each row reads, which pair up ([`crate::pairs`]).
+    shuffled: ShuffledFetches,
+    /// (field, input row, fetch) -> the shuffled word holding its element and whether in the
+    /// high half, for a fetch that travelled with another and is not unpacked yet.
+    halves: HashMap<(u32, u32, FetchId), (Reg, bool)>,
 }
 
 impl Lower<'_> {
@@ -388,10 +411,24 @@ impl Lower<'_> {
         }
         let reg = match &self.schedule.fetches[id].source {
             Source::Local(pieces) => self.pick(field, row, pieces),
+            Source::Shuffle(_) if self.halves.contains_key(&(field, row, id)) => {
+                let (src, high) = self.halves[&(field, row, id)];
+                self.emit(self.body.element(), |dst| Instr::Unpack { dst, src, high })
+            }
             Source::Shuffle(phase) => {
                 let src = self.pick(field, row, &phase.publish);
                 let rotate = phase.rotate;
-                self.emit(self.body.element(), |dst| Instr::Shuffle { dst, src, rotate, fetch: id })
+                let taken = |other| self.fetched.contains_key(&(field, row, other)) || self.halves.contains_key(&(field, row, other));
+                match self.shuffled.partner(self.schedule, field, row, id, taken) {
+                    Some((other, publish)) => {
+                        let hi = self.pick(field, row, publish);
+                        let word = self.emit(ScalarType::U32, |dst| Instr::Pack { dst, lo: src, hi });
+                        let got = self.emit(ScalarType::U32, |dst| Instr::Shuffle { dst, src: word, rotate, fetches: vec![id, other] });
+                        self.halves.insert((field, row, other), (got, true));
+                        self.emit(self.body.element(), |dst| Instr::Unpack { dst, src: got, high: false })
+                    }
+                    None => self.emit(self.body.element(), |dst| Instr::Shuffle { dst, src, rotate, fetches: vec![id] }),
+                }
             }
             Source::Global(at) => {
                 let (at, warp) = (*at, self.step.warp());
@@ -442,7 +479,8 @@ impl Instr {
         match self {
             Instr::Load { .. } | Instr::Stage { .. } | Instr::Shared { .. } | Instr::Param { .. } | Instr::Const { .. } => Vec::new(),
             Instr::Pick { pieces, .. } => pieces.0.iter().map(|&(_, reg)| reg).collect(),
-            Instr::Shuffle { src, .. } => vec![*src],
+            Instr::Shuffle { src, .. } | Instr::Unpack { src, .. } => vec![*src],
+            Instr::Pack { lo, hi, .. } => vec![*lo, *hi],
             Instr::Unary { a, .. } | Instr::Cast { a, .. } => vec![*a],
             Instr::Binary { a, b, .. } | Instr::Compare { a, b, .. } => vec![*a, *b],
             Instr::Select { cond, then, otherwise, .. } => vec![*cond, *then, *otherwise],
@@ -457,7 +495,8 @@ impl Instr {
         match &mut instr {
             Instr::Load { .. } | Instr::Stage { .. } | Instr::Shared { .. } | Instr::Param { .. } | Instr::Const { .. } => {}
             Instr::Pick { pieces, .. } => *pieces = pieces.map(&rename),
-            Instr::Shuffle { src, .. } | Instr::Store { src, .. } => *src = rename(*src),
+            Instr::Shuffle { src, .. } | Instr::Store { src, .. } | Instr::Unpack { src, .. } => *src = rename(*src),
+            Instr::Pack { lo, hi, .. } => (*lo, *hi) = (rename(*lo), rename(*hi)),
             Instr::Unary { a, .. } | Instr::Cast { a, .. } => *a = rename(*a),
             Instr::Binary { a, b, .. } | Instr::Compare { a, b, .. } => (*a, *b) = (rename(*a), rename(*b)),
             Instr::Select { cond, then, otherwise, .. } => (*cond, *then, *otherwise) = (rename(*cond), rename(*then), rename(*otherwise)),
@@ -473,6 +512,8 @@ impl Instr {
             | Instr::Shared { dst, .. }
             | Instr::Pick { dst, .. }
             | Instr::Shuffle { dst, .. }
+            | Instr::Pack { dst, .. }
+            | Instr::Unpack { dst, .. }
             | Instr::Param { dst, .. }
             | Instr::Const { dst, .. }
             | Instr::Unary { dst, .. }

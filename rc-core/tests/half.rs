@@ -162,3 +162,44 @@ fn sixteen_bit_kernels_assemble() {
     }
 }
 
+
+/// The number of shuffles of `program`, per rotation.
+fn shuffles_by_rotation(program: &WarpProgram) -> std::collections::BTreeMap<u32, usize> {
+    let mut by = std::collections::BTreeMap::new();
+    for instr in &program.instrs {
+        if let rc_core::program::Instr::Shuffle { rotate, .. } = instr {
+            *by.entry(*rotate).or_insert(0) += 1;
+        }
+    }
+    by
+}
+
+#[test]
+fn sixteen_bit_elements_travel_two_to_a_shuffle() {
+    for ty in [ScalarType::F16, ScalarType::BF16] {
+        for (layout, p) in [(Layout::RoundRobin, 4), (Layout::Granule(2), 4), (Layout::Granule(4), 8), (Layout::Granule(8), 8)] {
+            for r in [1, 2, 3, 8] {
+                let pattern = Pattern::new(r, 32, p, Boundary::Zero).expect("valid");
+                let compile = |ty| WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &box_body(r, ty)).expect("compiles");
+                let (wide, narrow) = (compile(ScalarType::F32), compile(ty));
+                // The f32 program shuffles each fetch alone; 16-bit pairs those of a rotation.
+                let want: std::collections::BTreeMap<u32, usize> =
+                    shuffles_by_rotation(&wide).into_iter().map(|(rotate, n)| (rotate, n.div_ceil(2))).collect();
+                assert_eq!(shuffles_by_rotation(&narrow), want, "{pattern} {layout} {ty}");
+                let (words, paired) = narrow.shuffled_words();
+                assert_eq!(words, want.values().sum::<usize>());
+                assert_eq!(paired, wide.shuffled_words().0 - words, "{pattern} {layout} {ty}: every other shuffle saved");
+                // Each path of the kernel prints its shuffles.
+                let ptx = rc_core::ptx::print(&narrow, "k");
+                let paths = rc_core::ptx::print(&wide, "k").matches("shfl.sync").count() / wide.shuffled_words().0.max(1);
+                assert_eq!(ptx.matches("shfl.sync").count(), words * paths, "{pattern} {layout} {ty}\n{ptx}");
+                assert!((narrow.shuffles_per_output() - words as f64 / p as f64).abs() < 1e-9);
+                if paired > 0 {
+                    let pack = if ty == ScalarType::BF16 { "prmt.b32" } else { "mov.b32 %r" };
+                    assert!(ptx.contains(pack), "{pattern} {layout} {ty}: packs pairs\n{ptx}");
+                    assert!(rc_core::Explanation::new("k", &narrow).to_string().contains("two share a 32-bit word"));
+                }
+            }
+        }
+    }
+}
