@@ -218,6 +218,8 @@ impl WarpProgram {
         let outputs = pattern.outputs_per_thread();
         let row_order = if distribution.vector() > 1 {
             order::wavefront(body, &live, outputs as usize)
+        } else if body.element().bytes() == 2 && strategy == Strategy::RegisterCache {
+            order::pairwise(body, &live, outputs as usize)
         } else {
             order::sequential(body, &live, outputs as usize)
         };
