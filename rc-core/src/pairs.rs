@@ -14,7 +14,18 @@ use std::collections::HashSet;
 
 use crate::body::Body;
 use crate::pattern::Pattern;
+use crate::scalar::ScalarType;
+use crate::strategy::Strategy;
 use crate::schedule::{FetchId, LanePieces, Phase, Schedule, Source};
+
+/// Whether a lane's cache registers of `element` pair up in 32-bit words: 16-bit elements of a
+/// register cache whose `schedule` shuffles (round-robin, granules). Register `2k` is the low
+/// half of word `k`, `2k + 1` its high half; a reader takes its half out, and a shuffle of two
+/// fetches whose lanes publish a whole word moves that word as it is. Windows read only their
+/// own registers, one element at a time after their vector loads, and keep them unpacked.
+pub fn packs_cache(element: ScalarType, schedule: &Schedule) -> bool {
+    element.bytes() == 2 && schedule.strategy == Strategy::RegisterCache && schedule.phases().next().is_some()
+}
 
 /// The shuffled fetches each input row of a step of each input field reads, for pairing: a
 /// fetch pairs only with one its own row reads, so no shuffle moves what no tap uses.
@@ -50,23 +61,31 @@ impl ShuffledFetches {
         ShuffledFetches { used }
     }
 
-    /// The fetch to shuffle together with `id` in input row `row` of `field`: the first other
-    /// one that row reads through the same rotation and that `taken` (the fetches already
-    /// shuffled there) does not hold, with the registers its lanes publish.
-    pub fn partner<'s>(
+    /// The fetches that can shuffle together with `id` in input row `row` of `field`: the
+    /// others that row reads through the same rotation and that `taken` (the fetches already
+    /// shuffled there) does not hold, in the schedule's order, with the registers their lanes
+    /// publish.
+    pub fn partners<'s>(
         &self,
         schedule: &'s Schedule,
         field: u32,
         row: u32,
         id: FetchId,
         taken: impl Fn(FetchId) -> bool,
-    ) -> Option<(FetchId, &'s LanePieces)> {
-        let rotate = phase(schedule, id)?.rotate;
+    ) -> Vec<(FetchId, &'s LanePieces)> {
+        let Some(rotate) = phase(schedule, id).map(|p| p.rotate) else { return Vec::new() };
         self.used
             .iter()
             .filter(|&&(f, r, other)| f == field && r == row && other != id && !taken(other))
-            .find_map(|&(_, _, other)| phase(schedule, other).filter(|p| p.rotate == rotate).map(|p| (other, &p.publish)))
+            .filter_map(|&(_, _, other)| phase(schedule, other).filter(|p| p.rotate == rotate).map(|p| (other, &p.publish)))
+            .collect()
     }
+}
+
+/// Whether every lane publishes a whole packed word when `lo` and `hi` travel together: cache
+/// registers `2k` and `2k + 1`.
+pub fn whole_words(lo: &LanePieces, hi: &LanePieces, warp: u32) -> bool {
+    (0..warp).all(|lane| lo.at(lane) % 2 == 0 && hi.at(lane) == lo.at(lane) + 1)
 }
 
 fn phase(schedule: &Schedule, id: FetchId) -> Option<&Phase> {

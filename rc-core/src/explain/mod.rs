@@ -122,6 +122,9 @@ impl Explanation {
             )?;
             if program.element.bytes() == 2 {
                 let (words, paired) = program.shuffled_words();
+                if crate::pairs::packs_cache(program.element, schedule) {
+                    writeln!(text, "16-bit elements: two share each 32-bit cache register (rc[2k] in the low half of word k, rc[2k + 1] in the high half)")?;
+                }
                 writeln!(
                     text,
                     "16-bit elements: two share a 32-bit word in each shuffle of two fetches ({paired} of {words} shuffles move two elements)"
