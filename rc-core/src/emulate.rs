@@ -451,6 +451,7 @@ impl<T: Element> Tile<'_, T> {
                 }
             }
             Instr::Pack { dst, lo, hi } => self.lanes(*dst, &[*lo, *hi], |x| (x[0] & 0xffff) | (x[1] & 0xffff) << 16),
+            Instr::Straddle { dst, lo, hi } => self.lanes(*dst, &[*lo, *hi], |x| (x[0] >> 16 & 0xffff) | (x[1] & 0xffff) << 16),
             Instr::Unpack { dst, src, high } => {
                 let shift = if *high { 16 } else { 0 };
                 self.lanes(*dst, &[*src], |x| (x[0] >> shift) & 0xffff);

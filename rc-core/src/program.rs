@@ -48,6 +48,9 @@ pub enum Instr {
     Pack { dst: Reg, lo: Reg, hi: Reg },
     /// The 16-bit element in the high (`high`) or low half of 32-bit word `src`.
     Unpack { dst: Reg, src: Reg, high: bool },
+    /// The word of 16-bit elements that straddles two packed words: the high half of `lo` in
+    /// its low half, the low half of `hi` in its high half.
+    Straddle { dst: Reg, lo: Reg, hi: Reg },
     Param { dst: Reg, index: u32 },
     Const { dst: Reg, value: Scalar },
     Unary { dst: Reg, op: UnaryOp, a: Reg },
@@ -464,6 +467,10 @@ impl Lower<'_> {
             let word = match made.get(&pair) {
                 Some(&word) => word,
                 None if pair.0 % 2 == 0 && pair.1 == pair.0 + 1 => self.word(field, row, pair.0 / 2),
+                None if pair.0 % 2 == 1 && pair.1 == pair.0 + 1 => {
+                    let (lo, hi) = (self.word(field, row, pair.0 / 2), self.word(field, row, pair.1 / 2));
+                    self.emit(ScalarType::U32, |dst| Instr::Straddle { dst, lo, hi })
+                }
                 None => {
                     let (a, b) = (self.cached(field, row, pair.0), self.cached(field, row, pair.1));
                     self.emit(ScalarType::U32, |dst| Instr::Pack { dst, lo: a, hi: b })
@@ -510,6 +517,18 @@ impl Lower<'_> {
                         let word = self.publish_pair(field, row, lo, hi);
                         let got = self.emit(ScalarType::U32, |dst| Instr::Shuffle { dst, src: word, rotate, fetches: vec![id, other] });
                         self.halves.insert((field, row, other), (got, !high));
+                        self.emit(self.body.element(), |dst| Instr::Unpack { dst, src: got, high })
+                    }
+                    // Where every lane publishes the same half of its words, the words travel.
+                    None if self.packed && phase.publish.0.iter().all(|&(_, reg)| reg % 2 == phase.publish.0[0].1 % 2) => {
+                        let high = phase.publish.0[0].1 % 2 == 1;
+                        let words = phase.publish.map(|reg| reg / 2);
+                        let words = LanePieces(words.0.iter().map(|&(lane, pair)| (lane, self.word(field, row, pair))).collect());
+                        let src = match words.uniform() {
+                            Some(word) => word,
+                            None => self.emit(ScalarType::U32, |dst| Instr::Pick { dst, pieces: words }),
+                        };
+                        let got = self.emit(ScalarType::U32, |dst| Instr::Shuffle { dst, src, rotate, fetches: vec![id] });
                         self.emit(self.body.element(), |dst| Instr::Unpack { dst, src: got, high })
                     }
                     None => {
@@ -568,7 +587,7 @@ impl Instr {
             Instr::Load { .. } | Instr::Stage { .. } | Instr::Shared { .. } | Instr::Param { .. } | Instr::Const { .. } => Vec::new(),
             Instr::Pick { pieces, .. } => pieces.0.iter().map(|&(_, reg)| reg).collect(),
             Instr::Shuffle { src, .. } | Instr::Unpack { src, .. } => vec![*src],
-            Instr::Pack { lo, hi, .. } => vec![*lo, *hi],
+            Instr::Pack { lo, hi, .. } | Instr::Straddle { lo, hi, .. } => vec![*lo, *hi],
             Instr::Unary { a, .. } | Instr::Cast { a, .. } => vec![*a],
             Instr::Binary { a, b, .. } | Instr::Compare { a, b, .. } => vec![*a, *b],
             Instr::Select { cond, then, otherwise, .. } => vec![*cond, *then, *otherwise],
@@ -584,7 +603,7 @@ impl Instr {
             Instr::Load { .. } | Instr::Stage { .. } | Instr::Shared { .. } | Instr::Param { .. } | Instr::Const { .. } => {}
             Instr::Pick { pieces, .. } => *pieces = pieces.map(&rename),
             Instr::Shuffle { src, .. } | Instr::Store { src, .. } | Instr::Unpack { src, .. } => *src = rename(*src),
-            Instr::Pack { lo, hi, .. } => (*lo, *hi) = (rename(*lo), rename(*hi)),
+            Instr::Pack { lo, hi, .. } | Instr::Straddle { lo, hi, .. } => (*lo, *hi) = (rename(*lo), rename(*hi)),
             Instr::Unary { a, .. } | Instr::Cast { a, .. } => *a = rename(*a),
             Instr::Binary { a, b, .. } | Instr::Compare { a, b, .. } => (*a, *b) = (rename(*a), rename(*b)),
             Instr::Select { cond, then, otherwise, .. } => (*cond, *then, *otherwise) = (rename(*cond), rename(*then), rename(*otherwise)),
@@ -602,6 +621,7 @@ impl Instr {
             | Instr::Shuffle { dst, .. }
             | Instr::Pack { dst, .. }
             | Instr::Unpack { dst, .. }
+            | Instr::Straddle { dst, .. }
             | Instr::Param { dst, .. }
             | Instr::Const { dst, .. }
             | Instr::Unary { dst, .. }

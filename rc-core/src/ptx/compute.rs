@@ -70,6 +70,11 @@ impl Printer<'_> {
             }
             Instr::Pack { dst, lo, hi } => self.pack(*dst, *lo, *hi),
             Instr::Unpack { dst, src, high } => self.unpack_half(*dst, *src, *high),
+            Instr::Straddle { dst, lo, hi } => {
+                // Bytes 2-3 of `lo`, then bytes 0-1 of `hi` (bytes 4-5 of the pair).
+                let (d, a, b) = (self.reg(*dst), self.reg(*lo), self.reg(*hi));
+                self.line(&format!("prmt.b32 {d}, {a}, {b}, 0x5432;"));
+            }
             Instr::Param { dst, index } => {
                 let ty = program.reg_type(*dst);
                 let param = KernelParam::Value { index: *index, ty };
