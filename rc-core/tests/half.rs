@@ -198,6 +198,10 @@ fn sixteen_bit_elements_travel_two_to_a_shuffle() {
                     let pack = if ty == ScalarType::BF16 { "prmt.b32" } else { "mov.b32 %r" };
                     assert!(ptx.contains(pack), "{pattern} {layout} {ty}: packs pairs\n{ptx}");
                     assert!(rc_core::Explanation::new("k", &narrow).to_string().contains("two share a 32-bit word"));
+                    // Round-robin lanes past the wrap publish registers 2k + 1 and 2k + 2: one prmt.
+                    if layout == Layout::RoundRobin {
+                        assert!(ptx.contains("prmt.b32") && ptx.contains("0x5432"), "{pattern} {layout} {ty}: straddling words\n{ptx}");
+                    }
                 }
             }
         }
