@@ -5,6 +5,7 @@
 // `w[(0, 0)]`-style taps read as written in the papers these stencils come from.
 #![allow(clippy::identity_op)]
 
+use half::{bf16, f16};
 use rc::prelude::*;
 
 use super::Visit;
@@ -243,6 +244,35 @@ pub fn int_ops_3d(w: Window3<u32>, weights: [u32; 3]) -> u32 {
     let y = (w[(0, -1, 0)] | w[(0, 1, 0)]) / 3 * weights[1];
     let x = ((w[(0, 0, -1)] << 3) & !w[(0, 0, 1)]) % 1000 * weights[2];
     (z + y + x) >> 2
+}
+
+/// f16 heat on a grid, round-robin: the cache holds two elements a register and taps of two
+/// outputs travel in one shuffle.
+#[stencil(radius = (1, 2), outputs_per_thread = 3, rows_per_warp = 2, distribution = round_robin, boundary = clamp)]
+pub fn heat2d_f16_round_robin(w: Window2<f16>, alpha: f16) -> f16 {
+    let laplacian = w[(-1, 0)] + w[(1, 0)] + w[(0, -2)] + w[(0, 2)] - f16::from_f32(4.0) * w[(0, 0)];
+    w[(0, 0)] + alpha * laplacian
+}
+
+/// The bf16 3x3x3 box over granules of 4, streaming along z: packed cache words carried plane
+/// to plane.
+#[stencil(radius = 1, outputs_per_thread = 8, planes_per_warp = 4, distribution = granule(4), boundary = zero)]
+pub fn box27_bf16_granule(w: Window3<bf16>) -> bf16 {
+    let mut s = bf16::ZERO;
+    for dz in -1..=1 {
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                s += w[(dz, dy, dx)];
+            }
+        }
+    }
+    s / bf16::from_f32(27.0)
+}
+
+/// Visits every 16-bit stencil above, with the parameters it is checked with.
+pub fn visit_half(v: &mut impl super::VisitHalf) {
+    v.visit(&heat2d_f16_round_robin::KERNEL, (f16::from_f32(0.125),));
+    v.visit(&box27_bf16_granule::KERNEL, ());
 }
 
 /// Visits every stencil above, with the parameters it is checked with.
