@@ -92,7 +92,7 @@ fn every_grid_stencil_emulates_its_reference_on_every_shape() {
 fn every_16_bit_grid_stencil_emulates_its_reference_on_every_shape() {
     let mut check = EmulationMatchesReference { checked: 0 };
     visit_half(&mut check);
-    assert_eq!(check.checked, 2);
+    assert_eq!(check.checked, 3);
 }
 
 #[test]
@@ -183,4 +183,11 @@ fn a_grid_stencils_kernel_has_the_declared_tile_and_defaults() {
     assert_eq!(box3x5_granule::KERNEL.layout(), rc::Layout::Granule(4));
     assert_eq!(box3x3_shared::KERNEL.strategy(), rc::Strategy::SharedMemory);
     assert_eq!(box3d_naive::KERNEL.strategy(), rc::Strategy::Naive);
+    // `stream = true` streams the default rows unless rows_per_warp says otherwise; no
+    // stream, no streaming.
+    let p = box9x9::KERNEL.pattern();
+    assert_eq!((p.streams_rows(), p.rows_per_warp()), (true, rc::Pattern::DEFAULT_STREAMED_ROWS));
+    assert!(!heat2d::KERNEL.pattern().streams_rows());
+    let p = streamed_weighted::KERNEL.pattern();
+    assert_eq!((p.streams_rows(), p.rows_per_warp(), p.outputs_per_thread()), (true, 5, 4));
 }

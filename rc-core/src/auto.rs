@@ -80,8 +80,10 @@ const BOUND_MARGIN: f64 = 1.25;
 const MAX_BOUND_BLOCKS: u32 = 4;
 /// How far past two blocks' cap a tile's estimate may go and still be bounded to two: 2D box
 /// r = 4 and the 3D r = 2 tiles ran faster so (0.31 -> 0.49, 0.46 -> 0.64, 0.24 -> 0.31 of
-/// copy), spilling a few bytes.
-const BOUNDED_REGISTER_EXCESS: f64 = 1.25;
+/// copy), spilling a few bytes. With the plane loaded ahead (12 to 24 more registers) the 3D
+/// r = 2 tiles' estimates reach 1.4 times the cap, and two blocks still won: 0.48 -> 0.69 and
+/// 0.23 -> 0.27 (bench/results/2026-11-24-h100-grid-ahead/).
+const BOUNDED_REGISTER_EXCESS: f64 = 1.4;
 /// Registers, shared memory, threads and blocks of one SM (sm_80 and sm_90).
 const REGISTERS_PER_SM: u32 = 65536;
 const SHARED_BYTES_PER_SM: u32 = 228 * 1024;
@@ -234,6 +236,7 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
 fn with_outputs(pattern: Pattern, outputs: u32) -> Result<Pattern, PatternError> {
     let (rows, planes) = (pattern.rows_per_warp(), pattern.planes_per_warp());
     Pattern::grid(pattern.radius(), pattern.warp(), outputs, rows, planes, pattern.boundary())
+        .and_then(|p| p.with_streamed_rows(pattern.streams_rows()))
         .and_then(|p| p.with_launch_bounds(pattern.threads_per_block(), pattern.min_blocks_per_sm()))
 }
 
@@ -242,7 +245,7 @@ fn with_outputs(pattern: Pattern, outputs: u32) -> Result<Pattern, PatternError>
 /// estimate, else two blocks where the estimate is at most [`BOUNDED_REGISTER_EXCESS`] times
 /// their cap.
 fn bounded(program: &WarpProgram) -> Option<Pattern> {
-    let pattern = program.pattern;
+    let pattern = program.declared;
     if pattern.dims() == Dims::One || pattern.min_blocks_per_sm().is_some() {
         return None;
     }

@@ -154,6 +154,20 @@ impl Body {
         Ok(Body { element, fields, params, radius, nodes, types, result })
     }
 
+    /// This 2D body as the 3D body of a tile that streams its rows ([`Pattern::lifted`]): each
+    /// tap `(dy, dx)` becomes `(dy, 0, dx)`, everything else as it is.
+    ///
+    /// [`Pattern::lifted`]: crate::pattern::Pattern::lifted
+    pub fn lifted(&self) -> Body {
+        let lift = |d: Offset| Offset::zyx(d.along(1), 0, d.along_x());
+        let nodes = self.nodes.iter().map(|&node| match node {
+            Node::Tap(field, d) => Node::Tap(field, lift(d)),
+            other => other,
+        });
+        let r = self.radius;
+        Body { nodes: nodes.collect(), radius: Radius::zyx(r.along(1), 0, r.along_x()), ..self.clone() }
+    }
+
     pub fn element(&self) -> ScalarType {
         self.element
     }

@@ -29,9 +29,10 @@ impl WarpProgram {
     /// ([`Pattern::launch_shape_of`]). Warps past the last tile are skipped: on the GPU they
     /// run but store nothing.
     pub fn emulate_grid<T: Element>(&self, inputs: &[&[T]], shape: Extent, output: &mut [T], params: &[Scalar]) -> Result<(), Error> {
-        let pattern = self.pattern;
+        let (pattern, declared) = (self.pattern, self.declared);
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
-        let out_shape = pattern.check_inputs(shape, &lens, self.fields, output.len())?;
+        let out_shape = declared.check_inputs(shape, &lens, self.fields, output.len())?;
+        let (shape, out_shape) = (declared.lifted_shape(shape), declared.lifted_shape(out_shape));
         if out_shape.len() == Some(0) {
             return Ok(());
         }
@@ -145,9 +146,10 @@ impl<T: Element> Tile<'_, T> {
     fn holds(&self, test: TileTest) -> bool {
         let pattern = self.program.pattern;
         match test {
-            TileTest::Inside { elements } => {
+            TileTest::Inside { elements, ahead } => {
                 // The whole tile's input box: every plane a streaming tile will reach.
                 let (planes, rows) = pattern.box_rows();
+                let planes = planes + ahead;
                 let [y, z] = self.input_row(0);
                 let x = self.origin_x();
                 let along = |start: i64, len: u32, n: usize| start >= 0 && start + len as i64 <= n as i64;

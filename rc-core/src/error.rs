@@ -51,6 +51,8 @@ pub enum PatternError {
     MinBlocksPerSm { got: Given },
     #[error("fuse must be an integer from 1 to {} (time steps per launch; 1 launches every step on its own), got {got}", Pattern::MAX_FUSE)]
     Fuse { got: Given },
+    #[error("stream = true streams a 2D tile's rows, but this stencil is {dims}: {}; remove `stream`", match dims { Dims::Three => "in 3D a tile streams along z when planes_per_warp > 1 (the default)", _ => "a 1D tile has no rows to stream" })]
+    StreamRows { dims: Dims },
 }
 
 /// A distribution the pattern or the strategy cannot have, checked by [`crate::validate`].

@@ -85,6 +85,9 @@ pub struct Pattern {
     /// no such dimension.
     rows_per_warp: u32,
     planes_per_warp: u32,
+    /// A 2D tile whose rows are steps of a loop, one row per step ([`Pattern::lifted`]); false
+    /// for straight-line rows and in 1D and 3D (a 3D tile streams when it has several planes).
+    stream_rows: bool,
     boundary: Boundary,
     /// Launch bounds: threads per block (`.maxntid`), and optionally the blocks per
     /// multiprocessor ptxas must fit (`.minnctapersm`).
@@ -123,12 +126,19 @@ impl Pattern {
         }
     }
 
-    /// `planes_per_warp` unless the attribute says otherwise: 16 in 3D, streamed (16 and 32
-    /// were within 2% of each other at radii 1 and 2, and one plane per warp re-read 3 to 5
-    /// input rows per output row), else 1.
+    /// `rows_per_warp` of a 2D tile that streams its rows (`stream = true`) unless the attribute
+    /// says otherwise: of 16, 32 and 64, 64 ran fastest for 2D box r = 4 on an H100
+    /// (bench/results/2026-11-24-h100-grid-ahead/).
+    pub const DEFAULT_STREAMED_ROWS: u32 = 64;
+
+    /// `planes_per_warp` unless the attribute says otherwise: 32 in 3D, streamed, else 1. With
+    /// each step's plane loaded a step ahead, 32 planes beat 16 at every radius-1 and -2 tile
+    /// of the sweep that did not spill (by 1-5%: the prologue's steps amortized over more planes;
+    /// bench/results/2026-11-24-h100-grid-ahead/), and one plane per warp re-read 3 to 5 input
+    /// rows per output row.
     pub const fn default_planes_per_warp(dims: Dims) -> u32 {
         match dims {
-            Dims::Three => 16,
+            Dims::Three => 32,
             _ => 1,
         }
     }
@@ -165,6 +175,7 @@ impl Pattern {
             outputs_per_thread,
             rows_per_warp: 1,
             planes_per_warp: 1,
+            stream_rows: false,
             boundary,
             threads_per_block: Pattern::DEFAULT_THREADS_PER_BLOCK,
             min_blocks_per_sm: None,
@@ -221,6 +232,47 @@ impl Pattern {
     #[doc(hidden)]
     pub const fn with_launch_bounds_unchecked(self, threads_per_block: u32, min_blocks_per_sm: Option<u32>) -> Pattern {
         Pattern { threads_per_block, min_blocks_per_sm, ..self }
+    }
+
+    /// This 2D pattern with its rows streamed (`true`: one row per step of a loop, partial
+    /// results carried from row to row, [`Pattern::lifted`]) or straight-line (`false`).
+    /// Refused in 1D and 3D: a 3D tile streams along z when it has several planes.
+    pub fn with_streamed_rows(self, stream: bool) -> Result<Pattern, PatternError> {
+        validate::stream_rows(self.dims(), stream)?;
+        Ok(self.with_streamed_rows_unchecked(stream))
+    }
+
+    /// `with_streamed_rows` for generated code, whose pattern the macro has already validated.
+    #[doc(hidden)]
+    pub const fn with_streamed_rows_unchecked(self, stream_rows: bool) -> Pattern {
+        Pattern { stream_rows, ..self }
+    }
+
+    /// Whether a 2D tile streams its rows ([`Pattern::with_streamed_rows`]).
+    pub const fn streams_rows(&self) -> bool {
+        self.stream_rows
+    }
+
+    /// The pattern the warp program is compiled for: a 2D tile that streams its rows is the 3D
+    /// tile of radius `(ry, 0, rx)` whose `rows_per_warp` planes are one row each, on the grid
+    /// `[rows, 1, cols]` (the same elements at the same addresses), so 2D streaming is the 3D
+    /// pipeline ([`crate::pipeline`]) and nothing else; every other pattern is itself.
+    pub const fn lifted(&self) -> Pattern {
+        if !self.stream_rows {
+            return *self;
+        }
+        let r = self.radius;
+        let radius = Radius::zyx(r.along(1), 0, r.along_x());
+        Pattern { radius, rows_per_warp: 1, planes_per_warp: self.rows_per_warp, stream_rows: false, ..*self }
+    }
+
+    /// A grid's shape as the lifted pattern sees it: `[rows, cols]` as `[rows, 1, cols]` for a
+    /// 2D tile that streams its rows, else `shape` itself.
+    pub fn lifted_shape(&self, shape: Extent) -> Extent {
+        match (self.stream_rows, shape.dims()) {
+            (true, Dims::Two) => Extent::zyx(shape.along(1), 1, shape.along_x()),
+            _ => shape,
+        }
     }
 
     /// Threads per block of the launch (and the kernel's `.maxntid`).
@@ -486,6 +538,9 @@ impl fmt::Display for Pattern {
         write!(f, "radius {}, warp {}, outputs_per_thread {}", self.radius, self.warp, self.outputs_per_thread)?;
         if self.dims() >= Dims::Two {
             write!(f, ", rows_per_warp {}", self.rows_per_warp)?;
+        }
+        if self.stream_rows {
+            f.write_str(" (streamed)")?;
         }
         if self.dims() == Dims::Three {
             write!(f, ", planes_per_warp {}", self.planes_per_warp)?;

@@ -36,6 +36,11 @@ pub struct Pipeline {
     pub last: u32,
     /// The copies at the end of a step, `(dst, src)` in order.
     pub carries: Vec<(Reg, Reg)>,
+    /// For each register the newest plane's loads fill, `(next, register)`: where a step's
+    /// interior path loads the next step's newest plane while it computes (the loads' latency
+    /// hidden behind a whole step, not only behind other warps), copied into the register at
+    /// the step's end.
+    pub ahead: Vec<(Reg, Reg)>,
 }
 
 impl Pipeline {
@@ -57,6 +62,15 @@ impl Pipeline {
                 Some((vreg, (newest, row / rows)))
             })
             .collect();
+        let mut ahead = Vec::new();
+        for instr in &instrs {
+            if let Instr::Load { dst, cache: Some(_), row, .. } = *instr {
+                if row >= last * rows {
+                    reg_types.push(reg_types[dst as usize]);
+                    ahead.push((reg_types.len() as Reg - 1, dst));
+                }
+            }
+        }
         let mut stages: Vec<Option<u32>> = vec![None; reg_types.len()];
         let mut copies: BTreeMap<Reg, Vec<Reg>> = BTreeMap::new();
         let mut out = Vec::with_capacity(instrs.len());
@@ -132,7 +146,7 @@ impl Pipeline {
                 (0..chain.len()).rev().map(move |d| (chain[d], sources[d]))
             })
             .collect();
-        (out, Pipeline { stages, last, carries })
+        (out, Pipeline { stages, last, carries, ahead })
     }
 
     /// Whether `instr` runs in the `k`-th step of the prologue (`k < last`), when only the

@@ -76,7 +76,11 @@ pub enum StageScope {
 /// What one stencil compiles to.
 #[derive(Clone, Debug)]
 pub struct WarpProgram {
+    /// The tile the program computes: the declared pattern, or for a 2D tile that streams its
+    /// rows the 3D tile it is compiled as ([`Pattern::lifted`]).
     pub pattern: Pattern,
+    /// The pattern as declared: its dimensions are those of the grids the kernel takes.
+    pub declared: Pattern,
     pub strategy: Strategy,
     pub element: ScalarType,
     /// Input fields: each one its own buffer, cache registers and stage, on one schedule.
@@ -130,6 +134,12 @@ impl WarpProgram {
     ) -> Result<WarpProgram, Error> {
         // `0.0 + a + b + ...` summed as `(a + b + ...) + 0.0`, the same bits (see `zero_start`).
         let body = &crate::zero_start::hoist(body);
+        // A 2D tile that streams its rows runs as the 3D tile it lifts to, on its lifted body.
+        let (declared, pattern) = (pattern, pattern.lifted());
+        let body = &match declared.streams_rows() && body.radius().dims() == Dims::Two {
+            true => body.lifted(),
+            false => body.clone(),
+        };
         if body.radius().dims() != pattern.dims() {
             return Err(ScheduleError::Dimensions { body: body.radius().dims(), pattern: pattern.dims() }.into());
         }
@@ -259,6 +269,7 @@ impl WarpProgram {
         };
         let mut program = WarpProgram {
             pattern,
+            declared,
             strategy,
             element: body.element(),
             fields,
@@ -277,6 +288,17 @@ impl WarpProgram {
         };
         program.machine = Machine::lower(&program);
         Ok(program)
+    }
+
+    /// The axis of the declared grids that the program's axis `axis` lies along: itself, except
+    /// for a 2D tile that streams its rows, whose z is the grids' y and whose y is a length of 1
+    /// the grids do not have (`None`).
+    pub fn declared_axis(&self, axis: u32) -> Option<u32> {
+        match (self.declared.streams_rows(), axis) {
+            (false, _) | (true, 0) => Some(axis),
+            (true, 1) => None,
+            (true, _) => Some(axis - 1),
+        }
     }
 
     pub fn reg_type(&self, reg: Reg) -> ScalarType {

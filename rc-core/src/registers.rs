@@ -99,7 +99,20 @@ impl WarpProgram {
             }
             live.record_peak();
         }
-        let [best_cache, best_other] = live.peak;
+        let [mut best_cache, best_other] = live.peak;
+        // A streaming tile's interior path also holds, through each step, the plane it loads
+        // ahead for the next one.
+        if let Some(pipeline) = &self.pipeline {
+            let mut loaded_ahead = false;
+            self.machine.visit(&mut |op| {
+                if let Op::Carry(moves) = op {
+                    loaded_ahead |= moves.iter().any(|m| pipeline.ahead.iter().any(|&(next, reg)| *m == (reg, next)));
+                }
+            });
+            if loaded_ahead {
+                best_cache += pipeline.ahead.iter().map(|&(next, _)| words(next)).sum::<u32>();
+            }
+        }
         // The PTX keeps `lane + k` for each shuffle rotation k in a register of its own.
         let mut rotations: HashSet<u32> = HashSet::new();
         self.machine.visit(&mut |op| {

@@ -142,7 +142,7 @@ impl WarpProgram {
         let taken = build.path(true);
         let fallback = build.path(false);
         let machine = Machine {
-            body: vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements() }, taken, fallback }],
+            body: vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements(), ahead: 0 }, taken, fallback }],
             width: tile.width,
             shared_bytes: None,
             launch_bounds: LaunchBounds::of(&launch),
@@ -150,6 +150,7 @@ impl WarpProgram {
         let loads = (0..tile.per_lane).map(|reg| LoadPlan { reg, lanes: (0, tile.warp) }).collect();
         Ok(WarpProgram {
             pattern: launch,
+            declared: launch,
             strategy: Strategy::RegisterCache,
             element: body.element(),
             fields: body.fields(),

@@ -44,6 +44,14 @@ pub fn rows_per_warp(what: &'static str, dims: Dims, from: Dims, got: Given) -> 
     integer(got, 1, max, any, |got| PatternError::RowsPerWarp { what, dims, got })
 }
 
+/// `stream = true` streams a 2D tile's rows; only 2D tiles have rows to stream that way.
+pub fn stream_rows(dims: Dims, stream: bool) -> Result<(), PatternError> {
+    match (stream, dims) {
+        (true, Dims::One | Dims::Three) => Err(PatternError::StreamRows { dims }),
+        _ => Ok(()),
+    }
+}
+
 /// Whole warps, so that every lane of a physical warp takes part in every shuffle.
 pub fn threads_per_block(got: Given) -> Result<u32, PatternError> {
     integer(got, 32, Pattern::MAX_THREADS_PER_BLOCK, |t| t % 32 == 0, |got| PatternError::ThreadsPerBlock { got })

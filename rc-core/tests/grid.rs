@@ -94,6 +94,25 @@ fn two_d_stencils_emulate_their_reference_in_every_layout_and_boundary() {
     }
 }
 
+/// A 2D tile that streams its rows is the 3D pipeline on `[rows, 1, cols]`: the same outputs,
+/// bit for bit, for every boundary, radius and distribution, and for shapes shorter than a
+/// tile's rows or its halo.
+#[test]
+fn two_d_tiles_that_stream_their_rows_emulate_their_reference() {
+    let shapes: Vec<Extent> = [[1, 1], [1, 40], [40, 1], [3, 5], [9, 130], [17, 257], [70, 33], [100, 392], [75, 520]].into_iter().map(Extent::from).collect();
+    for (radius, star) in [(Radius::yx(1, 1), true), (Radius::yx(2, 2), false), (Radius::yx(3, 1), false), (Radius::yx(1, 4), true)] {
+        let body = weighted(radius, &taps(radius, star));
+        for boundary in Boundary::ALL {
+            for (outputs, rows, layout) in [(1, 1, Layout::RoundRobin), (2, 5, Layout::RoundRobin), (4, 16, Layout::Granule(4)), (4, 32, Layout::Window(4)), (8, 3, Layout::Window(4))] {
+                let pattern = Pattern::grid(radius, 32, outputs, rows, 1, boundary).and_then(|p| p.with_streamed_rows(true)).expect("valid");
+                let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &body).expect("compiles");
+                assert!(program.pipeline.is_some() || rows == 1, "{pattern}: rows are steps of a pipelined loop");
+                check(&body, pattern, Strategy::RegisterCache, layout, &shapes);
+            }
+        }
+    }
+}
+
 #[test]
 fn three_d_stencils_emulate_their_reference() {
     let shapes: Vec<Extent> = [[1, 1, 1], [2, 3, 70], [5, 6, 7], [9, 4, 33]].into_iter().map(Extent::from).collect();
@@ -115,7 +134,7 @@ fn three_d_stencils_emulate_their_reference() {
 
 /// The kernels the GPU-facing tests below print for a weighted star or box of `radius`: 3 rows
 /// (and 5 planes in 3D, streamed along z) per warp, every boundary, round-robin, 16-byte granules and windows, and
-/// the two baselines.
+/// the two baselines; in 2D also 16-byte windows with 7 rows streamed.
 fn gpu_kernels(radius: Radius, star: bool) -> (Body, Vec<(Pattern, Strategy, Layout, WarpProgram)>) {
     let body = weighted(radius, &taps(radius, star));
     let (rows, planes) = (3, if radius.dims() == rc_core::Dims::Three { 5 } else { 1 });
@@ -131,6 +150,11 @@ fn gpu_kernels(radius: Radius, star: bool) -> (Body, Vec<(Pattern, Strategy, Lay
             let pattern = Pattern::grid(radius, 32, outputs, rows, planes, boundary).expect("valid");
             let program = WarpProgram::compile_for(pattern, strategy, layout, &body).expect("compiles");
             kernels.push((pattern, strategy, layout, program));
+        }
+        if radius.dims() == rc_core::Dims::Two {
+            let pattern = Pattern::grid(radius, 32, 4, 7, 1, boundary).and_then(|p| p.with_streamed_rows(true)).expect("valid");
+            let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
+            kernels.push((pattern, Strategy::RegisterCache, Layout::Window(4), program));
         }
     }
     (body, kernels)
@@ -169,8 +193,10 @@ fn write_gpu_cases() {
     let configs: [(Radius, bool, Vec<Extent>); 4] = [
         (Radius::yx(1, 1), true, vec![Extent::yx(300, 520), Extent::yx(7, 13), Extent::yx(1, 300), Extent::yx(301, 1), Extent::yx(130, 1026)]),
         (Radius::yx(2, 1), false, vec![Extent::yx(517, 640), Extent::yx(33, 130)]),
-        (Radius::zyx(1, 1, 1), true, vec![Extent::zyx(20, 30, 64), Extent::zyx(3, 5, 7), Extent::zyx(9, 17, 70)]),
-        (Radius::zyx(1, 2, 1), false, vec![Extent::zyx(20, 33, 128)]),
+        // With interior tiles along every dimension (rows a whole number of vectors): the vector
+        // path and its plane loaded ahead.
+        (Radius::zyx(1, 1, 1), true, vec![Extent::zyx(20, 30, 64), Extent::zyx(3, 5, 7), Extent::zyx(9, 17, 70), Extent::zyx(20, 12, 392)]),
+        (Radius::zyx(1, 2, 1), false, vec![Extent::zyx(20, 33, 128), Extent::zyx(20, 14, 264)]),
     ];
     let mut k = 0;
     for (radius, star, shapes) in configs {
@@ -266,7 +292,7 @@ fn write_perf_cases() {
             tiles.push((rc, Layout::Window(2), 2, 2, 16, None));
             tiles
         } else {
-            vec![
+            let mut tiles = vec![
                 (rc, Layout::Window(4), 4, 8, 1, None),
                 (rc, Layout::Window(4), 4, 4, 1, None),
                 (rc, Layout::Window(4), 4, 4, 1, Some(2)),
@@ -280,7 +306,16 @@ fn write_perf_cases() {
                 (rc, Layout::Window(4), 8, 8, 1, Some(2)),
                 (rc, Layout::Window(2), 2, 8, 1, Some(4)),
                 (rc, Layout::RoundRobin, 1, 8, 1, Some(4)),
-            ]
+            ];
+            // Rows streamed (one per step, partial results carried): planes 0 marks them.
+            for outputs in [4, 8] {
+                for rows in [16, 32, 64] {
+                    for min_blocks in [None, Some(2), Some(3)] {
+                        tiles.push((rc, Layout::Window(4), outputs, rows, 0, min_blocks));
+                    }
+                }
+            }
+            tiles
         };
         tiles.push((Strategy::Naive, Layout::RoundRobin, 1, 4, 1, None));
         tiles.push((Strategy::SharedMemory, Layout::RoundRobin, 1, 4, 1, None));
@@ -294,16 +329,19 @@ fn write_perf_cases() {
         let mut programs: Vec<(String, Pattern, WarpProgram)> = Vec::new();
         let chosen = WarpProgram::compile_for(choice.pattern, rc, choice.layout, &body).expect("compiles");
         let bounds = choice.pattern.min_blocks_per_sm().unwrap_or(0);
-        let what = format!("default|{}|p{}|r{}|z{}|mb{bounds}", choice.layout, choice.pattern.outputs_per_thread(), choice.pattern.rows_per_warp(), choice.pattern.planes_per_warp());
+        let streamed = if choice.pattern.streams_rows() { "|streamed" } else { "" };
+        let what = format!("default|{}|p{}|r{}|z{}|mb{bounds}{streamed}", choice.layout, choice.pattern.outputs_per_thread(), choice.pattern.rows_per_warp(), choice.pattern.planes_per_warp());
         programs.push((what.replace(' ', "_"), choice.pattern, chosen));
         for (strategy, layout, outputs, rows, planes, min_blocks) in tiles {
-            let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, planes, Boundary::Clamp)
+            let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, planes.max(1), Boundary::Clamp)
+                .and_then(|p| p.with_streamed_rows(planes == 0))
                 .and_then(|p| p.with_launch_bounds(256, min_blocks))
             else {
                 continue;
             };
             let Ok(program) = WarpProgram::compile_for(pattern, strategy, layout, &body) else { continue };
-            let what = format!("{strategy}|{layout}|p{outputs}|r{rows}|z{planes}|mb{}", min_blocks.unwrap_or(0)).replace(' ', "_");
+            let streamed = if planes == 0 { "|streamed" } else { "" };
+            let what = format!("{strategy}|{layout}|p{outputs}|r{rows}|z{}|mb{}{streamed}", planes.max(1), min_blocks.unwrap_or(0)).replace(' ', "_");
             programs.push((what, pattern, program));
         }
         for (what, pattern, program) in programs {
@@ -362,19 +400,23 @@ fn streamed_3d_boxes_carry_partial_sums_not_input_rows() {
         }).collect();
         assert_eq!(loops, vec![16, 16], "{boundary}: a loop of 16 planes on each path");
         let mut cache_regs = std::collections::HashSet::new();
-        let mut carried = Vec::new();
+        let mut moves = Vec::new();
         program.machine.visit(&mut |op| {
             if op.loads_cache() {
                 cache_regs.extend(op.defs());
             }
-            if let Op::Carry(moves) = op {
-                carried.extend(moves.iter().map(|&(_, src)| src));
+            if let Op::Carry(m) = op {
+                moves.extend(m.iter().copied());
             }
         });
+        // The interior path's plane loaded ahead moves from cache register to cache register;
+        // everything else carried is a partial sum.
+        let (ahead, carried): (Vec<_>, Vec<_>) = moves.into_iter().partition(|(_, src): &(u32, u32)| cache_regs.contains(src));
+        let mut carried: Vec<u32> = carried.into_iter().map(|(_, src)| src).collect();
         carried.sort_unstable();
         carried.dedup();
         assert_eq!(carried.len(), 2 * 2 * 4, "{boundary}: two partial sums for each of 2 rows x 4 outputs");
-        assert!(carried.iter().all(|r| !cache_regs.contains(r)), "{boundary}: an input row is carried");
+        assert!(!ahead.is_empty() && ahead.iter().all(|(dst, _)| cache_regs.contains(dst)), "{boundary}: the interior loads the next plane ahead");
         for shape in [Extent::zyx(40, 5, 130), Extent::zyx(16, 2, 128), Extent::zyx(3, 3, 9), Extent::zyx(1, 4, 4)] {
             let Ok(out_shape) = pattern.output_shape(shape) else { continue };
             let n = shape.len().expect("fits");

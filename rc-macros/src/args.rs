@@ -1,5 +1,6 @@
 //! The attribute's arguments: `radius = 3, warp = 32, outputs_per_thread = 4, boundary = zero`;
-//! for 2D and 3D stencils also `radius = (ry, rx)`, `rows_per_warp` and `planes_per_warp`.
+//! for 2D and 3D stencils also `radius = (ry, rx)`, `rows_per_warp` and `planes_per_warp`, and
+//! for 2D `stream`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
@@ -42,17 +43,11 @@ pub struct Args {
     pub auto: Auto,
     /// Whether `outputs_per_thread` was given.
     pub outputs_fixed: bool,
-    /// Whether `rows_per_warp` and `planes_per_warp` were given: the cost model will choose
-    /// them otherwise, once it weighs 2D and 3D tiles (issue 17); until then they are defaults.
-    #[allow(dead_code)]
-    pub rows_fixed: bool,
-    #[allow(dead_code)]
-    pub planes_fixed: bool,
     /// `fuse = T` and its tokens: time steps per fused launch (1D).
     pub fuse: Option<(u32, TokenStream)>,
 }
 
-const KNOWN: &str = "`radius`, `warp`, `outputs_per_thread`, `rows_per_warp`, `planes_per_warp`, `boundary`, `strategy`, \
+const KNOWN: &str = "`radius`, `warp`, `outputs_per_thread`, `rows_per_warp`, `planes_per_warp`, `stream`, `boundary`, `strategy`, \
      `distribution`, `max_threads_per_block`, `min_blocks_per_sm`, `fuse`";
 
 /// Reads the attribute of a stencil of `dims` dimensions (`None` when the signature has no
@@ -72,8 +67,6 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
                 distribution_tokens: None,
                 auto: Auto::No,
                 outputs_fixed: false,
-                rows_fixed: false,
-                planes_fixed: false,
                 fuse: None,
             };
         }
@@ -81,6 +74,7 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
     let mut radius: Option<Radius> = None;
     let mut rows: Option<u32> = None;
     let mut planes: Option<u32> = None;
+    let mut stream: Option<bool> = None;
     let mut warp: Option<u32> = None;
     let mut outputs: Option<u32> = None;
     let mut boundary: Option<Boundary> = None;
@@ -122,6 +116,18 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
                 let verdict = validate::rows_per_warp("planes_per_warp", dims.unwrap_or(Dims::Three), Dims::Three, given(&nv.value));
                 planes = checked(verdict, &nv.value, cx);
             }
+            "stream" => {
+                stream = match strip_group(&nv.value) {
+                    Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. }) => Some(b.value),
+                    _ => {
+                        cx.error(&nv.value, "stream takes `true` (a 2D tile's rows are steps of a loop, partial results carried from row to row) or `false` (straight-line rows)");
+                        None
+                    }
+                };
+                if let (Some(on), Some(d)) = (stream, dims) {
+                    checked(validate::stream_rows(d, on), &nv.value, cx);
+                }
+            }
             "warp" => warp = checked(validate::warp(given(&nv.value)), &nv.value, cx),
             "outputs_per_thread" => {
                 outputs_span = Some(syn::spanned::Spanned::span(&nv.value));
@@ -161,7 +167,7 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
         (None, false, Strategy::RegisterCache) => Auto::Default,
         _ => Auto::No,
     };
-    let (outputs_fixed, rows_fixed, planes_fixed) = (outputs.is_some(), rows.is_some(), planes.is_some());
+    let outputs_fixed = outputs.is_some();
     let args = |pattern| Args {
         radius,
         pattern,
@@ -172,8 +178,6 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
         distribution_tokens,
         auto,
         outputs_fixed,
-        rows_fixed,
-        planes_fixed,
         fuse: fuse.clone(),
     };
     if cx.has_errors() {
@@ -188,11 +192,15 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
             r,
             warp,
             outputs,
-            rows.unwrap_or(Pattern::default_rows_per_warp(d)),
+            rows.unwrap_or(match stream {
+                Some(true) => Pattern::DEFAULT_STREAMED_ROWS,
+                _ => Pattern::default_rows_per_warp(d),
+            }),
             planes.unwrap_or(Pattern::default_planes_per_warp(d)),
             boundary,
         ),
     }
+    .and_then(|p| p.with_streamed_rows(stream.unwrap_or(false)))
     .and_then(|p| p.with_launch_bounds(threads.unwrap_or(Pattern::DEFAULT_THREADS_PER_BLOCK), min_blocks));
     match pattern {
         Ok(pattern) => args(Some(pattern)),
@@ -236,6 +244,7 @@ fn suggestion(name: &str) -> String {
         "outputs_per_thread",
         "rows_per_warp",
         "planes_per_warp",
+        "stream",
         "boundary",
         "strategy",
         "distribution",

@@ -164,7 +164,8 @@ fn generate(
         _ => {
             let radius = tokens::radius(pattern.radius());
             let (rows, planes) = (pattern.rows_per_warp(), pattern.planes_per_warp());
-            quote!(::rc::__private::Pattern::grid_unchecked(#radius, #warp, #outputs, #rows, #planes, #boundary))
+            let stream = pattern.streams_rows();
+            quote!(::rc::__private::Pattern::grid_unchecked(#radius, #warp, #outputs, #rows, #planes, #boundary).with_streamed_rows_unchecked(#stream))
         }
     };
     let threads = pattern.threads_per_block();

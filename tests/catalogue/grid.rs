@@ -246,6 +246,31 @@ pub fn int_ops_3d(w: Window3<u32>, weights: [u32; 3]) -> u32 {
     (z + y + x) >> 2
 }
 
+/// A 9x9 box with its rows streamed (partial sums carried from row to row), the default rows.
+#[stencil(radius = 4, stream = true, boundary = clamp)]
+pub fn box9x9(w: Window2<f32>) -> f32 {
+    let mut s = 0.0;
+    for dy in -4..=4 {
+        for dx in -4..=4 {
+            s += w[(dy, dx)];
+        }
+    }
+    s * (1.0 / 81.0)
+}
+
+/// Rows streamed on request, few of them, distinct weights per tap, two fields, wrapping: a
+/// value carried to the wrong step or a row loaded ahead from the wrong place shows.
+#[stencil(radius = (2, 1), stream = true, rows_per_warp = 5, outputs_per_thread = 4, boundary = wrap)]
+pub fn streamed_weighted(u: Window2<f32>, k: Window2<f32>) -> f32 {
+    let mut s = 0.0;
+    for dy in -2..=2 {
+        for dx in -1..=1 {
+            s += (1.0 + 0.125 * (dy * 3 + dx) as f32) * u[(dy, dx)];
+        }
+    }
+    s * k[(0, 0)] - k[(2, -1)]
+}
+
 /// f16 heat on a grid, round-robin: the cache holds two elements a register and taps of two
 /// outputs travel in one shuffle.
 #[stencil(radius = (1, 2), outputs_per_thread = 3, rows_per_warp = 2, distribution = round_robin, boundary = clamp)]
@@ -269,10 +294,24 @@ pub fn box27_bf16_granule(w: Window3<bf16>) -> bf16 {
     s / bf16::from_f32(27.0)
 }
 
+/// An f16 5x5 box over granules of 4 with its rows streamed: packed words in the lifted
+/// pipeline.
+#[stencil(radius = 2, stream = true, outputs_per_thread = 4, distribution = granule(4), boundary = wrap)]
+pub fn box5x5_f16_streamed(w: Window2<f16>) -> f16 {
+    let mut s = f16::ZERO;
+    for dy in -2..=2 {
+        for dx in -2..=2 {
+            s += w[(dy, dx)];
+        }
+    }
+    s
+}
+
 /// Visits every 16-bit stencil above, with the parameters it is checked with.
 pub fn visit_half(v: &mut impl super::VisitHalf) {
     v.visit(&heat2d_f16_round_robin::KERNEL, (f16::from_f32(0.125),));
     v.visit(&box27_bf16_granule::KERNEL, ());
+    v.visit(&box5x5_f16_streamed::KERNEL, ());
 }
 
 /// Visits every stencil above, with the parameters it is checked with.
@@ -301,4 +340,6 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&three_fields3d::KERNEL, ());
     v.visit(&conv3x3::KERNEL, ([0.0625, 0.125, 0.0625, 0.125, -0.75, 0.125, 0.0625, 0.125, 0.0625],));
     v.visit(&int_ops_3d::KERNEL, ([3, 5, 7],));
+    v.visit(&box9x9::KERNEL, ());
+    v.visit(&streamed_weighted::KERNEL, ());
 }

@@ -49,7 +49,13 @@ impl Explanation {
         let mut text = String::new();
         // Writing to a String cannot fail.
         let _ = (|| -> fmt::Result {
-            writeln!(text, "stencil `{name}`: {pattern}, element {}", program.element)?;
+            writeln!(text, "stencil `{name}`: {}, element {}", program.declared, program.element)?;
+            if program.declared.streams_rows() {
+                writeln!(
+                    text,
+                    "its rows stream: it runs as the 3D tile below on the grid [rows, 1, cols], whose planes are the grid's rows ({pattern})"
+                )?;
+            }
             match program.strategy {
                 Strategy::RegisterCache => writeln!(text, "distribution: {}", program.distribution)?,
                 Strategy::SharedMemory if is_grid => writeln!(

@@ -71,8 +71,9 @@ pub enum TileTest {
     /// Tile elements `0..elements` of every input row of the tile all lie inside the input:
     /// `tile_start - lead >= 0` and `tile_start - lead + elements <= n` along x, and in 2D and
     /// 3D every input row of the tile inside the grid and rows a whole number of vectors long
-    /// (so each row's vectors are aligned). No boundary rule applies to them.
-    Inside { elements: u32 },
+    /// (so each row's vectors are aligned). No boundary rule applies to them. A streaming
+    /// tile's input box is counted with `ahead` more planes, which its last step loads ahead.
+    Inside { elements: u32, ahead: u32 },
     /// Every output of output row `row` of the tile exists: `tile_start + tile_outputs <=
     /// n_out` along x, the row inside the output, and in 2D and 3D output rows a whole number
     /// of vectors long.

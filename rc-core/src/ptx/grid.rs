@@ -55,9 +55,14 @@ impl Printer<'_> {
         let three = pattern.dims() == Dims::Three;
         let [input, output] = [KernelParam::Input { field: 0 }, KernelParam::Output].map(|p| self.param_name(&p.suffix()));
         let extent = |p: &mut Self, axis: u32, output: bool| -> String {
-            let name = p.param_name(&KernelParam::Extent { axis, output }.suffix());
             let reg = p.a();
-            p.line(&format!("ld.param.u64 {reg}, [{name}];"));
+            match p.program.declared_axis(axis) {
+                Some(axis) => {
+                    let name = p.param_name(&KernelParam::Extent { axis, output }.suffix());
+                    p.line(&format!("ld.param.u64 {reg}, [{name}];"));
+                }
+                None => p.line(&format!("mov.u64 {reg}, 1;")),
+            }
             reg
         };
         self.comment("2D/3D: N and N_OUT are the input's and the output's row lengths; global warp t computes tile t, row-major");
@@ -197,12 +202,13 @@ impl Printer<'_> {
         (row % rows, row / rows)
     }
 
-    /// In 2D/3D, `inside` and-ed with: every input row of the tile lies inside the grid, and
-    /// input rows are whole vectors long.
-    pub(super) fn rows_inside(&mut self, inside: &str) {
+    /// In 2D/3D, `inside` and-ed with: every input row of the tile (and `ahead` planes past
+    /// its box) lies inside the grid, and input rows are whole vectors long.
+    pub(super) fn rows_inside(&mut self, inside: &str, ahead: u32) {
         let Some(grid) = self.grid.clone() else { return };
         let pattern = self.program.pattern;
         let (planes, rows) = pattern.box_rows();
+        let planes = planes + ahead;
         let along = |p: &mut Self, start: &str, shift: u32, len: u32, n: &str| {
             let (lo, hi) = (p.a(), p.a());
             p.line(&format!("sub.s64 {lo}, {start}, {shift};"));

@@ -253,7 +253,7 @@ impl<'a> Printer<'a> {
     /// the other computed, so each arm starts with no cached lane predicates or addresses.
     fn branch(&mut self, test: TileTest, taken: &[Stmt], fallback: &[Stmt]) {
         let (q, names) = match test {
-            TileTest::Inside { elements } => {
+            TileTest::Inside { elements, ahead } => {
                 let lead = self.program.schedule.lead;
                 self.comment("interior tile: every element it loads lies inside the input");
                 let (lo, hi, inside) = (self.a(), self.a(), self.q());
@@ -261,7 +261,7 @@ impl<'a> Printer<'a> {
                 self.line(&format!("add.s64 {hi}, {lo}, {elements};"));
                 self.line(&format!("setp.ge.s64 {inside}, {lo}, 0;"));
                 self.line(&format!("setp.le.and.s64 {inside}, {hi}, {N}, {inside};"));
-                self.rows_inside(&inside);
+                self.rows_inside(&inside, ahead);
                 (inside, ("interior", "tile_done"))
             }
             TileTest::Whole { row } => {
@@ -382,7 +382,7 @@ impl<'a> Printer<'a> {
         let _ = writeln!(out, ".address_size 64");
         let _ = writeln!(out);
         let _ = writeln!(out, ".visible .entry {}(", self.entry);
-        let params: Vec<String> = KernelParam::list(program.pattern.dims(), program.fields, &program.params)
+        let params: Vec<String> = KernelParam::list(program.declared.dims(), program.fields, &program.params)
             .into_iter()
             .map(|p| format!("\t.param .{} {}", p.ptx_type(), self.param_name(&p.suffix())))
             .collect();
