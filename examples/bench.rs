@@ -16,6 +16,7 @@ mod common;
 
 mod bench {
     pub mod csv;
+    pub mod fields;
     pub mod half;
     pub mod grid {
         pub mod kernels;
@@ -71,6 +72,17 @@ fn run() -> Result<()> {
             Err(e) if e.is_no_device() => {
                 let checked = bench::half::emulate_all(20_000)?;
                 println!("checked {checked} f16 kernels on the CPU emulation: bit-exact with run_cpu. No GPU ({e}): timed nothing.");
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        };
+    }
+    if options.fields {
+        return match rc::runtime::gpu() {
+            Ok(info) => bench::fields::run(&options, &info, &options.out.clone().unwrap_or_else(|| default_out_dir(&info, "-fields"))),
+            Err(e) if e.is_no_device() => {
+                let checked = bench::fields::emulate_all(20_000)?;
+                println!("checked {checked} diffusion kernels (two fields, one field) on the CPU emulation: bit-exact with run_cpu. No GPU ({e}): timed nothing.");
                 Ok(())
             }
             Err(e) => Err(e.into()),
@@ -165,7 +177,7 @@ fn emit_ptx(dir: &Path) -> Result<()> {
         }
         Ok(kernels.len() + T::auto_kernels().len() + grid)
     }
-    let written = write::<f32>(dir)? + write::<f64>(dir)? + bench::half::emit_ptx(dir)?;
+    let written = write::<f32>(dir)? + write::<f64>(dir)? + bench::half::emit_ptx(dir)? + bench::fields::emit_ptx(dir)?;
     println!("wrote {written} kernels' PTX to {}", dir.display());
     Ok(())
 }

@@ -13,29 +13,39 @@ use catalogue::grid::*;
 use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
 use rc::runtime::cust::stream::Stream;
 use rc::testdata::{awkward, poison};
+use rc::runtime::DeviceElement;
 use rc::{Element, Extent, Params, Stencil};
 
 
 const SHAPES_2D: [[usize; 2]; 10] = [[1, 1], [1, 40], [40, 1], [3, 5], [7, 13], [33, 130], [70, 300], [9, 1000], [257, 1024], [1000, 1003]];
 const SHAPES_3D: [[usize; 3]; 7] = [[1, 1, 1], [1, 1, 40], [40, 1, 1], [3, 5, 7], [9, 17, 70], [5, 33, 128], [64, 64, 64]];
 
+/// An element to what its buffer holds, and back.
+type Conversions<T, D> = (fn(T) -> D, fn(D) -> T);
+
 /// Launches `k` over grids of shape `shape` (`inputs`, one per input field) and compares with
-/// `run_cpu`.
-fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
+/// `run_cpu`. The buffers hold `D`, made of each element by `to` and back by `from`: the element
+/// itself, or the bits of a 16-bit float (`rc::runtime::DeviceElement`).
+fn gpu_matches_reference<T: Element, D: DeviceElement<T> + PartialEq, P: Params + Debug>(
     k: &Stencil<T, P>,
     shape: Extent,
     inputs: &[&[T]],
     params: P,
     stream: &Stream,
+    (to, from): Conversions<T, D>,
 ) -> Result<(), String> {
     let what = |m: String| format!("{} (shape {shape}, params {params:?}): {m}", k.name());
-    let d_in = inputs.iter().map(|input| DeviceBuffer::from_slice(input)).collect::<Result<Vec<_>, _>>().map_err(|e| what(e.to_string()))?;
-    let d_in: Vec<&DeviceSlice<T>> = d_in.iter().map(|d| &**d).collect();
+    let d_in = inputs
+        .iter()
+        .map(|input| DeviceBuffer::from_slice(&input.iter().map(|&x| to(x)).collect::<Vec<D>>()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| what(e.to_string()))?;
+    let d_in: Vec<&DeviceSlice<D>> = d_in.iter().map(|d| &**d).collect();
     let out_shape = match k.output_shape(shape) {
         Ok(s) => s,
         Err(_) => {
             // No output exists: the launch must refuse with a length error before launching.
-            let d_out = DeviceBuffer::from_slice(&[poison::<T>()]).map_err(|e| what(e.to_string()))?;
+            let d_out = DeviceBuffer::from_slice(&[to(poison::<T>())]).map_err(|e| what(e.to_string()))?;
             let mut empty = d_out.index(0..0);
             return match rc::runtime::launch_grid(k, stream, &d_in, &mut empty, shape, params) {
                 Err(rc::runtime::Error::Length { .. }) => Ok(()),
@@ -46,10 +56,10 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
     let n_out = out_shape.len().ok_or_else(|| what("output too large".into()))?;
     let mut want = vec![poison::<T>(); n_out];
     k.run_cpu_grid(inputs, shape, &mut want, params).map_err(|e| what(e.to_string()))?;
-    let got = launch_guarded(n_out, poison(), stream, |out| rc::runtime::launch_grid(k, stream, &d_in, out, shape, params).map_err(|e| e.to_string()))
+    let got = launch_guarded(n_out, to(poison()), stream, |out| rc::runtime::launch_grid(k, stream, &d_in, out, shape, params).map_err(|e| e.to_string()))
         .map_err(what)?;
-    let got = &got[..];
-    match catalogue::compare_outputs(k, got, &want) {
+    let got: Vec<T> = got.into_iter().map(from).collect();
+    match catalogue::compare_outputs(k, &got, &want) {
         None => Ok(()),
         Some(i) => Err(what(format!("output {i} of shape {out_shape}: GPU gave {:?}, CPU reference {:?}", got[i], want[i]))),
     }
@@ -61,8 +71,9 @@ struct OnGpu<'a> {
     checked: usize,
 }
 
-impl catalogue::Visit for OnGpu<'_> {
-    fn visit<T: Element + DeviceCopy, P: Params + Debug>(&mut self, k: &Stencil<T, P>, params: P) {
+impl OnGpu<'_> {
+    /// `k` over every shape of its dimensions, its buffers of `D` (see [`gpu_matches_reference`]).
+    fn check<T: Element, D: DeviceElement<T> + PartialEq, P: Params + Debug>(&mut self, k: &Stencil<T, P>, params: P, device: Conversions<T, D>) {
         let shapes: Vec<Extent> = match k.pattern().dims() {
             rc::core::Dims::Three => SHAPES_3D.into_iter().map(Extent::from).collect(),
             _ => SHAPES_2D.into_iter().map(Extent::from).collect(),
@@ -74,11 +85,27 @@ impl catalogue::Visit for OnGpu<'_> {
                 continue;
             }
             let inputs = catalogue::awkward_inputs(k, n, 11 + i as u64);
-            if let Err(e) = gpu_matches_reference(k, shape, &catalogue::slices(&inputs), params, self.stream) {
+            if let Err(e) = gpu_matches_reference(k, shape, &catalogue::slices(&inputs), params, self.stream, device) {
                 self.failures.push(e);
             }
             self.checked += 1;
         }
+    }
+}
+
+impl catalogue::Visit for OnGpu<'_> {
+    fn visit<T: Element + DeviceCopy, P: Params + Debug>(&mut self, k: &Stencil<T, P>, params: P) {
+        self.check(k, params, (|x| x, |x| x));
+    }
+}
+
+/// 16-bit grids, on cust buffers of their bits.
+impl catalogue::VisitHalf for OnGpu<'_> {
+    fn visit<T: Element, P: Params + Debug>(&mut self, k: &Stencil<T, P>, params: P)
+    where
+        u16: DeviceElement<T>,
+    {
+        self.check(k, params, (|x: T| x.to_scalar().bits as u16, |b| T::from_bits(b as u64)));
     }
 }
 
@@ -88,6 +115,15 @@ fn grid_catalogue_stencils_equal_their_reference_on_the_gpu() {
     let mut v = OnGpu { stream: &stream, failures: Vec::new(), checked: 0 };
     catalogue::grid::visit_all(&mut v);
     eprintln!("grid catalogue: {} launches checked, {} failed", v.checked, v.failures.len());
+    assert!(v.failures.is_empty(), "{}", v.failures.join("\n"));
+}
+
+#[test]
+fn sixteen_bit_grid_stencils_equal_their_reference_on_the_gpu() {
+    let Some((_context, stream)) = gpu("sixteen_bit_grid_stencils_equal_their_reference_on_the_gpu") else { return };
+    let mut v = OnGpu { stream: &stream, failures: Vec::new(), checked: 0 };
+    catalogue::grid::visit_half(&mut v);
+    eprintln!("16-bit grid catalogue: {} launches checked, {} failed", v.checked, v.failures.len());
     assert!(v.failures.is_empty(), "{}", v.failures.join("\n"));
 }
 
@@ -109,7 +145,7 @@ fn a_grid_of_more_than_2_pow_31_elements_is_indexed_with_64_bits() {
         return;
     }
     let input: Vec<f32> = awkward(n, 31);
-    let result = gpu_matches_reference(&heat2d::KERNEL, shape, &[&input], (0.125,), &stream);
+    let result = gpu_matches_reference(&heat2d::KERNEL, shape, &[&input], (0.125,), &stream, (|x| x, |x| x));
     eprintln!("shape {shape} ({n} elements): {}", if result.is_ok() { "all outputs match" } else { "MISMATCH" });
     if let Err(e) = result {
         panic!("{e}");

@@ -55,6 +55,18 @@ struct EmulationMatchesReference {
 
 impl catalogue::Visit for EmulationMatchesReference {
     fn visit<T: Element, P: Params + std::fmt::Debug>(&mut self, k: &Stencil<T, P>, params: P) {
+        self.check(k, params);
+    }
+}
+
+impl catalogue::VisitHalf for EmulationMatchesReference {
+    fn visit<T: Element, P: Params + std::fmt::Debug>(&mut self, k: &Stencil<T, P>, params: P) {
+        self.check(k, params);
+    }
+}
+
+impl EmulationMatchesReference {
+    fn check<T: Element, P: Params>(&mut self, k: &Stencil<T, P>, params: P) {
         let shapes: Vec<Extent> = match k.pattern().dims() {
             rc::core::Dims::Two => SHAPES_2D.into_iter().map(Extent::from).collect(),
             rc::core::Dims::Three => SHAPES_3D.into_iter().map(Extent::from).collect(),
@@ -74,6 +86,13 @@ fn every_grid_stencil_emulates_its_reference_on_every_shape() {
     let mut check = EmulationMatchesReference { checked: 0 };
     visit_all(&mut check);
     assert!(check.checked >= 19, "only {} stencils visited", check.checked);
+}
+
+#[test]
+fn every_16_bit_grid_stencil_emulates_its_reference_on_every_shape() {
+    let mut check = EmulationMatchesReference { checked: 0 };
+    visit_half(&mut check);
+    assert_eq!(check.checked, 3);
 }
 
 #[test]

@@ -13,6 +13,8 @@ usage: cargo run --release --example bench -- [options]
   --grid             the 2D and 3D benchmark (below) instead of the 1D one
   --half             the 1D box average in f16 (r = 1, 2, 4, 8, 16; --radii picks among
                      them) against the copy of 2-byte elements, instead of the 1D one
+  --fields           f32 r = 1 diffusion with two input fields (u and its coefficient k)
+                     and with one, against the copy, instead of the 1D one
   --radii LIST       radii to run (default 1,2,4,8,12,16,24,32,64)
   --p LIST           outputs per thread to run (default 1,2,4,8)
   --variants LIST    which variants to run, by their `strategy` label (default: all, and
@@ -40,6 +42,8 @@ pub struct Options {
     pub grid: bool,
     /// The f16 box average instead of the 1D one.
     pub half: bool,
+    /// The two-field diffusion instead of the 1D one.
+    pub fields: bool,
     pub radii: Vec<u32>,
     pub outputs_per_thread: Vec<u32>,
     /// Labels of the variants to run.
@@ -69,6 +73,7 @@ impl Options {
         let mut options = Options {
             grid: false,
             half: false,
+            fields: false,
             radii,
             outputs_per_thread,
             variants: VARIANTS.iter().map(|v| v.label.to_owned()).collect(),
@@ -91,6 +96,7 @@ impl Options {
             match word.as_str() {
                 "--grid" => options.grid = true,
                 "--half" => options.half = true,
+                "--fields" => options.fields = true,
                 "--stencils" => options.stencils = stencils(&value()?)?,
                 "--shape-2d" => options.shape_2d = shape(&word, &value()?)?,
                 "--shape-3d" => options.shape_3d = shape(&word, &value()?)?,

@@ -346,6 +346,8 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
                 wavefronts += words;
             }
             Instr::Pick { pieces, .. } => instructions += (pieces.0.len() as f64 - 1.0) * words,
+            // Two 16-bit elements into one shuffled word and out again.
+            Instr::Pack { .. } | Instr::Unpack { .. } | Instr::Straddle { .. } => instructions += 1.0,
             Instr::Binary { dst, op: BinaryOp::Div | BinaryOp::Rem, .. } => {
                 instructions += match program.reg_type(*dst) {
                     ScalarType::F32 => 10.0,

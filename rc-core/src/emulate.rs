@@ -451,6 +451,12 @@ impl<T: Element> Tile<'_, T> {
                     self.set(*dst, lane, bits);
                 }
             }
+            Instr::Pack { dst, lo, hi } => self.lanes(*dst, &[*lo, *hi], |x| (x[0] & 0xffff) | (x[1] & 0xffff) << 16),
+            Instr::Straddle { dst, lo, hi } => self.lanes(*dst, &[*lo, *hi], |x| (x[0] >> 16 & 0xffff) | (x[1] & 0xffff) << 16),
+            Instr::Unpack { dst, src, high } => {
+                let shift = if *high { 16 } else { 0 };
+                self.lanes(*dst, &[*src], |x| (x[0] >> shift) & 0xffff);
+            }
             Instr::Param { dst, index } => {
                 let bits = self.params.get(*index as usize).map_or(0, |s| s.bits);
                 self.regs[*dst as usize * warp..][..warp].fill(bits);

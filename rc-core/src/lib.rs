@@ -7,7 +7,8 @@
 //! publish/read, conflict proof) → [`program`] (the warp program: what each lane computes) →
 //! [`machine`] (the machine program: how it runs, every vector access, path, stage and division
 //! run decided) → `emulate` on the CPU and [`ptx`] for the GPU, which both only follow it;
-//! [`registers`] and [`auto`] count it, [`explain`] shows it to people. Offsets, radii and
+//! [`registers`] and [`auto`] count it, [`explain`] shows it to people. [`pairs`] puts two 16-bit
+//! elements in each 32-bit cache register and shuffle. Offsets, radii and
 //! extents come from [`geometry`], element types from the table in [`scalar`].
 
 pub mod abi;
@@ -22,6 +23,7 @@ pub mod half_float;
 pub mod machine;
 pub mod ops;
 pub mod order;
+pub mod pairs;
 pub mod pattern;
 pub mod pipeline;
 pub mod program;

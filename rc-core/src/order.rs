@@ -62,3 +62,17 @@ pub fn sequential(body: &Body, live: &[bool], outputs: usize) -> Vec<(usize, Nod
         .flat_map(|i| (0..body.nodes().len()).filter(|&id| live[id]).map(move |id| (i, id as NodeId)))
         .collect()
 }
+
+/// Outputs two by two, the two in lock step (operation k of both, then k + 1): what 16-bit
+/// elements take where outputs are a warp apart, as a tap of two neighbouring outputs travels in
+/// one shuffle ([`crate::pairs`]) and each reader then takes its half at once, instead of one
+/// output's whole chain later.
+pub fn pairwise(body: &Body, live: &[bool], outputs: usize) -> Vec<(usize, NodeId)> {
+    (0..outputs)
+        .step_by(2)
+        .flat_map(|first| {
+            let pair = first..outputs.min(first + 2);
+            (0..body.nodes().len()).filter(|&id| live[id]).flat_map(move |id| pair.clone().map(move |i| (i, id as NodeId)))
+        })
+        .collect()
+}

@@ -9,6 +9,7 @@ use crate::geometry::{Dims, Offset};
 use crate::error::{Error, ScheduleError};
 use crate::machine::Machine;
 use crate::order;
+use crate::pairs::{whole_words, ShuffledFetches};
 use crate::pattern::Pattern;
 use crate::pipeline::Pipeline;
 use crate::scalar::{Scalar, ScalarType};
@@ -40,8 +41,16 @@ pub enum Instr {
     /// The register each lane contributes, chosen by lane: what an owner Publishes in a phase,
     /// or a local read whose register differs across lanes.
     Pick { dst: Reg, pieces: LanePieces },
-    /// One warp shuffle: every lane reads `src` of lane `(lane + rotate) mod W`.
-    Shuffle { dst: Reg, src: Reg, rotate: u32, fetch: FetchId },
+    /// One warp shuffle: every lane reads `src` of lane `(lane + rotate) mod W`. It serves
+    /// `fetches`: one, or two whose 16-bit elements travel packed in one word ([`crate::pairs`]).
+    Shuffle { dst: Reg, src: Reg, rotate: u32, fetches: Vec<FetchId> },
+    /// Two 16-bit elements in one 32-bit word: `lo` in its low half, `hi` in its high half.
+    Pack { dst: Reg, lo: Reg, hi: Reg },
+    /// The 16-bit element in the high (`high`) or low half of 32-bit word `src`.
+    Unpack { dst: Reg, src: Reg, high: bool },
+    /// The word of 16-bit elements that straddles two packed words: the high half of `lo` in
+    /// its low half, the low half of `hi` in its high half.
+    Straddle { dst: Reg, lo: Reg, hi: Reg },
     Param { dst: Reg, index: u32 },
     Const { dst: Reg, value: Scalar },
     Unary { dst: Reg, op: UnaryOp, a: Reg },
@@ -168,6 +177,10 @@ impl WarpProgram {
             fetched: HashMap::new(),
             fetch_order: Vec::new(),
             invariant: HashMap::new(),
+            shuffled: ShuffledFetches::of(pattern, body, &schedule),
+            halves: HashMap::new(),
+            packed: crate::pairs::packs_cache(body.element(), &schedule),
+            words: HashMap::new(),
         };
         let fields = body.fields();
         if strategy == Strategy::SharedMemory {
@@ -220,6 +233,8 @@ impl WarpProgram {
         let outputs = pattern.outputs_per_thread();
         let row_order = if distribution.vector() > 1 {
             order::wavefront(body, &live, outputs as usize)
+        } else if body.element().bytes() == 2 && strategy == Strategy::RegisterCache {
+            order::pairwise(body, &live, outputs as usize)
         } else {
             order::sequential(body, &live, outputs as usize)
         };
@@ -302,8 +317,23 @@ impl WarpProgram {
         shuffles * self.element.words() as f64 / outputs as f64
     }
 
-    /// 32-bit registers each lane spends on the cache (of one input field).
+    /// Shuffles the program performs, and how many of them move two 16-bit elements packed in
+    /// one word ([`crate::pairs`]).
+    pub fn shuffled_words(&self) -> (usize, usize) {
+        let fetches = self.instrs.iter().filter_map(|i| match i {
+            Instr::Shuffle { fetches, .. } => Some(fetches.len()),
+            _ => None,
+        });
+        fetches.fold((0, 0), |(words, paired), n| (words + 1, paired + usize::from(n == 2)))
+    }
+
+    /// 32-bit registers each lane spends on the cache (of one input field): 16-bit elements
+    /// two to a register where they pack ([`crate::pairs::packs_cache`]).
     pub fn cache_registers(&self) -> u32 {
+        if crate::pairs::packs_cache(self.element, &self.schedule) {
+            let pairs: std::collections::BTreeSet<u32> = self.schedule.loads.iter().map(|plan| plan.reg / 2).collect();
+            return pairs.len() as u32;
+        }
         self.schedule.loads.len() as u32 * self.element.words()
     }
 }
@@ -376,6 +406,15 @@ struct Lower<'a> {
     fetch_order: Vec<FetchId>,
     /// Nodes that do not depend on taps are computed once for all outputs.
     invariant: HashMap<NodeId, Reg>,
+    /// The shuffled fetches of 16-bit elements each row reads, which pair up ([`crate::pairs`]).
+    shuffled: ShuffledFetches,
+    /// (field, input row, fetch) -> the shuffled word holding its element and whether in the
+    /// high half, for a fetch that travelled with another and is not unpacked yet.
+    halves: HashMap<(u32, u32, FetchId), (Reg, bool)>,
+    /// Whether cache registers pair up in 32-bit words ([`crate::pairs::packs_cache`]).
+    packed: bool,
+    /// (field, input row, pair) -> the word packing cache registers `2 * pair` and `2 * pair + 1`.
+    words: HashMap<(u32, u32, u32), Reg>,
 }
 
 impl Lower<'_> {
@@ -390,13 +429,82 @@ impl Lower<'_> {
         dst
     }
 
+    /// Each lane's element of cache register `pieces.at(lane)` of input row `row` of `field`.
     fn pick(&mut self, field: u32, row: u32, pieces: &LanePieces) -> Reg {
         match pieces.uniform() {
-            Some(reg) => self.cache[&(field, row, reg)],
+            Some(reg) => self.cached(field, row, reg),
+            // One half of packed words: pick the words, then take that half once.
+            None if self.packed && pieces.0.iter().all(|&(_, reg)| reg % 2 == pieces.0[0].1 % 2) => {
+                let high = pieces.0[0].1 % 2 == 1;
+                let words = LanePieces(pieces.0.iter().map(|&(lane, reg)| (lane, self.word(field, row, reg / 2))).collect());
+                let src = self.emit(ScalarType::U32, |dst| Instr::Pick { dst, pieces: words });
+                self.emit(self.body.element(), |dst| Instr::Unpack { dst, src, high })
+            }
             None => {
-                let pieces = pieces.map(|reg| self.cache[&(field, row, reg)]);
+                let pieces = LanePieces(pieces.0.iter().map(|&(lane, reg)| (lane, self.cached(field, row, reg))).collect());
                 self.emit(self.body.element(), |dst| Instr::Pick { dst, pieces })
             }
+        }
+    }
+
+    /// The element of cache register `reg` of input row `row` of `field`: the loaded register,
+    /// or its half of the packed word ([`crate::pairs`]).
+    fn cached(&mut self, field: u32, row: u32, reg: u32) -> Reg {
+        if !self.packed {
+            return self.cache[&(field, row, reg)];
+        }
+        let src = self.word(field, row, reg / 2);
+        self.emit(self.body.element(), |dst| Instr::Unpack { dst, src, high: reg % 2 == 1 })
+    }
+
+    /// Cache registers `2 * pair` and `2 * pair + 1` of input row `row` of `field` packed in one
+    /// word, made where it is first read (a register no lane loads packs as zero).
+    fn word(&mut self, field: u32, row: u32, pair: u32) -> Reg {
+        if let Some(&word) = self.words.get(&(field, row, pair)) {
+            return word;
+        }
+        let mut half = |reg: u32| match self.cache.get(&(field, row, reg)) {
+            Some(&loaded) => loaded,
+            None => self.emit(self.body.element(), |dst| Instr::Const { dst, value: Scalar::new(self.body.element(), 0) }),
+        };
+        let (lo, hi) = (half(2 * pair), half(2 * pair + 1));
+        let word = self.emit(ScalarType::U32, |dst| Instr::Pack { dst, lo, hi });
+        self.words.insert((field, row, pair), word);
+        word
+    }
+
+    /// The word each lane publishes in a shuffle of two fetches: the elements of cache registers
+    /// `lo.at(lane)` and `hi.at(lane)`. Where those are one packed word (a register and the next,
+    /// from an even one), the word itself; elsewhere the two packed.
+    fn publish_pair(&mut self, field: u32, row: u32, lo: &LanePieces, hi: &LanePieces) -> Reg {
+        if !self.packed {
+            let (lo, hi) = (self.pick(field, row, lo), self.pick(field, row, hi));
+            return self.emit(ScalarType::U32, |dst| Instr::Pack { dst, lo, hi });
+        }
+        let warp = self.step.warp();
+        let mut made: HashMap<(u32, u32), Reg> = HashMap::new();
+        let mut words = Vec::with_capacity(warp as usize);
+        for lane in 0..warp {
+            let pair = (lo.at(lane), hi.at(lane));
+            let word = match made.get(&pair) {
+                Some(&word) => word,
+                None if pair.0 % 2 == 0 && pair.1 == pair.0 + 1 => self.word(field, row, pair.0 / 2),
+                None if pair.0 % 2 == 1 && pair.1 == pair.0 + 1 => {
+                    let (lo, hi) = (self.word(field, row, pair.0 / 2), self.word(field, row, pair.1 / 2));
+                    self.emit(ScalarType::U32, |dst| Instr::Straddle { dst, lo, hi })
+                }
+                None => {
+                    let (a, b) = (self.cached(field, row, pair.0), self.cached(field, row, pair.1));
+                    self.emit(ScalarType::U32, |dst| Instr::Pack { dst, lo: a, hi: b })
+                }
+            };
+            made.insert(pair, word);
+            words.push(word);
+        }
+        let pieces = LanePieces::from_lanes(&words);
+        match pieces.uniform() {
+            Some(word) => word,
+            None => self.emit(ScalarType::U32, |dst| Instr::Pick { dst, pieces }),
         }
     }
 
@@ -410,10 +518,46 @@ impl Lower<'_> {
         }
         let reg = match &self.schedule.fetches[id].source {
             Source::Local(pieces) => self.pick(field, row, pieces),
+            Source::Shuffle(_) if self.halves.contains_key(&(field, row, id)) => {
+                let (src, high) = self.halves[&(field, row, id)];
+                self.emit(self.body.element(), |dst| Instr::Unpack { dst, src, high })
+            }
             Source::Shuffle(phase) => {
-                let src = self.pick(field, row, &phase.publish);
                 let rotate = phase.rotate;
-                self.emit(self.body.element(), |dst| Instr::Shuffle { dst, src, rotate, fetch: id })
+                let taken = |other| self.fetched.contains_key(&(field, row, other)) || self.halves.contains_key(&(field, row, other));
+                let partners = self.shuffled.partners(self.schedule, field, row, id, taken);
+                // A partner whose lanes publish whole cache words with this fetch's goes first.
+                let warp = self.step.warp();
+                let whole = |&&(_, other): &&(FetchId, &LanePieces)| {
+                    self.packed && (whole_words(&phase.publish, other, warp) || whole_words(other, &phase.publish, warp))
+                };
+                match partners.iter().find(whole).or(partners.first()) {
+                    Some(&(other, publish)) => {
+                        // This fetch in the high half where the partner's registers come first.
+                        let high = self.packed && whole_words(publish, &phase.publish, warp);
+                        let (lo, hi) = if high { (publish, &phase.publish) } else { (&phase.publish, publish) };
+                        let word = self.publish_pair(field, row, lo, hi);
+                        let got = self.emit(ScalarType::U32, |dst| Instr::Shuffle { dst, src: word, rotate, fetches: vec![id, other] });
+                        self.halves.insert((field, row, other), (got, !high));
+                        self.emit(self.body.element(), |dst| Instr::Unpack { dst, src: got, high })
+                    }
+                    // Where every lane publishes the same half of its words, the words travel.
+                    None if self.packed && phase.publish.0.iter().all(|&(_, reg)| reg % 2 == phase.publish.0[0].1 % 2) => {
+                        let high = phase.publish.0[0].1 % 2 == 1;
+                        let words = phase.publish.map(|reg| reg / 2);
+                        let words = LanePieces(words.0.iter().map(|&(lane, pair)| (lane, self.word(field, row, pair))).collect());
+                        let src = match words.uniform() {
+                            Some(word) => word,
+                            None => self.emit(ScalarType::U32, |dst| Instr::Pick { dst, pieces: words }),
+                        };
+                        let got = self.emit(ScalarType::U32, |dst| Instr::Shuffle { dst, src, rotate, fetches: vec![id] });
+                        self.emit(self.body.element(), |dst| Instr::Unpack { dst, src: got, high })
+                    }
+                    None => {
+                        let src = self.pick(field, row, &phase.publish);
+                        self.emit(self.body.element(), |dst| Instr::Shuffle { dst, src, rotate, fetches: vec![id] })
+                    }
+                }
             }
             Source::Global(at) => {
                 let (at, warp) = (*at, self.step.warp());
@@ -464,7 +608,8 @@ impl Instr {
         match self {
             Instr::Load { .. } | Instr::Stage { .. } | Instr::Shared { .. } | Instr::Param { .. } | Instr::Const { .. } => Vec::new(),
             Instr::Pick { pieces, .. } => pieces.0.iter().map(|&(_, reg)| reg).collect(),
-            Instr::Shuffle { src, .. } => vec![*src],
+            Instr::Shuffle { src, .. } | Instr::Unpack { src, .. } => vec![*src],
+            Instr::Pack { lo, hi, .. } | Instr::Straddle { lo, hi, .. } => vec![*lo, *hi],
             Instr::Unary { a, .. } | Instr::Cast { a, .. } => vec![*a],
             Instr::Binary { a, b, .. } | Instr::Compare { a, b, .. } => vec![*a, *b],
             Instr::Select { cond, then, otherwise, .. } => vec![*cond, *then, *otherwise],
@@ -479,7 +624,8 @@ impl Instr {
         match &mut instr {
             Instr::Load { .. } | Instr::Stage { .. } | Instr::Shared { .. } | Instr::Param { .. } | Instr::Const { .. } => {}
             Instr::Pick { pieces, .. } => *pieces = pieces.map(&rename),
-            Instr::Shuffle { src, .. } | Instr::Store { src, .. } => *src = rename(*src),
+            Instr::Shuffle { src, .. } | Instr::Store { src, .. } | Instr::Unpack { src, .. } => *src = rename(*src),
+            Instr::Pack { lo, hi, .. } | Instr::Straddle { lo, hi, .. } => (*lo, *hi) = (rename(*lo), rename(*hi)),
             Instr::Unary { a, .. } | Instr::Cast { a, .. } => *a = rename(*a),
             Instr::Binary { a, b, .. } | Instr::Compare { a, b, .. } => (*a, *b) = (rename(*a), rename(*b)),
             Instr::Select { cond, then, otherwise, .. } => (*cond, *then, *otherwise) = (rename(*cond), rename(*then), rename(*otherwise)),
@@ -495,6 +641,9 @@ impl Instr {
             | Instr::Shared { dst, .. }
             | Instr::Pick { dst, .. }
             | Instr::Shuffle { dst, .. }
+            | Instr::Pack { dst, .. }
+            | Instr::Unpack { dst, .. }
+            | Instr::Straddle { dst, .. }
             | Instr::Param { dst, .. }
             | Instr::Const { dst, .. }
             | Instr::Unary { dst, .. }

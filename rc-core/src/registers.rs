@@ -73,10 +73,13 @@ impl WarpProgram {
             ty => ty.words(),
         };
         let mut cache_regs: HashSet<Reg> = HashSet::new();
-        self.machine.visit(&mut |op| {
-            if op.loads_cache() {
-                cache_regs.extend(op.defs());
+        // 16-bit caches pack their registers in pairs ([`crate::pairs`]): the words are the cache.
+        self.machine.visit(&mut |op| match op {
+            Op::Compute(Instr::Pack { dst, lo, hi }) if cache_regs.contains(lo) || cache_regs.contains(hi) => {
+                cache_regs.insert(*dst);
             }
+            _ if op.loads_cache() => cache_regs.extend(op.defs()),
+            _ => {}
         });
         let mut live = Liveness { live: vec![false; self.reg_types().len()], words: [0, 0], peak: [0, 0] };
         let slot = |reg: Reg| usize::from(!cache_regs.contains(&reg));

@@ -127,7 +127,8 @@ const TYPES: [TypeInfo; 7] = [
     TypeInfo { rust_name: "u32", bytes: 4, words: 1, float: false, ptx: "u32", bits_ptx: "u32", register_bits: 32, widened: false, storage: Register, sm: 70, register: "%r", scratch: "%sr", immediate: Immediate::Unsigned32 },
     TypeInfo { rust_name: "bool", bytes: 1, words: 1, float: false, ptx: "pred", bits_ptx: "pred", register_bits: 32, widened: false, storage: Register, sm: 70, register: "%p", scratch: "%sr", immediate: Immediate::Bit },
     // f16 computes in f16 registers with PTX's f16 instructions (sm_53 on), IEEE binary16 as
-    // the half crate's f32-and-round; one 32-bit shuffle a value.
+    // the half crate's f32-and-round; two values to a 32-bit shuffle
+    // where two fetches share a rotation (`pairs.rs`), else one.
     TypeInfo { rust_name: "f16", bytes: 2, words: 1, float: true, ptx: "f16", bits_ptx: "b16", register_bits: 16, widened: false, storage: HALF, sm: 70, register: "%hf", scratch: "%sh", immediate: Immediate::Bits16 },
     // Registers hold bf16 values widened to f32: f32 registers, and `%f` names (register numbers
     // are the program's, so they never meet an f32 register's). `cvt.rn.bf16.f32` needs sm_80.

@@ -162,3 +162,106 @@ fn sixteen_bit_kernels_assemble() {
     }
 }
 
+
+/// The number of shuffles of `program`, per rotation.
+fn shuffles_by_rotation(program: &WarpProgram) -> std::collections::BTreeMap<u32, usize> {
+    let mut by = std::collections::BTreeMap::new();
+    for instr in &program.instrs {
+        if let rc_core::program::Instr::Shuffle { rotate, .. } = instr {
+            *by.entry(*rotate).or_insert(0) += 1;
+        }
+    }
+    by
+}
+
+#[test]
+fn sixteen_bit_elements_travel_two_to_a_shuffle() {
+    for ty in [ScalarType::F16, ScalarType::BF16] {
+        for (layout, p) in [(Layout::RoundRobin, 4), (Layout::Granule(2), 4), (Layout::Granule(4), 8), (Layout::Granule(8), 8)] {
+            for r in [1, 2, 3, 8] {
+                let pattern = Pattern::new(r, 32, p, Boundary::Zero).expect("valid");
+                let compile = |ty| WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &box_body(r, ty)).expect("compiles");
+                let (wide, narrow) = (compile(ScalarType::F32), compile(ty));
+                // The f32 program shuffles each fetch alone; 16-bit pairs those of a rotation.
+                let want: std::collections::BTreeMap<u32, usize> =
+                    shuffles_by_rotation(&wide).into_iter().map(|(rotate, n)| (rotate, n.div_ceil(2))).collect();
+                assert_eq!(shuffles_by_rotation(&narrow), want, "{pattern} {layout} {ty}");
+                let (words, paired) = narrow.shuffled_words();
+                assert_eq!(words, want.values().sum::<usize>());
+                assert_eq!(paired, wide.shuffled_words().0 - words, "{pattern} {layout} {ty}: every other shuffle saved");
+                // Each path of the kernel prints its shuffles.
+                let ptx = rc_core::ptx::print(&narrow, "k");
+                let paths = rc_core::ptx::print(&wide, "k").matches("shfl.sync").count() / wide.shuffled_words().0.max(1);
+                assert_eq!(ptx.matches("shfl.sync").count(), words * paths, "{pattern} {layout} {ty}\n{ptx}");
+                assert!((narrow.shuffles_per_output() - words as f64 / p as f64).abs() < 1e-9);
+                if paired > 0 {
+                    let pack = if ty == ScalarType::BF16 { "prmt.b32" } else { "mov.b32 %r" };
+                    assert!(ptx.contains(pack), "{pattern} {layout} {ty}: packs pairs\n{ptx}");
+                    assert!(rc_core::Explanation::new("k", &narrow).to_string().contains("two share a 32-bit word"));
+                    // Round-robin lanes past the wrap publish registers 2k + 1 and 2k + 2: one prmt.
+                    if layout == Layout::RoundRobin {
+                        assert!(ptx.contains("prmt.b32") && ptx.contains("0x5432"), "{pattern} {layout} {ty}: straddling words\n{ptx}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn sixteen_bit_caches_of_shuffling_distributions_hold_two_elements_a_register() {
+    use rc_core::machine::Op;
+    use rc_core::program::Instr;
+    for ty in [ScalarType::F16, ScalarType::BF16] {
+        for (layout, p) in [(Layout::RoundRobin, 8), (Layout::Granule(4), 8), (Layout::Granule(8), 16)] {
+            for r in [1, 4, 8] {
+                let pattern = Pattern::new(r, 32, p, Boundary::Clamp).expect("valid");
+                let compile = |ty| WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &box_body(r, ty)).expect("compiles");
+                let (wide, narrow) = (compile(ScalarType::F32), compile(ty));
+                let what = format!("{pattern} {layout} {ty}");
+                // Loaded registers 2k and 2k + 1 share word k.
+                let pairs: std::collections::BTreeSet<u32> = narrow.schedule.loads.iter().map(|plan| plan.reg / 2).collect();
+                assert_eq!(narrow.cache_registers(), pairs.len() as u32, "{what}");
+                assert!(2 * narrow.cache_registers() <= wide.cache_registers() + 1, "{what}: {} against f32's {}", narrow.cache_registers(), wide.cache_registers());
+                // Every loaded element reaches its readers through a word: the machine program
+                // packs each cache load, on every path, and reads no loaded register otherwise.
+                let mut loaded = std::collections::HashSet::new();
+                narrow.machine.visit(&mut |op| {
+                    if op.loads_cache() {
+                        loaded.extend(op.defs());
+                    }
+                });
+                narrow.machine.visit(&mut |op| match op {
+                    Op::Compute(Instr::Pack { .. }) => {}
+                    other => assert!(other.uses().iter().all(|u| !loaded.contains(u)), "{what}: {other:?} reads an unpacked cache register"),
+                });
+                let estimate = narrow.register_estimate();
+                // At most the two loads about to be packed besides the words.
+                assert!(estimate.cache <= narrow.cache_registers() + 2, "{what}: {estimate}");
+                let text = rc_core::Explanation::new("k", &narrow).to_string();
+                assert!(text.contains("two share each 32-bit cache register"), "{what}\n{text}");
+            }
+        }
+    }
+    // Windows read their own registers only: nothing to pack.
+    let pattern = Pattern::new(4, 32, 8, Boundary::Clamp).expect("valid");
+    let window = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(8), &box_body(4, ScalarType::F16)).expect("compiles");
+    assert_eq!(window.cache_registers(), window.schedule.loads.len() as u32);
+    assert!(!window.instrs.iter().any(|i| matches!(i, rc_core::program::Instr::Pack { .. })));
+}
+
+#[test]
+fn sixteen_bit_vectors_move_eight_elements_in_sixteen_bytes() {
+    for ty in [ScalarType::F16, ScalarType::BF16] {
+        // Staged windows copy their stage with 16-byte loads and read it with 16-byte reads.
+        for (layout, shared) in [(Layout::Granule(8), false), (Layout::Window(8), false), (Layout::Staged(8), true), (Layout::Granule(16), false)] {
+            let pattern = Pattern::new(4, 32, 16, Boundary::Zero).expect("valid");
+            let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &box_body(4, ty)).expect("compiles");
+            assert_eq!(program.machine.width, 8, "{layout} {ty}");
+            let ptx = rc_core::ptx::print(&program, "k");
+            assert!(ptx.contains("ld.global.nc.v4.b32"), "{layout} {ty}: 16-byte global loads\n{ptx}");
+            assert_eq!(ptx.contains("ld.shared.v4.b32"), shared, "{layout} {ty}: 16-byte shared reads\n{ptx}");
+            assert!(ptx.contains("st.global.v4.b32"), "{layout} {ty}: 16-byte stores\n{ptx}");
+        }
+    }
+}

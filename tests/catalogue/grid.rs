@@ -5,6 +5,7 @@
 // `w[(0, 0)]`-style taps read as written in the papers these stencils come from.
 #![allow(clippy::identity_op)]
 
+use half::{bf16, f16};
 use rc::prelude::*;
 
 use super::Visit;
@@ -268,6 +269,49 @@ pub fn streamed_weighted(u: Window2<f32>, k: Window2<f32>) -> f32 {
         }
     }
     s * k[(0, 0)] - k[(2, -1)]
+}
+
+/// f16 heat on a grid, round-robin: the cache holds two elements a register and taps of two
+/// outputs travel in one shuffle.
+#[stencil(radius = (1, 2), outputs_per_thread = 3, rows_per_warp = 2, distribution = round_robin, boundary = clamp)]
+pub fn heat2d_f16_round_robin(w: Window2<f16>, alpha: f16) -> f16 {
+    let laplacian = w[(-1, 0)] + w[(1, 0)] + w[(0, -2)] + w[(0, 2)] - f16::from_f32(4.0) * w[(0, 0)];
+    w[(0, 0)] + alpha * laplacian
+}
+
+/// The bf16 3x3x3 box over granules of 4, streaming along z: packed cache words carried plane
+/// to plane.
+#[stencil(radius = 1, outputs_per_thread = 8, planes_per_warp = 4, distribution = granule(4), boundary = zero)]
+pub fn box27_bf16_granule(w: Window3<bf16>) -> bf16 {
+    let mut s = bf16::ZERO;
+    for dz in -1..=1 {
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                s += w[(dz, dy, dx)];
+            }
+        }
+    }
+    s / bf16::from_f32(27.0)
+}
+
+/// An f16 5x5 box over granules of 4 with its rows streamed: packed words in the lifted
+/// pipeline.
+#[stencil(radius = 2, stream = true, outputs_per_thread = 4, distribution = granule(4), boundary = wrap)]
+pub fn box5x5_f16_streamed(w: Window2<f16>) -> f16 {
+    let mut s = f16::ZERO;
+    for dy in -2..=2 {
+        for dx in -2..=2 {
+            s += w[(dy, dx)];
+        }
+    }
+    s
+}
+
+/// Visits every 16-bit stencil above, with the parameters it is checked with.
+pub fn visit_half(v: &mut impl super::VisitHalf) {
+    v.visit(&heat2d_f16_round_robin::KERNEL, (f16::from_f32(0.125),));
+    v.visit(&box27_bf16_granule::KERNEL, ());
+    v.visit(&box5x5_f16_streamed::KERNEL, ());
 }
 
 /// Visits every stencil above, with the parameters it is checked with.

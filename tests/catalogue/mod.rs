@@ -384,6 +384,24 @@ pub fn max_bf16_staged(w: Window<bf16>) -> bf16 {
     m
 }
 
+/// f16 round-robin, outputs a warp apart: each pair of outputs' taps shuffles as one word, lanes
+/// past the wrap publishing a word that straddles two cache words; the third output's taps
+/// shuffle alone.
+#[stencil(radius = 2, outputs_per_thread = 3, distribution = round_robin, boundary = wrap)]
+pub fn taps_f16_round_robin(w: Window<f16>, c: f16) -> f16 {
+    (w[-2] - w[2]) * c + (w[-1] + w[1]) * f16::from_f32(0.5) - w[0]
+}
+
+/// bf16 granules of 4 on a warp of 8, radius past the warp: packed cache words shuffled whole.
+#[stencil(radius = 5, warp = 8, outputs_per_thread = 4, distribution = granule(4), boundary = clamp)]
+pub fn spread_bf16_granule(w: Window<bf16>) -> bf16 {
+    let mut s = bf16::ZERO;
+    for k in -5..=5 {
+        s += w[k] * bf16::from_f32(1.0 + k as f32 * 0.125);
+    }
+    s.max(w[0])
+}
+
 /// Something done to every 16-bit stencil of the catalogue: their cust buffers hold `u16` bits
 /// (`rc::runtime::DeviceElement`), so they are visited apart from the others.
 pub trait VisitHalf {
@@ -399,6 +417,8 @@ pub fn visit_half(v: &mut impl VisitHalf) {
     v.visit(&weighted_bf16_window::KERNEL, ([bf16::from_f32(0.5), bf16::from_f32(-0.125)], 1.5));
     v.visit(&diffuse_f16_shared::KERNEL, (f16::from_f32(0.1),));
     v.visit(&max_bf16_staged::KERNEL, ());
+    v.visit(&taps_f16_round_robin::KERNEL, (f16::from_f32(-0.75),));
+    v.visit(&spread_bf16_granule::KERNEL, ());
 }
 
 /// Something done to every stencil in the catalogue (checked on the CPU, launched on the GPU).

@@ -126,6 +126,16 @@ impl Explanation {
                 program.shuffles_per_output(),
                 2 * pattern.radius().along_x() * program.element.words()
             )?;
+            if program.element.bytes() == 2 {
+                let (words, paired) = program.shuffled_words();
+                if crate::pairs::packs_cache(program.element, schedule) {
+                    writeln!(text, "16-bit elements: two share each 32-bit cache register (rc[2k] in the low half of word k, rc[2k + 1] in the high half)")?;
+                }
+                writeln!(
+                    text,
+                    "16-bit elements: two share a 32-bit word in each shuffle of two fetches ({paired} of {words} shuffles move two elements)"
+                )?;
+            }
             writeln!(text, "R(Tj, rc[i]) = read rc[i] of lane j;  P(rc[i]) = publish rc[i];  taps as output:offset")?;
             for (step, &id) in program.fetch_order.iter().enumerate() {
                 let fetch = &schedule.fetches[id];

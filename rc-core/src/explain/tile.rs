@@ -218,7 +218,7 @@ fn output_rows(program: &WarpProgram) -> Vec<RowReads> {
                 current.rows.insert(*row);
                 current.memory += 1;
             }
-            Instr::Pick { dst, .. } | Instr::Shuffle { dst, .. } => {
+            Instr::Pick { dst, .. } | Instr::Shuffle { dst, .. } | Instr::Pack { dst, .. } | Instr::Unpack { dst, .. } | Instr::Straddle { dst, .. } => {
                 current.shuffles += usize::from(matches!(instr, Instr::Shuffle { .. }));
                 behind.insert(*dst, reads.clone());
             }

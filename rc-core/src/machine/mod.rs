@@ -83,7 +83,7 @@ pub enum TileTest {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
     /// An instruction of the warp program that only computes: `Param`, `Const`, `Pick`,
-    /// `Shuffle` and arithmetic. Memory instructions become the operations below.
+    /// `Shuffle`, the packing of 16-bit pairs (`Pack`, `Unpack`, `Straddle`) and arithmetic. Memory instructions become the operations below.
     Compute(Instr),
     /// Lanes `lanes.0..lanes.1` read tile element `at.element(lane)` of input row `row` of input
     /// field `field` from global memory under the boundary rule; the other lanes hold zero.

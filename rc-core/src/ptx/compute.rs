@@ -59,11 +59,21 @@ impl Printer<'_> {
         let program = self.program;
         match instr {
             Instr::Pick { dst, pieces } => self.pick(*dst, pieces),
-            Instr::Shuffle { dst, src, rotate, fetch } => {
-                let taps: Vec<String> =
-                    program.schedule.fetches[*fetch].uses.iter().map(|(p, d)| format!("output {p} tap {d:+}")).collect();
+            Instr::Shuffle { dst, src, rotate, fetches } => {
+                let taps: Vec<String> = fetches
+                    .iter()
+                    .flat_map(|&fetch| &program.schedule.fetches[fetch].uses)
+                    .map(|(p, d)| format!("output {p} tap {d:+}"))
+                    .collect();
                 self.comment(&format!("phase: lane l reads lane (l + {rotate}) mod {}: {}", program.pattern.warp(), taps.join(", ")));
                 self.shuffle(*dst, *src, *rotate);
+            }
+            Instr::Pack { dst, lo, hi } => self.pack(*dst, *lo, *hi),
+            Instr::Unpack { dst, src, high } => self.unpack_half(*dst, *src, *high),
+            Instr::Straddle { dst, lo, hi } => {
+                // Bytes 2-3 of `lo`, then bytes 0-1 of `hi` (bytes 4-5 of the pair).
+                let (d, a, b) = (self.reg(*dst), self.reg(*lo), self.reg(*hi));
+                self.line(&format!("prmt.b32 {d}, {a}, {b}, 0x5432;"));
             }
             Instr::Param { dst, index } => {
                 let ty = program.reg_type(*dst);
@@ -142,6 +152,34 @@ impl Printer<'_> {
         }
         if runs.len() == 1 {
             self.line(&format!("mov.{ty} {d}, {acc};"));
+        }
+    }
+
+    /// Word `dst` = 16-bit elements `lo` and `hi`, as memory holds two in a row: an f16 register
+    /// is the element, a bf16 one its f32 widening, whose high half is the element.
+    fn pack(&mut self, dst: Reg, lo: Reg, hi: Reg) {
+        let (d, lo_reg, hi_reg) = (self.reg(dst), self.reg(lo), self.reg(hi));
+        match self.program.element.widened() {
+            // Bytes 2-3 of `lo`, then bytes 2-3 of `hi` (bytes 6-7 of the pair).
+            Some(_) => self.line(&format!("prmt.b32 {d}, {lo_reg}, {hi_reg}, 0x7632;")),
+            None => self.line(&format!("mov.b32 {d}, {{{lo_reg}, {hi_reg}}};")),
+        }
+    }
+
+    /// 16-bit element `dst` = the high or low half of word `src` (a bf16 widened to f32).
+    fn unpack_half(&mut self, dst: Reg, src: Reg, high: bool) {
+        let (d, s) = (self.reg(dst), self.reg(src));
+        match (self.program.element.widened(), high) {
+            (Some(_), true) => self.line(&format!("and.b32 {d}, {s}, 0xFFFF0000;")),
+            (Some(_), false) => self.line(&format!("shl.b32 {d}, {s}, 16;")),
+            (None, true) => {
+                let other = self.h();
+                self.line(&format!("mov.b32 {{{other}, {d}}}, {s};"));
+            }
+            (None, false) => {
+                let other = self.h();
+                self.line(&format!("mov.b32 {{{d}, {other}}}, {s};"));
+            }
         }
     }
 

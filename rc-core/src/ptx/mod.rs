@@ -13,7 +13,8 @@
 //!
 //! - `mod.rs`: the printer's state, the prologue, statements and branches, declarations;
 //! - `memory.rs`: loads, stores and stages;
-//! - `compute.rs`: arithmetic, picks, shuffles, divisions by constants;
+//! - `compute.rs`: arithmetic, picks, shuffles, 16-bit pairs in and out of words, divisions by
+//!   constants;
 //! - `time_steps.rs`: what fused time steps add: neighbour shuffles, the boundary rule after
 //!   each step, the stores of the tile's centre;
 //! - `types.rs`: how each element type is named and written in PTX.
