@@ -78,8 +78,8 @@ macro_rules! __rc_steps_cust {
     ([$first:ident $(, $rest:ident)*]; $device:ty; $($name:ident: $ty:ty),*) => {
         /// Runs `steps` time steps on a cust `stream`, asynchronously, on the ping-pong device
         /// buffers `a` (holding the input of the first window) and `b` (as long as `a`): launches
-        /// of the fused kernel (`STEPS_PER_LAUNCH` steps each), then of the one-step kernel for
-        /// the steps left, each reading one buffer and writing the other. The other windows'
+        /// of the fused kernel (`STEPS_PER_LAUNCH` steps each), then one launch for the steps
+        /// left (fused, or the one-step kernel for one), each reading one buffer and writing the other. The other windows'
         /// inputs (coefficients, as long as `a`) stay as given. Returns which buffer holds the
         /// result (under `valid`, its first `n - 2 * radius * steps` elements); see
         /// `rc::runtime::launch_steps` for every check.

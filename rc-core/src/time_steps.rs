@@ -379,25 +379,25 @@ impl Build<'_> {
 }
 
 /// How `steps` time steps run: launches of `steps_per_launch` fused steps while that many
-/// remain, then one launch of the one-step kernel per step left.
+/// remain, then one launch for the steps left (`remainder`): a fused launch of that degree, or
+/// the one-step kernel for a single step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StepPlan {
     pub steps_per_launch: u32,
-    pub fused_launches: usize,
-    pub single_steps: usize,
+    pub full_launches: usize,
+    pub remainder: u32,
 }
 
 impl StepPlan {
     pub fn new(steps: usize, steps_per_launch: u32) -> StepPlan {
-        let t = steps_per_launch.max(1) as usize;
-        // One fused step is the one-step kernel with more halo: run it as that.
-        let fused_launches = if t > 1 { steps / t } else { 0 };
-        StepPlan { steps_per_launch: t as u32, fused_launches, single_steps: steps - fused_launches * t }
+        let t = steps_per_launch.max(1);
+        let full_launches = steps / t as usize;
+        StepPlan { steps_per_launch: t, full_launches, remainder: (steps % t as usize) as u32 }
     }
 
-    /// The launches in order: `true` for a fused one, `false` for a one-step one.
-    pub fn launches(&self) -> impl Iterator<Item = bool> {
-        std::iter::repeat_n(true, self.fused_launches).chain(std::iter::repeat_n(false, self.single_steps))
+    /// The steps each launch runs, in order; a launch of one step is the one-step kernel.
+    pub fn launches(&self) -> impl Iterator<Item = u32> {
+        std::iter::repeat_n(self.steps_per_launch, self.full_launches).chain((self.remainder > 0).then_some(self.remainder))
     }
 }
 

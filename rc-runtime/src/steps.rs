@@ -1,6 +1,6 @@
 //! Time steps on the GPU: `steps` steps of a stencil on two ping-pong buffers, as launches of
-//! the fused kernel (`T` steps each) and then of the one-step kernel for the steps left
-//! (rc-core's `StepPlan`), each launch reading one buffer and writing the other. The back ends
+//! the fused kernel (`T` steps each) and then one launch for the steps left, fused or the
+//! one-step kernel (rc-core's `StepPlan`), each launch reading one buffer and writing the other. The back ends
 //! (`with_cust.rs`) only turn the launches into their buffer types.
 
 use rc_core::time_steps::{self, StepPlan};
@@ -20,8 +20,8 @@ pub enum Holds {
 /// One launch of a run of time steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct StepLaunch {
-    /// The fused kernel, or the one-step kernel.
-    pub fused: bool,
+    /// Steps it runs: a fused kernel of that many, or the one-step kernel for 1.
+    pub steps: u32,
     /// Reads buffer A (and writes B), or reads B and writes A.
     pub from: Holds,
     /// Elements it reads from the front of its input buffer and writes to the front of its
@@ -34,11 +34,11 @@ pub(crate) struct StepLaunch {
 }
 
 /// A run of time steps, planned: its launches, the buffer that will hold the result, and the
-/// fused kernel's handle where a launch uses it.
+/// handle of each fused kernel a launch uses, by its steps.
 pub(crate) struct StepRun<T: Element, P: Params> {
     pub launches: Vec<StepLaunch>,
     pub holds: Holds,
-    fused: Option<Stencil<T, P>>,
+    fused: Vec<(u32, Stencil<T, P>)>,
 }
 
 impl<T: Element, P: Params> StepRun<T, P> {
@@ -54,24 +54,21 @@ impl<T: Element, P: Params> StepRun<T, P> {
         steps: usize,
     ) -> Result<StepRun<T, P>, Error> {
         let (launches, holds) = launches(stencil, a.1, b.1, coefficients, steps)?;
-        let fused = match launches.iter().any(|l| l.fused) {
-            true => {
-                let (fused, tile) = stencil.fused_launch().map_err(|source| Error::Program { stencil: stencil.name(), source })?;
+        let mut fused: Vec<(u32, Stencil<T, P>)> = Vec::new();
+        for steps in launches.iter().map(|l| l.steps).filter(|&s| s > 1) {
+            if fused.iter().all(|&(s, _)| s != steps) {
+                let (kernel, tile) = stencil.fused_launch(steps).map_err(|source| Error::Program { stencil: stencil.name(), source })?;
                 check_vector_alignment(stencil, "a", a.0, tile.width)?;
                 check_vector_alignment(stencil, "b", b.0, tile.width)?;
-                Some(fused)
+                fused.push((steps, kernel));
             }
-            false => None,
-        };
+        }
         Ok(StepRun { launches, holds, fused })
     }
 
-    /// The kernel `step` launches: the fused one, or `stencil`'s one-step kernel.
+    /// The kernel `step` launches: the fused one of its steps, or `stencil`'s one-step kernel.
     pub(crate) fn kernel<'a>(&'a self, stencil: &'a Stencil<T, P>, step: &StepLaunch) -> &'a Stencil<T, P> {
-        match (&self.fused, step.fused) {
-            (Some(fused), true) => fused,
-            _ => stencil,
-        }
+        self.fused.iter().find(|(steps, _)| *steps == step.steps).map_or(stencil, |(_, kernel)| kernel)
     }
 }
 
@@ -104,12 +101,12 @@ pub(crate) fn launches<T: Element, P: Params>(
     time_steps::check_steps_inputs(&pattern, &lens, stencil.fields(), out, steps).map_err(length)?;
     let plan = StepPlan::new(steps, stencil.steps_per_launch().map_err(|source| Error::Program { stencil: stencil.name(), source })?);
     let (mut from, mut done, mut out) = (Holds::A, 0, Vec::new());
-    for fused in plan.launches() {
-        let advance = if fused { plan.steps_per_launch as usize } else { 1 };
+    for steps_of_launch in plan.launches() {
+        let advance = steps_of_launch as usize;
         let input_len = time_steps::steps_output_len(&pattern, a_len, done).map_err(length)?;
         let output_len = time_steps::steps_output_len(&pattern, a_len, done + advance).map_err(length)?;
         let coefficients_from = (a_len - input_len) / 2;
-        out.push(StepLaunch { fused, from, input_len, output_len, coefficients_from });
+        out.push(StepLaunch { steps: steps_of_launch, from, input_len, output_len, coefficients_from });
         from = match from {
             Holds::A => Holds::B,
             Holds::B => Holds::A,

@@ -217,8 +217,8 @@ where
 
 /// Runs `steps` time steps of `stencil` on `stream`, asynchronously: `a` holds the state (input
 /// field 0), `b` is as long as `a`, and each launch reads one and writes the other
-/// (ping-pong): launches of the fused kernel (`stencil.steps_per_launch()` steps each), then of
-/// the one-step kernel for the steps left. Returns which buffer holds the result once the
+/// (ping-pong): launches of the fused kernel (`stencil.steps_per_launch()` steps each), then one
+/// launch for the steps left (a fused kernel of that many, or the one-step kernel for one). Returns which buffer holds the result once the
 /// stream gets there; under `valid` it is the first `n - 2 * radius * steps` elements, the
 /// rest of both buffers being scratch. `coefficients` holds the other input fields (one per
 /// window after the first, in order, each as long as `a`), which stay as given: under `valid`

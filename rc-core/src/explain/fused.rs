@@ -14,7 +14,7 @@ pub(super) fn write(text: &mut String, tile: &FusedTile, boundary: Boundary) -> 
     let (t, r, k) = (tile.steps, tile.radius, tile.per_lane);
     let elements = tile.elements();
     writeln!(text)?;
-    writeln!(text, "fused time steps: {t} steps per launch (run_steps, launch_steps, emulate_steps), one-step launches for the steps left")?;
+    writeln!(text, "fused time steps: {t} steps per launch (run_steps, launch_steps, emulate_steps), one launch of the steps left (fused, or the one-step kernel for one)")?;
     writeln!(
         text,
         "  tile: {elements} elements per warp, loaded once; lane l owns elements {k}l..{k}l+{k} ({} vector loads of {} elements on interior tiles)",
