@@ -26,7 +26,7 @@ use std::collections::BTreeSet;
 use crate::body::{Body, Node, NodeId};
 use crate::distribution::{vector_access_elements, AffineLoad};
 use crate::error::{Error, LengthError, ScheduleError};
-use crate::geometry::Dims;
+use crate::geometry::{Dims, Offset};
 use crate::machine::{LaunchBounds, Machine, Op, Side, Stmt, TileTest};
 use crate::pattern::{check_fields, Boundary, Pattern};
 use crate::program::{Instr, Reg, WarpProgram};
@@ -51,6 +51,10 @@ pub struct FusedTile {
     /// Elements per vector access (16 bytes).
     pub width: u32,
     pub warp: u32,
+    /// 2D: the stencil's radius along y, and the output rows each warp computes streaming
+    /// down its column strip ([`crate::fused_grid`]); 0 and 1 in 1D.
+    pub radius_y: u32,
+    pub rows: u32,
 }
 
 impl FusedTile {
@@ -61,7 +65,7 @@ impl FusedTile {
     /// elements for `T * r = 16`), or to [`FusedTile::MAX_OWNED_WORDS`].
     const HALO_SHARE: u32 = 8;
 
-    /// The fused tile for `steps` steps of a 1D stencil of `pattern` over `element`s.
+    /// The fused tile for `steps` steps of a 1D or 2D stencil of `pattern` over `element`s.
     pub fn new(pattern: &Pattern, element: ScalarType, steps: u32) -> Result<FusedTile, ScheduleError> {
         FusedTile::fit(pattern, element, steps).ok_or_else(|| {
             let (radius, max_steps) = (pattern.radius().along_x(), FusedTile::max_steps(pattern, element));
@@ -77,6 +81,16 @@ impl FusedTile {
     }
 
     fn fit(pattern: &Pattern, element: ScalarType, steps: u32) -> Option<FusedTile> {
+        match pattern.dims() {
+            Dims::One => FusedTile::fit_x(pattern, element, steps, FusedTile::MAX_OWNED_WORDS, false),
+            Dims::Two => FusedTile::fit_grid(pattern, element, steps),
+            Dims::Three => None,
+        }
+    }
+
+    /// The tile along x, each lane owning at most `most_words` 32-bit words of one row: all of
+    /// them if `widest`, else as few as keep the halo's share small.
+    pub(crate) fn fit_x(pattern: &Pattern, element: ScalarType, steps: u32, most_words: u32, widest: bool) -> Option<FusedTile> {
         let (radius, warp) = (pattern.radius().along_x(), pattern.warp());
         let width = vector_access_elements(16, element);
         let halo = steps.checked_mul(radius)?;
@@ -84,15 +98,18 @@ impl FusedTile {
             Boundary::Valid => halo,
             _ => halo.next_multiple_of(width),
         };
-        let most = (FusedTile::MAX_OWNED_WORDS / element.words()).max(width);
+        // Whole vectors per lane, so every lane's loads stay aligned.
+        let most = (most_words / element.words() / width * width).max(width);
         // Elements the warp must own for the halo's share to be small enough.
         let wanted = (lead + halo).saturating_mul(FusedTile::HALO_SHARE).div_ceil(warp);
+        let wanted = if widest { most } else { wanted };
         let per_lane = wanted.next_multiple_of(width).min(most).max(radius.next_multiple_of(width));
         // Tiles start at multiples of `warp * outputs`, which must be whole vectors (a warp of 2
         // lanes over f32 stores an even number of outputs per lane).
         let whole = width / warp.min(width);
         let outputs = (warp * per_lane).saturating_sub(lead + halo) / warp / whole * whole;
-        (steps > 0 && outputs > 0 && per_lane <= most).then_some(FusedTile { steps, radius, per_lane, lead, outputs_per_lane: outputs, width, warp })
+        let tile = FusedTile { steps, radius, per_lane, lead, outputs_per_lane: outputs, width, warp, radius_y: 0, rows: 1 };
+        (steps > 0 && outputs > 0 && per_lane <= most).then_some(tile)
     }
 
     /// The halo on each side: the elements of the tile that a step's missing neighbours spoil.
@@ -113,8 +130,14 @@ impl FusedTile {
     /// The pattern of one fused launch over `pattern`: a stencil of radius `T * r` (so `valid`
     /// shrinks by `2 * T * r`) whose tiles hold [`FusedTile::outputs`] outputs.
     pub fn launch_pattern(&self, pattern: &Pattern) -> Pattern {
-        Pattern::new_unchecked(self.halo(), self.warp, self.outputs_per_lane, pattern.boundary())
-            .with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm())
+        let launch = match pattern.dims() {
+            Dims::One => Pattern::new_unchecked(self.halo(), self.warp, self.outputs_per_lane, pattern.boundary()),
+            _ => {
+                let radius = crate::geometry::Radius::yx(self.steps * self.radius_y, self.halo());
+                Pattern::grid_unchecked(radius, self.warp, self.outputs_per_lane, self.rows, 1, pattern.boundary())
+            }
+        };
+        launch.with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm())
     }
 
     /// Input index of tile element 0 is `tile * outputs - schedule_lead`: the lead, less the
@@ -131,6 +154,9 @@ impl WarpProgram {
     /// The program that runs `steps` time steps of the 1D stencil `body` on `pattern` in one
     /// launch ([`crate::time_steps`]): its pattern is the launch's ([`FusedTile::launch_pattern`]).
     pub fn compile_steps(pattern: Pattern, body: &Body, steps: u32) -> Result<WarpProgram, Error> {
+        if pattern.dims() == Dims::Two {
+            return WarpProgram::compile_steps_grid(pattern, body, steps);
+        }
         if pattern.dims() != Dims::One || body.radius().dims() != Dims::One {
             return Err(ScheduleError::FusedDimensions { dims: pattern.dims() }.into());
         }
@@ -174,16 +200,16 @@ impl WarpProgram {
     }
 }
 
-/// Builds the fused machine program's two paths.
-struct Build<'a> {
-    body: &'a Body,
-    tile: FusedTile,
-    boundary: Boundary,
-    reg_types: Vec<ScalarType>,
+/// Builds the fused machine program's two paths (1D here, 2D in [`crate::fused_grid`]).
+pub(crate) struct Build<'a> {
+    pub(crate) body: &'a Body,
+    pub(crate) tile: FusedTile,
+    pub(crate) boundary: Boundary,
+    pub(crate) reg_types: Vec<ScalarType>,
 }
 
 /// One input field's elements in a lane: its own `k`, and the neighbours' edges it reads.
-struct Owned {
+pub(crate) struct Owned {
     own: Vec<Reg>,
     /// `before[i]` is tile element `lane * k - r + i` (of the lane before), if read.
     before: Vec<Option<Reg>>,
@@ -193,7 +219,7 @@ struct Owned {
 
 impl Owned {
     /// The register holding the lane's element `j` (`-r <= j < k + r`).
-    fn at(&self, j: i64) -> Option<Reg> {
+    pub(crate) fn at(&self, j: i64) -> Option<Reg> {
         let (k, r) = (self.own.len() as i64, self.before.len() as i64);
         match j {
             j if j < 0 => self.before[(r + j) as usize],
@@ -204,16 +230,17 @@ impl Owned {
 }
 
 impl Build<'_> {
-    fn reg(&mut self, ty: ScalarType) -> Reg {
+    pub(crate) fn reg(&mut self, ty: ScalarType) -> Reg {
         self.reg_types.push(ty);
         self.reg_types.len() as Reg - 1
     }
 
-    /// The lane-relative element indices (`-r..0` and `k..k + r`) the body reads of `field`.
-    fn edges(&self, field: u32) -> BTreeSet<i64> {
+    /// The lane-relative element indices (`-r..0` and `k..k + r`) the body reads of `field`
+    /// (in 2D, of its row at `dy`).
+    fn edges(&self, field: u32, dy: Option<i32>) -> BTreeSet<i64> {
         let k = self.tile.per_lane as i64;
         let mut out = BTreeSet::new();
-        for (f, d) in self.body.used_field_taps() {
+        for (f, d) in self.body.used_field_taps().into_iter().filter(|(_, d)| dy.is_none_or(|dy| d.along(1) == dy)) {
             for j in (0..k).map(|j| j + d.along_x() as i64).filter(|&j| f == field && !(0..k).contains(&j)) {
                 out.insert(j);
             }
@@ -221,12 +248,13 @@ impl Build<'_> {
         out
     }
 
-    /// The neighbours' edge elements of `own` the body reads, each by one shuffle.
-    fn exchange(&mut self, field: u32, own: Vec<Reg>, out: &mut Vec<Stmt>) -> Owned {
+    /// The neighbours' edge elements of `own` the body reads (in 2D, of the row at `dy`), each
+    /// by one shuffle.
+    pub(crate) fn exchange(&mut self, field: u32, dy: Option<i32>, own: Vec<Reg>, out: &mut Vec<Stmt>) -> Owned {
         let (k, r) = (self.tile.per_lane as i64, self.tile.radius as usize);
         let element = self.body.element();
         let mut owned = Owned { own, before: vec![None; r], after: vec![None; r] };
-        for j in self.edges(field) {
+        for j in self.edges(field, dy) {
             let dst = self.reg(element);
             let (src, from) = match j < 0 {
                 true => (owned.own[(k + j) as usize], Side::Before),
@@ -241,25 +269,31 @@ impl Build<'_> {
         owned
     }
 
-    /// The lane's `k` elements of `field`: vectors on an interior tile, else element by element
-    /// under the boundary rule. Coefficient fields load element by element on every path: under
-    /// `valid` a later launch reads them from an offset that need not be a vector's multiple.
-    fn load(&mut self, field: u32, interior: bool, out: &mut Vec<Stmt>) -> Vec<Reg> {
+    /// The lane's `k` elements of `field` in input row `row` of the tile (0 in 1D), into `own`:
+    /// vectors on an interior tile, else element by element under the boundary rule.
+    /// Coefficient fields load element by element on every path: under `valid` a later launch
+    /// reads them from an offset that need not be a vector's multiple.
+    pub(crate) fn load_into(&mut self, field: u32, interior: bool, row: u32, own: &[Reg], out: &mut Vec<Stmt>) {
         let (k, warp, width) = (self.tile.per_lane, self.tile.warp, self.tile.width);
-        let own: Vec<Reg> = (0..k).map(|_| self.reg(self.body.element())).collect();
         let at = |base: u32| AffineLoad { base, stride: k };
         if interior && field == 0 {
             for (c, dsts) in own.chunks(width as usize).enumerate() {
                 let first_cache = c as u32 * width;
-                let load = Op::LoadVector { dsts: dsts.to_vec(), first_cache, at: at(first_cache), lanes: (0, warp), field, row: 0 };
+                let load = Op::LoadVector { dsts: dsts.to_vec(), first_cache, at: at(first_cache), lanes: (0, warp), field, row };
                 out.push(Stmt::Op(load));
             }
         } else {
             for (j, &dst) in own.iter().enumerate() {
                 let j = j as u32;
-                out.push(Stmt::Op(Op::Load { dst, cache: Some(j), at: at(j), lanes: (0, warp), field, row: 0 }));
+                out.push(Stmt::Op(Op::Load { dst, cache: Some(j), at: at(j), lanes: (0, warp), field, row }));
             }
         }
+    }
+
+    /// [`Build::load_into`] fresh registers of row 0.
+    fn load(&mut self, field: u32, interior: bool, out: &mut Vec<Stmt>) -> Vec<Reg> {
+        let own: Vec<Reg> = (0..self.tile.per_lane).map(|_| self.reg(self.body.element())).collect();
+        self.load_into(field, interior, 0, &own, out);
         own
     }
 
@@ -272,17 +306,9 @@ impl Build<'_> {
         let mut coefficients = Vec::new();
         for field in 1..body.fields() {
             let own = self.load(field, interior, &mut out);
-            coefficients.push(self.exchange(field, own, &mut out));
+            coefficients.push(self.exchange(field, None, own, &mut out));
         }
-        let (live, varies) = (body.live(), body.depends_on_taps());
-        let mut invariant: Vec<Option<Reg>> = vec![None; body.nodes().len()];
-        for (id, &node) in body.nodes().iter().enumerate() {
-            if live[id] && !varies[id] {
-                let dst = self.reg(body.ty(id as NodeId));
-                out.extend(Instr::of_node(node, dst, |n| invariant[n as usize].unwrap_or_default()).map(|i| Stmt::Op(Op::Compute(i))));
-                invariant[id] = Some(dst);
-            }
-        }
+        let invariant = self.invariants(&mut out);
         // Two steps per iteration, the second reading what the first wrote: the first step's
         // elements are dead once the second has run, so ptxas can give the second's results
         // the registers of the elements the carry copies them back into (with one step per
@@ -307,35 +333,58 @@ impl Build<'_> {
         out
     }
 
+    /// The body's values that no tap changes, computed once: `Some(register)` per such node.
+    pub(crate) fn invariants(&mut self, out: &mut Vec<Stmt>) -> Vec<Option<Reg>> {
+        let body = self.body;
+        let (live, varies) = (body.live(), body.depends_on_taps());
+        let mut invariant: Vec<Option<Reg>> = vec![None; body.nodes().len()];
+        for (id, &node) in body.nodes().iter().enumerate() {
+            if live[id] && !varies[id] {
+                let dst = self.reg(body.ty(id as NodeId));
+                out.extend(Instr::of_node(node, dst, |n| invariant[n as usize].unwrap_or_default()).map(|i| Stmt::Op(Op::Compute(i))));
+                invariant[id] = Some(dst);
+            }
+        }
+        invariant
+    }
+
+    /// One element's new value: the body's operations in its order, each tap the register
+    /// `tap(field, offset)` names. Returns the result's register.
+    pub(crate) fn element(&mut self, invariant: &[Option<Reg>], tap: impl Fn(u32, Offset) -> Reg, out: &mut Vec<Stmt>) -> Reg {
+        let body = self.body;
+        let live = body.live();
+        let mut value: Vec<Reg> = vec![0; body.nodes().len()];
+        for (id, &node) in body.nodes().iter().enumerate() {
+            if !live[id] {
+                continue;
+            }
+            value[id] = match (invariant[id], node) {
+                (Some(reg), _) => reg,
+                (None, Node::Tap(field, d)) => tap(field, d),
+                (None, node) => {
+                    let dst = self.reg(body.ty(id as NodeId));
+                    out.extend(Instr::of_node(node, dst, |n| value[n as usize]).map(|i| Stmt::Op(Op::Compute(i))));
+                    dst
+                }
+            };
+        }
+        value[body.result() as usize]
+    }
+
     /// One time step of `state` (the lane's elements of field 0): the neighbours' edges, the
     /// body for each element, the boundary rule where the path needs it. Returns its statements
     /// and the registers of the new elements.
     fn step(&mut self, state: &[Reg], coefficients: &[Owned], invariant: &[Option<Reg>], interior: bool) -> (Vec<Stmt>, Vec<Reg>) {
-        let body = self.body;
-        let (k, element, live) = (self.tile.per_lane as usize, body.element(), body.live());
+        let (k, element) = (self.tile.per_lane as usize, self.body.element());
         let mut step = Vec::new();
-        let current = self.exchange(0, state.to_vec(), &mut step);
+        let current = self.exchange(0, None, state.to_vec(), &mut step);
         let mut values = Vec::with_capacity(k);
         for j in 0..k as i64 {
-            let mut value: Vec<Reg> = vec![0; body.nodes().len()];
-            for (id, &node) in body.nodes().iter().enumerate() {
-                if !live[id] {
-                    continue;
-                }
-                value[id] = match (invariant[id], node) {
-                    (Some(reg), _) => reg,
-                    (None, Node::Tap(field, d)) => {
-                        let owned = if field == 0 { &current } else { &coefficients[field as usize - 1] };
-                        owned.at(j + d.along_x() as i64).unwrap_or_default()
-                    }
-                    (None, node) => {
-                        let dst = self.reg(body.ty(id as NodeId));
-                        step.extend(Instr::of_node(node, dst, |n| value[n as usize]).map(|i| Stmt::Op(Op::Compute(i))));
-                        dst
-                    }
-                };
-            }
-            values.push(value[body.result() as usize]);
+            let tap = |field: u32, d: Offset| {
+                let owned = if field == 0 { &current } else { &coefficients[field as usize - 1] };
+                owned.at(j + d.along_x() as i64).unwrap_or_default()
+            };
+            values.push(self.element(invariant, tap, &mut step));
         }
         if !matches!(self.boundary, Boundary::Zero | Boundary::Clamp) || interior {
             return (step, values);
@@ -367,7 +416,7 @@ impl Build<'_> {
 
     /// The stores of the tile's outputs: vectors where the whole tile's outputs exist and the
     /// lead keeps them aligned, one checked store per element otherwise.
-    fn stores(&self, srcs: Vec<Reg>) -> Stmt {
+    pub(crate) fn stores(&self, srcs: Vec<Reg>) -> Stmt {
         let (lead, width) = (self.tile.lead, self.tile.width);
         let single = Stmt::Op(Op::StoreOwned { srcs: srcs.clone(), lead, width: 1 });
         if width == 1 || lead % width != 0 {

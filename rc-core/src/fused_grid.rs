@@ -1,0 +1,210 @@
+//! Fused time steps of a 2D stencil: `T` steps per launch, each warp streaming down a column
+//! strip with every step's rows in registers (the AN5D/EBISU scheme).
+//!
+//! Along x the tile is the 1D fused tile ([`crate::time_steps`]): lane `l` owns the `k`
+//! consecutive elements `l * k .. (l + 1) * k` of a row of `warp * k`, the neighbours' edges
+//! come by shuffle, and the exact part shrinks by `rx` at each end per step. Along y the warp
+//! walks its strip of `rows` output rows one input row per iteration, keeping for each step
+//! `s < T` a window of the `2 * ry + 1` newest rows of step `s`: each iteration loads one input
+//! row (step 0), then step `s` computes the row `ry` above the newest row of step `s - 1` from
+//! that window, and step `T`'s row is stored. A row of step `s` thus comes `s * ry` rows after
+//! the input row it started from, and the first `2 * T * ry` iterations of a strip only fill
+//! the windows (their rows lie above the strip and are not stored). Only the strip's first
+//! rows are computed twice (by the strip above too), so wide strips cost little.
+//!
+//! Boundary rules hold at the domain's edges in every step: along x as in 1D
+//! ([`Op::StepRule`] after each step), along y by reading each step's rows through the rule
+//! ([`Op::RowRule`]: rows outside the input read as zero under `zero`, as the nearest edge row
+//! of the same step under `clamp`, which the window still holds). Under `wrap` the loads wrap
+//! and a periodic domain needs no rule; under `valid` nothing outside is stored. Tiles whose
+//! whole strip lies inside the input skip the rules.
+//!
+//! The other input fields (coefficients) stay as given: each step loads the coefficient rows
+//! its row reads. Every element computes the body's operations in the body's order, so `T`
+//! fused steps are bit for bit `T` applications of the stencil.
+
+use crate::body::Body;
+use crate::distribution::vector_access_elements;
+use crate::error::{Error, ScheduleError};
+use crate::geometry::{Dims, Offset};
+use crate::machine::{LaunchBounds, Machine, Op, Stmt, TileTest};
+use crate::pattern::{Boundary, Pattern};
+use crate::program::{Reg, WarpProgram};
+use crate::scalar::ScalarType;
+use crate::schedule::{LoadPlan, Schedule};
+use crate::strategy::Strategy;
+use crate::time_steps::{Build, FusedTile, Owned};
+
+/// Output rows each warp streams through: the strip's first `2 * T * ry` rows are computed
+/// twice (by the strip above too), 1/16 of 128 rows for `T * ry = 4`.
+pub const STRIP_ROWS: u32 = 128;
+
+/// 32-bit words the windows of all steps may hold per lane: `T * (2 * ry + 1) * k` elements.
+pub const WINDOW_WORDS: u32 = 96;
+
+impl FusedTile {
+    /// The 2D tile: along x the 1D tile with `k` as large as the windows' registers allow,
+    /// along y strips of [`STRIP_ROWS`].
+    pub(crate) fn fit_grid(pattern: &Pattern, element: ScalarType, steps: u32) -> Option<FusedTile> {
+        let radius_y = pattern.radius().along(1);
+        let rows_held = steps.checked_mul(2 * radius_y + 1)?;
+        let width = vector_access_elements(16, element);
+        let words = (WINDOW_WORDS / rows_held).max(1);
+        // The widest rows the windows allow: the halo along x is spoilt per row of every step.
+        let tile = FusedTile::fit_x(&pattern.along_x(), element, steps, words, true)?;
+        let fits = tile.per_lane * element.words() * rows_held <= WINDOW_WORDS || tile.per_lane == width;
+        (fits && tile.per_lane * element.words() * rows_held <= 2 * WINDOW_WORDS).then_some(FusedTile { radius_y, rows: STRIP_ROWS, ..tile })
+    }
+}
+
+impl WarpProgram {
+    /// The program that runs `steps` time steps of the 2D stencil `body` on `pattern` in one
+    /// launch ([`crate::fused_grid`]): its pattern is the launch's ([`FusedTile::launch_pattern`]).
+    pub(crate) fn compile_steps_grid(pattern: Pattern, body: &Body, steps: u32) -> Result<WarpProgram, Error> {
+        if body.radius().dims() == Dims::Three {
+            return Err(ScheduleError::FusedDimensions { dims: Dims::Three }.into());
+        }
+        let tile = FusedTile::new(&pattern, body.element(), steps)?;
+        let launch = tile.launch_pattern(&pattern);
+        let mut build = Build { body, tile, boundary: pattern.boundary(), reg_types: Vec::new() };
+        // Strips wholly inside the input load vectors and need no rule; the others load element
+        // by element under the boundary rule and apply it in every step.
+        let taken = strip(&mut build, true);
+        let fallback = strip(&mut build, false);
+        let machine = Machine {
+            body: vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements() }, taken, fallback }],
+            width: tile.width,
+            shared_bytes: None,
+            launch_bounds: LaunchBounds::of(&launch),
+        };
+        let loads = (0..tile.per_lane).map(|reg| LoadPlan { reg, lanes: (0, tile.warp) }).collect();
+        let lead = match pattern.boundary() {
+            Boundary::Valid => tile.lead - tile.halo(),
+            _ => tile.lead,
+        };
+        Ok(WarpProgram {
+            pattern: launch,
+            strategy: Strategy::RegisterCache,
+            element: body.element(),
+            fields: body.fields(),
+            params: body.params().to_vec(),
+            distribution: format!(
+                "fused time steps (2D): {} steps per launch, lane l owns row elements {k}l..{k}l + {k}, halo {} each side along x, strips of {} rows",
+                tile.steps,
+                tile.halo(),
+                tile.rows,
+                k = tile.per_lane
+            ),
+            vector: tile.per_lane,
+            staged: false,
+            schedule: Schedule::owned(launch, lead, loads),
+            row_registers: tile.per_lane,
+            instrs: Vec::new(),
+            pipeline: None,
+            fused: Some(tile),
+            fetch_order: Vec::new(),
+            reg_types: build.reg_types,
+            machine,
+        })
+    }
+}
+
+/// One path of a strip: the tile moves `2 * T * ry` rows up, the iterations that fill the
+/// windows, then one iteration per output row, each storing step `T`'s row.
+fn strip(build: &mut Build, interior: bool) -> Vec<Stmt> {
+    let tile = build.tile;
+    let fill = 2 * tile.steps * tile.radius_y;
+    let mut out = Vec::new();
+    let invariant = build.invariants(&mut out);
+    // windows[s][j]: the lane's elements of step s's row j of its window (j = 2 * ry newest).
+    let span = 2 * tile.radius_y + 1;
+    let windows: Vec<Vec<Vec<Reg>>> = (0..tile.steps)
+        .map(|_| (0..span).map(|_| (0..tile.per_lane).map(|_| build.reg(build.body.element())).collect()).collect())
+        .collect();
+    if fill > 0 {
+        out.push(Stmt::Op(Op::StreamRows(-(fill as i32))));
+        out.push(Stmt::Loop { times: fill, body: iteration(build, &windows, &invariant, interior, false) });
+    }
+    out.push(Stmt::Loop { times: tile.rows, body: iteration(build, &windows, &invariant, interior, true) });
+    out
+}
+
+/// One iteration, the tile's output row 0 being its current row: load the input row `2 * T *
+/// ry` below it, step each window's rows once, store step `T`'s row (if `store`), shift the
+/// windows and move the tile one row down.
+fn iteration(build: &mut Build, windows: &[Vec<Vec<Reg>>], invariant: &[Option<Reg>], interior: bool, store: bool) -> Vec<Stmt> {
+    let (tile, body) = (build.tile, build.body);
+    let (t, ry, k) = (tile.steps, tile.radius_y, tile.per_lane as i64);
+    let span = (2 * ry + 1) as usize;
+    let mut out = Vec::new();
+    // Input box row of the newest step-0 row: box rows count from `T * ry` above output row 0.
+    let newest = 2 * t * ry;
+    build.load_into(0, interior, newest, &windows[0][span - 1], &mut out);
+    let mut produced: Vec<Reg> = Vec::new();
+    for s in 1..=t {
+        // Step s computes box row `centre` from step s - 1's window (box rows centre - ry ..= centre + ry).
+        let centre = newest - s * ry;
+        let first = centre - ry;
+        let rows: Vec<Vec<Reg>> = match (interior, build.boundary, s) {
+            (false, Boundary::Zero | Boundary::Clamp, 2..) => {
+                let dsts: Vec<Vec<Reg>> = (0..span).map(|_| (0..k).map(|_| build.reg(body.element())).collect()).collect();
+                out.push(Stmt::Op(Op::RowRule { rows: windows[s as usize - 1].clone(), first, dsts: dsts.clone() }));
+                dsts
+            }
+            _ => windows[s as usize - 1].clone(),
+        };
+        let mut state: Vec<Option<Owned>> = (0..span).map(|_| None).collect();
+        let mut coefficients: Vec<Vec<Option<Owned>>> = (1..body.fields()).map(|_| (0..span).map(|_| None).collect()).collect();
+        for (field, d) in body.used_field_taps() {
+            let j = (d.along(1) + ry as i32) as usize;
+            if field == 0 && state[j].is_none() {
+                state[j] = Some(build.exchange(0, Some(d.along(1)), rows[j].clone(), &mut out));
+            } else if field > 0 && coefficients[field as usize - 1][j].is_none() {
+                let own: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();
+                // Coefficients load element by element: see `Build::load_into`.
+                build.load_into(field, false, first + j as u32, &own, &mut out);
+                coefficients[field as usize - 1][j] = Some(build.exchange(field, Some(d.along(1)), own, &mut out));
+            }
+        }
+        let mut values = Vec::with_capacity(k as usize);
+        for e in 0..k {
+            let tap = |field: u32, d: Offset| {
+                let j = (d.along(1) + ry as i32) as usize;
+                let owned = match field {
+                    0 => &state[j],
+                    f => &coefficients[f as usize - 1][j],
+                };
+                owned.as_ref().and_then(|o| o.at(e + d.along_x() as i64)).unwrap_or_default()
+            };
+            values.push(build.element(invariant, tap, &mut out));
+        }
+        produced = match (interior, build.boundary) {
+            (false, Boundary::Zero | Boundary::Clamp) => {
+                let dsts: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();
+                out.push(Stmt::Op(Op::StepRule { values, dsts: dsts.clone() }));
+                dsts
+            }
+            _ => values,
+        };
+        if s < t {
+            // Not carried yet: kept for the shift below.
+            let slot = &windows[s as usize][span - 1];
+            out.push(Stmt::Op(Op::Carry(slot.iter().copied().zip(produced.iter().copied()).collect())));
+        }
+    }
+    if store {
+        out.push(build.stores(produced));
+    }
+    // Each window moves one row up; the newest rows were written above (or load next time).
+    let mut moves = Vec::new();
+    for window in windows {
+        for j in 0..span - 1 {
+            moves.extend(window[j].iter().copied().zip(window[j + 1].iter().copied()));
+        }
+    }
+    if !moves.is_empty() {
+        out.push(Stmt::Op(Op::Carry(moves)));
+    }
+    out.push(Stmt::Op(Op::StreamRows(1)));
+    out
+}
