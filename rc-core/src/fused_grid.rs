@@ -52,8 +52,16 @@ impl FusedTile {
         let words = (WINDOW_WORDS / rows_held).max(1);
         // The widest rows the windows allow: the halo along x is spoilt per row of every step.
         let tile = FusedTile::fit_x(&pattern.along_x(), element, steps, words, true)?;
+        // One vector per lane may take up to twice the words: narrower rows cannot be.
         let fits = tile.per_lane * element.words() * rows_held <= WINDOW_WORDS || tile.per_lane == width;
         (fits && tile.per_lane * element.words() * rows_held <= 2 * WINDOW_WORDS).then_some(FusedTile { radius_y, rows: STRIP_ROWS, ..tile })
+    }
+
+    /// Elements computed per output and step: the tile's row over its outputs, times the
+    /// strip's rows over its outputs (the first `2 * T * ry` only fill the windows).
+    pub fn recompute(&self) -> f64 {
+        let strip = f64::from(self.rows + 2 * self.steps * self.radius_y) / f64::from(self.rows);
+        f64::from(self.elements()) / f64::from(self.outputs()) * strip
     }
 }
 

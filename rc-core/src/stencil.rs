@@ -110,7 +110,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
     #[doc(hidden)]
     pub fn fused_launch(&self, steps: u32) -> Result<(Stencil<T, P>, crate::time_steps::FusedTile), Error> {
         let dims = self.pattern.dims();
-        if dims != crate::geometry::Dims::One {
+        if dims == crate::geometry::Dims::Three {
             return Err(crate::error::ScheduleError::FusedDimensions { dims }.into());
         }
         // The tile alone, not the program: a run of time steps asks for it at every call.
@@ -238,9 +238,15 @@ impl<T: Element, P: Params> Stencil<T, P> {
     /// read where the state lies ([`time_steps::step_inputs`]). `output` has the input's length,
     /// or under `valid` `n - 2 * r * steps`.
     pub fn run_cpu_steps(&self, inputs: &[&[T]], output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
+        self.run_cpu_steps_grid(inputs, Extent::x(first_len(inputs)), output, steps, params)
+    }
+
+    /// [`Stencil::run_cpu_steps`] over grids of shape `shape`, one per input field: under
+    /// `valid` each dimension of the output shrinks by `2 * r * steps`.
+    pub fn run_cpu_steps_grid(&self, inputs: &[&[T]], shape: impl Into<Extent>, output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
         // The reference knows no launches: one step at a time.
         let one_by_one = StepPlan::new(steps, 1);
-        self.steps_with(inputs, output, steps, one_by_one, |_, inputs, out| self.run_cpu(inputs, out, params))
+        self.steps_with(inputs, shape.into(), output, steps, one_by_one, |_, inputs, shape, out| self.run_cpu_grid(inputs, shape, out, params))
     }
 
     /// `steps` time steps as the GPU runs them ([`time_steps::StepPlan`]): fused launches of
@@ -248,38 +254,50 @@ impl<T: Element, P: Params> Stencil<T, P> {
     /// then one launch for the steps left (fused, or the one-step kernel for one step). Bit for
     /// bit [`Stencil::run_cpu_steps`].
     pub fn emulate_steps(&self, inputs: &[&[T]], output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
+        self.emulate_steps_grid(inputs, Extent::x(first_len(inputs)), output, steps, params)
+    }
+
+    /// [`Stencil::emulate_steps`] over grids of shape `shape`, one per input field.
+    pub fn emulate_steps_grid(&self, inputs: &[&[T]], shape: impl Into<Extent>, output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
         let plan = StepPlan::new(steps, self.steps_per_launch()?);
         let scalars = params.scalars();
         // Each program compiled once, when its first launch comes: by steps per launch.
         let mut programs: BTreeMap<u32, WarpProgram> = BTreeMap::new();
-        self.steps_with(inputs, output, steps, plan, |launch_steps, inputs, out| {
+        self.steps_with(inputs, shape.into(), output, steps, plan, |launch_steps, inputs, shape, out| {
             let program = match programs.entry(launch_steps) {
                 Entry::Occupied(program) => program.into_mut(),
                 Entry::Vacant(slot) => slot.insert(if launch_steps > 1 { self.fused_program(launch_steps)? } else { self.program()? }),
             };
-            program.emulate(inputs, out, &scalars)
+            program.emulate_grid(inputs, shape, out, &scalars)
         })
     }
 
     /// Runs `steps` time steps as `plan` launches them, through `launch(steps of the launch,
-    /// inputs, output)`, ping-pong between two host buffers.
+    /// inputs, their shape, output)`, ping-pong between two host buffers.
     fn steps_with(
         &self,
         inputs: &[&[T]],
+        shape: Extent,
         output: &mut [T],
         steps: usize,
         plan: StepPlan,
-        mut launch: impl FnMut(u32, &[&[T]], &mut [T]) -> Result<(), Error>,
+        mut launch: impl FnMut(u32, &[&[T]], Extent, &mut [T]) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let n = first_len(inputs);
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
-        time_steps::check_steps_inputs(&self.pattern, &lens, self.fields, output.len(), steps)?;
+        if shape.dims() != self.pattern.dims() {
+            return Err(crate::error::LengthError::Dimensions { expected: self.pattern.dims(), got: shape.dims() }.into());
+        }
+        time_steps::check_steps_inputs(&self.pattern, shape, &lens, self.fields, output.len(), steps)?;
         let mut state: Vec<T> = inputs.first().map_or(Vec::new(), |input| input.to_vec());
         let mut done = 0;
         for launch_steps in plan.launches() {
             let advance = launch_steps as usize;
-            let mut next = vec![*T::zero_ref(); time_steps::steps_output_len(&self.pattern, n, done + advance)?];
-            launch(launch_steps, &time_steps::step_inputs(&self.pattern, inputs, &state, done), &mut next)?;
+            let now = time_steps::steps_output_shape(&self.pattern, shape, done)?;
+            let next_shape = time_steps::steps_output_shape(&self.pattern, shape, done + advance)?;
+            let mut next = vec![*T::zero_ref(); next_shape.len().unwrap_or(0)];
+            let fields = time_steps::step_inputs(&self.pattern, shape, inputs, &state, done);
+            let fields: Vec<&[T]> = fields.iter().map(|f| &**f).collect();
+            launch(launch_steps, &fields, now, &mut next)?;
             state = next;
             done += advance;
         }

@@ -21,12 +21,13 @@
 //! Every element computes the body's operations in the body's order, as `run_cpu` does, so `T`
 //! fused steps are bit for bit `T` applications of the stencil.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use crate::body::{Body, Node, NodeId};
 use crate::distribution::{vector_access_elements, AffineLoad};
 use crate::error::{Error, LengthError, ScheduleError};
-use crate::geometry::{Dims, Offset};
+use crate::geometry::{Dims, Extent, Offset};
 use crate::machine::{LaunchBounds, Machine, Op, Side, Stmt, TileTest};
 use crate::pattern::{check_fields, Boundary, Pattern};
 use crate::program::{Instr, Reg, WarpProgram};
@@ -69,7 +70,10 @@ impl FusedTile {
     pub fn new(pattern: &Pattern, element: ScalarType, steps: u32) -> Result<FusedTile, ScheduleError> {
         FusedTile::fit(pattern, element, steps).ok_or_else(|| {
             let (radius, max_steps) = (pattern.radius().along_x(), FusedTile::max_steps(pattern, element));
-            ScheduleError::FusedSteps { steps, radius, element, max_steps }
+            match pattern.dims() {
+                Dims::One => ScheduleError::FusedSteps { steps, radius, element, max_steps },
+                _ => ScheduleError::FusedGridSteps { steps, radius_y: pattern.radius().along(1), radius_x: radius, element, max_steps },
+            }
         })
     }
 
@@ -454,36 +458,83 @@ impl StepPlan {
 /// under `zero`, `clamp` and `wrap`, `n - 2 * r * steps` under `valid`, which must leave at
 /// least one element.
 pub fn steps_output_len(pattern: &Pattern, input_len: usize, steps: usize) -> Result<usize, LengthError> {
-    if input_len == 0 || pattern.boundary() != Boundary::Valid {
-        return Ok(input_len);
-    }
-    let radius = pattern.radius().along_x() as usize;
-    let shrink = (2 * radius).saturating_mul(steps);
-    match input_len.checked_sub(shrink) {
-        Some(left) if left > 0 => Ok(left),
-        _ => Err(LengthError::StepsOutlastInput { len: input_len, radius, steps }),
-    }
+    Ok(steps_output_shape(pattern, Extent::x(input_len), steps)?.len().unwrap_or(0))
 }
 
-/// Checks the inputs' count and lengths (one per field, all alike) and that `output_len` is
-/// [`steps_output_len`]; returns it.
-pub fn check_steps_inputs(pattern: &Pattern, inputs: &[usize], fields: u32, output_len: usize, steps: usize) -> Result<usize, LengthError> {
+/// [`steps_output_len`] for a grid of shape `shape`: under `valid` each dimension shrinks by
+/// `2 * r * steps` (its own radius), and must keep at least one element.
+pub fn steps_output_shape(pattern: &Pattern, shape: Extent, steps: usize) -> Result<Extent, LengthError> {
+    if shape.is_empty() || pattern.boundary() != Boundary::Valid {
+        return Ok(shape);
+    }
+    let dims = shape.dims().count();
+    let lens = shape.components();
+    let mut out = Vec::with_capacity(dims);
+    for (i, &len) in lens.iter().enumerate() {
+        let radius = pattern.radius().along(dims - 1 - i) as usize;
+        match len.checked_sub((2 * radius).saturating_mul(steps)) {
+            Some(left) if left > 0 => out.push(left),
+            _ => return Err(LengthError::StepsOutlastInput { len, radius, steps }),
+        }
+    }
+    Ok(Extent::new(&out).unwrap_or(shape))
+}
+
+/// Checks the inputs' count and lengths (one per field, each of `shape`) and that `output_len`
+/// is [`steps_output_shape`]'s; returns that shape.
+pub fn check_steps_inputs(pattern: &Pattern, shape: Extent, inputs: &[usize], fields: u32, output_len: usize, steps: usize) -> Result<Extent, LengthError> {
     let input = check_fields(inputs, fields)?;
-    let expected = steps_output_len(pattern, input, steps)?;
+    let elements = shape.len().ok_or(LengthError::ShapeOverflow { shape })?;
+    if shape.dims() != Dims::One && input != elements {
+        return Err(LengthError::InputShape { shape, expected: elements, got: input });
+    }
+    let out = steps_output_shape(pattern, shape, steps)?;
+    let expected = out.len().unwrap_or(0);
     if expected != output_len {
         return Err(LengthError::StepsOutput { expected, got: output_len, input, steps, boundary: pattern.boundary() });
     }
-    Ok(expected)
+    Ok(out)
 }
 
 /// The inputs of the step after `done` steps: the stepping field's current values `state`, and
 /// each other field (a coefficient, which stays as given) where the state lies: under `valid`
-/// the state has lost `r * done` elements at each end, and so does each coefficient.
-pub fn step_inputs<'a, T>(pattern: &Pattern, inputs: &[&'a [T]], state: &'a [T], done: usize) -> Vec<&'a [T]> {
-    let trim = match pattern.boundary() {
-        Boundary::Valid => pattern.radius().along_x() as usize * done,
-        _ => 0,
-    };
-    let coefficients = inputs.iter().skip(1).map(|c| &c[trim.min(c.len())..][..state.len().min(c.len().saturating_sub(trim))]);
-    std::iter::once(state).chain(coefficients).collect()
+/// the state has lost `r * done` elements at each end of each dimension, and so does each
+/// coefficient (in 1D a slice of it, in 2D and 3D a copy of the part).
+pub fn step_inputs<'a, T: Clone>(pattern: &Pattern, shape: Extent, inputs: &[&'a [T]], state: &'a [T], done: usize) -> Vec<Cow<'a, [T]>> {
+    let valid = pattern.boundary() == Boundary::Valid && done > 0;
+    let now = steps_output_shape(pattern, shape, done).unwrap_or(shape);
+    let coefficients = inputs.iter().skip(1).map(|&c| match (valid, shape.dims()) {
+        (false, _) => Cow::Borrowed(c),
+        (true, Dims::One) => {
+            let trim = pattern.radius().along_x() as usize * done;
+            Cow::Borrowed(&c[trim.min(c.len())..][..state.len().min(c.len().saturating_sub(trim))])
+        }
+        (true, _) => Cow::Owned(cut(pattern, shape, now, c, done)),
+    });
+    std::iter::once(Cow::Borrowed(state)).chain(coefficients).collect()
+}
+
+/// The part of grid `c` (of shape `shape`) of shape `now` that starts `r * done` in along each
+/// dimension, row-major.
+fn cut<T: Clone>(pattern: &Pattern, shape: Extent, now: Extent, c: &[T], done: usize) -> Vec<T> {
+    let (lens, cut) = (shape.components(), now.components());
+    let dims = lens.len();
+    let start: Vec<usize> = (0..dims).map(|i| pattern.radius().along(dims - 1 - i) as usize * done).collect();
+    let rows: usize = cut[..dims - 1].iter().product();
+    let mut out = Vec::with_capacity(now.len().unwrap_or(0));
+    for row in 0..rows {
+        // The row's index along each outer dimension, then its first element in `c`.
+        let (mut rest, mut at) = (row, 0);
+        let mut index = vec![0; dims - 1];
+        for i in (0..dims - 1).rev() {
+            index[i] = rest % cut[i] + start[i];
+            rest /= cut[i];
+        }
+        for (i, &g) in index.iter().enumerate() {
+            at = at * lens[i] + g;
+        }
+        let first = at * lens[dims - 1] + start[dims - 1];
+        out.extend_from_slice(&c[first..first + cut[dims - 1]]);
+    }
+    out
 }

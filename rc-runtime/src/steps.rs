@@ -4,7 +4,7 @@
 //! (`with_cust.rs`) only turn the launches into their buffer types.
 
 use rc_core::time_steps::{self, StepPlan};
-use rc_core::{Element, LengthError, Params, Stencil};
+use rc_core::{Boundary, Dims, Element, Extent, LengthError, Params, Stencil};
 
 use crate::error::Error;
 
@@ -24,8 +24,9 @@ pub(crate) struct StepLaunch {
     pub steps: u32,
     /// Reads buffer A (and writes B), or reads B and writes A.
     pub from: Holds,
-    /// Elements it reads from the front of its input buffer and writes to the front of its
-    /// output buffer.
+    /// The shape it reads from the front of its input buffer and its elements, and the
+    /// elements it writes to the front of its output buffer.
+    pub input_shape: Extent,
     pub input_len: usize,
     pub output_len: usize,
     /// Where the coefficient fields' elements for this launch start: under `valid` the state
@@ -42,18 +43,20 @@ pub(crate) struct StepRun<T: Element, P: Params> {
 }
 
 impl<T: Element, P: Params> StepRun<T, P> {
-    /// The run of `steps` steps of `stencil` on buffers `a` (holding the input) and `b`, as
-    /// `(address, length)`, with coefficient fields of `coefficients` elements each. Lengths are
-    /// checked here, before any CUDA call, and where a fused launch comes, the alignment its
-    /// vector accesses need of `a` and `b` (every launch checks the rest).
+    /// The run of `steps` steps of `stencil` on buffers `a` (holding the input, of shape
+    /// `shape`) and `b`, as `(address, length)`, with coefficient fields of `coefficients`
+    /// elements each. Lengths are checked here, before any CUDA call, and where a fused launch
+    /// comes, the alignment its vector accesses need of `a` and `b` (every launch checks the
+    /// rest).
     pub(crate) fn plan(
         stencil: &Stencil<T, P>,
+        shape: Extent,
         a: (u64, usize),
         b: (u64, usize),
         coefficients: &[usize],
         steps: usize,
     ) -> Result<StepRun<T, P>, Error> {
-        let (launches, holds) = launches(stencil, a.1, b.1, coefficients, steps)?;
+        let (launches, holds) = launches(stencil, shape, a.1, b.1, coefficients, steps)?;
         let mut fused: Vec<(u32, Stencil<T, P>)> = Vec::new();
         for steps in launches.iter().map(|l| l.steps).filter(|&s| s > 1) {
             if fused.iter().all(|&(s, _)| s != steps) {
@@ -73,19 +76,23 @@ impl<T: Element, P: Params> StepRun<T, P> {
 }
 
 /// The final state's length after `steps` steps from host `inputs` (the state, then the
-/// coefficient fields), every length checked as [`launches`] checks device buffers.
-pub(crate) fn host_output_len<T: Element, P: Params>(stencil: &Stencil<T, P>, inputs: &[&[T]], steps: usize) -> Result<usize, Error> {
+/// coefficient fields) of shape `shape`, every length checked as [`launches`] checks device
+/// buffers.
+pub(crate) fn host_output_len<T: Element, P: Params>(stencil: &Stencil<T, P>, inputs: &[&[T]], shape: Extent, steps: usize) -> Result<usize, Error> {
     let n = inputs.first().map_or(0, |input| input.len());
     let lens: Vec<usize> = inputs.iter().skip(1).map(|input| input.len()).collect();
-    launches(stencil, n, n, &lens, steps)?;
-    time_steps::steps_output_len(&stencil.pattern(), n, steps).map_err(|source| Error::Length { stencil: stencil.name(), source })
+    launches(stencil, shape, n, n, &lens, steps)?;
+    let out = time_steps::steps_output_shape(&stencil.pattern(), shape, steps).map_err(|source| Error::Length { stencil: stencil.name(), source })?;
+    Ok(out.len().unwrap_or(0))
 }
 
-/// The launches of `steps` steps of `stencil` on buffers `a` (holding the input) and `b`, of
-/// `a_len` and `b_len` elements, with coefficient fields of `coefficients` elements each; and
-/// the buffer that holds the result. Lengths are checked here, before any CUDA call.
+/// The launches of `steps` steps of `stencil` on buffers `a` (holding the input, of shape
+/// `shape`) and `b`, of `a_len` and `b_len` elements, with coefficient fields of `coefficients`
+/// elements each; and the buffer that holds the result. Lengths are checked here, before any
+/// CUDA call.
 pub(crate) fn launches<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
+    shape: Extent,
     a_len: usize,
     b_len: usize,
     coefficients: &[usize],
@@ -96,17 +103,26 @@ pub(crate) fn launches<T: Element, P: Params>(
         return Err(length(LengthError::StepBuffers { a: a_len, b: b_len }));
     }
     let pattern = stencil.pattern();
+    if shape.dims() != pattern.dims() {
+        return Err(length(LengthError::Dimensions { expected: pattern.dims(), got: shape.dims() }));
+    }
     let lens: Vec<usize> = std::iter::once(a_len).chain(coefficients.iter().copied()).collect();
-    let out = time_steps::steps_output_len(&pattern, a_len, steps).map_err(length)?;
-    time_steps::check_steps_inputs(&pattern, &lens, stencil.fields(), out, steps).map_err(length)?;
+    let out = time_steps::steps_output_shape(&pattern, shape, steps).map_err(length)?;
+    time_steps::check_steps_inputs(&pattern, shape, &lens, stencil.fields(), out.len().unwrap_or(0), steps).map_err(length)?;
+    // A grid's coefficients under `valid` would have to be cut to the shrinking state's part
+    // before every launch after the first.
+    if pattern.dims() != Dims::One && pattern.boundary() == Boundary::Valid && !coefficients.is_empty() && steps > 1 {
+        return Err(Error::GridCoefficientsUnderValid { stencil: stencil.name(), dims: pattern.dims() });
+    }
     let plan = StepPlan::new(steps, stencil.steps_per_launch().map_err(|source| Error::Program { stencil: stencil.name(), source })?);
     let (mut from, mut done, mut out) = (Holds::A, 0, Vec::new());
     for steps_of_launch in plan.launches() {
         let advance = steps_of_launch as usize;
-        let input_len = time_steps::steps_output_len(&pattern, a_len, done).map_err(length)?;
-        let output_len = time_steps::steps_output_len(&pattern, a_len, done + advance).map_err(length)?;
+        let input_shape = time_steps::steps_output_shape(&pattern, shape, done).map_err(length)?;
+        let input_len = input_shape.len().unwrap_or(0);
+        let output_len = time_steps::steps_output_shape(&pattern, shape, done + advance).map_err(length)?.len().unwrap_or(0);
         let coefficients_from = (a_len - input_len) / 2;
-        out.push(StepLaunch { steps: steps_of_launch, from, input_len, output_len, coefficients_from });
+        out.push(StepLaunch { steps: steps_of_launch, from, input_shape, input_len, output_len, coefficients_from });
         from = match from {
             Holds::A => Holds::B,
             Holds::B => Holds::A,
