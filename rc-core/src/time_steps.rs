@@ -134,14 +134,17 @@ impl FusedTile {
     /// The pattern of one fused launch over `pattern`: a stencil of radius `T * r` (so `valid`
     /// shrinks by `2 * T * r`) whose tiles hold [`FusedTile::outputs`] outputs.
     pub fn launch_pattern(&self, pattern: &Pattern) -> Pattern {
-        let launch = match pattern.dims() {
-            Dims::One => Pattern::new_unchecked(self.halo(), self.warp, self.outputs_per_lane, pattern.boundary()),
+        match pattern.dims() {
+            Dims::One => Pattern::new_unchecked(self.halo(), self.warp, self.outputs_per_lane, pattern.boundary())
+                .with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm()),
+            // The one-step kernel's blocks per SM cap its registers, not the windows' (a 2D
+            // kernel's cap of 64 spilled 1.1 KB of them): only the block size carries over.
             _ => {
                 let radius = crate::geometry::Radius::yx(self.steps * self.radius_y, self.halo());
                 Pattern::grid_unchecked(radius, self.warp, self.outputs_per_lane, self.rows, 1, pattern.boundary())
+                    .with_launch_bounds_unchecked(pattern.threads_per_block(), None)
             }
-        };
-        launch.with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm())
+        }
     }
 
     /// Input index of tile element 0 is `tile * outputs - schedule_lead`: the lead, less the
