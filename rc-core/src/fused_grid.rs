@@ -119,31 +119,46 @@ impl WarpProgram {
 
 /// One path of a strip: the tile moves `2 * T * ry` rows up, the iterations that fill the
 /// windows, then one iteration per output row, each storing step `T`'s row.
+///
+/// A window's rows are not moved from register to register as the tile moves down: its
+/// registers take the role of its rows in turn, so the loops' bodies are `2 * ry + 1`
+/// iterations, each with the roles turned once more (the iterations left over run after the
+/// loop).
 fn strip(build: &mut Build, interior: bool) -> Vec<Stmt> {
     let tile = build.tile;
     let fill = 2 * tile.steps * tile.radius_y;
     let mut out = Vec::new();
     let invariant = build.invariants(&mut out);
-    // windows[s][j]: the lane's elements of step s's row j of its window (j = 2 * ry newest).
+    // windows[s][p]: the lane's elements of one of step s's window rows.
     let span = 2 * tile.radius_y + 1;
     let windows: Vec<Vec<Vec<Reg>>> = (0..tile.steps)
         .map(|_| (0..span).map(|_| (0..tile.per_lane).map(|_| build.reg(build.body.element())).collect()).collect())
         .collect();
     if fill > 0 {
         out.push(Stmt::Op(Op::StreamRows(-(fill as i32))));
-        out.push(Stmt::Loop { times: fill, body: iteration(build, &windows, &invariant, interior, false) });
     }
-    out.push(Stmt::Loop { times: tile.rows, body: iteration(build, &windows, &invariant, interior, true) });
+    let mut turn = 0;
+    for (times, store) in [(fill, false), (tile.rows, true)] {
+        let mut run = |turn: u32| iteration(build, &windows, &invariant, interior, store, turn % span);
+        if times >= span {
+            let body = (turn..turn + span).flat_map(&mut run).collect();
+            out.push(Stmt::Loop { times: times / span, body });
+        }
+        out.extend((turn..turn + times % span).flat_map(&mut run));
+        turn = (turn + times) % span;
+    }
     out
 }
 
 /// One iteration, the tile's output row 0 being its current row: load the input row `2 * T *
-/// ry` below it, step each window's rows once, store step `T`'s row (if `store`), shift the
-/// windows and move the tile one row down.
-fn iteration(build: &mut Build, windows: &[Vec<Vec<Reg>>], invariant: &[Option<Reg>], interior: bool, store: bool) -> Vec<Stmt> {
+/// ry` below it, step each window's rows once, store step `T`'s row (if `store`), and move the
+/// tile one row down. Window row `j` (`2 * ry` the newest) is register row `(j + turn) % (2 *
+/// ry + 1)`.
+fn iteration(build: &mut Build, windows: &[Vec<Vec<Reg>>], invariant: &[Option<Reg>], interior: bool, store: bool, turn: u32) -> Vec<Stmt> {
     let (tile, body) = (build.tile, build.body);
     let (t, ry, k) = (tile.steps, tile.radius_y, tile.per_lane as i64);
     let span = (2 * ry + 1) as usize;
+    let windows: Vec<Vec<Vec<Reg>>> = windows.iter().map(|w| (0..span).map(|j| w[(j + turn as usize) % span].clone()).collect()).collect();
     let mut out = Vec::new();
     // Input box row of the newest step-0 row: box rows count from `T * ry` above output row 0.
     let newest = 2 * t * ry;
@@ -195,23 +210,13 @@ fn iteration(build: &mut Build, windows: &[Vec<Vec<Reg>>], invariant: &[Option<R
             _ => values,
         };
         if s < t {
-            // Not carried yet: kept for the shift below.
+            // The newest row of step s's window, in the registers of its oldest row.
             let slot = &windows[s as usize][span - 1];
             out.push(Stmt::Op(Op::Carry(slot.iter().copied().zip(produced.iter().copied()).collect())));
         }
     }
     if store {
         out.push(build.stores(produced));
-    }
-    // Each window moves one row up; the newest rows were written above (or load next time).
-    let mut moves = Vec::new();
-    for window in windows {
-        for j in 0..span - 1 {
-            moves.extend(window[j].iter().copied().zip(window[j + 1].iter().copied()));
-        }
-    }
-    if !moves.is_empty() {
-        out.push(Stmt::Op(Op::Carry(moves)));
     }
     out.push(Stmt::Op(Op::StreamRows(1)));
     out

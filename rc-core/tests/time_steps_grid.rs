@@ -137,11 +137,15 @@ fn the_2d_tile_streams_its_strip_with_one_window_per_step() {
     for (path, rules) in [(taken, false), (fallback, true)] {
         let loops: Vec<(u32, &Vec<Stmt>)> =
             path.iter().filter_map(|s| if let Stmt::Loop { times, body } = s { Some((*times, body)) } else { None }).collect();
-        // The windows fill over 2 * T * ry rows, then one iteration per output row.
-        assert_eq!(loops.iter().map(|l| l.0).collect::<Vec<_>>(), [8, 128]);
-        let count = |f: fn(&Op) -> bool| loops[1].1.iter().filter(|s| matches!(s, Stmt::Op(op) if f(op))).count();
-        assert_eq!(count(|op| matches!(op, Op::RowRule { .. })), if rules { 3 } else { 0 });
-        assert_eq!(count(|op| matches!(op, Op::StepRule { .. })), if rules { 4 } else { 0 });
-        assert_eq!(count(|op| matches!(op, Op::StreamRows(1))), 1);
+        // The windows fill over 2 * T * ry = 8 rows, then one iteration per output row (128),
+        // three per loop iteration (the window registers' roles turn), the rest after each loop.
+        assert_eq!(loops.iter().map(|l| l.0).collect::<Vec<_>>(), [2, 42]);
+        let count = |stmts: &[Stmt], f: fn(&Op) -> bool| stmts.iter().filter(|s| matches!(s, Stmt::Op(op) if f(op))).count();
+        assert_eq!(count(loops[1].1, |op| matches!(op, Op::RowRule { .. })), if rules { 9 } else { 0 });
+        assert_eq!(count(loops[1].1, |op| matches!(op, Op::StepRule { .. })), if rules { 12 } else { 0 });
+        assert_eq!(count(loops[1].1, |op| matches!(op, Op::StreamRows(1))), 3);
+        assert_eq!(count(path, |op| matches!(op, Op::StreamRows(1))), 4, "2 + 2 iterations after the loops");
+        // No row moves between registers: one copy per step but the last, of its new row.
+        assert_eq!(count(loops[1].1, |op| matches!(op, Op::Carry(_))), 3 * 3);
     }
 }
