@@ -123,7 +123,8 @@ impl WarpProgram {
 /// A window's rows are not moved from register to register as the tile moves down: its
 /// registers take the role of its rows in turn, so the loops' bodies are `2 * ry + 1`
 /// iterations, each with the roles turned once more (the iterations left over run after the
-/// loop).
+/// loop). Each iteration loads the next one's input row, so the load's latency hides behind a
+/// whole iteration's steps; the last iteration loads none (its row would lie past the strip).
 fn strip(build: &mut Build, interior: bool) -> Vec<Stmt> {
     let tile = build.tile;
     let fill = 2 * tile.steps * tile.radius_y;
@@ -134,12 +135,15 @@ fn strip(build: &mut Build, interior: bool) -> Vec<Stmt> {
     let windows: Vec<Vec<Vec<Reg>>> = (0..tile.steps)
         .map(|_| (0..span).map(|_| (0..tile.per_lane).map(|_| build.reg(build.body.element())).collect()).collect())
         .collect();
+    let ahead: Vec<Reg> = (0..tile.per_lane).map(|_| build.reg(build.body.element())).collect();
     if fill > 0 {
         out.push(Stmt::Op(Op::StreamRows(-(fill as i32))));
     }
+    build.load_into(0, interior, fill, &ahead, &mut out);
+    let strip = Strip { windows: &windows, ahead: &ahead, invariant: &invariant, interior };
     let mut turn = 0;
-    for (times, store) in [(fill, false), (tile.rows, true)] {
-        let mut run = |turn: u32| iteration(build, &windows, &invariant, interior, store, turn % span);
+    for (times, store, next) in [(fill, false, true), (tile.rows - 1, true, true), (1, true, false)] {
+        let mut run = |turn: u32| strip.iteration(build, store, next, turn % span);
         if times >= span {
             let body = (turn..turn + span).flat_map(&mut run).collect();
             out.push(Stmt::Loop { times: times / span, body });
@@ -150,74 +154,89 @@ fn strip(build: &mut Build, interior: bool) -> Vec<Stmt> {
     out
 }
 
-/// One iteration, the tile's output row 0 being its current row: load the input row `2 * T *
-/// ry` below it, step each window's rows once, store step `T`'s row (if `store`), and move the
-/// tile one row down. Window row `j` (`2 * ry` the newest) is register row `(j + turn) % (2 *
-/// ry + 1)`.
-fn iteration(build: &mut Build, windows: &[Vec<Vec<Reg>>], invariant: &[Option<Reg>], interior: bool, store: bool, turn: u32) -> Vec<Stmt> {
-    let (tile, body) = (build.tile, build.body);
-    let (t, ry, k) = (tile.steps, tile.radius_y, tile.per_lane as i64);
-    let span = (2 * ry + 1) as usize;
-    let windows: Vec<Vec<Vec<Reg>>> = windows.iter().map(|w| (0..span).map(|j| w[(j + turn as usize) % span].clone()).collect()).collect();
-    let mut out = Vec::new();
-    // Input box row of the newest step-0 row: box rows count from `T * ry` above output row 0.
-    let newest = 2 * t * ry;
-    build.load_into(0, interior, newest, &windows[0][span - 1], &mut out);
-    let mut produced: Vec<Reg> = Vec::new();
-    for s in 1..=t {
-        // Step s computes box row `centre` from step s - 1's window (box rows centre - ry ..= centre + ry).
-        let centre = newest - s * ry;
-        let first = centre - ry;
-        let rows: Vec<Vec<Reg>> = match (interior, build.boundary, s) {
-            (false, Boundary::Zero | Boundary::Clamp, 2..) => {
-                let dsts: Vec<Vec<Reg>> = (0..span).map(|_| (0..k).map(|_| build.reg(body.element())).collect()).collect();
-                out.push(Stmt::Op(Op::RowRule { rows: windows[s as usize - 1].clone(), first, dsts: dsts.clone() }));
-                dsts
-            }
-            _ => windows[s as usize - 1].clone(),
-        };
-        let mut state: Vec<Option<Owned>> = (0..span).map(|_| None).collect();
-        let mut coefficients: Vec<Vec<Option<Owned>>> = (1..body.fields()).map(|_| (0..span).map(|_| None).collect()).collect();
-        for (field, d) in body.used_field_taps() {
-            let j = (d.along(1) + ry as i32) as usize;
-            if field == 0 && state[j].is_none() {
-                state[j] = Some(build.exchange(0, Some(d.along(1)), rows[j].clone(), &mut out));
-            } else if field > 0 && coefficients[field as usize - 1][j].is_none() {
-                let own: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();
-                // Coefficients load element by element: see `Build::load_into`.
-                build.load_into(field, false, first + j as u32, &own, &mut out);
-                coefficients[field as usize - 1][j] = Some(build.exchange(field, Some(d.along(1)), own, &mut out));
-            }
+/// What every iteration of a strip's path reads: the windows' registers, the next input row's,
+/// the body's invariant values, and whether the path is the interior one.
+struct Strip<'a> {
+    windows: &'a [Vec<Vec<Reg>>],
+    ahead: &'a [Reg],
+    invariant: &'a [Option<Reg>],
+    interior: bool,
+}
+
+impl Strip<'_> {
+    /// One iteration, the tile's output row 0 being its current row: take the input row `2 *
+    /// T * ry` below it (loaded the iteration before), load the next (if `next`), step each
+    /// window's rows once, store step `T`'s row (if `store`), and move the tile one row down.
+    /// Window row `j` (`2 * ry` the newest) is register row `(j + turn) % (2 * ry + 1)`.
+    fn iteration(&self, build: &mut Build, store: bool, next: bool, turn: u32) -> Vec<Stmt> {
+        let (tile, body) = (build.tile, build.body);
+        let (invariant, interior) = (self.invariant, self.interior);
+        let (t, ry, k) = (tile.steps, tile.radius_y, tile.per_lane as i64);
+        let span = (2 * ry + 1) as usize;
+        let windows: Vec<Vec<Vec<Reg>>> = self.windows.iter().map(|w| (0..span).map(|j| w[(j + turn as usize) % span].clone()).collect()).collect();
+        let mut out = Vec::new();
+        // Input box row of the newest step-0 row: box rows count from `T * ry` above output row 0.
+        let newest = 2 * t * ry;
+        out.push(Stmt::Op(Op::Carry(windows[0][span - 1].iter().copied().zip(self.ahead.iter().copied()).collect())));
+        if next {
+            build.load_into(0, interior, newest + 1, self.ahead, &mut out);
         }
-        let mut values = Vec::with_capacity(k as usize);
-        for e in 0..k {
-            let tap = |field: u32, d: Offset| {
-                let j = (d.along(1) + ry as i32) as usize;
-                let owned = match field {
-                    0 => &state[j],
-                    f => &coefficients[f as usize - 1][j],
-                };
-                owned.as_ref().and_then(|o| o.at(e + d.along_x() as i64)).unwrap_or_default()
+        let mut produced: Vec<Reg> = Vec::new();
+        for s in 1..=t {
+            // Step s computes box row `centre` from step s - 1's window (box rows centre - ry ..= centre + ry).
+            let centre = newest - s * ry;
+            let first = centre - ry;
+            let rows: Vec<Vec<Reg>> = match (interior, build.boundary, s) {
+                (false, Boundary::Zero | Boundary::Clamp, 2..) => {
+                    let dsts: Vec<Vec<Reg>> = (0..span).map(|_| (0..k).map(|_| build.reg(body.element())).collect()).collect();
+                    out.push(Stmt::Op(Op::RowRule { rows: windows[s as usize - 1].clone(), first, dsts: dsts.clone() }));
+                    dsts
+                }
+                _ => windows[s as usize - 1].clone(),
             };
-            values.push(build.element(invariant, tap, &mut out));
-        }
-        produced = match (interior, build.boundary) {
-            (false, Boundary::Zero | Boundary::Clamp) => {
-                let dsts: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();
-                out.push(Stmt::Op(Op::StepRule { values, dsts: dsts.clone() }));
-                dsts
+            let mut state: Vec<Option<Owned>> = (0..span).map(|_| None).collect();
+            let mut coefficients: Vec<Vec<Option<Owned>>> = (1..body.fields()).map(|_| (0..span).map(|_| None).collect()).collect();
+            for (field, d) in body.used_field_taps() {
+                let j = (d.along(1) + ry as i32) as usize;
+                if field == 0 && state[j].is_none() {
+                    state[j] = Some(build.exchange(0, Some(d.along(1)), rows[j].clone(), &mut out));
+                } else if field > 0 && coefficients[field as usize - 1][j].is_none() {
+                    let own: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();
+                    // Coefficients load element by element: see `Build::load_into`.
+                    build.load_into(field, false, first + j as u32, &own, &mut out);
+                    coefficients[field as usize - 1][j] = Some(build.exchange(field, Some(d.along(1)), own, &mut out));
+                }
             }
-            _ => values,
-        };
-        if s < t {
-            // The newest row of step s's window, in the registers of its oldest row.
-            let slot = &windows[s as usize][span - 1];
-            out.push(Stmt::Op(Op::Carry(slot.iter().copied().zip(produced.iter().copied()).collect())));
+            let mut values = Vec::with_capacity(k as usize);
+            for e in 0..k {
+                let tap = |field: u32, d: Offset| {
+                    let j = (d.along(1) + ry as i32) as usize;
+                    let owned = match field {
+                        0 => &state[j],
+                        f => &coefficients[f as usize - 1][j],
+                    };
+                    owned.as_ref().and_then(|o| o.at(e + d.along_x() as i64)).unwrap_or_default()
+                };
+                values.push(build.element(invariant, tap, &mut out));
+            }
+            produced = match (interior, build.boundary) {
+                (false, Boundary::Zero | Boundary::Clamp) => {
+                    let dsts: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();
+                    out.push(Stmt::Op(Op::StepRule { values, dsts: dsts.clone() }));
+                    dsts
+                }
+                _ => values,
+            };
+            if s < t {
+                // The newest row of step s's window, in the registers of its oldest row.
+                let slot = &windows[s as usize][span - 1];
+                out.push(Stmt::Op(Op::Carry(slot.iter().copied().zip(produced.iter().copied()).collect())));
+            }
         }
+        if store {
+            out.push(build.stores(produced));
+        }
+        out.push(Stmt::Op(Op::StreamRows(1)));
+        out
     }
-    if store {
-        out.push(build.stores(produced));
-    }
-    out.push(Stmt::Op(Op::StreamRows(1)));
-    out
 }
