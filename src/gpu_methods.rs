@@ -84,6 +84,8 @@ macro_rules! __rc_steps_cust {
         /// `shape`) stay as given. Returns which buffer holds the result (under `valid`, its
         /// first elements: the grid with each dimension `2 * radius * steps` shorter); see
         /// `rc::runtime::launch_steps_grid` for every check.
+        // One argument per window and stencil parameter, besides the buffers and the shape.
+        #[allow(clippy::too_many_arguments)]
         pub fn launch_steps(
             stream: &$crate::runtime::cust::stream::Stream,
             a: &mut $crate::runtime::cust::memory::DeviceSlice<$device>,
@@ -180,6 +182,8 @@ macro_rules! __rc_steps_cudarc {
         /// `steps` time steps, asynchronously, ping-pong between `a` (holding the grid of the
         /// first window) and `b`; returns which holds the result. See
         /// `rc::runtime::launch_steps_cudarc_grid`.
+        // One argument per window and stencil parameter, besides the buffers and the shape.
+        #[allow(clippy::too_many_arguments)]
         pub fn launch_steps_cudarc(
             stream: &::std::sync::Arc<$crate::runtime::cudarc::driver::CudaStream>,
             a: &mut $crate::runtime::cudarc::driver::CudaSlice<$elem>,
