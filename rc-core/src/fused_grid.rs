@@ -23,16 +23,12 @@
 //! its row reads. Every element computes the body's operations in the body's order, so `T`
 //! fused steps are bit for bit `T` applications of the stencil.
 
-use crate::body::Body;
 use crate::distribution::vector_access_elements;
-use crate::error::{Error, ScheduleError};
-use crate::geometry::{Dims, Offset};
-use crate::machine::{LaunchBounds, Machine, Op, Stmt, TileTest};
+use crate::geometry::Offset;
+use crate::machine::{Op, Stmt};
 use crate::pattern::{Boundary, Pattern};
-use crate::program::{Reg, WarpProgram};
+use crate::program::Reg;
 use crate::scalar::ScalarType;
-use crate::schedule::{LoadPlan, Schedule};
-use crate::strategy::Strategy;
 use crate::time_steps::{Build, FusedTile, Owned};
 
 /// Output rows each warp streams through: the strip's first `2 * T * ry` rows are computed
@@ -65,56 +61,15 @@ impl FusedTile {
     }
 }
 
-impl WarpProgram {
-    /// The program that runs `steps` time steps of the 2D stencil `body` on `pattern` in one
-    /// launch ([`crate::fused_grid`]): its pattern is the launch's ([`FusedTile::launch_pattern`]).
-    pub(crate) fn compile_steps_grid(pattern: Pattern, body: &Body, steps: u32) -> Result<WarpProgram, Error> {
-        if body.radius().dims() == Dims::Three {
-            return Err(ScheduleError::FusedDimensions { dims: Dims::Three }.into());
-        }
-        let tile = FusedTile::new(&pattern, body.element(), steps)?;
-        let launch = tile.launch_pattern(&pattern);
-        let mut build = Build { body, tile, boundary: pattern.boundary(), reg_types: Vec::new() };
-        // Strips wholly inside the input load vectors and need no rule; the others load element
-        // by element under the boundary rule and apply it in every step.
-        let taken = strip(&mut build, true);
-        let fallback = strip(&mut build, false);
-        let machine = Machine {
-            body: vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements() }, taken, fallback }],
-            width: tile.width,
-            shared_bytes: None,
-            launch_bounds: LaunchBounds::of(&launch),
-        };
-        let loads = (0..tile.per_lane).map(|reg| LoadPlan { reg, lanes: (0, tile.warp) }).collect();
-        let lead = match pattern.boundary() {
-            Boundary::Valid => tile.lead - tile.halo(),
-            _ => tile.lead,
-        };
-        Ok(WarpProgram {
-            pattern: launch,
-            strategy: Strategy::RegisterCache,
-            element: body.element(),
-            fields: body.fields(),
-            params: body.params().to_vec(),
-            distribution: format!(
-                "fused time steps (2D): {} steps per launch, lane l owns row elements {k}l..{k}l + {k}, halo {} each side along x, strips of {} rows",
-                tile.steps,
-                tile.halo(),
-                tile.rows,
-                k = tile.per_lane
-            ),
-            vector: tile.per_lane,
-            staged: false,
-            schedule: Schedule::owned(launch, lead, loads),
-            row_registers: tile.per_lane,
-            instrs: Vec::new(),
-            pipeline: None,
-            fused: Some(tile),
-            fetch_order: Vec::new(),
-            reg_types: build.reg_types,
-            machine,
-        })
-    }
+/// What the 2D fused program's `distribution` says.
+pub(crate) fn distribution(tile: &FusedTile) -> String {
+    format!(
+        "fused time steps (2D): {} steps per launch, lane l owns row elements {k}l..{k}l + {k}, halo {} each side along x, strips of {} rows",
+        tile.steps,
+        tile.halo(),
+        tile.rows,
+        k = tile.per_lane
+    )
 }
 
 /// One path of a strip: the tile moves `2 * T * ry` rows up, the iterations that fill the
@@ -125,7 +80,7 @@ impl WarpProgram {
 /// iterations, each with the roles turned once more (the iterations left over run after the
 /// loop). Each iteration loads the next one's input row, so the load's latency hides behind a
 /// whole iteration's steps; the last iteration loads none (its row would lie past the strip).
-fn strip(build: &mut Build, interior: bool) -> Vec<Stmt> {
+pub(crate) fn strip(build: &mut Build, interior: bool) -> Vec<Stmt> {
     let tile = build.tile;
     let fill = 2 * tile.steps * tile.radius_y;
     let mut out = Vec::new();

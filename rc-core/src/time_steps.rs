@@ -158,22 +158,23 @@ impl FusedTile {
 }
 
 impl WarpProgram {
-    /// The program that runs `steps` time steps of the 1D stencil `body` on `pattern` in one
-    /// launch ([`crate::time_steps`]): its pattern is the launch's ([`FusedTile::launch_pattern`]).
+    /// The program that runs `steps` time steps of the 1D or 2D stencil `body` on `pattern` in
+    /// one launch ([`crate::time_steps`], [`crate::fused_grid`]): its pattern is the launch's
+    /// ([`FusedTile::launch_pattern`]).
     pub fn compile_steps(pattern: Pattern, body: &Body, steps: u32) -> Result<WarpProgram, Error> {
-        if pattern.dims() == Dims::Two {
-            return WarpProgram::compile_steps_grid(pattern, body, steps);
-        }
-        if pattern.dims() != Dims::One || body.radius().dims() != Dims::One {
-            return Err(ScheduleError::FusedDimensions { dims: pattern.dims() }.into());
+        let dims = pattern.dims();
+        if dims == Dims::Three || body.radius().dims() > dims {
+            return Err(ScheduleError::FusedDimensions { dims: dims.max(body.radius().dims()) }.into());
         }
         let tile = FusedTile::new(&pattern, body.element(), steps)?;
         let launch = tile.launch_pattern(&pattern);
         let mut build = Build { body, tile, boundary: pattern.boundary(), reg_types: Vec::new() };
-        // Tiles wholly inside the input load vectors and need no rule; the others load element
-        // by element under the boundary rule and apply it after every step.
-        let taken = build.path(true);
-        let fallback = build.path(false);
+        // Tiles (2D: strips) wholly inside the input load vectors and need no rule; the others
+        // load element by element under the boundary rule and apply it in every step.
+        let (taken, fallback) = match dims {
+            Dims::One => (build.path(true), build.path(false)),
+            _ => (crate::fused_grid::strip(&mut build, true), crate::fused_grid::strip(&mut build, false)),
+        };
         let machine = Machine {
             body: vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements() }, taken, fallback }],
             width: tile.width,
@@ -187,12 +188,15 @@ impl WarpProgram {
             element: body.element(),
             fields: body.fields(),
             params: body.params().to_vec(),
-            distribution: format!(
-                "fused time steps: {} steps per launch, lane l owns tile elements {k}l..{k}l + {k}, halo {} each side",
-                tile.steps,
-                tile.halo(),
-                k = tile.per_lane
-            ),
+            distribution: match dims {
+                Dims::One => format!(
+                    "fused time steps: {} steps per launch, lane l owns tile elements {k}l..{k}l + {k}, halo {} each side",
+                    tile.steps,
+                    tile.halo(),
+                    k = tile.per_lane
+                ),
+                _ => crate::fused_grid::distribution(&tile),
+            },
             vector: tile.per_lane,
             staged: false,
             schedule: Schedule::owned(launch, tile.schedule_lead(pattern.boundary()), loads),

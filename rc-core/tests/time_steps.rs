@@ -91,24 +91,7 @@ fn case<T: Element>(seed: u64) -> Result<(), String> {
 
 #[test]
 fn one_fused_launch_is_its_steps_applied_one_by_one() {
-    let seeds: Vec<u64> = match std::env::var("RC_STEPS_SEED") {
-        Ok(s) => vec![u64::from_str_radix(s.trim_start_matches("0x"), 16).expect("a hex seed")],
-        Err(_) => (0..CASES).map(|i| BASE_SEED + i).collect(),
-    };
-    let mut failures = Vec::new();
-    for seed in seeds {
-        let result = match pick(&mut Rng::new(seed ^ 0x7e), &[F32, F64, I32, U32]) {
-            F32 => case::<f32>(seed),
-            F64 => case::<f64>(seed),
-            I32 => case::<i32>(seed),
-            _ => case::<u32>(seed),
-        };
-        if let Err(e) = result {
-            failures.push(e);
-        }
-    }
-    let heads: Vec<&str> = failures.iter().filter_map(|f| f.lines().next()).collect();
-    assert!(failures.is_empty(), "{} failures:\n{}\nfirst:\n{}", failures.len(), heads.join("\n"), failures[0]);
+    common::run_seeded(BASE_SEED, CASES, |seed, ty| by_type!(case, seed, ty));
 }
 
 // ---- the whole plan through a stencil handle ------------------------------------------------------
