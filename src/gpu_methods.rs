@@ -51,6 +51,8 @@ macro_rules! __rc_launch_cust {
         ) -> ::std::result::Result<(), $crate::runtime::Error> {
             $crate::runtime::launch_grid(&Self::KERNEL, stream, &[$($field),+], output, shape, ($($name,)*))
         }
+
+        $crate::__rc_steps_cust! { shape [usize; $n]; [$($field),+]; $device; $($name: $ty),* }
     };
     ([$($field:ident),+]; $elem:ty, $device:ty; $($name:ident: $ty:ty),*) => {
         /// Launches the kernel on a cust `stream` over device buffers (one input per window, in
@@ -69,17 +71,38 @@ macro_rules! __rc_launch_cust {
     };
 }
 
-/// The time-step functions of a 1D stencil (cust): the first window's input steps in the
+/// The time-step functions of a stencil (cust), 1D or over grids: the first window's input steps in the
 /// ping-pong buffers `a` and `b`, the others (coefficients) stay as given.
 #[cfg(feature = "cust")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_steps_cust {
+    (shape [usize; $n:literal]; [$first:ident $(, $rest:ident)*]; $device:ty; $($name:ident: $ty:ty),*) => {
+        /// Runs `steps` time steps on a cust `stream`, asynchronously, on the ping-pong device
+        /// buffers `a` (holding the grid of the first window, of shape `shape`) and `b` (as long
+        /// as `a`), as the 1D `launch_steps` does. The other windows' grids (coefficients, of
+        /// `shape`) stay as given. Returns which buffer holds the result (under `valid`, its
+        /// first elements: the grid with each dimension `2 * radius * steps` shorter); see
+        /// `rc::runtime::launch_steps_grid` for every check.
+        // One argument per window and stencil parameter, besides the buffers and the shape.
+        #[allow(clippy::too_many_arguments)]
+        pub fn launch_steps(
+            stream: &$crate::runtime::cust::stream::Stream,
+            a: &mut $crate::runtime::cust::memory::DeviceSlice<$device>,
+            b: &mut $crate::runtime::cust::memory::DeviceSlice<$device>,
+            $($rest: &$crate::runtime::cust::memory::DeviceSlice<$device>,)*
+            shape: [usize; $n],
+            steps: usize,
+            $($name: $ty),*
+        ) -> ::std::result::Result<$crate::runtime::Holds, $crate::runtime::Error> {
+            $crate::runtime::launch_steps_grid(&Self::KERNEL, stream, a, b, &[$($rest),*], shape, steps, ($($name,)*))
+        }
+    };
     ([$first:ident $(, $rest:ident)*]; $device:ty; $($name:ident: $ty:ty),*) => {
         /// Runs `steps` time steps on a cust `stream`, asynchronously, on the ping-pong device
         /// buffers `a` (holding the input of the first window) and `b` (as long as `a`): launches
-        /// of the fused kernel (`STEPS_PER_LAUNCH` steps each), then of the one-step kernel for
-        /// the steps left, each reading one buffer and writing the other. The other windows'
+        /// of the fused kernel (`STEPS_PER_LAUNCH` steps each), then one launch for the steps
+        /// left (fused, or the one-step kernel for one), each reading one buffer and writing the other. The other windows'
         /// inputs (coefficients, as long as `a`) stay as given. Returns which buffer holds the
         /// result (under `valid`, its first `n - 2 * radius * steps` elements); see
         /// `rc::runtime::launch_steps` for every check.
@@ -125,6 +148,8 @@ macro_rules! __rc_launch_cudarc {
         {
             $crate::runtime::launch_cudarc_grid(&Self::KERNEL, stream, &[$($field),+], output, shape, ($($name,)*))
         }
+
+        $crate::__rc_steps_cudarc! { shape [usize; $n]; [$($field),+]; $elem; $($name: $ty),* }
     };
     ([$($field:ident),+]; $elem:ty, $device:ty; $($name:ident: $ty:ty),*) => {
         /// Launches the kernel on a cudarc `stream` over device slices or views (one input per
@@ -146,12 +171,31 @@ macro_rules! __rc_launch_cudarc {
     };
 }
 
-/// The time-step launch of a 1D stencil on cudarc slices: the first window's input steps in
+/// The time-step launch of a stencil on cudarc slices, 1D or over grids: the first window's input steps in
 /// `a` and `b`, the others (coefficients) stay as given.
 #[cfg(feature = "cudarc")]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __rc_steps_cudarc {
+    (shape [usize; $n:literal]; [$first:ident $(, $rest:ident)*]; $elem:ty; $($name:ident: $ty:ty),*) => {
+        /// `launch_steps` on a cudarc `stream` and `CudaSlice`s holding grids of shape `shape`:
+        /// `steps` time steps, asynchronously, ping-pong between `a` (holding the grid of the
+        /// first window) and `b`; returns which holds the result. See
+        /// `rc::runtime::launch_steps_cudarc_grid`.
+        // One argument per window and stencil parameter, besides the buffers and the shape.
+        #[allow(clippy::too_many_arguments)]
+        pub fn launch_steps_cudarc(
+            stream: &::std::sync::Arc<$crate::runtime::cudarc::driver::CudaStream>,
+            a: &mut $crate::runtime::cudarc::driver::CudaSlice<$elem>,
+            b: &mut $crate::runtime::cudarc::driver::CudaSlice<$elem>,
+            $($rest: &$crate::runtime::cudarc::driver::CudaSlice<$elem>,)*
+            shape: [usize; $n],
+            steps: usize,
+            $($name: $ty),*
+        ) -> ::std::result::Result<$crate::runtime::Holds, $crate::runtime::Error> {
+            $crate::runtime::launch_steps_cudarc_grid(&Self::KERNEL, stream, a, b, &[$($rest),*], shape, steps, ($($name,)*))
+        }
+    };
     ([$first:ident $(, $rest:ident)*]; $elem:ty; $($name:ident: $ty:ty),*) => {
         /// `launch_steps` on a cudarc `stream` and `CudaSlice`s: `steps` time steps,
         /// asynchronously, ping-pong between `a` (holding the input of the first window) and
@@ -191,6 +235,19 @@ macro_rules! __rc_run {
             $($name: $ty),*
         ) -> ::std::result::Result<::std::vec::Vec<$elem>, $crate::runtime::Error> {
             $crate::runtime::run_grid(&Self::KERNEL, &[$($field),+], shape, ($($name,)*))
+        }
+
+        /// Runs `steps` time steps on the GPU from host grids (one per window, in order, of
+        /// shape `shape`; the first steps, the others stay as given) and returns the final
+        /// state's grid, bit for bit `run_cpu_steps`. Without a GPU it returns an error whose
+        /// `is_no_device()` is true.
+        pub fn run_steps(
+            $($field: &[$elem],)+
+            shape: [usize; $n],
+            steps: usize,
+            $($name: $ty),*
+        ) -> ::std::result::Result<::std::vec::Vec<$elem>, $crate::runtime::Error> {
+            $crate::runtime::run_steps_grid(&Self::KERNEL, &[$($field),+], shape, steps, ($($name,)*))
         }
     };
     ([$($field:ident),+]; $elem:ty, $device:ty; $($name:ident: $ty:ty),*) => {

@@ -1,7 +1,8 @@
 //! Time steps on the GPU: `launch_steps` on poisoned ping-pong buffers (views between poisoned
 //! guards) and `run_steps` equal `run_cpu_steps` bit for bit, for every boundary, element type,
 //! radii 1 to 4, coefficient fields, step counts that are and are not multiples of the fused
-//! degree, and lengths from shorter than the halo to a million.
+//! degree, and lengths from shorter than the halo to a million; in 2D the same over shapes from
+//! one point to 600 x 1030 (several tiles and strips).
 //!
 //! Without a GPU every test prints why it skipped and passes.
 
@@ -58,6 +59,36 @@ fn varying(u: Window<f32>, k: Window<f32>) -> f32 {
 #[stencil(radius = 2, boundary = clamp, fuse = 7)]
 fn varying_clamp(u: Window<f64>, k: Window<f64>) -> f64 {
     u[0] + k[0] * (u[-1] - 2.0 * u[0] + u[2]) + 0.5 * k[-2]
+}
+
+#[stencil(radius = 1, boundary = zero)]
+fn heat2d_zero(w: Window2<f32>, alpha: f32) -> f32 {
+    w[(0, 0)] + alpha * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
+}
+
+#[stencil(radius = 1, boundary = clamp, fuse = 3)]
+fn heat2d_clamp(w: Window2<f32>, alpha: f32) -> f32 {
+    w[(0, 0)] + alpha * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
+}
+
+#[stencil(radius = 1, boundary = wrap, fuse = 4)]
+fn box2d_wrap(w: Window2<f64>) -> f64 {
+    (w[(-1, -1)] + w[(-1, 0)] + w[(-1, 1)] + w[(0, -1)] + w[(0, 0)] + w[(0, 1)] + w[(1, -1)] + w[(1, 0)] + w[(1, 1)]) / 9.0
+}
+
+#[stencil(radius = (2, 1), boundary = valid, fuse = 2)]
+fn tall2d_valid(w: Window2<f32>) -> f32 {
+    0.1 * w[(-2, 0)] + 0.2 * w[(-1, 0)] + 0.4 * w[(0, 0)] + 0.2 * w[(1, 0)] + 0.1 * w[(2, 0)] + 0.5 * (w[(0, -1)] - w[(0, 1)])
+}
+
+#[stencil(radius = 1, boundary = clamp, fuse = 5)]
+fn average2d_i32(w: Window2<i32>) -> i32 {
+    (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)]) / 4 + (w[(0, 0)] >> 1)
+}
+
+#[stencil(radius = 1, boundary = zero, fuse = 3)]
+fn varying2d(u: Window2<f32>, k: Window2<f32>) -> f32 {
+    u[(0, 0)] + k[(0, 0)] * (u[(-1, 0)] + u[(1, 0)] - 2.0 * u[(0, 0)]) + k[(0, 1)] * (u[(0, -1)] - u[(0, 0)])
 }
 
 const LENGTHS: [usize; 8] = [1, 3, 17, 200, 256, 1000, 4099, (1 << 20) + 3];
@@ -247,4 +278,115 @@ fn ping_pong_buffers_of_other_lengths_are_refused_before_any_launch() {
     let (mut odd, mut other) = (c.buffer.index(GUARD + 1..GUARD + 101), b.buffer.index(GUARD..GUARD + 100));
     let err = heat_clamp::launch_steps(&stream, &mut odd, &mut other, 20, 0.25).expect_err("misaligned");
     assert!(err.to_string().contains("multiple of 16 bytes"), "{err}");
+}
+
+/// 2D shapes: one point, smaller than the halo, one strip, several tiles and strips.
+const SHAPES: [[usize; 2]; 5] = [[1, 1], [3, 5], [130, 64], [300, 520], [600, 1030]];
+
+type LaunchSteps2<T> =
+    dyn Fn(&Stream, &mut DeviceSlice<T>, &mut DeviceSlice<T>, &[&DeviceSlice<T>], [usize; 2], usize) -> Result<Holds, rc::runtime::Error>;
+
+/// `launch_steps` and `run_steps` over 2D grids against `run_cpu_steps`, for every shape and
+/// step count; `radius` `[ry, rx]` shrinks a `valid` output.
+fn check_2d<T: Element + DeviceCopy>(
+    Case { what, fields, t }: Case,
+    stream: &Stream,
+    valid: Option<[usize; 2]>,
+    launch_steps: &LaunchSteps2<T>,
+    run_steps: impl Fn(&[&[T]], [usize; 2], usize) -> Result<Vec<T>, rc::runtime::Error>,
+    run_cpu_steps: impl Fn(&[&[T]], [usize; 2], &mut [T], usize) -> Result<(), Error>,
+) -> Result<(), String> {
+    for shape in SHAPES {
+        let n = shape[0] * shape[1];
+        for steps in step_counts(t) {
+            let out = match valid {
+                Some([ry, rx]) => match (shape[0].checked_sub(2 * ry * steps), shape[1].checked_sub(2 * rx * steps)) {
+                    (Some(y), Some(x)) if y > 0 && x > 0 => y * x,
+                    _ => continue,
+                },
+                None => n,
+            };
+            let inputs: Vec<Vec<T>> = (0..fields).map(|f| awkward::<T>(n, (n * 7 + steps * 3 + f) as u64)).collect();
+            let slices: Vec<&[T]> = inputs.iter().map(|v| v.as_slice()).collect();
+            let mut want = vec![poison::<T>(); out];
+            run_cpu_steps(&slices, shape, &mut want, steps).map_err(|e| e.to_string())?;
+            let context = |m: String| format!("{what}: shape {shape:?}, {steps} steps: {m}");
+            let (a, b) = (Guarded::new(n, Some(&inputs[0])), Guarded::<T>::new(n, None));
+            let coefficients: Vec<Guarded<T>> = inputs[1..].iter().map(|c| Guarded::new(n, Some(c))).collect();
+            let views: Vec<DeviceSlice<T>> = coefficients.iter().map(|c| c.view()).collect();
+            let views: Vec<&DeviceSlice<T>> = views.iter().collect();
+            let holds = launch_steps(stream, &mut a.view(), &mut b.view(), &views, shape, steps).map_err(|e| context(e.to_string()))?;
+            stream.synchronize().map_err(|e| context(format!("kernel failed: {e:?}")))?;
+            let got = match holds {
+                Holds::A => a.read(out),
+                Holds::B => b.read(out),
+            }
+            .map_err(context)?;
+            if let Some(i) = first_difference(&got, &want) {
+                return Err(context(format!("launch_steps: output {i} got {:?} want {:?}", got.get(i), want.get(i))));
+            }
+            let got = run_steps(&slices, shape, steps).map_err(|e| context(e.to_string()))?;
+            if let Some(i) = first_difference(&got, &want) {
+                return Err(context(format!("run_steps: output {i} got {:?} want {:?}", got.get(i), want.get(i))));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn launch_steps_and_run_steps_equal_run_cpu_steps_in_2d() {
+    let Some((_context, stream)) = gpu("launch_steps_and_run_steps_equal_run_cpu_steps_in_2d") else { return };
+    let mut failures = Vec::new();
+    let mut record = |result: Result<(), String>| failures.extend(result.err());
+    const ALPHA: f32 = 0.2;
+    record(check_2d::<f32>(
+        Case { what: "heat2d zero", fields: 1, t: heat2d_zero::STEPS_PER_LAUNCH },
+        &stream,
+        None,
+        &|s, a, b, _, shape, steps| heat2d_zero::launch_steps(s, a, b, shape, steps, ALPHA),
+        |i, shape, steps| heat2d_zero::run_steps(i[0], shape, steps, ALPHA),
+        |i, shape, o, steps| heat2d_zero::run_cpu_steps(i[0], shape, o, steps, ALPHA),
+    ));
+    record(check_2d::<f32>(
+        Case { what: "heat2d clamp", fields: 1, t: 3 },
+        &stream,
+        None,
+        &|s, a, b, _, shape, steps| heat2d_clamp::launch_steps(s, a, b, shape, steps, ALPHA),
+        |i, shape, steps| heat2d_clamp::run_steps(i[0], shape, steps, ALPHA),
+        |i, shape, o, steps| heat2d_clamp::run_cpu_steps(i[0], shape, o, steps, ALPHA),
+    ));
+    record(check_2d::<f64>(
+        Case { what: "box2d wrap f64", fields: 1, t: 4 },
+        &stream,
+        None,
+        &|s, a, b, _, shape, steps| box2d_wrap::launch_steps(s, a, b, shape, steps),
+        |i, shape, steps| box2d_wrap::run_steps(i[0], shape, steps),
+        |i, shape, o, steps| box2d_wrap::run_cpu_steps(i[0], shape, o, steps),
+    ));
+    record(check_2d::<f32>(
+        Case { what: "tall2d valid", fields: 1, t: 2 },
+        &stream,
+        Some([2, 1]),
+        &|s, a, b, _, shape, steps| tall2d_valid::launch_steps(s, a, b, shape, steps),
+        |i, shape, steps| tall2d_valid::run_steps(i[0], shape, steps),
+        |i, shape, o, steps| tall2d_valid::run_cpu_steps(i[0], shape, o, steps),
+    ));
+    record(check_2d::<i32>(
+        Case { what: "average2d i32", fields: 1, t: 5 },
+        &stream,
+        None,
+        &|s, a, b, _, shape, steps| average2d_i32::launch_steps(s, a, b, shape, steps),
+        |i, shape, steps| average2d_i32::run_steps(i[0], shape, steps),
+        |i, shape, o, steps| average2d_i32::run_cpu_steps(i[0], shape, o, steps),
+    ));
+    record(check_2d::<f32>(
+        Case { what: "varying2d zero", fields: 2, t: 3 },
+        &stream,
+        None,
+        &|s, a, b, c, shape, steps| varying2d::launch_steps(s, a, b, c[0], shape, steps),
+        |i, shape, steps| varying2d::run_steps(i[0], i[1], shape, steps),
+        |i, shape, o, steps| varying2d::run_cpu_steps(i[0], i[1], shape, o, steps),
+    ));
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }

@@ -1,5 +1,5 @@
 //! Time steps through `#[stencil]`: `run_cpu_steps` is `run_cpu` applied step by step, and
-//! `emulate_steps` (fused launches of `STEPS_PER_LAUNCH` steps, then one-step launches) equals
+//! `emulate_steps` (fused launches of `STEPS_PER_LAUNCH` steps, then one launch of the steps left) equals
 //! it bit for bit, for every boundary, element type, several radii, coefficient fields, step
 //! counts around the fused degree and lengths from shorter than the halo to many tiles.
 
@@ -199,6 +199,14 @@ fn the_fused_degree_is_the_attributes_or_the_cost_models() {
     assert_eq!(heat_clamp::STEPS_PER_LAUNCH, 16);
     assert!(heat_clamp::FUSED_PTX.contains(".entry rc_heat_clamp_steps("), "the fused kernel is printed");
     assert_eq!(heat_clamp::FUSED_ENTRY, "rc_heat_clamp_steps");
+    // The steps left after the last full launch run as one fused launch of their own degree.
+    assert_eq!(heat_clamp::REMAINDER_PTX.len(), 14);
+    assert_eq!(average_i32::REMAINDER_PTX.len(), 1);
+    assert!(heat_valid_no_fuse::REMAINDER_PTX.is_empty());
+    for (d, ptx) in heat_clamp::REMAINDER_PTX.iter().enumerate() {
+        let program = heat_clamp::KERNEL.fused_program(d as u32 + 2).expect("compiles");
+        assert_eq!(*ptx, rc::core::ptx::print(&program, heat_clamp::FUSED_ENTRY), "{} steps", d + 2);
+    }
 }
 
 #[test]

@@ -335,6 +335,10 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         }
         // Per element its position, two tests and a select; under `clamp` two broadcasts.
         Op::StepRule { values, .. } => instructions += 4.0 * values.len() as f64 + 2.0 * (values.len() as f64 + 4.0),
+        // The tile's row, row starts and the loop's counter and branch.
+        Op::StreamRows(_) => instructions += 6.0,
+        // Per row its position and test; per element a select (under `clamp` one per row).
+        Op::RowRule { rows, .. } => instructions += rows.iter().map(|row| 4.0 + (row.len() * rows.len()) as f64).sum::<f64>(),
         Op::StoreOwned { srcs, width, .. } => {
             let accesses = (srcs.len() as u32 / width) as f64;
             instructions += accesses * if *width == 1 { 5.0 } else { 3.0 };
@@ -455,23 +459,35 @@ impl fmt::Display for Choice {
     }
 }
 
-/// Fused time steps per launch unless the attribute says `fuse = T`: 16, where a hand-written
-/// probe of the same tile ran 1D heat (r = 1, f32) on an H200 at 8.0x the copy bandwidth per
-/// step (3.7x at 8, 8.0x at 32, 5.7x at 64: past 16 the halo's recomputation and the registers
-/// eat the gain); fewer where the tile cannot hold 16 ([`FusedTile::max_steps`]) or the fused
-/// kernel would need more registers than a thread has (halving until it fits); 1 (no fused
-/// kernel) for 2D and 3D stencils and where nothing fits.
+/// Fused time steps per launch unless the attribute says `fuse = T`. In 1D 16, where a
+/// hand-written probe of the same tile ran 1D heat (r = 1, f32) on an H200 at 8.0x the copy
+/// bandwidth per step (3.7x at 8, 8.0x at 32, 5.7x at 64: past 16 the halo's recomputation and
+/// the registers eat the gain); fewer where the tile cannot hold 16 ([`FusedTile::max_steps`])
+/// or the fused kernel would need more registers than a thread has (halving until it fits). In
+/// 2D the most steps whose recomputation (the x halo and each strip's first rows, computed
+/// twice) stays within [`MAX_RECOMPUTE_2D`] of the outputs ([`FusedTile::recompute`]) and whose
+/// kernel fits a thread's registers. 1 (no fused kernel) for 3D stencils and where nothing fits.
 pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
     const PROBED_BEST: u32 = 16;
-    if pattern.dims() != Dims::One {
-        return 1;
-    }
-    let mut steps = PROBED_BEST.min(FusedTile::max_steps(pattern, body.element()));
-    while steps > 1 {
-        match WarpProgram::compile_steps(*pattern, body, steps) {
-            Ok(program) if !program.register_estimate().exceeds_limit() => return steps,
-            _ => steps /= 2,
+    let fits = |steps| matches!(WarpProgram::compile_steps(*pattern, body, steps), Ok(program) if !program.register_estimate().exceeds_limit());
+    match pattern.dims() {
+        Dims::One => {
+            let mut steps = PROBED_BEST.min(FusedTile::max_steps(pattern, body.element()));
+            while steps > 1 && !fits(steps) {
+                steps /= 2;
+            }
+            steps.max(1)
         }
+        Dims::Two => (2..=FusedTile::max_steps(pattern, body.element()))
+            .rev()
+            .find(|&steps| {
+                let cheap = FusedTile::new(pattern, body.element(), steps).is_ok_and(|tile| tile.recompute() <= MAX_RECOMPUTE_2D);
+                cheap && fits(steps)
+            })
+            .unwrap_or(1),
+        Dims::Three => 1,
     }
-    1
 }
+
+/// The most elements a 2D fused tile may compute per output and step (see [`steps_per_launch`]).
+pub const MAX_RECOMPUTE_2D: f64 = 1.5;

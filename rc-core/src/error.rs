@@ -183,7 +183,14 @@ pub enum ScheduleError {
     NoCandidate,
     #[error("cannot fuse {steps} time steps of a radius {radius} stencil over {element} in one launch: a lane owns at most {} 32-bit words, so at most {max_steps} steps fit (fuse = 1 to {max_steps})", crate::time_steps::FusedTile::MAX_OWNED_WORDS)]
     FusedSteps { steps: u32, radius: u32, element: ScalarType, max_steps: u32 },
-    #[error("fused time steps are built for 1D stencils, got a {dims} stencil")]
+    #[error(
+        "cannot fuse {steps} time steps of a radius ({radius_y}, {radius_x}) 2D stencil over {element} in one launch: the rows each \
+         lane keeps (2 * {radius_y} + 1 per step, 16 bytes or more each) hold at most {} 32-bit words in all, so at most \
+         {max_steps} steps fit (fuse = 1 to {max_steps})",
+        2 * crate::fused_grid::WINDOW_WORDS
+    )]
+    FusedGridSteps { steps: u32, radius_y: u32, radius_x: u32, element: ScalarType, max_steps: u32 },
+    #[error("fused time steps are built for 1D and 2D stencils, got a {dims} stencil")]
     FusedDimensions { dims: Dims },
     #[error("the body reads {body} taps, but the pattern is {pattern}")]
     Dimensions { body: Dims, pattern: Dims },

@@ -18,6 +18,7 @@ pub mod distribution;
 mod emulate;
 pub mod error;
 pub mod explain;
+pub mod fused_grid;
 pub mod geometry;
 pub mod half_float;
 pub mod machine;

@@ -2,6 +2,7 @@
 //! pattern, the PTX the macro printed, the lowered body, and the user's function itself (the CPU
 //! reference). The runtime crate launches it; this crate runs it on the CPU.
 
+use std::collections::btree_map::{BTreeMap, Entry};
 use std::marker::PhantomData;
 
 use crate::body::Body;
@@ -24,6 +25,9 @@ pub struct FusedKernel {
     pub steps: u32,
     pub ptx: &'static str,
     pub entry: &'static str,
+    /// The fused kernels of fewer steps, `2..steps`, for a run's last launch: `remainders[d -
+    /// 2]` is the PTX of `d` steps per launch, its entry named `entry` too.
+    pub remainders: &'static [&'static str],
 }
 
 /// The user's function, called with one window per input field (in the order the function
@@ -68,10 +72,11 @@ impl<T: Element, P: Params> Stencil<T, P> {
     }
 
     /// This handle with its fused kernel: `steps` time steps per launch (the attribute's
-    /// `fuse`, or the macro's choice), printed as `ptx` with entry `entry`. With `steps` 1 there
-    /// is no fused kernel (`ptx` is not read): every step is a launch of the one-step kernel.
-    pub const fn with_fused(self, steps: u32, ptx: &'static str, entry: &'static str) -> Stencil<T, P> {
-        Stencil { fused: Some(FusedKernel { steps, ptx, entry }), ..self }
+    /// `fuse`, or the macro's choice), printed as `ptx` with entry `entry`, and those of fewer
+    /// steps ([`FusedKernel::remainders`]). With `steps` 1 there is no fused kernel (`ptx` is not
+    /// read): every step is a launch of the one-step kernel.
+    pub const fn with_fused(self, steps: u32, ptx: &'static str, entry: &'static str, remainders: &'static [&'static str]) -> Stencil<T, P> {
+        Stencil { fused: Some(FusedKernel { steps, ptx, entry, remainders }), ..self }
     }
 
     /// Time steps one fused launch runs: the macro's ([`Stencil::with_fused`]), else the cost
@@ -88,28 +93,33 @@ impl<T: Element, P: Params> Stencil<T, P> {
         self.fused
     }
 
-    /// The program of one fused launch ([`crate::time_steps`]): what the fused PTX prints
-    /// and `emulate_steps` runs.
-    pub fn fused_program(&self) -> Result<WarpProgram, Error> {
-        WarpProgram::compile_steps(self.pattern, &self.body()?, self.steps_per_launch()?)
+    /// The program of one fused launch of `steps` steps ([`crate::time_steps`]): what the
+    /// fused PTX of that many steps prints and `emulate_steps` runs.
+    pub fn fused_program(&self, steps: u32) -> Result<WarpProgram, Error> {
+        WarpProgram::compile_steps(self.pattern, &self.body()?, steps)
     }
 
-    /// The handle a fused launch goes through: this stencil's name and body, the launch's
-    /// pattern ([`crate::time_steps::FusedTile::launch_pattern`]) and the fused PTX. Its
+    /// The handle a fused launch of `steps` steps goes through: this stencil's name and body,
+    /// the launch's pattern ([`crate::time_steps::FusedTile::launch_pattern`]) and the fused
+    /// PTX of that many steps (`""` where the macro printed none). Its
     /// `program()` is not its PTX: it exists to be launched (rc's runtime checks its lengths
     /// and launches it as any kernel). Its layout asks the buffers for no vector alignment: the
     /// coefficient fields, which a `valid` launch reads from an offset, load element by element,
     /// and whoever launches it checks the stepping buffers' alignment
     /// ([`crate::time_steps::FusedTile::width`]).
     #[doc(hidden)]
-    pub fn fused_launch(&self) -> Result<(Stencil<T, P>, crate::time_steps::FusedTile), Error> {
+    pub fn fused_launch(&self, steps: u32) -> Result<(Stencil<T, P>, crate::time_steps::FusedTile), Error> {
         let dims = self.pattern.dims();
-        if dims != crate::geometry::Dims::One {
+        if dims == crate::geometry::Dims::Three {
             return Err(crate::error::ScheduleError::FusedDimensions { dims }.into());
         }
         // The tile alone, not the program: a run of time steps asks for it at every call.
-        let tile = crate::time_steps::FusedTile::new(&self.pattern, T::TYPE, self.steps_per_launch()?)?;
-        let (ptx, entry) = self.fused.map_or(("", ""), |f| (f.ptx, f.entry));
+        let tile = crate::time_steps::FusedTile::new(&self.pattern, T::TYPE, steps)?;
+        let (ptx, entry) = match self.fused {
+            Some(f) if f.steps == steps => (f.ptx, f.entry),
+            Some(f) => (steps.checked_sub(2).and_then(|d| f.remainders.get(d as usize)).copied().unwrap_or(""), f.entry),
+            None => ("", ""),
+        };
         let launch = Stencil { pattern: tile.launch_pattern(&self.pattern), layout: Layout::RoundRobin, ptx, entry, fused: None, ..*self };
         Ok((launch, tile))
     }
@@ -228,47 +238,66 @@ impl<T: Element, P: Params> Stencil<T, P> {
     /// read where the state lies ([`time_steps::step_inputs`]). `output` has the input's length,
     /// or under `valid` `n - 2 * r * steps`.
     pub fn run_cpu_steps(&self, inputs: &[&[T]], output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
+        self.run_cpu_steps_grid(inputs, Extent::x(first_len(inputs)), output, steps, params)
+    }
+
+    /// [`Stencil::run_cpu_steps`] over grids of shape `shape`, one per input field: under
+    /// `valid` each dimension of the output shrinks by `2 * r * steps`.
+    pub fn run_cpu_steps_grid(&self, inputs: &[&[T]], shape: impl Into<Extent>, output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
         // The reference knows no launches: one step at a time.
         let one_by_one = StepPlan::new(steps, 1);
-        self.steps_with(inputs, output, steps, one_by_one, |_, inputs, out| self.run_cpu(inputs, out, params))
+        self.steps_with(inputs, shape.into(), output, steps, one_by_one, |_, inputs, shape, out| self.run_cpu_grid(inputs, shape, out, params))
     }
 
     /// `steps` time steps as the GPU runs them ([`time_steps::StepPlan`]): fused launches of
     /// [`Stencil::steps_per_launch`] steps, each the fused warp program emulated lane by lane,
-    /// then one-step launches for the steps left. Bit for bit [`Stencil::run_cpu_steps`].
+    /// then one launch for the steps left (fused, or the one-step kernel for one step). Bit for
+    /// bit [`Stencil::run_cpu_steps`].
     pub fn emulate_steps(&self, inputs: &[&[T]], output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
+        self.emulate_steps_grid(inputs, Extent::x(first_len(inputs)), output, steps, params)
+    }
+
+    /// [`Stencil::emulate_steps`] over grids of shape `shape`, one per input field.
+    pub fn emulate_steps_grid(&self, inputs: &[&[T]], shape: impl Into<Extent>, output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
         let plan = StepPlan::new(steps, self.steps_per_launch()?);
         let scalars = params.scalars();
-        // Each program compiled once, when its first launch comes.
-        let mut programs: [Option<WarpProgram>; 2] = [None, None];
-        self.steps_with(inputs, output, steps, plan, |fused, inputs, out| {
-            let program = match &mut programs[usize::from(fused)] {
-                Some(program) => program,
-                slot => slot.insert(if fused { self.fused_program()? } else { self.program()? }),
+        // Each program compiled once, when its first launch comes: by steps per launch.
+        let mut programs: BTreeMap<u32, WarpProgram> = BTreeMap::new();
+        self.steps_with(inputs, shape.into(), output, steps, plan, |launch_steps, inputs, shape, out| {
+            let program = match programs.entry(launch_steps) {
+                Entry::Occupied(program) => program.into_mut(),
+                Entry::Vacant(slot) => slot.insert(if launch_steps > 1 { self.fused_program(launch_steps)? } else { self.program()? }),
             };
-            program.emulate(inputs, out, &scalars)
+            program.emulate_grid(inputs, shape, out, &scalars)
         })
     }
 
-    /// Runs `steps` time steps as `plan` launches them, through `launch(fused, inputs, output)`,
-    /// ping-pong between two host buffers.
+    /// Runs `steps` time steps as `plan` launches them, through `launch(steps of the launch,
+    /// inputs, their shape, output)`, ping-pong between two host buffers.
     fn steps_with(
         &self,
         inputs: &[&[T]],
+        shape: Extent,
         output: &mut [T],
         steps: usize,
         plan: StepPlan,
-        mut launch: impl FnMut(bool, &[&[T]], &mut [T]) -> Result<(), Error>,
+        mut launch: impl FnMut(u32, &[&[T]], Extent, &mut [T]) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let n = first_len(inputs);
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
-        time_steps::check_steps_inputs(&self.pattern, &lens, self.fields, output.len(), steps)?;
+        if shape.dims() != self.pattern.dims() {
+            return Err(crate::error::LengthError::Dimensions { expected: self.pattern.dims(), got: shape.dims() }.into());
+        }
+        time_steps::check_steps_inputs(&self.pattern, shape, &lens, self.fields, output.len(), steps)?;
         let mut state: Vec<T> = inputs.first().map_or(Vec::new(), |input| input.to_vec());
         let mut done = 0;
-        for fused in plan.launches() {
-            let advance = if fused { plan.steps_per_launch as usize } else { 1 };
-            let mut next = vec![*T::zero_ref(); time_steps::steps_output_len(&self.pattern, n, done + advance)?];
-            launch(fused, &time_steps::step_inputs(&self.pattern, inputs, &state, done), &mut next)?;
+        for launch_steps in plan.launches() {
+            let advance = launch_steps as usize;
+            let now = time_steps::steps_output_shape(&self.pattern, shape, done)?;
+            let next_shape = time_steps::steps_output_shape(&self.pattern, shape, done + advance)?;
+            let mut next = vec![*T::zero_ref(); next_shape.len().unwrap_or(0)];
+            let fields = time_steps::step_inputs(&self.pattern, shape, inputs, &state, done);
+            let fields: Vec<&[T]> = fields.iter().map(|f| &**f).collect();
+            launch(launch_steps, &fields, now, &mut next)?;
             state = next;
             done += advance;
         }
@@ -311,7 +340,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
     pub fn explain(&self) -> Result<Explanation, Error> {
         let explanation = Explanation::new(self.name, &self.program()?);
         Ok(match self.fused {
-            Some(fused) if fused.steps > 1 => explanation.with_fused(&self.fused_launch()?.1, self.pattern.boundary()),
+            Some(fused) if fused.steps > 1 => explanation.with_fused(&self.fused_launch(fused.steps)?.1, self.pattern.boundary()),
             _ => explanation,
         })
     }

@@ -21,12 +21,13 @@
 //! Every element computes the body's operations in the body's order, as `run_cpu` does, so `T`
 //! fused steps are bit for bit `T` applications of the stencil.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use crate::body::{Body, Node, NodeId};
 use crate::distribution::{vector_access_elements, AffineLoad};
 use crate::error::{Error, LengthError, ScheduleError};
-use crate::geometry::Dims;
+use crate::geometry::{Dims, Extent, Offset};
 use crate::machine::{LaunchBounds, Machine, Op, Side, Stmt, TileTest};
 use crate::pattern::{check_fields, Boundary, Pattern};
 use crate::program::{Instr, Reg, WarpProgram};
@@ -51,6 +52,10 @@ pub struct FusedTile {
     /// Elements per vector access (16 bytes).
     pub width: u32,
     pub warp: u32,
+    /// 2D: the stencil's radius along y, and the output rows each warp computes streaming
+    /// down its column strip ([`crate::fused_grid`]); 0 and 1 in 1D.
+    pub radius_y: u32,
+    pub rows: u32,
 }
 
 impl FusedTile {
@@ -61,11 +66,14 @@ impl FusedTile {
     /// elements for `T * r = 16`), or to [`FusedTile::MAX_OWNED_WORDS`].
     const HALO_SHARE: u32 = 8;
 
-    /// The fused tile for `steps` steps of a 1D stencil of `pattern` over `element`s.
+    /// The fused tile for `steps` steps of a 1D or 2D stencil of `pattern` over `element`s.
     pub fn new(pattern: &Pattern, element: ScalarType, steps: u32) -> Result<FusedTile, ScheduleError> {
         FusedTile::fit(pattern, element, steps).ok_or_else(|| {
             let (radius, max_steps) = (pattern.radius().along_x(), FusedTile::max_steps(pattern, element));
-            ScheduleError::FusedSteps { steps, radius, element, max_steps }
+            match pattern.dims() {
+                Dims::One => ScheduleError::FusedSteps { steps, radius, element, max_steps },
+                _ => ScheduleError::FusedGridSteps { steps, radius_y: pattern.radius().along(1), radius_x: radius, element, max_steps },
+            }
         })
     }
 
@@ -77,6 +85,16 @@ impl FusedTile {
     }
 
     fn fit(pattern: &Pattern, element: ScalarType, steps: u32) -> Option<FusedTile> {
+        match pattern.dims() {
+            Dims::One => FusedTile::fit_x(pattern, element, steps, FusedTile::MAX_OWNED_WORDS, false),
+            Dims::Two => FusedTile::fit_grid(pattern, element, steps),
+            Dims::Three => None,
+        }
+    }
+
+    /// The tile along x, each lane owning at most `most_words` 32-bit words of one row: all of
+    /// them if `widest`, else as few as keep the halo's share small.
+    pub(crate) fn fit_x(pattern: &Pattern, element: ScalarType, steps: u32, most_words: u32, widest: bool) -> Option<FusedTile> {
         let (radius, warp) = (pattern.radius().along_x(), pattern.warp());
         let width = vector_access_elements(16, element);
         let halo = steps.checked_mul(radius)?;
@@ -84,15 +102,18 @@ impl FusedTile {
             Boundary::Valid => halo,
             _ => halo.next_multiple_of(width),
         };
-        let most = (FusedTile::MAX_OWNED_WORDS / element.words()).max(width);
+        // Whole vectors per lane, so every lane's loads stay aligned.
+        let most = (most_words / element.words() / width * width).max(width);
         // Elements the warp must own for the halo's share to be small enough.
         let wanted = (lead + halo).saturating_mul(FusedTile::HALO_SHARE).div_ceil(warp);
+        let wanted = if widest { most } else { wanted };
         let per_lane = wanted.next_multiple_of(width).min(most).max(radius.next_multiple_of(width));
         // Tiles start at multiples of `warp * outputs`, which must be whole vectors (a warp of 2
         // lanes over f32 stores an even number of outputs per lane).
         let whole = width / warp.min(width);
         let outputs = (warp * per_lane).saturating_sub(lead + halo) / warp / whole * whole;
-        (steps > 0 && outputs > 0 && per_lane <= most).then_some(FusedTile { steps, radius, per_lane, lead, outputs_per_lane: outputs, width, warp })
+        let tile = FusedTile { steps, radius, per_lane, lead, outputs_per_lane: outputs, width, warp, radius_y: 0, rows: 1 };
+        (steps > 0 && outputs > 0 && per_lane <= most).then_some(tile)
     }
 
     /// The halo on each side: the elements of the tile that a step's missing neighbours spoil.
@@ -113,8 +134,17 @@ impl FusedTile {
     /// The pattern of one fused launch over `pattern`: a stencil of radius `T * r` (so `valid`
     /// shrinks by `2 * T * r`) whose tiles hold [`FusedTile::outputs`] outputs.
     pub fn launch_pattern(&self, pattern: &Pattern) -> Pattern {
-        Pattern::new_unchecked(self.halo(), self.warp, self.outputs_per_lane, pattern.boundary())
-            .with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm())
+        match pattern.dims() {
+            Dims::One => Pattern::new_unchecked(self.halo(), self.warp, self.outputs_per_lane, pattern.boundary())
+                .with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm()),
+            // The one-step kernel's blocks per SM cap its registers, not the windows' (a 2D
+            // kernel's cap of 64 spilled 1.1 KB of them): only the block size carries over.
+            _ => {
+                let radius = crate::geometry::Radius::yx(self.steps * self.radius_y, self.halo());
+                Pattern::grid_unchecked(radius, self.warp, self.outputs_per_lane, self.rows, 1, pattern.boundary())
+                    .with_launch_bounds_unchecked(pattern.threads_per_block(), None)
+            }
+        }
     }
 
     /// Input index of tile element 0 is `tile * outputs - schedule_lead`: the lead, less the
@@ -128,19 +158,23 @@ impl FusedTile {
 }
 
 impl WarpProgram {
-    /// The program that runs `steps` time steps of the 1D stencil `body` on `pattern` in one
-    /// launch ([`crate::time_steps`]): its pattern is the launch's ([`FusedTile::launch_pattern`]).
+    /// The program that runs `steps` time steps of the 1D or 2D stencil `body` on `pattern` in
+    /// one launch ([`crate::time_steps`], [`crate::fused_grid`]): its pattern is the launch's
+    /// ([`FusedTile::launch_pattern`]).
     pub fn compile_steps(pattern: Pattern, body: &Body, steps: u32) -> Result<WarpProgram, Error> {
-        if pattern.dims() != Dims::One || body.radius().dims() != Dims::One {
-            return Err(ScheduleError::FusedDimensions { dims: pattern.dims() }.into());
+        let dims = pattern.dims();
+        if dims == Dims::Three || body.radius().dims() > dims {
+            return Err(ScheduleError::FusedDimensions { dims: dims.max(body.radius().dims()) }.into());
         }
         let tile = FusedTile::new(&pattern, body.element(), steps)?;
         let launch = tile.launch_pattern(&pattern);
         let mut build = Build { body, tile, boundary: pattern.boundary(), reg_types: Vec::new() };
-        // Tiles wholly inside the input load vectors and need no rule; the others load element
-        // by element under the boundary rule and apply it after every step.
-        let taken = build.path(true);
-        let fallback = build.path(false);
+        // Tiles (2D: strips) wholly inside the input load vectors and need no rule; the others
+        // load element by element under the boundary rule and apply it in every step.
+        let (taken, fallback) = match dims {
+            Dims::One => (build.path(true), build.path(false)),
+            _ => (crate::fused_grid::strip(&mut build, true), crate::fused_grid::strip(&mut build, false)),
+        };
         let machine = Machine {
             body: vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements() }, taken, fallback }],
             width: tile.width,
@@ -155,12 +189,15 @@ impl WarpProgram {
             element: body.element(),
             fields: body.fields(),
             params: body.params().to_vec(),
-            distribution: format!(
-                "fused time steps: {} steps per launch, lane l owns tile elements {k}l..{k}l + {k}, halo {} each side",
-                tile.steps,
-                tile.halo(),
-                k = tile.per_lane
-            ),
+            distribution: match dims {
+                Dims::One => format!(
+                    "fused time steps: {} steps per launch, lane l owns tile elements {k}l..{k}l + {k}, halo {} each side",
+                    tile.steps,
+                    tile.halo(),
+                    k = tile.per_lane
+                ),
+                _ => crate::fused_grid::distribution(&tile),
+            },
             vector: tile.per_lane,
             staged: false,
             schedule: Schedule::owned(launch, tile.schedule_lead(pattern.boundary()), loads),
@@ -175,16 +212,16 @@ impl WarpProgram {
     }
 }
 
-/// Builds the fused machine program's two paths.
-struct Build<'a> {
-    body: &'a Body,
-    tile: FusedTile,
-    boundary: Boundary,
-    reg_types: Vec<ScalarType>,
+/// Builds the fused machine program's two paths (1D here, 2D in [`crate::fused_grid`]).
+pub(crate) struct Build<'a> {
+    pub(crate) body: &'a Body,
+    pub(crate) tile: FusedTile,
+    pub(crate) boundary: Boundary,
+    pub(crate) reg_types: Vec<ScalarType>,
 }
 
 /// One input field's elements in a lane: its own `k`, and the neighbours' edges it reads.
-struct Owned {
+pub(crate) struct Owned {
     own: Vec<Reg>,
     /// `before[i]` is tile element `lane * k - r + i` (of the lane before), if read.
     before: Vec<Option<Reg>>,
@@ -194,7 +231,7 @@ struct Owned {
 
 impl Owned {
     /// The register holding the lane's element `j` (`-r <= j < k + r`).
-    fn at(&self, j: i64) -> Option<Reg> {
+    pub(crate) fn at(&self, j: i64) -> Option<Reg> {
         let (k, r) = (self.own.len() as i64, self.before.len() as i64);
         match j {
             j if j < 0 => self.before[(r + j) as usize],
@@ -205,16 +242,17 @@ impl Owned {
 }
 
 impl Build<'_> {
-    fn reg(&mut self, ty: ScalarType) -> Reg {
+    pub(crate) fn reg(&mut self, ty: ScalarType) -> Reg {
         self.reg_types.push(ty);
         self.reg_types.len() as Reg - 1
     }
 
-    /// The lane-relative element indices (`-r..0` and `k..k + r`) the body reads of `field`.
-    fn edges(&self, field: u32) -> BTreeSet<i64> {
+    /// The lane-relative element indices (`-r..0` and `k..k + r`) the body reads of `field`
+    /// (in 2D, of its row at `dy`).
+    fn edges(&self, field: u32, dy: Option<i32>) -> BTreeSet<i64> {
         let k = self.tile.per_lane as i64;
         let mut out = BTreeSet::new();
-        for (f, d) in self.body.used_field_taps() {
+        for (f, d) in self.body.used_field_taps().into_iter().filter(|(_, d)| dy.is_none_or(|dy| d.along(1) == dy)) {
             for j in (0..k).map(|j| j + d.along_x() as i64).filter(|&j| f == field && !(0..k).contains(&j)) {
                 out.insert(j);
             }
@@ -222,12 +260,13 @@ impl Build<'_> {
         out
     }
 
-    /// The neighbours' edge elements of `own` the body reads, each by one shuffle.
-    fn exchange(&mut self, field: u32, own: Vec<Reg>, out: &mut Vec<Stmt>) -> Owned {
+    /// The neighbours' edge elements of `own` the body reads (in 2D, of the row at `dy`), each
+    /// by one shuffle.
+    pub(crate) fn exchange(&mut self, field: u32, dy: Option<i32>, own: Vec<Reg>, out: &mut Vec<Stmt>) -> Owned {
         let (k, r) = (self.tile.per_lane as i64, self.tile.radius as usize);
         let element = self.body.element();
         let mut owned = Owned { own, before: vec![None; r], after: vec![None; r] };
-        for j in self.edges(field) {
+        for j in self.edges(field, dy) {
             let dst = self.reg(element);
             let (src, from) = match j < 0 {
                 true => (owned.own[(k + j) as usize], Side::Before),
@@ -242,25 +281,31 @@ impl Build<'_> {
         owned
     }
 
-    /// The lane's `k` elements of `field`: vectors on an interior tile, else element by element
-    /// under the boundary rule. Coefficient fields load element by element on every path: under
-    /// `valid` a later launch reads them from an offset that need not be a vector's multiple.
-    fn load(&mut self, field: u32, interior: bool, out: &mut Vec<Stmt>) -> Vec<Reg> {
+    /// The lane's `k` elements of `field` in input row `row` of the tile (0 in 1D), into `own`:
+    /// vectors on an interior tile, else element by element under the boundary rule.
+    /// Coefficient fields load element by element on every path: under `valid` a later launch
+    /// reads them from an offset that need not be a vector's multiple.
+    pub(crate) fn load_into(&mut self, field: u32, interior: bool, row: u32, own: &[Reg], out: &mut Vec<Stmt>) {
         let (k, warp, width) = (self.tile.per_lane, self.tile.warp, self.tile.width);
-        let own: Vec<Reg> = (0..k).map(|_| self.reg(self.body.element())).collect();
         let at = |base: u32| AffineLoad { base, stride: k };
         if interior && field == 0 {
             for (c, dsts) in own.chunks(width as usize).enumerate() {
                 let first_cache = c as u32 * width;
-                let load = Op::LoadVector { dsts: dsts.to_vec(), first_cache, at: at(first_cache), lanes: (0, warp), field, row: 0 };
+                let load = Op::LoadVector { dsts: dsts.to_vec(), first_cache, at: at(first_cache), lanes: (0, warp), field, row };
                 out.push(Stmt::Op(load));
             }
         } else {
             for (j, &dst) in own.iter().enumerate() {
                 let j = j as u32;
-                out.push(Stmt::Op(Op::Load { dst, cache: Some(j), at: at(j), lanes: (0, warp), field, row: 0 }));
+                out.push(Stmt::Op(Op::Load { dst, cache: Some(j), at: at(j), lanes: (0, warp), field, row }));
             }
         }
+    }
+
+    /// [`Build::load_into`] fresh registers of row 0.
+    fn load(&mut self, field: u32, interior: bool, out: &mut Vec<Stmt>) -> Vec<Reg> {
+        let own: Vec<Reg> = (0..self.tile.per_lane).map(|_| self.reg(self.body.element())).collect();
+        self.load_into(field, interior, 0, &own, out);
         own
     }
 
@@ -273,17 +318,9 @@ impl Build<'_> {
         let mut coefficients = Vec::new();
         for field in 1..body.fields() {
             let own = self.load(field, interior, &mut out);
-            coefficients.push(self.exchange(field, own, &mut out));
+            coefficients.push(self.exchange(field, None, own, &mut out));
         }
-        let (live, varies) = (body.live(), body.depends_on_taps());
-        let mut invariant: Vec<Option<Reg>> = vec![None; body.nodes().len()];
-        for (id, &node) in body.nodes().iter().enumerate() {
-            if live[id] && !varies[id] {
-                let dst = self.reg(body.ty(id as NodeId));
-                out.extend(Instr::of_node(node, dst, |n| invariant[n as usize].unwrap_or_default()).map(|i| Stmt::Op(Op::Compute(i))));
-                invariant[id] = Some(dst);
-            }
-        }
+        let invariant = self.invariants(&mut out);
         // Two steps per iteration, the second reading what the first wrote: the first step's
         // elements are dead once the second has run, so ptxas can give the second's results
         // the registers of the elements the carry copies them back into (with one step per
@@ -308,35 +345,58 @@ impl Build<'_> {
         out
     }
 
+    /// The body's values that no tap changes, computed once: `Some(register)` per such node.
+    pub(crate) fn invariants(&mut self, out: &mut Vec<Stmt>) -> Vec<Option<Reg>> {
+        let body = self.body;
+        let (live, varies) = (body.live(), body.depends_on_taps());
+        let mut invariant: Vec<Option<Reg>> = vec![None; body.nodes().len()];
+        for (id, &node) in body.nodes().iter().enumerate() {
+            if live[id] && !varies[id] {
+                let dst = self.reg(body.ty(id as NodeId));
+                out.extend(Instr::of_node(node, dst, |n| invariant[n as usize].unwrap_or_default()).map(|i| Stmt::Op(Op::Compute(i))));
+                invariant[id] = Some(dst);
+            }
+        }
+        invariant
+    }
+
+    /// One element's new value: the body's operations in its order, each tap the register
+    /// `tap(field, offset)` names. Returns the result's register.
+    pub(crate) fn element(&mut self, invariant: &[Option<Reg>], tap: impl Fn(u32, Offset) -> Reg, out: &mut Vec<Stmt>) -> Reg {
+        let body = self.body;
+        let live = body.live();
+        let mut value: Vec<Reg> = vec![0; body.nodes().len()];
+        for (id, &node) in body.nodes().iter().enumerate() {
+            if !live[id] {
+                continue;
+            }
+            value[id] = match (invariant[id], node) {
+                (Some(reg), _) => reg,
+                (None, Node::Tap(field, d)) => tap(field, d),
+                (None, node) => {
+                    let dst = self.reg(body.ty(id as NodeId));
+                    out.extend(Instr::of_node(node, dst, |n| value[n as usize]).map(|i| Stmt::Op(Op::Compute(i))));
+                    dst
+                }
+            };
+        }
+        value[body.result() as usize]
+    }
+
     /// One time step of `state` (the lane's elements of field 0): the neighbours' edges, the
     /// body for each element, the boundary rule where the path needs it. Returns its statements
     /// and the registers of the new elements.
     fn step(&mut self, state: &[Reg], coefficients: &[Owned], invariant: &[Option<Reg>], interior: bool) -> (Vec<Stmt>, Vec<Reg>) {
-        let body = self.body;
-        let (k, element, live) = (self.tile.per_lane as usize, body.element(), body.live());
+        let (k, element) = (self.tile.per_lane as usize, self.body.element());
         let mut step = Vec::new();
-        let current = self.exchange(0, state.to_vec(), &mut step);
+        let current = self.exchange(0, None, state.to_vec(), &mut step);
         let mut values = Vec::with_capacity(k);
         for j in 0..k as i64 {
-            let mut value: Vec<Reg> = vec![0; body.nodes().len()];
-            for (id, &node) in body.nodes().iter().enumerate() {
-                if !live[id] {
-                    continue;
-                }
-                value[id] = match (invariant[id], node) {
-                    (Some(reg), _) => reg,
-                    (None, Node::Tap(field, d)) => {
-                        let owned = if field == 0 { &current } else { &coefficients[field as usize - 1] };
-                        owned.at(j + d.along_x() as i64).unwrap_or_default()
-                    }
-                    (None, node) => {
-                        let dst = self.reg(body.ty(id as NodeId));
-                        step.extend(Instr::of_node(node, dst, |n| value[n as usize]).map(|i| Stmt::Op(Op::Compute(i))));
-                        dst
-                    }
-                };
-            }
-            values.push(value[body.result() as usize]);
+            let tap = |field: u32, d: Offset| {
+                let owned = if field == 0 { &current } else { &coefficients[field as usize - 1] };
+                owned.at(j + d.along_x() as i64).unwrap_or_default()
+            };
+            values.push(self.element(invariant, tap, &mut step));
         }
         if !matches!(self.boundary, Boundary::Zero | Boundary::Clamp) || interior {
             return (step, values);
@@ -368,7 +428,7 @@ impl Build<'_> {
 
     /// The stores of the tile's outputs: vectors where the whole tile's outputs exist and the
     /// lead keeps them aligned, one checked store per element otherwise.
-    fn stores(&self, srcs: Vec<Reg>) -> Stmt {
+    pub(crate) fn stores(&self, srcs: Vec<Reg>) -> Stmt {
         let (lead, width) = (self.tile.lead, self.tile.width);
         let single = Stmt::Op(Op::StoreOwned { srcs: srcs.clone(), lead, width: 1 });
         if width == 1 || lead % width != 0 {
@@ -380,25 +440,25 @@ impl Build<'_> {
 }
 
 /// How `steps` time steps run: launches of `steps_per_launch` fused steps while that many
-/// remain, then one launch of the one-step kernel per step left.
+/// remain, then one launch for the steps left (`remainder`): a fused launch of that degree, or
+/// the one-step kernel for a single step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StepPlan {
     pub steps_per_launch: u32,
-    pub fused_launches: usize,
-    pub single_steps: usize,
+    pub full_launches: usize,
+    pub remainder: u32,
 }
 
 impl StepPlan {
     pub fn new(steps: usize, steps_per_launch: u32) -> StepPlan {
-        let t = steps_per_launch.max(1) as usize;
-        // One fused step is the one-step kernel with more halo: run it as that.
-        let fused_launches = if t > 1 { steps / t } else { 0 };
-        StepPlan { steps_per_launch: t as u32, fused_launches, single_steps: steps - fused_launches * t }
+        let t = steps_per_launch.max(1);
+        let full_launches = steps / t as usize;
+        StepPlan { steps_per_launch: t, full_launches, remainder: (steps % t as usize) as u32 }
     }
 
-    /// The launches in order: `true` for a fused one, `false` for a one-step one.
-    pub fn launches(&self) -> impl Iterator<Item = bool> {
-        std::iter::repeat_n(true, self.fused_launches).chain(std::iter::repeat_n(false, self.single_steps))
+    /// The steps each launch runs, in order; a launch of one step is the one-step kernel.
+    pub fn launches(&self) -> impl Iterator<Item = u32> {
+        std::iter::repeat_n(self.steps_per_launch, self.full_launches).chain((self.remainder > 0).then_some(self.remainder))
     }
 }
 
@@ -406,36 +466,83 @@ impl StepPlan {
 /// under `zero`, `clamp` and `wrap`, `n - 2 * r * steps` under `valid`, which must leave at
 /// least one element.
 pub fn steps_output_len(pattern: &Pattern, input_len: usize, steps: usize) -> Result<usize, LengthError> {
-    if input_len == 0 || pattern.boundary() != Boundary::Valid {
-        return Ok(input_len);
-    }
-    let radius = pattern.radius().along_x() as usize;
-    let shrink = (2 * radius).saturating_mul(steps);
-    match input_len.checked_sub(shrink) {
-        Some(left) if left > 0 => Ok(left),
-        _ => Err(LengthError::StepsOutlastInput { len: input_len, radius, steps }),
-    }
+    Ok(steps_output_shape(pattern, Extent::x(input_len), steps)?.len().unwrap_or(0))
 }
 
-/// Checks the inputs' count and lengths (one per field, all alike) and that `output_len` is
-/// [`steps_output_len`]; returns it.
-pub fn check_steps_inputs(pattern: &Pattern, inputs: &[usize], fields: u32, output_len: usize, steps: usize) -> Result<usize, LengthError> {
+/// [`steps_output_len`] for a grid of shape `shape`: under `valid` each dimension shrinks by
+/// `2 * r * steps` (its own radius), and must keep at least one element.
+pub fn steps_output_shape(pattern: &Pattern, shape: Extent, steps: usize) -> Result<Extent, LengthError> {
+    if shape.is_empty() || pattern.boundary() != Boundary::Valid {
+        return Ok(shape);
+    }
+    let dims = shape.dims().count();
+    let lens = shape.components();
+    let mut out = Vec::with_capacity(dims);
+    for (i, &len) in lens.iter().enumerate() {
+        let radius = pattern.radius().along(dims - 1 - i) as usize;
+        match len.checked_sub((2 * radius).saturating_mul(steps)) {
+            Some(left) if left > 0 => out.push(left),
+            _ => return Err(LengthError::StepsOutlastInput { len, radius, steps }),
+        }
+    }
+    Ok(Extent::new(&out).unwrap_or(shape))
+}
+
+/// Checks the inputs' count and lengths (one per field, each of `shape`) and that `output_len`
+/// is [`steps_output_shape`]'s; returns that shape.
+pub fn check_steps_inputs(pattern: &Pattern, shape: Extent, inputs: &[usize], fields: u32, output_len: usize, steps: usize) -> Result<Extent, LengthError> {
     let input = check_fields(inputs, fields)?;
-    let expected = steps_output_len(pattern, input, steps)?;
+    let elements = shape.len().ok_or(LengthError::ShapeOverflow { shape })?;
+    if shape.dims() != Dims::One && input != elements {
+        return Err(LengthError::InputShape { shape, expected: elements, got: input });
+    }
+    let out = steps_output_shape(pattern, shape, steps)?;
+    let expected = out.len().unwrap_or(0);
     if expected != output_len {
         return Err(LengthError::StepsOutput { expected, got: output_len, input, steps, boundary: pattern.boundary() });
     }
-    Ok(expected)
+    Ok(out)
 }
 
 /// The inputs of the step after `done` steps: the stepping field's current values `state`, and
 /// each other field (a coefficient, which stays as given) where the state lies: under `valid`
-/// the state has lost `r * done` elements at each end, and so does each coefficient.
-pub fn step_inputs<'a, T>(pattern: &Pattern, inputs: &[&'a [T]], state: &'a [T], done: usize) -> Vec<&'a [T]> {
-    let trim = match pattern.boundary() {
-        Boundary::Valid => pattern.radius().along_x() as usize * done,
-        _ => 0,
-    };
-    let coefficients = inputs.iter().skip(1).map(|c| &c[trim.min(c.len())..][..state.len().min(c.len().saturating_sub(trim))]);
-    std::iter::once(state).chain(coefficients).collect()
+/// the state has lost `r * done` elements at each end of each dimension, and so does each
+/// coefficient (in 1D a slice of it, in 2D and 3D a copy of the part).
+pub fn step_inputs<'a, T: Clone>(pattern: &Pattern, shape: Extent, inputs: &[&'a [T]], state: &'a [T], done: usize) -> Vec<Cow<'a, [T]>> {
+    let valid = pattern.boundary() == Boundary::Valid && done > 0;
+    let now = steps_output_shape(pattern, shape, done).unwrap_or(shape);
+    let coefficients = inputs.iter().skip(1).map(|&c| match (valid, shape.dims()) {
+        (false, _) => Cow::Borrowed(c),
+        (true, Dims::One) => {
+            let trim = pattern.radius().along_x() as usize * done;
+            Cow::Borrowed(&c[trim.min(c.len())..][..state.len().min(c.len().saturating_sub(trim))])
+        }
+        (true, _) => Cow::Owned(cut(pattern, shape, now, c, done)),
+    });
+    std::iter::once(Cow::Borrowed(state)).chain(coefficients).collect()
+}
+
+/// The part of grid `c` (of shape `shape`) of shape `now` that starts `r * done` in along each
+/// dimension, row-major.
+fn cut<T: Clone>(pattern: &Pattern, shape: Extent, now: Extent, c: &[T], done: usize) -> Vec<T> {
+    let (lens, cut) = (shape.components(), now.components());
+    let dims = lens.len();
+    let start: Vec<usize> = (0..dims).map(|i| pattern.radius().along(dims - 1 - i) as usize * done).collect();
+    let rows: usize = cut[..dims - 1].iter().product();
+    let mut out = Vec::with_capacity(now.len().unwrap_or(0));
+    for row in 0..rows {
+        // The row's index along each outer dimension, then its first element in `c`.
+        let (mut rest, mut at) = (row, 0);
+        let mut index = vec![0; dims - 1];
+        for i in (0..dims - 1).rev() {
+            index[i] = rest % cut[i] + start[i];
+            rest /= cut[i];
+        }
+        for (i, &g) in index.iter().enumerate() {
+            at = at * lens[i] + g;
+        }
+        let first = at * lens[dims - 1] + start[dims - 1];
+        out.extend_from_slice(&c[first..first + cut[dims - 1]]);
+    }
+    out
 }

@@ -2,7 +2,7 @@
 //! applications of the body by the definition of each boundary rule, bit for bit, for random
 //! bodies (every operation on every type, 1 to 3 input fields, parameters), radii, steps,
 //! lengths (shorter than the halo, one tile, many) and element types; `emulate_steps` equals
-//! `run_cpu_steps` for any number of steps (fused launches and the one-step launches after).
+//! `run_cpu_steps` for any number of steps (fused launches and the one launch of the steps left).
 //!
 //! Seeded: case `i` comes from seed `BASE_SEED + i`; rerun one with
 //! `RC_STEPS_SEED=<seed> cargo test -p rc-core --test time_steps`.
@@ -91,24 +91,7 @@ fn case<T: Element>(seed: u64) -> Result<(), String> {
 
 #[test]
 fn one_fused_launch_is_its_steps_applied_one_by_one() {
-    let seeds: Vec<u64> = match std::env::var("RC_STEPS_SEED") {
-        Ok(s) => vec![u64::from_str_radix(s.trim_start_matches("0x"), 16).expect("a hex seed")],
-        Err(_) => (0..CASES).map(|i| BASE_SEED + i).collect(),
-    };
-    let mut failures = Vec::new();
-    for seed in seeds {
-        let result = match pick(&mut Rng::new(seed ^ 0x7e), &[F32, F64, I32, U32]) {
-            F32 => case::<f32>(seed),
-            F64 => case::<f64>(seed),
-            I32 => case::<i32>(seed),
-            _ => case::<u32>(seed),
-        };
-        if let Err(e) = result {
-            failures.push(e);
-        }
-    }
-    let heads: Vec<&str> = failures.iter().filter_map(|f| f.lines().next()).collect();
-    assert!(failures.is_empty(), "{} failures:\n{}\nfirst:\n{}", failures.len(), heads.join("\n"), failures[0]);
+    common::run_seeded(BASE_SEED, CASES, |seed, ty| by_type!(case, seed, ty));
 }
 
 // ---- the whole plan through a stencil handle ------------------------------------------------------
@@ -140,7 +123,7 @@ fn heat_reference(w: &[Window<'_, f32>], (): ()) -> f32 {
 fn heat(boundary: Boundary, steps_per_launch: u32) -> Stencil<f32, ()> {
     let pattern = Pattern::new(1, 32, 1, boundary).expect("valid");
     Stencil::from_parts("heat", pattern, Strategy::RegisterCache, Layout::RoundRobin, "", "rc_heat", 1, heat_body, heat_reference)
-        .with_fused(steps_per_launch, "", "rc_heat_steps")
+        .with_fused(steps_per_launch, "", "rc_heat_steps", &[])
 }
 
 #[test]
@@ -186,12 +169,17 @@ fn valid_steps_that_leave_nothing_are_refused_with_the_numbers() {
 }
 
 #[test]
-fn steps_run_as_fused_launches_then_one_step_launches() {
-    let plan = StepPlan::new(1000, 16);
-    assert_eq!((plan.fused_launches, plan.single_steps), (62, 8));
-    assert_eq!(plan.launches().filter(|&f| f).count(), 62);
+fn steps_run_as_fused_launches_then_one_launch_of_the_steps_left() {
+    let launches = |steps, t| StepPlan::new(steps, t).launches().collect::<Vec<u32>>();
+    let mut want = vec![16; 62];
+    want.push(8);
+    assert_eq!(launches(1000, 16), want);
+    assert_eq!(launches(33, 16), [16, 16, 1]);
+    assert_eq!(launches(15, 16), [15]);
+    assert_eq!(launches(32, 16), [16, 16]);
+    assert_eq!(launches(0, 16), [0; 0]);
     // One step per launch is the one-step kernel.
-    assert_eq!(StepPlan::new(5, 1).fused_launches, 0);
+    assert_eq!(launches(3, 1), [1, 1, 1]);
 }
 
 #[test]

@@ -74,10 +74,10 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         },
         _ => None,
     };
-    // 1D: the fused kernel, `fuse = T` time steps per launch or the cost model's choice.
+    // 1D and 2D: the fused kernel, `fuse = T` time steps per launch or the cost model's choice.
     let fused = match (&program, &body) {
-        (Some(p), Some(b)) if p.pattern.dims() == Dims::One => fused(p.pattern, b, &args.fuse, &f.sig.ident, &mut cx),
-        _ => Some(Fused { steps: 1, program: None }),
+        (Some(p), Some(b)) if p.pattern.dims() != Dims::Three => fused(p.pattern, b, &args.fuse, &f.sig.ident, &mut cx),
+        _ => Some(Fused { steps: 1, program: None, remainders: Vec::new() }),
     };
     let keep_body = signature_ok && cx.function_is_rust();
     match (cx.into_result(), pattern, sig, body, program, fused) {
@@ -90,11 +90,12 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// The fused kernel of a 1D stencil: its time steps per launch, and its program where that is
-/// more than 1.
+/// The fused kernel of a 1D or 2D stencil: its time steps per launch, its program where that is
+/// more than 1, and the programs of fewer steps (`2..steps`) for a run's last launch.
 struct Fused {
     steps: u32,
     program: Option<WarpProgram>,
+    remainders: Vec<WarpProgram>,
 }
 
 /// `fuse = T` (refused on its tokens where the tile cannot hold `T` steps or the kernel would
@@ -105,14 +106,17 @@ fn fused(pattern: rc_core::Pattern, body: &rc_core::Body, fuse: &Option<(u32, To
         None => rc_core::auto::steps_per_launch(&pattern, body),
     };
     if steps == 1 {
-        return Some(Fused { steps, program: None });
+        return Some(Fused { steps, program: None, remainders: Vec::new() });
     }
-    let compiled = WarpProgram::compile_steps(pattern, body, steps).and_then(|program| {
-        let launch = program.pattern;
-        rc_core::validate::registers(launch, program.register_estimate()).map(|()| program).map_err(rc_core::Error::from)
-    });
+    let compile = |steps| {
+        WarpProgram::compile_steps(pattern, body, steps).and_then(|program| {
+            let launch = program.pattern;
+            rc_core::validate::registers(launch, program.register_estimate()).map(|()| program).map_err(rc_core::Error::from)
+        })
+    };
+    let compiled = compile(steps).and_then(|program| Ok((program, (2..steps).map(compile).collect::<Result<Vec<_>, _>>()?)));
     match (compiled, fuse) {
-        (Ok(program), _) => Some(Fused { steps, program: Some(program) }),
+        (Ok((program, remainders)), _) => Some(Fused { steps, program: Some(program), remainders }),
         (Err(e), Some((_, tokens))) => {
             cx.error(tokens, format!("fuse = {steps}: {e}"));
             None
@@ -182,10 +186,11 @@ fn generate(
     let entry_points = entry_points(sig.dims, &sig.windows, sig.element, &param_names, &param_types);
     let fused_entry = format!("rc_{name_str}_steps");
     let fused_ptx = fused.program.as_ref().map_or(String::new(), |p| rc_core::ptx::print(p, &fused_entry));
+    let remainder_ptx: Vec<String> = fused.remainders.iter().map(|p| rc_core::ptx::print(p, &fused_entry)).collect();
     let steps = fused.steps;
     let (with_fused, fused_consts) = match sig.dims {
-        Dims::One => (
-            quote!(.with_fused(#steps, Self::__FUSED_PTX, Self::FUSED_ENTRY)),
+        Dims::One | Dims::Two => (
+            quote!(.with_fused(#steps, Self::__FUSED_PTX, Self::FUSED_ENTRY, Self::__REMAINDER_PTX)),
             quote! {
                 /// Time steps one launch of the fused kernel runs (`fuse`, or the cost model's
                 /// choice); 1: every step is a launch of the one-step kernel.
@@ -194,8 +199,14 @@ fn generate(
                 pub const FUSED_PTX: &'static str = Self::__FUSED_PTX;
                 #[doc(hidden)]
                 pub const __FUSED_PTX: &'static str = #fused_ptx;
-                /// The name of the fused kernel's `.entry` in `FUSED_PTX`.
+                /// The name of the fused kernel's `.entry` in `FUSED_PTX`, and in each of
+                /// `REMAINDER_PTX`.
                 pub const FUSED_ENTRY: &'static str = #fused_entry;
+                /// The fused kernels of fewer steps for a run's last launch: `REMAINDER_PTX[d - 2]`
+                /// runs `d` steps, for `d` in `2..STEPS_PER_LAUNCH`.
+                pub const REMAINDER_PTX: &'static [&'static str] = Self::__REMAINDER_PTX;
+                #[doc(hidden)]
+                pub const __REMAINDER_PTX: &'static [&'static str] = &[#(#remainder_ptx),*];
             },
         ),
         _ => (quote!(), quote!()),
@@ -212,17 +223,20 @@ fn generate(
     let body_tokens = tokens::body(body);
     let user_docs = f.attrs.iter().filter(|attr| attr.path().is_ident("doc"));
     let estimate = program.register_estimate();
+    let steps_api = format!(
+        " `run_cpu_steps`, `emulate_steps`, `run_steps` and `launch_steps` run time steps (the output the next \
+         input), {} per launch of the fused kernel (`FUSED_PTX`; `explain` shows its tile).",
+        fused.steps
+    );
     let shape_api = match sig.dims {
-        Dims::One => format!(
-            " `run_cpu_steps`, `emulate_steps`, `run_steps` and `launch_steps` run time steps (the output the next \
-             input), {} per launch of the fused kernel (`FUSED_PTX`; `explain` shows its tile).",
-            fused.steps
+        Dims::One => steps_api,
+        Dims::Two => format!(
+            " Inputs and outputs are row-major grids: `run_cpu(input, [rows, cols], output, ..)` and `emulate` take \
+             the input's shape, `output_shape([rows, cols])` gives the output's.{steps_api}"
         ),
-        Dims::Two => " Inputs and outputs are row-major grids: `run_cpu(input, [rows, cols], output, ..)` and `emulate` take \
-             the input's shape, `output_shape([rows, cols])` gives the output's."
-            .to_string(),
         Dims::Three => " Inputs and outputs are row-major grids: `run_cpu(input, [depth, rows, cols], output, ..)` and \
-             `emulate` take the input's shape, `output_shape([depth, rows, cols])` gives the output's."
+             `emulate` take the input's shape, `output_shape([depth, rows, cols])` gives the output's. `run_cpu_steps`, \
+             `emulate_steps`, `run_steps` and `launch_steps` run time steps, one launch each."
             .to_string(),
     };
     let inputs_api = match sig.windows.len() {
@@ -361,6 +375,19 @@ fn entry_points(dims: Dims, windows: &[Ident], element: ScalarType, param_names:
         /// row-major grids of shape `shape`.
         pub fn emulate(#(#windows: &[#elem],)* #shape: #shape_ty, #output: &mut [#elem], #(#param_names: #param_types),*) -> ::std::result::Result<(), ::rc::Error> {
             Self::KERNEL.emulate_grid(&[#(#windows),*], #shape, #output, (#(#param_names,)*))
+        }
+
+        /// `steps` time steps on the CPU: `run_cpu` applied `steps` times, each step's output
+        /// the next one's first input; the other inputs (coefficients) stay as given. `output`
+        /// has the input's shape, or under `valid` each dimension `2 * radius * steps` shorter.
+        pub fn run_cpu_steps(#(#windows: &[#elem],)* #shape: #shape_ty, #output: &mut [#elem], #steps: usize, #(#param_names: #param_types),*) -> ::std::result::Result<(), ::rc::Error> {
+            Self::KERNEL.run_cpu_steps_grid(&[#(#windows),*], #shape, #output, #steps, (#(#param_names,)*))
+        }
+
+        /// `steps` time steps as the GPU runs them, on the CPU: the launches' warp programs
+        /// emulated lane by lane; bit for bit `run_cpu_steps`.
+        pub fn emulate_steps(#(#windows: &[#elem],)* #shape: #shape_ty, #output: &mut [#elem], #steps: usize, #(#param_names: #param_types),*) -> ::std::result::Result<(), ::rc::Error> {
+            Self::KERNEL.emulate_steps_grid(&[#(#windows),*], #shape, #output, #steps, (#(#param_names,)*))
         }
 
         /// The output's shape for an input of shape `shape`, or why there is none (an empty

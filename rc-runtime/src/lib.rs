@@ -47,9 +47,12 @@ pub use module::release_cached_modules;
 pub use resources::{resources, Resources, SpillWarning};
 pub use steps::Holds;
 #[cfg(feature = "cudarc")]
-pub use with_cudarc::{launch_cudarc, launch_cudarc_grid, launch_steps_cudarc, run_cudarc, run_cudarc_grid, run_steps_cudarc};
+pub use with_cudarc::{
+    launch_cudarc, launch_cudarc_grid, launch_steps_cudarc, launch_steps_cudarc_grid, run_cudarc, run_cudarc_grid, run_steps_cudarc,
+    run_steps_cudarc_grid,
+};
 #[cfg(feature = "cust")]
-pub use with_cust::{launch, launch_grid, launch_steps, run, run_grid, run_steps, DeviceElement, OnDevice};
+pub use with_cust::{launch, launch_grid, launch_steps, launch_steps_grid, run, run_grid, run_steps, run_steps_grid, DeviceElement, OnDevice};
 /// [`run_cudarc`] under the name generated code and examples use, when cust is not enabled.
 #[cfg(all(feature = "cudarc", not(feature = "cust")))]
 pub use with_cudarc::run_cudarc as run;
@@ -58,6 +61,8 @@ pub use with_cudarc::run_cudarc as run;
 pub use with_cudarc::run_cudarc_grid as run_grid;
 #[cfg(all(feature = "cudarc", not(feature = "cust")))]
 pub use with_cudarc::run_steps_cudarc as run_steps;
+#[cfg(all(feature = "cudarc", not(feature = "cust")))]
+pub use with_cudarc::run_steps_cudarc_grid as run_steps_grid;
 
 /// The cust this crate is built against, for callers that make their own contexts, streams and
 /// buffers.

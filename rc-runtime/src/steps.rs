@@ -1,10 +1,10 @@
 //! Time steps on the GPU: `steps` steps of a stencil on two ping-pong buffers, as launches of
-//! the fused kernel (`T` steps each) and then of the one-step kernel for the steps left
-//! (rc-core's `StepPlan`), each launch reading one buffer and writing the other. The back ends
+//! the fused kernel (`T` steps each) and then one launch for the steps left, fused or the
+//! one-step kernel (rc-core's `StepPlan`), each launch reading one buffer and writing the other. The back ends
 //! (`with_cust.rs`) only turn the launches into their buffer types.
 
 use rc_core::time_steps::{self, StepPlan};
-use rc_core::{Element, LengthError, Params, Stencil};
+use rc_core::{Boundary, Dims, Element, Extent, LengthError, Params, Stencil};
 
 use crate::error::Error;
 
@@ -20,12 +20,13 @@ pub enum Holds {
 /// One launch of a run of time steps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct StepLaunch {
-    /// The fused kernel, or the one-step kernel.
-    pub fused: bool,
+    /// Steps it runs: a fused kernel of that many, or the one-step kernel for 1.
+    pub steps: u32,
     /// Reads buffer A (and writes B), or reads B and writes A.
     pub from: Holds,
-    /// Elements it reads from the front of its input buffer and writes to the front of its
-    /// output buffer.
+    /// The shape it reads from the front of its input buffer and its elements, and the
+    /// elements it writes to the front of its output buffer.
+    pub input_shape: Extent,
     pub input_len: usize,
     pub output_len: usize,
     /// Where the coefficient fields' elements for this launch start: under `valid` the state
@@ -34,61 +35,64 @@ pub(crate) struct StepLaunch {
 }
 
 /// A run of time steps, planned: its launches, the buffer that will hold the result, and the
-/// fused kernel's handle where a launch uses it.
+/// handle of each fused kernel a launch uses, by its steps.
 pub(crate) struct StepRun<T: Element, P: Params> {
     pub launches: Vec<StepLaunch>,
     pub holds: Holds,
-    fused: Option<Stencil<T, P>>,
+    fused: Vec<(u32, Stencil<T, P>)>,
 }
 
 impl<T: Element, P: Params> StepRun<T, P> {
-    /// The run of `steps` steps of `stencil` on buffers `a` (holding the input) and `b`, as
-    /// `(address, length)`, with coefficient fields of `coefficients` elements each. Lengths are
-    /// checked here, before any CUDA call, and where a fused launch comes, the alignment its
-    /// vector accesses need of `a` and `b` (every launch checks the rest).
+    /// The run of `steps` steps of `stencil` on buffers `a` (holding the input, of shape
+    /// `shape`) and `b`, as `(address, length)`, with coefficient fields of `coefficients`
+    /// elements each. Lengths are checked here, before any CUDA call, and where a fused launch
+    /// comes, the alignment its vector accesses need of `a` and `b` (every launch checks the
+    /// rest).
     pub(crate) fn plan(
         stencil: &Stencil<T, P>,
+        shape: Extent,
         a: (u64, usize),
         b: (u64, usize),
         coefficients: &[usize],
         steps: usize,
     ) -> Result<StepRun<T, P>, Error> {
-        let (launches, holds) = launches(stencil, a.1, b.1, coefficients, steps)?;
-        let fused = match launches.iter().any(|l| l.fused) {
-            true => {
-                let (fused, tile) = stencil.fused_launch().map_err(|source| Error::Program { stencil: stencil.name(), source })?;
+        let (launches, holds) = launches(stencil, shape, a.1, b.1, coefficients, steps)?;
+        let mut fused: Vec<(u32, Stencil<T, P>)> = Vec::new();
+        for steps in launches.iter().map(|l| l.steps).filter(|&s| s > 1) {
+            if fused.iter().all(|&(s, _)| s != steps) {
+                let (kernel, tile) = stencil.fused_launch(steps).map_err(|source| Error::Program { stencil: stencil.name(), source })?;
                 check_vector_alignment(stencil, "a", a.0, tile.width)?;
                 check_vector_alignment(stencil, "b", b.0, tile.width)?;
-                Some(fused)
+                fused.push((steps, kernel));
             }
-            false => None,
-        };
+        }
         Ok(StepRun { launches, holds, fused })
     }
 
-    /// The kernel `step` launches: the fused one, or `stencil`'s one-step kernel.
+    /// The kernel `step` launches: the fused one of its steps, or `stencil`'s one-step kernel.
     pub(crate) fn kernel<'a>(&'a self, stencil: &'a Stencil<T, P>, step: &StepLaunch) -> &'a Stencil<T, P> {
-        match (&self.fused, step.fused) {
-            (Some(fused), true) => fused,
-            _ => stencil,
-        }
+        self.fused.iter().find(|(steps, _)| *steps == step.steps).map_or(stencil, |(_, kernel)| kernel)
     }
 }
 
 /// The final state's length after `steps` steps from host `inputs` (the state, then the
-/// coefficient fields), every length checked as [`launches`] checks device buffers.
-pub(crate) fn host_output_len<T: Element, P: Params>(stencil: &Stencil<T, P>, inputs: &[&[T]], steps: usize) -> Result<usize, Error> {
+/// coefficient fields) of shape `shape`, every length checked as [`launches`] checks device
+/// buffers.
+pub(crate) fn host_output_len<T: Element, P: Params>(stencil: &Stencil<T, P>, inputs: &[&[T]], shape: Extent, steps: usize) -> Result<usize, Error> {
     let n = inputs.first().map_or(0, |input| input.len());
     let lens: Vec<usize> = inputs.iter().skip(1).map(|input| input.len()).collect();
-    launches(stencil, n, n, &lens, steps)?;
-    time_steps::steps_output_len(&stencil.pattern(), n, steps).map_err(|source| Error::Length { stencil: stencil.name(), source })
+    launches(stencil, shape, n, n, &lens, steps)?;
+    let out = time_steps::steps_output_shape(&stencil.pattern(), shape, steps).map_err(|source| Error::Length { stencil: stencil.name(), source })?;
+    Ok(out.len().unwrap_or(0))
 }
 
-/// The launches of `steps` steps of `stencil` on buffers `a` (holding the input) and `b`, of
-/// `a_len` and `b_len` elements, with coefficient fields of `coefficients` elements each; and
-/// the buffer that holds the result. Lengths are checked here, before any CUDA call.
+/// The launches of `steps` steps of `stencil` on buffers `a` (holding the input, of shape
+/// `shape`) and `b`, of `a_len` and `b_len` elements, with coefficient fields of `coefficients`
+/// elements each; and the buffer that holds the result. Lengths are checked here, before any
+/// CUDA call.
 pub(crate) fn launches<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
+    shape: Extent,
     a_len: usize,
     b_len: usize,
     coefficients: &[usize],
@@ -99,17 +103,26 @@ pub(crate) fn launches<T: Element, P: Params>(
         return Err(length(LengthError::StepBuffers { a: a_len, b: b_len }));
     }
     let pattern = stencil.pattern();
+    if shape.dims() != pattern.dims() {
+        return Err(length(LengthError::Dimensions { expected: pattern.dims(), got: shape.dims() }));
+    }
     let lens: Vec<usize> = std::iter::once(a_len).chain(coefficients.iter().copied()).collect();
-    let out = time_steps::steps_output_len(&pattern, a_len, steps).map_err(length)?;
-    time_steps::check_steps_inputs(&pattern, &lens, stencil.fields(), out, steps).map_err(length)?;
+    let out = time_steps::steps_output_shape(&pattern, shape, steps).map_err(length)?;
+    time_steps::check_steps_inputs(&pattern, shape, &lens, stencil.fields(), out.len().unwrap_or(0), steps).map_err(length)?;
+    // A grid's coefficients under `valid` would have to be cut to the shrinking state's part
+    // before every launch after the first.
+    if pattern.dims() != Dims::One && pattern.boundary() == Boundary::Valid && !coefficients.is_empty() && steps > 1 {
+        return Err(Error::GridCoefficientsUnderValid { stencil: stencil.name(), dims: pattern.dims() });
+    }
     let plan = StepPlan::new(steps, stencil.steps_per_launch().map_err(|source| Error::Program { stencil: stencil.name(), source })?);
     let (mut from, mut done, mut out) = (Holds::A, 0, Vec::new());
-    for fused in plan.launches() {
-        let advance = if fused { plan.steps_per_launch as usize } else { 1 };
-        let input_len = time_steps::steps_output_len(&pattern, a_len, done).map_err(length)?;
-        let output_len = time_steps::steps_output_len(&pattern, a_len, done + advance).map_err(length)?;
+    for steps_of_launch in plan.launches() {
+        let advance = steps_of_launch as usize;
+        let input_shape = time_steps::steps_output_shape(&pattern, shape, done).map_err(length)?;
+        let input_len = input_shape.len().unwrap_or(0);
+        let output_len = time_steps::steps_output_shape(&pattern, shape, done + advance).map_err(length)?.len().unwrap_or(0);
         let coefficients_from = (a_len - input_len) / 2;
-        out.push(StepLaunch { fused, from, input_len, output_len, coefficients_from });
+        out.push(StepLaunch { steps: steps_of_launch, from, input_shape, input_len, output_len, coefficients_from });
         from = match from {
             Holds::A => Holds::B,
             Holds::B => Holds::A,

@@ -203,9 +203,30 @@ where
     T: Element + DeviceRepr,
     P: Params,
 {
+    let shape = Extent::x(a.len());
+    launch_steps_cudarc_grid(stencil, stream, a, b, coefficients, shape, steps, params)
+}
+
+/// [`launch_steps_cudarc`] over grids of shape `shape`, as cust's `launch_steps_grid`.
+// One argument per part of a run: the stencil, the stream, the buffers, the shape, the steps, the parameters.
+#[allow(clippy::too_many_arguments)]
+pub fn launch_steps_cudarc_grid<T, P>(
+    stencil: &Stencil<T, P>,
+    stream: &Arc<CudaStream>,
+    a: &mut CudaSlice<T>,
+    b: &mut CudaSlice<T>,
+    coefficients: &[&CudaSlice<T>],
+    shape: impl Into<Extent>,
+    steps: usize,
+    params: P,
+) -> Result<Holds, Error>
+where
+    T: Element + DeviceRepr,
+    P: Params,
+{
     let lens: Vec<usize> = coefficients.iter().map(|c| c.len()).collect();
     let address = |buffer: &dyn DevicePtr<T>| buffer.device_ptr(stream).0;
-    let run = StepRun::plan(stencil, (address(&*a), a.len()), (address(&*b), b.len()), &lens, steps)?;
+    let run = StepRun::plan(stencil, shape.into(), (address(&*a), a.len()), (address(&*b), b.len()), &lens, steps)?;
     for step in &run.launches {
         let kernel = run.kernel(stencil, step);
         let span = step.coefficients_from..step.coefficients_from + step.input_len;
@@ -230,7 +251,7 @@ where
             .collect();
         let launch_one = |state: &dyn DevicePtr<T>, output: &mut CudaViewMut<'_, T>| {
             let inputs: Vec<&dyn DevicePtr<T>> = std::iter::once(state).chain(coefficients.iter().copied()).collect();
-            launch_cudarc(kernel, stream, &inputs, output, params)
+            launch_cudarc_grid(kernel, stream, &inputs, output, step.input_shape, params)
         };
         match step.from {
             Holds::A => launch_one(&a.slice(..step.input_len), &mut b.slice_mut(..step.output_len))?,
@@ -247,8 +268,19 @@ where
     T: Element + DeviceRepr + ValidAsZeroBits,
     P: Params,
 {
+    let shape = Extent::x(inputs.first().map_or(0, |input| input.len()));
+    run_steps_cudarc_grid(stencil, inputs, shape, steps, params)
+}
+
+/// [`run_steps_cudarc`] over grids of shape `shape`, one per input field (row-major).
+pub fn run_steps_cudarc_grid<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], shape: impl Into<Extent>, steps: usize, params: P) -> Result<Vec<T>, Error>
+where
+    T: Element + DeviceRepr + ValidAsZeroBits,
+    P: Params,
+{
+    let shape = shape.into();
     let n = inputs.first().map_or(0, |input| input.len());
-    let out = steps::host_output_len(stencil, inputs, steps)?;
+    let out = steps::host_output_len(stencil, inputs, shape, steps)?;
     if out == 0 {
         return Ok(Vec::new());
     }
@@ -258,7 +290,7 @@ where
     let mut b = stream.alloc_zeros::<T>(n).map_err(|e| Error::cudarc(format!("allocating {n} elements on the GPU"), e))?;
     let coefficients = inputs[1..].iter().map(|input| copy_in(input)).collect::<Result<Vec<_>, _>>()?;
     let coefficients: Vec<&CudaSlice<T>> = coefficients.iter().collect();
-    let holds = launch_steps_cudarc(stencil, &stream, &mut a, &mut b, &coefficients, steps, params)?;
+    let holds = launch_steps_cudarc_grid(stencil, &stream, &mut a, &mut b, &coefficients, shape, steps, params)?;
     let result = match holds {
         Holds::A => &a,
         Holds::B => &b,

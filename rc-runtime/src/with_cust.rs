@@ -217,8 +217,8 @@ where
 
 /// Runs `steps` time steps of `stencil` on `stream`, asynchronously: `a` holds the state (input
 /// field 0), `b` is as long as `a`, and each launch reads one and writes the other
-/// (ping-pong): launches of the fused kernel (`stencil.steps_per_launch()` steps each), then of
-/// the one-step kernel for the steps left. Returns which buffer holds the result once the
+/// (ping-pong): launches of the fused kernel (`stencil.steps_per_launch()` steps each), then one
+/// launch for the steps left (a fused kernel of that many, or the one-step kernel for one). Returns which buffer holds the result once the
 /// stream gets there; under `valid` it is the first `n - 2 * radius * steps` elements, the
 /// rest of both buffers being scratch. `coefficients` holds the other input fields (one per
 /// window after the first, in order, each as long as `a`), which stay as given: under `valid`
@@ -230,6 +230,8 @@ where
 /// coefficient fields, a one-step launch whose coefficient window would start mid-vector reads
 /// an aligned copy of it, and then this waits for the stream before returning (the copies are
 /// freed).
+///
+/// This is [`launch_steps_grid`] over the shape `[a.len()]`.
 pub fn launch_steps<T, D, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
@@ -244,9 +246,35 @@ where
     D: DeviceElement<T>,
     P: Params,
 {
+    let shape = Extent::x(a.len());
+    launch_steps_grid(stencil, stream, a, b, coefficients, shape, steps, params)
+}
+
+/// [`launch_steps`] over grids of shape `shape` (row-major, as [`launch_grid`] takes them): `a`
+/// holds the state, `b` as many elements; under `valid` the result is the first elements of
+/// the shrunk shape (each dimension `2 * radius * steps` shorter), packed row-major.
+/// Coefficient fields of a 2D or 3D stencil under `valid` are refused for more than one step
+/// ([`Error::GridCoefficientsUnderValid`]).
+// One argument per part of a run: the stencil, the stream, the buffers, the shape, the steps, the parameters.
+#[allow(clippy::too_many_arguments)]
+pub fn launch_steps_grid<T, D, P>(
+    stencil: &Stencil<T, P>,
+    stream: &Stream,
+    a: &mut DeviceSlice<D>,
+    b: &mut DeviceSlice<D>,
+    coefficients: &[&DeviceSlice<D>],
+    shape: impl Into<Extent>,
+    steps: usize,
+    params: P,
+) -> Result<Holds, Error>
+where
+    T: Element,
+    D: DeviceElement<T>,
+    P: Params,
+{
     let lens: Vec<usize> = coefficients.iter().map(|c| c.len()).collect();
     let address = |buffer: &DeviceSlice<D>| (buffer.as_device_ptr().as_raw(), buffer.len());
-    let run = StepRun::plan(stencil, address(a), address(b), &lens, steps)?;
+    let run = StepRun::plan(stencil, shape.into(), address(a), address(b), &lens, steps)?;
     let (a, b) = (*a, *b);
     // Aligned copies of coefficient windows, kept until the launches that read them are done.
     let mut copies: Vec<DeviceBuffer<D>> = Vec::new();
@@ -274,7 +302,7 @@ where
             copies.push(copy);
         }
         let inputs: Vec<&DeviceSlice<D>> = std::iter::once(&state).chain(&windows).collect();
-        launch(kernel, stream, &inputs, &mut output, params)?;
+        launch_grid(kernel, stream, &inputs, &mut output, step.input_shape, params)?;
     }
     if !copies.is_empty() {
         stream.synchronize().map_err(|e| Error::cust(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e))?;
@@ -290,8 +318,20 @@ where
     T: OnDevice,
     P: Params,
 {
+    let shape = Extent::x(inputs.first().map_or(0, |input| input.len()));
+    run_steps_grid(stencil, inputs, shape, steps, params)
+}
+
+/// [`run_steps`] over grids of shape `shape`, one per input field (row-major); returns the
+/// final state's grid (under `valid` each dimension `2 * radius * steps` shorter).
+pub fn run_steps_grid<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], shape: impl Into<Extent>, steps: usize, params: P) -> Result<Vec<T>, Error>
+where
+    T: OnDevice,
+    P: Params,
+{
+    let shape = shape.into();
     let n = inputs.first().map_or(0, |input| input.len());
-    let out = steps::host_output_len(stencil, inputs, steps)?;
+    let out = steps::host_output_len(stencil, inputs, shape, steps)?;
     if out == 0 {
         return Ok(Vec::new());
     }
@@ -308,7 +348,7 @@ where
     let mut b = unsafe { DeviceBuffer::<T::Device>::uninitialized(n) }.map_err(|e| Error::cust(format!("allocating {n} elements on the GPU"), e))?;
     let coefficients = inputs[1..].iter().map(|input| copy_in(input)).collect::<Result<Vec<_>, _>>()?;
     let coefficients: Vec<&DeviceSlice<T::Device>> = coefficients.iter().map(|c| &**c).collect();
-    let holds = launch_steps(stencil, &stream, &mut a, &mut b, &coefficients, steps, params)?;
+    let holds = launch_steps_grid(stencil, &stream, &mut a, &mut b, &coefficients, shape, steps, params)?;
     stream.synchronize().map_err(|e| Error::cust(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e))?;
     let result = match holds {
         Holds::A => &a,

@@ -14,13 +14,16 @@ pub(super) fn write(text: &mut String, tile: &FusedTile, boundary: Boundary) -> 
     let (t, r, k) = (tile.steps, tile.radius, tile.per_lane);
     let elements = tile.elements();
     writeln!(text)?;
-    writeln!(text, "fused time steps: {t} steps per launch (run_steps, launch_steps, emulate_steps), one-step launches for the steps left")?;
+    writeln!(text, "fused time steps: {t} steps per launch (run_steps, launch_steps, emulate_steps), one launch of the steps left (fused, or the one-step kernel for one)")?;
     writeln!(
         text,
         "  tile: {elements} elements per warp, loaded once; lane l owns elements {k}l..{k}l+{k} ({} vector loads of {} elements on interior tiles)",
         k / tile.width,
         tile.width
     )?;
+    if tile.radius_y > 0 || tile.rows > 1 {
+        write_strip(text, tile)?;
+    }
     writeln!(text, "  each step: every lane computes its {k} elements from its own and {r} edge elements of each neighbour lane (shuffle up, shuffle down)")?;
     writeln!(text, "  the lanes at the tile's ends have no neighbour there, so the exact elements shrink by {r} at each end per step:")?;
     let shown: Vec<u32> = match t <= STEPS_SHOWN {
@@ -43,6 +46,12 @@ pub(super) fn write(text: &mut String, tile: &FusedTile, boundary: Boundary) -> 
         f64::from(elements) / f64::from(tile.outputs())
     )?;
     let rule = match boundary {
+        Boundary::Zero if tile.rows > 1 => {
+            "after every step elements outside the input along x are set to 0, and rows outside it along y read as 0 (strips that cross an edge only)"
+        }
+        Boundary::Clamp if tile.rows > 1 => {
+            "after every step elements outside the input along x take the row's value at x = 0 or n - 1, and rows outside it along y read as the step's edge row, still in its window (strips that cross an edge only)"
+        }
         Boundary::Zero => "after every step elements outside the input are set to 0 (tiles that cross an edge only)",
         Boundary::Clamp => {
             "after every step elements outside the input take the step's value at index 0 or n - 1, broadcast from the lane that holds it (tiles that cross an edge only)"
@@ -51,9 +60,26 @@ pub(super) fn write(text: &mut String, tile: &FusedTile, boundary: Boundary) -> 
         Boundary::Valid => "elements outside the input are never stored; the output shrinks by 2 * radius per step",
     };
     writeln!(text, "  boundary `{boundary}`: {rule}")?;
+    let reread = if tile.rows > 1 { tile.recompute() } else { f64::from(elements) / f64::from(tile.outputs()) };
     writeln!(
         text,
         "  memory per step: about {:.3} of the one-step kernel's (each element read and written once per {t} steps, the halo re-read)",
-        f64::from(elements) / f64::from(tile.outputs()) / f64::from(t)
+        reread / f64::from(t)
     )
+}
+
+/// 2D: how the warp streams down its strip with one window of rows per step.
+fn write_strip(text: &mut String, tile: &FusedTile) -> fmt::Result {
+    let (t, ry, rows) = (tile.steps, tile.radius_y, tile.rows);
+    let fill = 2 * t * ry;
+    writeln!(text, "  2D: each warp streams down a strip of {rows} output rows, one input row per iteration ({} iterations, the first {fill} only filling the windows)", rows + fill)?;
+    writeln!(
+        text,
+        "  per step a window of {} rows of the lane's {} elements in registers ({} in all): step s computes the row {ry} above step s - 1's newest, so step {t}'s row is {} rows behind the input row",
+        2 * ry + 1,
+        tile.per_lane,
+        t * (2 * ry + 1) * tile.per_lane,
+        t * ry
+    )?;
+    writeln!(text, "  {:.3} elements computed per output and step (the x halo, and each strip's first {fill} rows computed twice)", tile.recompute())
 }

@@ -120,8 +120,10 @@ impl Step {
             | Op::StageWarp { .. }
             | Op::Divisions(_)
             | Op::Advance
+            | Op::StreamRows(_)
             | Op::Neighbour { .. }
-            | Op::StepRule { .. } => {}
+            | Op::StepRule { .. }
+            | Op::RowRule { .. } => {}
         }
     }
 }

@@ -139,6 +139,14 @@ pub enum Op {
     /// lead` wherever that is one of the tile's outputs (`0..tile_outputs`) and exists; in
     /// vector accesses of `width` elements (inside a [`TileTest::Whole`] path) when `width > 1`.
     StoreOwned { srcs: Vec<Reg>, lead: u32, width: u32 },
+    /// Fused time steps in 2D: the tile moves this many rows along y (down if positive): the
+    /// rows every later operation names are counted from there.
+    StreamRows(i32),
+    /// Fused time steps in 2D: a step's rows read through the boundary rule along y. `rows[j]`
+    /// holds the lane's elements of input box row `first + j` of the tile; `dsts[j]` is that row
+    /// where it lies inside the input, and outside it what the rule says: zero, or under
+    /// `clamp` the row of `rows` at the nearest edge (itself if that is not among them).
+    RowRule { rows: Vec<Vec<Reg>>, first: u32, dsts: Vec<Vec<Reg>> },
 }
 
 /// Which neighbour lane an [`Op::Neighbour`] reads.
@@ -233,7 +241,9 @@ impl Op {
             Op::Neighbour { src, .. } => vec![*src],
             Op::StepRule { values, .. } => values.clone(),
             Op::StoreOwned { srcs, .. } => srcs.clone(),
+            Op::RowRule { rows, .. } => rows.concat(),
             Op::Load { .. }
+            | Op::StreamRows(_)
             | Op::Advance
             | Op::LoadVector { .. }
             | Op::ReadStage { .. }
@@ -253,7 +263,9 @@ impl Op {
             Op::Carry(moves) => moves.iter().map(|&(dst, _)| dst).collect(),
             Op::Neighbour { dst, .. } => vec![*dst],
             Op::StepRule { dsts, .. } => dsts.clone(),
-            Op::StageBlock { .. }
+            Op::RowRule { dsts, .. } => dsts.concat(),
+            Op::StreamRows(_)
+            | Op::StageBlock { .. }
             | Op::StageWarp { .. }
             | Op::Store { .. }
             | Op::StoreVector { .. }

@@ -195,6 +195,29 @@ impl Printer<'_> {
         self.forget_path();
     }
 
+    /// Fused time steps in 2D: the tile moves `rows` rows along y; its rows' starts follow, and
+    /// every address computed from them is recomputed.
+    pub(super) fn stream_rows(&mut self, rows: i32) {
+        let Some(grid) = self.grid.clone() else { return };
+        self.comment(&format!("the tile moves {rows} rows along y"));
+        self.line(&format!("add.s64 {}, {}, {rows};", grid.tile_y, grid.tile_y));
+        let (step_in, step_out) = (self.a(), self.a());
+        self.line(&format!("mul.lo.s64 {step_in}, {N}, {rows};"));
+        self.line(&format!("mul.lo.s64 {step_out}, {N_OUT}, {rows};"));
+        self.line(&format!("add.s64 {}, {}, {step_in};", grid.row0_in, grid.row0_in));
+        self.line(&format!("add.s64 {}, {}, {step_out};", grid.row0_out, grid.row0_out));
+        self.forget_path();
+    }
+
+    /// Fused time steps in 2D: the y coordinate of input box row `row` of the tile (signed, not
+    /// under any rule), and the input's rows.
+    pub(super) fn box_row_y(&mut self, row: u32) -> (String, String) {
+        let grid = self.grid.clone().expect("2D");
+        let y = self.a();
+        self.line(&format!("add.s64 {y}, {}, {};", grid.tile_y, row as i64 - self.program.pattern.shift_along(1) as i64));
+        (y, grid.in_y)
+    }
+
     /// `(row, plane)` of input row `row` of the tile's input box, or of output row `row`.
     fn split_row(&self, row: u32, output: bool) -> (u32, u32) {
         let pattern = self.program.pattern;

@@ -246,6 +246,8 @@ impl<'a> Printer<'a> {
             Op::Neighbour { dst, src, from } => self.neighbour(*dst, *src, *from),
             Op::StepRule { values, dsts } => self.step_rule(values, dsts),
             Op::StoreOwned { srcs, lead, width } => self.store_owned(srcs, *lead, *width),
+            Op::StreamRows(rows) => self.stream_rows(*rows),
+            Op::RowRule { rows, first, dsts } => self.row_rule(rows, *first, dsts),
         }
     }
 
