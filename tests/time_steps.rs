@@ -199,14 +199,18 @@ fn the_fused_degree_is_the_attributes_or_the_cost_models() {
     assert_eq!(heat_clamp::STEPS_PER_LAUNCH, 16);
     assert!(heat_clamp::FUSED_PTX.contains(".entry rc_heat_clamp_steps("), "the fused kernel is printed");
     assert_eq!(heat_clamp::FUSED_ENTRY, "rc_heat_clamp_steps");
-    // The steps left after the last full launch run as one fused launch of their own degree.
-    assert_eq!(heat_clamp::REMAINDER_PTX.len(), 14);
-    assert_eq!(average_i32::REMAINDER_PTX.len(), 1);
-    assert!(heat_valid_no_fuse::REMAINDER_PTX.is_empty());
-    for (d, ptx) in heat_clamp::REMAINDER_PTX.iter().enumerate() {
-        let program = heat_clamp::KERNEL.fused_program(d as u32 + 2).expect("compiles");
-        assert_eq!(*ptx, rc::core::ptx::print(&program, heat_clamp::FUSED_ENTRY), "{} steps", d + 2);
+    // The steps left after the last full launch run as one fused launch of their own degree,
+    // its kernel printed the first time a run needs it, once.
+    for d in 2..16 {
+        let (launch, _) = heat_clamp::KERNEL.fused_launch(d).expect("a launch");
+        let program = heat_clamp::KERNEL.fused_program(d).expect("compiles");
+        assert_eq!(launch.ptx(), rc::core::ptx::print(&program, heat_clamp::FUSED_ENTRY), "{d} steps");
+        let (again, _) = heat_clamp::KERNEL.fused_launch(d).expect("a launch");
+        assert!(std::ptr::eq(launch.ptx(), again.ptx()), "{d} steps: printed once");
     }
+    let (full, _) = heat_clamp::KERNEL.fused_launch(16).expect("a launch");
+    assert!(std::ptr::eq(full.ptx(), heat_clamp::FUSED_PTX), "the macro's kernel for its own degree");
+    assert_eq!(heat_valid_no_fuse::KERNEL.fused_launch(2).expect("a launch").0.ptx(), "", "no fused kernel, nothing printed");
 }
 
 #[test]

@@ -30,6 +30,7 @@ pub mod pipeline;
 pub mod program;
 pub mod ptx;
 pub mod reciprocal;
+mod remainder;
 pub mod registers;
 pub mod scalar;
 pub mod stage;

@@ -25,9 +25,6 @@ pub struct FusedKernel {
     pub steps: u32,
     pub ptx: &'static str,
     pub entry: &'static str,
-    /// The fused kernels of fewer steps, `2..steps`, for a run's last launch: `remainders[d -
-    /// 2]` is the PTX of `d` steps per launch, its entry named `entry` too.
-    pub remainders: &'static [&'static str],
 }
 
 /// The user's function, called with one window per input field (in the order the function
@@ -72,11 +69,10 @@ impl<T: Element, P: Params> Stencil<T, P> {
     }
 
     /// This handle with its fused kernel: `steps` time steps per launch (the attribute's
-    /// `fuse`, or the macro's choice), printed as `ptx` with entry `entry`, and those of fewer
-    /// steps ([`FusedKernel::remainders`]). With `steps` 1 there is no fused kernel (`ptx` is not
-    /// read): every step is a launch of the one-step kernel.
-    pub const fn with_fused(self, steps: u32, ptx: &'static str, entry: &'static str, remainders: &'static [&'static str]) -> Stencil<T, P> {
-        Stencil { fused: Some(FusedKernel { steps, ptx, entry, remainders }), ..self }
+    /// `fuse`, or the macro's choice), printed as `ptx` with entry `entry`. With `steps` 1 there
+    /// is no fused kernel (`ptx` is not read): every step is a launch of the one-step kernel.
+    pub const fn with_fused(self, steps: u32, ptx: &'static str, entry: &'static str) -> Stencil<T, P> {
+        Stencil { fused: Some(FusedKernel { steps, ptx, entry }), ..self }
     }
 
     /// Time steps one fused launch runs: the macro's ([`Stencil::with_fused`]), else the cost
@@ -101,7 +97,8 @@ impl<T: Element, P: Params> Stencil<T, P> {
 
     /// The handle a fused launch of `steps` steps goes through: this stencil's name and body,
     /// the launch's pattern ([`crate::time_steps::FusedTile::launch_pattern`]) and the fused
-    /// PTX of that many steps (`""` where the macro printed none). Its
+    /// PTX of that many steps: the macro's for its degree, for fewer steps (a run's last launch)
+    /// printed here the first time a run needs it, `""` where the macro printed none. Its
     /// `program()` is not its PTX: it exists to be launched (rc's runtime checks its lengths
     /// and launches it as any kernel). Its layout asks the buffers for no vector alignment: the
     /// coefficient fields, which a `valid` launch reads from an offset, load element by element,
@@ -117,7 +114,8 @@ impl<T: Element, P: Params> Stencil<T, P> {
         let tile = crate::time_steps::FusedTile::new(&self.pattern, T::TYPE, steps)?;
         let (ptx, entry) = match self.fused {
             Some(f) if f.steps == steps => (f.ptx, f.entry),
-            Some(f) => (steps.checked_sub(2).and_then(|d| f.remainders.get(d as usize)).copied().unwrap_or(""), f.entry),
+            Some(f) if f.steps > 1 => (crate::remainder::ptx(f.ptx, steps, f.entry, || self.fused_program(steps))?, f.entry),
+            Some(_) => ("", ""),
             None => ("", ""),
         };
         let launch = Stencil { pattern: tile.launch_pattern(&self.pattern), layout: Layout::RoundRobin, ptx, entry, fused: None, ..*self };

@@ -77,7 +77,7 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
     // 1D and 2D: the fused kernel, `fuse = T` time steps per launch or the cost model's choice.
     let fused = match (&program, &body) {
         (Some(p), Some(b)) if p.pattern.dims() != Dims::Three => fused(p.pattern, b, &args.fuse, &f.sig.ident, &mut cx),
-        _ => Some(Fused { steps: 1, program: None, remainders: Vec::new() }),
+        _ => Some(Fused { steps: 1, program: None }),
     };
     let keep_body = signature_ok && cx.function_is_rust();
     match (cx.into_result(), pattern, sig, body, program, fused) {
@@ -90,12 +90,11 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// The fused kernel of a 1D or 2D stencil: its time steps per launch, its program where that is
-/// more than 1, and the programs of fewer steps (`2..steps`) for a run's last launch.
+/// The fused kernel of a 1D or 2D stencil: its time steps per launch, and its program where that
+/// is more than 1 (a run's last launch of fewer steps prints its own at run time).
 struct Fused {
     steps: u32,
     program: Option<WarpProgram>,
-    remainders: Vec<WarpProgram>,
 }
 
 /// `fuse = T` (refused on its tokens where the tile cannot hold `T` steps or the kernel would
@@ -106,7 +105,7 @@ fn fused(pattern: rc_core::Pattern, body: &rc_core::Body, fuse: &Option<(u32, To
         None => rc_core::auto::steps_per_launch(&pattern, body),
     };
     if steps == 1 {
-        return Some(Fused { steps, program: None, remainders: Vec::new() });
+        return Some(Fused { steps, program: None });
     }
     let compile = |steps| {
         WarpProgram::compile_steps(pattern, body, steps).and_then(|program| {
@@ -114,9 +113,8 @@ fn fused(pattern: rc_core::Pattern, body: &rc_core::Body, fuse: &Option<(u32, To
             rc_core::validate::registers(launch, program.register_estimate()).map(|()| program).map_err(rc_core::Error::from)
         })
     };
-    let compiled = compile(steps).and_then(|program| Ok((program, (2..steps).map(compile).collect::<Result<Vec<_>, _>>()?)));
-    match (compiled, fuse) {
-        (Ok((program, remainders)), _) => Some(Fused { steps, program: Some(program), remainders }),
+    match (compile(steps), fuse) {
+        (Ok(program), _) => Some(Fused { steps, program: Some(program) }),
         (Err(e), Some((_, tokens))) => {
             cx.error(tokens, format!("fuse = {steps}: {e}"));
             None
@@ -186,11 +184,10 @@ fn generate(
     let entry_points = entry_points(sig.dims, &sig.windows, sig.element, &param_names, &param_types);
     let fused_entry = format!("rc_{name_str}_steps");
     let fused_ptx = fused.program.as_ref().map_or(String::new(), |p| rc_core::ptx::print(p, &fused_entry));
-    let remainder_ptx: Vec<String> = fused.remainders.iter().map(|p| rc_core::ptx::print(p, &fused_entry)).collect();
     let steps = fused.steps;
     let (with_fused, fused_consts) = match sig.dims {
         Dims::One | Dims::Two => (
-            quote!(.with_fused(#steps, Self::__FUSED_PTX, Self::FUSED_ENTRY, Self::__REMAINDER_PTX)),
+            quote!(.with_fused(#steps, Self::__FUSED_PTX, Self::FUSED_ENTRY)),
             quote! {
                 /// Time steps one launch of the fused kernel runs (`fuse`, or the cost model's
                 /// choice); 1: every step is a launch of the one-step kernel.
@@ -199,14 +196,9 @@ fn generate(
                 pub const FUSED_PTX: &'static str = Self::__FUSED_PTX;
                 #[doc(hidden)]
                 pub const __FUSED_PTX: &'static str = #fused_ptx;
-                /// The name of the fused kernel's `.entry` in `FUSED_PTX`, and in each of
-                /// `REMAINDER_PTX`.
+                /// The name of the fused kernel's `.entry` in `FUSED_PTX` (and in the kernel of
+                /// fewer steps a run's last launch prints when it needs one).
                 pub const FUSED_ENTRY: &'static str = #fused_entry;
-                /// The fused kernels of fewer steps for a run's last launch: `REMAINDER_PTX[d - 2]`
-                /// runs `d` steps, for `d` in `2..STEPS_PER_LAUNCH`.
-                pub const REMAINDER_PTX: &'static [&'static str] = Self::__REMAINDER_PTX;
-                #[doc(hidden)]
-                pub const __REMAINDER_PTX: &'static [&'static str] = &[#(#remainder_ptx),*];
             },
         ),
         _ => (quote!(), quote!()),
