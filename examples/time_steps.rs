@@ -37,30 +37,23 @@ fn nine_tap(w: Window<f32>) -> f32 {
     0.02 * w[-4] + 0.05 * w[-3] + 0.1 * w[-2] + 0.15 * w[-1] + 0.36 * w[0] + 0.15 * w[1] + 0.1 * w[2] + 0.05 * w[3] + 0.02 * w[4]
 }
 
-#[stencil(radius = 1, boundary = clamp)]
-fn heat2d(w: Window2<f32>) -> f32 {
-    w[(0, 0)] + 0.2 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
+/// 2D 5-point heat, once as `#[stencil]` chooses it and at the fixed degrees and block size
+/// `--sweep` compares: one body, each variant's arguments added to the attribute.
+macro_rules! heat2d {
+    ($($name:ident: ($($arg:ident = $value:expr),*)),* $(,)?) => {$(
+        #[stencil(radius = 1, boundary = clamp $(, $arg = $value)*)]
+        fn $name(w: Window2<f32>) -> f32 {
+            w[(0, 0)] + 0.2 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
+        }
+    )*};
 }
 
-// The same stencil at fixed degrees, for `--sweep`.
-#[stencil(radius = 1, boundary = clamp, fuse = 4)]
-fn heat2d_fuse4(w: Window2<f32>) -> f32 {
-    w[(0, 0)] + 0.2 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
-}
-
-#[stencil(radius = 1, boundary = clamp, fuse = 6)]
-fn heat2d_fuse6(w: Window2<f32>) -> f32 {
-    w[(0, 0)] + 0.2 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
-}
-
-#[stencil(radius = 1, boundary = clamp, fuse = 12)]
-fn heat2d_fuse12(w: Window2<f32>) -> f32 {
-    w[(0, 0)] + 0.2 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
-}
-
-#[stencil(radius = 1, boundary = clamp, max_threads_per_block = 128)]
-fn heat2d_block128(w: Window2<f32>) -> f32 {
-    w[(0, 0)] + 0.2 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
+heat2d! {
+    heat2d: (),
+    heat2d_fuse4: (fuse = 4),
+    heat2d_fuse6: (fuse = 6),
+    heat2d_fuse12: (fuse = 12),
+    heat2d_block128: (max_threads_per_block = 128),
 }
 
 const USAGE: &str = "options: --n N (elements, default 2^26), --steps S (default 1000), --check-n N (default 2^18), --shape RxC (2D, default 8192x8192), --check-shape RxC (default 300x520), --sweep, --emit-ptx DIR";
