@@ -127,16 +127,16 @@ impl Pattern {
     }
 
     /// `rows_per_warp` of a 2D tile that streams its rows (`stream = true`) unless the attribute
-    /// says otherwise: of 16, 32 and 64, 64 ran fastest for 2D box r = 4 on an H100
-    /// (bench/results/2026-11-24-h100-grid-ahead/).
+    /// says otherwise: of 16, 32 and 64, 64 ran fastest for 2D box r = 4 on an H100 at every
+    /// launch bound that does not spill (bench/results/2026-11-24-h100-grid-ahead/before-ahead-2d.csv:
+    /// 0.56 of copy against 0.51-0.52 with 16 and 32 rows, one run).
     pub const DEFAULT_STREAMED_ROWS: u32 = 64;
 
-    /// `planes_per_warp` unless the attribute says otherwise: 32 in 3D, streamed, else 1. On an
-    /// H100 32 planes beat 16 at every radius-1 and -2 tile of a sweep that did not spill (by
-    /// 1-5%: the prologue's steps amortized over more planes), and the default tiles of 3D star
-    /// and box r = 1 ran at 0.92 and 0.82 of copy with 32 against 0.86 and 0.76 with 16
-    /// (bench/results/2026-11-24-h100-grid-ahead/); one plane per warp re-read 3 to 5 input rows
-    /// per output row.
+    /// `planes_per_warp` unless the attribute says otherwise: 32 in 3D, streamed, else 1. In one
+    /// sweep on an H100 (bench/results/2026-11-24-h100-grid-ahead/results.csv, each plane then
+    /// loaded a step ahead) 32 planes beat 16 at every radius-1 and -2 tile that did not spill,
+    /// by 1-5%: the prologue's steps amortized over more planes. One plane per warp re-read 3 to
+    /// 5 input rows per output row.
     pub const fn default_planes_per_warp(dims: Dims) -> u32 {
         match dims {
             Dims::Three => 32,
