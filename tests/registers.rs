@@ -21,11 +21,16 @@ fn ptxas() -> Option<PathBuf> {
 
 /// ptxas' registers per thread for `ptx` on sm_80, and its spill bytes (stores + loads).
 fn ptxas_registers(ptxas: &std::path::Path, ptx: &str, name: &str) -> (u32, u32) {
+    ptxas_registers_under(ptxas, ptx, name, &["-arch=sm_80"])
+}
+
+/// The same with ptxas' arguments `args` (the target, a register cap).
+fn ptxas_registers_under(ptxas: &std::path::Path, ptx: &str, name: &str, args: &[&str]) -> (u32, u32) {
     let dir = std::env::temp_dir().join(format!("rc-registers-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join(format!("{name}.ptx"));
     std::fs::write(&file, ptx).expect("write ptx");
-    let out = Command::new(ptxas).args(["-v", "-arch=sm_80", "-o", "/dev/null"]).arg(&file).output().expect("run ptxas");
+    let out = Command::new(ptxas).arg("-v").args(args).args(["-o", "/dev/null"]).arg(&file).output().expect("run ptxas");
     let log = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
     let _ = std::fs::remove_file(&file);
     assert!(out.status.success(), "ptxas failed on {name}:\n{log}");
@@ -281,4 +286,67 @@ fn explain_shows_the_estimate_and_warns_near_the_limit() {
     assert!(hungry.register_estimate().total > 200 && !hungry.register_estimate().exceeds_limit());
     let text = Explanation::new("hungry", &hungry).to_string();
     assert!(text.contains("note: the estimate is above 200, close to the limit of 255 registers per thread: ptxas may spill"), "{text}");
+}
+
+/// A 3D sum of the taps within `r` of the centre (all of them for a box, the axes for a star),
+/// times `1 / taps`: the benchmark's 3D bodies.
+fn grid_sum(r: u32, star: bool) -> rc::core::Body {
+    use rc::core::body::{BinaryOp, Node};
+    let r = r as i32;
+    let taps: Vec<Offset> = (-r..=r)
+        .flat_map(|z| (-r..=r).flat_map(move |y| (-r..=r).map(move |x| [z, y, x])))
+        .filter(|d| !star || d.iter().filter(|&&c| c != 0).count() <= 1)
+        .map(|d| Offset::new(&d).expect("3 dims"))
+        .collect();
+    let mut nodes: Vec<Node> = taps.iter().map(|&d| Node::Tap(0, d)).collect();
+    let mut acc = 0;
+    for t in 1..taps.len() as u32 {
+        nodes.push(Node::Binary(BinaryOp::Add, acc, t));
+        acc = nodes.len() as u32 - 1;
+    }
+    nodes.push(Node::Const(rc::Scalar::f32(1.0 / taps.len() as f32)));
+    nodes.push(Node::Binary(BinaryOp::Mul, acc, nodes.len() as u32 - 1));
+    let result = nodes.len() as u32 - 1;
+    rc::core::Body::new(rc::ScalarType::F32, 1, vec![], rc::Radius::zyx(r as u32, r as u32, r as u32), nodes, result).expect("a valid body")
+}
+
+/// The cost model bounds a 3D tile streaming along z by its estimate plus
+/// `auto::STREAMING_REGISTER_SLACK`: the fewest registers ptxas (sm_90) compiles it in without
+/// spilling must lie within 24 of that, for stars and boxes of r = 1 and 2.
+#[test]
+fn streaming_3d_tiles_need_their_estimate_plus_the_slack() {
+    use rc::{Boundary, Layout, Pattern, Radius, Strategy, WarpProgram};
+    let Some(ptxas) = ptxas() else {
+        eprintln!("skipping streaming_3d_tiles_need_their_estimate_plus_the_slack: no ptxas (set RC_PTXAS)");
+        return;
+    };
+    let tiles = [(1, true, 4, 2), (1, false, 4, 2), (1, false, 8, 1), (2, true, 4, 2), (2, true, 4, 1)];
+    std::thread::scope(|scope| {
+        let ptxas = &ptxas;
+        let handles: Vec<_> = tiles
+            .into_iter()
+            .map(|(r, star, outputs, rows)| {
+                scope.spawn(move || {
+                    let name = format!("{}3d_r{r}_p{outputs}_rows{rows}", if star { "star" } else { "box" });
+                    let pattern = Pattern::grid(Radius::zyx(r, r, r), 32, outputs, rows, 32, Boundary::Clamp).expect("valid");
+                    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &grid_sum(r, star)).expect("compiles");
+                    let ptx = rc::core::ptx::print(&program, "k");
+                    let spills = |cap: u32| ptxas_registers_under(ptxas, &ptx, &name, &["-arch=sm_90", "-maxrregcount", &cap.to_string()]).1;
+                    // Bisect to within 4 between 32 (spills) and 255.
+                    let (mut lo, mut hi) = (32, 255);
+                    while hi - lo > 4 {
+                        let mid = (lo + hi) / 2;
+                        if spills(mid) == 0 { hi = mid } else { lo = mid }
+                    }
+                    let predicted = program.register_estimate().total + rc::core::auto::STREAMING_REGISTER_SLACK;
+                    (name, predicted, hi)
+                })
+            })
+            .collect();
+        for handle in handles {
+            let (name, predicted, fewest) = handle.join().expect("ptxas thread");
+            println!("{name:<24} estimate + slack {predicted:>4}, ptxas without spills from {fewest}");
+            assert!(predicted.abs_diff(fewest) <= 24, "{name}: estimate + slack {predicted}, ptxas needs {fewest} without spilling");
+        }
+    });
 }
