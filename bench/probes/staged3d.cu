@@ -1,0 +1,183 @@
+// Probe (not rc's code): a 3D stencil tile whose input planes are staged in shared memory, to
+// learn what that design reaches before rc builds it. A block of 4 warps computes a 128 x Y
+// tile of each output plane and streams along z; the 2R+1 planes an output plane reads sit in a
+// ring of shared-memory slots; the next plane is fetched into registers before the current
+// plane's taps (its latency hidden by them) and written to the freed slot after. Each thread
+// computes 4 consecutive x outputs of RY rows; each output adds its taps in (dz, dy, dx) order,
+// as rc's bodies do, so the result is checked bit-exact against a naive kernel of the same order.
+// Build: nvcc -O3 -arch=sm_90 -std=c++17 staged3d.cu -o staged3d; run: ./staged3d
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+#include <cuda_runtime.h>
+
+#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
+
+__host__ __device__ constexpr bool tap(int R, bool star, int dz, int dy, int dx) {
+  return !star || ((dz != 0) + (dy != 0) + (dx != 0)) <= 1;
+}
+__host__ __device__ constexpr int taps(int R, bool star) {
+  int n = 0;
+  for (int dz = -R; dz <= R; dz++) for (int dy = -R; dy <= R; dy++) for (int dx = -R; dx <= R; dx++) n += tap(R, star, dz, dy, dx);
+  return n;
+}
+__device__ __forceinline__ int clampi(int v, int n) { return min(max(v, 0), n - 1); }
+
+template <int R, bool STAR>
+__global__ void naive(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;
+  if (x >= nx) return;
+  float acc = 0.0f;
+  #pragma unroll
+  for (int dz = -R; dz <= R; dz++)
+    #pragma unroll
+    for (int dy = -R; dy <= R; dy++)
+      #pragma unroll
+      for (int dx = -R; dx <= R; dx++)
+        if (tap(R, STAR, dz, dy, dx)) acc += in[((size_t)clampi(z + dz, nz) * ny + clampi(y + dy, ny)) * nx + clampi(x + dx, nx)];
+  out[((size_t)z * ny + y) * nx + x] = acc * (1.0f / taps(R, STAR));
+}
+
+template <int R, bool STAR, int RY, int WARPS, int MINB>
+__global__ void __launch_bounds__(32 * WARPS, MINB) staged(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx, int zper) {
+  constexpr int X = 128, Y = WARPS * RY, SX = X + 8, SY = Y + 2 * R, NP = 2 * R + 1, T = 32 * WARPS;
+  constexpr int CHUNKS = SY * (SX / 4), PER = (CHUNKS + T - 1) / T;
+  extern __shared__ float4 smem4[];
+  float* sm = reinterpret_cast<float*>(smem4);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int x0 = blockIdx.x * X, y0 = blockIdx.y * Y, z0 = blockIdx.z * zper;
+  const int zend = min(z0 + zper, nz);
+  const bool inside_x = x0 >= 4 && x0 + X + 4 <= nx;
+  float4 pre[PER];
+  auto fetch = [&](int gz) {
+    gz = clampi(gz, nz);
+    #pragma unroll
+    for (int i = 0; i < PER; i++) {
+      int c = threadIdx.x + i * T;
+      if (c < CHUNKS) {
+        int row = c / (SX / 4), col = c % (SX / 4);
+        const float* p = in + ((size_t)gz * ny + clampi(y0 - R + row, ny)) * nx;
+        int gx = x0 - 4 + 4 * col;
+        if (inside_x) pre[i] = __ldg(reinterpret_cast<const float4*>(p + gx));
+        else pre[i] = make_float4(p[clampi(gx, nx)], p[clampi(gx + 1, nx)], p[clampi(gx + 2, nx)], p[clampi(gx + 3, nx)]);
+      }
+    }
+  };
+  auto put = [&](int slot) {
+    float4* s = smem4 + slot * (SY * SX / 4);
+    #pragma unroll
+    for (int i = 0; i < PER; i++) {
+      int c = threadIdx.x + i * T;
+      if (c < CHUNKS) s[c] = pre[i];
+    }
+  };
+  // Planes z0 - R .. z0 + R - 1 first; plane g lives in slot (g - z0 + R) % NP.
+  for (int g = z0 - R; g < z0 + R; g++) { fetch(g); put((g - z0 + R) % NP); }
+  fetch(z0 + R);
+  put((2 * R) % NP);
+  __syncthreads();
+  for (int o = z0; o < zend; o++) {
+    if (o + 1 < zend) fetch(o + R + 1);
+    float acc[RY][4];
+    #pragma unroll
+    for (int j = 0; j < RY; j++)
+      #pragma unroll
+      for (int k = 0; k < 4; k++) acc[j][k] = 0.0f;
+    #pragma unroll
+    for (int dz = -R; dz <= R; dz++) {
+      const float* plane = sm + ((o + dz - z0 + R) % NP) * (SY * SX);
+      #pragma unroll
+      for (int yy = 0; yy < RY + 2 * R; yy++) {
+        const float* row = plane + (warp * RY + yy) * SX + 4 * lane;
+        float4 a = *reinterpret_cast<const float4*>(row), b = *reinterpret_cast<const float4*>(row + 4), c = *reinterpret_cast<const float4*>(row + 8);
+        float v[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};
+        #pragma unroll
+        for (int j = 0; j < RY; j++) {
+          const int dy = yy - j - R;
+          if (dy < -R || dy > R) continue;
+          #pragma unroll
+          for (int dx = -R; dx <= R; dx++)
+            if (tap(R, STAR, dz, dy, dx))
+              #pragma unroll
+              for (int k = 0; k < 4; k++) acc[j][k] += v[4 + k + dx];
+        }
+      }
+    }
+    const float scale = 1.0f / taps(R, STAR);
+    #pragma unroll
+    for (int j = 0; j < RY; j++) {
+      int y = y0 + warp * RY + j, x = x0 + 4 * lane;
+      if (y < ny && x < nx)
+        *reinterpret_cast<float4*>(out + ((size_t)o * ny + y) * nx + x) = make_float4(acc[j][0] * scale, acc[j][1] * scale, acc[j][2] * scale, acc[j][3] * scale);
+    }
+    __syncthreads();
+    if (o + 1 < zend) put((o + R + 1 - z0 + R) % NP);
+    __syncthreads();
+  }
+}
+
+template <typename F>
+float median_ms(F launch) {
+  for (int i = 0; i < 3; i++) launch();
+  std::vector<float> t;
+  cudaEvent_t a, b;
+  cudaEventCreate(&a); cudaEventCreate(&b);
+  for (int i = 0; i < 20; i++) {
+    cudaEventRecord(a); launch(); cudaEventRecord(b); cudaEventSynchronize(b);
+    float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  return (t[9] + t[10]) / 2;
+}
+
+const int N = 512;
+float *d_in, *d_out, *d_ref;
+double copy_gbs;
+
+template <int R, bool STAR, int RY, int WARPS, int MINB = 1>
+void run(const char* name, int zper) {
+  constexpr int Y = WARPS * RY, SX = 136, SY = Y + 2 * R, NP = 2 * R + 1;
+  size_t shared = (size_t)NP * SY * SX * 4;
+  auto k = staged<R, STAR, RY, WARPS, MINB>;
+  CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
+  dim3 grid(N / 128, (N + Y - 1) / Y, (N + zper - 1) / zper);
+  size_t bytes = (size_t)N * N * N * 4;
+  naive<R, STAR><<<dim3(N / 128, N, N), 128>>>(d_in, d_ref, N, N, N);
+  CHECK(cudaMemset(d_out, 0xff, bytes));
+  k<<<grid, 32 * WARPS, shared>>>(d_in, d_out, N, N, N, zper);
+  CHECK(cudaDeviceSynchronize());
+  std::vector<unsigned> a((size_t)N * N * N), b((size_t)N * N * N);
+  CHECK(cudaMemcpy(a.data(), d_out, bytes, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(b.data(), d_ref, bytes, cudaMemcpyDeviceToHost));
+  size_t diff = 0;
+  for (size_t i = 0; i < a.size(); i++) diff += a[i] != b[i];
+  float ms = median_ms([&] { k<<<grid, 32 * WARPS, shared>>>(d_in, d_out, N, N, N, zper); });
+  float ms_naive = median_ms([&] { naive<R, STAR><<<dim3(N / 128, N, N), 128>>>(d_in, d_ref, N, N, N); });
+  double gbs = 2.0 * bytes / ms / 1e6, add_bound = 0;
+  cudaFuncAttributes attr; cudaFuncGetAttributes(&attr, k);
+  int blocks; cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k, 32 * WARPS, shared);
+  printf("%-8s RY=%d warps=%d minb=%d zper=%-3d %7.1f GB/s %.3f of copy  naive %.3f  regs %d local %zu shared %zu B blocks/SM %d  %s\n", name, RY, WARPS, MINB, zper, gbs,
+         gbs / copy_gbs, 2.0 * bytes / ms_naive / 1e6 / copy_gbs, attr.numRegs, attr.localSizeBytes, shared, blocks, diff ? "DIFFERS" : "bit-exact");
+  (void)add_bound;
+}
+
+int main() {
+  size_t bytes = (size_t)N * N * N * 4;
+  CHECK(cudaMalloc(&d_in, bytes)); CHECK(cudaMalloc(&d_out, bytes)); CHECK(cudaMalloc(&d_ref, bytes));
+  std::vector<float> h((size_t)N * N * N);
+  unsigned s = 12345;
+  for (auto& v : h) { s = s * 1664525u + 1013904223u; v = (float)(s >> 8) / 16777216.0f - 0.5f; }
+  CHECK(cudaMemcpy(d_in, h.data(), bytes, cudaMemcpyHostToDevice));
+  float ms = median_ms([&] { cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice); });
+  copy_gbs = 2.0 * bytes / ms / 1e6;
+  cudaDeviceProp p; cudaGetDeviceProperties(&p, 0);
+  printf("%s, 512^3 f32 clamp, copy %.1f GB/s (median of 20 after 3 warm-ups, CUDA events)\n", p.name, copy_gbs);
+  run<1, true, 4, 4>("star r1", 32);   run<1, true, 8, 4>("star r1", 32);  run<1, true, 4, 8>("star r1", 32);  run<1, true, 4, 4, 4>("star r1", 32);
+  run<1, false, 4, 4>("box r1", 32);   run<1, false, 8, 4>("box r1", 32);  run<1, false, 4, 8>("box r1", 32);  run<1, false, 4, 4, 4>("box r1", 32);
+  run<2, true, 4, 4>("star r2", 32);   run<2, true, 8, 4>("star r2", 32);  run<2, true, 4, 8>("star r2", 32);  run<2, true, 2, 8>("star r2", 32);
+  run<2, true, 4, 4, 3>("star r2", 32); run<2, true, 4, 4, 4>("star r2", 32); run<2, true, 2, 8, 2>("star r2", 32);
+  run<2, false, 4, 4>("box r2", 32);   run<2, false, 8, 4>("box r2", 32);  run<2, false, 4, 8>("box r2", 32);  run<2, false, 2, 8>("box r2", 32);
+  run<2, false, 4, 4, 3>("box r2", 32); run<2, false, 4, 4, 4>("box r2", 32); run<2, false, 2, 8, 2>("box r2", 32);
+  run<2, true, 4, 4>("star r2", 64);   run<2, false, 4, 4>("box r2", 64);
+  return 0;
+}
