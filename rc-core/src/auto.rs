@@ -336,9 +336,10 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         // Per element its position, two tests and a select; under `clamp` two broadcasts.
         Op::StepRule { values, .. } => instructions += 4.0 * values.len() as f64 + 2.0 * (values.len() as f64 + 4.0),
         // The tile's row, row starts and the loop's counter and branch.
-        Op::StreamRows(_) => instructions += 6.0,
+        Op::StreamRows(_) | Op::StreamPlanes(_) => instructions += 6.0,
         // Per row its position and test; per element a select (under `clamp` one per row).
         Op::RowRule { rows, .. } => instructions += rows.iter().map(|row| 4.0 + (row.len() * rows.len()) as f64).sum::<f64>(),
+        Op::PlaneRule { planes, .. } => instructions += planes.iter().map(|plane| 4.0 + (plane.len() * planes.len()) as f64).sum::<f64>(),
         Op::StoreOwned { srcs, width, .. } => {
             let accesses = (srcs.len() as u32 / width) as f64;
             instructions += accesses * if *width == 1 { 5.0 } else { 3.0 };
