@@ -97,6 +97,8 @@ type Steps<T, const D: usize> = fn(&[T], [usize; D], &mut [T], usize) -> Result<
 
 /// `emulate_steps` against `run_cpu_steps`, and that against `run_cpu` step by step, over
 /// `shapes`; `radius` (outermost first) shrinks a `valid` output.
+// One argument per part of a check: the stencil's name, degree, shapes, radius and boundary, the three runs.
+#[allow(clippy::too_many_arguments)]
 fn check<T: Element, const D: usize>(
     what: &str,
     t: u32,

@@ -188,6 +188,14 @@ impl WarpProgram {
         if body.radius().dims() > dims {
             return Err(ScheduleError::Dimensions { body: body.radius().dims(), pattern: dims }.into());
         }
+        // The windows hold the pattern's radius along each dimension: a tap past it has no register.
+        for (node, &n) in body.nodes().iter().enumerate() {
+            if let Node::Tap(_, offset) = n {
+                if !pattern.radius().covers(offset) {
+                    return Err(crate::error::BodyError::TapOutsideRadius { node, offset, radius: pattern.radius() }.into());
+                }
+            }
+        }
         let tile = FusedTile::new(&pattern, body.element(), steps)?;
         let launch = tile.launch_pattern(&pattern);
         let mut build = Build { body, tile, boundary: pattern.boundary(), reg_types: Vec::new() };

@@ -74,9 +74,10 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         },
         _ => None,
     };
-    // The fused kernel, `fuse = T` time steps per launch or the cost model's choice.
+    // The fused kernel, `fuse = T` time steps per launch or the cost model's choice; none for a
+    // 2D tile that streams its rows (its program's pattern is the 3D one it runs as).
     let fused = match (&program, &body) {
-        (Some(p), Some(b)) => fused(p.pattern, b, &args.fuse, &f.sig.ident, &mut cx),
+        (Some(p), Some(b)) if !p.declared.streams_rows() => fused(p.pattern, b, &args.fuse, &f.sig.ident, &mut cx),
         _ => Some(Fused { steps: 1, program: None }),
     };
     let keep_body = signature_ok && cx.function_is_rust();
