@@ -1,5 +1,6 @@
-//! Fused time steps (issue 18): 1D heat (r = 1) and a 9-tap stencil (r = 4) on 2^26 f32, and 2D
-//! 5-point heat on 8192 x 8192 f32, 1000 steps each, per-step effective bandwidth (8 bytes per
+//! Fused time steps (issue 18): 1D heat (r = 1) and a 9-tap stencil (r = 4) on 2^26 f32, 2D
+//! 5-point heat on 8192 x 8192 f32 and 3D 7-point heat on 512^3 f32 (the cost model's one step
+//! per launch beside `fuse = 2`), 1000 steps each, per-step effective bandwidth (8 bytes per
 //! element per step / time per step) of the fused kernel against a device-to-device copy and
 //! against rc's one-step kernel, all measured in the same run (CUDA events, median of 20 timed
 //! launches after 3 warm-up launches).
@@ -10,13 +11,13 @@
 //! of `--steps` steps through `launch_steps` (fused launches, then one-step launches for the
 //! steps left; median of 3 runs), each per step. Targets (issue 18): heat at least 10x the copy,
 //! the 9-tap stencil at least 4x, 2D heat at least 3x (checked on `--check-shape`, default
-//! 300x520). `--sweep` also times 2D heat at fixed degrees beside the cost model's, and in
-//! blocks of 128 threads.
+//! 300x520; 3D on `--check-shape3`, default 40x33x260). `--sweep` also times 2D heat at fixed
+//! degrees beside the cost model's, and in blocks of 128 threads.
 //!
 //! Without a GPU it checks `emulate_steps` against `run_cpu_steps` on a small input and times
 //! nothing. `--emit-ptx DIR` writes the 1D stencils' one-step and fused PTX and 2D heat's fused PTX.
 //!
-//! `cargo run --release --example time_steps -- [--n N] [--steps S] [--check-n N] [--shape RxC] [--sweep]`
+//! `cargo run --release --example time_steps -- [--n N] [--steps S] [--check-n N] [--shape RxC] [--shape3 DxRxC] [--sweep]`
 
 mod common;
 
@@ -56,7 +57,22 @@ heat2d! {
     heat2d_block128: (max_threads_per_block = 128),
 }
 
-const USAGE: &str = "options: --n N (elements, default 2^26), --steps S (default 1000), --check-n N (default 2^18), --shape RxC (2D, default 8192x8192), --check-shape RxC (default 300x520), --sweep, --emit-ptx DIR";
+/// 3D 7-point heat, as `#[stencil]` chooses it (one step per launch) and fused.
+macro_rules! heat3d {
+    ($($name:ident: ($($arg:ident = $value:expr),*)),* $(,)?) => {$(
+        #[stencil(radius = 1, boundary = clamp $(, $arg = $value)*)]
+        fn $name(w: Window3<f32>) -> f32 {
+            w[(0, 0, 0)] + 0.1 * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)] - 6.0 * w[(0, 0, 0)])
+        }
+    )*};
+}
+
+heat3d! {
+    heat3d: (),
+    heat3d_fuse2: (fuse = 2),
+}
+
+const USAGE: &str = "options: --n N (elements, default 2^26), --steps S (default 1000), --check-n N (default 2^18), --shape RxC (2D, default 8192x8192), --check-shape RxC (default 300x520), --shape3 DxRxC (3D, default 512x512x512), --check-shape3 DxRxC (default 40x33x260), --sweep, --emit-ptx DIR";
 
 /// Whole runs of `--steps` steps timed (each is `steps / T` fused launches and the rest).
 const TIMED_RUNS: usize = 3;
@@ -67,22 +83,34 @@ struct Options {
     check_n: usize,
     shape: [usize; 2],
     check_shape: [usize; 2],
+    shape3: [usize; 3],
+    check_shape3: [usize; 3],
     sweep: bool,
     emit_ptx: Option<std::path::PathBuf>,
 }
 
-/// `RxC` as `[R, C]`.
-fn shape(name: &str, value: Option<String>) -> Result<[usize; 2], Box<dyn Error>> {
-    let value = value.ok_or_else(|| fail(format!("{name} needs a shape RxC; {USAGE}")))?;
-    let parts: Vec<Result<usize, _>> = value.split('x').map(str::parse).collect();
-    match parts.as_slice() {
-        [Ok(r), Ok(c)] if *r > 0 && *c > 0 => Ok([*r, *c]),
-        _ => Err(fail(format!("{name} {value}: expected RxC, two positive numbers; {USAGE}"))),
+/// `RxC` as `[R, C]`, `DxRxC` as `[D, R, C]`.
+fn shape<const D: usize>(name: &str, value: Option<String>) -> Result<[usize; D], Box<dyn Error>> {
+    let value = value.ok_or_else(|| fail(format!("{name} needs a shape of {D} numbers joined by x; {USAGE}")))?;
+    let parts: Result<Vec<usize>, _> = value.split('x').map(str::parse).collect();
+    match parts.ok().filter(|p| p.iter().all(|&n| n > 0)).and_then(|p| <[usize; D]>::try_from(p).ok()) {
+        Some(shape) => Ok(shape),
+        None => Err(fail(format!("{name} {value}: expected {D} positive numbers joined by x; {USAGE}"))),
     }
 }
 
 fn parse() -> Result<Options, Box<dyn Error>> {
-    let mut options = Options { n: 1 << 26, steps: 1000, check_n: 1 << 18, shape: [8192, 8192], check_shape: [300, 520], sweep: false, emit_ptx: None };
+    let mut options = Options {
+        n: 1 << 26,
+        steps: 1000,
+        check_n: 1 << 18,
+        shape: [8192, 8192],
+        check_shape: [300, 520],
+        shape3: [512, 512, 512],
+        check_shape3: [40, 33, 260],
+        sweep: false,
+        emit_ptx: None,
+    };
     let mut words = std::env::args().skip(1);
     while let Some(word) = words.next() {
         let mut number = |name: &str| -> Result<usize, Box<dyn Error>> {
@@ -95,6 +123,8 @@ fn parse() -> Result<Options, Box<dyn Error>> {
             "--check-n" => options.check_n = number("--check-n")?,
             "--shape" => options.shape = shape("--shape", words.next())?,
             "--check-shape" => options.check_shape = shape("--check-shape", words.next())?,
+            "--shape3" => options.shape3 = shape("--shape3", words.next())?,
+            "--check-shape3" => options.check_shape3 = shape("--check-shape3", words.next())?,
             "--sweep" => options.sweep = true,
             "--emit-ptx" => options.emit_ptx = Some(words.next().ok_or_else(|| fail(format!("--emit-ptx needs a directory; {USAGE}")))?.into()),
             other => return Err(fail(format!("unknown argument `{other}`; {USAGE}"))),
@@ -122,6 +152,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             // Not heat2d's one-step kernel: under the 4 blocks per SM its cost model declares,
             // ptxas (sm_90) spills 16 bytes of it, which CI's report refuses.
             (heat2d::FUSED_ENTRY, heat2d::FUSED_PTX),
+            (heat3d_fuse2::FUSED_ENTRY, heat3d_fuse2::FUSED_PTX),
         ];
         args.emit_ptx(&kernels)?;
         return Ok(());
@@ -144,6 +175,13 @@ fn run() -> Result<(), Box<dyn Error>> {
         heat2d::emulate_steps(&input, shape, &mut got, steps)?;
         compare(&got, &want, &format!("heat2d: emulate_steps, {steps} steps of {shape:?}"))?;
         println!("heat2d 5-point: emulate_steps equals run_cpu_steps ({steps} steps of {shape:?}); no GPU, nothing timed");
+        let (shape, steps) = ([9, 7, 140], options.steps.min(5));
+        let input = common::noisy_sine(shape.iter().product());
+        let (mut want, mut got) = (vec![0.0; input.len()], vec![0.0; input.len()]);
+        heat3d_fuse2::run_cpu_steps(&input, shape, &mut want, steps)?;
+        heat3d_fuse2::emulate_steps(&input, shape, &mut got, steps)?;
+        compare(&got, &want, &format!("heat3d fuse 2: emulate_steps, {steps} steps of {shape:?}"))?;
+        println!("heat3d 7-point, fuse 2: emulate_steps equals run_cpu_steps ({steps} steps of {shape:?}); no GPU, nothing timed");
         return Ok(());
     }
     let gpu = Gpu::new()?;
@@ -164,23 +202,26 @@ fn run() -> Result<(), Box<dyn Error>> {
         ]);
     }
     for (name, stencil) in stencils {
-        measure_grid(&gpu, &options, name, &stencil)?;
+        measure_grid(&gpu, &options, name, &stencil, options.shape.into(), options.check_shape.into())?;
+    }
+    let [depth, rows, cols] = options.shape3;
+    println!("3D: {depth} x {rows} x {cols}, {} steps", options.steps);
+    for (name, stencil) in [("heat3d 7-pt", heat3d::KERNEL), ("heat3d fuse 2", heat3d_fuse2::KERNEL)] {
+        measure_grid(&gpu, &options, name, &stencil, options.shape3.into(), options.check_shape3.into())?;
     }
     Ok(())
 }
 
-/// [`measure`] for a 2D stencil over `--shape`, checked on `--check-shape`.
-fn measure_grid(gpu: &Gpu, options: &Options, name: &str, stencil: &Stencil<f32, ()>) -> Result<(), Box<dyn Error>> {
+/// [`measure`] for a 2D or 3D stencil over `shape`, checked on `check`.
+fn measure_grid(gpu: &Gpu, options: &Options, name: &str, stencil: &Stencil<f32, ()>, shape: rc::Extent, check: rc::Extent) -> Result<(), Box<dyn Error>> {
     let t = stencil.steps_per_launch()? as usize;
-    let check = options.check_shape;
-    let input = common::noisy_sine(check[0] * check[1]);
+    let input = common::noisy_sine(check.len().unwrap_or(0));
     let mut want = vec![0.0; input.len()];
     stencil.run_cpu_steps_grid(&[&input], check, &mut want, options.steps, ())?;
     let got = rc::runtime::run_steps_grid(stencil, &[&input], check, options.steps, ())?;
     compare(&got, &want, &format!("{name}: run_steps, {} steps of {check:?}", options.steps))?;
 
-    let shape = options.shape;
-    let n = shape[0] * shape[1];
+    let n = shape.len().unwrap_or(0);
     let input = common::noisy_sine(n);
     let (mut a, mut b) = (gpu.upload(&input)?, gpu.upload(&input)?);
     let per_step = |timing: &Timing, steps: usize| (8 * n) as f64 / (timing.median_ms * 1e-3 / steps as f64) / 1e9;

@@ -2,7 +2,8 @@
 //! guards) and `run_steps` equal `run_cpu_steps` bit for bit, for every boundary, element type,
 //! radii 1 to 4, coefficient fields, step counts that are and are not multiples of the fused
 //! degree, and lengths from shorter than the halo to a million; in 2D the same over shapes from
-//! one point to 600 x 1030 (several tiles and strips).
+//! one point to 600 x 1030 (several tiles and strips), in 3D over shapes from one point and one
+//! plane to 70 x 33 x 260 (several tiles and columns), coefficient fields under `valid` too.
 //!
 //! Without a GPU every test prints why it skipped and passes.
 
@@ -89,6 +90,64 @@ fn average2d_i32(w: Window2<i32>) -> i32 {
 #[stencil(radius = 1, boundary = zero, fuse = 3)]
 fn varying2d(u: Window2<f32>, k: Window2<f32>) -> f32 {
     u[(0, 0)] + k[(0, 0)] * (u[(-1, 0)] + u[(1, 0)] - 2.0 * u[(0, 0)]) + k[(0, 1)] * (u[(0, -1)] - u[(0, 0)])
+}
+
+#[stencil(radius = 1, boundary = valid, fuse = 3)]
+fn varying2d_valid(u: Window2<f32>, k: Window2<f32>) -> f32 {
+    u[(0, 0)] + k[(0, 0)] * (u[(-1, 0)] + u[(1, 0)] - 2.0 * u[(0, 0)]) + k[(1, -1)] * (u[(0, -1)] - u[(0, 0)])
+}
+
+#[stencil(radius = 1, boundary = valid, fuse = 1)]
+fn varying2d_valid_one_step(u: Window2<f32>, k: Window2<f32>) -> f32 {
+    u[(0, 0)] + k[(0, 0)] * (u[(-1, 0)] + u[(1, 0)] - 2.0 * u[(0, 0)]) + k[(1, -1)] * (u[(0, -1)] - u[(0, 0)])
+}
+
+#[stencil(radius = 1, boundary = zero, fuse = 2)]
+fn heat3d_zero(w: Window3<f32>, alpha: f32) -> f32 {
+    w[(0, 0, 0)] + alpha * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)] - 6.0 * w[(0, 0, 0)])
+}
+
+#[stencil(radius = 1, boundary = clamp)]
+fn heat3d_clamp_one_step(w: Window3<f32>, alpha: f32) -> f32 {
+    w[(0, 0, 0)] + alpha * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)] - 6.0 * w[(0, 0, 0)])
+}
+
+#[stencil(radius = 1, boundary = clamp, fuse = 2, planes_per_warp = 8)]
+fn heat3d_clamp(w: Window3<f32>, alpha: f32) -> f32 {
+    w[(0, 0, 0)] + alpha * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)] - 6.0 * w[(0, 0, 0)])
+}
+
+#[stencil(radius = 1, boundary = wrap, fuse = 2, planes_per_warp = 5)]
+fn box3d_wrap(w: Window3<f64>) -> f64 {
+    let mut s = 0.0;
+    for dz in -1..=1 {
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                s += w[(dz, dy, dx)];
+            }
+        }
+    }
+    s / 27.0
+}
+
+#[stencil(radius = 1, boundary = valid, fuse = 2)]
+fn heat3d_valid(w: Window3<f32>) -> f32 {
+    0.4 * w[(0, 0, 0)] + 0.1 * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)])
+}
+
+#[stencil(radius = 1, boundary = clamp, fuse = 2, planes_per_warp = 3)]
+fn average3d_i32(w: Window3<i32>) -> i32 {
+    (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)]) / 6 + (w[(0, 0, 0)] >> 1)
+}
+
+#[stencil(radius = 1, boundary = zero, fuse = 2, planes_per_warp = 4)]
+fn varying3d(u: Window3<f32>, k: Window3<f32>) -> f32 {
+    u[(0, 0, 0)] + k[(0, 0, 0)] * (u[(-1, 0, 0)] + u[(1, 0, 0)] - 2.0 * u[(0, 0, 0)]) + k[(1, 0, 1)] * (u[(0, -1, 0)] - u[(0, 0, 1)])
+}
+
+#[stencil(radius = 1, boundary = valid, fuse = 2, planes_per_warp = 4)]
+fn varying3d_valid(u: Window3<f32>, k: Window3<f32>) -> f32 {
+    u[(0, 0, 0)] + k[(0, 0, 0)] * (u[(-1, 0, 0)] + u[(1, 0, 0)] - 2.0 * u[(0, 0, 0)]) + k[(1, -1, 1)] * (u[(0, -1, 0)] - u[(0, 0, 1)])
 }
 
 const LENGTHS: [usize; 8] = [1, 3, 17, 200, 256, 1000, 4099, (1 << 20) + 3];
@@ -283,27 +342,36 @@ fn ping_pong_buffers_of_other_lengths_are_refused_before_any_launch() {
 /// 2D shapes: one point, smaller than the halo, one strip, several tiles and strips.
 const SHAPES: [[usize; 2]; 5] = [[1, 1], [3, 5], [130, 64], [300, 520], [600, 1030]];
 
-type LaunchSteps2<T> =
-    dyn Fn(&Stream, &mut DeviceSlice<T>, &mut DeviceSlice<T>, &[&DeviceSlice<T>], [usize; 2], usize) -> Result<Holds, rc::runtime::Error>;
+/// Shapes from one point and one plane to several tiles and columns of 3D fused tiles.
+const SHAPES_3D: [[usize; 3]; 5] = [[1, 1, 1], [1, 6, 9], [5, 9, 70], [37, 12, 130], [70, 33, 260]];
 
-/// `launch_steps` and `run_steps` over 2D grids against `run_cpu_steps`, for every shape and
-/// step count; `radius` `[ry, rx]` shrinks a `valid` output.
-fn check_2d<T: Element + DeviceCopy>(
+type LaunchStepsGrid<T, const D: usize> =
+    dyn Fn(&Stream, &mut DeviceSlice<T>, &mut DeviceSlice<T>, &[&DeviceSlice<T>], [usize; D], usize) -> Result<Holds, rc::runtime::Error>;
+
+/// `launch_steps` and `run_steps` over grids of `shapes` against `run_cpu_steps`, for every
+/// shape and step count; `radius` (outermost first) shrinks a `valid` output.
+// One argument per part of a check: the case, the stream, the shapes, the radius, the three runs.
+#[allow(clippy::too_many_arguments)]
+fn check_grid<T: Element + DeviceCopy, const D: usize>(
     Case { what, fields, t }: Case,
     stream: &Stream,
-    valid: Option<[usize; 2]>,
-    launch_steps: &LaunchSteps2<T>,
-    run_steps: impl Fn(&[&[T]], [usize; 2], usize) -> Result<Vec<T>, rc::runtime::Error>,
-    run_cpu_steps: impl Fn(&[&[T]], [usize; 2], &mut [T], usize) -> Result<(), Error>,
+    shapes: &[[usize; D]],
+    valid: Option<[usize; D]>,
+    launch_steps: &LaunchStepsGrid<T, D>,
+    run_steps: impl Fn(&[&[T]], [usize; D], usize) -> Result<Vec<T>, rc::runtime::Error>,
+    run_cpu_steps: impl Fn(&[&[T]], [usize; D], &mut [T], usize) -> Result<(), Error>,
 ) -> Result<(), String> {
-    for shape in SHAPES {
-        let n = shape[0] * shape[1];
+    for &shape in shapes {
+        let n = shape.iter().product();
         for steps in step_counts(t) {
             let out = match valid {
-                Some([ry, rx]) => match (shape[0].checked_sub(2 * ry * steps), shape[1].checked_sub(2 * rx * steps)) {
-                    (Some(y), Some(x)) if y > 0 && x > 0 => y * x,
-                    _ => continue,
-                },
+                Some(radius) => {
+                    let left: Option<Vec<usize>> = shape.iter().zip(radius).map(|(&n, r)| n.checked_sub(2 * r * steps).filter(|&m| m > 0)).collect();
+                    match left {
+                        Some(left) => left.iter().product(),
+                        None => continue,
+                    }
+                }
                 None => n,
             };
             let inputs: Vec<Vec<T>> = (0..fields).map(|f| awkward::<T>(n, (n * 7 + steps * 3 + f) as u64)).collect();
@@ -340,53 +408,159 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps_in_2d() {
     let mut failures = Vec::new();
     let mut record = |result: Result<(), String>| failures.extend(result.err());
     const ALPHA: f32 = 0.2;
-    record(check_2d::<f32>(
+    record(check_grid::<f32, 2>(
         Case { what: "heat2d zero", fields: 1, t: heat2d_zero::STEPS_PER_LAUNCH },
         &stream,
+        &SHAPES,
         None,
         &|s, a, b, _, shape, steps| heat2d_zero::launch_steps(s, a, b, shape, steps, ALPHA),
         |i, shape, steps| heat2d_zero::run_steps(i[0], shape, steps, ALPHA),
         |i, shape, o, steps| heat2d_zero::run_cpu_steps(i[0], shape, o, steps, ALPHA),
     ));
-    record(check_2d::<f32>(
+    record(check_grid::<f32, 2>(
         Case { what: "heat2d clamp", fields: 1, t: 3 },
         &stream,
+        &SHAPES,
         None,
         &|s, a, b, _, shape, steps| heat2d_clamp::launch_steps(s, a, b, shape, steps, ALPHA),
         |i, shape, steps| heat2d_clamp::run_steps(i[0], shape, steps, ALPHA),
         |i, shape, o, steps| heat2d_clamp::run_cpu_steps(i[0], shape, o, steps, ALPHA),
     ));
-    record(check_2d::<f64>(
+    record(check_grid::<f64, 2>(
         Case { what: "box2d wrap f64", fields: 1, t: 4 },
         &stream,
+        &SHAPES,
         None,
         &|s, a, b, _, shape, steps| box2d_wrap::launch_steps(s, a, b, shape, steps),
         |i, shape, steps| box2d_wrap::run_steps(i[0], shape, steps),
         |i, shape, o, steps| box2d_wrap::run_cpu_steps(i[0], shape, o, steps),
     ));
-    record(check_2d::<f32>(
+    record(check_grid::<f32, 2>(
         Case { what: "tall2d valid", fields: 1, t: 2 },
         &stream,
+        &SHAPES,
         Some([2, 1]),
         &|s, a, b, _, shape, steps| tall2d_valid::launch_steps(s, a, b, shape, steps),
         |i, shape, steps| tall2d_valid::run_steps(i[0], shape, steps),
         |i, shape, o, steps| tall2d_valid::run_cpu_steps(i[0], shape, o, steps),
     ));
-    record(check_2d::<i32>(
+    record(check_grid::<i32, 2>(
         Case { what: "average2d i32", fields: 1, t: 5 },
         &stream,
+        &SHAPES,
         None,
         &|s, a, b, _, shape, steps| average2d_i32::launch_steps(s, a, b, shape, steps),
         |i, shape, steps| average2d_i32::run_steps(i[0], shape, steps),
         |i, shape, o, steps| average2d_i32::run_cpu_steps(i[0], shape, o, steps),
     ));
-    record(check_2d::<f32>(
+    record(check_grid::<f32, 2>(
         Case { what: "varying2d zero", fields: 2, t: 3 },
         &stream,
+        &SHAPES,
         None,
         &|s, a, b, c, shape, steps| varying2d::launch_steps(s, a, b, c[0], shape, steps),
         |i, shape, steps| varying2d::run_steps(i[0], i[1], shape, steps),
         |i, shape, o, steps| varying2d::run_cpu_steps(i[0], i[1], shape, o, steps),
+    ));
+    // Under `valid` each launch after the first reads the coefficients where the state lies.
+    record(check_grid::<f32, 2>(
+        Case { what: "varying2d valid", fields: 2, t: 3 },
+        &stream,
+        &SHAPES,
+        Some([1, 1]),
+        &|s, a, b, c, shape, steps| varying2d_valid::launch_steps(s, a, b, c[0], shape, steps),
+        |i, shape, steps| varying2d_valid::run_steps(i[0], i[1], shape, steps),
+        |i, shape, o, steps| varying2d_valid::run_cpu_steps(i[0], i[1], shape, o, steps),
+    ));
+    record(check_grid::<f32, 2>(
+        Case { what: "varying2d valid, one step per launch", fields: 2, t: 3 },
+        &stream,
+        &SHAPES,
+        Some([1, 1]),
+        &|s, a, b, c, shape, steps| varying2d_valid_one_step::launch_steps(s, a, b, c[0], shape, steps),
+        |i, shape, steps| varying2d_valid_one_step::run_steps(i[0], i[1], shape, steps),
+        |i, shape, o, steps| varying2d_valid_one_step::run_cpu_steps(i[0], i[1], shape, o, steps),
+    ));
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn launch_steps_and_run_steps_equal_run_cpu_steps_in_3d() {
+    let Some((_context, stream)) = gpu("launch_steps_and_run_steps_equal_run_cpu_steps_in_3d") else { return };
+    let mut failures = Vec::new();
+    let mut record = |result: Result<(), String>| failures.extend(result.err());
+    const ALPHA: f32 = 0.1;
+    record(check_grid::<f32, 3>(
+        Case { what: "heat3d zero", fields: 1, t: heat3d_zero::STEPS_PER_LAUNCH },
+        &stream,
+        &SHAPES_3D,
+        None,
+        &|s, a, b, _, shape, steps| heat3d_zero::launch_steps(s, a, b, shape, steps, ALPHA),
+        |i, shape, steps| heat3d_zero::run_steps(i[0], shape, steps, ALPHA),
+        |i, shape, o, steps| heat3d_zero::run_cpu_steps(i[0], shape, o, steps, ALPHA),
+    ));
+    record(check_grid::<f32, 3>(
+        Case { what: "heat3d clamp, one step per launch", fields: 1, t: 2 },
+        &stream,
+        &SHAPES_3D,
+        None,
+        &|s, a, b, _, shape, steps| heat3d_clamp_one_step::launch_steps(s, a, b, shape, steps, ALPHA),
+        |i, shape, steps| heat3d_clamp_one_step::run_steps(i[0], shape, steps, ALPHA),
+        |i, shape, o, steps| heat3d_clamp_one_step::run_cpu_steps(i[0], shape, o, steps, ALPHA),
+    ));
+    record(check_grid::<f32, 3>(
+        Case { what: "heat3d clamp", fields: 1, t: 2 },
+        &stream,
+        &SHAPES_3D,
+        None,
+        &|s, a, b, _, shape, steps| heat3d_clamp::launch_steps(s, a, b, shape, steps, ALPHA),
+        |i, shape, steps| heat3d_clamp::run_steps(i[0], shape, steps, ALPHA),
+        |i, shape, o, steps| heat3d_clamp::run_cpu_steps(i[0], shape, o, steps, ALPHA),
+    ));
+    record(check_grid::<f64, 3>(
+        Case { what: "box3d wrap f64", fields: 1, t: 2 },
+        &stream,
+        &SHAPES_3D,
+        None,
+        &|s, a, b, _, shape, steps| box3d_wrap::launch_steps(s, a, b, shape, steps),
+        |i, shape, steps| box3d_wrap::run_steps(i[0], shape, steps),
+        |i, shape, o, steps| box3d_wrap::run_cpu_steps(i[0], shape, o, steps),
+    ));
+    record(check_grid::<f32, 3>(
+        Case { what: "heat3d valid", fields: 1, t: 2 },
+        &stream,
+        &SHAPES_3D,
+        Some([1, 1, 1]),
+        &|s, a, b, _, shape, steps| heat3d_valid::launch_steps(s, a, b, shape, steps),
+        |i, shape, steps| heat3d_valid::run_steps(i[0], shape, steps),
+        |i, shape, o, steps| heat3d_valid::run_cpu_steps(i[0], shape, o, steps),
+    ));
+    record(check_grid::<i32, 3>(
+        Case { what: "average3d i32", fields: 1, t: 2 },
+        &stream,
+        &SHAPES_3D,
+        None,
+        &|s, a, b, _, shape, steps| average3d_i32::launch_steps(s, a, b, shape, steps),
+        |i, shape, steps| average3d_i32::run_steps(i[0], shape, steps),
+        |i, shape, o, steps| average3d_i32::run_cpu_steps(i[0], shape, o, steps),
+    ));
+    record(check_grid::<f32, 3>(
+        Case { what: "varying3d zero", fields: 2, t: 2 },
+        &stream,
+        &SHAPES_3D,
+        None,
+        &|s, a, b, c, shape, steps| varying3d::launch_steps(s, a, b, c[0], shape, steps),
+        |i, shape, steps| varying3d::run_steps(i[0], i[1], shape, steps),
+        |i, shape, o, steps| varying3d::run_cpu_steps(i[0], i[1], shape, o, steps),
+    ));
+    record(check_grid::<f32, 3>(
+        Case { what: "varying3d valid", fields: 2, t: 2 },
+        &stream,
+        &SHAPES_3D,
+        Some([1, 1, 1]),
+        &|s, a, b, c, shape, steps| varying3d_valid::launch_steps(s, a, b, c[0], shape, steps),
+        |i, shape, steps| varying3d_valid::run_steps(i[0], i[1], shape, steps),
+        |i, shape, o, steps| varying3d_valid::run_cpu_steps(i[0], i[1], shape, o, steps),
     ));
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }

@@ -362,9 +362,10 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         // Per element its position, two tests and a select; under `clamp` two broadcasts.
         Op::StepRule { values, .. } => instructions += 4.0 * values.len() as f64 + 2.0 * (values.len() as f64 + 4.0),
         // The tile's row, row starts and the loop's counter and branch.
-        Op::StreamRows(_) => instructions += 6.0,
+        Op::StreamRows(_) | Op::StreamPlanes(_) => instructions += 6.0,
         // Per row its position and test; per element a select (under `clamp` one per row).
         Op::RowRule { rows, .. } => instructions += rows.iter().map(|row| 4.0 + (row.len() * rows.len()) as f64).sum::<f64>(),
+        Op::PlaneRule { planes, .. } => instructions += planes.iter().map(|plane| 4.0 + (plane.len() * planes.len()) as f64).sum::<f64>(),
         Op::StoreOwned { srcs, width, .. } => {
             let accesses = (srcs.len() as u32 / width) as f64;
             instructions += accesses * if *width == 1 { 5.0 } else { 3.0 };
@@ -490,9 +491,12 @@ impl fmt::Display for Choice {
 /// bandwidth per step (3.7x at 8, 8.0x at 32, 5.7x at 64: past 16 the halo's recomputation and
 /// the registers eat the gain); fewer where the tile cannot hold 16 ([`FusedTile::max_steps`])
 /// or the fused kernel would need more registers than a thread has (halving until it fits). In
-/// 2D the most steps whose recomputation (the x halo and each strip's first rows, computed
-/// twice) stays within [`MAX_RECOMPUTE_2D`] of the outputs ([`FusedTile::recompute`]) and whose
-/// kernel fits a thread's registers. 1 (no fused kernel) for 3D stencils and where nothing fits.
+/// 2D and 3D the most steps whose recomputation (the x halo, in 3D each plane's y halo, and each
+/// strip's or column's first rows or planes, computed twice) stays within [`MAX_RECOMPUTE_2D`]
+/// of the outputs ([`FusedTile::computed_per_output`]) and whose kernel fits a thread's
+/// registers: in 3D the planes' y halo alone takes a one-row plane 3x past it at 2 steps of
+/// radius 1, so a 3D stencil gets its fused kernel from `fuse = T`. 1 (no fused kernel) where
+/// nothing fits.
 pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
     const PROBED_BEST: u32 = 16;
     let fits = |steps| matches!(WarpProgram::compile_steps(*pattern, body, steps), Ok(program) if !program.register_estimate().exceeds_limit());
@@ -504,16 +508,16 @@ pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
             }
             steps.max(1)
         }
-        Dims::Two => (2..=FusedTile::max_steps(pattern, body.element()))
+        Dims::Two | Dims::Three => (2..=FusedTile::max_steps(pattern, body.element()))
             .rev()
             .find(|&steps| {
-                let cheap = FusedTile::new(pattern, body.element(), steps).is_ok_and(|tile| tile.recompute() <= MAX_RECOMPUTE_2D);
+                let cheap = FusedTile::new(pattern, body.element(), steps).is_ok_and(|tile| tile.computed_per_output() <= MAX_RECOMPUTE_2D);
                 cheap && fits(steps)
             })
             .unwrap_or(1),
-        Dims::Three => 1,
     }
 }
 
-/// The most elements a 2D fused tile may compute per output and step (see [`steps_per_launch`]).
+/// The most elements a 2D or 3D fused tile may compute per output and step (see
+/// [`steps_per_launch`]).
 pub const MAX_RECOMPUTE_2D: f64 = 1.5;

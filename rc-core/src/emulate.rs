@@ -300,9 +300,11 @@ impl<T: Element> Tile<'_, T> {
                 }
             }
             Op::StepRule { values, dsts } => self.step_rule(values, dsts),
-            Op::StoreOwned { srcs, lead, width } => self.store_owned(srcs, *lead, *width as usize)?,
+            Op::StoreOwned { srcs, lead, width, row } => self.store_owned(srcs, *lead, *width as usize, *row)?,
             Op::StreamRows(rows) => self.origin[1] += *rows as i64,
             Op::RowRule { rows, first, dsts } => self.row_rule(rows, *first, dsts),
+            Op::StreamPlanes(planes) => self.origin[2] += *planes as i64,
+            Op::PlaneRule { planes, first } => self.plane_rule(planes, *first),
             Op::StoreVector { srcs, at, row, .. } => {
                 for lane in 0..warp {
                     let x = self.origin[0] + at.element(lane as u32) as i64;
@@ -370,9 +372,35 @@ impl<T: Element> Tile<'_, T> {
         }
     }
 
-    /// Fused time steps: lane `l`'s element `j` goes to tile output `l * k + j - lead` where
-    /// that is one of the tile's outputs, in accesses of `width` elements.
-    fn store_owned(&mut self, srcs: &[Reg], lead: u32, width: usize) -> Result<(), Error> {
+    /// Fused time steps in 3D: box planes `first..` read through the boundary rule along z, in
+    /// place (the planes at the edges it copies lie inside, so no copy reads a changed plane).
+    fn plane_rule(&mut self, planes: &[Vec<Reg>], first: u32) {
+        let nz = self.in_shape[2] as i64;
+        let z0 = self.origin[2] + first as i64 - self.program.pattern.shift_along(2) as i64;
+        let boundary = self.program.pattern.boundary();
+        for (j, plane) in planes.iter().enumerate() {
+            let z = z0 + j as i64;
+            let source = match (boundary, (0..nz).contains(&z)) {
+                (_, true) => continue,
+                (Boundary::Clamp, false) => match planes.get((z.clamp(0, nz - 1) - z0) as usize) {
+                    Some(edge) => Some(edge),
+                    None => continue,
+                },
+                _ => None,
+            };
+            for lane in 0..self.warp {
+                for (e, &d) in plane.iter().enumerate() {
+                    let bits = source.map_or(0, |edge| self.get(edge[e], lane));
+                    self.set(d, lane, bits);
+                }
+            }
+        }
+    }
+
+    /// Fused time steps: lane `l`'s element `j` goes to tile output `l * k + j - lead` of
+    /// output row `row` where that is one of the tile's outputs, in accesses of `width`
+    /// elements.
+    fn store_owned(&mut self, srcs: &[Reg], lead: u32, width: usize, row: u32) -> Result<(), Error> {
         let (k, outputs) = (srcs.len() as i64, self.program.pattern.tile_outputs() as i64);
         for lane in 0..self.warp {
             for (c, chunk) in srcs.chunks(width).enumerate() {
@@ -381,7 +409,7 @@ impl<T: Element> Tile<'_, T> {
                     continue;
                 }
                 let x = self.origin[0] + o;
-                let (first, last) = (self.output_at(0, x), self.output_at(0, x + width as i64 - 1));
+                let (first, last) = (self.output_at(row, x), self.output_at(row, x + width as i64 - 1));
                 let i = match (first, last) {
                     (Some(i), Some(_)) if i % width == 0 && o + width as i64 <= outputs => i,
                     (Some(_), None) | (None, _) if width == 1 => continue,

@@ -190,8 +190,13 @@ pub enum ScheduleError {
         2 * crate::fused_grid::WINDOW_WORDS
     )]
     FusedGridSteps { steps: u32, radius_y: u32, radius_x: u32, element: ScalarType, max_steps: u32 },
-    #[error("fused time steps are built for 1D and 2D stencils, got a {dims} stencil")]
-    FusedDimensions { dims: Dims },
+    #[error(
+        "cannot fuse {steps} time steps of a radius {radius} 3D stencil over {element} in one launch: the planes each lane keeps \
+         (2 * rz + 1 per step, each of its rows 16 bytes or more) hold at most {} 32-bit words in all, so at most {max_steps} steps \
+         fit (fuse = 1 to {max_steps})",
+        2 * crate::fused_grid::WINDOW_WORDS
+    )]
+    FusedVolumeSteps { steps: u32, radius: Radius, element: ScalarType, max_steps: u32 },
     #[error("the body reads {body} taps, but the pattern is {pattern}")]
     Dimensions { body: Dims, pattern: Dims },
     #[error("a tile of radius {radius} reads {rows} input rows; 2D and 3D tiles may read at most {max_rows} ((planes_per_warp + 2 rz) * (rows_per_warp + 2 ry)) with radii of at most {max_radius}: lower the radius, rows_per_warp or planes_per_warp")]

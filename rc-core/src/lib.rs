@@ -19,6 +19,7 @@ mod emulate;
 pub mod error;
 pub mod explain;
 pub mod fused_grid;
+pub mod fused_grid3;
 pub mod geometry;
 pub mod half_float;
 pub mod machine;

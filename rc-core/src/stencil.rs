@@ -106,10 +106,6 @@ impl<T: Element, P: Params> Stencil<T, P> {
     /// ([`crate::time_steps::FusedTile::width`]).
     #[doc(hidden)]
     pub fn fused_launch(&self, steps: u32) -> Result<(Stencil<T, P>, crate::time_steps::FusedTile), Error> {
-        let dims = self.pattern.dims();
-        if dims == crate::geometry::Dims::Three {
-            return Err(crate::error::ScheduleError::FusedDimensions { dims }.into());
-        }
         // The tile alone, not the program: a run of time steps asks for it at every call.
         let tile = crate::time_steps::FusedTile::new(&self.pattern, T::TYPE, steps)?;
         let (ptx, entry) = match self.fused {

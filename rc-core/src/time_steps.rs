@@ -38,6 +38,8 @@ use crate::strategy::Strategy;
 /// The shape of a fused tile: how many steps, and which elements each lane owns and stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FusedTile {
+    /// The stencil's dimensions.
+    pub dims: Dims,
     /// Steps per launch, `T`.
     pub steps: u32,
     /// The stencil's radius `r` along x.
@@ -53,9 +55,14 @@ pub struct FusedTile {
     pub width: u32,
     pub warp: u32,
     /// 2D: the stencil's radius along y, and the output rows each warp computes streaming
-    /// down its column strip ([`crate::fused_grid`]); 0 and 1 in 1D.
+    /// down its column strip ([`crate::fused_grid`]); 0 and 1 in 1D. 3D: the radius along y,
+    /// and the output rows of each plane of the tile ([`crate::fused_grid3`]).
     pub radius_y: u32,
     pub rows: u32,
+    /// 3D: the stencil's radius along z, and the output planes each warp computes streaming
+    /// along z through its column of planes ([`crate::fused_grid3`]); 0 and 1 in 1D and 2D.
+    pub radius_z: u32,
+    pub planes: u32,
 }
 
 impl FusedTile {
@@ -66,13 +73,14 @@ impl FusedTile {
     /// elements for `T * r = 16`), or to [`FusedTile::MAX_OWNED_WORDS`].
     const HALO_SHARE: u32 = 8;
 
-    /// The fused tile for `steps` steps of a 1D or 2D stencil of `pattern` over `element`s.
+    /// The fused tile for `steps` steps of a stencil of `pattern` over `element`s.
     pub fn new(pattern: &Pattern, element: ScalarType, steps: u32) -> Result<FusedTile, ScheduleError> {
         FusedTile::fit(pattern, element, steps).ok_or_else(|| {
             let (radius, max_steps) = (pattern.radius().along_x(), FusedTile::max_steps(pattern, element));
             match pattern.dims() {
                 Dims::One => ScheduleError::FusedSteps { steps, radius, element, max_steps },
-                _ => ScheduleError::FusedGridSteps { steps, radius_y: pattern.radius().along(1), radius_x: radius, element, max_steps },
+                Dims::Two => ScheduleError::FusedGridSteps { steps, radius_y: pattern.radius().along(1), radius_x: radius, element, max_steps },
+                Dims::Three => ScheduleError::FusedVolumeSteps { steps, radius: pattern.radius(), element, max_steps },
             }
         })
     }
@@ -85,11 +93,12 @@ impl FusedTile {
     }
 
     fn fit(pattern: &Pattern, element: ScalarType, steps: u32) -> Option<FusedTile> {
-        match pattern.dims() {
+        let tile = match pattern.dims() {
             Dims::One => FusedTile::fit_x(pattern, element, steps, FusedTile::MAX_OWNED_WORDS, false),
             Dims::Two => FusedTile::fit_grid(pattern, element, steps),
-            Dims::Three => None,
-        }
+            Dims::Three => FusedTile::fit_volume(pattern, element, steps),
+        };
+        tile.map(|tile| FusedTile { dims: pattern.dims(), ..tile })
     }
 
     /// The tile along x, each lane owning at most `most_words` 32-bit words of one row: all of
@@ -112,7 +121,7 @@ impl FusedTile {
         // lanes over f32 stores an even number of outputs per lane).
         let whole = width / warp.min(width);
         let outputs = (warp * per_lane).saturating_sub(lead + halo) / warp / whole * whole;
-        let tile = FusedTile { steps, radius, per_lane, lead, outputs_per_lane: outputs, width, warp, radius_y: 0, rows: 1 };
+        let tile = FusedTile { dims: Dims::One, steps, radius, per_lane, lead, outputs_per_lane: outputs, width, warp, radius_y: 0, rows: 1, radius_z: 0, planes: 1 };
         (steps > 0 && outputs > 0 && per_lane <= most).then_some(tile)
     }
 
@@ -131,6 +140,15 @@ impl FusedTile {
         self.warp * self.outputs_per_lane
     }
 
+    /// Elements computed per output and step: the halos' recomputation.
+    pub fn computed_per_output(&self) -> f64 {
+        match self.dims {
+            Dims::One => f64::from(self.elements()) / f64::from(self.outputs()),
+            Dims::Two => self.recompute(),
+            Dims::Three => self.recompute_volume(),
+        }
+    }
+
     /// The pattern of one fused launch over `pattern`: a stencil of radius `T * r` (so `valid`
     /// shrinks by `2 * T * r`) whose tiles hold [`FusedTile::outputs`] outputs.
     pub fn launch_pattern(&self, pattern: &Pattern) -> Pattern {
@@ -139,9 +157,13 @@ impl FusedTile {
                 .with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm()),
             // The one-step kernel's blocks per SM cap its registers, not the windows' (a 2D
             // kernel's cap of 64 spilled 1.1 KB of them): only the block size carries over.
-            _ => {
-                let radius = crate::geometry::Radius::yx(self.steps * self.radius_y, self.halo());
-                Pattern::grid_unchecked(radius, self.warp, self.outputs_per_lane, self.rows, 1, pattern.boundary())
+            dims => {
+                let (t, halo) = (self.steps, self.halo());
+                let radius = match dims {
+                    Dims::Three => crate::geometry::Radius::zyx(t * self.radius_z, t * self.radius_y, halo),
+                    _ => crate::geometry::Radius::yx(t * self.radius_y, halo),
+                };
+                Pattern::grid_unchecked(radius, self.warp, self.outputs_per_lane, self.rows, self.planes, pattern.boundary())
                     .with_launch_bounds_unchecked(pattern.threads_per_block(), None)
             }
         }
@@ -158,13 +180,21 @@ impl FusedTile {
 }
 
 impl WarpProgram {
-    /// The program that runs `steps` time steps of the 1D or 2D stencil `body` on `pattern` in
-    /// one launch ([`crate::time_steps`], [`crate::fused_grid`]): its pattern is the launch's
-    /// ([`FusedTile::launch_pattern`]).
+    /// The program that runs `steps` time steps of the stencil `body` on `pattern` in one
+    /// launch ([`crate::time_steps`], [`crate::fused_grid`], [`crate::fused_grid3`]): its
+    /// pattern is the launch's ([`FusedTile::launch_pattern`]).
     pub fn compile_steps(pattern: Pattern, body: &Body, steps: u32) -> Result<WarpProgram, Error> {
         let dims = pattern.dims();
-        if dims == Dims::Three || body.radius().dims() > dims {
-            return Err(ScheduleError::FusedDimensions { dims: dims.max(body.radius().dims()) }.into());
+        if body.radius().dims() > dims {
+            return Err(ScheduleError::Dimensions { body: body.radius().dims(), pattern: dims }.into());
+        }
+        // The windows hold the pattern's radius along each dimension: a tap past it has no register.
+        for (node, &n) in body.nodes().iter().enumerate() {
+            if let Node::Tap(_, offset) = n {
+                if !pattern.radius().covers(offset) {
+                    return Err(crate::error::BodyError::TapOutsideRadius { node, offset, radius: pattern.radius() }.into());
+                }
+            }
         }
         let tile = FusedTile::new(&pattern, body.element(), steps)?;
         let launch = tile.launch_pattern(&pattern);
@@ -173,7 +203,8 @@ impl WarpProgram {
         // load element by element under the boundary rule and apply it in every step.
         let (taken, fallback) = match dims {
             Dims::One => (build.path(true), build.path(false)),
-            _ => (crate::fused_grid::strip(&mut build, true), crate::fused_grid::strip(&mut build, false)),
+            Dims::Two => (crate::fused_grid::strip(&mut build, true), crate::fused_grid::strip(&mut build, false)),
+            Dims::Three => (crate::fused_grid3::column(&mut build, true), crate::fused_grid3::column(&mut build, false)),
         };
         let machine = Machine {
             body: vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements() }, taken, fallback }],
@@ -196,7 +227,8 @@ impl WarpProgram {
                     tile.halo(),
                     k = tile.per_lane
                 ),
-                _ => crate::fused_grid::distribution(&tile),
+                Dims::Two => crate::fused_grid::distribution(&tile),
+                Dims::Three => crate::fused_grid3::distribution(&tile),
             },
             vector: tile.per_lane,
             staged: false,
@@ -248,11 +280,11 @@ impl Build<'_> {
     }
 
     /// The lane-relative element indices (`-r..0` and `k..k + r`) the body reads of `field`
-    /// (in 2D, of its row at `dy`).
-    fn edges(&self, field: u32, dy: Option<i32>) -> BTreeSet<i64> {
+    /// through the taps `reads` accepts.
+    fn edges(&self, field: u32, reads: impl Fn(Offset) -> bool) -> BTreeSet<i64> {
         let k = self.tile.per_lane as i64;
         let mut out = BTreeSet::new();
-        for (f, d) in self.body.used_field_taps().into_iter().filter(|(_, d)| dy.is_none_or(|dy| d.along(1) == dy)) {
+        for (f, d) in self.body.used_field_taps().into_iter().filter(|&(_, d)| reads(d)) {
             for j in (0..k).map(|j| j + d.along_x() as i64).filter(|&j| f == field && !(0..k).contains(&j)) {
                 out.insert(j);
             }
@@ -263,10 +295,15 @@ impl Build<'_> {
     /// The neighbours' edge elements of `own` the body reads (in 2D, of the row at `dy`), each
     /// by one shuffle.
     pub(crate) fn exchange(&mut self, field: u32, dy: Option<i32>, own: Vec<Reg>, out: &mut Vec<Stmt>) -> Owned {
+        self.exchange_for(field, |d| dy.is_none_or(|dy| d.along(1) == dy), own, out)
+    }
+
+    /// [`Build::exchange`] of the edges the taps `reads` accepts read.
+    pub(crate) fn exchange_for(&mut self, field: u32, reads: impl Fn(Offset) -> bool, own: Vec<Reg>, out: &mut Vec<Stmt>) -> Owned {
         let (k, r) = (self.tile.per_lane as i64, self.tile.radius as usize);
         let element = self.body.element();
         let mut owned = Owned { own, before: vec![None; r], after: vec![None; r] };
-        for j in self.edges(field, dy) {
+        for j in self.edges(field, reads) {
             let dst = self.reg(element);
             let (src, from) = match j < 0 {
                 true => (owned.own[(k + j) as usize], Side::Before),
@@ -429,13 +466,18 @@ impl Build<'_> {
     /// The stores of the tile's outputs: vectors where the whole tile's outputs exist and the
     /// lead keeps them aligned, one checked store per element otherwise.
     pub(crate) fn stores(&self, srcs: Vec<Reg>) -> Stmt {
+        self.stores_row(srcs, 0)
+    }
+
+    /// [`Build::stores`] into output row `row` of the tile.
+    pub(crate) fn stores_row(&self, srcs: Vec<Reg>, row: u32) -> Stmt {
         let (lead, width) = (self.tile.lead, self.tile.width);
-        let single = Stmt::Op(Op::StoreOwned { srcs: srcs.clone(), lead, width: 1 });
+        let single = Stmt::Op(Op::StoreOwned { srcs: srcs.clone(), lead, width: 1, row });
         if width == 1 || lead % width != 0 {
             return single;
         }
-        let taken = vec![Stmt::Op(Op::StoreOwned { srcs, lead, width })];
-        Stmt::Branch { test: TileTest::Whole { row: 0 }, taken, fallback: vec![single] }
+        let taken = vec![Stmt::Op(Op::StoreOwned { srcs, lead, width, row })];
+        Stmt::Branch { test: TileTest::Whole { row }, taken, fallback: vec![single] }
     }
 }
 

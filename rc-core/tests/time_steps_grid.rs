@@ -1,8 +1,9 @@
-//! Fused time steps in 2D: one fused launch of `T` steps, emulated lane by lane, equals `T`
-//! applications of the body by the definition of each boundary rule, bit for bit, for random
+//! Fused time steps in 2D and 3D: one fused launch of `T` steps, emulated lane by lane, equals
+//! `T` applications of the body by the definition of each boundary rule, bit for bit, for random
 //! bodies (every operation on every type, 1 to 3 input fields, parameters) over random tap
 //! sets (boxes, stars, subsets), radii per dimension, steps (1, 2, T - 1, T, the most that
-//! fit), shapes (smaller than the halo, one tile, several tiles and strips) and element types.
+//! fit), shapes (smaller than the halo, one tile, several tiles and strips or columns, one
+//! plane) and element types.
 //!
 //! Seeded: case `i` comes from seed `BASE_SEED + i`; rerun one with
 //! `RC_STEPS_SEED=<seed> cargo test -p rc-core --test time_steps_grid`.
@@ -19,38 +20,58 @@ use bodies::{pick, random_body, random_fields, random_params, Taps};
 const BASE_SEED: u64 = 0x57E9_2D00_0000;
 const CASES: u64 = 160;
 
-/// One step by the definition: output `(y, x)` is the body over the windows centred on input
-/// `(y, x) + r - shift` of every field, each read under the boundary rule.
-fn step_by_definition<T: Element>(body: &Body, pattern: &Pattern, inputs: &[&[T]], shape: [usize; 2], params: &[Scalar]) -> (Vec<T>, [usize; 2]) {
-    let out: [usize; 2] = pattern.output_shape(Extent::from(shape)).expect("long enough").try_into().expect("2D");
-    let offset = [1, 0].map(|axis| (pattern.radius().along(axis) - pattern.shift_along(axis)) as i64);
-    let mut result = Vec::with_capacity(out[0] * out[1]);
-    for y in 0..out[0] {
-        for x in 0..out[1] {
-            let centre = [y as i64 + offset[0], x as i64 + offset[1]];
-            let tap = |field: u32, d: Offset| {
-                let at = [centre[0] + d.along(1) as i64, centre[1] + d.along_x() as i64];
-                pattern.boundary().locate(Extent::from(shape), &at).map_or(*T::zero_ref(), |i| inputs[field as usize][i]).to_scalar()
-            };
-            result.push(T::from_bits(body.eval(tap, params).bits));
+/// One step by the definition: output `index` (outermost first) is the body over the windows
+/// centred on input `index + r - shift` of every field, each read under the boundary rule.
+fn step_by_definition<T: Element>(body: &Body, pattern: &Pattern, inputs: &[&[T]], shape: &[usize], params: &[Scalar]) -> (Vec<T>, Vec<usize>) {
+    let dims = shape.len();
+    let out = pattern.output_shape(Extent::new(shape).expect("1-3 dims")).expect("long enough").components();
+    let offset: Vec<i64> = (0..dims).map(|i| (pattern.radius().along(dims - 1 - i) - pattern.shift_along(dims - 1 - i)) as i64).collect();
+    let mut result = Vec::with_capacity(out.iter().product());
+    for linear in 0..out.iter().product::<usize>() {
+        let (mut rest, mut centre) = (linear, vec![0i64; dims]);
+        for i in (0..dims).rev() {
+            centre[i] = (rest % out[i]) as i64 + offset[i];
+            rest /= out[i];
         }
+        let tap = |field: u32, d: Offset| {
+            let at: Vec<i64> = (0..dims).map(|i| centre[i] + d.along(dims - 1 - i) as i64).collect();
+            pattern.boundary().locate(Extent::new(shape).expect("1-3 dims"), &at).map_or(*T::zero_ref(), |i| inputs[field as usize][i]).to_scalar()
+        };
+        result.push(T::from_bits(body.eval(tap, params).bits));
     }
     (result, out)
 }
 
 /// `steps` steps by the definition: field 0 steps, the others stay, cut under `valid` to
 /// where the state lies.
-fn steps_by_definition<T: Element>(body: &Body, pattern: &Pattern, inputs: &[Vec<T>], shape: [usize; 2], steps: usize, params: &[Scalar]) -> Vec<T> {
-    let (mut state, mut now) = (inputs[0].clone(), shape);
-    let (ry, rx) = (pattern.radius().along(1) as usize, pattern.radius().along_x() as usize);
+fn steps_by_definition<T: Element>(body: &Body, pattern: &Pattern, inputs: &[Vec<T>], shape: &[usize], steps: usize, params: &[Scalar]) -> Vec<T> {
+    let dims = shape.len();
+    let (mut state, mut now) = (inputs[0].clone(), shape.to_vec());
     for done in 0..steps {
-        let (ty, tx) = if pattern.boundary() == Boundary::Valid { (ry * done, rx * done) } else { (0, 0) };
-        let cut: Vec<Vec<T>> = inputs[1..]
-            .iter()
-            .map(|c| (0..now[0]).flat_map(|y| c[(y + ty) * shape[1] + tx..][..now[1]].to_vec()).collect())
-            .collect();
+        let trim: Vec<usize> = match pattern.boundary() {
+            Boundary::Valid => (0..dims).map(|i| pattern.radius().along(dims - 1 - i) as usize * done).collect(),
+            _ => vec![0; dims],
+        };
+        // Each element of the state's shape `now`, at its place in the coefficient's `shape`.
+        let cut = |c: &Vec<T>| -> Vec<T> {
+            (0..now.iter().product::<usize>())
+                .map(|linear| {
+                    let (mut rest, mut at) = (linear, 0);
+                    let mut index = vec![0; dims];
+                    for i in (0..dims).rev() {
+                        index[i] = rest % now[i] + trim[i];
+                        rest /= now[i];
+                    }
+                    for i in 0..dims {
+                        at = at * shape[i] + index[i];
+                    }
+                    c[at]
+                })
+                .collect()
+        };
+        let cut: Vec<Vec<T>> = inputs[1..].iter().map(cut).collect();
         let fields: Vec<&[T]> = std::iter::once(state.as_slice()).chain(cut.iter().map(|c| c.as_slice())).collect();
-        (state, now) = step_by_definition(body, pattern, &fields, now, params);
+        (state, now) = step_by_definition(body, pattern, &fields, &now, params);
     }
     state
 }
@@ -87,7 +108,7 @@ fn case<T: Element>(seed: u64) -> Result<(), String> {
     }
     let n = shape[0] * shape[1];
     let inputs: Vec<Vec<T>> = (0..fields).map(|f| awkward::<T>(n, seed ^ ((f as u64 + 1) * 0x9e37))).collect();
-    let want = steps_by_definition(&body, &pattern, &inputs, shape, steps as usize, &params);
+    let want = steps_by_definition(&body, &pattern, &inputs, &shape, steps as usize, &params);
     let slices: Vec<&[T]> = inputs.iter().map(|v| v.as_slice()).collect();
     let mut got = vec![poison::<T>(); want.len()];
     program.emulate_grid(&slices, Extent::from(shape), &mut got, &params).map_err(|e| format!("seed {seed:#x}: {e}"))?;
@@ -130,5 +151,101 @@ fn the_2d_tile_streams_its_strip_with_one_window_per_step() {
         // No row moves between registers: per iteration one copy of the input row loaded the
         // iteration before, and one per step but the last, of its new row.
         assert_eq!(count(loops[1].1, |op| matches!(op, Op::Carry(_))), 3 * 4);
+    }
+}
+
+const BASE_SEED_3D: u64 = 0x57E9_3D00_0000;
+const CASES_3D: u64 = 120;
+
+fn case_3d<T: Element>(seed: u64) -> Result<(), String> {
+    let mut rng = Rng::new(seed);
+    let (rx, ry, rz) = (1 + rng.below(2) as u32, pick(&mut rng, &[1, 1, 2]), pick(&mut rng, &[1, 1, 2]));
+    let radius = Radius::zyx(rz, ry, rx);
+    let boundary = pick(&mut rng, &Boundary::ALL);
+    let warp = pick(&mut rng, &[32, 16, 8, 4]);
+    let (rows, planes) = (1 + rng.below(3) as u32, 1 + rng.below(4) as u32);
+    let pattern = Pattern::grid(radius, warp, 1, rows, planes, boundary).expect("valid");
+    let most = FusedTile::max_steps(&pattern, T::TYPE);
+    if most == 0 {
+        return Err(format!("seed {seed:#x}: no fused tile for {pattern}"));
+    }
+    let steps = pick(&mut rng, &[1, 2, most - 1, most]).clamp(1, most);
+    let star = rng.below(2) == 0;
+    let taps = Taps::new(radius, common::grid_taps(radius, star));
+    let fields = random_fields(seed);
+    let param_types = random_params(&mut rng);
+    let body = random_body(&mut rng, T::TYPE, fields, param_types.clone(), &taps);
+    let params: Vec<Scalar> = param_types.iter().map(|&ty| bodies::constant(&mut rng, ty)).collect();
+    let program = WarpProgram::compile_steps(pattern, &body, steps).map_err(|e| format!("seed {seed:#x}: {e}"))?;
+    let tile = program.fused.ok_or("no fused tile")?;
+    let (hz, hy, hx) = ((steps * rz) as usize, (steps * ry) as usize, tile.halo() as usize);
+    let (column, plane_rows, row) = (tile.planes as usize, tile.rows as usize, tile.elements() as usize);
+    // Smaller than the halo, one plane, a few tiles, several tiles and columns.
+    let mut shape = match rng.below(4) {
+        0 => [1 + rng.below(2 * hz as u64 + 2), 1 + rng.below(2 * hy as u64 + 2), 1 + rng.below(2 * hx as u64 + 3)].map(|n| n as usize),
+        1 => [1, 1 + rng.below(3 * plane_rows as u64 + 2) as usize, 1 + rng.below(2 * row as u64) as usize],
+        // Tiles inside the input too: their rows whole vectors long.
+        2 => [2 * column + 2 * hz + rng.below(3) as usize, 3 * plane_rows + 2 * hy + rng.below(3) as usize, (2 * row + 2 * hx).next_multiple_of(4) + 4 * rng.below(2) as usize],
+        _ => [1 + rng.below(3 * column as u64 + 4) as usize, 1 + rng.below(3 * plane_rows as u64 + 4) as usize, 1 + rng.below(2 * row as u64) as usize],
+    };
+    if boundary == Boundary::Valid {
+        // The output keeps at least one element along each dimension.
+        for (n, h) in shape.iter_mut().zip([hz, hy, hx]) {
+            *n = (*n).max(2 * h + 1);
+        }
+    }
+    let n: usize = shape.iter().product();
+    eprintln!("DBG {} r={radius} most={most} T={steps} rows={} planes={planes} k={} shape={shape:?} {boundary}", T::TYPE, tile.rows, tile.per_lane);
+    let inputs: Vec<Vec<T>> = (0..fields).map(|f| awkward::<T>(n, seed ^ ((f as u64 + 1) * 0x9e37))).collect();
+    let want = steps_by_definition(&body, &pattern, &inputs, &shape, steps as usize, &params);
+    let slices: Vec<&[T]> = inputs.iter().map(|v| v.as_slice()).collect();
+    let mut got = vec![poison::<T>(); want.len()];
+    program.emulate_grid(&slices, Extent::from(shape), &mut got, &params).map_err(|e| format!("seed {seed:#x}: {e}"))?;
+    match first_difference(&got, &want) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "seed {seed:#x}: {} r={radius} warp={warp} rows={} planes={planes} {boundary} T={steps} shape={shape:?} fields={fields}: output {i} got {:?} want {:?}\n{body}",
+            T::TYPE,
+            tile.rows,
+            got.get(i),
+            want.get(i)
+        )),
+    }
+}
+
+#[test]
+fn one_fused_3d_launch_is_its_steps_applied_one_by_one() {
+    common::run_seeded(BASE_SEED_3D, CASES_3D, |seed, ty| by_type!(case_3d, seed, ty));
+}
+
+/// 3D fused kernels of every boundary, with the default tile and the most steps that fit,
+/// assemble and keep every value in registers (CI sets RC_PTXAS; without it only the printing
+/// runs).
+#[test]
+fn fused_3d_kernels_assemble_without_spills() {
+    use rc_core::ScalarType::{F32, F64};
+    let mut kernels = Vec::new();
+    for boundary in Boundary::ALL {
+        for (radius, full_box, element) in [(Radius::zyx(1, 1, 1), false, F32), (Radius::zyx(1, 1, 1), true, F32), (Radius::zyx(1, 1, 1), false, F64), (Radius::zyx(2, 2, 2), false, F32)] {
+            let pattern = Pattern::grid(radius, 32, 1, Pattern::default_rows_per_warp(rc_core::Dims::Three), Pattern::default_planes_per_warp(rc_core::Dims::Three), boundary).expect("valid");
+            let body = common::grid_sum_of(element, radius, full_box);
+            for steps in 1..=FusedTile::max_steps(&pattern, element) {
+                let program = WarpProgram::compile_steps(pattern, &body, steps).expect("compiles");
+                let tile = program.fused.expect("fused");
+                let what = format!("{element} r={radius} box={full_box} T={steps} rows={} k={} {boundary}", tile.rows, tile.per_lane);
+                kernels.push((what, rc_core::ptx::print(&program, "k")));
+            }
+        }
+    }
+    let Some(ptxas) = std::env::var_os("RC_PTXAS") else { return };
+    for (i, (what, ptx)) in kernels.iter().enumerate() {
+        let file = std::env::temp_dir().join(format!("rc-steps3-{}-{i}.ptx", std::process::id()));
+        std::fs::write(&file, ptx).expect("writes the PTX");
+        let out = std::process::Command::new(&ptxas).args(["-arch=sm_90", "-v", "-o", "/dev/null"]).arg(&file).output().expect("runs ptxas");
+        let log = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "ptxas refused {what}: {log}");
+        eprintln!("{what}: {}", log.lines().filter(|l| l.contains("registers") || l.contains("spill")).collect::<Vec<_>>().join(" | "));
+        assert!(log.contains("0 bytes spill stores, 0 bytes spill loads"), "{what} spills: {log}");
+        let _ = std::fs::remove_file(&file);
     }
 }

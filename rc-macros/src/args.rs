@@ -139,9 +139,6 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
             "fuse" => {
                 let value = &nv.value;
                 fuse = checked(validate::fuse(given(value)), value, cx).map(|t| (t, quote::quote!(#value)));
-                if let Some(d) = dims.filter(|&d| d == Dims::Three) {
-                    cx.error(value, format!("fuse runs several time steps per launch of a 1D or 2D stencil; a {d} stencil has no fused kernel yet"));
-                }
             }
             "strategy" => strategy = strategy_value(&nv.value, cx).unwrap_or_default(),
             "distribution" if matches!(strip_group(&nv.value), Expr::Path(p) if p.path.is_ident("auto")) => auto = Some(&nv.value),

@@ -74,9 +74,10 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         },
         _ => None,
     };
-    // 1D and 2D: the fused kernel, `fuse = T` time steps per launch or the cost model's choice.
+    // The fused kernel, `fuse = T` time steps per launch or the cost model's choice; none for a
+    // 2D tile that streams its rows (its program's pattern is the 3D one it runs as).
     let fused = match (&program, &body) {
-        (Some(p), Some(b)) if p.pattern.dims() != Dims::Three => fused(p.pattern, b, &args.fuse, &f.sig.ident, &mut cx),
+        (Some(p), Some(b)) if !p.declared.streams_rows() => fused(p.pattern, b, &args.fuse, &f.sig.ident, &mut cx),
         _ => Some(Fused { steps: 1, program: None }),
     };
     let keep_body = signature_ok && cx.function_is_rust();
@@ -90,7 +91,7 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// The fused kernel of a 1D or 2D stencil: its time steps per launch, and its program where that
+/// The fused kernel of a stencil: its time steps per launch, and its program where that
 /// is more than 1 (a run's last launch of fewer steps prints its own at run time).
 struct Fused {
     steps: u32,
@@ -185,24 +186,21 @@ fn generate(
     let fused_entry = format!("rc_{name_str}_steps");
     let fused_ptx = fused.program.as_ref().map_or(String::new(), |p| rc_core::ptx::print(p, &fused_entry));
     let steps = fused.steps;
-    let (with_fused, fused_consts) = match sig.dims {
-        Dims::One | Dims::Two => (
-            quote!(.with_fused(#steps, Self::__FUSED_PTX, Self::FUSED_ENTRY)),
-            quote! {
-                /// Time steps one launch of the fused kernel runs (`fuse`, or the cost model's
-                /// choice); 1: every step is a launch of the one-step kernel.
-                pub const STEPS_PER_LAUNCH: u32 = #steps;
-                /// The fused kernel's PTX (empty when `STEPS_PER_LAUNCH` is 1).
-                pub const FUSED_PTX: &'static str = Self::__FUSED_PTX;
-                #[doc(hidden)]
-                pub const __FUSED_PTX: &'static str = #fused_ptx;
-                /// The name of the fused kernel's `.entry` in `FUSED_PTX` (and in the kernel of
-                /// fewer steps a run's last launch prints when it needs one).
-                pub const FUSED_ENTRY: &'static str = #fused_entry;
-            },
-        ),
-        _ => (quote!(), quote!()),
-    };
+    let (with_fused, fused_consts) = (
+        quote!(.with_fused(#steps, Self::__FUSED_PTX, Self::FUSED_ENTRY)),
+        quote! {
+            /// Time steps one launch of the fused kernel runs (`fuse`, or the cost model's
+            /// choice); 1: every step is a launch of the one-step kernel.
+            pub const STEPS_PER_LAUNCH: u32 = #steps;
+            /// The fused kernel's PTX (empty when `STEPS_PER_LAUNCH` is 1).
+            pub const FUSED_PTX: &'static str = Self::__FUSED_PTX;
+            #[doc(hidden)]
+            pub const __FUSED_PTX: &'static str = #fused_ptx;
+            /// The name of the fused kernel's `.entry` in `FUSED_PTX` (and in the kernel of
+            /// fewer steps a run's last launch prints when it needs one).
+            pub const FUSED_ENTRY: &'static str = #fused_entry;
+        },
+    );
     let fields = sig.windows.len() as u32;
     // The core hands the reference one generic window per field, as many as `run_cpu` checked
     // it has inputs; a 2D or 3D function takes each wrapped.
@@ -226,10 +224,10 @@ fn generate(
             " Inputs and outputs are row-major grids: `run_cpu(input, [rows, cols], output, ..)` and `emulate` take \
              the input's shape, `output_shape([rows, cols])` gives the output's.{steps_api}"
         ),
-        Dims::Three => " Inputs and outputs are row-major grids: `run_cpu(input, [depth, rows, cols], output, ..)` and \
-             `emulate` take the input's shape, `output_shape([depth, rows, cols])` gives the output's. `run_cpu_steps`, \
-             `emulate_steps`, `run_steps` and `launch_steps` run time steps, one launch each."
-            .to_string(),
+        Dims::Three => format!(
+            " Inputs and outputs are row-major grids: `run_cpu(input, [depth, rows, cols], output, ..)` and `emulate` \
+             take the input's shape, `output_shape([depth, rows, cols])` gives the output's.{steps_api}"
+        ),
     };
     let inputs_api = match sig.windows.len() {
         1 => String::new(),

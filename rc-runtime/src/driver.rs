@@ -34,6 +34,41 @@ pub(crate) type CuStream = *mut c_void;
 pub(crate) const CU_JIT_ERROR_LOG_BUFFER: c_int = 5;
 pub(crate) const CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: c_int = 6;
 
+/// `CUDA_MEMCPY3D` (cuda.h): a copy of a box of `width_bytes` x `height` x `depth` between
+/// pitched 3D layouts. Device to device here: the host and array fields stay null.
+#[repr(C)]
+pub(crate) struct Memcpy3d {
+    pub src_x_bytes: usize,
+    pub src_y: usize,
+    pub src_z: usize,
+    pub src_lod: usize,
+    /// A `CUmemorytype`: 2 is device memory.
+    pub src_memory_type: c_uint,
+    pub src_host: *const c_void,
+    pub src_device: u64,
+    pub src_array: *mut c_void,
+    pub reserved0: *mut c_void,
+    pub src_pitch: usize,
+    pub src_height: usize,
+    pub dst_x_bytes: usize,
+    pub dst_y: usize,
+    pub dst_z: usize,
+    pub dst_lod: usize,
+    pub dst_memory_type: c_uint,
+    pub dst_host: *mut c_void,
+    pub dst_device: u64,
+    pub dst_array: *mut c_void,
+    pub reserved1: *mut c_void,
+    pub dst_pitch: usize,
+    pub dst_height: usize,
+    pub width_bytes: usize,
+    pub height: usize,
+    pub depth: usize,
+}
+
+/// `CU_MEMORYTYPE_DEVICE`.
+pub(crate) const CU_MEMORYTYPE_DEVICE: c_uint = 2;
+
 /// The driver library's file name.
 const LIBRARY: &str = "libcuda.so.1";
 
@@ -119,6 +154,8 @@ driver_functions! {
         block_size: c_int,
         dynamic_shared_bytes: usize,
     );
+
+    fn cuMemcpy3DAsync_v2(copy: *const Memcpy3d, stream: CuStream);
 
     fn cuLaunchKernel(
         function: CuFunction,

@@ -8,7 +8,7 @@
 
 use std::fmt;
 
-use rc_core::{Dims, LengthError};
+use rc_core::LengthError;
 use thiserror::Error;
 
 use crate::driver::{self, CuResult};
@@ -149,16 +149,6 @@ pub enum Error {
         #[source]
         source: rc_core::Error,
     },
-
-    /// Time steps of a 2D or 3D stencil under `valid` with coefficient fields on device buffers:
-    /// each launch after the first would read only the part of each coefficient grid where the
-    /// shrunk state lies, which is not contiguous.
-    #[error(
-        "stencil `{stencil}`: more than one time step of a {dims} stencil with coefficient fields under boundary \
-         `valid` does not run on the GPU (each step would read a non-contiguous part of each coefficient grid); \
-         expected boundary zero, clamp or wrap, or run_cpu_steps / emulate_steps on the host"
-    )]
-    GridCoefficientsUnderValid { stencil: &'static str, dims: Dims },
 
     /// A buffer's address is not a multiple of the stencil's vector access size (a sub-slice
     /// that starts mid-vector): the kernel would misread it, so it is not launched.

@@ -4,9 +4,10 @@
 //! (`with_cust.rs`) only turn the launches into their buffer types.
 
 use rc_core::time_steps::{self, StepPlan};
-use rc_core::{Boundary, Dims, Element, Extent, LengthError, Params, Stencil};
+use rc_core::{Dims, Element, Extent, LengthError, Params, Stencil};
 
-use crate::error::Error;
+use crate::driver;
+use crate::error::{check, Error};
 
 /// Which of the two ping-pong buffers holds the result of a run of time steps (under `valid`,
 /// in its first `n - 2 * radius * steps` elements).
@@ -29,9 +30,82 @@ pub(crate) struct StepLaunch {
     pub input_shape: Extent,
     pub input_len: usize,
     pub output_len: usize,
-    /// Where the coefficient fields' elements for this launch start: under `valid` the state
-    /// has lost `r * done` elements at each end, and so does each coefficient.
-    pub coefficients_from: usize,
+    /// Where the coefficient fields' elements for this launch lie.
+    pub coefficients: CoefficientPart,
+}
+
+/// The part of each coefficient field a launch reads: where the state lies. Under `valid` the
+/// state has lost `r * done` elements at each end of each dimension, and so has each coefficient:
+/// in 1D (and before any step) a span of it, in 2D and 3D after a step a box of its grid, which
+/// the launch reads from a packed copy (a back end's 3D copy makes it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CoefficientPart {
+    Span { from: usize, len: usize },
+    Box(GridBox),
+}
+
+/// A box of a grid, lengths and starts innermost (x) first, 1 and 0 along dimensions the grid
+/// does not have: the box of `len` elements from `start` on along each dimension, in a grid of
+/// `grid` elements along each.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GridBox {
+    pub grid: [usize; 3],
+    pub start: [usize; 3],
+    pub len: [usize; 3],
+}
+
+impl GridBox {
+    /// Elements of the packed box.
+    pub(crate) fn elements(&self) -> usize {
+        self.len.iter().product()
+    }
+}
+
+/// Copies box `part` of the grid at device address `src` (of `bytes`-byte elements), packed
+/// row-major, to device address `dst` on `stream`, asynchronously (one 3D copy).
+pub(crate) fn copy_box(part: &GridBox, bytes: usize, src: u64, dst: u64, stream: driver::CuStream) -> Result<(), Error> {
+    let null = std::ptr::null_mut();
+    let copy = driver::Memcpy3d {
+        src_x_bytes: part.start[0] * bytes,
+        src_y: part.start[1],
+        src_z: part.start[2],
+        src_lod: 0,
+        src_memory_type: driver::CU_MEMORYTYPE_DEVICE,
+        src_host: std::ptr::null(),
+        src_device: src,
+        src_array: null,
+        reserved0: null,
+        src_pitch: part.grid[0] * bytes,
+        src_height: part.grid[1],
+        dst_x_bytes: 0,
+        dst_y: 0,
+        dst_z: 0,
+        dst_lod: 0,
+        dst_memory_type: driver::CU_MEMORYTYPE_DEVICE,
+        dst_host: null,
+        dst_device: dst,
+        dst_array: null,
+        reserved1: null,
+        dst_pitch: part.len[0] * bytes,
+        dst_height: part.len[1],
+        width_bytes: part.len[0] * bytes,
+        height: part.len[1],
+        depth: part.len[2],
+    };
+    // SAFETY: `copy` names two device allocations the caller holds for the stream's work: the
+    // source grid (its box lies inside it: start + len <= grid along each dimension) and a
+    // destination of at least the box's elements; the driver reads `copy` before returning.
+    let code = unsafe { driver::cuMemcpy3DAsync_v2(&copy, stream) };
+    check(code, || format!("copying a box of {:?} elements of a coefficient grid of {:?} (cuMemcpy3DAsync)", part.len, part.grid))
+}
+
+/// A shape's lengths innermost first, 1 along dimensions it does not have.
+fn innermost_first(shape: Extent) -> [usize; 3] {
+    let mut out = [1; 3];
+    for (slot, len) in out.iter_mut().zip(shape.components().into_iter().rev()) {
+        *slot = len;
+    }
+    out
 }
 
 /// A run of time steps, planned: its launches, the buffer that will hold the result, and the
@@ -109,11 +183,6 @@ pub(crate) fn launches<T: Element, P: Params>(
     let lens: Vec<usize> = std::iter::once(a_len).chain(coefficients.iter().copied()).collect();
     let out = time_steps::steps_output_shape(&pattern, shape, steps).map_err(length)?;
     time_steps::check_steps_inputs(&pattern, shape, &lens, stencil.fields(), out.len().unwrap_or(0), steps).map_err(length)?;
-    // A grid's coefficients under `valid` would have to be cut to the shrinking state's part
-    // before every launch after the first.
-    if pattern.dims() != Dims::One && pattern.boundary() == Boundary::Valid && !coefficients.is_empty() && steps > 1 {
-        return Err(Error::GridCoefficientsUnderValid { stencil: stencil.name(), dims: pattern.dims() });
-    }
     let plan = StepPlan::new(steps, stencil.steps_per_launch().map_err(|source| Error::Program { stencil: stencil.name(), source })?);
     let (mut from, mut done, mut out) = (Holds::A, 0, Vec::new());
     for steps_of_launch in plan.launches() {
@@ -121,8 +190,15 @@ pub(crate) fn launches<T: Element, P: Params>(
         let input_shape = time_steps::steps_output_shape(&pattern, shape, done).map_err(length)?;
         let input_len = input_shape.len().unwrap_or(0);
         let output_len = time_steps::steps_output_shape(&pattern, shape, done + advance).map_err(length)?.len().unwrap_or(0);
-        let coefficients_from = (a_len - input_len) / 2;
-        out.push(StepLaunch { steps: steps_of_launch, from, input_shape, input_len, output_len, coefficients_from });
+        let coefficients = match (pattern.dims(), input_len == a_len) {
+            (Dims::One, _) | (_, true) => CoefficientPart::Span { from: (a_len - input_len) / 2, len: input_len },
+            _ => {
+                let trim = |axis: usize| pattern.radius().along(axis) as usize * done;
+                let (grid, len) = (innermost_first(shape), innermost_first(input_shape));
+                CoefficientPart::Box(GridBox { grid, start: [trim(0), trim(1), trim(2)], len })
+            }
+        };
+        out.push(StepLaunch { steps: steps_of_launch, from, input_shape, input_len, output_len, coefficients });
         from = match from {
             Holds::A => Holds::B,
             Holds::B => Holds::A,

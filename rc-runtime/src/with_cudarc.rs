@@ -14,7 +14,7 @@ use rc_core::{Element, Extent, Params, Stencil};
 use crate::context;
 use crate::error::Error;
 use crate::launch::{self, launch_planned, output_shape, plan, RawBuffer};
-use crate::steps::{self, Holds, StepRun};
+use crate::steps::{self, CoefficientPart, Holds, StepRun};
 
 /// Launches `stencil` over `inputs` into `output` on `stream`, asynchronously: it returns once
 /// the launch is queued, and `output` is written when the stream gets there. The inputs (one per
@@ -229,8 +229,24 @@ where
     let run = StepRun::plan(stencil, shape.into(), (address(&*a), a.len()), (address(&*b), b.len()), &lens, steps)?;
     for step in &run.launches {
         let kernel = run.kernel(stencil, step);
-        let span = step.coefficients_from..step.coefficients_from + step.input_len;
-        let windows: Vec<CudaView<'_, T>> = coefficients.iter().map(|c| c.slice(span.clone())).collect();
+        // A grid's coefficients where the shrunk state lies, packed into copies of their own.
+        let boxes = match step.coefficients {
+            CoefficientPart::Span { .. } => Vec::new(),
+            CoefficientPart::Box(part) => coefficients
+                .iter()
+                .map(|c| {
+                    let len = part.elements();
+                    // SAFETY: the copy below writes every element before any launch reads it.
+                    let copy = unsafe { stream.alloc::<T>(len) }.map_err(|e| Error::cudarc(format!("allocating a copy of {len} coefficient elements"), e))?;
+                    steps::copy_box(&part, std::mem::size_of::<T>(), address(*c), address(&copy), stream.cu_stream().cast())?;
+                    Ok(copy)
+                })
+                .collect::<Result<Vec<CudaSlice<T>>, Error>>()?,
+        };
+        let windows: Vec<CudaView<'_, T>> = match step.coefficients {
+            CoefficientPart::Span { from, len } => coefficients.iter().map(|c| c.slice(from..from + len)).collect(),
+            CoefficientPart::Box(_) => boxes.iter().map(|c| c.slice(..)).collect(),
+        };
         // Under `valid` a one-step launch reads the coefficients from an offset, which may break
         // the one-step kernel's vector alignment: it reads an aligned copy of its window instead.
         let required = u64::from(launch::required_alignment(kernel));

@@ -8,7 +8,7 @@ use rc_core::{Element, Extent, Params, Stencil};
 use crate::context;
 use crate::error::Error;
 use crate::launch::{self, launch_planned, output_shape, plan, RawBuffer};
-use crate::steps::{self, Holds, StepRun};
+use crate::steps::{self, CoefficientPart, Holds, StepRun};
 
 /// What a cust buffer of a stencil's elements `T` holds: `T` itself, or for `half::f16` and
 /// `half::bf16` their bits as `u16` (cust 0.3 implements `DeviceCopy` for the half crate 1.x,
@@ -253,8 +253,8 @@ where
 /// [`launch_steps`] over grids of shape `shape` (row-major, as [`launch_grid`] takes them): `a`
 /// holds the state, `b` as many elements; under `valid` the result is the first elements of
 /// the shrunk shape (each dimension `2 * radius * steps` shorter), packed row-major.
-/// Coefficient fields of a 2D or 3D stencil under `valid` are refused for more than one step
-/// ([`Error::GridCoefficientsUnderValid`]).
+/// Coefficient fields of a 2D or 3D stencil under `valid`: each launch after the first reads a
+/// packed copy of the part where the shrunk state lies.
 // One argument per part of a run: the stencil, the stream, the buffers, the shape, the steps, the parameters.
 #[allow(clippy::too_many_arguments)]
 pub fn launch_steps_grid<T, D, P>(
@@ -285,8 +285,24 @@ where
         };
         let state = from.index(..step.input_len);
         let mut output = to.index(..step.output_len);
-        let span = step.coefficients_from..step.coefficients_from + step.input_len;
-        let mut windows: Vec<DeviceSlice<D>> = coefficients.iter().map(|c| c.index(span.clone())).collect();
+        let mut windows: Vec<DeviceSlice<D>> = match step.coefficients {
+            CoefficientPart::Span { from, len } => coefficients.iter().map(|c| c.index(from..from + len)).collect(),
+            // A grid's coefficients where the shrunk state lies, packed into a copy of their own.
+            CoefficientPart::Box(part) => {
+                let mut boxes = Vec::with_capacity(coefficients.len());
+                for c in coefficients {
+                    let len = part.elements();
+                    // SAFETY: the copy below writes every element before any launch reads it.
+                    let copy = unsafe { DeviceBuffer::<D>::uninitialized(len) }
+                        .map_err(|e| Error::cust(format!("allocating a copy of {len} coefficient elements"), e))?;
+                    let (src, dst) = (c.as_device_ptr().as_raw(), copy.as_device_ptr().as_raw());
+                    steps::copy_box(&part, std::mem::size_of::<D>(), src, dst, stream.as_inner().cast())?;
+                    boxes.push(*copy);
+                    copies.push(copy);
+                }
+                boxes
+            }
+        };
         let kernel = run.kernel(stencil, step);
         // Under `valid` a one-step launch reads the coefficients from an offset, which may break
         // the one-step kernel's vector alignment: it reads an aligned copy of its window instead.

@@ -4,6 +4,7 @@
 
 use std::fmt::{self, Write};
 
+use crate::geometry::Dims;
 use crate::pattern::Boundary;
 use crate::time_steps::FusedTile;
 
@@ -21,8 +22,10 @@ pub(super) fn write(text: &mut String, tile: &FusedTile, boundary: Boundary) -> 
         k / tile.width,
         tile.width
     )?;
-    if tile.radius_y > 0 || tile.rows > 1 {
-        write_strip(text, tile)?;
+    match tile.dims {
+        Dims::One => {}
+        Dims::Two => write_strip(text, tile)?,
+        Dims::Three => write_column(text, tile)?,
     }
     writeln!(text, "  each step: every lane computes its {k} elements from its own and {r} edge elements of each neighbour lane (shuffle up, shuffle down)")?;
     writeln!(text, "  the lanes at the tile's ends have no neighbour there, so the exact elements shrink by {r} at each end per step:")?;
@@ -46,6 +49,12 @@ pub(super) fn write(text: &mut String, tile: &FusedTile, boundary: Boundary) -> 
         f64::from(elements) / f64::from(tile.outputs())
     )?;
     let rule = match boundary {
+        Boundary::Zero if tile.dims == Dims::Three => {
+            "after every step elements outside the input along x are set to 0, and so are the rows outside it along y of every plane a step computes; planes outside it along z read as 0 (columns that cross an edge only)"
+        }
+        Boundary::Clamp if tile.dims == Dims::Three => {
+            "after every step elements outside the input along x take the row's value at x = 0 or n - 1, rows outside it along y the plane's edge row, and planes outside it along z read as the step's edge plane, still in its window (columns that cross an edge only)"
+        }
         Boundary::Zero if tile.rows > 1 => {
             "after every step elements outside the input along x are set to 0, and rows outside it along y read as 0 (strips that cross an edge only)"
         }
@@ -60,7 +69,7 @@ pub(super) fn write(text: &mut String, tile: &FusedTile, boundary: Boundary) -> 
         Boundary::Valid => "elements outside the input are never stored; the output shrinks by 2 * radius per step",
     };
     writeln!(text, "  boundary `{boundary}`: {rule}")?;
-    let reread = if tile.rows > 1 { tile.recompute() } else { f64::from(elements) / f64::from(tile.outputs()) };
+    let reread = tile.computed_per_output();
     writeln!(
         text,
         "  memory per step: about {:.3} of the one-step kernel's (each element read and written once per {t} steps, the halo re-read)",
@@ -82,4 +91,32 @@ fn write_strip(text: &mut String, tile: &FusedTile) -> fmt::Result {
         t * ry
     )?;
     writeln!(text, "  {:.3} elements computed per output and step (the x halo, and each strip's first {fill} rows computed twice)", tile.recompute())
+}
+
+/// 3D: how the warp streams along z through its column with one window of planes per step.
+fn write_column(text: &mut String, tile: &FusedTile) -> fmt::Result {
+    let (t, rz, ry, planes) = (tile.steps, tile.radius_z, tile.radius_y, tile.planes);
+    let fill = 2 * t * rz;
+    writeln!(
+        text,
+        "  3D: each warp streams along z through a column of {planes} output planes of {} rows, one input plane of {} rows per iteration ({} iterations, the first {fill} only filling the windows)",
+        tile.rows,
+        tile.plane_rows(0),
+        planes + fill
+    )?;
+    let rows: Vec<String> = (0..=t).map(|s| tile.plane_rows(s).to_string()).collect();
+    let held: u32 = (0..t).map(|s| (2 * rz + 1) * tile.plane_rows(s)).sum::<u32>() + tile.plane_rows(0);
+    writeln!(
+        text,
+        "  per step a window of {} planes in registers; a plane of step 0, 1, ..., {t} has {} rows (the y halo shrinks by {ry} at each end per step): {} rows of the lane's {} elements in all with the next input plane",
+        2 * rz + 1,
+        rows.join(", "),
+        held,
+        tile.per_lane
+    )?;
+    writeln!(
+        text,
+        "  {:.3} elements computed per output and step (the x halo, the planes' y halo, and each column's first {fill} planes computed twice)",
+        tile.recompute_volume()
+    )
 }

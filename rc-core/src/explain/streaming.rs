@@ -113,7 +113,7 @@ impl Step {
             Op::ReadStage { dsts, .. } => self.loads.add(dsts.len(), None),
             Op::Store { row, .. } => self.stores.add(1, Some(*row)),
             Op::StoreVector { srcs, row, .. } => self.stores.add(srcs.len(), Some(*row)),
-            Op::StoreOwned { srcs, .. } => self.stores.add(srcs.len(), Some(0)),
+            Op::StoreOwned { srcs, row, .. } => self.stores.add(srcs.len(), Some(*row)),
             Op::Carry(copies) => self.carried += copies.len(),
             Op::Compute(_)
             | Op::StageBlock { .. }
@@ -121,9 +121,11 @@ impl Step {
             | Op::Divisions(_)
             | Op::Advance
             | Op::StreamRows(_)
+            | Op::StreamPlanes(_)
             | Op::Neighbour { .. }
             | Op::StepRule { .. }
-            | Op::RowRule { .. } => {}
+            | Op::RowRule { .. }
+            | Op::PlaneRule { .. } => {}
         }
     }
 }

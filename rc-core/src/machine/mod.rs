@@ -136,9 +136,10 @@ pub enum Op {
     /// step's value at input index 0 or `n - 1` (from the lane that holds it).
     StepRule { values: Vec<Reg>, dsts: Vec<Reg> },
     /// Fused time steps: lane `lane` writes `srcs[j]` to tile output `lane * srcs.len() + j -
-    /// lead` wherever that is one of the tile's outputs (`0..tile_outputs`) and exists; in
-    /// vector accesses of `width` elements (inside a [`TileTest::Whole`] path) when `width > 1`.
-    StoreOwned { srcs: Vec<Reg>, lead: u32, width: u32 },
+    /// lead` of output row `row` wherever that is one of the tile's outputs (`0..tile_outputs`)
+    /// and exists; in vector accesses of `width` elements (inside a [`TileTest::Whole`] path)
+    /// when `width > 1`.
+    StoreOwned { srcs: Vec<Reg>, lead: u32, width: u32, row: u32 },
     /// Fused time steps in 2D: the tile moves this many rows along y (down if positive): the
     /// rows every later operation names are counted from there.
     StreamRows(i32),
@@ -147,6 +148,14 @@ pub enum Op {
     /// where it lies inside the input, and outside it what the rule says: zero, or under
     /// `clamp` the row of `rows` at the nearest edge (itself if that is not among them).
     RowRule { rows: Vec<Vec<Reg>>, first: u32, dsts: Vec<Vec<Reg>> },
+    /// Fused time steps in 3D: the tile moves this many planes along z (forward if positive):
+    /// the rows every later operation names are counted from there.
+    StreamPlanes(i32),
+    /// Fused time steps in 3D: a step's window of planes read through the boundary rule along
+    /// z, in place. `planes[j]` holds the lane's elements of input box plane `first + j`; where
+    /// that plane lies outside the input it becomes what the rule says: zero, or under `clamp`
+    /// the plane of `planes` at the nearest edge (it stays as it is if that is not among them).
+    PlaneRule { planes: Vec<Vec<Reg>>, first: u32 },
 }
 
 /// Which neighbour lane an [`Op::Neighbour`] reads.
@@ -242,8 +251,10 @@ impl Op {
             Op::StepRule { values, .. } => values.clone(),
             Op::StoreOwned { srcs, .. } => srcs.clone(),
             Op::RowRule { rows, .. } => rows.concat(),
+            Op::PlaneRule { planes, .. } => planes.concat(),
             Op::Load { .. }
             | Op::StreamRows(_)
+            | Op::StreamPlanes(_)
             | Op::Advance
             | Op::LoadVector { .. }
             | Op::ReadStage { .. }
@@ -264,7 +275,9 @@ impl Op {
             Op::Neighbour { dst, .. } => vec![*dst],
             Op::StepRule { dsts, .. } => dsts.clone(),
             Op::RowRule { dsts, .. } => dsts.concat(),
+            Op::PlaneRule { planes, .. } => planes.concat(),
             Op::StreamRows(_)
+            | Op::StreamPlanes(_)
             | Op::StageBlock { .. }
             | Op::StageWarp { .. }
             | Op::Store { .. }

@@ -209,13 +209,41 @@ impl Printer<'_> {
         self.forget_path();
     }
 
-    /// Fused time steps in 2D: the y coordinate of input box row `row` of the tile (signed, not
-    /// under any rule), and the input's rows.
+    /// Fused time steps in 3D: the tile moves `planes` planes along z; its rows' starts follow,
+    /// and every address computed from them is recomputed.
+    pub(super) fn stream_planes(&mut self, planes: i32) {
+        let Some(grid) = self.grid.clone() else { return };
+        let Some(tile_z) = &grid.tile_z else { return };
+        self.comment(&format!("the tile moves {planes} planes along z"));
+        self.line(&format!("add.s64 {tile_z}, {tile_z}, {planes};"));
+        let (step_in, step_out) = (self.a(), self.a());
+        self.line(&format!("mul.lo.s64 {step_in}, {N}, {};", grid.in_y));
+        self.line(&format!("mul.lo.s64 {step_in}, {step_in}, {planes};"));
+        self.line(&format!("mul.lo.s64 {step_out}, {N_OUT}, {};", grid.out_y));
+        self.line(&format!("mul.lo.s64 {step_out}, {step_out}, {planes};"));
+        self.line(&format!("add.s64 {}, {}, {step_in};", grid.row0_in, grid.row0_in));
+        self.line(&format!("add.s64 {}, {}, {step_out};", grid.row0_out, grid.row0_out));
+        self.forget_path();
+    }
+
+    /// Fused time steps in 2D and 3D: the y coordinate of input box row `row` of the tile (of
+    /// its plane's rows in 3D; signed, not under any rule), and the input's rows.
     pub(super) fn box_row_y(&mut self, row: u32) -> (String, String) {
         let grid = self.grid.clone().expect("2D");
-        let y = self.a();
-        self.line(&format!("add.s64 {y}, {}, {};", grid.tile_y, row as i64 - self.program.pattern.shift_along(1) as i64));
-        (y, grid.in_y)
+        let (y, _) = self.split_row(row, false);
+        let at = self.a();
+        self.line(&format!("add.s64 {at}, {}, {};", grid.tile_y, y as i64 - self.program.pattern.shift_along(1) as i64));
+        (at, grid.in_y)
+    }
+
+    /// Fused time steps in 3D: the z coordinate of input box plane `plane` of the tile (signed,
+    /// not under any rule), and the input's planes.
+    pub(super) fn box_plane_z(&mut self, plane: u32) -> (String, String) {
+        let grid = self.grid.clone().expect("3D");
+        let (tile_z, in_z) = (grid.tile_z.expect("3D"), grid.in_z.expect("3D"));
+        let at = self.a();
+        self.line(&format!("add.s64 {at}, {tile_z}, {};", plane as i64 - self.program.pattern.shift_along(2) as i64));
+        (at, in_z)
     }
 
     /// `(row, plane)` of input row `row` of the tile's input box, or of output row `row`.

@@ -245,9 +245,11 @@ impl<'a> Printer<'a> {
             Op::Advance => self.advance(),
             Op::Neighbour { dst, src, from } => self.neighbour(*dst, *src, *from),
             Op::StepRule { values, dsts } => self.step_rule(values, dsts),
-            Op::StoreOwned { srcs, lead, width } => self.store_owned(srcs, *lead, *width),
+            Op::StoreOwned { srcs, lead, width, row } => self.store_owned(srcs, *lead, *width, *row),
             Op::StreamRows(rows) => self.stream_rows(*rows),
             Op::RowRule { rows, first, dsts } => self.row_rule(rows, *first, dsts),
+            Op::StreamPlanes(planes) => self.stream_planes(*planes),
+            Op::PlaneRule { planes, first } => self.plane_rule(planes, *first),
         }
     }
 

@@ -121,7 +121,7 @@ impl Printer<'_> {
 
     /// The lane's elements that are tile outputs (`lane * k + j - lead` in `0..tile_outputs`),
     /// each stored where it exists, or in vectors of `width` on a whole tile.
-    pub(super) fn store_owned(&mut self, srcs: &[Reg], lead: u32, width: u32) {
+    pub(super) fn store_owned(&mut self, srcs: &[Reg], lead: u32, width: u32, row: u32) {
         let element = self.program.element;
         let (ty, bytes) = (ptx_type(element), element.bytes());
         let (k, outputs) = (srcs.len() as u32, self.program.pattern.tile_outputs());
@@ -129,8 +129,8 @@ impl Printer<'_> {
         let first = self.a();
         self.line(&format!("mul.wide.u32 {first}, {LANE}, {k};"));
         self.line(&format!("sub.s64 {first}, {first}, {lead};"));
-        // 2D: output row 0 of the tile, which may not exist.
-        let row = self.grid.is_some().then(|| self.output_row_source(0));
+        // 2D/3D: output row `row` of the tile, which may not exist.
+        let row = self.grid.is_some().then(|| self.output_row_source(row));
         for (c, chunk) in srcs.chunks(width as usize).enumerate() {
             let (o, i, q) = (self.a(), self.a(), self.q());
             self.line(&format!("add.s64 {o}, {first}, {};", c as u32 * width));
@@ -197,6 +197,48 @@ impl Printer<'_> {
                         }
                     }
                     _ => self.line(&format!("selp.{ty} {d}, {own}, {zero}, {inside};")),
+                }
+            }
+        }
+    }
+}
+
+impl Printer<'_> {
+    /// Fused time steps in 3D: each of `planes` (box planes `first..`) read through the
+    /// boundary rule along z, in place: zero outside the input, or under `clamp` the plane of
+    /// `planes` at the nearest edge (unchanged where that is not among them). The planes copied
+    /// from lie inside, so no copy reads a plane this changed.
+    pub(super) fn plane_rule(&mut self, planes: &[Vec<Reg>], first: u32) {
+        let boundary = self.program.pattern.boundary();
+        let ty = ptx_type(self.program.element);
+        self.comment(&format!("boundary rule `{boundary}` along z on box planes {first}..{}", first + planes.len() as u32));
+        let (z0, in_z) = self.box_plane_z(first);
+        let zero = immediate(Scalar::new(self.program.element, 0));
+        for (j, plane) in planes.iter().enumerate() {
+            let (z, inside) = (self.a(), self.q());
+            self.line(&format!("add.s64 {z}, {z0}, {j};"));
+            self.line(&format!("setp.lt.u64 {inside}, {z}, {in_z};"));
+            match boundary {
+                Boundary::Clamp => {
+                    // m = clamp(z) - z0: the window plane that holds the nearest edge plane.
+                    let (m, last) = (self.a(), self.a());
+                    self.line(&format!("sub.s64 {last}, {in_z}, 1;"));
+                    self.line(&format!("max.s64 {m}, {z}, 0;"));
+                    self.line(&format!("min.s64 {m}, {m}, {last};"));
+                    self.line(&format!("sub.s64 {m}, {m}, {z0};"));
+                    for (other, edge) in planes.iter().enumerate().filter(|&(other, _)| other != j) {
+                        let q = self.q();
+                        self.line(&format!("setp.eq.s64 {q}, {m}, {other};"));
+                        for (&d, &e) in plane.iter().zip(edge) {
+                            self.line(&format!("@{q} mov.{ty} {}, {};", self.reg(d), self.reg(e)));
+                        }
+                    }
+                }
+                _ => {
+                    for &d in plane {
+                        let d = self.reg(d);
+                        self.line(&format!("selp.{ty} {d}, {d}, {zero}, {inside};"));
+                    }
                 }
             }
         }

@@ -31,24 +31,29 @@ pub fn box_body(r: u32, ty: ScalarType) -> Body {
 /// The sum of a 2D or 3D star's taps (the centre, then each axis' arms, outermost axis first)
 /// or, with `full_box`, of every tap of the box in row-major order, in f32.
 pub fn grid_sum(radius: Radius, full_box: bool) -> Body {
-    sum_of(radius, &if full_box { grid_taps(radius, false) } else { star_taps(radius) })
+    grid_sum_of(ScalarType::F32, radius, full_box)
+}
+
+/// [`grid_sum`] over `ty`.
+pub fn grid_sum_of(ty: ScalarType, radius: Radius, full_box: bool) -> Body {
+    sum_of(ty, radius, &if full_box { grid_taps(radius, false) } else { star_taps(radius) })
 }
 
 /// The sum of a star's taps in row-major order, as loops over `dz`, `dy`, `dx` skipping the
 /// taps off the axes write it.
 pub fn star_sum_row_major(radius: Radius) -> Body {
-    sum_of(radius, &grid_taps(radius, true))
+    sum_of(ScalarType::F32, radius, &grid_taps(radius, true))
 }
 
-/// The f32 sum of `taps`, in their order.
-fn sum_of(radius: Radius, taps: &[Offset]) -> Body {
+/// The sum of `taps` over `ty`, in their order.
+fn sum_of(ty: ScalarType, radius: Radius, taps: &[Offset]) -> Body {
     let mut nodes: Vec<Node> = taps.iter().map(|&d| Node::Tap(0, d)).collect();
     let mut sum = 0;
     for tap in 1..taps.len() as u32 {
         nodes.push(Node::Binary(BinaryOp::Add, sum, tap));
         sum = nodes.len() as u32 - 1;
     }
-    Body::new(ScalarType::F32, 1, vec![], radius, nodes, sum).expect("a valid body")
+    Body::new(ty, 1, vec![], radius, nodes, sum).expect("a valid body")
 }
 
 /// Every tap of the box of `radius` in row-major order, outermost first (with `star`, only
