@@ -151,6 +151,12 @@ fn gpu_kernels(radius: Radius, star: bool) -> (Body, Vec<(Pattern, Strategy, Lay
             let program = WarpProgram::compile_for(pattern, strategy, layout, &body).expect("compiles");
             kernels.push((pattern, strategy, layout, program));
         }
+        if radius.dims() == rc_core::Dims::Three {
+            // Staged planes: blocks of 4 warps stacked along y (12 rows), a ring of input planes.
+            let pattern = Pattern::grid(radius, 32, 4, rows, planes, boundary).and_then(|p| p.with_launch_bounds(128, None)).expect("valid");
+            let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
+            kernels.push((pattern, Strategy::RegisterCache, Layout::Planes(4), program));
+        }
         if radius.dims() == rc_core::Dims::Two {
             let pattern = Pattern::grid(radius, 32, 4, 7, 1, boundary).and_then(|p| p.with_streamed_rows(true)).expect("valid");
             let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
@@ -213,7 +219,7 @@ fn write_gpu_cases() {
                 let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
                 std::fs::write(dir.join(format!("{k}.ptx")), &ptx).expect("writes");
                 std::fs::write(dir.join(format!("{k}.want")), bytes(&got)).expect("writes");
-                let launch = pattern.launch_shape_of(out_shape).expect("fits");
+                let launch = layout.launch_shape(&pattern, out_shape).expect("fits");
                 let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
                 index.push_str(&format!(
                     "{k} {} {} {} {} {}\n",
