@@ -332,12 +332,12 @@ fn write_perf_cases() {
         let dims = radius.dims();
         let default = Pattern::grid(radius, 32, 1, Pattern::default_rows_per_warp(dims), Pattern::default_planes_per_warp(dims), Boundary::Clamp).expect("valid");
         let choice = rc_core::auto::choose(default, false, &body).expect("a choice");
-        let mut programs: Vec<(String, Pattern, WarpProgram)> = Vec::new();
+        let mut programs: Vec<(String, Pattern, Layout, WarpProgram)> = Vec::new();
         let chosen = WarpProgram::compile_for(choice.pattern, rc, choice.layout, &body).expect("compiles");
         let bounds = choice.pattern.min_blocks_per_sm().unwrap_or(0);
         let streamed = if choice.pattern.streams_rows() { "|streamed" } else { "" };
         let what = format!("default|{}|p{}|r{}|z{}|mb{bounds}{streamed}", choice.layout, choice.pattern.outputs_per_thread(), choice.pattern.rows_per_warp(), choice.pattern.planes_per_warp());
-        programs.push((what.replace(' ', "_"), choice.pattern, chosen));
+        programs.push((what.replace(' ', "_"), choice.pattern, choice.layout, chosen));
         for (strategy, layout, outputs, rows, planes, min_blocks) in tiles {
             let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, planes.max(1), Boundary::Clamp)
                 .and_then(|p| p.with_streamed_rows(planes == 0))
@@ -348,11 +348,23 @@ fn write_perf_cases() {
             let Ok(program) = WarpProgram::compile_for(pattern, strategy, layout, &body) else { continue };
             let streamed = if planes == 0 { "|streamed" } else { "" };
             let what = format!("{strategy}|{layout}|p{outputs}|r{rows}|z{}|mb{}{streamed}", planes.max(1), min_blocks.unwrap_or(0)).replace(' ', "_");
-            programs.push((what, pattern, program));
+            programs.push((what, pattern, layout, program));
         }
-        for (what, pattern, program) in programs {
+        // Staged planes: blocks of 4 or 8 warps stacked along y, as the probe
+        // (bench/probes/staged3d.cu) ran them; those whose ring exceeds 48 KiB are refused.
+        for (threads, rows, min_blocks) in [(128, 4, None), (256, 4, None), (256, 2, None), (128, 2, None), (128, 4, Some(4))] {
+            let layout = Layout::Planes(4);
+            let Ok(pattern) = Pattern::grid(radius, 32, 4, rows, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, min_blocks)) else { continue };
+            if !three {
+                continue;
+            }
+            let Ok(program) = WarpProgram::compile_for(pattern, rc, layout, &body) else { continue };
+            let what = format!("{rc}|{layout}|p4|r{rows}|z32|mb{}|t{threads}", min_blocks.unwrap_or(0)).replace(' ', "_");
+            programs.push((what, pattern, layout, program));
+        }
+        for (what, pattern, layout, program) in programs {
             let out_shape = pattern.output_shape(shape).expect("an output");
-            let launch = pattern.launch_shape_of(out_shape).expect("fits");
+            let launch = layout.launch_shape(&pattern, out_shape).expect("fits");
             std::fs::write(dir.join(format!("{k}.ptx")), rc_core::ptx::print(&program, "k")).expect("writes");
             let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
             let what = format!("{name}|{what}");
