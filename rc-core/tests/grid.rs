@@ -441,3 +441,16 @@ fn streamed_3d_boxes_carry_partial_sums_not_input_rows() {
         }
     }
 }
+
+/// explain() of staged planes says which warp computes which rows and how the ring turns.
+#[test]
+fn explain_names_the_ring_of_staged_planes() {
+    let radius = Radius::zyx(1, 1, 1);
+    let body = weighted(radius, &taps(radius, true));
+    let pattern = Pattern::grid(radius, 32, 4, 4, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(128, None)).expect("valid");
+    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
+    let text = rc_core::explain::Explanation::new("k", &program).to_string();
+    assert!(text.contains("ring of staged planes: the block's 4 warps stack along y"), "{text}");
+    assert!(text.contains("3 slots of 18 rows x 136 elements in shared memory (29376 bytes per block)"), "{text}");
+    assert_eq!(program.machine.shared_bytes, Some(29376));
+}

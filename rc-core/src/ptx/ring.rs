@@ -148,7 +148,7 @@ impl Printer<'_> {
                 self.line(&format!("add.s64 {g}, {g}, {row};"));
                 let addr = self.address(&self.input(field), &g, bytes);
                 let zeroed = guard.as_deref().map_or(Guard::All, Guard::Zeroed);
-                self.read_elements("global.nc", &[value.clone()], &addr, zeroed);
+                self.read_elements("global.nc", std::slice::from_ref(value), &addr, zeroed);
             }
         }
         self.line(&format!("bra {fetched};"));
