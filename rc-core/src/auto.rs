@@ -351,6 +351,18 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
             wavefronts += 2.0 * rounds * lines(width as f64 * bytes, width as f64 * bytes);
         }
         Op::StageBlock { .. } => instructions += 8.0,
+        Op::ReadRing { dsts, .. } => {
+            instructions += 1.0 + dsts.len() as f64 * widen_element;
+            wavefronts += lines(vector as f64 * bytes, width as f64 * bytes);
+        }
+        // Staged planes: the thread's share of the block's copy of a plane, per round its
+        // vector's position, a load or a store.
+        Op::FetchPlane { .. } | Op::PutPlane { .. } => {
+            let rounds = program.ring.map_or(0, |ring| ring.rounds()) as f64;
+            instructions += 4.0 + 6.0 * rounds;
+            wavefronts += rounds * lines(width as f64 * bytes, width as f64 * bytes);
+        }
+        Op::BlockBarrier | Op::TurnRing => instructions += 3.0,
         Op::Carry(moves) => instructions += moves.len() as f64 * words,
         // The plane's origin, row starts and the loop's counter and branch.
         Op::Advance => instructions += 6.0,

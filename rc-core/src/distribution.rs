@@ -1,8 +1,9 @@
 //! Where the register cache keeps each tile element, and which outputs each lane computes.
 //! The scheduler works against the [`Distribution`] trait, so a new layout is a new impl here.
 
-use crate::error::ScheduleError;
-use crate::pattern::Pattern;
+use crate::error::{LengthError, ScheduleError};
+use crate::geometry::Extent;
+use crate::pattern::{LaunchShape, Pattern};
 use crate::scalar::ScalarType;
 
 /// A cache location: register `rc[reg]` of lane `lane`.
@@ -54,6 +55,11 @@ pub trait Distribution {
     /// Whether the cache is filled from the block's input staged in shared memory instead of
     /// from global memory (see [`StagedWindow`]).
     fn staged(&self) -> bool {
+        false
+    }
+    /// Whether the block stages its input planes in a ring in shared memory and each lane reads
+    /// its window from there (see [`StagedPlanes`]).
+    fn ring(&self) -> bool {
         false
     }
 }
@@ -289,6 +295,62 @@ impl Distribution for StagedWindow {
     }
 }
 
+/// Windows as [`LaneWindow`] lays them out, read from a ring of input planes the block stages in
+/// shared memory (3D): the block's warps stack along y over one x tile and stream along z, and
+/// each input plane, with the block's y halo, is copied from global memory once per block
+/// ([`crate::ring`]).
+///
+/// Why: a 3D tile that streams through registers keeps its newest plane's rows and the carried
+/// partial sums in registers, which held rc's 3D tiles to 22% occupancy; staged planes leave a
+/// thread only its outputs and one window row at a time, and re-read the y halo once per block
+/// instead of once per warp (bench/results/2026-11-24-h100-staged3d-probe: 0.95/0.86/0.90 of
+/// copy for star r1/box r1/star r2 against 0.92/0.81/0.63).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StagedPlanes {
+    window: LaneWindow,
+}
+
+impl StagedPlanes {
+    /// Needs `outputs_per_thread` to be a multiple of `v` (whole rows).
+    pub fn new(pattern: &Pattern, v: u32) -> Result<StagedPlanes, ScheduleError> {
+        whole_rows(pattern, Layout::Planes(v), v)?;
+        Ok(StagedPlanes { window: LaneWindow::new(pattern, v)? })
+    }
+}
+
+impl Distribution for StagedPlanes {
+    fn describe(&self) -> String {
+        format!("{}, read from the block's ring of input planes in shared memory", self.window.describe().replace(" (halo from L1, no shuffles)", " (no shuffles)"))
+    }
+    fn lead(&self) -> u32 {
+        self.window.lead()
+    }
+    fn vector(&self) -> u32 {
+        self.window.vector()
+    }
+    fn warp(&self) -> u32 {
+        self.window.warp()
+    }
+    fn registers(&self) -> u32 {
+        self.window.registers()
+    }
+    fn slot(&self, e: u32) -> Slot {
+        self.window.slot(e)
+    }
+    fn local(&self, lane: u32, e: u32) -> Option<u32> {
+        self.window.local(lane, e)
+    }
+    fn load(&self, reg: u32) -> AffineLoad {
+        self.window.load(reg)
+    }
+    fn output(&self, lane: u32, p: u32) -> u32 {
+        self.window.output(lane, p)
+    }
+    fn ring(&self) -> bool {
+        true
+    }
+}
+
 /// A lane of `layout` computes whole rows of `v` consecutive outputs: `outputs_per_thread` must
 /// be a multiple of `v`.
 fn whole_rows(pattern: &Pattern, layout: Layout, v: u32) -> Result<(), ScheduleError> {
@@ -310,6 +372,9 @@ pub enum Layout {
     Window(u32),
     /// Windows of this many consecutive outputs, read from the block's staged input.
     Staged(u32),
+    /// Windows of this many consecutive outputs, read from the block's ring of staged input
+    /// planes (3D).
+    Planes(u32),
 }
 
 impl Layout {
@@ -319,17 +384,28 @@ impl Layout {
             Layout::Granule(v) => Box::new(Granule::new(pattern, v)?),
             Layout::Window(v) => Box::new(LaneWindow::new(pattern, v)?),
             Layout::Staged(v) => Box::new(StagedWindow::new(pattern, v)?),
+            Layout::Planes(v) => Box::new(StagedPlanes::new(pattern, v)?),
         })
     }
 }
 
 impl Layout {
+    /// The launch that covers an output of shape `output` with this layout's tiles: staged
+    /// planes stack a block's warps along y ([`Pattern::stacked_launch_shape`]), every other
+    /// layout numbers tiles row-major ([`Pattern::launch_shape_of`]).
+    pub fn launch_shape(self, pattern: &Pattern, output: Extent) -> Result<LaunchShape, LengthError> {
+        match self {
+            Layout::Planes(_) => pattern.stacked_launch_shape(output),
+            _ => pattern.launch_shape_of(output),
+        }
+    }
+
     /// Bytes per vector access of a lane's granule (at most 16); the buffers' addresses must be
     /// multiples of it.
     pub fn access_bytes(self, element: ScalarType) -> u32 {
         match self {
             Layout::RoundRobin => element.bytes(),
-            Layout::Granule(v) | Layout::Window(v) | Layout::Staged(v) => vector_access_elements(v, element) * element.bytes(),
+            Layout::Granule(v) | Layout::Window(v) | Layout::Staged(v) | Layout::Planes(v) => vector_access_elements(v, element) * element.bytes(),
         }
     }
 }
@@ -347,6 +423,7 @@ impl std::fmt::Display for Layout {
             Layout::Granule(v) => write!(f, "granule({v})"),
             Layout::Window(v) => write!(f, "window({v})"),
             Layout::Staged(v) => write!(f, "staged({v})"),
+            Layout::Planes(v) => write!(f, "planes({v})"),
         }
     }
 }

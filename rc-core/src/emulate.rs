@@ -14,6 +14,7 @@ use crate::program::Reg;
 use crate::ops;
 use crate::body::BinaryOp;
 use crate::program::{Instr, WarpProgram};
+use crate::ring::PlaneRing;
 use crate::scalar::{Element, Scalar, ScalarType};
 use crate::stencil::first_len;
 
@@ -51,10 +52,30 @@ impl WarpProgram {
             stages: vec![Vec::new(); self.fields as usize],
             stage_row: 0,
             warp_stage: None,
+            ring: vec![Vec::new(); self.fields as usize],
+            ring_phase: 0,
+            fetched: vec![Vec::new(); self.fields as usize],
         };
-        let tiles = innermost_first(pattern.tiles_along(out_shape));
         let tile_shape = innermost_first(pattern.tile());
         let per_block = pattern.tiles_per_block() as usize;
+        if let Some(ring) = &self.ring {
+            // Staged planes: block by block as the launch numbers them, its warps stacked along
+            // y; each warp's run stages the block's ring itself, which every warp of the block
+            // would find the same.
+            let [bx, by, bz] = pattern.stacked_blocks_along(out_shape).map(|b| b as usize);
+            for b in 0..bx * by * bz {
+                let (x, y, z) = (b % bx, b / bx % by, b / bx / by);
+                for w in 0..per_block {
+                    tile.warp_in_block = w;
+                    tile.origin = [x * tile_shape[0], (y * per_block + w) * tile_shape[1], z * tile_shape[2]].map(|o| o as i64);
+                    tile.ring = vec![vec![None; (ring.field_bytes() / ring.element_bytes) as usize]; self.fields as usize];
+                    tile.ring_phase = 0;
+                    tile.stmts(&self.machine.body)?;
+                }
+            }
+            return Ok(());
+        }
+        let tiles = innermost_first(pattern.tiles_along(out_shape));
         for t in 0..tiles.iter().product() {
             let (tx, rest) = (t % tiles[0], t / tiles[0]);
             let (ty, tz) = (rest % tiles[1], rest / tiles[1]);
@@ -98,6 +119,11 @@ struct Tile<'a, T> {
     /// Elements per input row in the block's stage.
     stage_row: usize,
     warp_stage: Option<WarpStage>,
+    /// Staged planes: each input field's ring of planes by element (`None` until put), its
+    /// phase, and what the last plane fetch of each field read.
+    ring: Vec<Vec<Option<u64>>>,
+    ring_phase: u32,
+    fetched: Vec<Vec<u64>>,
 }
 
 impl<T: Element> Tile<'_, T> {
@@ -305,6 +331,37 @@ impl<T: Element> Tile<'_, T> {
             Op::RowRule { rows, first, dsts } => self.row_rule(rows, *first, dsts),
             Op::StreamPlanes(planes) => self.origin[2] += *planes as i64,
             Op::PlaneRule { planes, first } => self.plane_rule(planes, *first),
+            Op::FetchPlane { plane, field } => self.fetch_plane(*plane, *field)?,
+            Op::PutPlane { slot, field } => {
+                let ring = self.plane_ring()?;
+                let start = ring.position(ring.slot(self.ring_phase, *slot), 0, 0) as usize;
+                let values = std::mem::take(&mut self.fetched[*field as usize]);
+                for (i, bits) in values.into_iter().enumerate() {
+                    self.ring[*field as usize][start + i] = Some(bits);
+                }
+            }
+            // The emulator runs one warp at a time: every other warp has passed the barrier.
+            Op::BlockBarrier => {}
+            Op::ReadRing { dsts, at, field, row, .. } => {
+                let ring = self.plane_ring()?;
+                let rows = program.pattern.box_rows().1;
+                let (z, y) = (row / rows, row % rows);
+                let start = ring.position(ring.slot(self.ring_phase, z), self.warp_in_block as u32 * ring.rows_per_warp + y, 0) as usize;
+                for lane in 0..warp {
+                    for (k, &dst) in dsts.iter().enumerate() {
+                        let e = at.element(lane as u32) as usize + k;
+                        if e >= ring.row_elements as usize {
+                            return Err(EmulationError::StageOverflow { position: e, size: ring.row_elements }.into());
+                        }
+                        let bits = self.ring[*field as usize].get(start + e).copied().flatten().ok_or(EmulationError::StageUnwritten)?;
+                        self.set(dst, lane, bits);
+                    }
+                }
+            }
+            Op::TurnRing => {
+                let ring = self.plane_ring()?;
+                self.ring_phase = (self.ring_phase + 1) % ring.slots;
+            }
             Op::StoreVector { srcs, at, row, .. } => {
                 for lane in 0..warp {
                     let x = self.origin[0] + at.element(lane as u32) as i64;
@@ -455,6 +512,60 @@ impl<T: Element> Tile<'_, T> {
         self.stages[field as usize] = region;
         self.warp_stage = Some(*stage);
         Ok(())
+    }
+
+    fn plane_ring(&self) -> Result<PlaneRing, Error> {
+        Ok(self.program.ring.ok_or(EmulationError::StageUnwritten)?)
+    }
+
+    /// Staged planes: the block's copy of box plane `plane` of input field `field`, as its
+    /// threads fetch it: copy vector `c` is row `c / chunks_per_row` of the block's rows,
+    /// elements `width * (c % chunks_per_row)..` of the tile's row; vectors where the whole
+    /// plane lies inside the input (rows whole vectors long), element by element under the
+    /// boundary rule in each dimension otherwise.
+    fn fetch_plane(&mut self, plane: u32, field: u32) -> Result<(), Error> {
+        let ring = self.plane_ring()?;
+        let pattern = self.program.pattern;
+        let width = ring.width as usize;
+        let x0 = self.origin_x();
+        let y0 = self.origin[1] - (self.warp_in_block as u32 * ring.rows_per_warp) as i64 - pattern.shift_along(1) as i64;
+        let z = self.origin[2] + plane as i64 - pattern.shift_along(2) as i64;
+        let [nx, ny, nz] = self.in_shape.map(|n| n as i64);
+        let along = |start: i64, len: u32, n: i64| start >= 0 && start + len as i64 <= n;
+        let inside = along(x0, ring.row_elements, nx) && along(y0, ring.rows, ny) && along(z, 1, nz) && nx % width as i64 == 0;
+        let cpr = ring.chunks_per_row() as i64;
+        let input = self.inputs[field as usize];
+        let mut values = Vec::with_capacity(ring.chunks() as usize * width);
+        for c in 0..ring.chunks() as i64 {
+            let (y, x) = (y0 + c / cpr, x0 + c % cpr * width as i64);
+            if inside {
+                let linear = ((z * ny + y) * nx + x) as usize;
+                if linear % width != 0 {
+                    return Err(EmulationError::Access { what: "plane vector load", first: linear as i64, width, len: input.len() }.into());
+                }
+                values.extend(input[linear..][..width].iter().map(|v| v.to_scalar().bits));
+                continue;
+            }
+            for k in 0..width as i64 {
+                values.push(self.read_point(field, [x + k, y, z]));
+            }
+        }
+        self.fetched[field as usize] = values;
+        Ok(())
+    }
+
+    /// Input point `at` (innermost first, possibly outside) of input field `field` under the
+    /// boundary rule in each dimension (zero outside for `valid` and `zero`).
+    fn read_point(&self, field: u32, at: [i64; 3]) -> u64 {
+        let boundary = self.program.pattern.boundary();
+        let mut linear = 0;
+        for axis in (0..MAX_DIMS).rev() {
+            match boundary.source(self.in_shape[axis], at[axis]) {
+                Some(i) => linear = linear * self.in_shape[axis] + i,
+                None => return 0,
+            }
+        }
+        self.inputs[field as usize][linear].to_scalar().bits
     }
 
     /// Per lane: every quotient by the fast path; where one of them fails its range check,

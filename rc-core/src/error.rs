@@ -203,6 +203,8 @@ pub enum ScheduleError {
     GridTile { radius: Radius, rows: u32, max_rows: u32, max_radius: u32 },
     #[error("distribution staged(V) stages 1D tiles; a {dims} stencil uses granule(V) or window(V) (or auto)")]
     StagedDimensions { dims: Dims },
+    #[error("distribution planes(V) stages the input planes of 3D register-cache tiles; a {dims} stencil (or another strategy) uses granule(V) or window(V) (or auto)")]
+    PlanesDimensions { dims: Dims },
 }
 
 /// An access the emulated machine program makes that the GPU would make out of bounds or

@@ -486,6 +486,25 @@ impl Pattern {
         Ok(LaunchShape { blocks: blocks as u32, threads_per_block: self.threads_per_block })
     }
 
+    /// Blocks of a launch whose block's warps stack along y (staged planes, [`crate::ring`]):
+    /// along x, y and z (innermost first), each block `tiles_per_block` tiles along y.
+    pub fn stacked_blocks_along(&self, output: Extent) -> [u64; 3] {
+        let tiles = self.tiles_along(output);
+        let along = |axis: usize| (tiles.along(axis) as u64).max(1);
+        [along(0), along(1).div_ceil(self.tiles_per_block() as u64), along(2)]
+    }
+
+    /// The launch of staged planes: one block per [`Pattern::stacked_blocks_along`], numbered
+    /// row-major (x fastest); warp `w` of a block computes its `w`-th tile along y.
+    pub fn stacked_launch_shape(&self, output: Extent) -> Result<LaunchShape, LengthError> {
+        let blocks: u64 = self.stacked_blocks_along(output).iter().product();
+        let max = i32::MAX as u64;
+        if blocks > max {
+            return Err(LengthError::GridTooLarge { outputs: output.len().unwrap_or(usize::MAX), blocks, max });
+        }
+        Ok(LaunchShape { blocks: blocks as u32, threads_per_block: self.threads_per_block })
+    }
+
     /// The output's shape for an input of shape `input`, or why there is none. In 1D as
     /// [`Pattern::output_len`]; in 2D and 3D the shape must have the stencil's dimensions, no
     /// empty one, and under `valid` at least one whole window along each.

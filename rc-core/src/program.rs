@@ -12,6 +12,7 @@ use crate::order;
 use crate::pairs::{whole_words, ShuffledFetches};
 use crate::pattern::Pattern;
 use crate::pipeline::Pipeline;
+use crate::ring::PlaneRing;
 use crate::scalar::{Scalar, ScalarType};
 use crate::strategy::Strategy;
 use crate::time_steps::FusedTile;
@@ -91,6 +92,9 @@ pub struct WarpProgram {
     pub vector: u32,
     /// Cache loads read the block's stage ([`Instr::Stage`]) instead of global memory.
     pub staged: bool,
+    /// Staged planes: cache loads read the block's ring of input planes ([`crate::ring`]);
+    /// the tile streams along z without a pipeline, each step reading every plane of its box.
+    pub ring: Option<PlaneRing>,
     pub schedule: Schedule,
     /// Cache registers of one input row of the tile: row `k`'s `rc[i]` of the x schedule is
     /// cache register `k * row_registers + i`.
@@ -157,6 +161,9 @@ impl WarpProgram {
         if distribution.staged() && pattern.dims() != Dims::One {
             return Err(ScheduleError::StagedDimensions { dims: pattern.dims() }.into());
         }
+        if distribution.ring() && (pattern.dims() != Dims::Three || strategy != Strategy::RegisterCache) {
+            return Err(ScheduleError::PlanesDimensions { dims: pattern.dims() }.into());
+        }
         // Along x every row of the tile is the 1D tile: one schedule for the x offsets serves
         // every row; a tap's outer offsets only choose the row.
         let row_pattern = pattern.along_x();
@@ -208,9 +215,24 @@ impl WarpProgram {
                 lower.instrs.push(Instr::Stage { scope: StageScope::Warp, lead: distribution.lead(), elements, field });
             }
         }
+        let ring = match distribution.ring() {
+            true => {
+                // From the tile's element 0 to its last lane's last window element.
+                let warp = pattern.warp();
+                let elements = schedule.loads.iter().map(|plan| distribution.load(plan.reg).element(warp - 1) + 1).max().unwrap_or(1);
+                let ring = PlaneRing::new(&pattern, distribution.vector(), body.element(), elements);
+                let bytes = ring.field_bytes() * fields;
+                if bytes > MAX_STATIC_SHARED_BYTES {
+                    let layout = format!("planes({})", distribution.vector());
+                    return Err(ScheduleError::StageTooLarge { layout, bytes, limit: MAX_STATIC_SHARED_BYTES }.into());
+                }
+                Some(ring)
+            }
+            false => None,
+        };
         let registers = distribution.registers();
         for field in 0..fields {
-            for (row, plans) in row_loads(pattern, body, field, &schedule, registers).into_iter().enumerate() {
+            for (row, plans) in row_loads(pattern, body, field, &schedule, registers, ring.is_some()).into_iter().enumerate() {
                 let row = row as u32;
                 // Each field's cache registers after the previous field's, row after row.
                 let first = (field * pattern.input_rows() + row) * registers;
@@ -260,7 +282,7 @@ impl WarpProgram {
             }
         }
         let Lower { instrs, mut reg_types, fetch_order, cache, .. } = lower;
-        let (instrs, pipeline) = match pattern.streams() {
+        let (instrs, pipeline) = match pattern.streams() && ring.is_none() {
             true => {
                 let (instrs, pipeline) = Pipeline::build(step, instrs, &cache, &mut reg_types);
                 (instrs, Some(pipeline))
@@ -277,6 +299,7 @@ impl WarpProgram {
             distribution: distribution.describe(),
             vector: distribution.vector(),
             staged: distribution.staged(),
+            ring,
             schedule,
             row_registers: registers,
             instrs,
@@ -342,8 +365,9 @@ impl WarpProgram {
 /// lanes: the registers the x schedule's fetches touch (read locally, or published to a
 /// reader), for the fetches the field's taps reaching that row use. In 1D with one field, the
 /// schedule's own loads. A streaming tile's row also holds what the step's older planes read of
-/// it, as the next steps carry it there.
-fn row_loads(pattern: Pattern, body: &Body, field: u32, schedule: &Schedule, registers: u32) -> Vec<Vec<LoadPlan>> {
+/// it, as the next steps carry it there (not when every step reads its whole box from the ring
+/// of staged planes, `ring`).
+fn row_loads(pattern: Pattern, body: &Body, field: u32, schedule: &Schedule, registers: u32, ring: bool) -> Vec<Vec<LoadPlan>> {
     let step = pattern.step();
     let warp = pattern.warp() as usize;
     let mut used = vec![vec![vec![false; warp]; registers as usize]; step.input_rows() as usize];
@@ -364,7 +388,7 @@ fn row_loads(pattern: Pattern, body: &Body, field: u32, schedule: &Schedule, reg
             }
         }
     }
-    if pattern.streams() {
+    if pattern.streams() && !ring {
         // Plane s of a step becomes plane s - 1 of the next one: it must hold what every
         // plane below it reads.
         let (planes, rows) = step.box_rows();

@@ -232,6 +232,7 @@ impl WarpProgram {
             },
             vector: tile.per_lane,
             staged: false,
+            ring: None,
             schedule: Schedule::owned(launch, tile.schedule_lead(pattern.boundary()), loads),
             row_registers: tile.per_lane,
             instrs: Vec::new(),

@@ -76,7 +76,7 @@ pub fn vector_size(kind: &'static str, got: Given) -> Result<u32, DistributionEr
 pub(crate) fn row_length(layout: Layout) -> u32 {
     match layout {
         Layout::RoundRobin => 1,
-        Layout::Granule(v) | Layout::Window(v) | Layout::Staged(v) => v,
+        Layout::Granule(v) | Layout::Window(v) | Layout::Staged(v) | Layout::Planes(v) => v,
     }
 }
 

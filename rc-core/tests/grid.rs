@@ -151,6 +151,12 @@ fn gpu_kernels(radius: Radius, star: bool) -> (Body, Vec<(Pattern, Strategy, Lay
             let program = WarpProgram::compile_for(pattern, strategy, layout, &body).expect("compiles");
             kernels.push((pattern, strategy, layout, program));
         }
+        if radius.dims() == rc_core::Dims::Three {
+            // Staged planes: blocks of 4 warps stacked along y (12 rows), a ring of input planes.
+            let pattern = Pattern::grid(radius, 32, 4, rows, planes, boundary).and_then(|p| p.with_launch_bounds(128, None)).expect("valid");
+            let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
+            kernels.push((pattern, Strategy::RegisterCache, Layout::Planes(4), program));
+        }
         if radius.dims() == rc_core::Dims::Two {
             let pattern = Pattern::grid(radius, 32, 4, 7, 1, boundary).and_then(|p| p.with_streamed_rows(true)).expect("valid");
             let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
@@ -213,7 +219,7 @@ fn write_gpu_cases() {
                 let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
                 std::fs::write(dir.join(format!("{k}.ptx")), &ptx).expect("writes");
                 std::fs::write(dir.join(format!("{k}.want")), bytes(&got)).expect("writes");
-                let launch = pattern.launch_shape_of(out_shape).expect("fits");
+                let launch = layout.launch_shape(&pattern, out_shape).expect("fits");
                 let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
                 index.push_str(&format!(
                     "{k} {} {} {} {} {}\n",
@@ -326,12 +332,12 @@ fn write_perf_cases() {
         let dims = radius.dims();
         let default = Pattern::grid(radius, 32, 1, Pattern::default_rows_per_warp(dims), Pattern::default_planes_per_warp(dims), Boundary::Clamp).expect("valid");
         let choice = rc_core::auto::choose(default, false, &body).expect("a choice");
-        let mut programs: Vec<(String, Pattern, WarpProgram)> = Vec::new();
+        let mut programs: Vec<(String, Pattern, Layout, WarpProgram)> = Vec::new();
         let chosen = WarpProgram::compile_for(choice.pattern, rc, choice.layout, &body).expect("compiles");
         let bounds = choice.pattern.min_blocks_per_sm().unwrap_or(0);
         let streamed = if choice.pattern.streams_rows() { "|streamed" } else { "" };
         let what = format!("default|{}|p{}|r{}|z{}|mb{bounds}{streamed}", choice.layout, choice.pattern.outputs_per_thread(), choice.pattern.rows_per_warp(), choice.pattern.planes_per_warp());
-        programs.push((what.replace(' ', "_"), choice.pattern, chosen));
+        programs.push((what.replace(' ', "_"), choice.pattern, choice.layout, chosen));
         for (strategy, layout, outputs, rows, planes, min_blocks) in tiles {
             let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, planes.max(1), Boundary::Clamp)
                 .and_then(|p| p.with_streamed_rows(planes == 0))
@@ -342,11 +348,23 @@ fn write_perf_cases() {
             let Ok(program) = WarpProgram::compile_for(pattern, strategy, layout, &body) else { continue };
             let streamed = if planes == 0 { "|streamed" } else { "" };
             let what = format!("{strategy}|{layout}|p{outputs}|r{rows}|z{}|mb{}{streamed}", planes.max(1), min_blocks.unwrap_or(0)).replace(' ', "_");
-            programs.push((what, pattern, program));
+            programs.push((what, pattern, layout, program));
         }
-        for (what, pattern, program) in programs {
+        // Staged planes: blocks of 4 or 8 warps stacked along y, as the probe
+        // (bench/probes/staged3d.cu) ran them; those whose ring exceeds 48 KiB are refused.
+        for (threads, rows, min_blocks) in [(128, 4, None), (256, 4, None), (256, 2, None), (128, 2, None), (128, 4, Some(4))] {
+            let layout = Layout::Planes(4);
+            let Ok(pattern) = Pattern::grid(radius, 32, 4, rows, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, min_blocks)) else { continue };
+            if !three {
+                continue;
+            }
+            let Ok(program) = WarpProgram::compile_for(pattern, rc, layout, &body) else { continue };
+            let what = format!("{rc}|{layout}|p4|r{rows}|z32|mb{}|t{threads}", min_blocks.unwrap_or(0)).replace(' ', "_");
+            programs.push((what, pattern, layout, program));
+        }
+        for (what, pattern, layout, program) in programs {
             let out_shape = pattern.output_shape(shape).expect("an output");
-            let launch = pattern.launch_shape_of(out_shape).expect("fits");
+            let launch = layout.launch_shape(&pattern, out_shape).expect("fits");
             std::fs::write(dir.join(format!("{k}.ptx")), rc_core::ptx::print(&program, "k")).expect("writes");
             let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
             let what = format!("{name}|{what}");
@@ -422,4 +440,17 @@ fn streamed_3d_boxes_carry_partial_sums_not_input_rows() {
             assert_eq!(got, reference(&body, pattern, &input, shape), "{pattern} on {shape:?}");
         }
     }
+}
+
+/// explain() of staged planes says which warp computes which rows and how the ring turns.
+#[test]
+fn explain_names_the_ring_of_staged_planes() {
+    let radius = Radius::zyx(1, 1, 1);
+    let body = weighted(radius, &taps(radius, true));
+    let pattern = Pattern::grid(radius, 32, 4, 4, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(128, None)).expect("valid");
+    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
+    let text = rc_core::explain::Explanation::new("k", &program).to_string();
+    assert!(text.contains("ring of staged planes: the block's 4 warps stack along y"), "{text}");
+    assert!(text.contains("3 slots of 18 rows x 136 elements in shared memory (29376 bytes per block)"), "{text}");
+    assert_eq!(program.machine.shared_bytes, Some(29376));
 }

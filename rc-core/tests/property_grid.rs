@@ -90,11 +90,18 @@ fn geometry() -> impl proptest::strategy::Strategy<Value = Geometry> {
             // 1D only: compile must refuse it with StagedDimensions.
             14 => (Strategy::RegisterCache, Layout::Staged(v)),
             15..=17 => (Strategy::SharedMemory, Layout::RoundRobin),
+            // 3D only: compile must refuse it in 2D with PlanesDimensions.
+            18 => (Strategy::RegisterCache, Layout::Planes(v)),
             _ => (Strategy::Naive, Layout::RoundRobin),
         };
         let boundary = Boundary::ALL[boundary];
         let mut pattern = Pattern::grid(radius, warp, p, rows, planes, boundary).expect("a valid pattern");
-        let threads = [Pattern::DEFAULT_THREADS_PER_BLOCK, 64, 32, 96][threads];
+        // Staged planes stack a block's warps along y: smaller blocks of small logical warps
+        // keep their ring within shared memory.
+        let threads = match layout {
+            Layout::Planes(_) => [32, 64, 32, 128][threads],
+            _ => [Pattern::DEFAULT_THREADS_PER_BLOCK, 64, 32, 96][threads],
+        };
         if threads != Pattern::DEFAULT_THREADS_PER_BLOCK {
             pattern = pattern.with_launch_bounds(threads, None).expect("whole warps");
         }
@@ -460,6 +467,11 @@ fn check_typed<T: Element>(case: &Case, counts: &Counts) -> Result<(), TestCaseE
             bump(&counts.staged_refused, 1);
             return Ok(());
         }
+        // Staged planes stage 3D tiles' planes: refused for 2D, saying so.
+        (Err(Error::Schedule(ScheduleError::PlanesDimensions { dims })), Layout::Planes(_)) if dims == pattern.dims() && dims != rc_core::Dims::Three => {
+            bump(&counts.staged_refused, 1);
+            return Ok(());
+        }
         // The documented limits: a stage larger than shared memory, or more registers than a
         // thread has. The run asserts these stay rare.
         (Err(Error::Schedule(ScheduleError::StageTooLarge { .. } | ScheduleError::BlockStageTooLarge { .. } | ScheduleError::RegistersExceeded { .. })), _) => {
@@ -666,6 +678,25 @@ fn emulate_grid_equals_eval_on_random_2d_and_3d_stencils_shapes_and_data() {
     if cases >= CASES {
         assert!(compared >= MIN_COMPARED, "only {compared} shapes compared, the issue asks for {MIN_COMPARED}");
     }
+}
+
+/// Staged planes (`distribution = planes(V)`) on their own: random 3D bodies, every boundary,
+/// element type and shape kind, tiles of blocks of 1 to 16 logical warps stacked along y.
+#[test]
+fn staged_planes_emulate_bit_exact_on_random_3d_stencils() {
+    fn planes(g: &Geometry) -> bool {
+        matches!(g.layout, Layout::Planes(_)) && g.pattern.dims() == rc_core::Dims::Three
+    }
+    let seed = env_u64("RC_GRID_SEED").unwrap_or(BASE_SEED ^ 0x91a4e5);
+    let cases = env_u64("RC_PLANES_CASES").map_or(200, |n| n as u32);
+    let counts = Counts::default();
+    if let Some(report) = run(seed, cases, &counts, planes) {
+        panic!("{report}\nrerun: RC_GRID_SEED={seed:#x} RC_PLANES_CASES={cases} cargo test -p rc-core --test property_grid staged_planes");
+    }
+    let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+    let (ran, compared) = (get(&counts.cases), get(&counts.compared));
+    eprintln!("{ran} random staged-plane programs: {compared} shapes compared, {} over the shared-memory limit", get(&counts.limits_refused));
+    assert!(compared >= ran, "only {compared} shapes compared for {ran} programs");
 }
 
 /// The first bug the suite found, kept as a case: `w[(0, 0)]` (the identity) over a 4 x 8

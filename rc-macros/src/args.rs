@@ -308,9 +308,9 @@ fn strategy_value(value: &Expr, cx: &mut Ctxt) -> Option<Strategy> {
     named(value, "strategy", &Strategy::ALL, Strategy::name, cx)
 }
 
-/// `round_robin`, `granule(V)`, `window(V)` or `staged(V)` with V a power of two from 1 to 32 (`auto` is handled by the caller).
+/// `round_robin`, `granule(V)`, `window(V)`, `staged(V)` or `planes(V)` with V a power of two from 1 to 32 (`auto` is handled by the caller).
 fn layout_value(value: &Expr, cx: &mut Ctxt) -> Option<Layout> {
-    let expected = "distribution must be `auto`, `round_robin`, `granule(V)`, `window(V)` or `staged(V)` with V a power of two from 1 to 32";
+    let expected = "distribution must be `auto`, `round_robin`, `granule(V)`, `window(V)`, `staged(V)` or `planes(V)` (3D) with V a power of two from 1 to 32";
     let call_of = |name: &str| match strip_group(value) {
         Expr::Call(call) if matches!(strip_group(&call.func), Expr::Path(p) if p.path.is_ident(name)) && call.args.len() == 1 => {
             Some(call.args[0].clone())
@@ -329,6 +329,8 @@ fn layout_value(value: &Expr, cx: &mut Ctxt) -> Option<Layout> {
                 sized(Layout::Window, "window", &arg, cx)
             } else if let Some(arg) = call_of("staged") {
                 sized(Layout::Staged, "staged", &arg, cx)
+            } else if let Some(arg) = call_of("planes") {
+                sized(Layout::Planes, "planes", &arg, cx)
             } else {
                 cx.error(value, format!("{expected}, got `{}`", quote::quote!(#value)));
                 None

@@ -70,6 +70,7 @@ pub fn layout(l: Layout) -> TokenStream {
         Layout::Granule(v) => quote!(::rc::__private::Layout::Granule(#v)),
         Layout::Window(v) => quote!(::rc::__private::Layout::Window(#v)),
         Layout::Staged(v) => quote!(::rc::__private::Layout::Staged(#v)),
+        Layout::Planes(v) => quote!(::rc::__private::Layout::Planes(#v)),
     }
 }
 

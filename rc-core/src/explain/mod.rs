@@ -97,6 +97,22 @@ impl Explanation {
                     crate::stage::block_bytes(&pattern, program.vector, program.element, *elements)
                 )?;
             }
+            if let Some(ring) = &program.ring {
+                let (warps, rows) = (pattern.tiles_per_block(), pattern.rows_per_warp());
+                writeln!(
+                    text,
+                    "ring of staged planes: the block's {warps} warps stack along y (warp w computes output rows {rows}w .. {rows}w + {rows} of the block's {} rows) over one x tile, streaming along z; each input field's {} input planes sit in {} slots of {} rows x {} elements in shared memory ({} bytes per block); thread t copies vectors t, t + {}, ... of each plane ({} per thread), fetching the next plane into registers before a step's taps and putting it in the oldest plane's slot after them, between two block barriers; box plane z of step k is slot (k + z) mod {}",
+                    warps * rows,
+                    ring.slots,
+                    ring.slots,
+                    ring.rows,
+                    ring.row_elements,
+                    ring.field_bytes() * program.fields,
+                    ring.threads,
+                    ring.rounds(),
+                    ring.slots
+                )?;
+            }
             writeln!(text, "{}", launch_bounds(program.machine.launch_bounds, pattern.threads_per_block()))?;
             let estimate = program.register_estimate();
             writeln!(text, "registers: {estimate} (estimated; ptxas -v gives the real count)")?;

@@ -111,6 +111,7 @@ impl Step {
             Op::Load { row, .. } | Op::Shared { row, .. } => self.loads.add(1, Some(*row)),
             Op::LoadVector { dsts, row, .. } => self.loads.add(dsts.len(), Some(*row)),
             Op::ReadStage { dsts, .. } => self.loads.add(dsts.len(), None),
+            Op::ReadRing { dsts, row, .. } => self.loads.add(dsts.len(), Some(*row)),
             Op::Store { row, .. } => self.stores.add(1, Some(*row)),
             Op::StoreVector { srcs, row, .. } => self.stores.add(srcs.len(), Some(*row)),
             Op::StoreOwned { srcs, row, .. } => self.stores.add(srcs.len(), Some(*row)),
@@ -125,7 +126,11 @@ impl Step {
             | Op::Neighbour { .. }
             | Op::StepRule { .. }
             | Op::RowRule { .. }
-            | Op::PlaneRule { .. } => {}
+            | Op::PlaneRule { .. }
+            | Op::FetchPlane { .. }
+            | Op::PutPlane { .. }
+            | Op::BlockBarrier
+            | Op::TurnRing => {}
         }
     }
 }

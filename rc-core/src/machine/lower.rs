@@ -8,6 +8,7 @@ use super::vector::{self, Access};
 use super::{LaunchBounds, Machine, Op, Stmt, TileTest, WarpStage};
 use crate::distribution::{vector_access_elements, AffineLoad};
 use crate::program::{Instr, Reg, StageScope, WarpProgram};
+use crate::ring::PlaneRing;
 use crate::stage::{self, StagePadding};
 
 impl Machine {
@@ -33,7 +34,9 @@ impl Machine {
         let element = program.element;
         let width = vector_access_elements(program.vector, element);
         let lower = Lowering { program, divisions: FastDivisions::of(program), width };
-        let body = if program.staged {
+        let body = if let Some(ring) = &program.ring {
+            lower.ring(ring)
+        } else if program.staged {
             lower.staged()
         } else if program.vector == 1 {
             lower.scalar()
@@ -53,6 +56,9 @@ impl Machine {
             }
             _ => {}
         });
+        if let Some(ring) = &program.ring {
+            shared_bytes = Some(ring.field_bytes() * program.fields);
+        }
         machine.shared_bytes = shared_bytes;
         machine
     }
@@ -353,6 +359,42 @@ impl Lowering<'_> {
         });
         let segments = row_segments(&rest, self.program.pattern.outputs_per_thread());
         body.extend(self.path(&segments, PendingLoads::new(vectors.collect())));
+        body
+    }
+
+    /// Staged planes ([`crate::ring`]): the block fills slots `0..slots` with its first step's
+    /// box planes; then each step fetches the plane after its box into registers, runs the
+    /// body with each window vector read from the ring just before its first reader and the
+    /// stores as above, and after a barrier (every warp done with its oldest plane) puts the
+    /// fetched plane in that plane's slot; a second barrier, and the tile moves one plane on.
+    fn ring(&self, ring: &PlaneRing) -> Vec<Stmt> {
+        let program = self.program;
+        let loads = cache_loads(&program.instrs);
+        let rest = &program.instrs[loads.len()..];
+        // Every lane reads its window from the ring, so runs need not share a lane range.
+        let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: (0, 0), field: l.field, row: l.row }).collect();
+        let reads = vector::runs(&accesses, self.width).into_iter().map(|run| {
+            let run = &loads[run];
+            let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();
+            let (first, at, field, row) = (run[0].cache, run[0].at, run[0].field, run[0].row);
+            (dsts.clone(), vec![Op::ReadRing { dsts, first_cache: first, at, field, row }])
+        });
+        let segments = row_segments(rest, program.pattern.outputs_per_thread());
+        let op = |op: Op| Stmt::Op(op);
+        let fields = 0..program.fields;
+        let mut body: Vec<Stmt> = Vec::new();
+        for plane in 0..ring.slots {
+            for field in fields.clone() {
+                body.extend([op(Op::FetchPlane { plane, field }), op(Op::PutPlane { slot: plane, field })]);
+            }
+        }
+        body.push(op(Op::BlockBarrier));
+        let mut step: Vec<Stmt> = fields.clone().map(|field| op(Op::FetchPlane { plane: ring.slots, field })).collect();
+        step.extend(self.path(&segments, PendingLoads::new(reads.collect())));
+        step.push(op(Op::BlockBarrier));
+        step.extend(fields.map(|field| op(Op::PutPlane { slot: 0, field })));
+        step.extend([op(Op::BlockBarrier), op(Op::TurnRing), op(Op::Advance)]);
+        body.push(Stmt::Loop { times: program.pattern.planes_per_warp(), body: step });
         body
     }
 

@@ -156,6 +156,25 @@ pub enum Op {
     /// that plane lies outside the input it becomes what the rule says: zero, or under `clamp`
     /// the plane of `planes` at the nearest edge (it stays as it is if that is not among them).
     PlaneRule { planes: Vec<Vec<Reg>>, first: u32 },
+    /// Staged planes ([`crate::ring`]): every thread of the block reads its copy vectors of
+    /// box plane `plane` (counted from the current step's first input plane) of input field
+    /// `field` (the block's rows, every lane's window) from global memory into registers it
+    /// holds until [`Op::PutPlane`]: vectors where the whole plane lies inside the input,
+    /// element by element under the boundary rule otherwise.
+    FetchPlane { plane: u32, field: u32 },
+    /// Staged planes: every thread writes what its last [`Op::FetchPlane`] of input field
+    /// `field` read into ring slot `(phase + slot) mod slots`, at the copy vectors' plane positions.
+    PutPlane { slot: u32, field: u32 },
+    /// Staged planes: a barrier for the whole block (the ring is shared).
+    BlockBarrier,
+    /// Staged planes: every lane reads elements `at.element(lane) + k` for `k` in
+    /// `0..dsts.len()` of row `warp * rows_per_warp + y` of the ring slot of box plane `z` of
+    /// input field `field`, where box row `row` is plane `z`, row `y` of the step's box; one
+    /// vector access.
+    ReadRing { dsts: Vec<Reg>, first_cache: u32, at: AffineLoad, field: u32, row: u32 },
+    /// Staged planes: the ring's phase moves one slot on (`phase = (phase + 1) mod slots`), as
+    /// the tile moves one plane along z.
+    TurnRing,
 }
 
 /// Which neighbour lane an [`Op::Neighbour`] reads.
@@ -260,7 +279,12 @@ impl Op {
             | Op::ReadStage { .. }
             | Op::StageBlock { .. }
             | Op::Shared { .. }
-            | Op::StageWarp { .. } => Vec::new(),
+            | Op::StageWarp { .. }
+            | Op::FetchPlane { .. }
+            | Op::PutPlane { .. }
+            | Op::BlockBarrier
+            | Op::ReadRing { .. }
+            | Op::TurnRing => Vec::new(),
         }
     }
 
@@ -269,7 +293,7 @@ impl Op {
         match self {
             Op::Compute(instr) => instr.def().into_iter().collect(),
             Op::Load { dst, .. } | Op::Shared { dst, .. } => vec![*dst],
-            Op::LoadVector { dsts, .. } | Op::ReadStage { dsts, .. } => dsts.clone(),
+            Op::LoadVector { dsts, .. } | Op::ReadStage { dsts, .. } | Op::ReadRing { dsts, .. } => dsts.clone(),
             Op::Divisions(run) => run.iter().map(|d| d.dst).collect(),
             Op::Carry(moves) => moves.iter().map(|&(dst, _)| dst).collect(),
             Op::Neighbour { dst, .. } => vec![*dst],
@@ -283,12 +307,16 @@ impl Op {
             | Op::Store { .. }
             | Op::StoreVector { .. }
             | Op::StoreOwned { .. }
-            | Op::Advance => Vec::new(),
+            | Op::Advance
+            | Op::FetchPlane { .. }
+            | Op::PutPlane { .. }
+            | Op::BlockBarrier
+            | Op::TurnRing => Vec::new(),
         }
     }
 
     /// Whether this operation fills cache registers.
     pub fn loads_cache(&self) -> bool {
-        matches!(self, Op::Load { cache: Some(_), .. } | Op::LoadVector { .. } | Op::ReadStage { .. })
+        matches!(self, Op::Load { cache: Some(_), .. } | Op::LoadVector { .. } | Op::ReadStage { .. } | Op::ReadRing { .. })
     }
 }

@@ -19,13 +19,13 @@ use crate::pattern::Boundary;
 #[derive(Clone, Debug)]
 pub(super) struct Grid {
     /// Lengths along y and z of the input and the output (z's only in 3D).
-    in_y: String,
-    in_z: Option<String>,
+    pub(super) in_y: String,
+    pub(super) in_z: Option<String>,
     out_y: String,
     out_z: Option<String>,
     /// The tile's first output row and plane.
     tile_y: String,
-    tile_z: Option<String>,
+    pub(super) tile_z: Option<String>,
     /// Input element index of the tile's input row 0 at x = 0, and output element index of its
     /// output row 0 at x = 0: where row addresses start on the paths that need no boundary
     /// rule (wrapping arithmetic elsewhere, where they are not used).
@@ -37,11 +37,24 @@ pub(super) struct Grid {
     pitch_out: String,
     plane_out: Option<String>,
     /// Rows a whole number of vector accesses long (so each row's vectors are aligned).
-    in_aligned: Option<String>,
+    pub(super) in_aligned: Option<String>,
     out_aligned: Option<String>,
     /// A streaming tile's step along z in elements, input and output: what moving one plane
     /// adds to `row0_in` and `row0_out`.
     plane_elements: Option<(String, String)>,
+    /// Staged planes: the ring's registers ([`super::ring`]).
+    pub(super) ring: Option<RingRegs>,
+}
+
+/// Registers of a kernel of staged planes.
+#[derive(Clone, Debug)]
+pub(super) struct RingRegs {
+    /// The ring's phase: box plane `z` of the current step is in slot `(phase + z) mod slots`.
+    pub phase: String,
+    /// The warp's place in its block along y (u32).
+    pub warp: String,
+    /// The block's first input row along y (its first output row less the y shift; s64).
+    pub first_row: String,
 }
 
 impl Printer<'_> {
@@ -91,6 +104,15 @@ impl Printer<'_> {
         self.line(&format!("cvt.u64.u32 {tid64}, {TID};"));
         self.line(&format!("add.u64 {t}, {t}, {tid64};"));
         self.line(&format!("shr.u64 {t}, {t}, {};", warp.trailing_zeros()));
+        // Staged planes number blocks, not warps: block b's warps stack along y
+        // ([`Pattern::stacked_launch_shape`]).
+        let stacked = self.program.ring.map(|_| {
+            let w = self.t();
+            self.comment("staged planes: block b computes block tile b, row-major; its warp w the w-th tile along y");
+            self.line(&format!("shr.u32 {w}, {TID}, {};", warp.trailing_zeros()));
+            self.line(&format!("cvt.u64.u32 {t}, {CTAID};"));
+            w
+        });
         let tiles = |p: &mut Self, len: &str, per_tile: u32| -> String {
             let n = p.a();
             p.line(&format!("add.u64 {n}, {len}, {};", per_tile - 1));
@@ -107,11 +129,19 @@ impl Printer<'_> {
         match &tile_z {
             None => self.line(&format!("mul.lo.u64 {tile_y}, {band}, {rows};")),
             Some(tile_z) => {
-                let tiles_y = tiles(self, &out_y, rows);
+                let tiles_y = match &stacked {
+                    None => tiles(self, &out_y, rows),
+                    Some(_) => tiles(self, &out_y, rows * pattern.tiles_per_block()),
+                };
                 let (tz, ty) = (self.a(), self.a());
                 self.line(&format!("div.u64 {tz}, {band}, {tiles_y};"));
                 self.line(&format!("mul.lo.u64 {ty}, {tz}, {tiles_y};"));
                 self.line(&format!("sub.u64 {ty}, {band}, {ty};"));
+                if let Some(w) = &stacked {
+                    let w64 = self.a();
+                    self.line(&format!("cvt.u64.u32 {w64}, {w};"));
+                    self.line(&format!("mad.lo.u64 {ty}, {ty}, {}, {w64};", pattern.tiles_per_block()));
+                }
                 self.line(&format!("mul.lo.u64 {tile_y}, {ty}, {rows};"));
                 self.line(&format!("mul.lo.u64 {tile_z}, {tz}, {planes};"));
             }
@@ -164,7 +194,16 @@ impl Printer<'_> {
             }
             _ => None,
         };
+        let ring = stacked.map(|warp| {
+            let (phase, first_row) = (self.t(), self.a());
+            self.line(&format!("mov.u32 {phase}, 0;"));
+            self.line(&format!("mul.wide.u32 {first_row}, {warp}, {rows};"));
+            self.line(&format!("sub.s64 {first_row}, {tile_y}, {first_row};"));
+            self.line(&format!("sub.s64 {first_row}, {first_row}, {};", pattern.shift_along(1)));
+            RingRegs { phase, warp, first_row }
+        });
         self.grid = Some(Grid {
+            ring,
             in_y,
             in_z,
             out_y,

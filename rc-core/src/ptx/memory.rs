@@ -10,7 +10,7 @@ use crate::stage;
 
 /// Which lanes of a load take part, and what the others' registers hold.
 #[derive(Clone, Copy)]
-enum Guard<'a> {
+pub(super) enum Guard<'a> {
     All,
     /// Lanes where the predicate holds load; the others' registers hold zero.
     Zeroed(&'a str),
@@ -22,7 +22,7 @@ impl Printer<'_> {
     /// `regs` = consecutive elements from `addr` in state space `space` (`global.nc`, `shared`),
     /// in one access. 16-bit elements are read as they are held, in pairs per 32-bit word, and
     /// split into their registers (widened to f32 for bf16).
-    fn read_elements(&mut self, space: &str, regs: &[String], addr: &str, guard: Guard) {
+    pub(super) fn read_elements(&mut self, space: &str, regs: &[String], addr: &str, guard: Guard) {
         let element = self.program.element;
         if element.half().is_none() {
             let ty = ptx_type(element);
@@ -56,7 +56,7 @@ impl Printer<'_> {
     /// Consecutive elements from `addr` in state space `space` = `values`, in one access;
     /// 16-bit elements packed in pairs (bf16 rounded back from f32 first, exactly: they hold
     /// values of the type).
-    fn write_elements(&mut self, space: &str, addr: &str, values: &[String], guard: Option<&str>) {
+    pub(super) fn write_elements(&mut self, space: &str, addr: &str, values: &[String], guard: Option<&str>) {
         let element = self.program.element;
         let guard = guard.map_or(Guard::All, Guard::Only);
         if element.half().is_none() {
@@ -181,7 +181,7 @@ impl Printer<'_> {
     }
 
     /// ` of field F` with several input fields, for a comment; nothing with one.
-    fn of_field(&self, field: u32) -> String {
+    pub(super) fn of_field(&self, field: u32) -> String {
         match self.program.fields {
             1 => String::new(),
             _ => format!(" of field {field}"),

@@ -22,6 +22,7 @@
 mod compute;
 mod grid;
 mod memory;
+mod ring;
 mod time_steps;
 mod types;
 
@@ -58,6 +59,8 @@ enum Buffer {
     Output,
     /// The warp's region of the stage.
     Stage,
+    /// The ring of staged planes (keyed by box plane, not row).
+    Ring,
 }
 
 struct Printer<'a> {
@@ -91,6 +94,8 @@ struct Printer<'a> {
     /// Input rows under the boundary rule and output rows' existence, computed once per path.
     input_rows: HashMap<u32, (String, Option<String>)>,
     output_rows: HashMap<u32, String>,
+    /// Staged planes: what this thread fetched of each input field's next plane, until put.
+    ring_fetched: HashMap<u32, ring::Fetched>,
 }
 
 // Fixed scratch registers set up by the prologue.
@@ -128,6 +133,7 @@ impl<'a> Printer<'a> {
             inputs: vec![INPUT.to_string()],
             input_rows: HashMap::new(),
             output_rows: HashMap::new(),
+            ring_fetched: HashMap::new(),
         }
     }
 
@@ -250,6 +256,11 @@ impl<'a> Printer<'a> {
             Op::RowRule { rows, first, dsts } => self.row_rule(rows, *first, dsts),
             Op::StreamPlanes(planes) => self.stream_planes(*planes),
             Op::PlaneRule { planes, first } => self.plane_rule(planes, *first),
+            Op::FetchPlane { plane, field } => self.fetch_plane(*plane, *field),
+            Op::PutPlane { slot, field } => self.put_plane(*slot, *field),
+            Op::BlockBarrier => self.line("bar.sync 0;"),
+            Op::ReadRing { dsts, first_cache, at, field, row } => self.read_ring(dsts, *first_cache, *at, *field, *row),
+            Op::TurnRing => self.turn_ring(),
         }
     }
 
