@@ -352,7 +352,7 @@ fn write_perf_cases() {
         }
         // Staged planes: blocks of 4 or 8 warps stacked along y, as the probe
         // (bench/probes/staged3d.cu) ran them; those whose ring exceeds 48 KiB are refused.
-        for (threads, rows, min_blocks) in [(128, 4, None), (256, 4, None), (256, 2, None), (128, 2, None), (128, 4, Some(4))] {
+        for (threads, rows, min_blocks) in [(128, 4, None), (256, 4, None), (256, 2, None), (128, 2, None), (128, 4, Some(4)), (128, 4, Some(3)), (128, 2, Some(3)), (128, 2, Some(4)), (256, 2, Some(2)), (256, 1, None), (128, 1, Some(4))] {
             let layout = Layout::Planes(4);
             let Ok(pattern) = Pattern::grid(radius, 32, 4, rows, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, min_blocks)) else { continue };
             if !three {
