@@ -93,7 +93,8 @@ impl Family {
             Layout::RoundRobin => Family::RoundRobin,
             Layout::Granule(_) => Family::Granule,
             Layout::Window(_) => Family::Window,
-            Layout::Staged(_) => Family::Staged,
+            // 3D planes staged in a shared ring: windows read from shared memory, as staged ones.
+            Layout::Staged(_) | Layout::Planes(_) => Family::Staged,
         }
     }
 }
