@@ -337,8 +337,8 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         Op::StepRule { values, .. } => instructions += 4.0 * values.len() as f64 + 2.0 * (values.len() as f64 + 4.0),
         // The tile's row, row starts and the loop's counter and branch.
         Op::StreamRows(_) => instructions += 6.0,
-        // Per row its position and test; per element a select (under `clamp` one per row).
-        Op::RowRule { rows, .. } => instructions += rows.iter().map(|row| 4.0 + (row.len() * rows.len()) as f64).sum::<f64>(),
+        // The row's position and tests; per element a predicated move, per window row too.
+        Op::RowRule { row, window, .. } => instructions += 4.0 + (row.len() * (1 + window.len())) as f64,
         Op::StoreOwned { srcs, width, .. } => {
             let accesses = (srcs.len() as u32 / width) as f64;
             instructions += accesses * if *width == 1 { 5.0 } else { 3.0 };
@@ -465,8 +465,9 @@ impl fmt::Display for Choice {
 /// the registers eat the gain); fewer where the tile cannot hold 16 ([`FusedTile::max_steps`])
 /// or the fused kernel would need more registers than a thread has (halving until it fits). In
 /// 2D the most steps whose recomputation (the x halo and each strip's first rows, computed
-/// twice) stays within [`MAX_RECOMPUTE_2D`] of the outputs ([`FusedTile::recompute`]) and whose
-/// kernel fits a thread's registers. 1 (no fused kernel) for 3D stencils and where nothing fits.
+/// twice) stays within [`MAX_RECOMPUTE_2D`] of the outputs ([`FusedTile::recompute`]), whose
+/// windows fit [`crate::fused_grid::WINDOW_WORDS`] (past it ptxas's registers leave fewer warps
+/// per SM than the steps gain) and whose kernel fits a thread's registers. 1 (no fused kernel) for 3D stencils and where nothing fits.
 pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
     const PROBED_BEST: u32 = 16;
     let fits = |steps| matches!(WarpProgram::compile_steps(*pattern, body, steps), Ok(program) if !program.register_estimate().exceeds_limit());
@@ -481,7 +482,9 @@ pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
         Dims::Two => (2..=FusedTile::max_steps(pattern, body.element()))
             .rev()
             .find(|&steps| {
-                let cheap = FusedTile::new(pattern, body.element(), steps).is_ok_and(|tile| tile.recompute() <= MAX_RECOMPUTE_2D);
+                let cheap = FusedTile::new(pattern, body.element(), steps).is_ok_and(|tile| {
+                    tile.recompute() <= MAX_RECOMPUTE_2D && tile.window_words() <= crate::fused_grid::WINDOW_WORDS
+                });
                 cheap && fits(steps)
             })
             .unwrap_or(1),

@@ -302,7 +302,7 @@ impl<T: Element> Tile<'_, T> {
             Op::StepRule { values, dsts } => self.step_rule(values, dsts),
             Op::StoreOwned { srcs, lead, width } => self.store_owned(srcs, *lead, *width as usize)?,
             Op::StreamRows(rows) => self.origin[1] += *rows as i64,
-            Op::RowRule { rows, first, dsts } => self.row_rule(rows, *first, dsts),
+            Op::RowRule { row, window, at } => self.row_rule(row, window, *at),
             Op::StoreVector { srcs, at, row, .. } => {
                 for lane in 0..warp {
                     let x = self.origin[0] + at.element(lane as u32) as i64;
@@ -349,24 +349,31 @@ impl<T: Element> Tile<'_, T> {
         }
     }
 
-    /// Fused time steps in 2D: box rows `first..` read through the boundary rule along y.
-    fn row_rule(&mut self, rows: &[Vec<Reg>], first: u32, dsts: &[Vec<Reg>]) {
+    /// Fused time steps in 2D: the boundary rule along y on a step's new row ([`Op::RowRule`]).
+    fn row_rule(&mut self, row: &[Reg], window: &[Vec<Reg>], at: u32) {
         let ny = self.in_shape[1] as i64;
-        let y0 = self.input_row(first)[0];
-        let boundary = self.program.pattern.boundary();
-        for (j, dst) in dsts.iter().enumerate() {
-            let y = y0 + j as i64;
-            let source = match (boundary, (0..ny).contains(&y)) {
-                (_, true) => Some(&rows[j]),
-                (Boundary::Clamp, false) => Some(rows.get((y.clamp(0, ny - 1) - y0) as usize).unwrap_or(&rows[j])),
-                _ => None,
-            };
-            for lane in 0..self.warp {
-                for (e, &d) in dst.iter().enumerate() {
-                    let bits = source.map_or(0, |row| self.get(row[e], lane));
-                    self.set(d, lane, bits);
+        let y = self.input_row(at)[0];
+        let copy = |emulator: &mut Self, dsts: &[Reg], srcs: Option<&[Reg]>| {
+            for lane in 0..emulator.warp {
+                for (e, &d) in dsts.iter().enumerate() {
+                    let bits = srcs.map_or(0, |srcs| emulator.get(srcs[e], lane));
+                    emulator.set(d, lane, bits);
                 }
             }
+        };
+        match self.program.pattern.boundary() {
+            Boundary::Zero if !(0..ny).contains(&y) => copy(self, row, None),
+            Boundary::Clamp if y >= ny => {
+                if let Some(newest) = window.last() {
+                    copy(self, row, Some(newest));
+                }
+            }
+            Boundary::Clamp if y == 0 => {
+                for above in window {
+                    copy(self, above, Some(row));
+                }
+            }
+            _ => {}
         }
     }
 

@@ -185,7 +185,7 @@ pub enum ScheduleError {
     FusedSteps { steps: u32, radius: u32, element: ScalarType, max_steps: u32 },
     #[error(
         "cannot fuse {steps} time steps of a radius ({radius_y}, {radius_x}) 2D stencil over {element} in one launch: the rows each \
-         lane keeps (2 * {radius_y} + 1 per step, 16 bytes or more each) hold at most {} 32-bit words in all, so at most \
+         lane keeps (2 * {radius_y} per step, 16 bytes or more each) hold at most {} 32-bit words in all, so at most \
          {max_steps} steps fit (fuse = 1 to {max_steps})",
         2 * crate::fused_grid::WINDOW_WORDS
     )]

@@ -138,11 +138,13 @@ impl FusedTile {
             Dims::One => Pattern::new_unchecked(self.halo(), self.warp, self.outputs_per_lane, pattern.boundary())
                 .with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm()),
             // The one-step kernel's blocks per SM cap its registers, not the windows' (a 2D
-            // kernel's cap of 64 spilled 1.1 KB of them): only the block size carries over.
+            // kernel's cap of 64 spilled 1.1 KB of them): only the block size carries over, at
+            // most the fused kernel's.
             _ => {
                 let radius = crate::geometry::Radius::yx(self.steps * self.radius_y, self.halo());
+                let threads = pattern.threads_per_block().min(crate::fused_grid::BLOCK_THREADS);
                 Pattern::grid_unchecked(radius, self.warp, self.outputs_per_lane, self.rows, 1, pattern.boundary())
-                    .with_launch_bounds_unchecked(pattern.threads_per_block(), None)
+                    .with_launch_bounds_unchecked(threads, None)
             }
         }
     }
