@@ -5,19 +5,22 @@
 //! consecutive elements `l * k .. (l + 1) * k` of a row of `warp * k`, the neighbours' edges
 //! come by shuffle, and the exact part shrinks by `rx` at each end per step. Along y the warp
 //! walks its strip of `rows` output rows one input row per iteration, keeping for each step
-//! `s < T` a window of the `2 * ry + 1` newest rows of step `s`: each iteration loads one input
-//! row (step 0), then step `s` computes the row `ry` above the newest row of step `s - 1` from
-//! that window, and step `T`'s row is stored. A row of step `s` thus comes `s * ry` rows after
-//! the input row it started from, and the first `2 * T * ry` iterations of a strip only fill
-//! the windows (their rows lie above the strip and are not stored). Only the strip's first
-//! rows are computed twice (by the strip above too), so wide strips cost little.
+//! `s < T` a window of the `2 * ry` rows of step `s` above its newest: each iteration loads one
+//! input row (step 0), then step `s` computes the row `ry` above the newest row of step `s - 1`
+//! from that window and that newest row, still in the registers it was computed in, and step
+//! `T`'s row is stored. A row of step `s` thus comes `s * ry` rows after the input row it
+//! started from, and the first `2 * T * ry` iterations of a strip only fill the windows (their
+//! rows lie above the strip and are not stored; of those, each step runs only where its rows
+//! reach an output). Only the strip's first rows are computed twice (by the strip above too),
+//! so long strips cost little.
 //!
 //! Boundary rules hold at the domain's edges in every step: along x as in 1D
-//! ([`Op::StepRule`] after each step), along y by reading each step's rows through the rule
-//! ([`Op::RowRule`]: rows outside the input read as zero under `zero`, as the nearest edge row
-//! of the same step under `clamp`, which the window still holds). Under `wrap` the loads wrap
-//! and a periodic domain needs no rule; under `valid` nothing outside is stored. Tiles whose
-//! whole strip lies inside the input skip the rules.
+//! ([`Op::StepRule`] after each step), along y on each step's new row ([`Op::RowRule`]): rows
+//! outside the input are zero under `zero`; under `clamp` a row below the input takes the
+//! window's newest and the input's first row is copied into the window's rows above it, so
+//! every row outside reads as the nearest edge row of the same step. Under `wrap` the loads
+//! wrap and a periodic domain needs no rule; under `valid` nothing outside is stored. Tiles
+//! whose whole strip lies inside the input skip the rules.
 //!
 //! The other input fields (coefficients) stay as given: each step loads the coefficient rows
 //! its row reads. Every element computes the body's operations in the body's order, so `T`
@@ -31,14 +34,14 @@ use crate::program::Reg;
 use crate::scalar::ScalarType;
 use crate::time_steps::{Build, FusedTile, Owned};
 
-/// Output rows each warp streams through: the strip's first `2 * T * ry` rows are computed
-/// twice (by the strip above too), 1/16 of 128 rows for `T * ry = 4`.
+/// Output rows each warp streams through: filling its windows, a strip computes `ry * T * (T -
+/// 1)` rows of steps besides its `T * rows` (5% for `T = 8`, `ry = 1`).
 pub const STRIP_ROWS: u32 = 128;
 
 /// 32-bit words the windows of all steps may hold per lane: `T * 2 * ry * k` elements (twice
 /// that where one vector per lane is too many). ptxas (sm_90) gives 2D heat's kernel 167
 /// registers at 64 words (T = 8): 12 warps per SM in blocks of [`BLOCK_THREADS`]; at 96 words
-/// (T = 12) 211, 8 warps, and it ran slower (bench/results/2026-11-24-h100-fast2d).
+/// (T = 12) 229, 8 warps, and it ran slower (bench/results/2026-11-24-h100-fast2d).
 pub const WINDOW_WORDS: u32 = 64;
 
 /// Threads per block of a 2D fused launch at most: the registers a thread takes leave room for
@@ -90,7 +93,8 @@ pub(crate) fn distribution(tile: &FusedTile) -> String {
 }
 
 /// One path of a strip: the tile moves `2 * T * ry` rows up, the iterations that fill the
-/// windows, then one iteration per output row, each storing step `T`'s row.
+/// windows (unrolled: each runs the steps whose rows reach an output), then one iteration per
+/// output row, each storing step `T`'s row.
 ///
 /// Each window holds only the `2 * ry` rows above its step's newest row: step `s` reads them and
 /// the row step `s - 1` has just produced (in 1D terms, the row is still in the registers it was
@@ -212,7 +216,7 @@ impl Strip<'_> {
                 (None, true) => (&[], self.ahead),
                 (None, false) => (&[], &[]),
             };
-            let values = aside(build, values, |reg| slot.contains(&reg) || overwritten.contains(&reg), &mut out);
+            let values = build.aside(values, |reg| slot.contains(&reg) || overwritten.contains(&reg), &mut out);
             if !slot.is_empty() {
                 out.push(Stmt::Op(Op::Carry(slot.iter().copied().zip(produced.iter().copied()).collect())));
             }
@@ -242,24 +246,4 @@ impl Strip<'_> {
         out.push(Stmt::Op(Op::StreamRows(1)));
         out
     }
-}
-
-/// `values` with each register that `overwritten` names copied into a fresh one first.
-fn aside(build: &mut Build, values: Vec<Reg>, overwritten: impl Fn(Reg) -> bool, out: &mut Vec<Stmt>) -> Vec<Reg> {
-    let mut copies = Vec::new();
-    let values = values
-        .into_iter()
-        .map(|reg| match overwritten(reg) {
-            true => {
-                let copy = build.reg(build.body.element());
-                copies.push((copy, reg));
-                copy
-            }
-            false => reg,
-        })
-        .collect();
-    if !copies.is_empty() {
-        out.push(Stmt::Op(Op::Carry(copies)));
-    }
-    values
 }

@@ -412,20 +412,30 @@ impl Build<'_> {
     /// still an old element (a body that returns a tap) is first copied aside, or an earlier
     /// copy would overwrite it.
     fn carry(&mut self, state: &[Reg], next: Vec<Reg>) -> Vec<Stmt> {
-        let mut aside = Vec::new();
-        let next: Vec<Reg> = next
+        let mut out = Vec::new();
+        let next = self.aside(next, |reg| state.contains(&reg), &mut out);
+        out.push(Stmt::Op(Op::Carry(state.iter().copied().zip(next).collect())));
+        out
+    }
+
+    /// `values` with each register that `overwritten` names copied into a fresh one first.
+    pub(crate) fn aside(&mut self, values: Vec<Reg>, overwritten: impl Fn(Reg) -> bool, out: &mut Vec<Stmt>) -> Vec<Reg> {
+        let mut copies = Vec::new();
+        let values = values
             .into_iter()
-            .map(|reg| match state.contains(&reg) {
+            .map(|reg| match overwritten(reg) {
                 true => {
                     let copy = self.reg(self.body.element());
-                    aside.push((copy, reg));
+                    copies.push((copy, reg));
                     copy
                 }
                 false => reg,
             })
             .collect();
-        let copies = (!aside.is_empty()).then_some(Stmt::Op(Op::Carry(aside)));
-        copies.into_iter().chain([Stmt::Op(Op::Carry(state.iter().copied().zip(next).collect()))]).collect()
+        if !copies.is_empty() {
+            out.push(Stmt::Op(Op::Carry(copies)));
+        }
+        values
     }
 
     /// The stores of the tile's outputs: vectors where the whole tile's outputs exist and the
