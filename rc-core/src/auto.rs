@@ -338,7 +338,7 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         // The tile's row, row starts and the loop's counter and branch.
         Op::StreamRows(_) => instructions += 6.0,
         // The row's position and tests; per element a predicated move, per window row too.
-        Op::RowRule { row, window, .. } => instructions += 4.0 + (row.len() * (1 + window.len())) as f64,
+        Op::RowRule { row, window, first, .. } => instructions += 4.0 + (row.len() * (1 + usize::from(*first) * window.len())) as f64,
         Op::StoreOwned { srcs, width, .. } => {
             let accesses = (srcs.len() as u32 / width) as f64;
             instructions += accesses * if *width == 1 { 5.0 } else { 3.0 };

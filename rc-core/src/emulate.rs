@@ -302,7 +302,7 @@ impl<T: Element> Tile<'_, T> {
             Op::StepRule { values, dsts } => self.step_rule(values, dsts),
             Op::StoreOwned { srcs, lead, width } => self.store_owned(srcs, *lead, *width as usize)?,
             Op::StreamRows(rows) => self.origin[1] += *rows as i64,
-            Op::RowRule { row, window, at } => self.row_rule(row, window, *at),
+            Op::RowRule { row, window, at, first } => self.row_rule(row, window, *at, *first),
             Op::StoreVector { srcs, at, row, .. } => {
                 for lane in 0..warp {
                     let x = self.origin[0] + at.element(lane as u32) as i64;
@@ -350,7 +350,7 @@ impl<T: Element> Tile<'_, T> {
     }
 
     /// Fused time steps in 2D: the boundary rule along y on a step's new row ([`Op::RowRule`]).
-    fn row_rule(&mut self, row: &[Reg], window: &[Vec<Reg>], at: u32) {
+    fn row_rule(&mut self, row: &[Reg], window: &[Vec<Reg>], at: u32, first: bool) {
         let ny = self.in_shape[1] as i64;
         let y = self.input_row(at)[0];
         let copy = |emulator: &mut Self, dsts: &[Reg], srcs: Option<&[Reg]>| {
@@ -368,7 +368,7 @@ impl<T: Element> Tile<'_, T> {
                     copy(self, row, Some(newest));
                 }
             }
-            Boundary::Clamp if y == 0 => {
+            Boundary::Clamp if first && y == 0 => {
                 for above in window {
                     copy(self, above, Some(row));
                 }

@@ -205,7 +205,9 @@ impl Strip<'_> {
                 _ => values,
             };
             if s < t && !interior && matches!(build.boundary, Boundary::Zero | Boundary::Clamp) {
-                out.push(Stmt::Op(Op::RowRule { row: values.clone(), window: windows[s as usize].clone(), at: centre }));
+                // Only while the strip fills can a step's new row be the input's first.
+                let first = !store;
+                out.push(Stmt::Op(Op::RowRule { row: values.clone(), window: windows[s as usize].clone(), at: centre, first }));
             }
             // Step s - 1's new row takes the registers of its window's oldest (none if ry = 0),
             // and the input row's registers take the next row: a value of step s that is still

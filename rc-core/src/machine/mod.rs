@@ -149,8 +149,10 @@ pub enum Op {
     /// (oldest first). Outside the input the row is zero under `zero`; under `clamp` a row below
     /// the input takes the window's newest (the last row, or a row that already equals it), and
     /// the input's first row gives its value to every row of the window (all above the input),
-    /// so each row outside reads as the nearest edge row of the same step.
-    RowRule { row: Vec<Reg>, window: Vec<Vec<Reg>>, at: u32 },
+    /// so each row outside reads as the nearest edge row of the same step. `first` says whether
+    /// the row can be the input's first (while a strip fills its windows: the first row's
+    /// copies run there only).
+    RowRule { row: Vec<Reg>, window: Vec<Vec<Reg>>, at: u32, first: bool },
 }
 
 /// Which neighbour lane an [`Op::Neighbour`] reads.

@@ -247,7 +247,7 @@ impl<'a> Printer<'a> {
             Op::StepRule { values, dsts } => self.step_rule(values, dsts),
             Op::StoreOwned { srcs, lead, width } => self.store_owned(srcs, *lead, *width),
             Op::StreamRows(rows) => self.stream_rows(*rows),
-            Op::RowRule { row, window, at } => self.row_rule(row, window, *at),
+            Op::RowRule { row, window, at, first } => self.row_rule(row, window, *at, *first),
         }
     }
 

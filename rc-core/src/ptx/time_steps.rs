@@ -167,7 +167,7 @@ impl Printer<'_> {
     /// Fused time steps in 2D: the boundary rule along y on a step's new row ([`Op::RowRule`]):
     /// predicated moves, zero outside the input (`zero`), or (`clamp`) the window's newest row
     /// into a row below the input and the input's first row into every row of the window.
-    pub(super) fn row_rule(&mut self, row: &[Reg], window: &[Vec<Reg>], at: u32) {
+    pub(super) fn row_rule(&mut self, row: &[Reg], window: &[Vec<Reg>], at: u32, first: bool) {
         let boundary = self.program.pattern.boundary();
         let ty = ptx_type(self.program.element);
         self.comment(&format!("boundary rule `{boundary}` along y on the new row, box row {at}"));
@@ -180,6 +180,9 @@ impl Printer<'_> {
                     for (&d, &s) in row.iter().zip(newest) {
                         self.line(&format!("@{q} mov.{ty} {}, {};", self.reg(d), self.reg(s)));
                     }
+                }
+                if !first || window.is_empty() {
+                    return;
                 }
                 let top = self.q();
                 self.line(&format!("setp.eq.s64 {top}, {y}, 0;"));
