@@ -191,7 +191,8 @@ fn a_coefficient_field_stays_as_given_in_2d() {
 #[test]
 fn the_2d_fused_degree_is_the_attributes_or_the_cost_models() {
     assert_eq!((heat_clamp::STEPS_PER_LAUNCH, box_wrap::STEPS_PER_LAUNCH, tall_valid::STEPS_PER_LAUNCH), (3, 4, 2));
-    // The cost model: the most steps that recompute at most 1.5 elements per output and step.
+    // The cost model: the most steps that recompute at most 1.5 elements per output and step
+    // and whose windows fit 64 registers.
     assert_eq!(heat_zero::STEPS_PER_LAUNCH, 8);
     assert!(heat_zero::FUSED_PTX.contains(".entry rc_heat_zero_steps("), "the fused kernel is printed");
     let (remainder, _) = heat_zero::KERNEL.fused_launch(5).expect("a launch");
@@ -202,8 +203,11 @@ fn the_2d_fused_degree_is_the_attributes_or_the_cost_models() {
 fn explain_shows_the_2d_strip_and_its_windows() {
     let text = heat_clamp::explain().expect("explains").to_string();
     assert!(text.contains("fused time steps: 3 steps per launch"), "{text}");
-    assert!(text.contains("2D: each warp streams down a strip of 128 output rows, one input row per iteration (134 iterations, the first 6 only filling the windows)"), "{text}");
-    assert!(text.contains("per step a window of 3 rows of the lane's 8 elements in registers (72 in all)"), "{text}");
+    assert!(
+        text.contains("2D: each warp streams down a strip of 128 output rows, one input row per iteration (134 iterations, the first 6 only filling the windows, step s from iteration 2 * s on)"),
+        "{text}"
+    );
+    assert!(text.contains("per step a window of the 2 rows above its newest of the lane's 4 elements in registers (24 words in all)"), "{text}");
     assert!(text.contains("rows outside it along y read as the step's edge row"), "{text}");
 }
 

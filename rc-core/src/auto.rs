@@ -375,8 +375,10 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         Op::StepRule { values, .. } => instructions += 4.0 * values.len() as f64 + 2.0 * (values.len() as f64 + 4.0),
         // The tile's row, row starts and the loop's counter and branch.
         Op::StreamRows(_) | Op::StreamPlanes(_) => instructions += 6.0,
+        // The row's position and tests; per element a predicated move, per window row too.
+        Op::RowRule { row, window, first, .. } => instructions += 4.0 + (row.len() * (1 + usize::from(*first) * window.len())) as f64,
         // Per row its position and test; per element a select (under `clamp` one per row).
-        Op::RowRule { rows, .. } => instructions += rows.iter().map(|row| 4.0 + (row.len() * rows.len()) as f64).sum::<f64>(),
+        Op::PlaneRowsRule { rows, .. } => instructions += rows.iter().map(|row| 4.0 + (row.len() * rows.len()) as f64).sum::<f64>(),
         Op::PlaneRule { planes, .. } => instructions += planes.iter().map(|plane| 4.0 + (plane.len() * planes.len()) as f64).sum::<f64>(),
         Op::StoreOwned { srcs, width, .. } => {
             let accesses = (srcs.len() as u32 / width) as f64;
@@ -505,10 +507,11 @@ impl fmt::Display for Choice {
 /// or the fused kernel would need more registers than a thread has (halving until it fits). In
 /// 2D and 3D the most steps whose recomputation (the x halo, in 3D each plane's y halo, and each
 /// strip's or column's first rows or planes, computed twice) stays within [`MAX_RECOMPUTE_2D`]
-/// of the outputs ([`FusedTile::computed_per_output`]) and whose kernel fits a thread's
-/// registers: in 3D the planes' y halo alone takes a one-row plane 3x past it at 2 steps of
-/// radius 1, so a 3D stencil gets its fused kernel from `fuse = T`. 1 (no fused kernel) where
-/// nothing fits.
+/// of the outputs ([`FusedTile::computed_per_output`]), whose windows fit
+/// [`crate::fused_grid::WINDOW_WORDS`] in 2D (past it ptxas's registers leave fewer warps per SM
+/// than the steps gain) and whose kernel fits a thread's registers: in 3D the planes' y halo
+/// alone takes a one-row plane 3x past it at 2 steps of radius 1, so a 3D stencil gets its fused
+/// kernel from `fuse = T`. 1 (no fused kernel) where nothing fits.
 pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
     const PROBED_BEST: u32 = 16;
     let fits = |steps| matches!(WarpProgram::compile_steps(*pattern, body, steps), Ok(program) if !program.register_estimate().exceeds_limit());
@@ -523,7 +526,9 @@ pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
         Dims::Two | Dims::Three => (2..=FusedTile::max_steps(pattern, body.element()))
             .rev()
             .find(|&steps| {
-                let cheap = FusedTile::new(pattern, body.element(), steps).is_ok_and(|tile| tile.computed_per_output() <= MAX_RECOMPUTE_2D);
+                let cheap = FusedTile::new(pattern, body.element(), steps).is_ok_and(|tile| {
+                    tile.computed_per_output() <= MAX_RECOMPUTE_2D && (pattern.dims() == Dims::Three || tile.window_words() <= crate::fused_grid::WINDOW_WORDS)
+                });
                 cheap && fits(steps)
             })
             .unwrap_or(1),

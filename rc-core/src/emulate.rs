@@ -328,7 +328,8 @@ impl<T: Element> Tile<'_, T> {
             Op::StepRule { values, dsts } => self.step_rule(values, dsts),
             Op::StoreOwned { srcs, lead, width, row } => self.store_owned(srcs, *lead, *width as usize, *row)?,
             Op::StreamRows(rows) => self.origin[1] += *rows as i64,
-            Op::RowRule { rows, first, dsts } => self.row_rule(rows, *first, dsts),
+            Op::RowRule { row, window, at, first } => self.row_rule(row, window, *at, *first),
+            Op::PlaneRowsRule { rows, first, dsts } => self.plane_rows_rule(rows, *first, dsts),
             Op::StreamPlanes(planes) => self.origin[2] += *planes as i64,
             Op::PlaneRule { planes, first } => self.plane_rule(planes, *first),
             Op::FetchPlane { plane, field } => self.fetch_plane(*plane, *field)?,
@@ -408,8 +409,36 @@ impl<T: Element> Tile<'_, T> {
         }
     }
 
-    /// Fused time steps in 2D: box rows `first..` read through the boundary rule along y.
-    fn row_rule(&mut self, rows: &[Vec<Reg>], first: u32, dsts: &[Vec<Reg>]) {
+    /// Fused time steps in 2D: the boundary rule along y on a step's new row ([`Op::RowRule`]).
+    fn row_rule(&mut self, row: &[Reg], window: &[Vec<Reg>], at: u32, first: bool) {
+        let ny = self.in_shape[1] as i64;
+        let y = self.input_row(at)[0];
+        let copy = |emulator: &mut Self, dsts: &[Reg], srcs: Option<&[Reg]>| {
+            for lane in 0..emulator.warp {
+                for (e, &d) in dsts.iter().enumerate() {
+                    let bits = srcs.map_or(0, |srcs| emulator.get(srcs[e], lane));
+                    emulator.set(d, lane, bits);
+                }
+            }
+        };
+        match self.program.pattern.boundary() {
+            Boundary::Zero if !(0..ny).contains(&y) => copy(self, row, None),
+            Boundary::Clamp if y >= ny => {
+                if let Some(newest) = window.last() {
+                    copy(self, row, Some(newest));
+                }
+            }
+            Boundary::Clamp if first && y == 0 => {
+                for above in window {
+                    copy(self, above, Some(row));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Fused time steps in 3D: a plane's box rows `first..` read through the boundary rule along y.
+    fn plane_rows_rule(&mut self, rows: &[Vec<Reg>], first: u32, dsts: &[Vec<Reg>]) {
         let ny = self.in_shape[1] as i64;
         let y0 = self.input_row(first)[0];
         let boundary = self.program.pattern.boundary();

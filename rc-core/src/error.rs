@@ -185,7 +185,7 @@ pub enum ScheduleError {
     FusedSteps { steps: u32, radius: u32, element: ScalarType, max_steps: u32 },
     #[error(
         "cannot fuse {steps} time steps of a radius ({radius_y}, {radius_x}) 2D stencil over {element} in one launch: the rows each \
-         lane keeps (2 * {radius_y} + 1 per step, 16 bytes or more each) hold at most {} 32-bit words in all, so at most \
+         lane keeps (2 * {radius_y} per step, 16 bytes or more each) hold at most {} 32-bit words in all, so at most \
          {max_steps} steps fit (fuse = 1 to {max_steps})",
         2 * crate::fused_grid::WINDOW_WORDS
     )]
@@ -194,7 +194,7 @@ pub enum ScheduleError {
         "cannot fuse {steps} time steps of a radius {radius} 3D stencil over {element} in one launch: the planes each lane keeps \
          (2 * rz + 1 per step, each of its rows 16 bytes or more) hold at most {} 32-bit words in all, so at most {max_steps} steps \
          fit (fuse = 1 to {max_steps})",
-        2 * crate::fused_grid::WINDOW_WORDS
+        2 * crate::fused_grid3::PLANE_WINDOW_WORDS
     )]
     FusedVolumeSteps { steps: u32, radius: Radius, element: ScalarType, max_steps: u32 },
     #[error("the body reads {body} taps, but the pattern is {pattern}")]

@@ -5,19 +5,22 @@
 //! consecutive elements `l * k .. (l + 1) * k` of a row of `warp * k`, the neighbours' edges
 //! come by shuffle, and the exact part shrinks by `rx` at each end per step. Along y the warp
 //! walks its strip of `rows` output rows one input row per iteration, keeping for each step
-//! `s < T` a window of the `2 * ry + 1` newest rows of step `s`: each iteration loads one input
-//! row (step 0), then step `s` computes the row `ry` above the newest row of step `s - 1` from
-//! that window, and step `T`'s row is stored. A row of step `s` thus comes `s * ry` rows after
-//! the input row it started from, and the first `2 * T * ry` iterations of a strip only fill
-//! the windows (their rows lie above the strip and are not stored). Only the strip's first
-//! rows are computed twice (by the strip above too), so wide strips cost little.
+//! `s < T` a window of the `2 * ry` rows of step `s` above its newest: each iteration loads one
+//! input row (step 0), then step `s` computes the row `ry` above the newest row of step `s - 1`
+//! from that window and that newest row, still in the registers it was computed in, and step
+//! `T`'s row is stored. A row of step `s` thus comes `s * ry` rows after the input row it
+//! started from, and the first `2 * T * ry` iterations of a strip only fill the windows (their
+//! rows lie above the strip and are not stored; of those, each step runs only where its rows
+//! reach an output). Only the strip's first rows are computed twice (by the strip above too),
+//! so long strips cost little.
 //!
 //! Boundary rules hold at the domain's edges in every step: along x as in 1D
-//! ([`Op::StepRule`] after each step), along y by reading each step's rows through the rule
-//! ([`Op::RowRule`]: rows outside the input read as zero under `zero`, as the nearest edge row
-//! of the same step under `clamp`, which the window still holds). Under `wrap` the loads wrap
-//! and a periodic domain needs no rule; under `valid` nothing outside is stored. Tiles whose
-//! whole strip lies inside the input skip the rules.
+//! ([`Op::StepRule`] after each step), along y on each step's new row ([`Op::RowRule`]): rows
+//! outside the input are zero under `zero`; under `clamp` a row below the input takes the
+//! window's newest and the input's first row is copied into the window's rows above it, so
+//! every row outside reads as the nearest edge row of the same step. Under `wrap` the loads
+//! wrap and a periodic domain needs no rule; under `valid` nothing outside is stored. Tiles
+//! whose whole strip lies inside the input skip the rules.
 //!
 //! The other input fields (coefficients) stay as given: each step loads the coefficient rows
 //! its row reads. Every element computes the body's operations in the body's order, so `T`
@@ -31,33 +34,50 @@ use crate::program::Reg;
 use crate::scalar::ScalarType;
 use crate::time_steps::{Build, FusedTile, Owned};
 
-/// Output rows each warp streams through: the strip's first `2 * T * ry` rows are computed
-/// twice (by the strip above too), 1/16 of 128 rows for `T * ry = 4`.
+/// Output rows each warp streams through: filling its windows, a strip computes `ry * T * (T -
+/// 1)` rows of steps besides its `T * rows` (5% for `T = 8`, `ry = 1`).
 pub const STRIP_ROWS: u32 = 128;
 
-/// 32-bit words the windows of all steps may hold per lane: `T * (2 * ry + 1) * k` elements.
-pub const WINDOW_WORDS: u32 = 96;
+/// 32-bit words the windows of all steps may hold per lane: `T * 2 * ry * k` elements (twice
+/// that where one vector per lane is too many). ptxas (sm_90) gives 2D heat's kernel 167
+/// registers at 64 words (T = 8): 12 warps per SM in blocks of [`BLOCK_THREADS`]; at 96 words
+/// (T = 12) 229, 8 warps, and it ran slower (bench/results/2026-11-24-h100-fast2d).
+pub const WINDOW_WORDS: u32 = 64;
+
+/// Threads per block of a 2D fused launch at most: the registers a thread takes leave room for
+/// few warps per SM, and smaller blocks waste fewer of them (T = 8 heat on an H100: 12 warps
+/// per SM in blocks of 128 threads, 8 in blocks of 256, 2.83x the copy against 2.28x).
+pub const BLOCK_THREADS: u32 = 128;
 
 impl FusedTile {
-    /// The 2D tile: along x the 1D tile with `k` as large as the windows' registers allow,
-    /// along y strips of [`STRIP_ROWS`].
+    /// The 2D tile: along x the 1D tile with `k` as small as keeps the halo's share small (the
+    /// windows' registers decide how many warps an SM holds, and the kernel is bound by their
+    /// latency, not by the recomputed halo), at most what the windows allow; along y strips of
+    /// [`STRIP_ROWS`].
     pub(crate) fn fit_grid(pattern: &Pattern, element: ScalarType, steps: u32) -> Option<FusedTile> {
         let radius_y = pattern.radius().along(1);
-        let rows_held = steps.checked_mul(2 * radius_y + 1)?;
+        let rows_held = steps.checked_mul(2 * radius_y)?.max(1);
         let width = vector_access_elements(16, element);
         let words = (WINDOW_WORDS / rows_held).max(1);
-        // The widest rows the windows allow: the halo along x is spoilt per row of every step.
-        let tile = FusedTile::fit_x(&pattern.along_x(), element, steps, words, true)?;
+        let tile = FusedTile::fit_x(&pattern.along_x(), element, steps, words, false)?;
         // One vector per lane may take up to twice the words: narrower rows cannot be.
         let fits = tile.per_lane * element.words() * rows_held <= WINDOW_WORDS || tile.per_lane == width;
         (fits && tile.per_lane * element.words() * rows_held <= 2 * WINDOW_WORDS).then_some(FusedTile { radius_y, rows: STRIP_ROWS, ..tile })
     }
 
     /// Elements computed per output and step: the tile's row over its outputs, times the
-    /// strip's rows over its outputs (the first `2 * T * ry` only fill the windows).
+    /// strip's step rows over its outputs (filling, the iteration whose newest input is box row
+    /// `f` runs `f / (2 * ry)` steps: `ry * T * (T - 1)` rows of steps before the first output).
     pub fn recompute(&self) -> f64 {
-        let strip = f64::from(self.rows + 2 * self.steps * self.radius_y) / f64::from(self.rows);
+        let (t, rows) = (f64::from(self.steps), f64::from(self.rows));
+        let strip = (rows * t + f64::from(self.radius_y) * t * (t - 1.0)) / (rows * t);
         f64::from(self.elements()) / f64::from(self.outputs()) * strip
+    }
+
+    /// 32-bit registers of the windows of all steps per lane: `T * 2 * ry` rows of `k`
+    /// elements (of 16 bytes per vector, at least one register each).
+    pub const fn window_words(&self) -> u32 {
+        self.steps * 2 * self.radius_y * self.per_lane * (16 / self.width).div_ceil(4)
     }
 }
 
@@ -73,22 +93,27 @@ pub(crate) fn distribution(tile: &FusedTile) -> String {
 }
 
 /// One path of a strip: the tile moves `2 * T * ry` rows up, the iterations that fill the
-/// windows, then one iteration per output row, each storing step `T`'s row.
+/// windows (unrolled: each runs the steps whose rows reach an output), then one iteration per
+/// output row, each storing step `T`'s row.
 ///
-/// A window's rows are not moved from register to register as the tile moves down: its
-/// registers take the role of its rows in turn, so the loops' bodies are `2 * ry + 1`
+/// Each window holds only the `2 * ry` rows above its step's newest row: step `s` reads them and
+/// the row step `s - 1` has just produced (in 1D terms, the row is still in the registers it was
+/// computed in), and then that row takes the registers of the window's oldest, which no later
+/// step reads. The windows' rows are not moved from register to register as the tile moves
+/// down: their registers take the role of their rows in turn, so the loops' bodies are `2 * ry`
 /// iterations, each with the roles turned once more (the iterations left over run after the
-/// loop). Each iteration loads the next one's input row, so the load's latency hides behind a
-/// whole iteration's steps; the last iteration loads none (its row would lie past the strip).
+/// loop). Each iteration loads the next one's input row once its own has entered the window, so
+/// the load's latency hides behind the other steps; the last iteration loads none (its row
+/// would lie past the strip).
 pub(crate) fn strip(build: &mut Build, interior: bool) -> Vec<Stmt> {
     let tile = build.tile;
     let fill = 2 * tile.steps * tile.radius_y;
     let mut out = Vec::new();
     let invariant = build.invariants(&mut out);
-    // windows[s][p]: the lane's elements of one of step s's window rows.
-    let span = 2 * tile.radius_y + 1;
+    // windows[s][p]: the lane's elements of one of the rows of step s (0: the input) its next step reads.
+    let held = 2 * tile.radius_y;
     let windows: Vec<Vec<Vec<Reg>>> = (0..tile.steps)
-        .map(|_| (0..span).map(|_| (0..tile.per_lane).map(|_| build.reg(build.body.element())).collect()).collect())
+        .map(|_| (0..held).map(|_| (0..tile.per_lane).map(|_| build.reg(build.body.element())).collect()).collect())
         .collect();
     let ahead: Vec<Reg> = (0..tile.per_lane).map(|_| build.reg(build.body.element())).collect();
     if fill > 0 {
@@ -96,15 +121,21 @@ pub(crate) fn strip(build: &mut Build, interior: bool) -> Vec<Stmt> {
     }
     build.load_into(0, interior, fill, &ahead, &mut out);
     let strip = Strip { windows: &windows, ahead: &ahead, invariant: &invariant, interior };
-    let mut turn = 0;
-    for (times, store, next) in [(fill, false, true), (tile.rows - 1, true, true), (1, true, false)] {
-        let mut run = |turn: u32| strip.iteration(build, store, next, turn % span);
-        if times >= span {
-            let body = (turn..turn + span).flat_map(&mut run).collect();
-            out.push(Stmt::Loop { times: times / span, body });
+    let period = held.max(1);
+    // Filling, step s's rows above box row s * ry lie outside every output's cone: an
+    // iteration whose newest input is box row f runs the steps up to f / (2 * ry) only.
+    for f in 0..fill {
+        out.extend(strip.iteration(build, false, true, f % period, tile.steps.min(f / held)));
+    }
+    let mut turn = fill % period;
+    for (times, store, next) in [(tile.rows - 1, true, true), (1, true, false)] {
+        let mut run = |turn: u32| strip.iteration(build, store, next, turn % period, tile.steps);
+        if times >= period {
+            let body = (turn..turn + period).flat_map(&mut run).collect();
+            out.push(Stmt::Loop { times: times / period, body });
         }
-        out.extend((turn..turn + times % span).flat_map(&mut run));
-        turn = (turn + times) % span;
+        out.extend((turn..turn + times % period).flat_map(&mut run));
+        turn = (turn + times) % period;
     }
     out
 }
@@ -119,36 +150,27 @@ struct Strip<'a> {
 }
 
 impl Strip<'_> {
-    /// One iteration, the tile's output row 0 being its current row: take the input row `2 *
-    /// T * ry` below it (loaded the iteration before), load the next (if `next`), step each
-    /// window's rows once, store step `T`'s row (if `store`), and move the tile one row down.
-    /// Window row `j` (`2 * ry` the newest) is register row `(j + turn) % (2 * ry + 1)`.
-    fn iteration(&self, build: &mut Build, store: bool, next: bool, turn: u32) -> Vec<Stmt> {
+    /// One iteration, the tile's output row 0 being its current row: step each window once, the
+    /// first from the input row `2 * T * ry` below output row 0 (loaded the iteration before),
+    /// load the next (if `next`), store step `T`'s row (if `store`), and move the tile one row
+    /// down. Window row `j` (`0` the oldest) is register row `(j + turn) % (2 * ry)`.
+    fn iteration(&self, build: &mut Build, store: bool, next: bool, turn: u32, steps: u32) -> Vec<Stmt> {
         let (tile, body) = (build.tile, build.body);
         let (invariant, interior) = (self.invariant, self.interior);
         let (t, ry, k) = (tile.steps, tile.radius_y, tile.per_lane as i64);
-        let span = (2 * ry + 1) as usize;
-        let windows: Vec<Vec<Vec<Reg>>> = self.windows.iter().map(|w| (0..span).map(|j| w[(j + turn as usize) % span].clone()).collect()).collect();
+        let (held, span) = ((2 * ry) as usize, (2 * ry + 1) as usize);
+        let windows: Vec<Vec<Vec<Reg>>> = self.windows.iter().map(|w| (0..held).map(|j| w[(j + turn as usize) % held].clone()).collect()).collect();
         let mut out = Vec::new();
         // Input box row of the newest step-0 row: box rows count from `T * ry` above output row 0.
         let newest = 2 * t * ry;
-        out.push(Stmt::Op(Op::Carry(windows[0][span - 1].iter().copied().zip(self.ahead.iter().copied()).collect())));
-        if next {
-            build.load_into(0, interior, newest + 1, self.ahead, &mut out);
-        }
-        let mut produced: Vec<Reg> = Vec::new();
-        for s in 1..=t {
-            // Step s computes box row `centre` from step s - 1's window (box rows centre - ry ..= centre + ry).
+        // The row step s - 1 produced this iteration (the input row for s = 1).
+        let mut produced: Vec<Reg> = self.ahead.to_vec();
+        for s in 1..=steps {
+            // Step s computes box row `centre` from step s - 1's rows (box rows centre - ry ..= centre + ry).
             let centre = newest - s * ry;
             let first = centre - ry;
-            let rows: Vec<Vec<Reg>> = match (interior, build.boundary, s) {
-                (false, Boundary::Zero | Boundary::Clamp, 2..) => {
-                    let dsts: Vec<Vec<Reg>> = (0..span).map(|_| (0..k).map(|_| build.reg(body.element())).collect()).collect();
-                    out.push(Stmt::Op(Op::RowRule { rows: windows[s as usize - 1].clone(), first, dsts: dsts.clone() }));
-                    dsts
-                }
-                _ => windows[s as usize - 1].clone(),
-            };
+            let window = &windows[s as usize - 1];
+            let rows: Vec<Vec<Reg>> = window.iter().cloned().chain([produced.clone()]).collect();
             let mut state: Vec<Option<Owned>> = (0..span).map(|_| None).collect();
             let mut coefficients: Vec<Vec<Option<Owned>>> = (1..body.fields()).map(|_| (0..span).map(|_| None).collect()).collect();
             for (field, d) in body.used_field_taps() {
@@ -174,7 +196,7 @@ impl Strip<'_> {
                 };
                 values.push(build.element(invariant, tap, &mut out));
             }
-            produced = match (interior, build.boundary) {
+            let values = match (interior, build.boundary) {
                 (false, Boundary::Zero | Boundary::Clamp) => {
                     let dsts: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();
                     out.push(Stmt::Op(Op::StepRule { values, dsts: dsts.clone() }));
@@ -182,14 +204,46 @@ impl Strip<'_> {
                 }
                 _ => values,
             };
-            if s < t {
-                // The newest row of step s's window, in the registers of its oldest row.
-                let slot = &windows[s as usize][span - 1];
+            if s < t && !interior && matches!(build.boundary, Boundary::Zero | Boundary::Clamp) {
+                // Only while the strip fills can a step's new row be the input's first.
+                let first = !store;
+                out.push(Stmt::Op(Op::RowRule { row: values.clone(), window: windows[s as usize].clone(), at: centre, first }));
+            }
+            // Step s - 1's new row takes the registers of its window's oldest (none if ry = 0),
+            // and the input row's registers take the next row: a value of step s that is still
+            // one of those registers (a body returning a tap) is first copied aside.
+            let (slot, overwritten): (&[Reg], &[Reg]) = match (window.first(), s == 1 && next) {
+                (Some(slot), true) => (slot, self.ahead),
+                (Some(slot), false) => (slot, &[]),
+                (None, true) => (&[], self.ahead),
+                (None, false) => (&[], &[]),
+            };
+            let values = build.aside(values, |reg| slot.contains(&reg) || overwritten.contains(&reg), &mut out);
+            if !slot.is_empty() {
                 out.push(Stmt::Op(Op::Carry(slot.iter().copied().zip(produced.iter().copied()).collect())));
+            }
+            if s == 1 && next {
+                build.load_into(0, interior, newest + 1, self.ahead, &mut out);
+            }
+            produced = values;
+        }
+        // The last step run's new row enters its window, which no step reads this iteration.
+        if steps < t {
+            if let Some(slot) = windows[steps as usize].first() {
+                out.push(Stmt::Op(Op::Carry(slot.iter().copied().zip(produced.iter().copied()).collect())));
+            }
+            if steps == 0 && next {
+                build.load_into(0, interior, newest + 1, self.ahead, &mut out);
             }
         }
         if store {
-            out.push(build.stores(produced));
+            out.push(match (interior, build.boundary) {
+                // The interior's outputs all exist, in rows of whole vectors (as its input's).
+                (true, Boundary::Zero | Boundary::Clamp | Boundary::Wrap) if tile.width > 1 && tile.lead % tile.width == 0 => {
+                    Stmt::Op(Op::StoreOwned { srcs: produced, lead: tile.lead, width: tile.width, row: 0 })
+                }
+                _ => build.stores(produced),
+            });
         }
         out.push(Stmt::Op(Op::StreamRows(1)));
         out

@@ -14,7 +14,7 @@
 //! `2 * T * rz` iterations of a column only fill the windows.
 //!
 //! Boundary rules hold at the domain's edges in every step: along x as in 1D ([`Op::StepRule`]
-//! on each row a step computes), along y on each plane a step computes ([`Op::RowRule`]: rows
+//! on each row a step computes), along y on each plane a step computes ([`Op::PlaneRowsRule`]: rows
 //! outside the input become zero, or under `clamp` the plane's edge row, which it holds), along
 //! z on each window a step reads ([`Op::PlaneRule`]: planes outside become zero, or under
 //! `clamp` the window's edge plane). Under `wrap` the loads wrap and a periodic domain needs no
@@ -28,7 +28,6 @@
 use std::collections::BTreeMap;
 
 use crate::distribution::vector_access_elements;
-use crate::fused_grid::WINDOW_WORDS;
 use crate::geometry::Offset;
 use crate::machine::{Op, Stmt};
 use crate::pattern::{Boundary, Pattern};
@@ -36,19 +35,25 @@ use crate::program::Reg;
 use crate::scalar::ScalarType;
 use crate::time_steps::{Build, FusedTile, Owned};
 
+/// 32-bit words the plane windows of all steps may hold per lane (twice that for one row of one
+/// vector per lane): the budget the 3D kernels were fitted and measured with (7-point heat: 186
+/// to 214 registers at `T = 2`, no spills; docs/gpu-runs/2026-11-24-h100-session3-fuse3d.log).
+/// 2D's [`crate::fused_grid::WINDOW_WORDS`] is smaller: its windows hold 2 ry rows per step.
+pub const PLANE_WINDOW_WORDS: u32 = 96;
+
 impl FusedTile {
     /// The 3D tile: along x the 1D tile with `k` as large as the windows' registers allow, the
     /// most output rows per plane up to the pattern's `rows_per_warp` whose windows fit
-    /// [`WINDOW_WORDS`] (one row with one vector per lane may take up to twice that), and
+    /// [`PLANE_WINDOW_WORDS`] (one row with one vector per lane may take up to twice that), and
     /// columns of the pattern's `planes_per_warp` planes.
     pub(crate) fn fit_volume(pattern: &Pattern, element: ScalarType, steps: u32) -> Option<FusedTile> {
         let (radius_z, radius_y) = (pattern.radius().along(2), pattern.radius().along(1));
         let width = vector_access_elements(16, element);
         for rows in (1..=pattern.rows_per_warp()).rev() {
             let held = rows_held(steps, radius_z, radius_y, rows)?;
-            let tile = FusedTile::fit_x(&pattern.along_x(), element, steps, (WINDOW_WORDS / held).max(1), true)?;
+            let tile = FusedTile::fit_x(&pattern.along_x(), element, steps, (PLANE_WINDOW_WORDS / held).max(1), true)?;
             let words = tile.per_lane.checked_mul(element.words() * held)?;
-            if words <= WINDOW_WORDS || (rows == 1 && tile.per_lane == width && words <= 2 * WINDOW_WORDS) {
+            if words <= PLANE_WINDOW_WORDS || (rows == 1 && tile.per_lane == width && words <= 2 * PLANE_WINDOW_WORDS) {
                 return Some(FusedTile { radius_y, rows, radius_z, planes: pattern.planes_per_warp(), ..tile });
             }
         }
@@ -217,7 +222,7 @@ impl Column<'_> {
             }
             if rules && s < t {
                 let dsts: Vec<Vec<Reg>> = values.iter().map(|row| row.iter().map(|_| build.reg(body.element())).collect()).collect();
-                out.push(Stmt::Op(Op::RowRule { rows: values, first: centre * box_rows + s * ry, dsts: dsts.clone() }));
+                out.push(Stmt::Op(Op::PlaneRowsRule { rows: values, first: centre * box_rows + s * ry, dsts: dsts.clone() }));
                 values = dsts;
             }
             if s < t {

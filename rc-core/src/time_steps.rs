@@ -156,15 +156,20 @@ impl FusedTile {
             Dims::One => Pattern::new_unchecked(self.halo(), self.warp, self.outputs_per_lane, pattern.boundary())
                 .with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm()),
             // The one-step kernel's blocks per SM cap its registers, not the windows' (a 2D
-            // kernel's cap of 64 spilled 1.1 KB of them): only the block size carries over.
+            // kernel's cap of 64 spilled 1.1 KB of them): only the block size carries over, at
+            // most the fused kernel's.
             dims => {
                 let (t, halo) = (self.steps, self.halo());
                 let radius = match dims {
                     Dims::Three => crate::geometry::Radius::zyx(t * self.radius_z, t * self.radius_y, halo),
                     _ => crate::geometry::Radius::yx(t * self.radius_y, halo),
                 };
+                let threads = match dims {
+                    Dims::Three => pattern.threads_per_block(),
+                    _ => pattern.threads_per_block().min(crate::fused_grid::BLOCK_THREADS),
+                };
                 Pattern::grid_unchecked(radius, self.warp, self.outputs_per_lane, self.rows, self.planes, pattern.boundary())
-                    .with_launch_bounds_unchecked(pattern.threads_per_block(), None)
+                    .with_launch_bounds_unchecked(threads, None)
             }
         }
     }
@@ -448,20 +453,30 @@ impl Build<'_> {
     /// still an old element (a body that returns a tap) is first copied aside, or an earlier
     /// copy would overwrite it.
     fn carry(&mut self, state: &[Reg], next: Vec<Reg>) -> Vec<Stmt> {
-        let mut aside = Vec::new();
-        let next: Vec<Reg> = next
+        let mut out = Vec::new();
+        let next = self.aside(next, |reg| state.contains(&reg), &mut out);
+        out.push(Stmt::Op(Op::Carry(state.iter().copied().zip(next).collect())));
+        out
+    }
+
+    /// `values` with each register that `overwritten` names copied into a fresh one first.
+    pub(crate) fn aside(&mut self, values: Vec<Reg>, overwritten: impl Fn(Reg) -> bool, out: &mut Vec<Stmt>) -> Vec<Reg> {
+        let mut copies = Vec::new();
+        let values = values
             .into_iter()
-            .map(|reg| match state.contains(&reg) {
+            .map(|reg| match overwritten(reg) {
                 true => {
                     let copy = self.reg(self.body.element());
-                    aside.push((copy, reg));
+                    copies.push((copy, reg));
                     copy
                 }
                 false => reg,
             })
             .collect();
-        let copies = (!aside.is_empty()).then_some(Stmt::Op(Op::Carry(aside)));
-        copies.into_iter().chain([Stmt::Op(Op::Carry(state.iter().copied().zip(next).collect()))]).collect()
+        if !copies.is_empty() {
+            out.push(Stmt::Op(Op::Carry(copies)));
+        }
+        values
     }
 
     /// The stores of the tile's outputs: vectors where the whole tile's outputs exist and the

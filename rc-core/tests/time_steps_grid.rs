@@ -134,23 +134,29 @@ fn the_2d_tile_streams_its_strip_with_one_window_per_step() {
     let body = common::star_sum_row_major(Radius::yx(1, 1));
     let program = WarpProgram::compile_steps(pattern, &body, 4).expect("compiles");
     let tile = program.fused.expect("fused");
-    // 4 steps of 3 rows of 8 f32 per lane: 96 words of windows.
-    assert_eq!((tile.per_lane, tile.elements(), tile.halo(), tile.radius_y, tile.rows), (8, 256, 4, 1, 128));
+    // 4 steps of 2 rows of 4 f32 per lane: 32 words of windows.
+    assert_eq!((tile.per_lane, tile.elements(), tile.halo(), tile.radius_y, tile.rows, tile.window_words()), (4, 128, 4, 1, 128, 32));
     let [Stmt::Branch { taken, fallback, .. }] = program.machine.body.as_slice() else { panic!("one branch on the strip") };
+    let count = |stmts: &[Stmt], f: fn(&Op) -> bool| stmts.iter().filter(|s| matches!(s, Stmt::Op(op) if f(op))).count();
     for (path, rules) in [(taken, false), (fallback, true)] {
         let loops: Vec<(u32, &Vec<Stmt>)> =
             path.iter().filter_map(|s| if let Stmt::Loop { times, body } = s { Some((*times, body)) } else { None }).collect();
-        // The windows fill over 2 * T * ry = 8 rows, then one iteration per output row (128),
-        // three per loop iteration (the window registers' roles turn), the rest after each loop.
-        assert_eq!(loops.iter().map(|l| l.0).collect::<Vec<_>>(), [2, 42]);
-        let count = |stmts: &[Stmt], f: fn(&Op) -> bool| stmts.iter().filter(|s| matches!(s, Stmt::Op(op) if f(op))).count();
-        assert_eq!(count(loops[1].1, |op| matches!(op, Op::RowRule { .. })), if rules { 9 } else { 0 });
-        assert_eq!(count(loops[1].1, |op| matches!(op, Op::StepRule { .. })), if rules { 12 } else { 0 });
-        assert_eq!(count(loops[1].1, |op| matches!(op, Op::StreamRows(1))), 3);
-        assert_eq!(count(path, |op| matches!(op, Op::StreamRows(1))), 4, "2 + 2 iterations after the loops");
-        // No row moves between registers: per iteration one copy of the input row loaded the
-        // iteration before, and one per step but the last, of its new row.
-        assert_eq!(count(loops[1].1, |op| matches!(op, Op::Carry(_))), 3 * 4);
+        // The windows fill over 2 * T * ry = 8 rows, unrolled, then one iteration per output row
+        // (128), two per loop iteration (the window registers' roles turn), the rest after it.
+        assert_eq!(loops.iter().map(|l| l.0).collect::<Vec<_>>(), [63]);
+        let body = loops[0].1;
+        // Each step but the last puts its new row through the rule along y, once.
+        assert_eq!(count(body, |op| matches!(op, Op::RowRule { .. })), if rules { 2 * 3 } else { 0 });
+        assert_eq!(count(body, |op| matches!(op, Op::StepRule { .. })), if rules { 2 * 4 } else { 0 });
+        assert_eq!(count(body, |op| matches!(op, Op::StreamRows(1))), 2);
+        assert_eq!(count(path, |op| matches!(op, Op::StreamRows(1))), 8 + 2, "8 filling, 2 after the loop");
+        // No row moves between registers but the new ones: per iteration and step one copy of
+        // the row the step before produced (for step 1 the input row) into its window.
+        assert_eq!(count(body, |op| matches!(op, Op::Carry(_))), 2 * 4);
+        // Filling, the iteration whose newest input is box row f runs f / 2 steps.
+        let steps_run = |stmts: &[Stmt]| count(stmts, |op| matches!(op, Op::Neighbour { .. })) / 2;
+        let fill: Vec<&[Stmt]> = path.split(|s| matches!(s, Stmt::Op(Op::StreamRows(1)))).take(8).collect();
+        assert_eq!(fill.iter().map(|i| steps_run(i)).collect::<Vec<_>>(), [0, 0, 1, 1, 2, 2, 3, 3]);
     }
 }
 

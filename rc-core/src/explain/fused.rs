@@ -81,16 +81,21 @@ pub(super) fn write(text: &mut String, tile: &FusedTile, boundary: Boundary) -> 
 fn write_strip(text: &mut String, tile: &FusedTile) -> fmt::Result {
     let (t, ry, rows) = (tile.steps, tile.radius_y, tile.rows);
     let fill = 2 * t * ry;
-    writeln!(text, "  2D: each warp streams down a strip of {rows} output rows, one input row per iteration ({} iterations, the first {fill} only filling the windows)", rows + fill)?;
     writeln!(
         text,
-        "  per step a window of {} rows of the lane's {} elements in registers ({} in all): step s computes the row {ry} above step s - 1's newest, so step {t}'s row is {} rows behind the input row",
-        2 * ry + 1,
+        "  2D: each warp streams down a strip of {rows} output rows, one input row per iteration ({} iterations, the first {fill} only filling the windows, step s from iteration {} * s on)",
+        rows + fill,
+        2 * ry
+    )?;
+    writeln!(
+        text,
+        "  per step a window of the {} rows above its newest of the lane's {} elements in registers ({} words in all): step s computes the row {ry} above step s - 1's newest, so step {t}'s row is {} rows behind the input row",
+        2 * ry,
         tile.per_lane,
-        t * (2 * ry + 1) * tile.per_lane,
+        tile.window_words(),
         t * ry
     )?;
-    writeln!(text, "  {:.3} elements computed per output and step (the x halo, and each strip's first {fill} rows computed twice)", tile.recompute())
+    writeln!(text, "  {:.3} elements computed per output and step (the x halo, and each strip's first rows computed twice)", tile.recompute())
 }
 
 /// 3D: how the warp streams along z through its column with one window of planes per step.

@@ -126,6 +126,7 @@ impl Step {
             | Op::Neighbour { .. }
             | Op::StepRule { .. }
             | Op::RowRule { .. }
+            | Op::PlaneRowsRule { .. }
             | Op::PlaneRule { .. }
             | Op::FetchPlane { .. }
             | Op::PutPlane { .. }

@@ -136,18 +136,28 @@ pub enum Op {
     /// step's value at input index 0 or `n - 1` (from the lane that holds it).
     StepRule { values: Vec<Reg>, dsts: Vec<Reg> },
     /// Fused time steps: lane `lane` writes `srcs[j]` to tile output `lane * srcs.len() + j -
-    /// lead` of output row `row` wherever that is one of the tile's outputs (`0..tile_outputs`)
-    /// and exists; in vector accesses of `width` elements (inside a [`TileTest::Whole`] path)
-    /// when `width > 1`.
+    /// lead` of output row `row` wherever that is one of the tile's outputs (`0..tile_outputs`) and exists; in
+    /// vector accesses of `width` elements when `width > 1`, only where the outputs' row exists
+    /// and is whole (a [`TileTest::Whole`] path, or a 2D strip's interior path under `zero`,
+    /// `clamp` and `wrap`, whose outputs all exist).
     StoreOwned { srcs: Vec<Reg>, lead: u32, width: u32, row: u32 },
     /// Fused time steps in 2D: the tile moves this many rows along y (down if positive): the
     /// rows every later operation names are counted from there.
     StreamRows(i32),
-    /// Fused time steps in 2D: a step's rows read through the boundary rule along y. `rows[j]`
-    /// holds the lane's elements of input box row `first + j` of the tile; `dsts[j]` is that row
-    /// where it lies inside the input, and outside it what the rule says: zero, or under
+    /// Fused time steps in 2D: the boundary rule along y on a step's new row `row` (input box
+    /// row `at` of the tile, in registers of its own), `window` holding that step's rows above it
+    /// (oldest first). Outside the input the row is zero under `zero`; under `clamp` a row below
+    /// the input takes the window's newest (the last row, or a row that already equals it), and
+    /// the input's first row gives its value to every row of the window (all above the input),
+    /// so each row outside reads as the nearest edge row of the same step. `first` says whether
+    /// the row can be the input's first (while a strip fills its windows: the first row's
+    /// copies run there only).
+    RowRule { row: Vec<Reg>, window: Vec<Vec<Reg>>, at: u32, first: bool },
+    /// Fused time steps in 3D: a step's rows of a plane read through the boundary rule along y.
+    /// `rows[j]` holds the lane's elements of input box row `first + j` of the tile; `dsts[j]` is
+    /// that row where it lies inside the input, and outside it what the rule says: zero, or under
     /// `clamp` the row of `rows` at the nearest edge (itself if that is not among them).
-    RowRule { rows: Vec<Vec<Reg>>, first: u32, dsts: Vec<Vec<Reg>> },
+    PlaneRowsRule { rows: Vec<Vec<Reg>>, first: u32, dsts: Vec<Vec<Reg>> },
     /// Fused time steps in 3D: the tile moves this many planes along z (forward if positive):
     /// the rows every later operation names are counted from there.
     StreamPlanes(i32),
@@ -269,7 +279,8 @@ impl Op {
             Op::Neighbour { src, .. } => vec![*src],
             Op::StepRule { values, .. } => values.clone(),
             Op::StoreOwned { srcs, .. } => srcs.clone(),
-            Op::RowRule { rows, .. } => rows.concat(),
+            Op::RowRule { row, window, .. } => [row.as_slice(), &window.concat()].concat(),
+            Op::PlaneRowsRule { rows, .. } => rows.concat(),
             Op::PlaneRule { planes, .. } => planes.concat(),
             Op::Load { .. }
             | Op::StreamRows(_)
@@ -298,7 +309,8 @@ impl Op {
             Op::Carry(moves) => moves.iter().map(|&(dst, _)| dst).collect(),
             Op::Neighbour { dst, .. } => vec![*dst],
             Op::StepRule { dsts, .. } => dsts.clone(),
-            Op::RowRule { dsts, .. } => dsts.concat(),
+            Op::RowRule { row, window, .. } => [row.as_slice(), &window.concat()].concat(),
+            Op::PlaneRowsRule { dsts, .. } => dsts.concat(),
             Op::PlaneRule { planes, .. } => planes.concat(),
             Op::StreamRows(_)
             | Op::StreamPlanes(_)

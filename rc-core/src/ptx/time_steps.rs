@@ -129,7 +129,8 @@ impl Printer<'_> {
         let first = self.a();
         self.line(&format!("mul.wide.u32 {first}, {LANE}, {k};"));
         self.line(&format!("sub.s64 {first}, {first}, {lead};"));
-        // 2D/3D: output row `row` of the tile, which may not exist.
+        // 2D/3D: output row `row` of the tile, which may not exist (it does where vectors are
+        // stored).
         let row = self.grid.is_some().then(|| self.output_row_source(row));
         for (c, chunk) in srcs.chunks(width as usize).enumerate() {
             let (o, i, q) = (self.a(), self.a(), self.q());
@@ -140,11 +141,20 @@ impl Printer<'_> {
             if width == 1 {
                 self.line(&format!("setp.lt.and.u64 {q}, {i}, {N_OUT}, {q};"));
             }
-            if let Some((row, exists)) = row.as_ref() {
-                self.line(&format!("and.pred {q}, {q}, {exists};"));
-                self.line(&format!("add.s64 {i}, {i}, {row};"));
-            }
-            let addr = self.address(OUTPUT, &i, bytes);
+            let addr = match row.as_ref() {
+                // The lane's address in row 0 first, the same in every row, then the row's offset.
+                Some((row, _)) if width > 1 => {
+                    let (lane, at) = (self.address(OUTPUT, &i, bytes), self.a());
+                    self.line(&format!("mad.lo.s64 {at}, {row}, {bytes}, {lane};"));
+                    at
+                }
+                Some((row, exists)) => {
+                    self.line(&format!("and.pred {q}, {q}, {exists};"));
+                    self.line(&format!("add.s64 {i}, {i}, {row};"));
+                    self.address(OUTPUT, &i, bytes)
+                }
+                None => self.address(OUTPUT, &i, bytes),
+            };
             let regs: Vec<String> = chunk.iter().map(|&r| self.reg(r)).collect();
             match regs.len() {
                 1 => self.line(&format!("@{q} st.global.{ty} [{addr}], {};", regs[0])),
@@ -155,10 +165,10 @@ impl Printer<'_> {
 }
 
 impl Printer<'_> {
-    /// Fused time steps in 2D: each of `rows` (box rows `first..`) read through the boundary
+    /// Fused time steps in 3D: each of a plane's `rows` (box rows `first..`) read through the boundary
     /// rule along y into `dsts`: zero outside the input, or under `clamp` the row of `rows` at
     /// the nearest edge (itself where that is not among them).
-    pub(super) fn row_rule(&mut self, rows: &[Vec<Reg>], first: u32, dsts: &[Vec<Reg>]) {
+    pub(super) fn plane_rows_rule(&mut self, rows: &[Vec<Reg>], first: u32, dsts: &[Vec<Reg>]) {
         let boundary = self.program.pattern.boundary();
         let ty = ptx_type(self.program.element);
         self.comment(&format!("boundary rule `{boundary}` along y on box rows {first}..{}", first + rows.len() as u32));
@@ -197,6 +207,44 @@ impl Printer<'_> {
                         }
                     }
                     _ => self.line(&format!("selp.{ty} {d}, {own}, {zero}, {inside};")),
+                }
+            }
+        }
+    }
+
+    /// Fused time steps in 2D: the boundary rule along y on a step's new row ([`Op::RowRule`]):
+    /// predicated moves, zero outside the input (`zero`), or (`clamp`) the window's newest row
+    /// into a row below the input and the input's first row into every row of the window.
+    pub(super) fn row_rule(&mut self, row: &[Reg], window: &[Vec<Reg>], at: u32, first: bool) {
+        let boundary = self.program.pattern.boundary();
+        let ty = ptx_type(self.program.element);
+        self.comment(&format!("boundary rule `{boundary}` along y on the new row, box row {at}"));
+        let (y, in_y) = self.box_row_y(at);
+        let q = self.q();
+        match boundary {
+            Boundary::Clamp => {
+                if let Some(newest) = window.last() {
+                    self.line(&format!("setp.ge.s64 {q}, {y}, {in_y};"));
+                    for (&d, &s) in row.iter().zip(newest) {
+                        self.line(&format!("@{q} mov.{ty} {}, {};", self.reg(d), self.reg(s)));
+                    }
+                }
+                if !first || window.is_empty() {
+                    return;
+                }
+                let top = self.q();
+                self.line(&format!("setp.eq.s64 {top}, {y}, 0;"));
+                for above in window {
+                    for (&d, &s) in above.iter().zip(row) {
+                        self.line(&format!("@{top} mov.{ty} {}, {};", self.reg(d), self.reg(s)));
+                    }
+                }
+            }
+            _ => {
+                let zero = immediate(Scalar::new(self.program.element, 0));
+                self.line(&format!("setp.ge.u64 {q}, {y}, {in_y};"));
+                for &d in row {
+                    self.line(&format!("@{q} mov.{ty} {}, {zero};", self.reg(d)));
                 }
             }
         }
