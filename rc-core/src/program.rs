@@ -17,7 +17,7 @@ use crate::scalar::{Scalar, ScalarType};
 use crate::strategy::Strategy;
 use crate::time_steps::FusedTile;
 use crate::schedule::{FetchId, LanePieces, LoadPlan, Schedule, Source};
-use crate::stage::MAX_STATIC_SHARED_BYTES;
+use crate::stage::{MAX_SHARED_BYTES_PER_BLOCK, MAX_STATIC_SHARED_BYTES};
 
 /// A virtual register; its type is [`WarpProgram::reg_type`]. Assigned once.
 pub type Reg = u32;
@@ -222,9 +222,11 @@ impl WarpProgram {
                 let elements = schedule.loads.iter().map(|plan| distribution.load(plan.reg).element(warp - 1) + 1).max().unwrap_or(1);
                 let ring = PlaneRing::new(&pattern, distribution.vector(), body.element(), elements);
                 let bytes = ring.field_bytes() * fields;
-                if bytes > MAX_STATIC_SHARED_BYTES {
-                    let layout = format!("planes({})", distribution.vector());
-                    return Err(ScheduleError::StageTooLarge { layout, bytes, limit: MAX_STATIC_SHARED_BYTES }.into());
+                // Past 48 KiB the ring is dynamic shared memory ([`crate::machine::Machine::dynamic_shared_bytes`]).
+                if bytes > MAX_SHARED_BYTES_PER_BLOCK {
+                    let (layout, limit) = (format!("planes({})", distribution.vector()), MAX_SHARED_BYTES_PER_BLOCK);
+                    let (slots, rows, row_elements) = (ring.slots, ring.rows, ring.row_elements);
+                    return Err(ScheduleError::RingTooLarge { layout, slots, rows, row_elements, fields, bytes, limit }.into());
                 }
                 Some(ring)
             }

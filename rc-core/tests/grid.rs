@@ -156,6 +156,11 @@ fn gpu_kernels(radius: Radius, star: bool) -> (Body, Vec<(Pattern, Strategy, Lay
             let pattern = Pattern::grid(radius, 32, 4, rows, planes, boundary).and_then(|p| p.with_launch_bounds(128, None)).expect("valid");
             let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
             kernels.push((pattern, Strategy::RegisterCache, Layout::Planes(4), program));
+            // Blocks of 8 warps of 4 rows: a ring past 48 KiB, in dynamic shared memory.
+            let pattern = Pattern::grid(radius, 32, 4, 4, planes, boundary).and_then(|p| p.with_launch_bounds(256, None)).expect("valid");
+            let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
+            assert!(program.machine.dynamic_shared_bytes() > 48 * 1024, "{pattern}: {:?}", program.machine.shared_bytes);
+            kernels.push((pattern, Strategy::RegisterCache, Layout::Planes(4), program));
         }
         if radius.dims() == rc_core::Dims::Two {
             let pattern = Pattern::grid(radius, 32, 4, 7, 1, boundary).and_then(|p| p.with_streamed_rows(true)).expect("valid");
@@ -201,7 +206,7 @@ fn write_gpu_cases() {
         (Radius::yx(2, 1), false, vec![Extent::yx(517, 640), Extent::yx(33, 130)]),
         // With interior tiles along every dimension (rows a whole number of vectors): the vector
         // path.
-        (Radius::zyx(1, 1, 1), true, vec![Extent::zyx(20, 30, 64), Extent::zyx(3, 5, 7), Extent::zyx(9, 17, 70), Extent::zyx(20, 12, 392)]),
+        (Radius::zyx(1, 1, 1), true, vec![Extent::zyx(20, 30, 64), Extent::zyx(3, 5, 7), Extent::zyx(9, 17, 70), Extent::zyx(20, 12, 392), Extent::zyx(7, 75, 140)]),
         (Radius::zyx(1, 2, 1), false, vec![Extent::zyx(20, 33, 128), Extent::zyx(20, 14, 264)]),
     ];
     let mut k = 0;
@@ -222,12 +227,13 @@ fn write_gpu_cases() {
                 let launch = layout.launch_shape(&pattern, out_shape).expect("fits");
                 let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
                 index.push_str(&format!(
-                    "{k} {} {} {} {} {}\n",
+                    "{k} {} {} {} {} {} {}\n",
                     dims(shape),
                     dims(out_shape),
                     launch.blocks,
                     launch.threads_per_block,
-                    format!("{pattern}|{strategy}|{layout}").replace(' ', "_")
+                    format!("{pattern}|{strategy}|{layout}").replace(' ', "_"),
+                    program.machine.dynamic_shared_bytes()
                 ));
                 k += 1;
             }
@@ -351,7 +357,7 @@ fn write_perf_cases() {
             programs.push((what, pattern, layout, program));
         }
         // Staged planes: blocks of 4 or 8 warps stacked along y, as the probe
-        // (bench/probes/staged3d.cu) ran them; those whose ring exceeds 48 KiB are refused.
+        // (bench/probes/staged3d.cu) ran them; rings past 48 KiB are dynamic shared memory.
         for (threads, rows, min_blocks) in [(128, 4, None), (256, 4, None), (256, 2, None), (128, 2, None), (128, 4, Some(4)), (128, 4, Some(3)), (128, 2, Some(3)), (128, 2, Some(4)), (256, 2, Some(2)), (256, 1, None), (128, 1, Some(4))] {
             let layout = Layout::Planes(4);
             let Ok(pattern) = Pattern::grid(radius, 32, 4, rows, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, min_blocks)) else { continue };
@@ -368,7 +374,8 @@ fn write_perf_cases() {
             std::fs::write(dir.join(format!("{k}.ptx")), rc_core::ptx::print(&program, "k")).expect("writes");
             let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
             let what = format!("{name}|{what}");
-            index.push_str(&format!("{k} {} {} {} {} {what}\n", dims(shape), dims(out_shape), launch.blocks, launch.threads_per_block));
+            let dynamic = program.machine.dynamic_shared_bytes();
+            index.push_str(&format!("{k} {} {} {} {} {what} {dynamic}\n", dims(shape), dims(out_shape), launch.blocks, launch.threads_per_block));
             k += 1;
         }
     }
@@ -453,4 +460,32 @@ fn explain_names_the_ring_of_staged_planes() {
     assert!(text.contains("ring of staged planes: the block's 4 warps stack along y"), "{text}");
     assert!(text.contains("3 slots of 18 rows x 136 elements in shared memory (29376 bytes per block)"), "{text}");
     assert_eq!(program.machine.shared_bytes, Some(29376));
+}
+
+/// A ring past the 48 KiB a kernel may declare statically is dynamic shared memory (declared
+/// `.extern`, sized at launch); past what a block may have at all it is refused, naming its size.
+#[test]
+fn rings_past_48_kib_are_dynamic_and_past_227_kib_refused() {
+    let radius = Radius::zyx(2, 2, 2);
+    let body = weighted(radius, &taps(radius, false));
+    let planes = |threads: u32, rows: u32| {
+        let pattern = Pattern::grid(radius, 32, 4, rows, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, None)).expect("valid");
+        WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body)
+    };
+    // 4 warps of 2 rows: 5 slots of 12 rows x 136 elements = 32640 bytes, declared statically.
+    let small = planes(128, 2).expect("compiles");
+    assert_eq!((small.machine.shared_bytes, small.machine.dynamic_shared_bytes()), (Some(32640), 0));
+    let ptx = rc_core::ptx::print(&small, "k");
+    assert!(ptx.contains("\t.shared .align 16 .b8 rc_stage[32640];") && !ptx.contains(".extern"), "{ptx}");
+    // 8 warps of 4 rows (the probe's best r = 2 tile): 5 slots of 36 rows = 97920 bytes.
+    let large = planes(256, 4).expect("compiles");
+    assert_eq!((large.machine.shared_bytes, large.machine.dynamic_shared_bytes()), (Some(97920), 97920));
+    let ptx = rc_core::ptx::print(&large, "k");
+    assert!(ptx.contains("\n.extern .shared .align 16 .b8 rc_stage[];\n") && !ptx.contains("\t.shared"), "{ptx}");
+    // 32 warps of 8 rows: 5 slots of 260 rows = 707200 bytes.
+    let err = planes(1024, 8).expect_err("too large for a block").to_string();
+    assert!(
+        err.contains("planes(4) stages 5 planes of 260 rows x 136 elements in shared memory, 707200 bytes per block, more than the 232448"),
+        "{err}"
+    );
 }
