@@ -29,6 +29,19 @@ fn weighted(radius: Radius, taps: &[Offset]) -> Body {
     Body::new(ScalarType::F32, 1, vec![], radius, nodes, result).expect("a valid body")
 }
 
+/// A plain sum times 1 / taps: one add per tap (the benchmark's body).
+fn mean(radius: Radius, taps: &[Offset]) -> Body {
+    let mut nodes: Vec<Node> = taps.iter().map(|&d| Node::Tap(0, d)).collect();
+    let mut acc = 0u32;
+    for t in 1..taps.len() as u32 {
+        nodes.push(Node::Binary(BinaryOp::Add, acc, t));
+        acc = nodes.len() as u32 - 1;
+    }
+    nodes.push(Node::Const(Scalar::f32(1.0 / taps.len() as f32)));
+    nodes.push(Node::Binary(BinaryOp::Mul, acc, nodes.len() as u32 - 1));
+    Body::new(ScalarType::F32, 1, vec![], radius, nodes.clone(), nodes.len() as u32 - 1).expect("valid")
+}
+
 fn reference(body: &Body, pattern: Pattern, input: &[f32], shape: Extent) -> Vec<f32> {
     let out = pattern.output_shape(shape).expect("an output");
     let radius = pattern.radius();
@@ -263,17 +276,7 @@ fn write_perf_cases() {
         ("box3d2", Radius::zyx(2, 2, 2), false, Extent::zyx(512, 512, 512)),
     ];
     for (name, radius, star, shape) in kinds {
-        let taps = taps(radius, star);
-        // A plain sum times 1 / taps: one add per tap.
-        let mut nodes: Vec<Node> = taps.iter().map(|&d| Node::Tap(0, d)).collect();
-        let mut acc = 0u32;
-        for t in 1..taps.len() as u32 {
-            nodes.push(Node::Binary(BinaryOp::Add, acc, t));
-            acc = nodes.len() as u32 - 1;
-        }
-        nodes.push(Node::Const(Scalar::f32(1.0 / taps.len() as f32)));
-        nodes.push(Node::Binary(BinaryOp::Mul, acc, nodes.len() as u32 - 1));
-        let body = Body::new(ScalarType::F32, 1, vec![], radius, nodes.clone(), nodes.len() as u32 - 1).expect("valid");
+        let body = mean(radius, &taps(radius, star));
         let three = radius.dims() == rc_core::Dims::Three;
         // (strategy, layout, outputs, rows, planes, min_blocks_per_sm)
         type Tile = (Strategy, Layout, u32, u32, u32, Option<u32>);
@@ -488,4 +491,44 @@ fn rings_past_48_kib_are_dynamic_and_past_227_kib_refused() {
         err.contains("planes(4) stages 5 planes of 260 rows x 136 elements in shared memory, 707200 bytes per block, more than the 232448"),
         "{err}"
     );
+}
+
+/// ptxas' registers and spill stores (bytes) of `ptx`, compiled for sm_90.
+fn ptxas_registers(ptxas: &std::ffi::OsStr, ptx: &str, what: &str) -> (u32, u32) {
+    let file = std::env::temp_dir().join(format!("rc-planes-{}-{what}.ptx", std::process::id()));
+    std::fs::write(&file, ptx).expect("writes the PTX");
+    let out = std::process::Command::new(ptxas).args(["-arch=sm_90", "-v", "-o", "/dev/null"]).arg(&file).output().expect("runs ptxas");
+    let _ = std::fs::remove_file(&file);
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "ptxas refused {what}: {text}");
+    let number_before = |marker: &str| -> u32 {
+        let at = text.find(marker).unwrap_or_else(|| panic!("no `{marker}` in {text}"));
+        text[..at].split_whitespace().last().and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{text}"))
+    };
+    (number_before(" registers"), number_before(" bytes spill stores"))
+}
+
+/// The staged-plane tiles the probe measured best (4 and 8 warps of 4 rows, star and box at
+/// r = 1 and 2) fit in registers without spilling: a row's x outputs in lock step and the rows
+/// along the input rows, each window read once (bench/probes/staged3d.cu: 64 to 94 registers;
+/// box r = 2 took 245 before). With RC_PTXAS.
+#[test]
+fn staged_plane_tiles_fit_in_registers() {
+    let Some(ptxas) = std::env::var_os("RC_PTXAS") else { return };
+    for (r, star) in [(1, true), (1, false), (2, true), (2, false)] {
+        let radius = Radius::zyx(r, r, r);
+        // Weighted (a product per tap) and the benchmark's plain sum.
+        for (name, body) in [("weighted", weighted(radius, &taps(radius, star))), ("mean", mean(radius, &taps(radius, star)))] {
+            for threads in [128, 256] {
+                let pattern = Pattern::grid(radius, 32, 4, 4, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, None)).expect("valid");
+                let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
+                let what = format!("{name}-{}{r}-{threads}", if star { "star" } else { "box" });
+                let (registers, spills) = ptxas_registers(&ptxas, &rc_core::ptx::print(&program, "k"), &what);
+                let shared = program.machine.shared_bytes.unwrap_or(0);
+                eprintln!("{what}: {registers} registers, {spills} bytes spilled, {shared} bytes of shared memory");
+                assert_eq!(spills, 0, "{what} spills");
+                assert!(registers <= 128, "{what}: {registers} registers");
+            }
+        }
+    }
 }
