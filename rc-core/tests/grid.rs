@@ -485,6 +485,8 @@ fn rings_past_48_kib_are_dynamic_and_past_227_kib_refused() {
     assert_eq!((large.machine.shared_bytes, large.machine.dynamic_shared_bytes()), (Some(97920), 97920));
     let ptx = rc_core::ptx::print(&large, "k");
     assert!(ptx.contains("\n.extern .shared .align 16 .b8 rc_stage[];\n") && !ptx.contains("\t.shared"), "{ptx}");
+    let text = rc_core::explain::Explanation::new("k", &large).to_string();
+    assert!(text.contains("(97920 bytes per block, dynamic: more than the 48 KiB a kernel may declare)"), "{text}");
     // 32 warps of 8 rows: 5 slots of 260 rows = 707200 bytes.
     let err = planes(1024, 8).expect_err("too large for a block").to_string();
     assert!(
