@@ -12,7 +12,9 @@ for line in filter(None, lines):
     if int(line.split()[0]) < start:
         continue
     print(f"CASE {line.split()[0]}", file=sys.stderr, flush=True)
-    k, shape, out_shape, blocks, threads, what = line.split()
+    # A 7th column (absent in older index files): bytes of dynamic shared memory per block.
+    k, shape, out_shape, blocks, threads, what, *dynamic = line.split()
+    shared = int(dynamic[0]) if dynamic else 0
     shape = [int(c) for c in shape.split("x")]
     out_shape = [int(c) for c in out_shape.split("x")]
     n = int(np.prod(shape))
@@ -27,9 +29,11 @@ for line in filter(None, lines):
     out = out_full[guard:guard + want.size]
     mod = cp.RawModule(path=f"{d}/{k}.ptx")
     f = mod.get_function("k")
+    if shared:
+        f.max_dynamic_shared_size_bytes = shared
     args = [inp, out, np.uint64(host_in.size), np.uint64(want.size)]
     args += [np.uint64(c) for c in shape] + [np.uint64(c) for c in out_shape]
-    f((int(blocks),), (int(threads),), tuple(args))
+    f((int(blocks),), (int(threads),), tuple(args), shared_mem=shared)
     cp.cuda.runtime.deviceSynchronize()
     full = out_full.get().view(np.uint32)
     got = full[guard:guard + want.size]

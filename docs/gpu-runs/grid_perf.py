@@ -39,7 +39,9 @@ def record(name, impl, ms, n, n_out, copy, regs=""):
 copies, done, refs = {}, set(), {}
 lines = [l for l in open(f"{d}/index.txt").read().split("\n") if l]
 for line in lines:
-    k, shape, out_shape, blocks, threads, what = line.split()
+    # A 7th column (absent in older index files): bytes of dynamic shared memory per block.
+    k, shape, out_shape, blocks, threads, what, *dynamic = line.split()
+    shared = int(dynamic[0]) if dynamic else 0
     name, impl = what.split("|", 1)
     shape = [int(c) for c in shape.split("x")]
     out_shape = [int(c) for c in out_shape.split("x")]
@@ -53,9 +55,11 @@ for line in lines:
         rows.append((f"copy{len(shape)}d", "cudaMemcpy device to device", f"{ms:.4f}", f"{copies[n]:.0f}", "1.000", ""))
         print(f"copy {n} elements: {copies[n]:.0f} GB/s", flush=True)
     f = cp.RawModule(path=f"{d}/{k}.ptx").get_function("k")
+    if shared:
+        f.max_dynamic_shared_size_bytes = shared
     args = tuple([inp, out, np.uint64(n), np.uint64(n_out)] + [np.uint64(c) for c in shape] + [np.uint64(c) for c in out_shape])
     out.fill(float("nan"))
-    ms = median_ms(lambda: f((int(blocks),), (int(threads),), args))
+    ms = median_ms(lambda: f((int(blocks),), (int(threads),), args, shared_mem=shared))
     # A sanity check of the timed output against CuPy (another summation order, so a tolerance;
     # bit-exactness is grid_cases.py's and the Rust GPU suites' job).
     if name not in refs:

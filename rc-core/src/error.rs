@@ -177,6 +177,13 @@ pub enum ScheduleError {
     RegistersExceeded { pattern: Pattern, estimate: RegisterEstimate },
     #[error("distribution {layout} stages {bytes} bytes of input per block in shared memory, more than the {limit} a kernel may declare; use a smaller V, fewer outputs_per_thread or a smaller max_threads_per_block")]
     StageTooLarge { layout: String, bytes: u32, limit: u32 },
+    #[error(
+        "distribution {layout} stages {slots} planes of {rows} rows x {row_elements} elements{} in shared memory, \
+         {bytes} bytes per block, more than the {limit} bytes a block may have; use fewer rows_per_warp, a smaller \
+         max_threads_per_block or fewer outputs_per_thread",
+        if *.fields > 1 { format!(" for each of {} input fields", .fields) } else { String::new() }
+    )]
+    RingTooLarge { layout: String, slots: u32, rows: u32, row_elements: u32, fields: u32, bytes: u32, limit: u32 },
     #[error("{}", block_stage_too_large(*.dims, *.bytes, *.fields, *.rows, *.elements, *.limit))]
     BlockStageTooLarge { dims: Dims, bytes: u32, fields: u32, rows: u32, elements: u32, limit: u32 },
     #[error("distribution = auto found no distribution that compiles for this stencil within the register and shared-memory limits")]

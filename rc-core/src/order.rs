@@ -6,6 +6,7 @@
 //! order, so the results are unchanged; only the order across outputs is chosen here.
 
 use crate::body::{Body, Node, NodeId};
+use crate::geometry::Offset;
 
 /// The order of `(output, node)` pairs to compute, for `outputs` consecutive outputs of a
 /// thread and every live node.
@@ -68,11 +69,59 @@ pub fn sequential(body: &Body, live: &[bool], outputs: usize) -> Vec<(usize, Nod
 /// one shuffle ([`crate::pairs`]) and each reader then takes its half at once, instead of one
 /// output's whole chain later.
 pub fn pairwise(body: &Body, live: &[bool], outputs: usize) -> Vec<(usize, NodeId)> {
+    lock_step(body, live, outputs, 2)
+}
+
+/// Outputs in groups of `group`, each group in lock step (operation k of all of them, then
+/// k + 1). The x outputs of a staged-plane row take one group: their taps of an input row are
+/// one window, read from the ring and done with before the next row's; the wavefront, whose
+/// frontier is the largest x offset read so far, would run each output through every input row
+/// (the x offsets repeat row after row) before the next began, every window live until the last.
+pub fn lock_step(body: &Body, live: &[bool], outputs: usize, group: usize) -> Vec<(usize, NodeId)> {
     (0..outputs)
-        .step_by(2)
+        .step_by(group)
         .flat_map(|first| {
-            let pair = first..outputs.min(first + 2);
-            (0..body.nodes().len()).filter(|&id| live[id]).flat_map(move |id| pair.clone().map(move |i| (i, id as NodeId)))
+            let outputs = first..outputs.min(first + group);
+            (0..body.nodes().len()).filter(|&id| live[id]).flat_map(move |id| outputs.clone().map(move |i| (i, id as NodeId)))
         })
         .collect()
+}
+
+/// The `(output row, output, node)` triples of `rows` output rows that share their input rows
+/// (staged planes), each row in `row_order`: input rows in order, and at each one every output
+/// row runs on up to its first operation on a tap of a later input row (`input_row(row, tap)`),
+/// as bench/probes/staged3d.cu adds each input row's window to every output row that reads it.
+/// A tap itself computes nothing (its value is read from the ring before its first reader), so
+/// it never holds a row back. An input row's values then live while the rows that read it pass
+/// it, not from the first row that reads it to the last (box r = 2 with four rows one after the
+/// other: 245 registers). Each row's operations keep their order, so results are unchanged.
+pub fn across_rows(body: &Body, row_order: &[(usize, NodeId)], rows: u32, input_row: impl Fn(u32, Offset) -> u32) -> Vec<(u32, usize, NodeId)> {
+    let nodes = body.nodes();
+    // The last input row that node `id` of output row `row` reads a tap of directly.
+    let reads = |row: u32, id: NodeId| {
+        let tap = |id: NodeId| match nodes[id as usize] {
+            Node::Tap(_, d) => Some(input_row(row, d)),
+            _ => None,
+        };
+        match nodes[id as usize] {
+            Node::Tap(..) => None,
+            node => node.operands().into_iter().filter_map(tap).max(),
+        }
+    };
+    let last = (0..rows).flat_map(|row| row_order.iter().filter_map(move |&(_, id)| reads(row, id))).max().unwrap_or(0);
+    let mut next = vec![0usize; rows as usize];
+    let mut order = Vec::with_capacity(rows as usize * row_order.len());
+    for input in 0..=last {
+        for row in 0..rows {
+            let at = &mut next[row as usize];
+            while let Some(&(p, id)) = row_order.get(*at) {
+                if reads(row, id).is_some_and(|r| r > input) {
+                    break;
+                }
+                order.push((row, p, id));
+                *at += 1;
+            }
+        }
+    }
+    order
 }

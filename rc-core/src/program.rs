@@ -17,7 +17,7 @@ use crate::scalar::{Scalar, ScalarType};
 use crate::strategy::Strategy;
 use crate::time_steps::FusedTile;
 use crate::schedule::{FetchId, LanePieces, LoadPlan, Schedule, Source};
-use crate::stage::MAX_STATIC_SHARED_BYTES;
+use crate::stage::{MAX_SHARED_BYTES_PER_BLOCK, MAX_STATIC_SHARED_BYTES};
 
 /// A virtual register; its type is [`WarpProgram::reg_type`]. Assigned once.
 pub type Reg = u32;
@@ -222,9 +222,11 @@ impl WarpProgram {
                 let elements = schedule.loads.iter().map(|plan| distribution.load(plan.reg).element(warp - 1) + 1).max().unwrap_or(1);
                 let ring = PlaneRing::new(&pattern, distribution.vector(), body.element(), elements);
                 let bytes = ring.field_bytes() * fields;
-                if bytes > MAX_STATIC_SHARED_BYTES {
-                    let layout = format!("planes({})", distribution.vector());
-                    return Err(ScheduleError::StageTooLarge { layout, bytes, limit: MAX_STATIC_SHARED_BYTES }.into());
+                // Past 48 KiB the ring is dynamic shared memory ([`crate::machine::Machine::dynamic_shared_bytes`]).
+                if bytes > MAX_SHARED_BYTES_PER_BLOCK {
+                    let (layout, limit) = (format!("planes({})", distribution.vector()), MAX_SHARED_BYTES_PER_BLOCK);
+                    let (slots, rows, row_elements) = (ring.slots, ring.rows, ring.row_elements);
+                    return Err(ScheduleError::RingTooLarge { layout, slots, rows, row_elements, fields, bytes, limit }.into());
                 }
                 Some(ring)
             }
@@ -253,32 +255,41 @@ impl WarpProgram {
         // others' chains, until ptxas spilled (f64, r >= 24). In 2D and 3D the output rows go
         // one after the other, each reading the input rows it needs as it reaches them.
         let outputs = pattern.outputs_per_thread();
-        let row_order = if distribution.vector() > 1 {
+        let row_order = if ring.is_some() {
+            order::lock_step(body, &live, outputs as usize, outputs as usize)
+        } else if distribution.vector() > 1 {
             order::wavefront(body, &live, outputs as usize)
         } else if body.element().bytes() == 2 && strategy == Strategy::RegisterCache {
             order::pairwise(body, &live, outputs as usize)
         } else {
             order::sequential(body, &live, outputs as usize)
         };
-        for row in 0..step.output_rows() {
-            let mut values: Vec<Vec<Reg>> = vec![vec![0; body.nodes().len()]; outputs as usize];
-            for &(p, id) in &row_order {
-                let node = body.nodes()[id as usize];
-                values[p][id as usize] = match lower.invariant.get(&id) {
-                    Some(&reg) => reg,
-                    None => {
-                        let reg = lower.node(row, p as u32, id, node, &values[p]);
-                        if !varies[id as usize] {
-                            lower.invariant.insert(id, reg);
-                        }
-                        reg
+        // Staged planes read each input row once for every output row: the rows advance
+        // together along the input rows (order::across_rows); other tiles' rows go one after
+        // the other.
+        let rows = step.output_rows();
+        let order: Vec<(u32, usize, NodeId)> = match ring {
+            Some(_) => order::across_rows(body, &row_order, rows, |row, d| step.input_row(row, d.along(2), d.along(1))),
+            None => (0..rows).flat_map(|row| row_order.iter().map(move |&(p, id)| (row, p, id))).collect(),
+        };
+        let mut values: Vec<Vec<Vec<Reg>>> = vec![vec![vec![0; body.nodes().len()]; outputs as usize]; rows as usize];
+        for (row, p, id) in order {
+            let node = body.nodes()[id as usize];
+            let values = &mut values[row as usize][p];
+            values[id as usize] = match lower.invariant.get(&id) {
+                Some(&reg) => reg,
+                None => {
+                    let reg = lower.node(row, p as u32, id, node, values);
+                    if !varies[id as usize] {
+                        lower.invariant.insert(id, reg);
                     }
-                };
-                if id == body.result() {
-                    let p = p as u32;
-                    let at = AffineLoad { base: distribution.output(0, p), stride: distribution.output(1, p) - distribution.output(0, p) };
-                    lower.instrs.push(Instr::Store { src: values[p as usize][id as usize], output: p, at, row });
+                    reg
                 }
+            };
+            if id == body.result() {
+                let p = p as u32;
+                let at = AffineLoad { base: distribution.output(0, p), stride: distribution.output(1, p) - distribution.output(0, p) };
+                lower.instrs.push(Instr::Store { src: values[id as usize], output: p, at, row });
             }
         }
         let Lower { instrs, mut reg_types, fetch_order, cache, .. } = lower;

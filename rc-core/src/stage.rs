@@ -8,6 +8,10 @@ use crate::scalar::ScalarType;
 /// The most shared memory a kernel may declare statically (48 KiB on every GPU since sm_20).
 pub const MAX_STATIC_SHARED_BYTES: u32 = 48 * 1024;
 
+/// The most shared memory one block may have, declared dynamically and opted into at launch
+/// (227 KiB on sm_90; less on older GPUs, whose driver refuses the launch).
+pub const MAX_SHARED_BYTES_PER_BLOCK: u32 = 227 * 1024;
+
 /// Where stage element `j` sits in shared memory: `j + pad * (j div granule)`. A staged window
 /// read has each lane read 16 bytes at its granule's start plus a constant; shared memory serves
 /// a quarter warp (8 lanes, 128 bytes) per pass when their 16 bytes fall in distinct banks,

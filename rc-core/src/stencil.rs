@@ -45,6 +45,8 @@ pub struct Stencil<T: Element, P: Params> {
     /// The fused kernel (`fuse = T` or the macro's choice); `None`: the cost model's choice,
     /// with no PTX.
     fused: Option<FusedKernel>,
+    /// Bytes of dynamic shared memory each block of the kernel is launched with (0: none).
+    dynamic_shared_bytes: u32,
     _types: PhantomData<fn(T, P) -> T>,
 }
 
@@ -65,7 +67,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
         body: fn() -> Result<Body, BodyError>,
         reference: Reference<T, P>,
     ) -> Stencil<T, P> {
-        Stencil { name, pattern, strategy, layout, ptx, entry, fields, body, reference, fused: None, _types: PhantomData }
+        Stencil { name, pattern, strategy, layout, ptx, entry, fields, body, reference, fused: None, dynamic_shared_bytes: 0, _types: PhantomData }
     }
 
     /// This handle with its fused kernel: `steps` time steps per launch (the attribute's
@@ -73,6 +75,19 @@ impl<T: Element, P: Params> Stencil<T, P> {
     /// is no fused kernel (`ptx` is not read): every step is a launch of the one-step kernel.
     pub const fn with_fused(self, steps: u32, ptx: &'static str, entry: &'static str) -> Stencil<T, P> {
         Stencil { fused: Some(FusedKernel { steps, ptx, entry }), ..self }
+    }
+
+    /// This handle with `bytes` of dynamic shared memory per block: what its PTX's ring of
+    /// staged planes needs past the 48 KiB a kernel may declare
+    /// ([`crate::machine::Machine::dynamic_shared_bytes`]); the launch passes it and lets the
+    /// kernel have that much.
+    pub const fn with_dynamic_shared_bytes(self, bytes: u32) -> Stencil<T, P> {
+        Stencil { dynamic_shared_bytes: bytes, ..self }
+    }
+
+    /// Bytes of dynamic shared memory each block is launched with (0: none).
+    pub const fn dynamic_shared_bytes(&self) -> u32 {
+        self.dynamic_shared_bytes
     }
 
     /// Time steps one fused launch runs: the macro's ([`Stencil::with_fused`]), else the cost
@@ -114,7 +129,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
             Some(_) => ("", ""),
             None => ("", ""),
         };
-        let launch = Stencil { pattern: tile.launch_pattern(&self.pattern), layout: Layout::RoundRobin, ptx, entry, fused: None, ..*self };
+        let launch = Stencil { pattern: tile.launch_pattern(&self.pattern), layout: Layout::RoundRobin, ptx, entry, fused: None, dynamic_shared_bytes: 0, ..*self };
         Ok((launch, tile))
     }
 

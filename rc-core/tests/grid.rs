@@ -29,6 +29,19 @@ fn weighted(radius: Radius, taps: &[Offset]) -> Body {
     Body::new(ScalarType::F32, 1, vec![], radius, nodes, result).expect("a valid body")
 }
 
+/// A plain sum times 1 / taps: one add per tap (the benchmark's body).
+fn mean(radius: Radius, taps: &[Offset]) -> Body {
+    let mut nodes: Vec<Node> = taps.iter().map(|&d| Node::Tap(0, d)).collect();
+    let mut acc = 0u32;
+    for t in 1..taps.len() as u32 {
+        nodes.push(Node::Binary(BinaryOp::Add, acc, t));
+        acc = nodes.len() as u32 - 1;
+    }
+    nodes.push(Node::Const(Scalar::f32(1.0 / taps.len() as f32)));
+    nodes.push(Node::Binary(BinaryOp::Mul, acc, nodes.len() as u32 - 1));
+    Body::new(ScalarType::F32, 1, vec![], radius, nodes.clone(), nodes.len() as u32 - 1).expect("valid")
+}
+
 fn reference(body: &Body, pattern: Pattern, input: &[f32], shape: Extent) -> Vec<f32> {
     let out = pattern.output_shape(shape).expect("an output");
     let radius = pattern.radius();
@@ -156,6 +169,11 @@ fn gpu_kernels(radius: Radius, star: bool) -> (Body, Vec<(Pattern, Strategy, Lay
             let pattern = Pattern::grid(radius, 32, 4, rows, planes, boundary).and_then(|p| p.with_launch_bounds(128, None)).expect("valid");
             let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
             kernels.push((pattern, Strategy::RegisterCache, Layout::Planes(4), program));
+            // Blocks of 8 warps of 4 rows: a ring past 48 KiB, in dynamic shared memory.
+            let pattern = Pattern::grid(radius, 32, 4, 4, planes, boundary).and_then(|p| p.with_launch_bounds(256, None)).expect("valid");
+            let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
+            assert!(program.machine.dynamic_shared_bytes() > 48 * 1024, "{pattern}: {:?}", program.machine.shared_bytes);
+            kernels.push((pattern, Strategy::RegisterCache, Layout::Planes(4), program));
         }
         if radius.dims() == rc_core::Dims::Two {
             let pattern = Pattern::grid(radius, 32, 4, 7, 1, boundary).and_then(|p| p.with_streamed_rows(true)).expect("valid");
@@ -201,7 +219,7 @@ fn write_gpu_cases() {
         (Radius::yx(2, 1), false, vec![Extent::yx(517, 640), Extent::yx(33, 130)]),
         // With interior tiles along every dimension (rows a whole number of vectors): the vector
         // path.
-        (Radius::zyx(1, 1, 1), true, vec![Extent::zyx(20, 30, 64), Extent::zyx(3, 5, 7), Extent::zyx(9, 17, 70), Extent::zyx(20, 12, 392)]),
+        (Radius::zyx(1, 1, 1), true, vec![Extent::zyx(20, 30, 64), Extent::zyx(3, 5, 7), Extent::zyx(9, 17, 70), Extent::zyx(20, 12, 392), Extent::zyx(7, 75, 140)]),
         (Radius::zyx(1, 2, 1), false, vec![Extent::zyx(20, 33, 128), Extent::zyx(20, 14, 264)]),
     ];
     let mut k = 0;
@@ -222,12 +240,13 @@ fn write_gpu_cases() {
                 let launch = layout.launch_shape(&pattern, out_shape).expect("fits");
                 let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
                 index.push_str(&format!(
-                    "{k} {} {} {} {} {}\n",
+                    "{k} {} {} {} {} {} {}\n",
                     dims(shape),
                     dims(out_shape),
                     launch.blocks,
                     launch.threads_per_block,
-                    format!("{pattern}|{strategy}|{layout}").replace(' ', "_")
+                    format!("{pattern}|{strategy}|{layout}").replace(' ', "_"),
+                    program.machine.dynamic_shared_bytes()
                 ));
                 k += 1;
             }
@@ -257,17 +276,7 @@ fn write_perf_cases() {
         ("box3d2", Radius::zyx(2, 2, 2), false, Extent::zyx(512, 512, 512)),
     ];
     for (name, radius, star, shape) in kinds {
-        let taps = taps(radius, star);
-        // A plain sum times 1 / taps: one add per tap.
-        let mut nodes: Vec<Node> = taps.iter().map(|&d| Node::Tap(0, d)).collect();
-        let mut acc = 0u32;
-        for t in 1..taps.len() as u32 {
-            nodes.push(Node::Binary(BinaryOp::Add, acc, t));
-            acc = nodes.len() as u32 - 1;
-        }
-        nodes.push(Node::Const(Scalar::f32(1.0 / taps.len() as f32)));
-        nodes.push(Node::Binary(BinaryOp::Mul, acc, nodes.len() as u32 - 1));
-        let body = Body::new(ScalarType::F32, 1, vec![], radius, nodes.clone(), nodes.len() as u32 - 1).expect("valid");
+        let body = mean(radius, &taps(radius, star));
         let three = radius.dims() == rc_core::Dims::Three;
         // (strategy, layout, outputs, rows, planes, min_blocks_per_sm)
         type Tile = (Strategy, Layout, u32, u32, u32, Option<u32>);
@@ -351,7 +360,7 @@ fn write_perf_cases() {
             programs.push((what, pattern, layout, program));
         }
         // Staged planes: blocks of 4 or 8 warps stacked along y, as the probe
-        // (bench/probes/staged3d.cu) ran them; those whose ring exceeds 48 KiB are refused.
+        // (bench/probes/staged3d.cu) ran them; rings past 48 KiB are dynamic shared memory.
         for (threads, rows, min_blocks) in [(128, 4, None), (256, 4, None), (256, 2, None), (128, 2, None), (128, 4, Some(4)), (128, 4, Some(3)), (128, 2, Some(3)), (128, 2, Some(4)), (256, 2, Some(2)), (256, 1, None), (128, 1, Some(4))] {
             let layout = Layout::Planes(4);
             let Ok(pattern) = Pattern::grid(radius, 32, 4, rows, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, min_blocks)) else { continue };
@@ -368,7 +377,8 @@ fn write_perf_cases() {
             std::fs::write(dir.join(format!("{k}.ptx")), rc_core::ptx::print(&program, "k")).expect("writes");
             let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
             let what = format!("{name}|{what}");
-            index.push_str(&format!("{k} {} {} {} {} {what}\n", dims(shape), dims(out_shape), launch.blocks, launch.threads_per_block));
+            let dynamic = program.machine.dynamic_shared_bytes();
+            index.push_str(&format!("{k} {} {} {} {} {what} {dynamic}\n", dims(shape), dims(out_shape), launch.blocks, launch.threads_per_block));
             k += 1;
         }
     }
@@ -453,4 +463,74 @@ fn explain_names_the_ring_of_staged_planes() {
     assert!(text.contains("ring of staged planes: the block's 4 warps stack along y"), "{text}");
     assert!(text.contains("3 slots of 18 rows x 136 elements in shared memory (29376 bytes per block)"), "{text}");
     assert_eq!(program.machine.shared_bytes, Some(29376));
+}
+
+/// A ring past the 48 KiB a kernel may declare statically is dynamic shared memory (declared
+/// `.extern`, sized at launch); past what a block may have at all it is refused, naming its size.
+#[test]
+fn rings_past_48_kib_are_dynamic_and_past_227_kib_refused() {
+    let radius = Radius::zyx(2, 2, 2);
+    let body = weighted(radius, &taps(radius, false));
+    let planes = |threads: u32, rows: u32| {
+        let pattern = Pattern::grid(radius, 32, 4, rows, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, None)).expect("valid");
+        WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body)
+    };
+    // 4 warps of 2 rows: 5 slots of 12 rows x 136 elements = 32640 bytes, declared statically.
+    let small = planes(128, 2).expect("compiles");
+    assert_eq!((small.machine.shared_bytes, small.machine.dynamic_shared_bytes()), (Some(32640), 0));
+    let ptx = rc_core::ptx::print(&small, "k");
+    assert!(ptx.contains("\t.shared .align 16 .b8 rc_stage[32640];") && !ptx.contains(".extern"), "{ptx}");
+    // 8 warps of 4 rows (the probe's best r = 2 tile): 5 slots of 36 rows = 97920 bytes.
+    let large = planes(256, 4).expect("compiles");
+    assert_eq!((large.machine.shared_bytes, large.machine.dynamic_shared_bytes()), (Some(97920), 97920));
+    let ptx = rc_core::ptx::print(&large, "k");
+    assert!(ptx.contains("\n.extern .shared .align 16 .b8 rc_stage[];\n") && !ptx.contains("\t.shared"), "{ptx}");
+    let text = rc_core::explain::Explanation::new("k", &large).to_string();
+    assert!(text.contains("(97920 bytes per block, dynamic: more than the 48 KiB a kernel may declare)"), "{text}");
+    // 32 warps of 8 rows: 5 slots of 260 rows = 707200 bytes.
+    let err = planes(1024, 8).expect_err("too large for a block").to_string();
+    assert!(
+        err.contains("planes(4) stages 5 planes of 260 rows x 136 elements in shared memory, 707200 bytes per block, more than the 232448"),
+        "{err}"
+    );
+}
+
+/// ptxas' registers and spill stores (bytes) of `ptx`, compiled for sm_90.
+fn ptxas_registers(ptxas: &std::ffi::OsStr, ptx: &str, what: &str) -> (u32, u32) {
+    let file = std::env::temp_dir().join(format!("rc-planes-{}-{what}.ptx", std::process::id()));
+    std::fs::write(&file, ptx).expect("writes the PTX");
+    let out = std::process::Command::new(ptxas).args(["-arch=sm_90", "-v", "-o", "/dev/null"]).arg(&file).output().expect("runs ptxas");
+    let _ = std::fs::remove_file(&file);
+    let text = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "ptxas refused {what}: {text}");
+    let number_before = |marker: &str| -> u32 {
+        let at = text.find(marker).unwrap_or_else(|| panic!("no `{marker}` in {text}"));
+        text[..at].split_whitespace().last().and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{text}"))
+    };
+    (number_before(" registers"), number_before(" bytes spill stores"))
+}
+
+/// The staged-plane tiles the probe measured best (4 and 8 warps of 4 rows, star and box at
+/// r = 1 and 2) fit in registers without spilling: a row's x outputs in lock step and the rows
+/// along the input rows, each window read once (bench/probes/staged3d.cu: 64 to 94 registers;
+/// box r = 2 took 245 before). With RC_PTXAS.
+#[test]
+fn staged_plane_tiles_fit_in_registers() {
+    let Some(ptxas) = std::env::var_os("RC_PTXAS") else { return };
+    for (r, star) in [(1, true), (1, false), (2, true), (2, false)] {
+        let radius = Radius::zyx(r, r, r);
+        // Weighted (a product per tap) and the benchmark's plain sum.
+        for (name, body) in [("weighted", weighted(radius, &taps(radius, star))), ("mean", mean(radius, &taps(radius, star)))] {
+            for threads in [128, 256] {
+                let pattern = Pattern::grid(radius, 32, 4, 4, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, None)).expect("valid");
+                let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
+                let what = format!("{name}-{}{r}-{threads}", if star { "star" } else { "box" });
+                let (registers, spills) = ptxas_registers(&ptxas, &rc_core::ptx::print(&program, "k"), &what);
+                let shared = program.machine.shared_bytes.unwrap_or(0);
+                eprintln!("{what}: {registers} registers, {spills} bytes spilled, {shared} bytes of shared memory");
+                assert_eq!(spills, 0, "{what} spills");
+                assert!(registers <= 128, "{what}: {registers} registers");
+            }
+        }
+    }
 }

@@ -325,11 +325,12 @@ fn within(draw: u32, lo: usize, hi: usize) -> usize {
 /// Shape `kind` (0..SHAPES_PER_CASE) for `pattern` from `draw`, outermost first. Kinds 0..=6
 /// are output shapes (grown by the halo under `valid`, so that they have outputs); kind 7 is an
 /// input shape around one window, which `valid` often refuses and may be empty.
-fn shape(pattern: &Pattern, kind: usize, draw: [u32; 3]) -> Extent {
+fn shape(pattern: &Pattern, layout: Layout, kind: usize, draw: [u32; 3]) -> Extent {
     let dims = pattern.dims().count();
     let r: Vec<usize> = pattern.radius().components().iter().map(|&r| r as usize).collect();
-    // Tile outputs along x, y, z.
-    let (tx, ty, tz) = (pattern.tile_outputs() as usize, pattern.rows_per_warp() as usize, pattern.planes_per_warp() as usize);
+    // Tile outputs along x, y, z; along y a block's, whose warps staged planes stack along y.
+    let stacked = if matches!(layout, Layout::Planes(_)) { pattern.tiles_per_block() } else { 1 };
+    let (tx, ty, tz) = (pattern.tile_outputs() as usize, (pattern.rows_per_warp() * stacked) as usize, pattern.planes_per_warp() as usize);
     let [a, b, c] = draw;
     // (z, y, x) of the output; z ignored in 2D.
     let (z, y, x) = match kind {
@@ -374,7 +375,7 @@ fn shape(pattern: &Pattern, kind: usize, draw: [u32; 3]) -> Extent {
 
 impl Case {
     fn shapes(&self) -> Vec<Extent> {
-        (0..SHAPES_PER_CASE).map(|k| shape(&self.geometry.pattern, k, self.draws[k])).collect()
+        (0..SHAPES_PER_CASE).map(|k| shape(&self.geometry.pattern, self.geometry.layout, k, self.draws[k])).collect()
     }
 }
 
@@ -474,7 +475,12 @@ fn check_typed<T: Element>(case: &Case, counts: &Counts) -> Result<(), TestCaseE
         }
         // The documented limits: a stage larger than shared memory, or more registers than a
         // thread has. The run asserts these stay rare.
-        (Err(Error::Schedule(ScheduleError::StageTooLarge { .. } | ScheduleError::BlockStageTooLarge { .. } | ScheduleError::RegistersExceeded { .. })), _) => {
+        (
+            Err(Error::Schedule(
+                ScheduleError::StageTooLarge { .. } | ScheduleError::BlockStageTooLarge { .. } | ScheduleError::RingTooLarge { .. } | ScheduleError::RegistersExceeded { .. },
+            )),
+            _,
+        ) => {
             bump(&counts.limits_refused, 1);
             return Ok(());
         }
@@ -681,7 +687,8 @@ fn emulate_grid_equals_eval_on_random_2d_and_3d_stencils_shapes_and_data() {
 }
 
 /// Staged planes (`distribution = planes(V)`) on their own: random 3D bodies, every boundary,
-/// element type and shape kind, tiles of blocks of 1 to 16 logical warps stacked along y.
+/// element type and shape kind, tiles of blocks of 1 to 16 logical warps stacked along y, the
+/// shapes' tiles along y a block's (so that grids span two or three blocks along y).
 #[test]
 fn staged_planes_emulate_bit_exact_on_random_3d_stencils() {
     fn planes(g: &Geometry) -> bool {

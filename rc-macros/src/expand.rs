@@ -64,7 +64,7 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
                 let message = format!("cannot schedule this stencil: {e}");
                 match (&e, &args.distribution_tokens) {
                     // A stage too large for shared memory is the named distribution's doing.
-                    (rc_core::Error::Schedule(ScheduleError::StageTooLarge { .. }), Some(tokens)) => cx.error(tokens, message),
+                    (rc_core::Error::Schedule(ScheduleError::StageTooLarge { .. } | ScheduleError::RingTooLarge { .. }), Some(tokens)) => cx.error(tokens, message),
                     // The block's stage grows with its tile.
                     (rc_core::Error::Schedule(ScheduleError::BlockStageTooLarge { .. }), _) => cx.error_at(tile_span(pattern), message),
                     _ => cx.error(&f.sig.ident, message),
@@ -202,6 +202,7 @@ fn generate(
         },
     );
     let fields = sig.windows.len() as u32;
+    let dynamic_shared = program.machine.dynamic_shared_bytes();
     // The core hands the reference one generic window per field, as many as `run_cpu` checked
     // it has inputs; a 2D or 3D function takes each wrapped.
     let windows = Ident::new("windows", Span::mixed_site());
@@ -278,7 +279,7 @@ fn generate(
                 #fields,
                 Self::__body,
                 Self::__reference,
-            )#with_fused;
+            )#with_fused.with_dynamic_shared_bytes(#dynamic_shared);
             /// The kernel's PTX, printed by `#[stencil]` at compile time (also `KERNEL.ptx()`).
             pub const PTX: &'static str = Self::__PTX;
             // The text itself, out of the documentation: rustdoc would print it in full.

@@ -148,6 +148,7 @@ driver_functions! {
     fn cuModuleGetFunction(function: *mut CuFunction, module: CuModule, name: *const c_char);
     fn cuModuleUnload(module: CuModule);
     fn cuFuncGetAttribute(value: *mut c_int, attribute: c_int, function: CuFunction);
+    fn cuFuncSetAttribute(function: CuFunction, attribute: c_int, value: c_int);
     fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
         blocks: *mut c_int,
         function: CuFunction,

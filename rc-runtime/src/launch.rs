@@ -153,6 +153,8 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
     let types: Vec<ScalarType> = plan.scalars.iter().map(|s| s.ty).collect();
     kernel.check_abi(stencil.name(), stencil.entry(), stencil.pattern().dims(), stencil.fields(), &types)?;
     check_threads_per_block(stencil.name(), shape, crate::resources::max_threads_per_block(kernel.function(), stencil.name())?)?;
+    let dynamic_shared_bytes = stencil.dynamic_shared_bytes();
+    crate::resources::allow_dynamic_shared_bytes(kernel.function(), dynamic_shared_bytes, stencil.name())?;
 
     let addresses: Vec<u64> = inputs.iter().map(|input| input.address).collect();
     let mut args = kernel_args(stencil, plan, &addresses, output.address);
@@ -174,7 +176,7 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
             shape.threads_per_block,
             1,
             1,
-            0,
+            dynamic_shared_bytes,
             stream,
             pointers.as_mut_ptr(),
             ptr::null_mut(),
@@ -185,8 +187,12 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
             Dims::One => String::new(),
             _ => format!(" of shape {}", plan.output_shape),
         };
+        let dynamic_note = match dynamic_shared_bytes {
+            0 => String::new(),
+            bytes => format!(" with {bytes} bytes of dynamic shared memory"),
+        };
         format!(
-            "cuLaunchKernel for stencil `{}` ({} blocks of {} threads, {} outputs{shape_note})",
+            "cuLaunchKernel for stencil `{}` ({} blocks of {} threads{dynamic_note}, {} outputs{shape_note})",
             stencil.name(),
             shape.blocks,
             shape.threads_per_block,

@@ -25,6 +25,7 @@ const CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: c_int = 0;
 const CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: c_int = 1;
 const CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: c_int = 3;
 const CU_FUNC_ATTRIBUTE_NUM_REGS: c_int = 4;
+const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: c_int = 8;
 
 /// `CUDA_ERROR_INVALID_CONTEXT`.
 const INVALID_CONTEXT: CuResult = 201;
@@ -36,6 +37,23 @@ pub(crate) fn function_attribute(function: CuFunction, attribute: c_int, name: &
     let code = unsafe { driver::cuFuncGetAttribute(&mut value, attribute, function) };
     check(code, || format!("cuFuncGetAttribute({name}) for stencil `{stencil}`"))?;
     Ok(value.max(0) as u32)
+}
+
+/// Lets a loaded kernel be launched with `bytes` of dynamic shared memory per block (the
+/// driver allows 48 KiB unless asked for more); nothing to do for 0.
+pub(crate) fn allow_dynamic_shared_bytes(function: CuFunction, bytes: u32, stencil: &str) -> Result<(), Error> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    let attribute = CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+    // SAFETY: the caller keeps `function` loaded.
+    let code = unsafe { driver::cuFuncSetAttribute(function, attribute, bytes as c_int) };
+    check(code, || {
+        format!(
+            "cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, {bytes}) for stencil `{stencil}` (its ring \
+             of staged planes needs {bytes} bytes of shared memory per block; this GPU may allow less)"
+        )
+    })
 }
 
 /// The most threads per block a loaded kernel can run.
@@ -56,6 +74,9 @@ pub struct Resources {
     pub local_bytes_per_thread: u32,
     /// Statically allocated shared memory per block, in bytes.
     pub static_shared_bytes_per_block: u32,
+    /// Dynamic shared memory each block is launched with, in bytes (a ring of staged planes
+    /// past 48 KiB; else 0).
+    pub dynamic_shared_bytes_per_block: u32,
     /// The most threads a block of this kernel may have (below the device's limit when the
     /// kernel needs many registers).
     pub max_threads_per_block: u32,
@@ -98,7 +119,7 @@ impl fmt::Display for Resources {
             self.stencil,
             self.registers_per_thread,
             self.local_bytes_per_thread,
-            self.static_shared_bytes_per_block,
+            self.static_shared_bytes_per_block + self.dynamic_shared_bytes_per_block,
             self.threads_per_block,
             self.max_threads_per_block,
             self.blocks_per_multiprocessor,
@@ -169,10 +190,13 @@ pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resou
         attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK")?;
 
     let threads_per_block = stencil.pattern().threads_per_block();
+    let dynamic_shared_bytes_per_block = stencil.dynamic_shared_bytes();
+    allow_dynamic_shared_bytes(function, dynamic_shared_bytes_per_block, stencil.name())?;
     let mut blocks: c_int = 0;
-    // SAFETY: valid out-pointer; `function` is loaded in the current context; rc's kernels use
-    // no dynamic shared memory.
-    let code = unsafe { driver::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks, function, threads_per_block as c_int, 0) };
+    // SAFETY: valid out-pointer; `function` is loaded in the current context.
+    let code = unsafe {
+        driver::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks, function, threads_per_block as c_int, dynamic_shared_bytes_per_block as usize)
+    };
     check(code, || {
         format!("cuOccupancyMaxActiveBlocksPerMultiprocessor for stencil `{}` ({threads_per_block} threads)", stencil.name())
     })?;
@@ -189,6 +213,7 @@ pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resou
         registers_per_thread,
         local_bytes_per_thread,
         static_shared_bytes_per_block,
+        dynamic_shared_bytes_per_block,
         max_threads_per_block,
         threads_per_block,
         blocks_per_multiprocessor: blocks.max(0) as u32,
@@ -237,6 +262,7 @@ mod tests {
         registers_per_thread: 64,
         local_bytes_per_thread: 0,
         static_shared_bytes_per_block: 0,
+        dynamic_shared_bytes_per_block: 0,
         max_threads_per_block: 1024,
         threads_per_block: 256,
         blocks_per_multiprocessor: 4,

@@ -169,6 +169,34 @@ pub fn sobel_like_window(w: Window2<f32>) -> f32 {
     (w[(-2, 2)] - w[(-2, -2)]) + 2.0 * (w[(0, 2)] - w[(0, -2)]) + (w[(2, 2)] - w[(2, -2)])
 }
 
+/// Staged planes: the block's 4 warps of 2 rows stack along y and read their windows from a
+/// ring of input planes in shared memory (static: 3 slots of 10 rows).
+#[stencil(radius = 1, outputs_per_thread = 4, rows_per_warp = 2, planes_per_warp = 4, max_threads_per_block = 128, distribution = planes(4), boundary = wrap)]
+pub fn box27_planes(w: Window3<f32>) -> f32 {
+    let mut s = 0.0;
+    for dz in -1..=1 {
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                // Weights 1, 1/2, 1/4, 1/8 by the tap's distance: exact, order-sensitive sums.
+                let c = 1.0 / (1 << (dz * dz + dy * dy + dx * dx)) as f32;
+                s += c * w[(dz, dy, dx)];
+            }
+        }
+    }
+    s
+}
+
+/// Staged planes of 8 warps of 4 rows at radius 2 (the probe's best tile): a ring of 97920
+/// bytes, past the 48 KiB a kernel may declare, launched with dynamic shared memory.
+#[stencil(radius = 2, outputs_per_thread = 4, rows_per_warp = 4, planes_per_warp = 8, max_threads_per_block = 256, distribution = planes(4), boundary = clamp)]
+pub fn star3d2_planes(w: Window3<f32>, alpha: f32) -> f32 {
+    let mut s = -12.0 * w[(0, 0, 0)];
+    for d in 1..=2 {
+        s += w[(-d, 0, 0)] + w[(d, 0, 0)] + w[(0, -d, 0)] + w[(0, d, 0)] + w[(0, 0, -d)] + w[(0, 0, d)];
+    }
+    w[(0, 0, 0)] + alpha * s
+}
+
 /// The shared-memory baseline from the same body.
 #[stencil(radius = 1, rows_per_warp = 4, outputs_per_thread = 2, strategy = shared_memory, boundary = clamp)]
 pub fn box3x3_shared(w: Window2<f32>) -> f32 {
@@ -333,6 +361,8 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&box3x5_granule::KERNEL, ());
     v.visit(&laplace7_granule::KERNEL, ());
     v.visit(&sobel_like_window::KERNEL, ());
+    v.visit(&box27_planes::KERNEL, ());
+    v.visit(&star3d2_planes::KERNEL, (0.05,));
     v.visit(&box3x3_shared::KERNEL, ());
     v.visit(&box3d_naive::KERNEL, (-7,));
     v.visit(&diffuse2d::KERNEL, (0.1,));

@@ -117,7 +117,7 @@ fn measure_row<T: GridElement>(row: &mut Row, kernel: &Stencil<T, ()>, timing: &
     row.fraction_of_roofline = row.roofline_gb_per_s.map(|r| gb / r);
     row.registers = Some(resources.registers_per_thread);
     row.local_bytes = Some(resources.local_bytes_per_thread);
-    row.shared_bytes = Some(resources.static_shared_bytes_per_block);
+    row.shared_bytes = Some(resources.static_shared_bytes_per_block + resources.dynamic_shared_bytes_per_block);
     row.blocks_per_sm = Some(resources.blocks_per_multiprocessor);
     row.occupancy = Some(resources.occupancy());
     row.shuffles_per_output = Some(kernel.program()?.shuffles_per_output());

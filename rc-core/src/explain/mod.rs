@@ -101,13 +101,14 @@ impl Explanation {
                 let (warps, rows) = (pattern.tiles_per_block(), pattern.rows_per_warp());
                 writeln!(
                     text,
-                    "ring of staged planes: the block's {warps} warps stack along y (warp w computes output rows {rows}w .. {rows}w + {rows} of the block's {} rows) over one x tile, streaming along z; each input field's {} input planes sit in {} slots of {} rows x {} elements in shared memory ({} bytes per block); thread t copies vectors t, t + {}, ... of each plane ({} per thread), fetching the next plane into registers before a step's taps and putting it in the oldest plane's slot after them, between two block barriers; box plane z of step k is slot (k + z) mod {}",
+                    "ring of staged planes: the block's {warps} warps stack along y (warp w computes output rows {rows}w .. {rows}w + {rows} of the block's {} rows) over one x tile, streaming along z; each input field's {} input planes sit in {} slots of {} rows x {} elements in shared memory ({} bytes per block{}); thread t copies vectors t, t + {}, ... of each plane ({} per thread), fetching the next plane into registers before a step's taps and putting it in the oldest plane's slot after them, between two block barriers; box plane z of step k is slot (k + z) mod {}",
                     warps * rows,
                     ring.slots,
                     ring.slots,
                     ring.rows,
                     ring.row_elements,
                     ring.field_bytes() * program.fields,
+                    if program.machine.dynamic_shared_bytes() > 0 { ", dynamic: more than the 48 KiB a kernel may declare" } else { "" },
                     ring.threads,
                     ring.rounds(),
                     ring.slots

@@ -39,6 +39,14 @@ pub struct Machine {
     pub launch_bounds: Option<LaunchBounds>,
 }
 
+impl Machine {
+    /// Bytes of dynamic shared memory each block is launched with: the stage where it exceeds
+    /// what a kernel may declare statically (a ring of staged planes may), else 0.
+    pub fn dynamic_shared_bytes(&self) -> u32 {
+        self.shared_bytes.filter(|&bytes| bytes > crate::stage::MAX_STATIC_SHARED_BYTES).unwrap_or(0)
+    }
+}
+
 /// Launch bounds the kernel declares to ptxas: `.maxntid` and, if given, `.minnctapersm`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchBounds {

@@ -55,6 +55,19 @@ pub(super) struct RingRegs {
     pub warp: String,
     /// The block's first input row along y (its first output row less the y shift; s64).
     pub first_row: String,
+    /// The input x of a staged row's first element: the tile's start less the lead (s64).
+    pub first_x: String,
+    /// Per round of a plane's copy, the same at every plane: the thread's vector's input row y
+    /// and first element's x (s64), and whether the thread copies one in that round.
+    pub vectors: Vec<FetchVector>,
+}
+
+/// Where a thread's copy vector of one round of a plane's fetch lies ([`crate::ring`]).
+#[derive(Clone, Debug)]
+pub(super) struct FetchVector {
+    pub y: String,
+    pub x: String,
+    pub guard: Option<String>,
 }
 
 impl Printer<'_> {
@@ -200,7 +213,10 @@ impl Printer<'_> {
             self.line(&format!("mul.wide.u32 {first_row}, {warp}, {rows};"));
             self.line(&format!("sub.s64 {first_row}, {tile_y}, {first_row};"));
             self.line(&format!("sub.s64 {first_row}, {first_row}, {};", pattern.shift_along(1)));
-            RingRegs { phase, warp, first_row }
+            let first_x = self.a();
+            self.line(&format!("sub.s64 {first_x}, {TILE_START}, {};", self.program.schedule.lead));
+            let vectors = self.fetch_vectors(&first_row, &first_x);
+            RingRegs { phase, warp, first_row, first_x, vectors }
         });
         self.grid = Some(Grid {
             ring,

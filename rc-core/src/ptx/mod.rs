@@ -397,6 +397,13 @@ impl<'a> Printer<'a> {
         let _ = writeln!(out, ".target sm_{sm}");
         let _ = writeln!(out, ".address_size 64");
         let _ = writeln!(out);
+        let dynamic = program.machine.dynamic_shared_bytes();
+        if dynamic > 0 {
+            // Sized at launch: ptxas refuses static shared arrays past 48 KiB.
+            let _ = writeln!(out, "// {dynamic} bytes of dynamic shared memory per block");
+            let _ = writeln!(out, ".extern .shared .align 16 .b8 {SHARED_TILE}[];");
+            let _ = writeln!(out);
+        }
         let _ = writeln!(out, ".visible .entry {}(", self.entry);
         let params: Vec<String> = KernelParam::list(program.declared.dims(), program.fields, &program.params)
             .into_iter()
@@ -429,7 +436,7 @@ impl<'a> Printer<'a> {
             let _ = writeln!(out, "\t.reg .f16 %hf<{n}>;");
             let _ = writeln!(out, "\t.reg .f16 %sh<{s}>;");
         }
-        if let Some(bytes) = program.machine.shared_bytes {
+        if let Some(bytes) = program.machine.shared_bytes.filter(|_| dynamic == 0) {
             let _ = writeln!(out, "\t.shared .align 16 .b8 {SHARED_TILE}[{bytes}];");
         }
         let _ = writeln!(out);

@@ -1,9 +1,9 @@
 //! Printing staged planes ([`crate::ring`]): the block's plane fetches into registers, their
 //! puts into ring slots, the block barriers, the lanes' window reads and the ring's phase.
 
-use super::grid::RingRegs;
+use super::grid::{FetchVector, RingRegs};
 use super::memory::Guard;
-use super::{Buffer, Printer, LANE, N, N_MINUS_1, SHARED_TILE, TID, TILE_START};
+use super::{Buffer, Printer, LANE, N, N_MINUS_1, SHARED_TILE, TID};
 use crate::distribution::AffineLoad;
 use crate::pattern::Boundary;
 use crate::program::Reg;
@@ -65,6 +65,36 @@ impl Printer<'_> {
         }
     }
 
+    /// Where thread t's copy vectors t, t + T, ... of every plane lie (input rows from
+    /// `first_row`, elements from `first_x`): once, before the plane loop, as the division by
+    /// the vectors per row is the same at every plane.
+    pub(super) fn fetch_vectors(&mut self, first_row: &str, first_x: &str) -> Vec<FetchVector> {
+        let ring = self.program.ring.expect("a kernel of staged planes");
+        let (cpr, width) = (ring.chunks_per_row(), ring.width);
+        self.comment(&format!("the ring's copy: thread t copies vectors t, t + {} ... of each plane's {} rows of {cpr}", ring.threads, ring.rows));
+        (0..ring.rounds())
+            .map(|round| {
+                let c = self.t();
+                self.line(&format!("add.u32 {c}, {TID}, {};", round * ring.threads));
+                let guard = ((round + 1) * ring.threads > ring.chunks()).then(|| {
+                    let q = self.q();
+                    self.line(&format!("setp.lt.u32 {q}, {c}, {};", ring.chunks()));
+                    q
+                });
+                let (row, col) = (self.t(), self.t());
+                self.line(&format!("div.u32 {row}, {c}, {cpr};"));
+                self.line(&format!("mul.lo.u32 {col}, {row}, {cpr};"));
+                self.line(&format!("sub.u32 {col}, {c}, {col};"));
+                let (y, x) = (self.a(), self.a());
+                self.line(&format!("cvt.u64.u32 {y}, {row};"));
+                self.line(&format!("add.s64 {y}, {y}, {first_row};"));
+                self.line(&format!("mul.wide.u32 {x}, {col}, {width};"));
+                self.line(&format!("add.s64 {x}, {x}, {first_x};"));
+                FetchVector { y, x, guard }
+            })
+            .collect()
+    }
+
     /// Thread t reads copy vectors t, t + T, ... of box plane `plane` of input field `field`
     /// into registers: 16-byte loads where the block's whole plane lies inside the input, else
     /// element by element under the boundary rule in each dimension.
@@ -75,37 +105,20 @@ impl Printer<'_> {
         let program = self.program;
         let pattern = program.pattern;
         let (element, bytes, width) = (program.element, program.element.bytes(), ring.width);
-        let (lead, cpr) = (program.schedule.lead, ring.chunks_per_row());
         let of_field = self.of_field(field);
         self.comment(&format!(
             "fetch box plane {plane}{of_field}: the block's {} rows of {} elements, thread t copies vectors t, t + {} ...",
             ring.rows, ring.row_elements, ring.threads
         ));
-        let (x0, z) = (self.a(), self.a());
-        self.line(&format!("sub.s64 {x0}, {TILE_START}, {lead};"));
+        let z = self.a();
         self.line(&format!("add.s64 {z}, {tile_z}, {};", plane as i64 - pattern.shift_along(2) as i64));
-        // Each round's vector: its row's y and its first element's x, and whether it exists.
-        let mut rounds = Vec::new();
-        for round in 0..ring.rounds() {
-            let c = self.t();
-            self.line(&format!("add.u32 {c}, {TID}, {};", round * ring.threads));
-            let guard = ((round + 1) * ring.threads > ring.chunks()).then(|| {
-                let q = self.q();
-                self.line(&format!("setp.lt.u32 {q}, {c}, {};", ring.chunks()));
-                q
-            });
-            let (row, col) = (self.t(), self.t());
-            self.line(&format!("div.u32 {row}, {c}, {cpr};"));
-            self.line(&format!("mul.lo.u32 {col}, {row}, {cpr};"));
-            self.line(&format!("sub.u32 {col}, {c}, {col};"));
-            let (y, x) = (self.a(), self.a());
-            self.line(&format!("cvt.u64.u32 {y}, {row};"));
-            self.line(&format!("add.s64 {y}, {y}, {};", regs.first_row));
-            self.line(&format!("mul.wide.u32 {x}, {col}, {width};"));
-            self.line(&format!("add.s64 {x}, {x}, {x0};"));
-            let values: Vec<String> = (0..width).map(|_| self.scratch(element)).collect();
-            rounds.push((values, guard, y, x));
-        }
+        // Each round's vector (where it lies: the prologue's), and the registers it comes in.
+        let rounds: Vec<(Vec<String>, Option<String>, String, String)> = regs
+            .vectors
+            .iter()
+            .map(|v| ((0..width).map(|_| self.scratch(element)).collect(), v.guard.clone(), v.y.clone(), v.x.clone()))
+            .collect();
+        let x0 = regs.first_x.clone();
         // The whole plane inside the input, rows whole vectors long: no rule applies.
         let inside = self.q();
         let bound = |p: &mut Self, start: &str, len: u32, n: &str, first: bool| {
