@@ -21,7 +21,8 @@
 //! register cap is a quarter above the estimate, else 2 where ptxas can fit the registers to
 //! two blocks without spilling much. There the model also weighs two vectors of outputs per
 //! thread along x, and DRAM's term counts the loads each warp keeps in flight, not its warps
-//! alone.
+//! alone. A 3D stencil reaching 2 or more along y or z gets staged planes instead (a rule from
+//! measurements, not from the terms: see `staged_planes`).
 
 use std::fmt;
 
@@ -89,6 +90,8 @@ const MAX_BOUND_BLOCKS: u32 = 4;
 /// r = 4 and the 3D r = 2 tiles ran faster so (0.31 -> 0.49, 0.46 -> 0.64, 0.24 -> 0.31 of
 /// copy), spilling a few bytes.
 const BOUNDED_REGISTER_EXCESS: f64 = 1.25;
+/// The radius along y or z from which a 3D stencil gets staged planes ([`staged_planes`]).
+const STAGED_PLANES_FROM_RADIUS: u32 = 2;
 /// Registers, shared memory, threads and blocks of one SM (sm_80 and sm_90).
 const REGISTERS_PER_SM: u32 = 65536;
 const SHARED_BYTES_PER_SM: u32 = 228 * 1024;
@@ -229,11 +232,39 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     let Some(best) = best else {
         return Err(refused.unwrap_or(Error::Schedule(ScheduleError::NoCandidate)));
     };
+    if let Some(staged) = staged_planes(pattern, fixed_outputs, body, one_vector) {
+        estimates.push(staged.clone());
+        estimates.sort_by(|a, b| a.cycles().total_cmp(&b.cycles()));
+        let pattern = with_outputs(pattern, staged.outputs_per_thread).unwrap_or(pattern);
+        return Ok(Choice { layout: staged.layout, pattern, estimates });
+    }
     // The candidate's pattern was built the same way, so this cannot fail.
     let pattern = with_outputs(pattern, best.outputs_per_thread).unwrap_or(pattern);
     let pattern = pattern.with_launch_bounds_unchecked(pattern.threads_per_block(), best.min_blocks_per_sm);
     estimates.sort_by(|a, b| a.cycles().total_cmp(&b.cycles()));
     Ok(Choice { layout: best.layout, pattern, estimates })
+}
+
+/// The staged-plane tile ([`Layout::Planes`]) for a 3D stencil that reaches
+/// [`STAGED_PLANES_FROM_RADIUS`] or more along y or z, with the rows, planes, threads and launch
+/// bounds it was given, where it compiles (its ring fits a block). There a register tile
+/// re-reads `(rows + 2 ry) / rows` of each plane's rows and holds them in registers beside the
+/// carried sums; the staged planes' block reads each once into shared memory. Measured on an
+/// H100 (bench/results/2026-11-24-h100-staged-planes-dynamic), 512^3 f32: at radius 2 staged
+/// planes of 8 warps x 2 rows ran at 0.70 (star) and 0.37 (box) of copy against the register
+/// tiles' 0.62 and 0.29; at radius 1 the register tiles ran as fast or faster (0.92 and 0.82
+/// against 0.86 and 0.82), so the model keeps them there.
+fn staged_planes(pattern: Pattern, fixed_outputs: bool, body: &Body, vector: u32) -> Option<Estimate> {
+    let radius = pattern.radius();
+    let reach = radius.along(1).max(radius.along(2));
+    if pattern.dims() != Dims::Three || pattern.streams_rows() || reach < STAGED_PLANES_FROM_RADIUS {
+        return None;
+    }
+    let outputs = if fixed_outputs { pattern.outputs_per_thread() } else { vector };
+    let layout = Layout::Planes(vector);
+    let candidate = with_outputs(pattern, outputs).ok()?;
+    let program = WarpProgram::compile_for(candidate, Strategy::RegisterCache, layout, body).ok()?;
+    (!program.register_estimate().exceeds_limit()).then(|| estimate(&program, layout))
 }
 
 /// `pattern` with `outputs` outputs per thread, everything else (rows, planes, launch bounds)

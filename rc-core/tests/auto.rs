@@ -101,34 +101,38 @@ fn grid_costs_are_per_output_of_every_row_and_plane() {
 }
 
 /// A 2D/3D tile gets launch bounds from its register estimate: 4 blocks of 256 threads per SM
-/// for a 2D star r = 1, 2 for a 3D star r = 2 (ptxas otherwise fits one block of it); the
+/// for a 2D star r = 1, 2 for a 3D box r = 1 (ptxas otherwise fits one block of it); the
 /// user's bounds stay, and 1D asks nothing. The bounded kernel computes what the unbounded one
-/// does.
+/// does. A 3D stencil of radius 2 gets staged planes instead, with the bounds it was given.
 #[test]
 fn grid_tiles_are_bounded_unless_the_user_chose() {
     let default_tile = |radius: Radius| {
         let dims = radius.dims();
         Pattern::grid(radius, 32, 4, Pattern::default_rows_per_warp(dims), Pattern::default_planes_per_warp(dims), Boundary::Clamp).expect("a pattern")
     };
-    let star3d2 = grid_sum(Radius::zyx(2, 2, 2), false);
-    let choice = choose(default_tile(Radius::zyx(2, 2, 2)), false, &star3d2).expect("a choice");
-    assert_eq!(choice.pattern.min_blocks_per_sm(), Some(2), "3D star r = 2\n{choice}");
+    let box3d1 = grid_sum(Radius::zyx(1, 1, 1), false);
+    let choice = choose(default_tile(Radius::zyx(1, 1, 1)), false, &box3d1).expect("a choice");
+    assert_eq!(choice.pattern.min_blocks_per_sm(), Some(2), "3D box r = 1\n{choice}");
     assert!(choice.to_string().contains("min_blocks_per_sm = 2"), "{choice}");
-    let program = WarpProgram::compile_for(choice.pattern, Strategy::RegisterCache, choice.layout, &star3d2).expect("compiles");
+    let program = WarpProgram::compile_for(choice.pattern, Strategy::RegisterCache, choice.layout, &box3d1).expect("compiles");
     let shape = [5usize, 9, 70];
     let input: Vec<f32> = awkward(shape.iter().product(), 3);
     let mut bounded = vec![poison::<f32>(); input.len()];
     program.emulate_grid(&[&input], shape.into(), &mut bounded, &[]).expect("emulates");
-    let unbounded = WarpProgram::compile_for(choice.pattern.with_launch_bounds_unchecked(256, None), Strategy::RegisterCache, choice.layout, &star3d2).expect("compiles");
+    let unbounded = WarpProgram::compile_for(choice.pattern.with_launch_bounds_unchecked(256, None), Strategy::RegisterCache, choice.layout, &box3d1).expect("compiles");
     let mut free = vec![poison::<f32>(); input.len()];
     unbounded.emulate_grid(&[&input], shape.into(), &mut free, &[]).expect("emulates");
     assert_eq!(first_difference(&bounded, &free), None);
+
+    let box3d2 = grid_sum(Radius::zyx(2, 2, 2), false);
+    let choice = choose(default_tile(Radius::zyx(2, 2, 2)), false, &box3d2).expect("a choice");
+    assert_eq!((choice.layout, choice.pattern.min_blocks_per_sm()), (Layout::Planes(4), None), "3D box r = 2\n{choice}");
 
     let star2d1 = grid_sum(Radius::yx(1, 1), false);
     let choice = choose(default_tile(Radius::yx(1, 1)), false, &star2d1).expect("a choice");
     assert_eq!(choice.pattern.min_blocks_per_sm(), Some(4), "2D star r = 1\n{choice}");
     let fixed = default_tile(Radius::zyx(2, 2, 2)).with_launch_bounds(256, Some(1)).expect("bounds");
-    assert_eq!(choose(fixed, false, &star3d2).expect("a choice").pattern.min_blocks_per_sm(), Some(1), "the user's bounds stay");
+    assert_eq!(choose(fixed, false, &box3d2).expect("a choice").pattern.min_blocks_per_sm(), Some(1), "the user's bounds stay");
     let line = Pattern::new(16, 32, 1, Boundary::Clamp).expect("valid");
     assert_eq!(choose(line, false, &box_body(16, ScalarType::F32)).expect("a choice").pattern.min_blocks_per_sm(), None, "1D");
 }
