@@ -58,7 +58,7 @@ pub trait Distribution {
         false
     }
     /// Whether the block stages its input planes in a ring in shared memory and each lane reads
-    /// its window from there (see [`StagedPlanes`]).
+    /// its window from there (see [`Stage::PlaneRing`]).
     fn ring(&self) -> bool {
         false
     }
@@ -238,9 +238,9 @@ impl Distribution for LaneWindow {
     }
 }
 
-/// Windows as [`LaneWindow`] lays them out, read from shared memory: each warp first copies its
-/// input (tile and halo) into its region of shared memory with 16-byte loads and stores, every
-/// element once, then each lane reads its window from there with 16-byte reads.
+/// Windows as [`LaneWindow`] lays them out, read from shared memory ([`Stage`]): in 1D each warp
+/// first copies its input (tile and halo) into its region of shared memory with 16-byte loads and
+/// stores, every element once, then each lane reads its window from there with 16-byte reads.
 ///
 /// Why: the L1 cache serves a warp's 16-byte load in one pass per 128-byte line it touches, and
 /// a window load touches `V` lines (lanes are `4V` bytes apart) for 512 useful bytes; past
@@ -252,19 +252,48 @@ impl Distribution for LaneWindow {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StagedWindow {
     window: LaneWindow,
+    from: Stage,
+}
+
+/// Where a [`StagedWindow`] reads its windows from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The warp's own input, staged in shared memory (1D).
+    Warp,
+    /// A ring of input planes the block stages in shared memory (3D): the block's warps stack
+    /// along y over one x tile and stream along z, and each input plane, with the block's y
+    /// halo, is copied from global memory once per block ([`crate::ring`]).
+    ///
+    /// Why: a 3D tile that streams through registers keeps its newest plane's rows and the carried
+    /// partial sums in registers, which held rc's 3D tiles to 22% occupancy; staged planes leave a
+    /// thread only its outputs and one window row at a time, and re-read the y halo once per block
+    /// instead of once per warp (bench/results/2026-11-24-h100-staged3d-probe: 0.95/0.86/0.90 of
+    /// copy for star r1/box r1/star r2 against 0.92/0.81/0.63).
+    PlaneRing,
 }
 
 impl StagedWindow {
-    /// Needs `outputs_per_thread` to be a multiple of `v` (whole rows).
+    /// Windows read from the warp's stage. Needs `outputs_per_thread` to be a multiple of `v`
+    /// (whole rows).
     pub fn new(pattern: &Pattern, v: u32) -> Result<StagedWindow, ScheduleError> {
         whole_rows(pattern, Layout::Staged(v), v)?;
-        Ok(StagedWindow { window: LaneWindow::new(pattern, v)? })
+        Ok(StagedWindow { window: LaneWindow::new(pattern, v)?, from: Stage::Warp })
+    }
+
+    /// Windows read from the block's ring of planes; the same condition.
+    pub fn planes(pattern: &Pattern, v: u32) -> Result<StagedWindow, ScheduleError> {
+        whole_rows(pattern, Layout::Planes(v), v)?;
+        Ok(StagedWindow { window: LaneWindow::new(pattern, v)?, from: Stage::PlaneRing })
     }
 }
 
 impl Distribution for StagedWindow {
     fn describe(&self) -> String {
-        format!("{}, read from the warp's input staged in shared memory", self.window.describe().replace(" (halo from L1, no shuffles)", " (no shuffles)"))
+        let from = match self.from {
+            Stage::Warp => "the warp's input staged in shared memory",
+            Stage::PlaneRing => "the block's ring of input planes in shared memory",
+        };
+        format!("{}, read from {from}", self.window.describe().replace(" (halo from L1, no shuffles)", " (no shuffles)"))
     }
     fn lead(&self) -> u32 {
         self.window.lead()
@@ -291,63 +320,10 @@ impl Distribution for StagedWindow {
         self.window.output(lane, p)
     }
     fn staged(&self) -> bool {
-        true
-    }
-}
-
-/// Windows as [`LaneWindow`] lays them out, read from a ring of input planes the block stages in
-/// shared memory (3D): the block's warps stack along y over one x tile and stream along z, and
-/// each input plane, with the block's y halo, is copied from global memory once per block
-/// ([`crate::ring`]).
-///
-/// Why: a 3D tile that streams through registers keeps its newest plane's rows and the carried
-/// partial sums in registers, which held rc's 3D tiles to 22% occupancy; staged planes leave a
-/// thread only its outputs and one window row at a time, and re-read the y halo once per block
-/// instead of once per warp (bench/results/2026-11-24-h100-staged3d-probe: 0.95/0.86/0.90 of
-/// copy for star r1/box r1/star r2 against 0.92/0.81/0.63).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StagedPlanes {
-    window: LaneWindow,
-}
-
-impl StagedPlanes {
-    /// Needs `outputs_per_thread` to be a multiple of `v` (whole rows).
-    pub fn new(pattern: &Pattern, v: u32) -> Result<StagedPlanes, ScheduleError> {
-        whole_rows(pattern, Layout::Planes(v), v)?;
-        Ok(StagedPlanes { window: LaneWindow::new(pattern, v)? })
-    }
-}
-
-impl Distribution for StagedPlanes {
-    fn describe(&self) -> String {
-        format!("{}, read from the block's ring of input planes in shared memory", self.window.describe().replace(" (halo from L1, no shuffles)", " (no shuffles)"))
-    }
-    fn lead(&self) -> u32 {
-        self.window.lead()
-    }
-    fn vector(&self) -> u32 {
-        self.window.vector()
-    }
-    fn warp(&self) -> u32 {
-        self.window.warp()
-    }
-    fn registers(&self) -> u32 {
-        self.window.registers()
-    }
-    fn slot(&self, e: u32) -> Slot {
-        self.window.slot(e)
-    }
-    fn local(&self, lane: u32, e: u32) -> Option<u32> {
-        self.window.local(lane, e)
-    }
-    fn load(&self, reg: u32) -> AffineLoad {
-        self.window.load(reg)
-    }
-    fn output(&self, lane: u32, p: u32) -> u32 {
-        self.window.output(lane, p)
+        self.from == Stage::Warp
     }
     fn ring(&self) -> bool {
-        true
+        self.from == Stage::PlaneRing
     }
 }
 
@@ -384,7 +360,7 @@ impl Layout {
             Layout::Granule(v) => Box::new(Granule::new(pattern, v)?),
             Layout::Window(v) => Box::new(LaneWindow::new(pattern, v)?),
             Layout::Staged(v) => Box::new(StagedWindow::new(pattern, v)?),
-            Layout::Planes(v) => Box::new(StagedPlanes::new(pattern, v)?),
+            Layout::Planes(v) => Box::new(StagedWindow::planes(pattern, v)?),
         })
     }
 }

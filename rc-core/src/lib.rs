@@ -47,7 +47,7 @@ pub mod window;
 pub mod zero_start;
 
 pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
-pub use distribution::{Distribution, Granule, LaneWindow, Layout, RoundRobin, StagedPlanes, StagedWindow};
+pub use distribution::{Distribution, Granule, LaneWindow, Layout, RoundRobin, Stage, StagedWindow};
 pub use error::{BodyError, DistributionError, EmulationError, Error, Given, LengthError, PatternError, ScheduleError};
 pub use explain::Explanation;
 pub use geometry::{Dims, Extent, Offset, Radius};
