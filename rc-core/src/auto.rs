@@ -90,6 +90,13 @@ const MAX_BOUND_BLOCKS: u32 = 4;
 /// r = 4 and the 3D r = 2 tiles ran faster so (0.31 -> 0.49, 0.46 -> 0.64, 0.24 -> 0.31 of
 /// copy), spilling a few bytes.
 const BOUNDED_REGISTER_EXCESS: f64 = 1.25;
+/// Warps per SM from which a 2D tile of two vectors per thread beats one vector ([`wide_2d`]).
+/// On an H200 (bench/results/2026-11-24-h200-grid2d, warps stacked along y, f32 8192^2, one
+/// run), two vectors under 4 or 3 blocks of 8 warps ran at 0.93 / 0.87 / 0.87 of copy for star
+/// r = 1, box r = 1, star r = 2 against one vector's 0.86 / 0.85 / 0.81; under 2 blocks (star
+/// r = 4, box r = 2) 0.80 against 0.78 and 0.77, within what one run tells apart, and on an
+/// H100 star r = 4 lost 4% so (bench/results/2026-11-24-h100-session3).
+const WIDE_2D_WARPS: f64 = 24.0;
 /// The radius along y or z from which a 3D stencil gets staged planes ([`staged_planes`]).
 const STAGED_PLANES_FROM_RADIUS: u32 = 2;
 /// Registers, shared memory, threads and blocks of one SM (sm_80 and sm_90).
@@ -219,12 +226,15 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
         // and 3D the fewest outputs per thread among them first: there the register estimate
         // runs short of ptxas' count, and the larger tile is the one that spills (3D star r = 2
         // with 8 outputs per thread under two blocks: 620 bytes, 0.45 of copy against 0.645).
+        // In 2D two vectors per thread first where their bounds keep [`WIDE_2D_WARPS`] warps
+        // per SM ([`wide_2d`]).
         Some(f) if f.bound() == Bound::Dram => estimates
             .iter()
             .filter(|e| e.cycles() <= f.cycles() * (1.0 + TIE))
             .min_by(|a, b| {
                 let (pressure, outputs) = (a.pressure().total_cmp(&b.pressure()), a.outputs_per_thread.cmp(&b.outputs_per_thread));
-                if grid { outputs.then(pressure) } else { pressure.then(outputs) }
+                let wide = wide_2d(pattern, b, one_vector).cmp(&wide_2d(pattern, a, one_vector));
+                if grid { wide.then(outputs).then(pressure) } else { pressure.then(outputs) }
             })
             .cloned(),
         other => other,
@@ -243,6 +253,14 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     let pattern = pattern.with_launch_bounds_unchecked(pattern.threads_per_block(), best.min_blocks_per_sm);
     estimates.sort_by(|a, b| a.cycles().total_cmp(&b.cycles()));
     Ok(Choice { layout: best.layout, pattern, estimates })
+}
+
+/// Whether `e` is a 2D tile of two vectors per thread along x whose launch bounds keep
+/// [`WIDE_2D_WARPS`] warps per SM or more: DRAM-bound as the one-vector tile in the model, it
+/// keeps twice the bytes in flight per warp, which an H200 (1.43x an H100's bytes per clock
+/// with the same SMs) needs to keep its DRAM busy.
+fn wide_2d(pattern: Pattern, e: &Estimate, vector: u32) -> bool {
+    pattern.dims() == Dims::Two && e.outputs_per_thread == 2 * vector && e.warps_per_scheduler * 4.0 >= WIDE_2D_WARPS
 }
 
 /// The staged-plane tile ([`Layout::Planes`]) for a 3D stencil that reaches

@@ -367,11 +367,13 @@ impl Layout {
 
 impl Layout {
     /// The launch that covers an output of shape `output` with this layout's tiles: staged
-    /// planes stack a block's warps along y ([`Pattern::stacked_launch_shape`]), every other
-    /// layout numbers tiles row-major ([`Pattern::launch_shape_of`]).
+    /// planes and 2D tiles stack a block's warps along y ([`Pattern::stacked_launch_shape`],
+    /// [`Pattern::stacks_warps`]), every other tile is numbered row-major
+    /// ([`Pattern::launch_shape_of`]).
     pub fn launch_shape(self, pattern: &Pattern, output: Extent) -> Result<LaunchShape, LengthError> {
         match self {
             Layout::Planes(_) => pattern.stacked_launch_shape(output),
+            _ if pattern.stacks_warps() => pattern.stacked_launch_shape(output),
             _ => pattern.launch_shape_of(output),
         }
     }

@@ -26,9 +26,11 @@ impl WarpProgram {
     }
 
     /// Computes every output of `inputs`, one grid of shape `shape` per input field, into
-    /// `output`: every tile in turn, numbered as the launch numbers them
-    /// ([`Pattern::launch_shape_of`]). Warps past the last tile are skipped: on the GPU they
-    /// run but store nothing.
+    /// `output`: every tile in turn, row-major ([`Pattern::launch_shape_of`]; tiles outside a
+    /// ring of staged planes write disjoint outputs from the input alone, so the order in which
+    /// a launch takes them, row-major or stacked along y, does not change a bit), staged planes
+    /// block by block. Warps past the last tile are skipped: on the GPU they run but store
+    /// nothing.
     pub fn emulate_grid<T: Element>(&self, inputs: &[&[T]], shape: Extent, output: &mut [T], params: &[Scalar]) -> Result<(), Error> {
         let (pattern, declared) = (self.pattern, self.declared);
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();

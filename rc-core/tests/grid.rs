@@ -322,6 +322,20 @@ fn write_perf_cases() {
                 (rc, Layout::Window(2), 2, 8, 1, Some(4)),
                 (rc, Layout::RoundRobin, 1, 8, 1, Some(4)),
             ];
+            // Two vectors per thread (side by side or one window of 8) under every bound: on an
+            // H200 the H100's choice (one vector) issues too many instructions per output.
+            for (layout, rows, min_blocks) in [(4, 4, None), (4, 4, Some(2)), (4, 4, Some(3)), (4, 4, Some(4)), (4, 2, Some(3)), (4, 2, Some(4)), (4, 8, Some(3)), (8, 4, Some(2)), (8, 4, Some(3)), (8, 2, Some(4))] {
+                tiles.push((rc, Layout::Window(layout), 8, rows, 1, min_blocks));
+            }
+            tiles.push((rc, Layout::Window(4), 4, 2, 1, Some(4)));
+            tiles.push((rc, Layout::Window(4), 4, 8, 1, Some(5)));
+            tiles.push((rc, Layout::Window(4), 4, 16, 1, Some(4)));
+            for (outputs, rows, min_blocks) in [(4, 4, Some(4)), (4, 8, Some(4)), (4, 4, Some(3)), (8, 4, Some(3)), (8, 4, Some(4))] {
+                tiles.push((rc, Layout::Granule(4), outputs, rows, 1, min_blocks));
+            }
+            tiles.push((rc, Layout::Window(8), 8, 64, 0, Some(2)));
+            tiles.push((rc, Layout::Window(8), 8, 64, 0, Some(3)));
+            tiles.push((rc, Layout::Window(4), 8, 128, 0, Some(2)));
             // Rows streamed (one per step, partial results carried): planes 0 marks them.
             for outputs in [4, 8] {
                 for rows in [16, 32, 64] {

@@ -413,8 +413,9 @@ mod tests {
         assert_eq!(plan.input_shape, Extent::yx(100, 2000));
         assert_eq!(plan.output_shape, Extent::yx(100, 2000));
         assert_eq!((plan.n, plan.n_out), (200_000, 200_000));
-        // 13 bands of 8 rows (the last one partial) x 16 tiles along x = 2 blocks of 8 tiles each.
-        assert_eq!(plan.launch, Some(LaunchShape { blocks: 13 * 2, threads_per_block: 256 }));
+        // 13 tile rows of 8 rows x 16 tiles along x, a block's 8 warps stacked along y: 16
+        // columns of 2 blocks (the second one partial).
+        assert_eq!(plan.launch, Some(LaunchShape { blocks: 16 * 2, threads_per_block: 256 }));
         // input, output, n, n_out, in_y, in_x, out_y, out_x; then p0.
         assert_eq!(extents_block(&CLAMP_2D, &plan), [0x7000_0000, 0x8000_0000, 200_000, 200_000, 100, 2000, 100, 2000]);
         assert_eq!(kernel_args(&CLAMP_2D, &plan, &[0], 0).bytes(8)[..4], 0.5f32.to_bits().to_ne_bytes());

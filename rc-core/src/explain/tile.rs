@@ -21,6 +21,15 @@ pub fn write(text: &mut String, program: &WarpProgram) -> fmt::Result {
         "tile: {warp} lanes x {p} outputs per lane along x = {} outputs per row, {rows} rows per warp{plane_text}: {outputs} outputs per warp",
         pattern.tile_outputs()
     )?;
+    if pattern.stacks_warps() {
+        let warps = pattern.tiles_per_block();
+        writeln!(
+            text,
+            "blocks: the block's {warps} warps stack along y (warp w computes output rows {rows}w .. {rows}w + {rows} of the block's {} rows), so the {} input rows neighbouring warps share are read through the SM's L1, not each through L2",
+            warps * rows,
+            2 * pattern.radius().along(1)
+        )?;
+    }
     let (box_planes, box_rows) = pattern.box_rows();
     let radius = pattern.radius();
     let box_text = match pattern.dims().count() {

@@ -72,9 +72,11 @@ pub(super) struct FetchVector {
 
 impl Printer<'_> {
     /// The 2D/3D prologue: parameters, then the tile: global warp `t` computes tile `t`,
-    /// numbered row-major ([`Pattern::launch_shape_of`]).
+    /// numbered row-major ([`Pattern::launch_shape_of`]), or, for staged planes and 2D tiles,
+    /// block `b` block tile `b` ([`Pattern::stacked_launch_shape`]).
     ///
     /// [`Pattern::launch_shape_of`]: crate::pattern::Pattern::launch_shape_of
+    /// [`Pattern::stacked_launch_shape`]: crate::pattern::Pattern::stacked_launch_shape
     pub(super) fn grid_prologue(&mut self) {
         let pattern = self.program.pattern;
         let warp = pattern.warp();
@@ -117,11 +119,12 @@ impl Printer<'_> {
         self.line(&format!("cvt.u64.u32 {tid64}, {TID};"));
         self.line(&format!("add.u64 {t}, {t}, {tid64};"));
         self.line(&format!("shr.u64 {t}, {t}, {};", warp.trailing_zeros()));
-        // Staged planes number blocks, not warps: block b's warps stack along y
-        // ([`Pattern::stacked_launch_shape`]).
-        let stacked = self.program.ring.map(|_| {
+        // Staged planes and 2D tiles number blocks, not warps: block b's warps stack along y
+        // ([`Pattern::stacked_launch_shape`], [`Pattern::stacks_warps`]).
+        let stacked = (self.program.ring.is_some() || pattern.stacks_warps()).then(|| {
             let w = self.t();
-            self.comment("staged planes: block b computes block tile b, row-major; its warp w the w-th tile along y");
+            let what = if self.program.ring.is_some() { "staged planes" } else { "2D tiles" };
+            self.comment(&format!("{what}: block b computes block tile b, row-major; its warp w the w-th tile along y"));
             self.line(&format!("shr.u32 {w}, {TID}, {};", warp.trailing_zeros()));
             self.line(&format!("cvt.u64.u32 {t}, {CTAID};"));
             w
@@ -140,7 +143,14 @@ impl Printer<'_> {
         self.line(&format!("mul.lo.u64 {TILE_START}, {tx}, {tile_x};"));
         let (tile_y, tile_z) = (self.a(), if three { Some(self.a()) } else { None });
         match &tile_z {
-            None => self.line(&format!("mul.lo.u64 {tile_y}, {band}, {rows};")),
+            None => {
+                if let Some(w) = &stacked {
+                    let w64 = self.a();
+                    self.line(&format!("cvt.u64.u32 {w64}, {w};"));
+                    self.line(&format!("mad.lo.u64 {band}, {band}, {}, {w64};", pattern.tiles_per_block()));
+                }
+                self.line(&format!("mul.lo.u64 {tile_y}, {band}, {rows};"));
+            }
             Some(tile_z) => {
                 let tiles_y = match &stacked {
                     None => tiles(self, &out_y, rows),
@@ -207,7 +217,7 @@ impl Printer<'_> {
             }
             _ => None,
         };
-        let ring = stacked.map(|warp| {
+        let ring = stacked.filter(|_| self.program.ring.is_some()).map(|warp| {
             let (phase, first_row) = (self.t(), self.a());
             self.line(&format!("mov.u32 {phase}, 0;"));
             self.line(&format!("mul.wide.u32 {first_row}, {warp}, {rows};"));
