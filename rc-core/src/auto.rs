@@ -204,13 +204,17 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     for (layout, p) in candidates {
         let Ok(candidate) = with_outputs(pattern, p) else { continue };
         match WarpProgram::compile_for(candidate, Strategy::RegisterCache, layout, body) {
-            Ok(program) if !program.register_estimate().exceeds_limit() => match bounded(&program) {
-                Some(bounded) => match WarpProgram::compile_for(bounded, Strategy::RegisterCache, layout, body) {
-                    Ok(program) => estimates.push(estimate(&program, layout)),
-                    Err(e) => refused = Some(e),
-                },
-                None => estimates.push(estimate(&program, layout)),
-            },
+            Ok(program) if !program.register_estimate().exceeds_limit() => {
+                if bounded(&program).is_none() {
+                    estimates.push(estimate(&program, layout));
+                }
+                for bounds in [bounded(&program), wide_bounds(&program, one_vector)].into_iter().flatten() {
+                    match WarpProgram::compile_for(bounds, Strategy::RegisterCache, layout, body) {
+                        Ok(program) => estimates.push(estimate(&program, layout)),
+                        Err(e) => refused = Some(e),
+                    }
+                }
+            }
             Ok(_) => {}
             Err(e) => refused = Some(e),
         }
@@ -312,6 +316,23 @@ fn bounded(program: &WarpProgram) -> Option<Pattern> {
     let plain = f64::from(needed_registers(program, REGISTER_SLACK));
     let blocks = blocks.or((plain <= cap(2) * BOUNDED_REGISTER_EXCESS).then_some(2))?;
     Some(pattern.with_launch_bounds_unchecked(pattern.threads_per_block(), Some(blocks)))
+}
+
+/// For a 2D tile of two vectors per thread that [`bounded`] leaves under fewer than
+/// [`WIDE_2D_WARPS`] warps per SM: the most blocks per SM that keep them whose cap holds its
+/// estimate and slack, without [`BOUND_MARGIN`]. On an H200 (bench/results/2026-11-24-h200-grid2d)
+/// star r = 2 so (80 registers, 32 bytes of stack) ran at 0.90 of copy against 0.87 under the
+/// margin's two blocks; box r = 2 and star r = 4, whose estimate (81) passes the cap, spilled
+/// 256-296 bytes at 3 blocks and ran at 0.64 and 0.51.
+fn wide_bounds(program: &WarpProgram, vector: u32) -> Option<Pattern> {
+    let pattern = program.declared;
+    let blocks = bounded(program).and_then(|p| p.min_blocks_per_sm())?;
+    if pattern.dims() != Dims::Two || pattern.outputs_per_thread() != 2 * vector || f64::from(blocks * pattern.threads_per_block() / 32) >= WIDE_2D_WARPS {
+        return None;
+    }
+    let needed = needed_registers(program, slack(program));
+    let wide = (2..=MAX_BOUND_BLOCKS).rev().find(|&b| f64::from(b * pattern.threads_per_block() / 32) >= WIDE_2D_WARPS && needed <= register_cap(pattern, b))?;
+    Some(pattern.with_launch_bounds_unchecked(pattern.threads_per_block(), Some(wide)))
 }
 
 /// Whether `program` is a 3D tile streaming along z (not a 2D tile lifted to stream its rows).

@@ -193,7 +193,8 @@ pub mod f32 {
                 rows16: (rows_per_warp = 16), p8: (outputs_per_thread = 8)]);
     grid_stencil!(box2d_r4, box2d, f32, r = 4, taps = 81.0, v = 4,
         tiles: [rows2: (rows_per_warp = 2), rows4: (rows_per_warp = 4), rows8_mb2: (rows_per_warp = 8, min_blocks_per_sm = 2),
-                rows16: (rows_per_warp = 16), streamed: (stream = true), streamed_mb2: (stream = true, min_blocks_per_sm = 2)]);
+                rows16: (rows_per_warp = 16), streamed: (stream = true), streamed_mb2: (stream = true, min_blocks_per_sm = 2),
+                streamed_w8: (stream = true, distribution = window(8), outputs_per_thread = 8, min_blocks_per_sm = 2)]);
     grid_stencil!(star3d_r1, star3d, f32, r = 1, taps = 7.0, v = 4,
         tiles: [rows4_mb3: (rows_per_warp = 4, min_blocks_per_sm = 3), rows8_mb3: (rows_per_warp = 8, min_blocks_per_sm = 3),
                 rows4_planes2: (rows_per_warp = 4, planes_per_warp = 2)]);
