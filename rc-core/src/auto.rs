@@ -118,6 +118,9 @@ pub struct Estimate {
     pub wavefronts: f64,
     /// Estimated registers per thread.
     pub registers: u32,
+    /// Registers the tile needs, about: its estimate plus ptxas' usual slack. Above
+    /// `registers` (the cap of its launch bounds) ptxas spills.
+    pub needed_registers: u32,
     pub warps_per_scheduler: f64,
     /// SM clocks per output for DRAM, issue (at the occupancy's efficiency) and the data pipe.
     pub dram: f64,
@@ -260,11 +263,13 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
 }
 
 /// Whether `e` is a 2D tile of two vectors per thread along x whose launch bounds keep
-/// [`WIDE_2D_WARPS`] warps per SM or more: DRAM-bound as the one-vector tile in the model, it
-/// keeps twice the bytes in flight per warp, which an H200 (1.43x an H100's bytes per clock
-/// with the same SMs) needs to keep its DRAM busy.
+/// [`WIDE_2D_WARPS`] warps per SM or more and still hold its registers: DRAM-bound as the
+/// one-vector tile in the model, it keeps twice the bytes in flight per warp, which an H200
+/// (1.43x an H100's bytes per clock with the same SMs) needs to keep its DRAM busy. Spilling, it
+/// loses: box r = 2 and star r = 4 under 3 blocks (80 registers against the 89 they need) spilled
+/// 256-296 bytes and ran at 0.64 and 0.51 of copy against one vector's 0.77 and 0.78.
 fn wide_2d(pattern: Pattern, e: &Estimate, vector: u32) -> bool {
-    pattern.dims() == Dims::Two && e.outputs_per_thread == 2 * vector && e.warps_per_scheduler * 4.0 >= WIDE_2D_WARPS
+    pattern.dims() == Dims::Two && e.outputs_per_thread == 2 * vector && e.warps_per_scheduler * 4.0 >= WIDE_2D_WARPS && e.needed_registers <= e.registers
 }
 
 /// The staged-plane tile ([`Layout::Planes`]) for a 3D stencil that reaches
@@ -530,6 +535,7 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         instructions: instructions / p,
         wavefronts: wavefronts / outputs_per_warp,
         registers: estimate,
+        needed_registers: needed_registers(program, slack(program)),
         warps_per_scheduler,
         // Every input field read once, the output written once.
         dram: (program.fields + 1) as f64 * bytes / DRAM_BYTES_PER_CLOCK / dram_efficiency.max(1e-3),

@@ -31,6 +31,8 @@ impl WarpProgram {
     /// a launch takes them, row-major or stacked along y, does not change a bit), staged planes
     /// block by block. Warps past the last tile are skipped: on the GPU they run but store
     /// nothing.
+    ///
+    /// [`Pattern::launch_shape_of`]: crate::pattern::Pattern::launch_shape_of
     pub fn emulate_grid<T: Element>(&self, inputs: &[&[T]], shape: Extent, output: &mut [T], params: &[Scalar]) -> Result<(), Error> {
         let (pattern, declared) = (self.pattern, self.declared);
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
