@@ -120,6 +120,7 @@ impl Step {
             | Op::StageBlock { .. }
             | Op::StageWarp { .. }
             | Op::Divisions(_)
+            | Op::HalfDivision(_)
             | Op::Advance
             | Op::StreamRows(_)
             | Op::StreamPlanes(_)
