@@ -398,8 +398,6 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         // The plane's origin, row starts and the loop's counter and branch.
         Op::Advance => instructions += 6.0,
         Op::Divisions(run) => instructions += 4.0 * run.len() as f64,
-        // Widen (f16), multiply, round.
-        Op::HalfDivision(_) => instructions += 3.0,
         Op::Neighbour { .. } => {
             instructions += words;
             wavefronts += words;

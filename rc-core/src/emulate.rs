@@ -299,12 +299,6 @@ impl<T: Element> Tile<'_, T> {
             }
             Op::StageWarp { stage, field } => self.stage_warp(stage, *field)?,
             Op::Divisions(run) => self.divisions(run),
-            Op::HalfDivision(d) => {
-                for lane in 0..self.warp {
-                    let q = d.fast.quotient(self.get(d.dividend, lane) as u16);
-                    self.set(d.dst, lane, u64::from(q));
-                }
-            }
             Op::Store { src, at, row, .. } => {
                 for lane in 0..warp {
                     if let Some(i) = self.output_at(*row, self.origin[0] + at.element(lane as u32) as i64) {

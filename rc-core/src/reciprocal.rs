@@ -15,13 +15,10 @@
 //! holds exactly when the steps stayed in range, and otherwise the lane divides with
 //! `div.rn.f32`. Zero, infinite and NaN dividends all fail the check (see `divide`).
 //!
-//! Not `f64`: the same check would need 2^52 significands. The 16-bit formats have their own,
-//! shorter path, [`HalfReciprocal`]: one rounded multiply, checked against every dividend.
+//! Only `f32`: the same check for `f64` would need 2^52 significands.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
-
-use crate::scalar::HalfFormat;
 
 /// The fast path of `x / divisor` for one constant divisor.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,39 +75,6 @@ impl Reciprocal {
         } else {
             x / self.divisor
         }
-    }
-}
-
-/// `x / divisor` for a 16-bit float `x` and a constant divisor of its format as one multiply:
-/// `round(widen(x) * RN32(1/divisor))`. The kernel's 16-bit division is IEEE division in f32
-/// rounded once (`div.rn.f32`, about ten instructions); the multiply is one. A 16-bit format
-/// has only 2^16 dividends, so [`HalfReciprocal::of`] tries every one of them and offers the
-/// multiply only for divisors where each quotient has the same bits (NaN for NaN).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HalfReciprocal {
-    pub format: HalfFormat,
-    /// `RN32(1 / divisor)`.
-    pub reciprocal: f32,
-}
-
-impl HalfReciprocal {
-    /// The multiply for `divisor` (the format's bits), if it divides every dividend exactly.
-    pub fn of(format: HalfFormat, divisor: u16) -> Option<HalfReciprocal> {
-        let b = format.widen(divisor);
-        if b.is_nan() || b == 0.0 {
-            return None;
-        }
-        let fast = HalfReciprocal { format, reciprocal: 1.0 / b };
-        let all_agree = (0..=u16::MAX).all(|x| {
-            let (q, exact) = (fast.quotient(x), format.round(format.widen(x) / b));
-            q == exact || (format.widen(q).is_nan() && format.widen(exact).is_nan())
-        });
-        all_agree.then_some(fast)
-    }
-
-    /// The quotient's bits, exactly as the kernel computes them.
-    pub fn quotient(&self, x: u16) -> u16 {
-        self.format.round(self.format.widen(x) * self.reciprocal)
     }
 }
 
@@ -178,35 +142,6 @@ mod tests {
     fn divisors_near_the_ends_of_the_range_keep_ieee_division() {
         for b in [0.0f32, -0.0, f32::INFINITY, f32::NAN, f32::from_bits(1), f32::MAX, 1.0e-35, 1.0e35] {
             assert_eq!(Reciprocal::of(b), None, "{b:e}");
-        }
-    }
-
-    #[test]
-    fn the_averages_16_bit_divisors_divide_exactly_by_one_multiply() {
-        for format in [HalfFormat::Binary16, HalfFormat::BFloat16] {
-            for taps in [3.0f32, 5.0, 9.0, 17.0, 33.0, 4.0] {
-                let b = format.round(taps);
-                let fast = HalfReciprocal::of(format, b).unwrap_or_else(|| panic!("{format:?}: no multiply for {taps}"));
-                // Every dividend, independently of `of`'s own loop: the f32 quotient rounded once.
-                for x in 0..=u16::MAX {
-                    let (q, exact) = (format.widen(fast.quotient(x)), format.widen(format.round(format.widen(x) / taps)));
-                    assert!(q.to_bits() == exact.to_bits() || (q.is_nan() && exact.is_nan()), "{format:?} {x:#06x} / {taps}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn a_16_bit_divisor_whose_multiply_misses_a_quotient_keeps_division() {
-        // 91 * 2^-24 / 14 = 6.5 * 2^-24 is a tie between two subnormals that rounds to the even
-        // 6; times RN32(1/14) it lands above the tie, at 7. 606 of binary16's divisors fail so.
-        let fourteen = HalfFormat::Binary16.round(14.0);
-        let multiply = HalfReciprocal { format: HalfFormat::Binary16, reciprocal: 1.0 / 14.0 };
-        assert_eq!((multiply.quotient(0x005b), HalfFormat::Binary16.round(HalfFormat::Binary16.widen(0x005b) / 14.0)), (7, 6));
-        assert_eq!(HalfReciprocal::of(HalfFormat::Binary16, fourteen), None);
-        // bfloat16's tiniest divisors have no finite f32 reciprocal; zero and NaN none at all.
-        for (format, b) in [(HalfFormat::BFloat16, 0x0001u16), (HalfFormat::Binary16, 0x0000), (HalfFormat::Binary16, 0x8000), (HalfFormat::Binary16, 0x7e00)] {
-            assert_eq!(HalfReciprocal::of(format, b), None, "{format:?} {b:#06x}");
         }
     }
 

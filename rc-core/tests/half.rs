@@ -106,35 +106,6 @@ fn sixteen_bit_kernels_of_every_distribution_emulate_their_body() {
     }
 }
 
-/// `w[0] / b` for constant divisors with and without the one-multiply path (3 and 33 have it;
-/// binary16's 14 does not: a subnormal quotient lands on a tie), over every 16-bit value:
-/// the emulation equals the body's definition for each, and the kernel divides only where
-/// the check refused the multiply.
-#[cfg(feature = "half")]
-#[test]
-fn sixteen_bit_divisions_by_constants_are_exact_for_every_dividend() {
-    for ty in [ScalarType::F16, ScalarType::BF16] {
-        let format = ty.half().expect("a 16-bit type");
-        for divisor in [3.0f32, 33.0, 14.0] {
-            let nodes = vec![Node::Tap(0, Offset::x(0)), Node::Const(Scalar::new(ty, format.round(divisor) as u64)), Node::Binary(BinaryOp::Div, 0, 1)];
-            let body = Body::new(ty, 1, vec![], Radius::x(1), nodes, 2).expect("type-checks");
-            let pattern = Pattern::new(1, 32, 8, Boundary::Zero).expect("valid");
-            let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Granule(8), &body).expect("compiles");
-            let input: Vec<u16> = (0..=u16::MAX).collect();
-            let want = reference(&body, &pattern, &input, &[]);
-            let got = emulate(ty, &program, &input, want.len(), &[]);
-            for (x, (g, w)) in got.iter().zip(&want).enumerate() {
-                let nan = format.widen(*g).is_nan() && format.widen(*w).is_nan();
-                assert!(g == w || nan, "{ty} {x:#06x} / {divisor}: {g:#06x}, want {w:#06x}");
-            }
-            let multiply = rc_core::reciprocal::HalfReciprocal::of(format, format.round(divisor)).is_some();
-            let ptx = rc_core::ptx::print(&program, "k");
-            assert_eq!(!ptx.contains("div.rn.f32"), multiply, "{ty} / {divisor}\n{ptx}");
-            assert_eq!(multiply, !(ty == ScalarType::F16 && divisor == 14.0), "{ty} / {divisor}");
-        }
-    }
-}
-
 /// Emulates `program` over 16-bit `input` (bits), through the element type of `ty`.
 #[cfg(feature = "half")]
 fn emulate(ty: ScalarType, program: &WarpProgram, input: &[u16], n_out: usize, params: &[Scalar]) -> Vec<u16> {

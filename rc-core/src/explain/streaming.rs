@@ -120,7 +120,6 @@ impl Step {
             | Op::StageBlock { .. }
             | Op::StageWarp { .. }
             | Op::Divisions(_)
-            | Op::HalfDivision(_)
             | Op::Advance
             | Op::StreamRows(_)
             | Op::StreamPlanes(_)

@@ -1,12 +1,11 @@
-//! Which divisions take the fast path of [`Reciprocal`] (f32) or become one multiply
-//! ([`HalfReciprocal`], 16-bit floats), and which dividends are a sum plus the `+0.0` of
-//! [`crate::zero_start`] that only the slow path needs.
+//! Which divisions take the fast path of [`Reciprocal`], and which dividends are a sum plus the
+//! `+0.0` of [`crate::zero_start`] that only the slow path needs.
 
 use std::collections::{HashMap, HashSet};
 
 use crate::body::BinaryOp;
 use crate::program::{Instr, Reg, WarpProgram};
-use crate::reciprocal::{HalfReciprocal, Reciprocal};
+use crate::reciprocal::Reciprocal;
 use crate::scalar::ScalarType;
 
 /// `dst = dividend / divisor` for an `f32` divisor that is a constant with a fast path: the fast
@@ -30,21 +29,10 @@ impl Division {
     }
 }
 
-/// `dst = dividend / divisor` for a 16-bit float divisor that is a constant whose
-/// [`HalfReciprocal`] divides every dividend exactly: one multiply in f32, rounded once.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HalfDivision {
-    pub dst: Reg,
-    pub dividend: Reg,
-    pub fast: HalfReciprocal,
-}
-
 /// The divisions of a program with a fast path, and the additions only their slow paths need.
 pub(super) struct FastDivisions {
     /// Registers holding an `f32` constant, and its value.
     constants: HashMap<Reg, f32>,
-    /// Registers holding a 16-bit float constant, and its bits.
-    half_constants: HashMap<Reg, u16>,
     /// Dividend register -> the sum it adds `+0.0` to.
     normalized: HashMap<Reg, Reg>,
 }
@@ -59,15 +47,7 @@ impl FastDivisions {
                 _ => None,
             })
             .collect();
-        let half_constants = program
-            .instrs
-            .iter()
-            .filter_map(|i| match i {
-                Instr::Const { dst, value } if value.ty.half().is_some() => Some((*dst, value.bits as u16)),
-                _ => None,
-            })
-            .collect();
-        let mut divisions = FastDivisions { constants, half_constants, normalized: HashMap::new() };
+        let mut divisions = FastDivisions { constants, normalized: HashMap::new() };
         divisions.normalized = divisions.normalized_dividends(program);
         divisions
     }
@@ -78,18 +58,6 @@ impl FastDivisions {
             Instr::Binary { dst, op: BinaryOp::Div, a, b } if program.reg_type(dst) == ScalarType::F32 => {
                 let fast = Reciprocal::of(*self.constants.get(&b)?)?;
                 Some(Division { dst, dividend: a, divisor: b, sum: self.normalized.get(&a).copied(), fast })
-            }
-            _ => None,
-        }
-    }
-
-    /// `instr` as one multiply, if it is a 16-bit float division by a constant that has one.
-    pub fn half_division(&self, program: &WarpProgram, instr: &Instr) -> Option<HalfDivision> {
-        match *instr {
-            Instr::Binary { dst, op: BinaryOp::Div, a, b } => {
-                let format = program.reg_type(dst).half()?;
-                let fast = HalfReciprocal::of(format, *self.half_constants.get(&b)?)?;
-                Some(HalfDivision { dst, dividend: a, fast })
             }
             _ => None,
         }

@@ -204,9 +204,6 @@ impl Lowering<'_> {
         if self.divisions.only_on_slow_path(instr) {
             return None;
         }
-        if let Some(division) = self.divisions.half_division(self.program, instr) {
-            return Some(Op::HalfDivision(division));
-        }
         Some(match *instr {
             Instr::Load { dst, cache, at, lanes, field, row } => Op::Load { dst, cache, at, lanes, field, row },
             Instr::Store { src, output, at, row } => Op::Store { src, output, at, row },

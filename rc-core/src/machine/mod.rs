@@ -20,7 +20,7 @@ mod division;
 mod lower;
 mod vector;
 
-pub use division::{Division, HalfDivision};
+pub use division::Division;
 
 use crate::distribution::AffineLoad;
 use crate::pattern::Pattern;
@@ -121,8 +121,6 @@ pub enum Op {
     StageWarp { stage: WarpStage, field: u32 },
     /// Divisions by constants with a fast path and one check for all of them ([`Division`]).
     Divisions(Vec<Division>),
-    /// A 16-bit float division by a constant as one multiply ([`HalfDivision`]).
-    HalfDivision(HalfDivision),
     /// Lane `lane` writes `src` to tile output `at.element(lane)` of output row `row`, if
     /// that output exists.
     Store { src: Reg, output: u32, at: AffineLoad, row: u32 },
@@ -283,7 +281,6 @@ impl Op {
         match self {
             Op::Compute(instr) => instr.uses(),
             Op::Divisions(run) => run.iter().flat_map(|d| [d.dividend_on_fast_path(), d.divisor]).collect(),
-            Op::HalfDivision(d) => vec![d.dividend],
             Op::Store { src, .. } => vec![*src],
             Op::StoreVector { srcs, .. } => srcs.clone(),
             Op::Carry(moves) => moves.iter().map(|&(_, src)| src).collect(),
@@ -317,7 +314,6 @@ impl Op {
             Op::Load { dst, .. } | Op::Shared { dst, .. } => vec![*dst],
             Op::LoadVector { dsts, .. } | Op::ReadStage { dsts, .. } | Op::ReadRing { dsts, .. } => dsts.clone(),
             Op::Divisions(run) => run.iter().map(|d| d.dst).collect(),
-            Op::HalfDivision(d) => vec![d.dst],
             Op::Carry(moves) => moves.iter().map(|&(dst, _)| dst).collect(),
             Op::Neighbour { dst, .. } => vec![*dst],
             Op::StepRule { dsts, .. } => dsts.clone(),

@@ -5,7 +5,7 @@ use super::types::{bits_type, immediate, narrow, ptx_type, widen};
 use super::{Printer, LANE};
 use crate::abi::KernelParam;
 use crate::body::{BinaryOp, CompareOp, UnaryOp};
-use crate::machine::{Division, HalfDivision};
+use crate::machine::Division;
 use crate::program::{Instr, Reg};
 use crate::scalar::{HalfFormat, Scalar, ScalarType};
 use crate::schedule::LanePieces;
@@ -53,27 +53,6 @@ impl Printer<'_> {
             self.line(&format!("div.rn.f32 {d}, {x}, {y};"));
         }
         self.label_line(&done);
-    }
-
-    /// A 16-bit float divided by a constant: times `RN32(1/b)` in f32, rounded once (exact for
-    /// every dividend; see `reciprocal::HalfReciprocal`).
-    pub(super) fn half_division(&mut self, division: &HalfDivision) {
-        let ty = self.program.reg_type(division.dst);
-        let (d, x) = (self.reg(division.dst), self.reg(division.dividend));
-        let y = immediate(Scalar::f32(division.fast.reciprocal));
-        self.comment(&format!("x / b, b constant: RN(x * RN32(1/b)), exact for every {}", ty.rust_name()));
-        match ty.widened() {
-            Some(_) => {
-                self.line(&format!("mul.rn.f32 {d}, {x}, {y};"));
-                self.round(ty, &d);
-            }
-            None => {
-                let (a, format) = (self.scratch(ScalarType::F32), division.fast.format.ptx());
-                self.line(&format!("cvt.f32.{format} {a}, {x};"));
-                self.line(&format!("mul.rn.f32 {a}, {a}, {y};"));
-                self.line(&format!("cvt.rn.{format}.f32 {d}, {a};"));
-            }
-        }
     }
 
     pub(super) fn instr(&mut self, instr: &Instr) {

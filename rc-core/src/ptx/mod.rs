@@ -245,7 +245,6 @@ impl<'a> Printer<'a> {
             Op::Shared { dst, at, field, row } => self.shared(*dst, *at, *field, *row),
             Op::StageWarp { stage, field } => self.stage_warp(stage, *field),
             Op::Divisions(run) => self.divisions(run),
-            Op::HalfDivision(division) => self.half_division(division),
             Op::Store { src, output, at, row } => self.store(*src, *output, *at, *row),
             Op::StoreVector { srcs, output, at, row } => self.store_vector(srcs, *output, *at, *row),
             Op::Carry(moves) => self.carry(moves),
