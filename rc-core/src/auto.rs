@@ -531,13 +531,13 @@ impl fmt::Display for Choice {
     }
 }
 
-/// Fused time steps per launch unless the attribute says `fuse = T`. In 1D the lane's width is
-/// the one 16 steps get ([`FusedTile::new`]: 16 elements of f32 heat, 32 of a 9-tap stencil),
-/// and the steps those whose tile is no wider and whose cost per output and step is least: the
-/// elements computed per output ([`FusedTile::computed_per_output`]) plus the loads' exposed
-/// latency, [`EXPOSED_LOAD_OPERATIONS`] spread over `T` steps of the body's operations (f32
-/// heat: 32, the 9-tap stencil: 16). Fewer where the fused kernel would need more registers
-/// than a thread has (halving until it fits). In
+/// Fused time steps per launch unless the attribute says `fuse = T`. In 1D the lane keeps the
+/// width 16 steps give it ([`FusedTile::new`]: 16 elements of f32 heat, 32 of a 9-tap stencil),
+/// and of the step counts whose tile is no wider the one whose cost per output and step is
+/// least: the elements computed per output ([`FusedTile::computed_per_output`]) plus the loads'
+/// exposed latency, [`EXPOSED_LOAD_OPERATIONS`] spread over `T` steps of the body's operations
+/// (f32 heat: 32, the 9-tap stencil: 16). Fewer where the fused kernel would need more
+/// registers than a thread has (halving until it fits). In
 /// 2D and 3D the most steps whose recomputation (the x halo, in 3D each plane's y halo, and each
 /// strip's or column's first rows or planes, computed twice) stays within [`MAX_RECOMPUTE_2D`]
 /// of the outputs ([`FusedTile::computed_per_output`]), whose windows fit
@@ -578,10 +578,11 @@ pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
 /// Issue time, in the body's operations per tile element, that a 1D fused launch loses waiting
 /// for its tile's loads: tiles of equal work keep an SM's blocks in step, so their loads wait
 /// together (ncu, heat at 16 steps on an H200: 16.7% of issue cycles with no warp eligible, most
-/// of them waiting on loads). Fitted on an H200 to 1D heat with 16 elements per lane at 12, 16,
-/// 20, 24 and 32 steps (7.5x to 9.7x the copy), each within 1.5% of the fit
+/// of them waiting on loads; at 32 steps the kernel issues 97% of the cycles). Fitted on an H200
+/// to 1D f32 heat with 16 elements per lane at 16 and 32 steps (8.7x and 9.6x the copy; 24 steps
+/// within 2.5% of the fit); the 9-tap stencil at 12, 16 and 20 steps ranks as the fit says
 /// (bench/results/2026-11-24-h200-fused1d/README.md).
-const EXPOSED_LOAD_OPERATIONS: f64 = 42.0;
+const EXPOSED_LOAD_OPERATIONS: f64 = 34.0;
 
 /// The most steps the 1D cost model weighs, to bound its search: at 64 steps a radius 1 halo
 /// already takes a quarter of a 512-element tile.
