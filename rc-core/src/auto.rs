@@ -27,7 +27,7 @@
 use std::fmt;
 
 use crate::geometry::Dims;
-use crate::body::{BinaryOp, Body};
+use crate::body::{BinaryOp, Body, Node};
 use crate::distribution::Layout;
 use crate::error::{Error, PatternError, ScheduleError};
 use crate::pattern::Pattern;
@@ -531,11 +531,13 @@ impl fmt::Display for Choice {
     }
 }
 
-/// Fused time steps per launch unless the attribute says `fuse = T`. In 1D 16, where a
-/// hand-written probe of the same tile ran 1D heat (r = 1, f32) on an H200 at 8.0x the copy
-/// bandwidth per step (3.7x at 8, 8.0x at 32, 5.7x at 64: past 16 the halo's recomputation and
-/// the registers eat the gain); fewer where the tile cannot hold 16 ([`FusedTile::max_steps`])
-/// or the fused kernel would need more registers than a thread has (halving until it fits). In
+/// Fused time steps per launch unless the attribute says `fuse = T`. In 1D the lane keeps the
+/// width 16 steps give it ([`FusedTile::new`]: 16 elements of f32 heat, 32 of a 9-tap stencil),
+/// and of the step counts whose tile is no wider the one whose cost per output and step is
+/// least: the elements computed per output ([`FusedTile::computed_per_output`]) plus the loads'
+/// exposed latency, [`EXPOSED_LOAD_OPERATIONS`] spread over `T` steps of the body's operations
+/// (f32 heat: 32, the 9-tap stencil: 16). Fewer where the fused kernel would need more
+/// registers than a thread has (halving until it fits). In
 /// 2D and 3D the most steps whose recomputation (the x halo, in 3D each plane's y halo, and each
 /// strip's or column's first rows or planes, computed twice) stays within [`MAX_RECOMPUTE_2D`]
 /// of the outputs ([`FusedTile::computed_per_output`]), whose windows fit
@@ -544,11 +546,18 @@ impl fmt::Display for Choice {
 /// alone takes a one-row plane 3x past it at 2 steps of radius 1, so a 3D stencil gets its fused
 /// kernel from `fuse = T`. 1 (no fused kernel) where nothing fits.
 pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
-    const PROBED_BEST: u32 = 16;
+    const WIDTH_AT: u32 = 16;
     let fits = |steps| matches!(WarpProgram::compile_steps(*pattern, body, steps), Ok(program) if !program.register_estimate().exceeds_limit());
     match pattern.dims() {
         Dims::One => {
-            let mut steps = PROBED_BEST.min(FusedTile::max_steps(pattern, body.element()));
+            let element = body.element();
+            let most = FusedTile::max_steps(pattern, element).min(MOST_LINE_STEPS);
+            let tile = |steps| FusedTile::new(pattern, element, steps).ok();
+            let Some(width) = tile(WIDTH_AT.min(most)).map(|tile| tile.per_lane) else { return 1 };
+            let operations = operations_per_output(body).max(1) as f64;
+            let cost = |tile: &FusedTile| tile.computed_per_output() + EXPOSED_LOAD_OPERATIONS / (f64::from(tile.steps) * operations);
+            let cheapest = (1..=most).filter_map(tile).filter(|tile| tile.per_lane <= width).min_by(|a, b| cost(a).total_cmp(&cost(b)));
+            let mut steps = cheapest.map_or(1, |tile| tile.steps);
             while steps > 1 && !fits(steps) {
                 steps /= 2;
             }
@@ -564,6 +573,25 @@ pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
             })
             .unwrap_or(1),
     }
+}
+
+/// Issue time, in the body's operations per tile element, that a 1D fused launch loses waiting
+/// for its tile's loads: tiles of equal work keep an SM's blocks in step, so their loads wait
+/// together (ncu, heat at 16 steps on an H200: 16.7% of issue cycles with no warp eligible, most
+/// of them waiting on loads; at 32 steps the kernel issues 97% of the cycles). Fitted on an H200
+/// to 1D f32 heat with 16 elements per lane at 16 and 32 steps (8.7x and 9.6x the copy; 24 steps
+/// within 2.5% of the fit); the 9-tap stencil at 12, 16 and 20 steps ranks as the fit says
+/// (bench/results/2026-11-24-h200-fused1d/README.md).
+const EXPOSED_LOAD_OPERATIONS: f64 = 34.0;
+
+/// The most steps the 1D cost model weighs, to bound its search: at 64 steps a radius 1 halo
+/// already takes a quarter of a 512-element tile.
+const MOST_LINE_STEPS: u32 = 64;
+
+/// The body's operations per output that depend on a tap (the others are computed once).
+fn operations_per_output(body: &Body) -> usize {
+    let (live, varies) = (body.live(), body.depends_on_taps());
+    body.nodes().iter().enumerate().filter(|&(id, node)| live[id] && varies[id] && !matches!(node, Node::Tap(..))).count()
 }
 
 /// The most elements a 2D or 3D fused tile may compute per output and step (see
