@@ -144,6 +144,7 @@ impl Printer<'_> {
             // edge (their boundary path) start in the first wave instead of ending the last.
             None if self.program.fused.is_some() => {
                 // (Warps past the last tile keep their band, beyond the output.)
+                self.comment("fused strips: band b of tiles computes band (b - 1) mod bands, the bottom band first");
                 let (bands, turned, real) = (tiles(self, &out_y, rows), self.a(), self.q());
                 self.line(&format!("add.u64 {turned}, {band}, {bands};"));
                 self.line(&format!("sub.u64 {turned}, {turned}, 1;"));
