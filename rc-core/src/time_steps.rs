@@ -49,8 +49,9 @@ pub struct FusedTile {
     /// Tile elements before the first output: the halo `T * r`, rounded up to whole vectors
     /// under `zero`, `clamp` and `wrap` so every load and store stays aligned.
     pub lead: u32,
-    /// Outputs per lane: the tile stores `warp * outputs_per_lane` consecutive outputs.
-    pub outputs_per_lane: u32,
+    /// The tile's outputs, consecutive: in 1D `warp` times a whole number per lane; in 2D
+    /// every element exact after the steps, in whole vectors (see [`crate::fused_grid`]).
+    pub outputs: u32,
     /// Elements per vector access (16 bytes).
     pub width: u32,
     pub warp: u32,
@@ -148,7 +149,7 @@ impl FusedTile {
         // lanes over f32 stores an even number of outputs per lane).
         let whole = width / warp.min(width);
         let outputs = (warp * per_lane).saturating_sub(lead + halo) / warp / whole * whole;
-        let tile = FusedTile { dims: Dims::One, steps, radius, per_lane, lead, outputs_per_lane: outputs, width, warp, radius_y: 0, rows: 1, radius_z: 0, planes: 1 };
+        let tile = FusedTile { dims: Dims::One, steps, radius, per_lane, lead, outputs: warp * outputs, width, warp, radius_y: 0, rows: 1, radius_z: 0, planes: 1 };
         (steps > 0 && outputs > 0 && per_lane <= most).then_some(tile)
     }
 
@@ -164,7 +165,7 @@ impl FusedTile {
 
     /// Outputs per tile.
     pub const fn outputs(&self) -> u32 {
-        self.warp * self.outputs_per_lane
+        self.outputs
     }
 
     /// Elements computed per output and step: the halos' recomputation.
@@ -180,7 +181,7 @@ impl FusedTile {
     /// shrinks by `2 * T * r`) whose tiles hold [`FusedTile::outputs`] outputs.
     pub fn launch_pattern(&self, pattern: &Pattern) -> Pattern {
         match pattern.dims() {
-            Dims::One => Pattern::new_unchecked(self.halo(), self.warp, self.outputs_per_lane, pattern.boundary())
+            Dims::One => Pattern::new_unchecked(self.halo(), self.warp, self.outputs / self.warp, pattern.boundary())
                 .with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm()),
             // The one-step kernel's blocks per SM cap its registers, not the windows' (a 2D
             // kernel's cap of 64 spilled 1.1 KB of them): only the block size carries over, at
@@ -195,8 +196,12 @@ impl FusedTile {
                     Dims::Three => pattern.threads_per_block(),
                     _ => pattern.threads_per_block().min(crate::fused_grid::BLOCK_THREADS),
                 };
-                Pattern::grid_unchecked(radius, self.warp, self.outputs_per_lane, self.rows, self.planes, pattern.boundary())
-                    .with_launch_bounds_unchecked(threads, None)
+                let launch = Pattern::grid_unchecked(radius, self.warp, self.outputs.div_ceil(self.warp), self.rows, self.planes, pattern.boundary())
+                    .with_launch_bounds_unchecked(threads, None);
+                match self.outputs % self.warp {
+                    0 => launch,
+                    _ => launch.with_tile_outputs_unchecked(self.outputs),
+                }
             }
         }
     }
