@@ -93,9 +93,9 @@ const BOUNDED_REGISTER_EXCESS: f64 = 1.25;
 /// The radius along y or z from which a 3D stencil gets staged planes ([`staged_planes`]).
 const STAGED_PLANES_FROM_RADIUS: u32 = 2;
 /// Rows per warp of staged planes unless the attribute gives them: on an H200 (bench/results/
-/// 2026-11-24-h200-planes3d) 8 warps x 4 rows ran 3D star r = 2 at 0.63 of copy and box r = 2
-/// at 0.29 against 0.58 and 0.26 with 2 rows (the ring's y halo is re-read (4B + 2r) / 4B
-/// times, and each ring row read serves more output rows).
+/// 2026-11-24-h200-planes3d, calls 1 and 2) 8 warps x 4 rows ran 3D box r = 2 at 0.29 and 0.32
+/// of copy against 0.26 and 0.29 with 2 rows, star r = 2 at 0.63 and 0.61 against 0.58 and
+/// 0.61 (each ring row read serves more output rows; the y halo is re-read less).
 const STAGED_PLANES_ROWS: u32 = 4;
 /// Registers, shared memory, threads and blocks of one SM (sm_80 and sm_90).
 const REGISTERS_PER_SM: u32 = 65536;
@@ -272,7 +272,10 @@ pub fn choose_given(pattern: Pattern, given: Given, body: &Body) -> Result<Choic
 /// H100 (bench/results/2026-11-24-h100-staged-planes-dynamic), 512^3 f32: at radius 2 staged
 /// planes of 8 warps x 2 rows ran at 0.70 (star) and 0.37 (box) of copy against the register
 /// tiles' 0.62 and 0.29; at radius 1 the register tiles ran as fast or faster (0.92 and 0.82
-/// against 0.86 and 0.82), so the model keeps them there.
+/// against 0.86 and 0.82), so the model keeps them there. On an H200 (bench/results/
+/// 2026-11-24-h200-planes3d, call 2) the same: radius 2 staged 0.61 and 0.32 against 0.50 and
+/// 0.20, radius 1 the register tiles 0.80 and 0.61 against the best staged 0.75 and 0.64 (4
+/// warps; 8 warps, the default block, 0.69 and 0.58).
 fn staged_planes(pattern: Pattern, given: Given, body: &Body, vector: u32) -> Option<(Estimate, Pattern)> {
     let radius = pattern.radius();
     let reach = radius.along(1).max(radius.along(2));

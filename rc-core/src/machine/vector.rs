@@ -17,18 +17,7 @@ pub(super) struct Access {
 /// aligned when the buffer and the lane's start are), with the same stride and lanes. Every
 /// other access is a run of one.
 pub(super) fn runs(accesses: &[Access], width: u32) -> Vec<std::ops::Range<usize>> {
-    let mut runs = Vec::new();
-    let mut i = 0;
-    while i < accesses.len() {
-        let first = accesses[i];
-        let n = width as usize;
-        let next = |k: usize| Access { at: AffineLoad { base: first.at.base + k as u32, stride: first.at.stride }, ..first };
-        let fits = first.at.base % width == 0 && i + n <= accesses.len() && (1..n).all(|k| accesses[i + k] == next(k));
-        let len = if fits { n } else { 1 };
-        runs.push(i..i + len);
-        i += len;
-    }
-    runs
+    runs_of(accesses, &[width as usize])
 }
 
 /// Runs of `accesses` as [`runs`] makes them, where each access that [`runs`] leaves alone
@@ -36,13 +25,19 @@ pub(super) fn runs(accesses: &[Access], width: u32) -> Vec<std::ops::Range<usize
 /// memory serves a warp's vector of 8 bytes per lane at a stride of 16 in the passes of a
 /// 4-byte access at that stride, so two halves of a window cost what one element did.
 pub(super) fn aligned_runs(accesses: &[Access], width: u32) -> Vec<std::ops::Range<usize>> {
+    let widths: Vec<usize> = std::iter::successors(Some(width as usize), |&n| (n > 2).then_some(n / 2)).collect();
+    runs_of(accesses, &widths)
+}
+
+/// Runs of `accesses`: at each access the first of `widths` whose run fits, else one.
+fn runs_of(accesses: &[Access], widths: &[usize]) -> Vec<std::ops::Range<usize>> {
     let mut runs = Vec::new();
     let mut i = 0;
     while i < accesses.len() {
         let first = accesses[i];
         let next = |k: usize| Access { at: AffineLoad { base: first.at.base + k as u32, stride: first.at.stride }, ..first };
         let fits = |n: usize| first.at.base % n as u32 == 0 && i + n <= accesses.len() && (1..n).all(|k| accesses[i + k] == next(k));
-        let len = std::iter::successors(Some(width as usize), |&n| (n > 1).then_some(n / 2)).find(|&n| fits(n)).unwrap_or(1);
+        let len = widths.iter().copied().find(|&n| fits(n)).unwrap_or(1);
         runs.push(i..i + len);
         i += len;
     }

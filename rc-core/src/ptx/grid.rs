@@ -33,7 +33,7 @@ pub(super) struct Grid {
     row0_out: String,
     /// Bytes from one row (plane) to the next, input and output.
     pitch_in: String,
-    pub(super) plane_in: Option<String>,
+    plane_in: Option<String>,
     pitch_out: String,
     plane_out: Option<String>,
     /// Rows a whole number of vector accesses long (so each row's vectors are aligned).
@@ -57,17 +57,16 @@ pub(super) struct RingRegs {
     pub first_row: String,
     /// The input x of a staged row's first element: the tile's start less the lead (s64).
     pub first_x: String,
-    /// Per round of a plane's copy, the same at every plane: where the thread's vector lies,
-    /// and whether the thread copies one in that round.
+    /// Per round of a plane's copy, the same at every plane: the thread's vector's input row y
+    /// and first element's x (s64), and whether the thread copies one in that round.
     pub vectors: Vec<FetchVector>,
 }
 
 /// Where a thread's copy vector of one round of a plane's fetch lies ([`crate::ring`]).
 #[derive(Clone, Debug)]
 pub(super) struct FetchVector {
-    /// Bytes from plane 0's first element to the vector's (s64; used where the block's plane
-    /// lies inside the input).
-    pub offset: String,
+    pub y: String,
+    pub x: String,
     pub guard: Option<String>,
 }
 

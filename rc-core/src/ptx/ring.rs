@@ -66,43 +66,33 @@ impl Printer<'_> {
     }
 
     /// Where thread t's copy vectors t, t + T, ... of every plane lie (input rows from
-    /// `first_row`, elements from `first_x`): once, before the plane loop, as bytes from a
-    /// plane's start, so that a plane inside the input costs one addition per vector.
+    /// `first_row`, elements from `first_x`): once, before the plane loop, as the division by
+    /// the vectors per row is the same at every plane.
     pub(super) fn fetch_vectors(&mut self, first_row: &str, first_x: &str) -> Vec<FetchVector> {
         let ring = self.program.ring.expect("a kernel of staged planes");
-        let bytes = self.program.element.bytes();
-        self.comment(&format!("the ring's copy: thread t copies vectors t, t + {} ... of each plane's {} rows of {}", ring.threads, ring.rows, ring.chunks_per_row()));
+        let (cpr, width) = (ring.chunks_per_row(), ring.width);
+        self.comment(&format!("the ring's copy: thread t copies vectors t, t + {} ... of each plane's {} rows of {cpr}", ring.threads, ring.rows));
         (0..ring.rounds())
             .map(|round| {
+                let c = self.t();
+                self.line(&format!("add.u32 {c}, {TID}, {};", round * ring.threads));
                 let guard = ((round + 1) * ring.threads > ring.chunks()).then(|| {
                     let q = self.q();
-                    self.line(&format!("setp.lt.u32 {q}, {TID}, {};", ring.chunks() - round * ring.threads));
+                    self.line(&format!("setp.lt.u32 {q}, {c}, {};", ring.chunks()));
                     q
                 });
-                let (y, x) = self.fetch_position(round, first_row, first_x);
-                let offset = self.a();
-                self.line(&format!("mad.lo.s64 {offset}, {y}, {N}, {x};"));
-                self.line(&format!("mul.lo.s64 {offset}, {offset}, {bytes};"));
-                FetchVector { offset, guard }
+                let (row, col) = (self.t(), self.t());
+                self.line(&format!("div.u32 {row}, {c}, {cpr};"));
+                self.line(&format!("mul.lo.u32 {col}, {row}, {cpr};"));
+                self.line(&format!("sub.u32 {col}, {c}, {col};"));
+                let (y, x) = (self.a(), self.a());
+                self.line(&format!("cvt.u64.u32 {y}, {row};"));
+                self.line(&format!("add.s64 {y}, {y}, {first_row};"));
+                self.line(&format!("mul.wide.u32 {x}, {col}, {width};"));
+                self.line(&format!("add.s64 {x}, {x}, {first_x};"));
+                FetchVector { y, x, guard }
             })
             .collect()
-    }
-
-    /// Thread t's copy vector of round `round`: its input row y and first element's x (s64).
-    fn fetch_position(&mut self, round: u32, first_row: &str, first_x: &str) -> (String, String) {
-        let ring = self.program.ring.expect("a kernel of staged planes");
-        let (cpr, width) = (ring.chunks_per_row(), ring.width);
-        let (c, row, col) = (self.t(), self.t(), self.t());
-        self.line(&format!("add.u32 {c}, {TID}, {};", round * ring.threads));
-        self.line(&format!("div.u32 {row}, {c}, {cpr};"));
-        self.line(&format!("mul.lo.u32 {col}, {row}, {cpr};"));
-        self.line(&format!("sub.u32 {col}, {c}, {col};"));
-        let (y, x) = (self.a(), self.a());
-        self.line(&format!("cvt.u64.u32 {y}, {row};"));
-        self.line(&format!("add.s64 {y}, {y}, {first_row};"));
-        self.line(&format!("mul.wide.u32 {x}, {col}, {width};"));
-        self.line(&format!("add.s64 {x}, {x}, {first_x};"));
-        (y, x)
     }
 
     /// Thread t reads copy vectors t, t + T, ... of box plane `plane` of input field `field`
@@ -122,8 +112,12 @@ impl Printer<'_> {
         ));
         let z = self.a();
         self.line(&format!("add.s64 {z}, {tile_z}, {};", plane as i64 - pattern.shift_along(2) as i64));
-        // Each round's registers and guard (the prologue's).
-        let rounds: Vec<(Vec<String>, Option<String>)> = regs.vectors.iter().map(|v| ((0..width).map(|_| self.scratch(element)).collect(), v.guard.clone())).collect();
+        // Each round's vector (where it lies: the prologue's), and the registers it comes in.
+        let rounds: Vec<(Vec<String>, Option<String>, String, String)> = regs
+            .vectors
+            .iter()
+            .map(|v| ((0..width).map(|_| self.scratch(element)).collect(), v.guard.clone(), v.y.clone(), v.x.clone()))
+            .collect();
         let x0 = regs.first_x.clone();
         // The whole plane inside the input, rows whole vectors long: no rule applies.
         let inside = self.q();
@@ -158,8 +152,7 @@ impl Printer<'_> {
             self.label_line(&elements);
         }
         self.comment("element by element under the boundary rule");
-        for (round, (values, guard)) in rounds.iter().enumerate() {
-            let (y, x) = self.fetch_position(round as u32, &regs.first_row, &x0);
+        for (values, guard, y, x) in &rounds {
             let yy = self.a();
             self.line(&format!("mov.s64 {yy}, {y};"));
             let y_inside = self.rule_coordinate(&yy, &grid.in_y, &last_y);
@@ -181,17 +174,16 @@ impl Printer<'_> {
         }
         self.line(&format!("bra {fetched};"));
         self.label_line(&vectors);
-        let plane_bytes = grid.plane_in.clone().expect("3D");
-        let base = self.a();
-        self.line(&format!("mad.lo.s64 {base}, {z}, {plane_bytes}, {};", self.input(field)));
-        for ((values, guard), vector) in rounds.iter().zip(&regs.vectors) {
-            let addr = self.a();
-            self.line(&format!("add.s64 {addr}, {base}, {};", vector.offset));
+        for (values, guard, y, x) in &rounds {
+            let index = self.a();
+            self.line(&format!("mad.lo.s64 {index}, {z}, {}, {y};", grid.in_y));
+            self.line(&format!("mad.lo.s64 {index}, {index}, {N}, {x};"));
+            let addr = self.address(&self.input(field), &index, bytes);
             let only = guard.as_deref().map_or(Guard::All, Guard::Only);
             self.read_elements("global.nc", values, &addr, only);
         }
         self.label_line(&fetched);
-        self.ring_fetched.insert(field, rounds);
+        self.ring_fetched.insert(field, rounds.into_iter().map(|(values, guard, ..)| (values, guard)).collect());
     }
 
     /// A plane's copy vectors where the block's plane reaches past the input but rows are whole
@@ -199,14 +191,12 @@ impl Printer<'_> {
     /// vector in one load from its row under the rule along y and z; along x, one outside
     /// vector is its row's edge element four times under `clamp`, its wrapped vector under
     /// `wrap`, zeros under `valid` and `zero`. `zz` is the plane's z under the rule.
-    fn fetch_edge_vectors(&mut self, field: u32, rounds: &[(Vec<String>, Option<String>)], zz: &str, z_inside: Option<String>, last_y: &str) {
+    fn fetch_edge_vectors(&mut self, field: u32, rounds: &[(Vec<String>, Option<String>, String, String)], zz: &str, z_inside: Option<String>, last_y: &str) {
         let grid = self.grid.clone().expect("3D");
-        let regs = grid.ring.clone().expect("the ring's registers");
         let boundary = self.program.pattern.boundary();
-        let bytes = self.program.element.bytes();
+        let (bytes, bits) = (self.program.element.bytes(), self.program.element.register_bits());
         self.comment("the plane reaches past the input: vector by vector under the boundary rule");
-        for (round, (values, guard)) in rounds.iter().enumerate() {
-            let (y, x) = self.fetch_position(round as u32, &regs.first_row, &regs.first_x);
+        for (values, guard, y, x) in rounds {
             let yy = self.a();
             self.line(&format!("mov.s64 {yy}, {y};"));
             let y_inside = self.rule_coordinate(&yy, &grid.in_y, last_y);
@@ -236,10 +226,14 @@ impl Printer<'_> {
                 Some(outside) => {
                     let vector = self.both(Some(x_inside), guard.clone());
                     let edge = self.both(Some(outside), guard.clone());
-                    // One load per element, not one and copies: a copy would wait for the load.
                     let edge = edge.as_deref().map_or(Guard::All, Guard::Only);
-                    for value in values {
-                        self.read_elements("global.nc", std::slice::from_ref(value), &addr, edge);
+                    self.read_elements("global.nc", std::slice::from_ref(&values[0]), &addr, edge);
+                    for value in &values[1..] {
+                        let text = format!("mov.b{bits} {value}, {};", values[0]);
+                        match edge {
+                            Guard::Only(q) => self.line(&format!("@{q} {text}")),
+                            _ => self.line(&text),
+                        }
                     }
                     let vector = vector.as_deref().map_or(Guard::All, Guard::Only);
                     self.read_elements("global.nc", values, &addr, vector);
