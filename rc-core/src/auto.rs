@@ -92,6 +92,11 @@ const MAX_BOUND_BLOCKS: u32 = 4;
 const BOUNDED_REGISTER_EXCESS: f64 = 1.25;
 /// The radius along y or z from which a 3D stencil gets staged planes ([`staged_planes`]).
 const STAGED_PLANES_FROM_RADIUS: u32 = 2;
+/// Rows per warp of staged planes unless the attribute gives them: on an H200 (bench/results/
+/// 2026-11-24-h200-planes3d, calls 1 and 2) 8 warps x 4 rows ran 3D box r = 2 at 0.29 and 0.32
+/// of copy against 0.26 and 0.29 with 2 rows, star r = 2 at 0.63 and 0.61 against 0.58 and
+/// 0.61 (each ring row read serves more output rows; the y halo is re-read less).
+const STAGED_PLANES_ROWS: u32 = 4;
 /// Registers, shared memory, threads and blocks of one SM (sm_80 and sm_90).
 const REGISTERS_PER_SM: u32 = 65536;
 const SHARED_BYTES_PER_SM: u32 = 228 * 1024;
@@ -165,10 +170,25 @@ pub struct Choice {
     pub estimates: Vec<Estimate>,
 }
 
+/// What the attribute gave, which the cost model keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Given {
+    /// `outputs_per_thread`: only distributions that divide it are weighed.
+    pub outputs: bool,
+    /// `rows_per_warp`: otherwise staged planes take [`STAGED_PLANES_ROWS`].
+    pub rows: bool,
+}
+
 /// Chooses the distribution for `pattern` and `body`. With `fixed_outputs`, the pattern's
 /// outputs per thread stays and only distributions that divide it are weighed; otherwise
-/// each candidate V comes with outputs_per_thread = V.
+/// each candidate V comes with outputs_per_thread = V. The rows per warp stay as they are.
 pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choice, Error> {
+    choose_given(pattern, Given { outputs: fixed_outputs, rows: true }, body)
+}
+
+/// [`choose`], keeping of the pattern's tile what `given` says the attribute gave.
+pub fn choose_given(pattern: Pattern, given: Given, body: &Body) -> Result<Choice, Error> {
+    let fixed_outputs = given.outputs;
     let mut candidates: Vec<(Layout, u32)> = Vec::new();
     // Granules of 16 bytes or more: narrower ones leave vector loads and stores half used. In
     // 2D and 3D exactly 16 bytes: a tile's rows multiply every other size's registers, and on
@@ -232,10 +252,9 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     let Some(best) = best else {
         return Err(refused.unwrap_or(Error::Schedule(ScheduleError::NoCandidate)));
     };
-    if let Some(staged) = staged_planes(pattern, fixed_outputs, body, one_vector) {
+    if let Some((staged, pattern)) = staged_planes(pattern, given, body, one_vector) {
         estimates.push(staged.clone());
         estimates.sort_by(|a, b| a.cycles().total_cmp(&b.cycles()));
-        let pattern = with_outputs(pattern, staged.outputs_per_thread).unwrap_or(pattern);
         return Ok(Choice { layout: staged.layout, pattern, estimates });
     }
     // The candidate's pattern was built the same way, so this cannot fail.
@@ -253,25 +272,37 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
 /// H100 (bench/results/2026-11-24-h100-staged-planes-dynamic), 512^3 f32: at radius 2 staged
 /// planes of 8 warps x 2 rows ran at 0.70 (star) and 0.37 (box) of copy against the register
 /// tiles' 0.62 and 0.29; at radius 1 the register tiles ran as fast or faster (0.92 and 0.82
-/// against 0.86 and 0.82), so the model keeps them there.
-fn staged_planes(pattern: Pattern, fixed_outputs: bool, body: &Body, vector: u32) -> Option<Estimate> {
+/// against 0.86 and 0.82), so the model keeps them there. On an H200 (bench/results/
+/// 2026-11-24-h200-planes3d, call 2) the same: radius 2 staged 0.61 and 0.32 against 0.50 and
+/// 0.20, radius 1 the register tiles 0.80 and 0.61 against the best staged 0.75 and 0.64 (4
+/// warps; 8 warps, the default block, 0.69 and 0.58).
+fn staged_planes(pattern: Pattern, given: Given, body: &Body, vector: u32) -> Option<(Estimate, Pattern)> {
     let radius = pattern.radius();
     let reach = radius.along(1).max(radius.along(2));
     if pattern.dims() != Dims::Three || pattern.streams_rows() || reach < STAGED_PLANES_FROM_RADIUS {
         return None;
     }
-    let outputs = if fixed_outputs { pattern.outputs_per_thread() } else { vector };
+    let outputs = if given.outputs { pattern.outputs_per_thread() } else { vector };
     let layout = Layout::Planes(vector);
-    let candidate = with_outputs(pattern, outputs).ok()?;
-    let program = WarpProgram::compile_for(candidate, Strategy::RegisterCache, layout, body).ok()?;
-    (!program.register_estimate().exceeds_limit()).then(|| estimate(&program, layout))
+    let tile = with_outputs(pattern, outputs).ok()?;
+    // The model's rows first where the attribute gave none; the pattern's where they do not fit.
+    let rows = (!given.rows).then(|| with_tile(tile, outputs, STAGED_PLANES_ROWS).ok()).flatten();
+    rows.into_iter().chain([tile]).find_map(|candidate| {
+        let program = WarpProgram::compile_for(candidate, Strategy::RegisterCache, layout, body).ok()?;
+        (!program.register_estimate().exceeds_limit()).then(|| (estimate(&program, layout), candidate))
+    })
 }
+
 
 /// `pattern` with `outputs` outputs per thread, everything else (rows, planes, launch bounds)
 /// kept.
 fn with_outputs(pattern: Pattern, outputs: u32) -> Result<Pattern, PatternError> {
-    let (rows, planes) = (pattern.rows_per_warp(), pattern.planes_per_warp());
-    Pattern::grid(pattern.radius(), pattern.warp(), outputs, rows, planes, pattern.boundary())
+    with_tile(pattern, outputs, pattern.rows_per_warp())
+}
+
+/// `pattern` with `outputs` outputs per thread and `rows` rows per warp, everything else kept.
+fn with_tile(pattern: Pattern, outputs: u32, rows: u32) -> Result<Pattern, PatternError> {
+    Pattern::grid(pattern.radius(), pattern.warp(), outputs, rows, pattern.planes_per_warp(), pattern.boundary())
         .and_then(|p| p.with_streamed_rows(pattern.streams_rows()))
         .and_then(|p| p.with_launch_bounds(pattern.threads_per_block(), pattern.min_blocks_per_sm()))
 }

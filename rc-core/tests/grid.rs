@@ -214,13 +214,15 @@ fn write_gpu_cases() {
     let Some(dir) = std::env::var_os("RC_GRID_CASES").map(std::path::PathBuf::from) else { return };
     std::fs::create_dir_all(&dir).expect("creates the folder");
     let mut index = String::new();
-    let configs: [(Radius, bool, Vec<Extent>); 4] = [
+    let configs: [(Radius, bool, Vec<Extent>); 5] = [
         (Radius::yx(1, 1), true, vec![Extent::yx(300, 520), Extent::yx(7, 13), Extent::yx(1, 300), Extent::yx(301, 1), Extent::yx(130, 1026)]),
         (Radius::yx(2, 1), false, vec![Extent::yx(517, 640), Extent::yx(33, 130)]),
         // With interior tiles along every dimension (rows a whole number of vectors): the vector
         // path.
         (Radius::zyx(1, 1, 1), true, vec![Extent::zyx(20, 30, 64), Extent::zyx(3, 5, 7), Extent::zyx(9, 17, 70), Extent::zyx(20, 12, 392), Extent::zyx(7, 75, 140)]),
         (Radius::zyx(1, 2, 1), false, vec![Extent::zyx(20, 33, 128), Extent::zyx(20, 14, 264)]),
+        // Two along x: staged planes read each lane's window as 2 + 4 + 2 elements.
+        (Radius::zyx(2, 1, 2), true, vec![Extent::zyx(11, 21, 136), Extent::zyx(6, 9, 30)]),
     ];
     let mut k = 0;
     for (radius, star, shapes) in configs {
@@ -340,7 +342,7 @@ fn write_perf_cases() {
         // What #[stencil] compiles by default: the default tile, the cost model's distribution.
         let dims = radius.dims();
         let default = Pattern::grid(radius, 32, 1, Pattern::default_rows_per_warp(dims), Pattern::default_planes_per_warp(dims), Boundary::Clamp).expect("valid");
-        let choice = rc_core::auto::choose(default, false, &body).expect("a choice");
+        let choice = rc_core::auto::choose_given(default, rc_core::auto::Given { outputs: false, rows: false }, &body).expect("a choice");
         let mut programs: Vec<(String, Pattern, Layout, WarpProgram)> = Vec::new();
         let chosen = WarpProgram::compile_for(choice.pattern, rc, choice.layout, &body).expect("compiles");
         let bounds = choice.pattern.min_blocks_per_sm().unwrap_or(0);
