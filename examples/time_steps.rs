@@ -11,14 +11,14 @@
 //! of `--steps` steps through `launch_steps` (fused launches, then one-step launches for the
 //! steps left; median of 3 runs), each per step. Targets (issue 18): heat at least 10x the copy,
 //! the 9-tap stencil at least 4x, 2D heat at least 3x (checked on `--check-shape`, default
-//! 300x520; 3D on `--check-shape3`, default 40x33x260). `--sweep` also times 2D heat at fixed
-//! degrees beside the cost model's, and in blocks of 64 threads (the fused kernel's are 128 by
-//! default).
+//! 300x520; 3D on `--check-shape3`, default 40x33x260). `--sweep` also times 1D heat, the 9-tap
+//! stencil and 2D heat at fixed degrees beside the cost model's, and 2D heat in blocks of 64
+//! threads (the fused kernel's are 128 by default); `--1d` times the 1D stencils only.
 //!
 //! Without a GPU it checks `emulate_steps` against `run_cpu_steps` on a small input and times
 //! nothing. `--emit-ptx DIR` writes the 1D stencils' one-step and fused PTX and 2D heat's fused PTX.
 //!
-//! `cargo run --release --example time_steps -- [--n N] [--steps S] [--check-n N] [--shape RxC] [--shape3 DxRxC] [--sweep]`
+//! `cargo run --release --example time_steps -- [--n N] [--steps S] [--check-n N] [--shape RxC] [--shape3 DxRxC] [--sweep] [--1d]`
 
 mod common;
 
@@ -29,14 +29,36 @@ use rc::prelude::*;
 use rc::runtime::cust::memory::AsyncCopyDestination;
 use rc::runtime::Holds;
 
-#[stencil(radius = 1, boundary = clamp)]
-fn heat(w: Window<f32>) -> f32 {
-    w[0] + 0.25 * (w[-1] - 2.0 * w[0] + w[1])
+/// 1D heat (r = 1), as `#[stencil]` chooses it and at the fixed degrees `--sweep` compares.
+macro_rules! heat {
+    ($($name:ident: ($($arg:ident = $value:expr),*)),* $(,)?) => {$(
+        #[stencil(radius = 1, boundary = clamp $(, $arg = $value)*)]
+        fn $name(w: Window<f32>) -> f32 {
+            w[0] + 0.25 * (w[-1] - 2.0 * w[0] + w[1])
+        }
+    )*};
 }
 
-#[stencil(radius = 4, boundary = clamp)]
-fn nine_tap(w: Window<f32>) -> f32 {
-    0.02 * w[-4] + 0.05 * w[-3] + 0.1 * w[-2] + 0.15 * w[-1] + 0.36 * w[0] + 0.15 * w[1] + 0.1 * w[2] + 0.05 * w[3] + 0.02 * w[4]
+heat! {
+    heat: (),
+    heat_fuse16: (fuse = 16),
+    heat_fuse24: (fuse = 24),
+}
+
+/// A 9-tap stencil (r = 4), likewise.
+macro_rules! nine_tap {
+    ($($name:ident: ($($arg:ident = $value:expr),*)),* $(,)?) => {$(
+        #[stencil(radius = 4, boundary = clamp $(, $arg = $value)*)]
+        fn $name(w: Window<f32>) -> f32 {
+            0.02 * w[-4] + 0.05 * w[-3] + 0.1 * w[-2] + 0.15 * w[-1] + 0.36 * w[0] + 0.15 * w[1] + 0.1 * w[2] + 0.05 * w[3] + 0.02 * w[4]
+        }
+    )*};
+}
+
+nine_tap! {
+    nine_tap: (),
+    nine_tap_fuse12: (fuse = 12),
+    nine_tap_fuse20: (fuse = 20),
 }
 
 /// 2D 5-point heat, once as `#[stencil]` chooses it and at the fixed degrees and block size
@@ -73,7 +95,7 @@ heat3d! {
     heat3d_fuse2: (fuse = 2),
 }
 
-const USAGE: &str = "options: --n N (elements, default 2^26), --steps S (default 1000), --check-n N (default 2^18), --shape RxC (2D, default 8192x8192), --check-shape RxC (default 300x520), --shape3 DxRxC (3D, default 512x512x512), --check-shape3 DxRxC (default 40x33x260), --sweep, --emit-ptx DIR";
+const USAGE: &str = "options: --n N (elements, default 2^26), --steps S (default 1000), --check-n N (default 2^18), --shape RxC (2D, default 8192x8192), --check-shape RxC (default 300x520), --shape3 DxRxC (3D, default 512x512x512), --check-shape3 DxRxC (default 40x33x260), --sweep, --1d, --emit-ptx DIR";
 
 /// Whole runs of `--steps` steps timed (each is `steps / T` fused launches and the rest).
 const TIMED_RUNS: usize = 3;
@@ -87,6 +109,7 @@ struct Options {
     shape3: [usize; 3],
     check_shape3: [usize; 3],
     sweep: bool,
+    only_1d: bool,
     emit_ptx: Option<std::path::PathBuf>,
 }
 
@@ -110,6 +133,7 @@ fn parse() -> Result<Options, Box<dyn Error>> {
         shape3: [512, 512, 512],
         check_shape3: [40, 33, 260],
         sweep: false,
+        only_1d: false,
         emit_ptx: None,
     };
     let mut words = std::env::args().skip(1);
@@ -127,6 +151,7 @@ fn parse() -> Result<Options, Box<dyn Error>> {
             "--shape3" => options.shape3 = shape("--shape3", words.next())?,
             "--check-shape3" => options.check_shape3 = shape("--check-shape3", words.next())?,
             "--sweep" => options.sweep = true,
+            "--1d" => options.only_1d = true,
             "--emit-ptx" => options.emit_ptx = Some(words.next().ok_or_else(|| fail(format!("--emit-ptx needs a directory; {USAGE}")))?.into()),
             other => return Err(fail(format!("unknown argument `{other}`; {USAGE}"))),
         }
@@ -190,8 +215,20 @@ fn run() -> Result<(), Box<dyn Error>> {
     let gpu = Gpu::new()?;
     println!("n = {}, {} steps; per step: 8 bytes per element (one read, one write)", options.n, options.steps);
     println!("{:<14} {:>4} {:>12} {:>12} {:>8} {:>12} {:>8} {:>12} {:>8}", "stencil", "T", "copy GB/s", "one-step", "x copy", "fused", "x copy", "whole run", "x copy");
-    for (name, stencil) in [("heat r=1", heat::KERNEL), ("nine_tap r=4", nine_tap::KERNEL)] {
+    let mut stencils = vec![("heat r=1", heat::KERNEL), ("nine_tap r=4", nine_tap::KERNEL)];
+    if options.sweep {
+        stencils.extend([
+            ("heat fuse 16", heat_fuse16::KERNEL),
+            ("heat fuse 24", heat_fuse24::KERNEL),
+            ("nine fuse 12", nine_tap_fuse12::KERNEL),
+            ("nine fuse 20", nine_tap_fuse20::KERNEL),
+        ]);
+    }
+    for (name, stencil) in stencils {
         measure(&gpu, &options, name, &stencil)?;
+    }
+    if options.only_1d {
+        return Ok(());
     }
     let [rows, cols] = options.shape;
     println!("2D: {rows} x {cols}, {} steps", options.steps);

@@ -204,11 +204,14 @@ fn explain_shows_the_2d_strip_and_its_windows() {
     let text = heat_clamp::explain().expect("explains").to_string();
     assert!(text.contains("fused time steps: 3 steps per launch"), "{text}");
     assert!(
-        text.contains("2D: each warp streams down a strip of 128 output rows, one input row per iteration (134 iterations, the first 6 only filling the windows, step s from iteration 2 * s on)"),
+        text.contains("2D: each warp streams down a strip of 64 output rows, one input row per iteration (70 iterations, the first 6 only filling the windows, step s from iteration 2 * s on)"),
         "{text}"
     );
     assert!(text.contains("per step a window of the 2 rows above its newest of the lane's 4 elements in registers (24 words in all)"), "{text}");
     assert!(text.contains("rows outside it along y read as the step's edge row"), "{text}");
+    // Every element exact after the 3 steps is stored, in whole vectors: 128 less a lead of 4
+    // and a halo of 3, rounded down to 120.
+    assert!(text.contains("stored: elements 4..124, 120 outputs per warp (3.75 per lane)"), "{text}");
 }
 
 #[test]

@@ -27,7 +27,7 @@
 use std::fmt;
 
 use crate::geometry::Dims;
-use crate::body::{BinaryOp, Body};
+use crate::body::{BinaryOp, Body, Node};
 use crate::distribution::Layout;
 use crate::error::{Error, PatternError, ScheduleError};
 use crate::pattern::Pattern;
@@ -99,6 +99,11 @@ const BOUNDED_REGISTER_EXCESS: f64 = 1.25;
 const WIDE_2D_WARPS: f64 = 24.0;
 /// The radius along y or z from which a 3D stencil gets staged planes ([`staged_planes`]).
 const STAGED_PLANES_FROM_RADIUS: u32 = 2;
+/// Rows per warp of staged planes unless the attribute gives them: on an H200 (bench/results/
+/// 2026-11-24-h200-planes3d, calls 1 and 2) 8 warps x 4 rows ran 3D box r = 2 at 0.29 and 0.32
+/// of copy against 0.26 and 0.29 with 2 rows, star r = 2 at 0.63 and 0.61 against 0.58 and
+/// 0.61 (each ring row read serves more output rows; the y halo is re-read less).
+const STAGED_PLANES_ROWS: u32 = 4;
 /// Registers, shared memory, threads and blocks of one SM (sm_80 and sm_90).
 const REGISTERS_PER_SM: u32 = 65536;
 const SHARED_BYTES_PER_SM: u32 = 228 * 1024;
@@ -175,10 +180,25 @@ pub struct Choice {
     pub estimates: Vec<Estimate>,
 }
 
+/// What the attribute gave, which the cost model keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Given {
+    /// `outputs_per_thread`: only distributions that divide it are weighed.
+    pub outputs: bool,
+    /// `rows_per_warp`: otherwise staged planes take [`STAGED_PLANES_ROWS`].
+    pub rows: bool,
+}
+
 /// Chooses the distribution for `pattern` and `body`. With `fixed_outputs`, the pattern's
 /// outputs per thread stays and only distributions that divide it are weighed; otherwise
-/// each candidate V comes with outputs_per_thread = V.
+/// each candidate V comes with outputs_per_thread = V. The rows per warp stay as they are.
 pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choice, Error> {
+    choose_given(pattern, Given { outputs: fixed_outputs, rows: true }, body)
+}
+
+/// [`choose`], keeping of the pattern's tile what `given` says the attribute gave.
+pub fn choose_given(pattern: Pattern, given: Given, body: &Body) -> Result<Choice, Error> {
+    let fixed_outputs = given.outputs;
     let mut candidates: Vec<(Layout, u32)> = Vec::new();
     // Granules of 16 bytes or more: narrower ones leave vector loads and stores half used. In
     // 2D and 3D exactly 16 bytes: a tile's rows multiply every other size's registers, and on
@@ -249,10 +269,9 @@ pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choi
     let Some(best) = best else {
         return Err(refused.unwrap_or(Error::Schedule(ScheduleError::NoCandidate)));
     };
-    if let Some(staged) = staged_planes(pattern, fixed_outputs, body, one_vector) {
+    if let Some((staged, pattern)) = staged_planes(pattern, given, body, one_vector) {
         estimates.push(staged.clone());
         estimates.sort_by(|a, b| a.cycles().total_cmp(&b.cycles()));
-        let pattern = with_outputs(pattern, staged.outputs_per_thread).unwrap_or(pattern);
         return Ok(Choice { layout: staged.layout, pattern, estimates });
     }
     // The candidate's pattern was built the same way, so this cannot fail.
@@ -280,25 +299,37 @@ fn wide_2d(pattern: Pattern, e: &Estimate, vector: u32) -> bool {
 /// H100 (bench/results/2026-11-24-h100-staged-planes-dynamic), 512^3 f32: at radius 2 staged
 /// planes of 8 warps x 2 rows ran at 0.70 (star) and 0.37 (box) of copy against the register
 /// tiles' 0.62 and 0.29; at radius 1 the register tiles ran as fast or faster (0.92 and 0.82
-/// against 0.86 and 0.82), so the model keeps them there.
-fn staged_planes(pattern: Pattern, fixed_outputs: bool, body: &Body, vector: u32) -> Option<Estimate> {
+/// against 0.86 and 0.82), so the model keeps them there. On an H200 (bench/results/
+/// 2026-11-24-h200-planes3d, call 2) the same: radius 2 staged 0.61 and 0.32 against 0.50 and
+/// 0.20, radius 1 the register tiles 0.80 and 0.61 against the best staged 0.75 and 0.64 (4
+/// warps; 8 warps, the default block, 0.69 and 0.58).
+fn staged_planes(pattern: Pattern, given: Given, body: &Body, vector: u32) -> Option<(Estimate, Pattern)> {
     let radius = pattern.radius();
     let reach = radius.along(1).max(radius.along(2));
     if pattern.dims() != Dims::Three || pattern.streams_rows() || reach < STAGED_PLANES_FROM_RADIUS {
         return None;
     }
-    let outputs = if fixed_outputs { pattern.outputs_per_thread() } else { vector };
+    let outputs = if given.outputs { pattern.outputs_per_thread() } else { vector };
     let layout = Layout::Planes(vector);
-    let candidate = with_outputs(pattern, outputs).ok()?;
-    let program = WarpProgram::compile_for(candidate, Strategy::RegisterCache, layout, body).ok()?;
-    (!program.register_estimate().exceeds_limit()).then(|| estimate(&program, layout))
+    let tile = with_outputs(pattern, outputs).ok()?;
+    // The model's rows first where the attribute gave none; the pattern's where they do not fit.
+    let rows = (!given.rows).then(|| with_tile(tile, outputs, STAGED_PLANES_ROWS).ok()).flatten();
+    rows.into_iter().chain([tile]).find_map(|candidate| {
+        let program = WarpProgram::compile_for(candidate, Strategy::RegisterCache, layout, body).ok()?;
+        (!program.register_estimate().exceeds_limit()).then(|| (estimate(&program, layout), candidate))
+    })
 }
+
 
 /// `pattern` with `outputs` outputs per thread, everything else (rows, planes, launch bounds)
 /// kept.
 fn with_outputs(pattern: Pattern, outputs: u32) -> Result<Pattern, PatternError> {
-    let (rows, planes) = (pattern.rows_per_warp(), pattern.planes_per_warp());
-    Pattern::grid(pattern.radius(), pattern.warp(), outputs, rows, planes, pattern.boundary())
+    with_tile(pattern, outputs, pattern.rows_per_warp())
+}
+
+/// `pattern` with `outputs` outputs per thread and `rows` rows per warp, everything else kept.
+fn with_tile(pattern: Pattern, outputs: u32, rows: u32) -> Result<Pattern, PatternError> {
+    Pattern::grid(pattern.radius(), pattern.warp(), outputs, rows, pattern.planes_per_warp(), pattern.boundary())
         .and_then(|p| p.with_streamed_rows(pattern.streams_rows()))
         .and_then(|p| p.with_launch_bounds(pattern.threads_per_block(), pattern.min_blocks_per_sm()))
 }
@@ -576,11 +607,13 @@ impl fmt::Display for Choice {
     }
 }
 
-/// Fused time steps per launch unless the attribute says `fuse = T`. In 1D 16, where a
-/// hand-written probe of the same tile ran 1D heat (r = 1, f32) on an H200 at 8.0x the copy
-/// bandwidth per step (3.7x at 8, 8.0x at 32, 5.7x at 64: past 16 the halo's recomputation and
-/// the registers eat the gain); fewer where the tile cannot hold 16 ([`FusedTile::max_steps`])
-/// or the fused kernel would need more registers than a thread has (halving until it fits). In
+/// Fused time steps per launch unless the attribute says `fuse = T`. In 1D the lane keeps the
+/// width 16 steps give it ([`FusedTile::new`]: 16 elements of f32 heat, 32 of a 9-tap stencil),
+/// and of the step counts whose tile is no wider the one whose cost per output and step is
+/// least: the elements computed per output ([`FusedTile::computed_per_output`]) plus the loads'
+/// exposed latency, [`EXPOSED_LOAD_OPERATIONS`] spread over `T` steps of the body's operations
+/// (f32 heat: 32, the 9-tap stencil: 16). Fewer where the fused kernel would need more
+/// registers than a thread has (halving until it fits). In
 /// 2D and 3D the most steps whose recomputation (the x halo, in 3D each plane's y halo, and each
 /// strip's or column's first rows or planes, computed twice) stays within [`MAX_RECOMPUTE_2D`]
 /// of the outputs ([`FusedTile::computed_per_output`]), whose windows fit
@@ -589,11 +622,18 @@ impl fmt::Display for Choice {
 /// alone takes a one-row plane 3x past it at 2 steps of radius 1, so a 3D stencil gets its fused
 /// kernel from `fuse = T`. 1 (no fused kernel) where nothing fits.
 pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
-    const PROBED_BEST: u32 = 16;
+    const WIDTH_AT: u32 = 16;
     let fits = |steps| matches!(WarpProgram::compile_steps(*pattern, body, steps), Ok(program) if !program.register_estimate().exceeds_limit());
     match pattern.dims() {
         Dims::One => {
-            let mut steps = PROBED_BEST.min(FusedTile::max_steps(pattern, body.element()));
+            let element = body.element();
+            let most = FusedTile::max_steps(pattern, element).min(MOST_LINE_STEPS);
+            let tile = |steps| FusedTile::new(pattern, element, steps).ok();
+            let Some(width) = tile(WIDTH_AT.min(most)).map(|tile| tile.per_lane) else { return 1 };
+            let operations = operations_per_output(body).max(1) as f64;
+            let cost = |tile: &FusedTile| tile.computed_per_output() + EXPOSED_LOAD_OPERATIONS / (f64::from(tile.steps) * operations);
+            let cheapest = (1..=most).filter_map(tile).filter(|tile| tile.per_lane <= width).min_by(|a, b| cost(a).total_cmp(&cost(b)));
+            let mut steps = cheapest.map_or(1, |tile| tile.steps);
             while steps > 1 && !fits(steps) {
                 steps /= 2;
             }
@@ -609,6 +649,25 @@ pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
             })
             .unwrap_or(1),
     }
+}
+
+/// Issue time, in the body's operations per tile element, that a 1D fused launch loses waiting
+/// for its tile's loads: tiles of equal work keep an SM's blocks in step, so their loads wait
+/// together (ncu, heat at 16 steps on an H200: 16.7% of issue cycles with no warp eligible, most
+/// of them waiting on loads; at 32 steps the kernel issues 97% of the cycles). Fitted on an H200
+/// to 1D f32 heat with 16 elements per lane at 16 and 32 steps (8.7x and 9.6x the copy; 24 steps
+/// within 2.5% of the fit); the 9-tap stencil at 12, 16 and 20 steps ranks as the fit says
+/// (bench/results/2026-11-24-h200-fused1d/README.md).
+const EXPOSED_LOAD_OPERATIONS: f64 = 34.0;
+
+/// The most steps the 1D cost model weighs, to bound its search: at 64 steps a radius 1 halo
+/// already takes a quarter of a 512-element tile.
+const MOST_LINE_STEPS: u32 = 64;
+
+/// The body's operations per output that depend on a tap (the others are computed once).
+fn operations_per_output(body: &Body) -> usize {
+    let (live, varies) = (body.live(), body.depends_on_taps());
+    body.nodes().iter().enumerate().filter(|&(id, node)| live[id] && varies[id] && !matches!(node, Node::Tap(..))).count()
 }
 
 /// The most elements a 2D or 3D fused tile may compute per output and step (see

@@ -5,6 +5,7 @@ use crate::error::{LengthError, ScheduleError};
 use crate::geometry::Extent;
 use crate::pattern::{LaunchShape, Pattern};
 use crate::scalar::ScalarType;
+use crate::strategy::Strategy;
 
 /// A cache location: register `rc[reg]` of lane `lane`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -366,15 +367,26 @@ impl Layout {
 }
 
 impl Layout {
-    /// The launch that covers an output of shape `output` with this layout's tiles: staged
-    /// planes and 2D tiles stack a block's warps along y ([`Pattern::stacked_launch_shape`],
-    /// [`Pattern::stacks_warps`]), every other tile is numbered row-major
-    /// ([`Pattern::launch_shape_of`]).
-    pub fn launch_shape(self, pattern: &Pattern, output: Extent) -> Result<LaunchShape, LengthError> {
+    /// The launch that covers an output of shape `output` with this layout's tiles under
+    /// `strategy`: stacked along y where [`Layout::stacks_warps`] says so
+    /// ([`Pattern::stacked_launch_shape`]), else numbered row-major ([`Pattern::launch_shape_of`]).
+    pub fn launch_shape(self, strategy: Strategy, pattern: &Pattern, output: Extent) -> Result<LaunchShape, LengthError> {
+        match self.stacks_warps(strategy, pattern) {
+            true => pattern.stacked_launch_shape(output),
+            false => pattern.launch_shape_of(output),
+        }
+    }
+
+    /// Whether a block's warps stack along y, each block computing one block tile (the launch
+    /// and the kernel's prologue both follow it): staged planes, and the register cache's
+    /// windows and granules on a 2D tile whose rows are not streamed ([`Pattern::stacks_warps`]).
+    /// Everything else (1D, 3D register tiles, streamed rows, the baselines, fused time steps,
+    /// which launch as round-robin) numbers one tile per warp, row-major.
+    pub fn stacks_warps(self, strategy: Strategy, pattern: &Pattern) -> bool {
         match self {
-            Layout::Planes(_) => pattern.stacked_launch_shape(output),
-            _ if pattern.stacks_warps() => pattern.stacked_launch_shape(output),
-            _ => pattern.launch_shape_of(output),
+            Layout::Planes(_) => true,
+            Layout::Window(_) | Layout::Granule(_) => strategy == Strategy::RegisterCache && pattern.stacks_warps(),
+            Layout::RoundRobin | Layout::Staged(_) => false,
         }
     }
 

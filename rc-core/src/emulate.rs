@@ -567,12 +567,20 @@ impl<T: Element> Tile<'_, T> {
         let along = |start: i64, len: u32, n: i64| start >= 0 && start + len as i64 <= n;
         let inside = along(x0, ring.row_elements, nx) && along(y0, ring.rows, ny) && along(z, 1, nz) && nx % width as i64 == 0;
         let cpr = ring.chunks_per_row() as i64;
+        let boundary = pattern.boundary();
         let input = self.inputs[field as usize];
         let mut values = Vec::with_capacity(ring.chunks() as usize * width);
         for c in 0..ring.chunks() as i64 {
             let (y, x) = (y0 + c / cpr, x0 + c % cpr * width as i64);
-            if inside {
-                let linear = ((z * ny + y) * nx + x) as usize;
+            // The whole plane inside, or rows whole vectors long and this vector inside along x
+            // (its row under the rule along y and z): one vector load.
+            let row = match (boundary.source(ny as usize, y), boundary.source(nz as usize, z)) {
+                (Some(y), Some(z)) => Some((z as i64 * ny + y as i64) * nx),
+                _ => None,
+            };
+            let vector = inside || (nx % width as i64 == 0 && (0..nx).contains(&x));
+            if let (true, Some(row)) = (vector, row) {
+                let linear = (row + x) as usize;
                 if linear % width != 0 {
                     return Err(EmulationError::Access { what: "plane vector load", first: linear as i64, width, len: input.len() }.into());
                 }

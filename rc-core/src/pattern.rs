@@ -93,6 +93,9 @@ pub struct Pattern {
     /// multiprocessor ptxas must fit (`.minnctapersm`).
     threads_per_block: u32,
     min_blocks_per_sm: Option<u32>,
+    /// Outputs along x of a tile that stores only part of its lanes' elements (a fused 2D
+    /// strip, [`Pattern::with_tile_outputs_unchecked`]); `None`: `warp * outputs_per_thread`.
+    tile_outputs: Option<u32>,
 }
 
 impl Pattern {
@@ -180,6 +183,7 @@ impl Pattern {
             boundary,
             threads_per_block: Pattern::DEFAULT_THREADS_PER_BLOCK,
             min_blocks_per_sm: None,
+            tile_outputs: None,
         }
     }
 
@@ -233,6 +237,14 @@ impl Pattern {
     #[doc(hidden)]
     pub const fn with_launch_bounds_unchecked(self, threads_per_block: u32, min_blocks_per_sm: Option<u32>) -> Pattern {
         Pattern { threads_per_block, min_blocks_per_sm, ..self }
+    }
+
+    /// This pattern with `outputs` outputs along x per tile, fewer than its lanes own (a fused
+    /// 2D strip stores the part of its row that is exact after its steps, in whole vectors, not
+    /// a whole number per lane). For generated code and fused launches, which choose it.
+    #[doc(hidden)]
+    pub const fn with_tile_outputs_unchecked(self, outputs: u32) -> Pattern {
+        Pattern { tile_outputs: Some(outputs), ..self }
     }
 
     /// This 2D pattern with its rows streamed (`true`: one row per step of a loop, partial
@@ -372,9 +384,12 @@ impl Pattern {
         2 * self.radius.along_x() + 1
     }
 
-    /// Outputs one logical warp computes.
+    /// Outputs one logical warp computes along x.
     pub const fn tile_outputs(&self) -> u32 {
-        self.warp * self.outputs_per_thread
+        match self.tile_outputs {
+            Some(outputs) => outputs,
+            None => self.warp * self.outputs_per_thread,
+        }
     }
 
     /// Input elements one logical warp reads: its outputs plus the halo on both sides.
@@ -447,10 +462,10 @@ impl Pattern {
     #[deprecated(note = "use Pattern::threads_per_block() (set by `max_threads_per_block`) or Pattern::DEFAULT_THREADS_PER_BLOCK")]
     pub const THREADS_PER_BLOCK: u32 = Pattern::DEFAULT_THREADS_PER_BLOCK;
 
-    /// Whether a block's warps stack along y ([`Pattern::stacked_launch_shape`]) rather than
-    /// take consecutive tiles of a row: every 2D kernel (one step or fused steps) whose rows
-    /// are not streamed. Its warps then read the input rows they share (2 ry of each tile's)
-    /// through the SM's L1 rather than each through L2. On an H200 (ncu,
+    /// Whether this tile's block may stack its warps along y ([`Pattern::stacked_launch_shape`])
+    /// rather than take consecutive tiles of a row: a 2D tile whose rows are not streamed (the
+    /// layout decides, [`crate::Layout::stacks_warps`]). Its warps then read the input rows
+    /// they share (2 ry of each tile's) through the SM's L1 rather than each through L2. On an H200 (ncu,
     /// bench/results/2026-11-24-h200-grid2d) L2 ran at 93% of its throughput under 2D star
     /// r = 1 numbered row-major, DRAM at 76%; stacked, L2 read 1.26x the input instead of
     /// 1.53x (box r = 2: 1.28x instead of 2.01x).
@@ -567,6 +582,9 @@ impl Pattern {
 impl fmt::Display for Pattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "radius {}, warp {}, outputs_per_thread {}", self.radius, self.warp, self.outputs_per_thread)?;
+        if let Some(outputs) = self.tile_outputs {
+            write!(f, " ({outputs} per tile)")?;
+        }
         if self.dims() >= Dims::Two {
             write!(f, ", rows_per_warp {}", self.rows_per_warp)?;
         }

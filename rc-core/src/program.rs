@@ -95,6 +95,9 @@ pub struct WarpProgram {
     /// Staged planes: cache loads read the block's ring of input planes ([`crate::ring`]);
     /// the tile streams along z without a pipeline, each step reading every plane of its box.
     pub ring: Option<PlaneRing>,
+    /// A block's warps stack along y ([`crate::Layout::stacks_warps`]): the prologue numbers
+    /// block tiles, not one tile per warp.
+    pub stacked: bool,
     pub schedule: Schedule,
     /// Cache registers of one input row of the tile: row `k`'s `rc[i]` of the x schedule is
     /// cache register `k * row_registers + i`.
@@ -127,7 +130,8 @@ impl WarpProgram {
             Strategy::RegisterCache => layout.build(&pattern)?,
             _ => Box::new(RoundRobin::new(&pattern)),
         };
-        WarpProgram::compile_with(pattern, strategy, distribution.as_ref(), body)
+        let program = WarpProgram::compile_with(pattern, strategy, distribution.as_ref(), body)?;
+        Ok(WarpProgram { stacked: layout.stacks_warps(strategy, &pattern), ..program })
     }
 
     pub fn compile_with(
@@ -310,6 +314,7 @@ impl WarpProgram {
             distribution: distribution.describe(),
             vector: distribution.vector(),
             staged: distribution.staged(),
+            stacked: distribution.ring(),
             ring,
             schedule,
             row_registers: registers,

@@ -2,7 +2,7 @@
 //!
 //! `steps` time steps run as launches of the fused kernel's degree `T` and, where `T` does not
 //! divide `steps`, one launch of `steps % T` steps. Printing every degree below `T` in the macro
-//! would put `T - 2` more kernels into every stencil's binary (14 for the default 16) for the one
+//! would put `T - 2` more kernels into every stencil's binary (30 for f32 heat's 32) for the one
 //! a run uses; so each is printed from the same body the first time a run asks for it and kept
 //! for the rest of the process, as the runtime keeps its loaded modules.
 

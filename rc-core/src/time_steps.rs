@@ -49,8 +49,9 @@ pub struct FusedTile {
     /// Tile elements before the first output: the halo `T * r`, rounded up to whole vectors
     /// under `zero`, `clamp` and `wrap` so every load and store stays aligned.
     pub lead: u32,
-    /// Outputs per lane: the tile stores `warp * outputs_per_lane` consecutive outputs.
-    pub outputs_per_lane: u32,
+    /// The tile's outputs, consecutive: in 1D `warp` times a whole number per lane; in 2D
+    /// every element exact after the steps, in whole vectors (see [`crate::fused_grid`]).
+    pub outputs: u32,
     /// Elements per vector access (16 bytes).
     pub width: u32,
     pub warp: u32,
@@ -69,9 +70,18 @@ impl FusedTile {
     /// The most 32-bit words a lane owns: its elements are held twice in a step (before and
     /// after), beside the neighbours' edges and the body's temporaries.
     pub const MAX_OWNED_WORDS: u32 = 32;
-    /// The tile grows until its halo is at most this fraction of it (1/8: the probe's 256
-    /// elements for `T * r = 16`), or to [`FusedTile::MAX_OWNED_WORDS`].
+    /// A 2D or 3D tile's row grows until its halo is at most this fraction of it (1/8: the
+    /// probe's 256 elements for `T * r = 16`), or to its most words.
     const HALO_SHARE: u32 = 8;
+    /// A 1D tile grows until its halo is at most this fraction of it: 1D is bound by instruction
+    /// issue, and each recomputed element costs as much as an output (bench/probes/fused1d.cu on
+    /// an H200, heat T = 16: 9.5x copy with 16 elements per lane, 8.2x with 8).
+    const LINE_HALO_SHARE: u32 = 16;
+    /// The words a 1D lane owns where that leaves at least 7/8 of the tile's elements as
+    /// outputs: 16, so ptxas keeps the kernel within 64 registers and an SM holds 4 blocks of
+    /// 256 threads (the probe, heat T = 16: 9.5x copy with 16 words per lane, 7.0x with 32 at 96
+    /// registers).
+    const LINE_OCCUPANCY_WORDS: u32 = 16;
 
     /// The fused tile for `steps` steps of a stencil of `pattern` over `element`s.
     pub fn new(pattern: &Pattern, element: ScalarType, steps: u32) -> Result<FusedTile, ScheduleError> {
@@ -94,16 +104,35 @@ impl FusedTile {
 
     fn fit(pattern: &Pattern, element: ScalarType, steps: u32) -> Option<FusedTile> {
         let tile = match pattern.dims() {
-            Dims::One => FusedTile::fit_x(pattern, element, steps, FusedTile::MAX_OWNED_WORDS, false),
+            Dims::One => FusedTile::fit_line(pattern, element, steps),
             Dims::Two => FusedTile::fit_grid(pattern, element, steps),
             Dims::Three => FusedTile::fit_volume(pattern, element, steps),
         };
         tile.map(|tile| FusedTile { dims: pattern.dims(), ..tile })
     }
 
+    /// The 1D tile: as few elements per lane as keep the halo within
+    /// [`FusedTile::LINE_HALO_SHARE`] of the tile, at most [`FusedTile::LINE_OCCUPANCY_WORDS`]
+    /// where that leaves 7/8 of the tile as outputs, else at most
+    /// [`FusedTile::MAX_OWNED_WORDS`] (a wide halo: recomputing it costs more than the warps
+    /// the registers take).
+    fn fit_line(pattern: &Pattern, element: ScalarType, steps: u32) -> Option<FusedTile> {
+        let share = FusedTile::LINE_HALO_SHARE;
+        FusedTile::fit_x_share(pattern, element, steps, FusedTile::LINE_OCCUPANCY_WORDS, share)
+            .filter(|tile| 8 * tile.outputs() >= 7 * tile.elements())
+            .or_else(|| FusedTile::fit_x_share(pattern, element, steps, FusedTile::MAX_OWNED_WORDS, share))
+    }
+
     /// The tile along x, each lane owning at most `most_words` 32-bit words of one row: all of
     /// them if `widest`, else as few as keep the halo's share small.
     pub(crate) fn fit_x(pattern: &Pattern, element: ScalarType, steps: u32, most_words: u32, widest: bool) -> Option<FusedTile> {
+        let share = if widest { u32::MAX } else { FusedTile::HALO_SHARE };
+        FusedTile::fit_x_share(pattern, element, steps, most_words, share)
+    }
+
+    /// [`FusedTile::fit_x`] with as few words per lane as keep the halo within `1 / share` of
+    /// the tile (`u32::MAX`: all `most_words`).
+    fn fit_x_share(pattern: &Pattern, element: ScalarType, steps: u32, most_words: u32, share: u32) -> Option<FusedTile> {
         let (radius, warp) = (pattern.radius().along_x(), pattern.warp());
         let width = vector_access_elements(16, element);
         let halo = steps.checked_mul(radius)?;
@@ -114,14 +143,13 @@ impl FusedTile {
         // Whole vectors per lane, so every lane's loads stay aligned.
         let most = (most_words / element.words() / width * width).max(width);
         // Elements the warp must own for the halo's share to be small enough.
-        let wanted = (lead + halo).saturating_mul(FusedTile::HALO_SHARE).div_ceil(warp);
-        let wanted = if widest { most } else { wanted };
+        let wanted = (lead + halo).saturating_mul(share).div_ceil(warp);
         let per_lane = wanted.next_multiple_of(width).min(most).max(radius.next_multiple_of(width));
         // Tiles start at multiples of `warp * outputs`, which must be whole vectors (a warp of 2
         // lanes over f32 stores an even number of outputs per lane).
         let whole = width / warp.min(width);
         let outputs = (warp * per_lane).saturating_sub(lead + halo) / warp / whole * whole;
-        let tile = FusedTile { dims: Dims::One, steps, radius, per_lane, lead, outputs_per_lane: outputs, width, warp, radius_y: 0, rows: 1, radius_z: 0, planes: 1 };
+        let tile = FusedTile { dims: Dims::One, steps, radius, per_lane, lead, outputs: warp * outputs, width, warp, radius_y: 0, rows: 1, radius_z: 0, planes: 1 };
         (steps > 0 && outputs > 0 && per_lane <= most).then_some(tile)
     }
 
@@ -137,7 +165,7 @@ impl FusedTile {
 
     /// Outputs per tile.
     pub const fn outputs(&self) -> u32 {
-        self.warp * self.outputs_per_lane
+        self.outputs
     }
 
     /// Elements computed per output and step: the halos' recomputation.
@@ -153,7 +181,7 @@ impl FusedTile {
     /// shrinks by `2 * T * r`) whose tiles hold [`FusedTile::outputs`] outputs.
     pub fn launch_pattern(&self, pattern: &Pattern) -> Pattern {
         match pattern.dims() {
-            Dims::One => Pattern::new_unchecked(self.halo(), self.warp, self.outputs_per_lane, pattern.boundary())
+            Dims::One => Pattern::new_unchecked(self.halo(), self.warp, self.outputs / self.warp, pattern.boundary())
                 .with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm()),
             // The one-step kernel's blocks per SM cap its registers, not the windows' (a 2D
             // kernel's cap of 64 spilled 1.1 KB of them): only the block size carries over, at
@@ -168,8 +196,12 @@ impl FusedTile {
                     Dims::Three => pattern.threads_per_block(),
                     _ => pattern.threads_per_block().min(crate::fused_grid::BLOCK_THREADS),
                 };
-                Pattern::grid_unchecked(radius, self.warp, self.outputs_per_lane, self.rows, self.planes, pattern.boundary())
-                    .with_launch_bounds_unchecked(threads, None)
+                let launch = Pattern::grid_unchecked(radius, self.warp, self.outputs.div_ceil(self.warp), self.rows, self.planes, pattern.boundary())
+                    .with_launch_bounds_unchecked(threads, None);
+                match self.outputs % self.warp {
+                    0 => launch,
+                    _ => launch.with_tile_outputs_unchecked(self.outputs),
+                }
             }
         }
     }
@@ -243,6 +275,7 @@ impl WarpProgram {
             instrs: Vec::new(),
             pipeline: None,
             fused: Some(tile),
+            stacked: false,
             fetch_order: Vec::new(),
             reg_types: build.reg_types,
             machine,

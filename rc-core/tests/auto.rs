@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use rc_core::auto::choose;
+use rc_core::auto::{choose, choose_given, Given};
 use rc_core::{Boundary, Layout, Pattern, Radius, ScalarType, Strategy, WarpProgram};
 
 #[test]
@@ -127,6 +127,12 @@ fn grid_tiles_are_bounded_unless_the_user_chose() {
     let box3d2 = grid_sum(Radius::zyx(2, 2, 2), false);
     let choice = choose(default_tile(Radius::zyx(2, 2, 2)), false, &box3d2).expect("a choice");
     assert_eq!((choice.layout, choice.pattern.min_blocks_per_sm()), (Layout::Planes(4), None), "3D box r = 2\n{choice}");
+    // Rows per warp the attribute left open: 4 for staged planes; given ones stay.
+    assert_eq!(choice.pattern.rows_per_warp(), 2, "choose keeps the pattern's rows\n{choice}");
+    let open = choose_given(default_tile(Radius::zyx(2, 2, 2)), Given { outputs: false, rows: false }, &box3d2).expect("a choice");
+    assert_eq!((open.layout, open.pattern.rows_per_warp()), (Layout::Planes(4), 4), "{open}");
+    let register = choose_given(default_tile(Radius::zyx(1, 1, 1)), Given { outputs: false, rows: false }, &box3d1).expect("a choice");
+    assert_eq!(register.pattern.rows_per_warp(), 2, "register tiles keep the default rows\n{register}");
 
     let star2d1 = grid_sum(Radius::yx(1, 1), false);
     let choice = choose(default_tile(Radius::yx(1, 1)), false, &star2d1).expect("a choice");

@@ -206,6 +206,37 @@ fn two_and_three_d_kernels_assemble() {
     }
 }
 
+/// The launch and the kernel agree on how tiles are numbered: where the launch stacks a block's
+/// warps along y (2D windows and granules of the register cache, staged planes), the prologue
+/// numbers block tiles; everywhere else (round-robin, the baselines, streamed rows, 3D register
+/// tiles, fused time steps) one tile per warp, row-major. A grid of 13 tile rows by 16 tiles
+/// tells the two launches apart (32 blocks stacked, 26 row-major).
+#[test]
+fn the_launch_numbers_tiles_as_the_prologue_does() {
+    let shapes = [(Radius::yx(1, 1), Extent::yx(13 * 3, 16 * 128 - 5)), (Radius::zyx(1, 1, 1), Extent::zyx(10, 13 * 3, 16 * 128 - 5))];
+    for (radius, shape) in shapes {
+        let (_, kernels) = gpu_kernels(radius, true);
+        for (pattern, strategy, layout, program) in kernels {
+            let ptx = rc_core::ptx::print(&program, "k");
+            let numbers_blocks = ptx.contains("computes block tile b");
+            let out_shape = pattern.output_shape(shape).expect("an output");
+            let launch = layout.launch_shape(strategy, &pattern, out_shape).expect("fits");
+            let stacked = pattern.stacked_launch_shape(out_shape).expect("fits");
+            let expected = layout.stacks_warps(strategy, &pattern);
+            assert_eq!((numbers_blocks, launch == stacked), (expected, expected), "{pattern} {strategy} {layout}");
+            let wanted = matches!(layout, Layout::Planes(_)) || (radius.dims() == rc_core::Dims::Two && strategy == Strategy::RegisterCache && layout != Layout::RoundRobin && !pattern.streams_rows());
+            assert_eq!(expected, wanted, "{pattern} {strategy} {layout}");
+        }
+    }
+    // Fused time steps launch as round-robin over their own pattern: row-major.
+    let radius = Radius::yx(1, 1);
+    let body = weighted(radius, &taps(radius, true));
+    let pattern = Pattern::grid(radius, 32, 4, 4, 1, Boundary::Clamp).expect("valid");
+    let fused = WarpProgram::compile_steps(pattern, &body, 4).expect("compiles");
+    assert!(!fused.stacked && !rc_core::ptx::print(&fused, "k").contains("computes block tile b"));
+    assert!(!Layout::RoundRobin.stacks_warps(fused.strategy, &fused.pattern));
+}
+
 /// With RC_GRID_CASES=DIR: writes each configuration's PTX, the emulated output (of the input
 /// below, which the checker computes itself) and the launch (for a GPU without Rust to check the PTX against the emulation; see
 /// docs/gpu-runs/grid_cases.py). Without it, nothing.
@@ -214,13 +245,15 @@ fn write_gpu_cases() {
     let Some(dir) = std::env::var_os("RC_GRID_CASES").map(std::path::PathBuf::from) else { return };
     std::fs::create_dir_all(&dir).expect("creates the folder");
     let mut index = String::new();
-    let configs: [(Radius, bool, Vec<Extent>); 4] = [
+    let configs: [(Radius, bool, Vec<Extent>); 5] = [
         (Radius::yx(1, 1), true, vec![Extent::yx(300, 520), Extent::yx(7, 13), Extent::yx(1, 300), Extent::yx(301, 1), Extent::yx(130, 1026)]),
         (Radius::yx(2, 1), false, vec![Extent::yx(517, 640), Extent::yx(33, 130)]),
         // With interior tiles along every dimension (rows a whole number of vectors): the vector
         // path.
         (Radius::zyx(1, 1, 1), true, vec![Extent::zyx(20, 30, 64), Extent::zyx(3, 5, 7), Extent::zyx(9, 17, 70), Extent::zyx(20, 12, 392), Extent::zyx(7, 75, 140)]),
         (Radius::zyx(1, 2, 1), false, vec![Extent::zyx(20, 33, 128), Extent::zyx(20, 14, 264)]),
+        // Two along x: staged planes read each lane's window as 2 + 4 + 2 elements.
+        (Radius::zyx(2, 1, 2), true, vec![Extent::zyx(11, 21, 136), Extent::zyx(6, 9, 30)]),
     ];
     let mut k = 0;
     for (radius, star, shapes) in configs {
@@ -237,7 +270,7 @@ fn write_gpu_cases() {
                 let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
                 std::fs::write(dir.join(format!("{k}.ptx")), &ptx).expect("writes");
                 std::fs::write(dir.join(format!("{k}.want")), bytes(&got)).expect("writes");
-                let launch = layout.launch_shape(&pattern, out_shape).expect("fits");
+                let launch = layout.launch_shape(program.strategy, &pattern, out_shape).expect("fits");
                 let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
                 index.push_str(&format!(
                     "{k} {} {} {} {} {} {}\n",
@@ -354,7 +387,7 @@ fn write_perf_cases() {
         // What #[stencil] compiles by default: the default tile, the cost model's distribution.
         let dims = radius.dims();
         let default = Pattern::grid(radius, 32, 1, Pattern::default_rows_per_warp(dims), Pattern::default_planes_per_warp(dims), Boundary::Clamp).expect("valid");
-        let choice = rc_core::auto::choose(default, false, &body).expect("a choice");
+        let choice = rc_core::auto::choose_given(default, rc_core::auto::Given { outputs: false, rows: false }, &body).expect("a choice");
         let mut programs: Vec<(String, Pattern, Layout, WarpProgram)> = Vec::new();
         let chosen = WarpProgram::compile_for(choice.pattern, rc, choice.layout, &body).expect("compiles");
         let bounds = choice.pattern.min_blocks_per_sm().unwrap_or(0);
@@ -387,7 +420,7 @@ fn write_perf_cases() {
         }
         for (what, pattern, layout, program) in programs {
             let out_shape = pattern.output_shape(shape).expect("an output");
-            let launch = layout.launch_shape(&pattern, out_shape).expect("fits");
+            let launch = layout.launch_shape(program.strategy, &pattern, out_shape).expect("fits");
             std::fs::write(dir.join(format!("{k}.ptx")), rc_core::ptx::print(&program, "k")).expect("writes");
             let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
             let what = format!("{name}|{what}");

@@ -189,8 +189,8 @@ fn the_fused_tile_loads_once_steps_in_a_loop_and_stores_its_centre() {
         let program = WarpProgram::compile_steps(pattern, &heat_body().expect("valid"), steps).expect("compiles");
         let tile = program.fused.expect("fused");
         if steps == 16 {
-            // The probe's tile: 8 elements per lane, 256 per warp, 224 outputs.
-            assert_eq!((tile.per_lane, tile.elements(), tile.outputs(), tile.halo(), tile.lead), (8, 256, 224, 16, 16));
+            // 16 elements per lane, 512 per warp, 480 outputs: the halo is 1/16 of the tile.
+            assert_eq!((tile.per_lane, tile.elements(), tile.outputs(), tile.halo(), tile.lead), (16, 512, 480, 16, 16));
         }
         let [Stmt::Branch { taken, fallback, .. }] = program.machine.body.as_slice() else { panic!("one branch on the tile") };
         let ops = |stmts: &[Stmt]| -> Vec<Op> { stmts.iter().filter_map(|s| if let Stmt::Op(op) = s { Some(op.clone()) } else { None }).collect() };

@@ -135,15 +135,17 @@ fn the_2d_tile_streams_its_strip_with_one_window_per_step() {
     let program = WarpProgram::compile_steps(pattern, &body, 4).expect("compiles");
     let tile = program.fused.expect("fused");
     // 4 steps of 2 rows of 4 f32 per lane: 32 words of windows.
-    assert_eq!((tile.per_lane, tile.elements(), tile.halo(), tile.radius_y, tile.rows, tile.window_words()), (4, 128, 4, 1, 128, 32));
+    assert_eq!((tile.per_lane, tile.elements(), tile.halo(), tile.radius_y, tile.rows, tile.window_words()), (4, 128, 4, 1, 64, 32));
+    // Every element exact after the 4 steps is stored: 128 less the halo of 4 on each side.
+    assert_eq!((tile.outputs(), program.pattern.tile_outputs()), (120, 120));
     let [Stmt::Branch { taken, fallback, .. }] = program.machine.body.as_slice() else { panic!("one branch on the strip") };
     let count = |stmts: &[Stmt], f: fn(&Op) -> bool| stmts.iter().filter(|s| matches!(s, Stmt::Op(op) if f(op))).count();
     for (path, rules) in [(taken, false), (fallback, true)] {
         let loops: Vec<(u32, &Vec<Stmt>)> =
             path.iter().filter_map(|s| if let Stmt::Loop { times, body } = s { Some((*times, body)) } else { None }).collect();
         // The windows fill over 2 * T * ry = 8 rows, unrolled, then one iteration per output row
-        // (128), two per loop iteration (the window registers' roles turn), the rest after it.
-        assert_eq!(loops.iter().map(|l| l.0).collect::<Vec<_>>(), [63]);
+        // (64), two per loop iteration (the window registers' roles turn), the rest after it.
+        assert_eq!(loops.iter().map(|l| l.0).collect::<Vec<_>>(), [31]);
         let body = loops[0].1;
         // Each step but the last puts its new row through the rule along y, once.
         assert_eq!(count(body, |op| matches!(op, Op::RowRule { .. })), if rules { 2 * 3 } else { 0 });

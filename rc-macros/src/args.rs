@@ -43,6 +43,8 @@ pub struct Args {
     pub auto: Auto,
     /// Whether `outputs_per_thread` was given.
     pub outputs_fixed: bool,
+    /// Whether `rows_per_warp` was given.
+    pub rows_fixed: bool,
     /// `fuse = T` and its tokens: time steps per fused launch (1D).
     pub fuse: Option<(u32, TokenStream)>,
 }
@@ -67,6 +69,7 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
                 distribution_tokens: None,
                 auto: Auto::No,
                 outputs_fixed: false,
+                rows_fixed: false,
                 fuse: None,
             };
         }
@@ -165,6 +168,7 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
         _ => Auto::No,
     };
     let outputs_fixed = outputs.is_some();
+    let rows_fixed = rows.is_some();
     let args = |pattern| Args {
         radius,
         pattern,
@@ -175,6 +179,7 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
         distribution_tokens,
         auto,
         outputs_fixed,
+        rows_fixed,
         fuse: fuse.clone(),
     };
     if cx.has_errors() {

@@ -45,7 +45,10 @@ pub(super) fn write(text: &mut String, tile: &FusedTile, boundary: Boundary) -> 
         "  stored: elements {}..{end}, {} outputs per warp ({} per lane); {:.2} elements computed per output per step",
         tile.lead,
         tile.outputs(),
-        tile.outputs_per_lane,
+        match tile.outputs() % tile.warp {
+            0 => format!("{}", tile.outputs() / tile.warp),
+            _ => format!("{:.2}", f64::from(tile.outputs()) / f64::from(tile.warp)),
+        },
         f64::from(elements) / f64::from(tile.outputs())
     )?;
     let rule = match boundary {

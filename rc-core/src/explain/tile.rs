@@ -21,7 +21,7 @@ pub fn write(text: &mut String, program: &WarpProgram) -> fmt::Result {
         "tile: {warp} lanes x {p} outputs per lane along x = {} outputs per row, {rows} rows per warp{plane_text}: {outputs} outputs per warp",
         pattern.tile_outputs()
     )?;
-    if pattern.stacks_warps() {
+    if program.stacked && program.ring.is_none() {
         let warps = pattern.tiles_per_block();
         writeln!(
             text,

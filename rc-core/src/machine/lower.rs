@@ -373,7 +373,7 @@ impl Lowering<'_> {
         let rest = &program.instrs[loads.len()..];
         // Every lane reads its window from the ring, so runs need not share a lane range.
         let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: (0, 0), field: l.field, row: l.row }).collect();
-        let reads = vector::runs(&accesses, self.width).into_iter().map(|run| {
+        let reads = vector::aligned_runs(&accesses, self.width).into_iter().map(|run| {
             let run = &loads[run];
             let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();
             let (first, at, field, row) = (run[0].cache, run[0].at, run[0].field, run[0].row);

@@ -72,8 +72,8 @@ pub(super) struct FetchVector {
 
 impl Printer<'_> {
     /// The 2D/3D prologue: parameters, then the tile: global warp `t` computes tile `t`,
-    /// numbered row-major ([`Pattern::launch_shape_of`]), or, for staged planes and 2D tiles,
-    /// block `b` block tile `b` ([`Pattern::stacked_launch_shape`]).
+    /// numbered row-major ([`Pattern::launch_shape_of`]), or, for staged planes and 2D windows
+    /// and granules, block `b` block tile `b` ([`Pattern::stacked_launch_shape`]).
     ///
     /// [`Pattern::launch_shape_of`]: crate::pattern::Pattern::launch_shape_of
     /// [`Pattern::stacked_launch_shape`]: crate::pattern::Pattern::stacked_launch_shape
@@ -119,9 +119,9 @@ impl Printer<'_> {
         self.line(&format!("cvt.u64.u32 {tid64}, {TID};"));
         self.line(&format!("add.u64 {t}, {t}, {tid64};"));
         self.line(&format!("shr.u64 {t}, {t}, {};", warp.trailing_zeros()));
-        // Staged planes and 2D tiles number blocks, not warps: block b's warps stack along y
-        // ([`Pattern::stacked_launch_shape`], [`Pattern::stacks_warps`]).
-        let stacked = (self.program.ring.is_some() || pattern.stacks_warps()).then(|| {
+        // Staged planes and 2D windows and granules number blocks, not warps: block b's warps
+        // stack along y ([`Pattern::stacked_launch_shape`], [`crate::Layout::stacks_warps`]).
+        let stacked = self.program.stacked.then(|| {
             let w = self.t();
             let what = if self.program.ring.is_some() { "staged planes" } else { "2D tiles" };
             self.comment(&format!("{what}: block b computes block tile b, row-major; its warp w the w-th tile along y"));
@@ -143,6 +143,19 @@ impl Printer<'_> {
         self.line(&format!("mul.lo.u64 {TILE_START}, {tx}, {tile_x};"));
         let (tile_y, tile_z) = (self.a(), if three { Some(self.a()) } else { None });
         match &tile_z {
+            // Fused strips: the last band of strips first, so the slow strips along the bottom
+            // edge (their boundary path) start in the first wave instead of ending the last.
+            None if self.program.fused.is_some() => {
+                // (Warps past the last tile keep their band, beyond the output.)
+                self.comment("fused strips: band b of tiles computes band (b - 1) mod bands, the bottom band first");
+                let (bands, turned, real) = (tiles(self, &out_y, rows), self.a(), self.q());
+                self.line(&format!("add.u64 {turned}, {band}, {bands};"));
+                self.line(&format!("sub.u64 {turned}, {turned}, 1;"));
+                self.line(&format!("rem.u64 {turned}, {turned}, {bands};"));
+                self.line(&format!("setp.lt.u64 {real}, {band}, {bands};"));
+                self.line(&format!("selp.u64 {band}, {turned}, {band}, {real};"));
+                self.line(&format!("mul.lo.u64 {tile_y}, {band}, {rows};"));
+            }
             None => {
                 if let Some(w) = &stacked {
                     let w64 = self.a();

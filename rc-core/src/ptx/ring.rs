@@ -144,6 +144,14 @@ impl Printer<'_> {
         let zz = self.a();
         self.line(&format!("mov.s64 {zz}, {z};"));
         let z_inside = self.rule_coordinate(&zz, &in_z, &last_z);
+        if let Some(aligned) = &grid.in_aligned {
+            let elements = self.label("plane_elements");
+            self.line(&format!("@!{aligned} bra {elements};"));
+            self.fetch_edge_vectors(field, &rounds, &zz, z_inside.clone(), &last_y);
+            self.line(&format!("bra {fetched};"));
+            self.label_line(&elements);
+        }
+        self.comment("element by element under the boundary rule");
         for (values, guard, y, x) in &rounds {
             let yy = self.a();
             self.line(&format!("mov.s64 {yy}, {y};"));
@@ -176,6 +184,72 @@ impl Printer<'_> {
         }
         self.label_line(&fetched);
         self.ring_fetched.insert(field, rounds.into_iter().map(|(values, guard, ..)| (values, guard)).collect());
+    }
+
+    /// A plane's copy vectors where the block's plane reaches past the input but rows are whole
+    /// vectors long (so each vector lies wholly inside or wholly outside along x): each inside
+    /// vector in one load from its row under the rule along y and z; along x, one outside
+    /// vector is its row's edge element four times under `clamp`, its wrapped vector under
+    /// `wrap`, zeros under `valid` and `zero`. `zz` is the plane's z under the rule.
+    fn fetch_edge_vectors(&mut self, field: u32, rounds: &[(Vec<String>, Option<String>, String, String)], zz: &str, z_inside: Option<String>, last_y: &str) {
+        let grid = self.grid.clone().expect("3D");
+        let boundary = self.program.pattern.boundary();
+        let (bytes, bits) = (self.program.element.bytes(), self.program.element.register_bits());
+        self.comment("the plane reaches past the input: vector by vector under the boundary rule");
+        for (values, guard, y, x) in rounds {
+            let yy = self.a();
+            self.line(&format!("mov.s64 {yy}, {y};"));
+            let y_inside = self.rule_coordinate(&yy, &grid.in_y, last_y);
+            let xx = self.a();
+            self.line(&format!("mov.s64 {xx}, {x};"));
+            // Inside along x: as unsigned, a negative x lies past N too.
+            let x_inside = self.q();
+            self.line(&format!("setp.lt.u64 {x_inside}, {xx}, {N};"));
+            let outside_x = match boundary {
+                Boundary::Clamp => {
+                    let q = self.q();
+                    self.line(&format!("setp.ge.u64 {q}, {xx}, {N};"));
+                    self.rule_coordinate(&xx, N, N_MINUS_1);
+                    Some(q)
+                }
+                Boundary::Wrap => {
+                    self.rule_coordinate(&xx, N, N_MINUS_1);
+                    None
+                }
+                Boundary::Valid | Boundary::Zero => None,
+            };
+            let index = self.a();
+            self.line(&format!("mad.lo.s64 {index}, {zz}, {}, {yy};", grid.in_y));
+            self.line(&format!("mad.lo.s64 {index}, {index}, {N}, {xx};"));
+            let addr = self.address(&self.input(field), &index, bytes);
+            match outside_x {
+                Some(outside) => {
+                    let vector = self.both(Some(x_inside), guard.clone());
+                    let edge = self.both(Some(outside), guard.clone());
+                    let edge = edge.as_deref().map_or(Guard::All, Guard::Only);
+                    self.read_elements("global.nc", std::slice::from_ref(&values[0]), &addr, edge);
+                    for value in &values[1..] {
+                        let text = format!("mov.b{bits} {value}, {};", values[0]);
+                        match edge {
+                            Guard::Only(q) => self.line(&format!("@{q} {text}")),
+                            _ => self.line(&text),
+                        }
+                    }
+                    let vector = vector.as_deref().map_or(Guard::All, Guard::Only);
+                    self.read_elements("global.nc", values, &addr, vector);
+                }
+                None if boundary == Boundary::Wrap => {
+                    let only = guard.as_deref().map_or(Guard::All, Guard::Only);
+                    self.read_elements("global.nc", values, &addr, only);
+                }
+                None => {
+                    let live = self.both(z_inside.clone(), y_inside);
+                    let live = self.both(live, Some(x_inside));
+                    let live = live.expect("x's test");
+                    self.read_elements("global.nc", values, &addr, Guard::Zeroed(&live));
+                }
+            }
+        }
     }
 
     /// Thread t writes what it fetched of input field `field` into ring slot

@@ -1,0 +1,252 @@
+// Design probe for issue 18's 1D fused time steps on one GPU: which tile shape and schedule
+// reach 10x copy (heat r=1) and 4x (9-tap r=4) per step on 2^26 f32.
+//
+// Each warp owns a tile of 32*K consecutive elements (lane l: K consecutive, 16-byte loads),
+// T steps in registers (two per loop iteration), neighbour edges by shuffle, the centre
+// 32*K - 2*LEAD stored. Variants: K, T, and PERSIST (grid of resident warps only, each walking
+// tiles with a stride of the grid, the next tile's input loaded before the current tile's steps).
+// The body's operations in rc's order with explicit rounding (no contraction). Interior tiles
+// only are exact (this probe clamps the loads at the domain's ends and applies no rule): the
+// check compares outputs at least T*R from each end with a host reference.
+//
+// Also times rc's own fused kernel from a PTX file (argv[1], entry argv[2], outputs per warp
+// argv[3], steps argv[4]) for the same n, as the reference point.
+//
+// nvcc -O3 -arch=sm_90 -o fused1d fused1d.cu -lcuda
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
+#define CU(x) do { CUresult e = (x); if (e != CUDA_SUCCESS) { const char* s; cuGetErrorString(e, &s); printf("%s: %s\n", #x, s); exit(1); } } while (0)
+
+struct Heat {
+    static constexpr int R = 1;
+    __host__ __device__ static float at(const float* w) {  // w[-1], w[0], w[1] at w - 1, w, w + 1
+#ifdef __CUDA_ARCH__
+        return __fadd_rn(w[0], __fmul_rn(0.25f, __fadd_rn(__fsub_rn(w[-1], __fmul_rn(2.0f, w[0])), w[1])));
+#else
+        volatile float a = w[-1] - 2.0f * w[0];
+        volatile float b = a + w[1];
+        volatile float c = 0.25f * b;
+        return w[0] + c;
+#endif
+    }
+};
+
+struct Nine {
+    static constexpr int R = 4;
+    __host__ __device__ static float at(const float* w) {
+        const float c[9] = {0.02f, 0.05f, 0.1f, 0.15f, 0.36f, 0.15f, 0.1f, 0.05f, 0.02f};
+#ifdef __CUDA_ARCH__
+        float s = __fmul_rn(c[0], w[-4]);
+#pragma unroll
+        for (int d = 1; d < 9; d++) s = __fadd_rn(s, __fmul_rn(c[d], w[d - 4]));
+        return s;
+#else
+        volatile float s = c[0] * w[-4];
+        for (int d = 1; d < 9; d++) { volatile float p = c[d] * w[d - 4]; s = s + p; }
+        return s;
+#endif
+    }
+};
+
+template <int K, int T, int R>
+struct Shape {
+    static constexpr int HALO = T * R;
+    static constexpr int LEAD = (HALO + 3) / 4 * 4;
+    static constexpr int OUT = 32 * K - 2 * LEAD;
+};
+
+// The lane's K elements of tile `tile` into v: vectors if the whole tile lies inside.
+template <int K, int T, int R>
+__device__ __forceinline__ void load(float (&v)[K], const float* in, long n, long tile, int lane) {
+    using S = Shape<K, T, R>;
+    long first = tile * S::OUT - S::LEAD;
+    long mine = first + (long)lane * K;
+    if (first >= 0 && first + 32 * K <= n) {
+        const float4* p = reinterpret_cast<const float4*>(in + mine);
+#pragma unroll
+        for (int c = 0; c < K / 4; c++) {
+            float4 x = __ldg(p + c);
+            v[4 * c] = x.x; v[4 * c + 1] = x.y; v[4 * c + 2] = x.z; v[4 * c + 3] = x.w;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < K; j++) v[j] = in[min(max(mine + j, 0L), n - 1)];
+    }
+}
+
+template <class B, int K>
+__device__ __forceinline__ void step(const float (&s)[K], float (&t)[K]) {
+    constexpr int R = B::R;
+    float w[K + 2 * R];
+#pragma unroll
+    for (int i = 0; i < R; i++) {
+        w[i] = __shfl_up_sync(0xffffffffu, s[K - R + i], 1);
+        w[K + R + i] = __shfl_down_sync(0xffffffffu, s[i], 1);
+    }
+#pragma unroll
+    for (int j = 0; j < K; j++) w[R + j] = s[j];
+#pragma unroll
+    for (int j = 0; j < K; j++) t[j] = B::at(&w[R + j]);
+}
+
+template <class B, int K, int T, bool PERSIST>
+__global__ void __launch_bounds__(256) fused(const float* __restrict__ in, float* __restrict__ out, long n, long tiles) {
+    using S = Shape<K, T, B::R>;
+    int lane = threadIdx.x & 31;
+    long warp = ((long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    long stride = PERSIST ? ((long)gridDim.x * blockDim.x) >> 5 : tiles;
+    float next[K];
+    if (warp < tiles) load<K, T, B::R>(next, in, n, warp, lane);
+    for (long tile = warp; tile < tiles; tile += stride) {
+        float s[K];
+#pragma unroll
+        for (int j = 0; j < K; j++) s[j] = next[j];
+        if (PERSIST && tile + stride < tiles) load<K, T, B::R>(next, in, n, tile + stride, lane);
+#pragma unroll 1
+        for (int i = 0; i < T / 2; i++) {
+            float m[K];
+            step<B, K>(s, m);
+            step<B, K>(m, s);
+        }
+        if (T % 2) {
+            float m[K];
+            step<B, K>(s, m);
+#pragma unroll
+            for (int j = 0; j < K; j++) s[j] = m[j];
+        }
+        long first = tile * S::OUT - S::LEAD + (long)lane * K;
+#pragma unroll
+        for (int c = 0; c < K / 4; c++) {
+            int o = lane * K + 4 * c - S::LEAD;
+            long g = first + 4 * c;
+            if (o >= 0 && o < S::OUT) {
+                if (g + 4 <= n) {
+                    *reinterpret_cast<float4*>(out + g) = make_float4(s[4 * c], s[4 * c + 1], s[4 * c + 2], s[4 * c + 3]);
+                } else {
+                    for (int e = 0; e < 4; e++) if (g + e < n) out[g + e] = s[4 * c + e];
+                }
+            }
+        }
+    }
+}
+
+static float median(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
+
+template <class F>
+static float time_ms(F f, int warm = 3, int timed = 20) {
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a)); CK(cudaEventCreate(&b));
+    for (int i = 0; i < warm; i++) f();
+    std::vector<float> ms;
+    for (int i = 0; i < timed; i++) {
+        CK(cudaEventRecord(a)); f(); CK(cudaEventRecord(b)); CK(cudaEventSynchronize(b));
+        float t; CK(cudaEventElapsedTime(&t, a, b)); ms.push_back(t);
+    }
+    CK(cudaGetLastError());
+    return median(ms);
+}
+
+static long N = 1L << 26;
+static float *d_in, *d_out;
+static double copy_gbs;
+static std::vector<float> host_in;
+
+template <class B>
+static std::vector<float> reference(long n, int steps) {
+    std::vector<float> a(host_in.begin(), host_in.begin() + n), b(n);
+    for (int s = 0; s < steps; s++) {
+        for (long i = B::R; i < n - B::R; i++) b[i] = B::at(&a[i]);
+        std::swap(a, b);
+    }
+    return a;
+}
+
+template <class B, int K, int T, bool PERSIST>
+static void variant(const char* name) {
+    using S = Shape<K, T, B::R>;
+    auto kernel = fused<B, K, T, PERSIST>;
+    int per_sm = 0, sms = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, 0));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    cudaFuncAttributes attr;
+    CK(cudaFuncGetAttributes(&attr, kernel));
+    auto launch = [&](long n) {
+        long tiles = (n + S::OUT - 1) / S::OUT;
+        long warps = PERSIST ? std::min(tiles, (long)per_sm * sms * 8) : tiles;
+        long blocks = (warps * 32 + 255) / 256;
+        kernel<<<blocks, 256>>>(d_in, d_out, n, tiles);
+    };
+    // Check: interior outputs equal T host steps.
+    long cn = 1 << 20;
+    launch(cn);
+    CK(cudaDeviceSynchronize());
+    std::vector<float> got(cn);
+    CK(cudaMemcpy(got.data(), d_out, cn * 4, cudaMemcpyDeviceToHost));
+    auto want = reference<B>(cn, T);
+    long bad = 0;
+    for (long i = T * B::R; i < cn - T * B::R; i++) bad += memcmp(&got[i], &want[i], 4) != 0;
+    float ms = time_ms([&] { launch(N); });
+    double gbs = 8.0 * N / (ms * 1e-3 / T) / 1e9;
+    printf("%-14s K=%2d T=%2d %-8s regs %3d  %2d blocks/SM  useful %.3f  %8.1f GB/s  %6.2fx copy  %s\n", name, K, T,
+           PERSIST ? "persist" : "one", attr.numRegs, per_sm, double(S::OUT) / (32 * K), gbs, gbs / copy_gbs,
+           bad ? "MISMATCH" : "exact");
+}
+
+int main(int argc, char** argv) {
+    cudaDeviceProp p;
+    CK(cudaGetDeviceProperties(&p, 0));
+    int khz = 0;
+    CK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+    printf("device: %s, %d SMs, %d MHz\n", p.name, p.multiProcessorCount, khz / 1000);
+    host_in.resize(N);
+    for (long i = 0; i < N; i++) host_in[i] = std::sin(0.001f * i) + 0.01f * ((i * 2654435761u) % 1000) / 1000.0f;
+    CK(cudaMalloc(&d_in, N * 4)); CK(cudaMalloc(&d_out, N * 4));
+    CK(cudaMemcpy(d_in, host_in.data(), N * 4, cudaMemcpyHostToDevice));
+    float cms = time_ms([&] { CK(cudaMemcpyAsync(d_out, d_in, N * 4, cudaMemcpyDeviceToDevice)); });
+    copy_gbs = 8.0 * N / (cms * 1e-3) / 1e9;
+    printf("copy %.1f GB/s (n = 2^26 f32, 8 bytes per element)\n", copy_gbs);
+    bool only_rc = argc > 5;
+    if (argc > 4) {
+        CU(cuInit(0));
+        CUmodule mod; CUfunction f;
+        CU(cuModuleLoad(&mod, argv[1]));
+        CU(cuModuleGetFunction(&f, mod, argv[2]));
+        long outs = atol(argv[3]); int steps = atoi(argv[4]);
+        unsigned long long n = N, n_out = N;
+        void* args[] = {&d_in, &d_out, &n, &n_out};
+        long warps = (N + outs - 1) / outs;
+        unsigned blocks = (warps * 32 + 255) / 256;
+        int regs; CU(cuFuncGetAttribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
+        float ms = time_ms([&] { CU(cuLaunchKernel(f, blocks, 1, 1, 256, 1, 1, 0, 0, args, 0)); });
+        double gbs = 8.0 * N / (ms * 1e-3 / steps) / 1e9;
+        printf("rc %-11s T=%2d regs %3d  %8.1f GB/s  %6.2fx copy\n", argv[2], steps, regs, gbs, gbs / copy_gbs);
+    }
+    if (only_rc) return 0;
+    variant<Heat, 8, 16, false>("heat");
+    variant<Heat, 8, 16, true>("heat");
+    variant<Heat, 16, 16, false>("heat");
+    variant<Heat, 16, 16, true>("heat");
+    variant<Heat, 16, 24, true>("heat");
+    variant<Heat, 16, 32, true>("heat");
+    variant<Heat, 24, 16, true>("heat");
+    variant<Heat, 32, 16, false>("heat");
+    variant<Heat, 32, 16, true>("heat");
+    variant<Heat, 32, 24, true>("heat");
+    variant<Heat, 32, 32, true>("heat");
+    variant<Nine, 32, 16, false>("nine");
+    variant<Nine, 32, 16, true>("nine");
+    variant<Nine, 32, 12, true>("nine");
+    variant<Nine, 32, 8, true>("nine");
+    variant<Nine, 24, 8, true>("nine");
+    variant<Nine, 16, 8, true>("nine");
+    variant<Nine, 16, 4, true>("nine");
+    return 0;
+}
