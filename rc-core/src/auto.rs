@@ -320,7 +320,6 @@ fn staged_planes(pattern: Pattern, given: Given, body: &Body, vector: u32) -> Op
     })
 }
 
-
 /// `pattern` with `outputs` outputs per thread, everything else (rows, planes, launch bounds)
 /// kept.
 fn with_outputs(pattern: Pattern, outputs: u32) -> Result<Pattern, PatternError> {

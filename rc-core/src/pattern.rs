@@ -512,7 +512,7 @@ impl Pattern {
         Ok(LaunchShape { blocks: blocks as u32, threads_per_block: self.threads_per_block })
     }
 
-    /// Blocks of a launch whose block's warps stack along y (staged planes, [`crate::ring`]):
+    /// Blocks of a launch whose block's warps stack along y ([`crate::Layout::stacks_warps`]):
     /// along x, y and z (innermost first), each block `tiles_per_block` tiles along y.
     pub fn stacked_blocks_along(&self, output: Extent) -> [u64; 3] {
         let tiles = self.tiles_along(output);
@@ -520,8 +520,10 @@ impl Pattern {
         [along(0), along(1).div_ceil(self.tiles_per_block() as u64), along(2)]
     }
 
-    /// The launch of staged planes: one block per [`Pattern::stacked_blocks_along`], numbered
-    /// row-major (x fastest); warp `w` of a block computes its `w`-th tile along y.
+    /// The launch of tiles whose block's warps stack along y (staged planes, 2D windows and
+    /// granules, [`crate::Layout::stacks_warps`]): one block per
+    /// [`Pattern::stacked_blocks_along`], numbered row-major (x fastest); warp `w` of a block
+    /// computes its `w`-th tile along y.
     pub fn stacked_launch_shape(&self, output: Extent) -> Result<LaunchShape, LengthError> {
         let blocks: u64 = self.stacked_blocks_along(output).iter().product();
         let max = i32::MAX as u64;

@@ -243,9 +243,8 @@ impl Printer<'_> {
                     self.read_elements("global.nc", values, &addr, only);
                 }
                 None => {
-                    let live = self.both(z_inside.clone(), y_inside);
-                    let live = self.both(live, Some(x_inside));
-                    let live = live.expect("x's test");
+                    let zy = self.both(z_inside.clone(), y_inside);
+                    let live = self.both(zy, Some(x_inside.clone())).unwrap_or(x_inside);
                     self.read_elements("global.nc", values, &addr, Guard::Zeroed(&live));
                 }
             }
