@@ -185,7 +185,7 @@ pub struct Choice {
 pub struct Given {
     /// `outputs_per_thread`: only distributions that divide it are weighed.
     pub outputs: bool,
-    /// `rows_per_warp`: otherwise staged planes take [`STAGED_PLANES_ROWS`].
+    /// `rows_per_warp`: otherwise staged planes take the model's rows (4, measured).
     pub rows: bool,
 }
 
@@ -610,7 +610,7 @@ impl fmt::Display for Choice {
 /// width 16 steps give it ([`FusedTile::new`]: 16 elements of f32 heat, 32 of a 9-tap stencil),
 /// and of the step counts whose tile is no wider the one whose cost per output and step is
 /// least: the elements computed per output ([`FusedTile::computed_per_output`]) plus the loads'
-/// exposed latency, [`EXPOSED_LOAD_OPERATIONS`] spread over `T` steps of the body's operations
+/// exposed latency, a fitted constant of operations spread over `T` steps of the body's operations
 /// (f32 heat: 32, the 9-tap stencil: 16). Fewer where the fused kernel would need more
 /// registers than a thread has (halving until it fits). In
 /// 2D and 3D the most steps whose recomputation (the x halo, in 3D each plane's y halo, and each

@@ -14,11 +14,11 @@
 //! ([`Pipeline::runs_in_prologue`]) run only the stages of planes that exist, and store
 //! nothing; after them every step stores the plane stage `S` finishes. A value computed at
 //! stage `t` and read at stage `u > t` is read from a copy carried `u - t` steps
-//! ([`WarpProgram::carries`]); values that do not depend on the input (parameters,
+//! ([`Pipeline::carries`]); values that do not depend on the input (parameters,
 //! constants) are recomputed in every step and carried nowhere.
 //!
 //! [`Pattern::streams`]: crate::pattern::Pattern::streams
-//! [`WarpProgram::carries`]: crate::program::WarpProgram::carries
+//! [`Pipeline::carries`]: crate::pipeline::Pipeline::carries
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -4,7 +4,7 @@
 //! holds which tile element. The machine program adds *how*: which loads become vector loads,
 //! where each load sits (just before its first reader), the interior and boundary paths of a
 //! tile, the stage in shared memory, and runs of divisions by constants that share one check.
-//! One pass builds it ([`lower`]); every back end reads it and decides nothing:
+//! One pass builds it (`lower.rs`); every back end reads it and decides nothing:
 //! - the PTX printer ([`crate::ptx`]) prints it, statement for statement;
 //! - the emulator (`emulate.rs`) runs it, both paths of every branch as the GPU would take them,
 //!   and refuses an access the path's own test should have excluded;
@@ -128,9 +128,9 @@ pub enum Op {
     /// (inside a [`TileTest::Whole`] path: every output exists).
     StoreVector { srcs: Vec<Reg>, output: u32, at: AffineLoad, row: u32 },
     /// The end of a streaming tile's step: `dst = src` for each pair in order, the planes the
-    /// next step reads as older taking this step's values ([`WarpProgram::carries`]).
+    /// next step reads as older taking this step's values ([`Pipeline::carries`]).
     ///
-    /// [`WarpProgram::carries`]: crate::program::WarpProgram::carries
+    /// [`Pipeline::carries`]: crate::pipeline::Pipeline::carries
     Carry(Vec<(Reg, Reg)>),
     /// A streaming tile moves one plane along z: the rows the next step names are counted from
     /// the next plane.
