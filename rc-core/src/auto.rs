@@ -618,7 +618,7 @@ impl fmt::Display for Choice {
 /// strip's or column's first rows or planes, computed twice) stays within [`MAX_RECOMPUTE_2D`]
 /// of the outputs ([`FusedTile::computed_per_output`]), whose windows fit
 /// [`crate::fused_grid::INTERIOR_WINDOW_WORDS`] in 2D (past it the interior kernel's registers
-/// leave fewer than 16 warps per SM) and whose kernel fits a thread's registers: in 3D the planes' y halo
+/// leave fewer warps per SM than the steps gain) and whose kernel fits a thread's registers: in 3D the planes' y halo
 /// alone takes a one-row plane 3x past it at 2 steps of radius 1, so a 3D stencil gets its fused
 /// kernel from `fuse = T`. 1 (no fused kernel) where nothing fits.
 pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {

@@ -58,11 +58,13 @@ pub const WINDOW_WORDS: u32 = 64;
 
 /// 32-bit words of windows per lane the cost model lets a 2D launch's steps take
 /// ([`crate::auto::steps_per_launch`]). The interior strips run in a kernel of their own
-/// ([`FusedTile::splits`]), so only the interior path's registers decide how many warps an SM
-/// holds: ptxas (sm_90) gives 2D heat's interior kernel 121 registers at T = 8 (64 words), 128
-/// at T = 10 (80 words), 148 at T = 12 (96): 80 words is the most that keeps 16 warps per SM in
-/// blocks of [`BLOCK_THREADS`].
-pub const INTERIOR_WINDOW_WORDS: u32 = 80;
+/// ([`FusedTile::splits`]), so only the interior path's registers count: ptxas (sm_90) gives 2D
+/// heat's interior kernel 124 registers at T = 8 (64 words, 16 warps per SM in blocks of
+/// [`BLOCK_THREADS`]), 146 at T = 10 (80 words) and 166 at T = 12 (96 words, 12 warps), and the
+/// interior path alone ran 1.15x faster at T = 12 than at T = 8 on an H200 (3.7x against 3.2x
+/// the copy, bench/results/2026-11-24-h200-fused2d): more steps per launch gained more than
+/// the warps lost.
+pub const INTERIOR_WINDOW_WORDS: u32 = 96;
 
 /// Threads per block of a 2D fused launch at most: the registers a thread takes leave room for
 /// few warps per SM, and smaller blocks waste fewer of them (T = 8 heat on an H100: 12 warps
