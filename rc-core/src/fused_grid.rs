@@ -50,10 +50,12 @@ use crate::time_steps::{Build, FusedTile, Owned};
 /// (bench/results/2026-11-24-h200-fused2d).
 pub const STRIP_ROWS: u32 = 64;
 
-/// 32-bit words the windows of all steps may hold per lane: `T * 2 * ry * k` elements (twice
-/// that where one vector per lane is too many). ptxas (sm_90) gives 2D heat's kernel 167
-/// registers at 64 words (T = 8): 12 warps per SM in blocks of [`BLOCK_THREADS`]; at 96 words
-/// (T = 12) 229, 8 warps, and it ran slower (bench/results/2026-11-24-h100-fast2d).
+/// 32-bit words the windows of all steps may hold per lane, as the tile's `k` is chosen:
+/// `T * 2 * ry * k` elements (twice that where one vector per lane is too many; the cost
+/// model's degree keeps to [`INTERIOR_WINDOW_WORDS`]). Before the launch split in two kernels,
+/// ptxas (sm_90) gave 2D heat's kernel 167 registers at 64 words (T = 8): 12 warps per SM in
+/// blocks of [`BLOCK_THREADS`]; at 96 words (T = 12) 229, 8 warps, and it ran slower
+/// (bench/results/2026-11-24-h100-fast2d).
 pub const WINDOW_WORDS: u32 = 64;
 
 /// 32-bit words of windows per lane the cost model lets a 2D launch's steps take
