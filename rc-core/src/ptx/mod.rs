@@ -1,6 +1,7 @@
 //! The PTX back end: prints a warp program's machine program ([`crate::machine`]) as one
-//! `.entry` per kernel ([`crate::machine::Machine::kernels`]), statement for statement. It decides nothing: what is loaded how, where, on which
-//! path, is the machine program's; this only names registers and prints.
+//! `.entry` per kernel ([`crate::machine::Machine::kernels`]), statement for statement. It
+//! decides nothing: what is loaded how, where, on which path, is the machine program's; this
+//! only names registers and prints.
 //!
 //! Every lane runs every instruction, tail lanes included (their loads and stores are
 //! predicated), so every `shfl.sync` has the full member mask. Floating point uses explicit
