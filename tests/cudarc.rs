@@ -202,6 +202,36 @@ fn time_steps_through_cudarc_equal_run_cpu_steps() {
     }
 }
 
+/// A 2D fused launch through cudarc: its two kernels (the interior strips, then the edges) on
+/// grids whose rows are whole vectors (so interior strips exist) and whose rows are not.
+#[stencil(radius = 1, boundary = clamp)]
+fn heat2d(w: Window2<f32>) -> f32 {
+    w[(0, 0)] + 0.2 * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
+}
+
+#[test]
+fn time_steps_in_2d_through_cudarc_equal_run_cpu_steps() {
+    let Some(stream) = gpu("time_steps_in_2d_through_cudarc_equal_run_cpu_steps") else { return };
+    let t = heat2d::STEPS_PER_LAUNCH as usize;
+    for shape in [[300, 520], [301, 1030]] {
+        let u = input(shape[0] * shape[1]);
+        for steps in [1, t - 1, t, 2 * t + 3] {
+            let mut want = vec![0.0; u.len()];
+            heat2d::run_cpu_steps(&u, shape, &mut want, steps).expect("reference");
+            let got = rc::runtime::run_steps_cudarc_grid(&heat2d::KERNEL, &[&u], shape, steps, ()).expect("runs");
+            assert_eq!(bits(&got), bits(&want), "run_steps_cudarc_grid, {shape:?}, {steps} steps");
+            let (mut a, mut b) = (stream.clone_htod(&u).expect("in"), stream.clone_htod(&vec![f32::NAN; u.len()]).expect("in"));
+            let holds = heat2d::launch_steps_cudarc(&stream, &mut a, &mut b, shape, steps).expect("launches");
+            let result = match holds {
+                rc::runtime::Holds::A => &a,
+                rc::runtime::Holds::B => &b,
+            };
+            let got = stream.clone_dtoh(result).expect("copy out");
+            assert_eq!(bits(&got), bits(&want), "launch_steps_cudarc, {shape:?}, {steps} steps");
+        }
+    }
+}
+
 /// f16 and bf16 through cudarc: slices of the half crate's types themselves (cudarc's `f16`
 /// feature, which rc's `half` feature enables).
 #[stencil(radius = 2, outputs_per_thread = 8, distribution = granule(8), boundary = zero)]

@@ -339,8 +339,9 @@ fn ping_pong_buffers_of_other_lengths_are_refused_before_any_launch() {
     assert!(err.to_string().contains("multiple of 16 bytes"), "{err}");
 }
 
-/// 2D shapes: one point, smaller than the halo, one strip, several tiles and strips.
-const SHAPES: [[usize; 2]; 5] = [[1, 1], [3, 5], [130, 64], [300, 520], [600, 1030]];
+/// 2D shapes: one point, smaller than the halo, one strip, several tiles and strips; rows of
+/// whole vectors (520, 1032) give a fused launch interior strips, so both its kernels run.
+const SHAPES: [[usize; 2]; 6] = [[1, 1], [3, 5], [130, 64], [300, 520], [600, 1030], [600, 1032]];
 
 /// Shapes from one point and one plane to several tiles and columns of 3D fused tiles.
 const SHAPES_3D: [[usize; 3]; 5] = [[1, 1, 1], [1, 6, 9], [5, 9, 70], [37, 12, 130], [70, 33, 260]];

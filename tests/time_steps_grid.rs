@@ -192,17 +192,24 @@ fn a_coefficient_field_stays_as_given_in_2d() {
 fn the_2d_fused_degree_is_the_attributes_or_the_cost_models() {
     assert_eq!((heat_clamp::STEPS_PER_LAUNCH, box_wrap::STEPS_PER_LAUNCH, tall_valid::STEPS_PER_LAUNCH), (3, 4, 2));
     // The cost model: the most steps that recompute at most 1.5 elements per output and step
-    // and whose windows fit 64 registers.
-    assert_eq!(heat_zero::STEPS_PER_LAUNCH, 8);
+    // and whose windows fit 96 registers.
+    assert_eq!(heat_zero::STEPS_PER_LAUNCH, 12);
     assert!(heat_zero::FUSED_PTX.contains(".entry rc_heat_zero_steps("), "the fused kernel is printed");
+    assert!(heat_zero::FUSED_PTX.contains(".entry rc_heat_zero_steps_edges("), "and its edge strips' kernel");
+    assert_eq!(heat_zero::FUSED_EDGES_ENTRY, "rc_heat_zero_steps_edges");
     let (remainder, _) = heat_zero::KERNEL.fused_launch(5).expect("a launch");
-    assert!(remainder.ptx().contains(".entry rc_heat_zero_steps("), "a run's last launch of 5 steps prints its kernel");
+    let entries: Vec<&str> = remainder.iter().map(|k| k.entry()).collect();
+    assert_eq!(entries, ["rc_heat_zero_steps", "rc_heat_zero_steps_edges"], "a 2D launch runs the interior strips, then the edges");
+    for kernel in &remainder {
+        assert!(kernel.ptx().contains(&format!(".entry {}(", kernel.entry())), "a run's last launch of 5 steps prints its kernels");
+    }
 }
 
 #[test]
 fn explain_shows_the_2d_strip_and_its_windows() {
     let text = heat_clamp::explain().expect("explains").to_string();
     assert!(text.contains("fused time steps: 3 steps per launch"), "{text}");
+    assert!(text.contains("two kernels per launch"), "{text}");
     assert!(
         text.contains("2D: each warp streams down a strip of 64 output rows, one input row per iteration (70 iterations, the first 6 only filling the windows, step s from iteration 2 * s on)"),
         "{text}"

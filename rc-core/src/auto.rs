@@ -616,8 +616,8 @@ impl fmt::Display for Choice {
 /// 2D and 3D the most steps whose recomputation (the x halo, in 3D each plane's y halo, and each
 /// strip's or column's first rows or planes, computed twice) stays within [`MAX_RECOMPUTE_2D`]
 /// of the outputs ([`FusedTile::computed_per_output`]), whose windows fit
-/// [`crate::fused_grid::WINDOW_WORDS`] in 2D (past it ptxas's registers leave fewer warps per SM
-/// than the steps gain) and whose kernel fits a thread's registers: in 3D the planes' y halo
+/// [`crate::fused_grid::INTERIOR_WINDOW_WORDS`] in 2D (past it the interior kernel's registers
+/// leave fewer warps per SM than the steps gain) and whose kernel fits a thread's registers: in 3D the planes' y halo
 /// alone takes a one-row plane 3x past it at 2 steps of radius 1, so a 3D stencil gets its fused
 /// kernel from `fuse = T`. 1 (no fused kernel) where nothing fits.
 pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
@@ -642,7 +642,7 @@ pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
             .rev()
             .find(|&steps| {
                 let cheap = FusedTile::new(pattern, body.element(), steps).is_ok_and(|tile| {
-                    tile.computed_per_output() <= MAX_RECOMPUTE_2D && (pattern.dims() == Dims::Three || tile.window_words() <= crate::fused_grid::WINDOW_WORDS)
+                    tile.computed_per_output() <= MAX_RECOMPUTE_2D && (pattern.dims() == Dims::Three || tile.window_words() <= crate::fused_grid::INTERIOR_WINDOW_WORDS)
                 });
                 cheap && fits(steps)
             })

@@ -8,7 +8,7 @@
 
 use crate::error::{EmulationError, Error};
 use crate::geometry::{Dims, Extent, MAX_DIMS};
-use crate::machine::{Division, Op, Side, Stmt, TileTest, WarpStage};
+use crate::machine::{Division, Kernel, Op, Side, Stmt, TileTest, WarpStage};
 use crate::pattern::Boundary;
 use crate::program::Reg;
 use crate::ops;
@@ -80,12 +80,19 @@ impl WarpProgram {
             return Ok(());
         }
         let tiles = innermost_first(pattern.tiles_along(out_shape));
-        for t in 0..tiles.iter().product() {
-            let (tx, rest) = (t % tiles[0], t / tiles[0]);
-            let (ty, tz) = (rest % tiles[1], rest / tiles[1]);
-            tile.warp_in_block = t % per_block;
-            tile.origin = [tx * tile_shape[0], ty * tile_shape[1], tz * tile_shape[2]].map(|o| o as i64);
-            tile.stmts(&self.machine.body)?;
+        // A split program's kernels one after the other, each over every tile, as launched.
+        for &kernel in self.machine.kernels() {
+            let body = match kernel {
+                Kernel::Whole => std::borrow::Cow::Borrowed(&self.machine.body),
+                part => std::borrow::Cow::Owned(self.machine.kernel_body(part)),
+            };
+            for t in 0..tiles.iter().product() {
+                let (tx, rest) = (t % tiles[0], t / tiles[0]);
+                let (ty, tz) = (rest % tiles[1], rest / tiles[1]);
+                tile.warp_in_block = t % per_block;
+                tile.origin = [tx * tile_shape[0], ty * tile_shape[1], tz * tile_shape[2]].map(|o| o as i64);
+                tile.stmts(&body)?;
+            }
         }
         Ok(())
     }

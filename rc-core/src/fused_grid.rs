@@ -28,9 +28,12 @@
 //!
 //! A tile stores every element still exact after its steps (rounded down to whole vectors, so
 //! tiles start aligned): 112 of a row of 128 at `T = 8`, `k = 4`, not a whole number per lane
-//! ([`crate::pattern::Pattern::with_tile_outputs_unchecked`]). The launch runs the bottom band
-//! of strips first: those strips take the slower boundary path, and last they would end the
-//! launch on a few SMs.
+//! ([`crate::pattern::Pattern::with_tile_outputs_unchecked`]).
+//!
+//! A launch runs as two kernels over the same strips, one after the other on one stream
+//! ([`FusedTile::splits`]): the first printed with only the interior path (strips whose input
+//! lies wholly inside the grid), the second with only the boundary path (the strips along the
+//! edges); each leaves the other's strips alone. Both number the bottom band of strips first.
 
 use crate::distribution::vector_access_elements;
 use crate::geometry::Offset;
@@ -47,11 +50,23 @@ use crate::time_steps::{Build, FusedTile, Owned};
 /// (bench/results/2026-11-24-h200-fused2d).
 pub const STRIP_ROWS: u32 = 64;
 
-/// 32-bit words the windows of all steps may hold per lane: `T * 2 * ry * k` elements (twice
-/// that where one vector per lane is too many). ptxas (sm_90) gives 2D heat's kernel 167
-/// registers at 64 words (T = 8): 12 warps per SM in blocks of [`BLOCK_THREADS`]; at 96 words
-/// (T = 12) 229, 8 warps, and it ran slower (bench/results/2026-11-24-h100-fast2d).
+/// 32-bit words the windows of all steps may hold per lane, as the tile's `k` is chosen:
+/// `T * 2 * ry * k` elements (twice that where one vector per lane is too many; the cost
+/// model's degree keeps to [`INTERIOR_WINDOW_WORDS`]). Before the launch split in two kernels,
+/// ptxas (sm_90) gave 2D heat's kernel 167 registers at 64 words (T = 8): 12 warps per SM in
+/// blocks of [`BLOCK_THREADS`]; at 96 words (T = 12) 229, 8 warps, and it ran slower
+/// (bench/results/2026-11-24-h100-fast2d).
 pub const WINDOW_WORDS: u32 = 64;
+
+/// 32-bit words of windows per lane the cost model lets a 2D launch's steps take
+/// ([`crate::auto::steps_per_launch`]). The interior strips run in a kernel of their own
+/// ([`FusedTile::splits`]), so only the interior path's registers count: ptxas (sm_90) gives 2D
+/// heat's interior kernel 124 registers at T = 8 (64 words, 16 warps per SM in blocks of
+/// [`BLOCK_THREADS`]), 146 at T = 10 (80 words) and 166 at T = 12 (96 words, 12 warps), and the
+/// interior path alone ran 1.15x faster at T = 12 than at T = 8 on an H200 (3.7x against 3.2x
+/// the copy, bench/results/2026-11-24-h200-fused2d): more steps per launch gained more than
+/// the warps lost.
+pub const INTERIOR_WINDOW_WORDS: u32 = 96;
 
 /// Threads per block of a 2D fused launch at most: the registers a thread takes leave room for
 /// few warps per SM, and smaller blocks waste fewer of them (T = 8 heat on an H100: 12 warps
@@ -84,6 +99,15 @@ impl FusedTile {
         let (t, rows) = (f64::from(self.steps), f64::from(self.rows));
         let strip = (rows * t + f64::from(self.radius_y) * t * (t - 1.0)) / (rows * t);
         f64::from(self.elements()) / f64::from(self.outputs()) * strip
+    }
+
+    /// Whether a launch runs as two kernels, the interior strips' and the edge strips'
+    /// ([`crate::machine::Kernel`]): 2D. In one kernel the boundary path's registers set the
+    /// interior's too: ptxas gave 2D heat's kernel at T = 8 152 registers (12 warps per SM), its
+    /// interior path alone 124 (16), and that alone ran 1.26x faster on an H200, also missing the
+    /// instruction cache less (bench/results/2026-11-24-h200-fused2d).
+    pub const fn splits(&self) -> bool {
+        matches!(self.dims, crate::geometry::Dims::Two)
     }
 
     /// 32-bit registers of the windows of all steps per lane: `T * 2 * ry` rows of `k`

@@ -25,6 +25,9 @@ pub struct FusedKernel {
     pub steps: u32,
     pub ptx: &'static str,
     pub entry: &'static str,
+    /// The `.entry` of the second kernel of a launch that splits
+    /// ([`crate::time_steps::FusedTile::splits`]): [`crate::ptx::kernel_entry`] of `entry`.
+    pub edges: &'static str,
 }
 
 /// The user's function, called with one window per input field (in the order the function
@@ -71,10 +74,11 @@ impl<T: Element, P: Params> Stencil<T, P> {
     }
 
     /// This handle with its fused kernel: `steps` time steps per launch (the attribute's
-    /// `fuse`, or the macro's choice), printed as `ptx` with entry `entry`. With `steps` 1 there
-    /// is no fused kernel (`ptx` is not read): every step is a launch of the one-step kernel.
-    pub const fn with_fused(self, steps: u32, ptx: &'static str, entry: &'static str) -> Stencil<T, P> {
-        Stencil { fused: Some(FusedKernel { steps, ptx, entry }), ..self }
+    /// `fuse`, or the macro's choice), printed as `ptx` with entry `entry` (and `edges`, the
+    /// second kernel's, where a launch splits). With `steps` 1 there is no fused kernel (`ptx`
+    /// is not read): every step is a launch of the one-step kernel.
+    pub const fn with_fused(self, steps: u32, ptx: &'static str, entry: &'static str, edges: &'static str) -> Stencil<T, P> {
+        Stencil { fused: Some(FusedKernel { steps, ptx, entry, edges }), ..self }
     }
 
     /// This handle with `bytes` of dynamic shared memory per block: what its PTX's ring of
@@ -110,7 +114,8 @@ impl<T: Element, P: Params> Stencil<T, P> {
         WarpProgram::compile_steps(self.pattern, &self.body()?, steps)
     }
 
-    /// The handle a fused launch of `steps` steps goes through: this stencil's name and body,
+    /// The handles a fused launch of `steps` steps goes through, one per kernel in launch order
+    /// ([`crate::machine::Machine::kernels`]; each entry's): this stencil's name and body,
     /// the launch's pattern ([`crate::time_steps::FusedTile::launch_pattern`]) and the fused
     /// PTX of that many steps: the macro's for its degree, for fewer steps (a run's last launch)
     /// printed here the first time a run needs it, `""` where the macro printed none. Its
@@ -120,17 +125,21 @@ impl<T: Element, P: Params> Stencil<T, P> {
     /// and whoever launches it checks the stepping buffers' alignment
     /// ([`crate::time_steps::FusedTile::width`]).
     #[doc(hidden)]
-    pub fn fused_launch(&self, steps: u32) -> Result<(Stencil<T, P>, crate::time_steps::FusedTile), Error> {
+    pub fn fused_launch(&self, steps: u32) -> Result<(Vec<Stencil<T, P>>, crate::time_steps::FusedTile), Error> {
         // The tile alone, not the program: a run of time steps asks for it at every call.
         let tile = crate::time_steps::FusedTile::new(&self.pattern, T::TYPE, steps)?;
-        let (ptx, entry) = match self.fused {
-            Some(f) if f.steps == steps => (f.ptx, f.entry),
-            Some(f) if f.steps > 1 => (crate::remainder::ptx(f.ptx, steps, f.entry, || self.fused_program(steps))?, f.entry),
-            Some(_) => ("", ""),
-            None => ("", ""),
+        let (ptx, entry, edges) = match self.fused {
+            Some(f) if f.steps == steps => (f.ptx, f.entry, f.edges),
+            Some(f) if f.steps > 1 => (crate::remainder::ptx(f.ptx, steps, f.entry, || self.fused_program(steps))?, f.entry, f.edges),
+            Some(_) => ("", "", ""),
+            None => ("", "", ""),
         };
         let launch = Stencil { pattern: tile.launch_pattern(&self.pattern), layout: Layout::RoundRobin, ptx, entry, fused: None, dynamic_shared_bytes: 0, ..*self };
-        Ok((launch, tile))
+        let kernels = match tile.splits() {
+            true => vec![launch, Stencil { entry: edges, ..launch }],
+            false => vec![launch],
+        };
+        Ok((kernels, tile))
     }
 
     /// The annotated function's name.

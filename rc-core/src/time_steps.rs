@@ -248,6 +248,7 @@ impl WarpProgram {
             width: tile.width,
             shared_bytes: None,
             launch_bounds: LaunchBounds::of(&launch),
+            split: tile.splits(),
         };
         let loads = (0..tile.per_lane).map(|reg| LoadPlan { reg, lanes: (0, tile.warp) }).collect();
         Ok(WarpProgram {

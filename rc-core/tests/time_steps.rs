@@ -123,7 +123,7 @@ fn heat_reference(w: &[Window<'_, f32>], (): ()) -> f32 {
 fn heat(boundary: Boundary, steps_per_launch: u32) -> Stencil<f32, ()> {
     let pattern = Pattern::new(1, 32, 1, boundary).expect("valid");
     Stencil::from_parts("heat", pattern, Strategy::RegisterCache, Layout::RoundRobin, "", "rc_heat", 1, heat_body, heat_reference)
-        .with_fused(steps_per_launch, "", "rc_heat_steps")
+        .with_fused(steps_per_launch, "", "rc_heat_steps", "rc_heat_steps_edges")
 }
 
 #[test]

@@ -162,6 +162,83 @@ fn the_2d_tile_streams_its_strip_with_one_window_per_step() {
     }
 }
 
+#[test]
+fn a_2d_launch_runs_as_an_interior_kernel_and_an_edges_kernel_that_share_out_its_strips() {
+    use rc_core::machine::Kernel;
+    let body = common::star_sum_row_major(Radius::yx(1, 1));
+    for boundary in Boundary::ALL {
+        let pattern = Pattern::grid(Radius::yx(1, 1), 32, 1, 1, 1, boundary).expect("valid");
+        let program = WarpProgram::compile_steps(pattern, &body, 4).expect("compiles");
+        assert_eq!(program.machine.kernels(), [Kernel::Interior, Kernel::Edges], "{boundary}");
+        // Several strips along each dimension, so some lie inside and some cross an edge.
+        let shape = [300usize, 520];
+        let input = awkward::<f32>(shape[0] * shape[1], 7);
+        let out_len = program.declared.output_shape(Extent::from(shape)).expect("an output").len().expect("finite");
+        let run = |program: &WarpProgram| {
+            let mut out = vec![poison::<f32>(); out_len];
+            program.emulate_grid(&[&input], Extent::from(shape), &mut out, &[]).expect("emulates");
+            out
+        };
+        let whole = run(&program);
+        assert!(whole.iter().all(|v| v.to_bits() != poison::<f32>().to_bits()), "{boundary}: every output stored");
+        // Each kernel alone: a program whose one kernel is that kernel's body.
+        let alone = |kernel: Kernel| {
+            let mut one = program.clone();
+            one.machine.body = program.machine.kernel_body(kernel);
+            one.machine.split = false;
+            run(&one)
+        };
+        let (interior, edges) = (alone(Kernel::Interior), alone(Kernel::Edges));
+        let stored = |v: &f32| v.to_bits() != poison::<f32>().to_bits();
+        for (i, want) in whole.iter().enumerate() {
+            let (a, b) = (stored(&interior[i]), stored(&edges[i]));
+            assert!(a != b, "{boundary}: output {i} stored by {} kernels", u8::from(a) + u8::from(b));
+            let got = if a { interior[i] } else { edges[i] };
+            assert_eq!(got.to_bits(), want.to_bits(), "{boundary}: output {i}");
+        }
+        assert!(interior.iter().any(stored) && edges.iter().any(stored), "{boundary}: both kernels store");
+    }
+}
+
+/// ptxas over 2D fused kernels of a 5-point sum: no kernel spills, and at T = 8 the interior
+/// kernel, printed without the boundary path, fits 128 registers, 16 warps per SM (in one kernel
+/// with it, 2D heat took 152). CI sets RC_PTXAS; without it only the printing runs.
+#[test]
+fn fused_2d_kernels_assemble_without_spills() {
+    let body = common::star_sum_row_major(Radius::yx(1, 1));
+    let mut kernels = Vec::new();
+    for boundary in Boundary::ALL {
+        let pattern = Pattern::grid(Radius::yx(1, 1), 32, 1, Pattern::default_rows_per_warp(rc_core::Dims::Two), 1, boundary).expect("valid");
+        let chosen = rc_core::auto::steps_per_launch(&pattern, &body);
+        for steps in [2, 8, chosen] {
+            let program = WarpProgram::compile_steps(pattern, &body, steps).expect("compiles");
+            kernels.push((format!("sum f32 T={steps} {boundary}"), steps == 8, rc_core::ptx::print(&program, "k")));
+        }
+    }
+    let Some(ptxas) = std::env::var_os("RC_PTXAS") else { return };
+    for (i, (what, at_8, ptx)) in kernels.iter().enumerate() {
+        let file = std::env::temp_dir().join(format!("rc-steps2-{}-{i}.ptx", std::process::id()));
+        std::fs::write(&file, ptx).expect("writes the PTX");
+        let out = std::process::Command::new(&ptxas).args(["-arch=sm_90", "-v", "-o", "/dev/null"]).arg(&file).output().expect("runs ptxas");
+        let log = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "ptxas refused {what}: {log}");
+        let _ = std::fs::remove_file(&file);
+        // Per entry: its name, then its spills, then its registers.
+        let registers = |entry: &str| -> u32 {
+            let from = log.find(&format!("Function properties for {entry}\n")).unwrap_or_else(|| panic!("{what}: no entry {entry}: {log}"));
+            let rest = &log[from..];
+            assert!(rest.lines().nth(1).is_some_and(|l| l.contains("0 bytes spill stores, 0 bytes spill loads")), "{what}: {entry} spills: {log}");
+            let used = rest.split("Used ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok());
+            used.unwrap_or_else(|| panic!("{what}: no register count for {entry}: {log}"))
+        };
+        let (interior, edges) = (registers("k"), registers("k_edges"));
+        eprintln!("{what}: interior kernel {interior} registers, edges kernel {edges}");
+        if *at_8 {
+            assert!(interior <= 128, "{what}: the interior kernel takes {interior} registers, more than 16 warps per SM allow");
+        }
+    }
+}
+
 const BASE_SEED_3D: u64 = 0x57E9_3D00_0000;
 const CASES_3D: u64 = 120;
 

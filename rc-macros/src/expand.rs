@@ -184,10 +184,11 @@ fn generate(
     let params_ty = quote!((#(#param_types,)*));
     let entry_points = entry_points(sig.dims, &sig.windows, sig.element, &param_names, &param_types);
     let fused_entry = format!("rc_{name_str}_steps");
+    let fused_edges = rc_core::ptx::kernel_entry(&fused_entry, rc_core::machine::Kernel::Edges);
     let fused_ptx = fused.program.as_ref().map_or(String::new(), |p| rc_core::ptx::print(p, &fused_entry));
     let steps = fused.steps;
     let (with_fused, fused_consts) = (
-        quote!(.with_fused(#steps, Self::__FUSED_PTX, Self::FUSED_ENTRY)),
+        quote!(.with_fused(#steps, Self::__FUSED_PTX, Self::FUSED_ENTRY, Self::FUSED_EDGES_ENTRY)),
         quote! {
             /// Time steps one launch of the fused kernel runs (`fuse`, or the cost model's
             /// choice); 1: every step is a launch of the one-step kernel.
@@ -199,6 +200,9 @@ fn generate(
             /// The name of the fused kernel's `.entry` in `FUSED_PTX` (and in the kernel of
             /// fewer steps a run's last launch prints when it needs one).
             pub const FUSED_ENTRY: &'static str = #fused_entry;
+            /// The `.entry` of the fused launch's second kernel where it runs as two (2D: the
+            /// strips along the grid's edges; `FUSED_ENTRY` then runs the interior strips).
+            pub const FUSED_EDGES_ENTRY: &'static str = #fused_edges;
         },
     );
     let fields = sig.windows.len() as u32;

@@ -109,11 +109,11 @@ fn innermost_first(shape: Extent) -> [usize; 3] {
 }
 
 /// A run of time steps, planned: its launches, the buffer that will hold the result, and the
-/// handle of each fused kernel a launch uses, by its steps.
+/// handles of the kernels a fused launch runs, by its steps.
 pub(crate) struct StepRun<T: Element, P: Params> {
     pub launches: Vec<StepLaunch>,
     pub holds: Holds,
-    fused: Vec<(u32, Stencil<T, P>)>,
+    fused: Vec<(u32, Vec<Stencil<T, P>>)>,
 }
 
 impl<T: Element, P: Params> StepRun<T, P> {
@@ -131,21 +131,23 @@ impl<T: Element, P: Params> StepRun<T, P> {
         steps: usize,
     ) -> Result<StepRun<T, P>, Error> {
         let (launches, holds) = launches(stencil, shape, a.1, b.1, coefficients, steps)?;
-        let mut fused: Vec<(u32, Stencil<T, P>)> = Vec::new();
+        let mut fused: Vec<(u32, Vec<Stencil<T, P>>)> = Vec::new();
         for steps in launches.iter().map(|l| l.steps).filter(|&s| s > 1) {
-            if fused.iter().all(|&(s, _)| s != steps) {
-                let (kernel, tile) = stencil.fused_launch(steps).map_err(|source| Error::Program { stencil: stencil.name(), source })?;
+            if fused.iter().all(|(s, _)| *s != steps) {
+                let (kernels, tile) = stencil.fused_launch(steps).map_err(|source| Error::Program { stencil: stencil.name(), source })?;
                 check_vector_alignment(stencil, "a", a.0, tile.width)?;
                 check_vector_alignment(stencil, "b", b.0, tile.width)?;
-                fused.push((steps, kernel));
+                fused.push((steps, kernels));
             }
         }
         Ok(StepRun { launches, holds, fused })
     }
 
-    /// The kernel `step` launches: the fused one of its steps, or `stencil`'s one-step kernel.
-    pub(crate) fn kernel<'a>(&'a self, stencil: &'a Stencil<T, P>, step: &StepLaunch) -> &'a Stencil<T, P> {
-        self.fused.iter().find(|(steps, _)| *steps == step.steps).map_or(stencil, |(_, kernel)| kernel)
+    /// The kernels `step` launches, in order, each with the same arguments: the fused launch's
+    /// of its steps (two where it splits, writing disjoint outputs), or `stencil`'s one-step
+    /// kernel.
+    pub(crate) fn kernels<'a>(&'a self, stencil: &'a Stencil<T, P>, step: &StepLaunch) -> &'a [Stencil<T, P>] {
+        self.fused.iter().find(|(steps, _)| *steps == step.steps).map_or(std::slice::from_ref(stencil), |(_, kernels)| kernels)
     }
 }
 

@@ -228,7 +228,7 @@ where
     let address = |buffer: &dyn DevicePtr<T>| buffer.device_ptr(stream).0;
     let run = StepRun::plan(stencil, shape.into(), (address(&*a), a.len()), (address(&*b), b.len()), &lens, steps)?;
     for step in &run.launches {
-        let kernel = run.kernel(stencil, step);
+        let kernels = run.kernels(stencil, step);
         // A grid's coefficients where the shrunk state lies, packed into copies of their own.
         let boxes = match step.coefficients {
             CoefficientPart::Span { .. } => Vec::new(),
@@ -249,7 +249,7 @@ where
         };
         // Under `valid` a one-step launch reads the coefficients from an offset, which may break
         // the one-step kernel's vector alignment: it reads an aligned copy of its window instead.
-        let required = u64::from(launch::required_alignment(kernel));
+        let required = u64::from(kernels.iter().map(launch::required_alignment).max().unwrap_or(1));
         let copies = windows
             .iter()
             .map(|w| match address(w) % required {
@@ -267,7 +267,7 @@ where
             .collect();
         let launch_one = |state: &dyn DevicePtr<T>, output: &mut CudaViewMut<'_, T>| {
             let inputs: Vec<&dyn DevicePtr<T>> = std::iter::once(state).chain(coefficients.iter().copied()).collect();
-            launch_cudarc_grid(kernel, stream, &inputs, output, step.input_shape, params)
+            kernels.iter().try_for_each(|kernel| launch_cudarc_grid(kernel, stream, &inputs, output, step.input_shape, params))
         };
         match step.from {
             Holds::A => launch_one(&a.slice(..step.input_len), &mut b.slice_mut(..step.output_len))?,

@@ -303,10 +303,10 @@ where
                 boxes
             }
         };
-        let kernel = run.kernel(stencil, step);
+        let kernels = run.kernels(stencil, step);
         // Under `valid` a one-step launch reads the coefficients from an offset, which may break
         // the one-step kernel's vector alignment: it reads an aligned copy of its window instead.
-        let required = u64::from(launch::required_alignment(kernel));
+        let required = u64::from(kernels.iter().map(launch::required_alignment).max().unwrap_or(1));
         for window in windows.iter_mut().filter(|w| w.as_device_ptr().as_raw() % required != 0) {
             let len = window.len();
             // SAFETY: the copy below writes every element before any launch reads it.
@@ -318,7 +318,9 @@ where
             copies.push(copy);
         }
         let inputs: Vec<&DeviceSlice<D>> = std::iter::once(&state).chain(&windows).collect();
-        launch_grid(kernel, stream, &inputs, &mut output, step.input_shape, params)?;
+        for kernel in kernels {
+            launch_grid(kernel, stream, &inputs, &mut output, step.input_shape, params)?;
+        }
     }
     if !copies.is_empty() {
         stream.synchronize().map_err(|e| Error::cust(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e))?;

@@ -98,7 +98,14 @@ fn write_strip(text: &mut String, tile: &FusedTile) -> fmt::Result {
         tile.window_words(),
         t * ry
     )?;
-    writeln!(text, "  {:.3} elements computed per output and step (the x halo, and each strip's first rows computed twice)", tile.recompute())
+    writeln!(text, "  {:.3} elements computed per output and step (the x halo, and each strip's first rows computed twice)", tile.recompute())?;
+    if tile.splits() {
+        writeln!(
+            text,
+            "  two kernels per launch, one after the other on one stream, each over every strip: the interior path on the strips whose input lies inside the grid, then the boundary path on the others (each kernel gets only its own path's registers)"
+        )?;
+    }
+    Ok(())
 }
 
 /// 3D: how the warp streams along z through its column with one window of planes per step.

@@ -44,7 +44,7 @@ impl Machine {
             lower.tile_paths()
         };
         let launch_bounds = LaunchBounds::of(&program.pattern);
-        let mut machine = Machine { body, width, shared_bytes: None, launch_bounds };
+        let mut machine = Machine { body, width, shared_bytes: None, launch_bounds, split: false };
         let mut shared_bytes = None;
         // One stage per input field, one after the other.
         machine.visit(&mut |op| match op {

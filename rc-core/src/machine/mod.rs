@@ -37,9 +37,55 @@ pub struct Machine {
     pub shared_bytes: Option<u32>,
     /// What the kernel declares about its launches, if anything.
     pub launch_bounds: Option<LaunchBounds>,
+    /// The body's tile branches run as two kernels ([`Kernel::Interior`], then
+    /// [`Kernel::Edges`]), each over every tile, instead of one ([`Kernel::Whole`]).
+    pub split: bool,
+}
+
+/// One kernel of a machine program: launched over every tile of the launch, in the order
+/// [`Machine::kernels`] gives, on one stream. A split program's two kernels write disjoint
+/// outputs and read only the inputs, so together they compute what the whole body does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// The whole body.
+    Whole,
+    /// The body with the fallback path of each top-level branch left out: only the tiles whose
+    /// test holds (a fused 2D launch's interior strips) do any work. Printed alone, it gets the
+    /// registers its own path needs (ptxas allocates for the kernel's longest path).
+    Interior,
+    /// The body with the taken path of each top-level branch left out: the other tiles.
+    Edges,
 }
 
 impl Machine {
+    /// The kernels the program runs as, in launch order.
+    pub fn kernels(&self) -> &'static [Kernel] {
+        match self.split {
+            true => &[Kernel::Interior, Kernel::Edges],
+            false => &[Kernel::Whole],
+        }
+    }
+
+    /// What `kernel` runs for a tile: the body, with the other kernel's path of each top-level
+    /// branch left empty.
+    pub fn kernel_body(&self, kernel: Kernel) -> Vec<Stmt> {
+        let keep = |test: TileTest, taken: &[Stmt], fallback: &[Stmt]| -> Stmt {
+            let (taken, fallback) = match kernel {
+                Kernel::Whole => (taken.to_vec(), fallback.to_vec()),
+                Kernel::Interior => (taken.to_vec(), Vec::new()),
+                Kernel::Edges => (Vec::new(), fallback.to_vec()),
+            };
+            Stmt::Branch { test, taken, fallback }
+        };
+        self.body
+            .iter()
+            .map(|stmt| match stmt {
+                Stmt::Branch { test, taken, fallback } => keep(*test, taken, fallback),
+                other => other.clone(),
+            })
+            .collect()
+    }
+
     /// Bytes of dynamic shared memory each block is launched with: the stage where it exceeds
     /// what a kernel may declare statically (a ring of staged planes may), else 0.
     pub fn dynamic_shared_bytes(&self) -> u32 {
