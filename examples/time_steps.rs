@@ -77,7 +77,7 @@ heat2d! {
     heat2d_fuse4: (fuse = 4),
     heat2d_fuse6: (fuse = 6),
     heat2d_fuse8: (fuse = 8),
-    heat2d_fuse10: (fuse = 10),
+    heat2d_fuse12: (fuse = 12),
     heat2d_block64: (max_threads_per_block = 64),
 }
 
@@ -239,7 +239,7 @@ fn run() -> Result<(), Box<dyn Error>> {
             ("heat2d fuse 4", heat2d_fuse4::KERNEL),
             ("heat2d fuse 6", heat2d_fuse6::KERNEL),
             ("heat2d fuse 8", heat2d_fuse8::KERNEL),
-            ("heat2d fuse 10", heat2d_fuse10::KERNEL),
+            ("heat2d fuse 12", heat2d_fuse12::KERNEL),
             ("heat2d 64 thr", heat2d_block64::KERNEL),
         ]);
     }

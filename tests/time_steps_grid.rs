@@ -192,8 +192,8 @@ fn a_coefficient_field_stays_as_given_in_2d() {
 fn the_2d_fused_degree_is_the_attributes_or_the_cost_models() {
     assert_eq!((heat_clamp::STEPS_PER_LAUNCH, box_wrap::STEPS_PER_LAUNCH, tall_valid::STEPS_PER_LAUNCH), (3, 4, 2));
     // The cost model: the most steps that recompute at most 1.5 elements per output and step
-    // and whose windows fit 96 registers.
-    assert_eq!(heat_zero::STEPS_PER_LAUNCH, 12);
+    // and whose windows fit 80 registers.
+    assert_eq!(heat_zero::STEPS_PER_LAUNCH, 10);
     assert!(heat_zero::FUSED_PTX.contains(".entry rc_heat_zero_steps("), "the fused kernel is printed");
     assert!(heat_zero::FUSED_PTX.contains(".entry rc_heat_zero_steps_edges("), "and its edge strips' kernel");
     assert_eq!(heat_zero::FUSED_EDGES_ENTRY, "rc_heat_zero_steps_edges");

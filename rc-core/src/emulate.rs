@@ -80,7 +80,8 @@ impl WarpProgram {
             return Ok(());
         }
         let tiles = innermost_first(pattern.tiles_along(out_shape));
-        // A split program's kernels one after the other, each over every tile, as launched.
+        // A split program's kernels, each over every tile: they write disjoint outputs, so the
+        // order the GPU runs them in (side by side) does not change what they store.
         for &kernel in self.machine.kernels() {
             let body = match kernel {
                 Kernel::Whole => std::borrow::Cow::Borrowed(&self.machine.body),

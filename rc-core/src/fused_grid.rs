@@ -30,10 +30,11 @@
 //! tiles start aligned): 112 of a row of 128 at `T = 8`, `k = 4`, not a whole number per lane
 //! ([`crate::pattern::Pattern::with_tile_outputs_unchecked`]).
 //!
-//! A launch runs as two kernels over the same strips, one after the other on one stream
-//! ([`FusedTile::splits`]): the first printed with only the interior path (strips whose input
-//! lies wholly inside the grid), the second with only the boundary path (the strips along the
-//! edges); each leaves the other's strips alone. Both number the bottom band of strips first.
+//! A launch runs as two kernels over the same strips ([`FusedTile::splits`]): one printed with
+//! only the interior path (strips whose input lies wholly inside the grid), one with only the
+//! boundary path (the strips along the edges); each leaves the other's strips alone, so they may
+//! run at once (rc's runtime runs the edge kernel on a second stream beside the interior's).
+//! Both number the bottom band of strips first.
 
 use crate::distribution::vector_access_elements;
 use crate::geometry::Offset;
@@ -62,11 +63,11 @@ pub const WINDOW_WORDS: u32 = 64;
 /// ([`crate::auto::steps_per_launch`]). The interior strips run in a kernel of their own
 /// ([`FusedTile::splits`]), so only the interior path's registers count: ptxas (sm_90) gives 2D
 /// heat's interior kernel 124 registers at T = 8 (64 words, 16 warps per SM in blocks of
-/// [`BLOCK_THREADS`]), 146 at T = 10 (80 words) and 166 at T = 12 (96 words, 12 warps), and the
-/// interior path alone ran 1.15x faster at T = 12 than at T = 8 on an H200 (3.7x against 3.2x
-/// the copy, bench/results/2026-11-24-h200-fused2d): more steps per launch gained more than
-/// the warps lost.
-pub const INTERIOR_WINDOW_WORDS: u32 = 96;
+/// [`BLOCK_THREADS`]), 146 at T = 10 (80 words) and 166 at T = 12 (96 words, 12 warps). Alone
+/// the interior ran 1.15x faster at T = 12 than at T = 8 (bench/results/2026-11-24-h200-fused2d),
+/// but beside the edge kernel (whose strips grow with T) T = 10 ran 2.73x and 2.64x the copy in
+/// two H200 runs against T = 12's 2.61x and 2.55x (bench/results/2026-11-24-h200-overlap).
+pub const INTERIOR_WINDOW_WORDS: u32 = 80;
 
 /// Threads per block of a 2D fused launch at most: the registers a thread takes leave room for
 /// few warps per SM, and smaller blocks waste fewer of them (T = 8 heat on an H100: 12 warps

@@ -29,6 +29,12 @@ pub(crate) type CuContext = *mut c_void;
 pub(crate) type CuModule = *mut c_void;
 pub(crate) type CuFunction = *mut c_void;
 pub(crate) type CuStream = *mut c_void;
+pub(crate) type CuEvent = *mut c_void;
+
+/// `CU_STREAM_NON_BLOCKING`: a stream that does not wait for the legacy default stream.
+pub(crate) const CU_STREAM_NON_BLOCKING: c_uint = 1;
+/// `CU_EVENT_DISABLE_TIMING`: an event only for ordering, the cheapest kind to record.
+pub(crate) const CU_EVENT_DISABLE_TIMING: c_uint = 2;
 
 /// `CUjit_option` values (an `int`-sized C enum).
 pub(crate) const CU_JIT_ERROR_LOG_BUFFER: c_int = 5;
@@ -134,6 +140,13 @@ driver_functions! {
     fn cuCtxPopCurrent_v2(context: *mut CuContext);
     fn cuCtxSynchronize();
     fn cuStreamGetCtx(stream: CuStream, context: *mut CuContext);
+    fn cuCtxGetStreamPriorityRange(least: *mut c_int, greatest: *mut c_int);
+    fn cuStreamCreateWithPriority(stream: *mut CuStream, flags: c_uint, priority: c_int);
+    fn cuStreamDestroy_v2(stream: CuStream);
+    fn cuStreamWaitEvent(stream: CuStream, event: CuEvent, flags: c_uint);
+    fn cuEventCreate(event: *mut CuEvent, flags: c_uint);
+    fn cuEventRecord(event: CuEvent, stream: CuStream);
+    fn cuEventDestroy_v2(event: CuEvent);
 
     // `attribute` is a `CUpointer_attribute`; `address` a `CUdeviceptr`.
     fn cuPointerGetAttribute(data: *mut c_void, attribute: c_int, address: u64);

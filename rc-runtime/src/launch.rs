@@ -53,6 +53,21 @@ pub(crate) fn plan<T: Element, P: Params>(
     Ok(Plan { input_shape: input, n: input_len, output_shape, n_out, launch, scalars: params.scalars() })
 }
 
+/// A kernel and its plan.
+pub(crate) type Planned<'a, T, P> = (&'a Stencil<T, P>, Plan);
+
+/// [`plan`] for each of `kernels` (a launch's one kernel, or a split fused launch's two) over
+/// the same buffers.
+pub(crate) fn plans<'a, T: Element, P: Params>(
+    kernels: &'a [Stencil<T, P>],
+    input: Extent,
+    inputs: &[usize],
+    output_len: usize,
+    params: &P,
+) -> Result<Vec<Planned<'a, T, P>>, Error> {
+    kernels.iter().map(|kernel| Ok((kernel, plan(kernel, input, inputs, output_len, params)?))).collect()
+}
+
 /// rc-core checks a 1D stencil's 1D launch by the buffers' lengths alone (the 1D API has no
 /// shape to check), so a 1D shape given to a grid launch is checked against the input's length
 /// here: `[len]` must be the input's length, as `[rows, cols]` must be its element count. Other

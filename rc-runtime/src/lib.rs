@@ -33,6 +33,7 @@ mod error;
 mod launch;
 mod module;
 mod resources;
+mod side_stream;
 mod steps;
 #[cfg(feature = "cudarc")]
 mod with_cudarc;

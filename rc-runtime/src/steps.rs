@@ -6,8 +6,10 @@
 use rc_core::time_steps::{self, StepPlan};
 use rc_core::{Dims, Element, Extent, LengthError, Params, Stencil};
 
-use crate::driver;
+use crate::driver::{self, CuStream};
 use crate::error::{check, Error};
+use crate::launch::{launch_planned, Planned, RawBuffer};
+use crate::side_stream::SideStream;
 
 /// Which of the two ping-pong buffers holds the result of a run of time steps (under `valid`,
 /// in its first `n - 2 * radius * steps` elements).
@@ -149,6 +151,39 @@ impl<T: Element, P: Params> StepRun<T, P> {
     pub(crate) fn kernels<'a>(&'a self, stencil: &'a Stencil<T, P>, step: &StepLaunch) -> &'a [Stencil<T, P>] {
         self.fused.iter().find(|(steps, _)| *steps == step.steps).map_or(std::slice::from_ref(stencil), |(_, kernels)| kernels)
     }
+}
+
+/// Queues the kernels of one launch over the same buffers, as `plans` planned them: the first
+/// on `stream`, the others (a split fused launch's edge kernel, which writes other outputs)
+/// beside it on `side`'s stream (made at the first such launch), queued first so that their
+/// blocks are dispatched first. Forked from `stream` and joined back, so to the caller it is one
+/// launch on `stream`; joined also when a launch fails, so nothing queued outlives the call
+/// unordered.
+pub(crate) fn queue<T: Element, P: Params>(
+    plans: &[Planned<'_, T, P>],
+    stream: CuStream,
+    side: &mut Option<SideStream>,
+    inputs: &[RawBuffer],
+    output: RawBuffer,
+) -> Result<(), Error> {
+    let launch = |(kernel, plan): &Planned<'_, T, P>, on: CuStream| match plan.launch {
+        Some(shape) => launch_planned(kernel, plan, shape, on, inputs, output),
+        None => Ok(()),
+    };
+    let Some((first, beside)) = plans.split_first() else {
+        return Ok(());
+    };
+    if beside.is_empty() {
+        return launch(first, stream);
+    }
+    let side = match side {
+        Some(side) => side,
+        None => side.insert(SideStream::new(stream)?),
+    };
+    let side_stream = side.fork(stream)?;
+    let queued = beside.iter().try_for_each(|kernel| launch(kernel, side_stream)).and_then(|()| launch(first, stream));
+    let joined = side.join(stream);
+    queued.and(joined)
 }
 
 /// The final state's length after `steps` steps from host `inputs` (the state, then the

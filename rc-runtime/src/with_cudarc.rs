@@ -13,7 +13,8 @@ use rc_core::{Element, Extent, Params, Stencil};
 
 use crate::context;
 use crate::error::Error;
-use crate::launch::{self, launch_planned, output_shape, plan, RawBuffer};
+use crate::launch::{self, output_shape, plan, RawBuffer};
+use crate::side_stream::SideStream;
 use crate::steps::{self, CoefficientPart, Holds, StepRun};
 
 /// Launches `stencil` over `inputs` into `output` on `stream`, asynchronously: it returns once
@@ -69,11 +70,31 @@ where
     P: Params,
     O: DevicePtrMut<T>,
 {
+    launch_kernels(std::slice::from_ref(stencil), stream, inputs, output, shape.into(), params, &mut None)
+}
+
+/// Launches `kernels` (one, or a split fused launch's two: `steps::queue`) over the same
+/// buffers, ordered as [`launch_cudarc_grid`] orders one: the buffers' cudarc events are
+/// waited for and recorded on `stream`, which the side stream forks from and joins.
+fn launch_kernels<T, P, O>(
+    kernels: &[Stencil<T, P>],
+    stream: &CudaStream,
+    inputs: &[&dyn DevicePtr<T>],
+    output: &mut O,
+    shape: Extent,
+    params: P,
+    side: &mut Option<SideStream>,
+) -> Result<(), Error>
+where
+    T: Element + DeviceRepr,
+    P: Params,
+    O: DevicePtrMut<T>,
+{
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
-    let plan = plan(stencil, shape.into(), &lens, output.len(), &params)?;
-    let Some(launch) = plan.launch else {
+    let plans = launch::plans(kernels, shape, &lens, output.len(), &params)?;
+    if plans.iter().all(|(_, plan)| plan.launch.is_none()) {
         return Ok(());
-    };
+    }
     let context = stream.context();
     context.bind_to_thread().map_err(|e| Error::cudarc("making the stream's context current (cuCtxSetCurrent)", e))?;
     let output_len = output.len();
@@ -91,10 +112,11 @@ where
     let launched = context
         .check_err()
         .map_err(|e| Error::cudarc("ordering the buffers' streams before the launch", e))
-        .and_then(|()| launch_planned(stencil, &plan, launch, stream.cu_stream().cast(), &raw_inputs, output));
+        .and_then(|()| steps::queue(&plans, stream.cu_stream().cast(), side, &raw_inputs, output));
     if launched.is_err() {
-        // Nothing was queued, so there is no use to record; recording one would also fail for a
-        // buffer of another context (its events belong to that context, not the stream's).
+        // Nothing was queued (a split launch's queued kernel is joined into `stream` already),
+        // so there is no use to record; recording one would also fail for a buffer of another
+        // context (its events belong to that context, not the stream's).
         std::mem::forget(inputs_used);
         std::mem::forget(output_used);
     }
@@ -227,6 +249,8 @@ where
     let lens: Vec<usize> = coefficients.iter().map(|c| c.len()).collect();
     let address = |buffer: &dyn DevicePtr<T>| buffer.device_ptr(stream).0;
     let run = StepRun::plan(stencil, shape.into(), (address(&*a), a.len()), (address(&*b), b.len()), &lens, steps)?;
+    // Made by the first launch that splits, dropped when all are queued.
+    let mut side = None;
     for step in &run.launches {
         let kernels = run.kernels(stencil, step);
         // A grid's coefficients where the shrunk state lies, packed into copies of their own.
@@ -265,9 +289,9 @@ where
                 None => window as &dyn DevicePtr<T>,
             })
             .collect();
-        let launch_one = |state: &dyn DevicePtr<T>, output: &mut CudaViewMut<'_, T>| {
+        let mut launch_one = |state: &dyn DevicePtr<T>, output: &mut CudaViewMut<'_, T>| {
             let inputs: Vec<&dyn DevicePtr<T>> = std::iter::once(state).chain(coefficients.iter().copied()).collect();
-            kernels.iter().try_for_each(|kernel| launch_cudarc_grid(kernel, stream, &inputs, output, step.input_shape, params))
+            launch_kernels(kernels, stream, &inputs, output, step.input_shape, params, &mut side)
         };
         match step.from {
             Holds::A => launch_one(&a.slice(..step.input_len), &mut b.slice_mut(..step.output_len))?,

@@ -129,9 +129,17 @@ where
     let Some(launch) = plan.launch else {
         return Ok(());
     };
-    let inputs: Vec<RawBuffer> = inputs.iter().map(|input| RawBuffer { address: input.as_device_ptr().as_raw(), len: input.len() }).collect();
-    let output = RawBuffer { address: output.as_device_ptr().as_raw(), len: output.len() };
-    launch_planned(stencil, &plan, launch, stream.as_inner().cast(), &inputs, output)
+    launch_planned(stencil, &plan, launch, stream.as_inner().cast(), &raw_inputs(inputs), raw(output))
+}
+
+/// A buffer as the driver sees it.
+fn raw<D: DeviceCopy>(buffer: &DeviceSlice<D>) -> RawBuffer {
+    RawBuffer { address: buffer.as_device_ptr().as_raw(), len: buffer.len() }
+}
+
+/// [`raw`] of each input.
+fn raw_inputs<D: DeviceCopy>(inputs: &[&DeviceSlice<D>]) -> Vec<RawBuffer> {
+    inputs.iter().map(|input| raw(input)).collect()
 }
 
 /// Runs `stencil` over `inputs` (one host slice per input field, all of one length: `&[&input]`
@@ -276,6 +284,8 @@ where
     let address = |buffer: &DeviceSlice<D>| (buffer.as_device_ptr().as_raw(), buffer.len());
     let run = StepRun::plan(stencil, shape.into(), address(a), address(b), &lens, steps)?;
     let (a, b) = (*a, *b);
+    // Made by the first launch that splits, dropped when all are queued.
+    let mut side = None;
     // Aligned copies of coefficient windows, kept until the launches that read them are done.
     let mut copies: Vec<DeviceBuffer<D>> = Vec::new();
     for step in &run.launches {
@@ -284,7 +294,7 @@ where
             Holds::B => (b, a),
         };
         let state = from.index(..step.input_len);
-        let mut output = to.index(..step.output_len);
+        let output = to.index(..step.output_len);
         let mut windows: Vec<DeviceSlice<D>> = match step.coefficients {
             CoefficientPart::Span { from, len } => coefficients.iter().map(|c| c.index(from..from + len)).collect(),
             // A grid's coefficients where the shrunk state lies, packed into a copy of their own.
@@ -318,9 +328,9 @@ where
             copies.push(copy);
         }
         let inputs: Vec<&DeviceSlice<D>> = std::iter::once(&state).chain(&windows).collect();
-        for kernel in kernels {
-            launch_grid(kernel, stream, &inputs, &mut output, step.input_shape, params)?;
-        }
+        let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
+        let plans = launch::plans(kernels, step.input_shape, &lens, output.len(), &params)?;
+        steps::queue(&plans, stream.as_inner().cast(), &mut side, &raw_inputs(&inputs), raw(&output))?;
     }
     if !copies.is_empty() {
         stream.synchronize().map_err(|e| Error::cust(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e))?;

@@ -102,7 +102,7 @@ fn write_strip(text: &mut String, tile: &FusedTile) -> fmt::Result {
     if tile.splits() {
         writeln!(
             text,
-            "  two kernels per launch, one after the other on one stream, each over every strip: the interior path on the strips whose input lies inside the grid, then the boundary path on the others (each kernel gets only its own path's registers)"
+            "  two kernels per launch, side by side on two streams, each over every strip: the interior path on the strips whose input lies inside the grid, the boundary path on the others (each kernel gets only its own path's registers)"
         )?;
     }
     Ok(())

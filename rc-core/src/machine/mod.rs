@@ -42,9 +42,9 @@ pub struct Machine {
     pub split: bool,
 }
 
-/// One kernel of a machine program: launched over every tile of the launch, in the order
-/// [`Machine::kernels`] gives, on one stream. A split program's two kernels write disjoint
-/// outputs and read only the inputs, so together they compute what the whole body does.
+/// One kernel of a machine program: launched over every tile of the launch. A split program's
+/// two kernels ([`Machine::kernels`]) write disjoint outputs and read only the inputs, so
+/// together they compute what the whole body does, in either order or at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kernel {
     /// The whole body.
