@@ -245,9 +245,11 @@ fn write_gpu_cases() {
     let Some(dir) = std::env::var_os("RC_GRID_CASES").map(std::path::PathBuf::from) else { return };
     std::fs::create_dir_all(&dir).expect("creates the folder");
     let mut index = String::new();
-    let configs: [(Radius, bool, Vec<Extent>); 5] = [
+    let configs: [(Radius, bool, Vec<Extent>); 6] = [
         (Radius::yx(1, 1), true, vec![Extent::yx(300, 520), Extent::yx(7, 13), Extent::yx(1, 300), Extent::yx(301, 1), Extent::yx(130, 1026)]),
         (Radius::yx(2, 1), false, vec![Extent::yx(517, 640), Extent::yx(33, 130)]),
+        // A box wider than tall: its tiles evaluate input row after input row.
+        (Radius::yx(1, 2), false, vec![Extent::yx(131, 264), Extent::yx(5, 70), Extent::yx(40, 9)]),
         // With interior tiles along every dimension (rows a whole number of vectors): the vector
         // path.
         (Radius::zyx(1, 1, 1), true, vec![Extent::zyx(20, 30, 64), Extent::zyx(3, 5, 7), Extent::zyx(9, 17, 70), Extent::zyx(20, 12, 392), Extent::zyx(7, 75, 140)]),
@@ -418,6 +420,18 @@ fn write_perf_cases() {
             let what = format!("{rc}|{layout}|p4|r{rows}|z32|mb{}|t{threads}", min_blocks.unwrap_or(0)).replace(' ', "_");
             programs.push((what, pattern, layout, program));
         }
+        // 2D blocks of 16 and 32 warps stacked along y: more of each block's input rows shared
+        // through its L1 (the y halo re-read from L2 shrinks).
+        for (threads, outputs, rows, min_blocks) in [(512, 4, 4, None), (512, 4, 4, Some(2)), (512, 8, 4, Some(1)), (512, 4, 8, Some(1)), (1024, 4, 4, None), (1024, 4, 4, Some(1)), (1024, 8, 2, Some(1))] {
+            let layout = Layout::Window(4);
+            let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, 1, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, min_blocks)) else { continue };
+            if three {
+                continue;
+            }
+            let Ok(program) = WarpProgram::compile_for(pattern, rc, layout, &body) else { continue };
+            let what = format!("{rc}|{layout}|p{outputs}|r{rows}|z1|mb{}|t{threads}", min_blocks.unwrap_or(0)).replace(' ', "_");
+            programs.push((what, pattern, layout, program));
+        }
         for (what, pattern, layout, program) in programs {
             let out_shape = pattern.output_shape(shape).expect("an output");
             let launch = layout.launch_shape(program.strategy, &pattern, out_shape).expect("fits");
@@ -451,6 +465,38 @@ fn auto_chooses_a_16_byte_distribution_for_2d_and_3d() {
         assert_eq!((choice.pattern.rows_per_warp(), choice.pattern.radius()), (8, radius));
         assert!(choice.estimates.iter().all(|e| !matches!(e.layout, Layout::Staged(_))));
     }
+}
+
+/// A 2D box tile evaluates its outputs input row after input row: each input row is loaded
+/// once, added to every output row that needs it, and then dies, so the values live at once
+/// are the tile's partial sums and one row's window, not the rows a later output row still
+/// reads. For box r = 4, 4 outputs x 4 rows: 16 sums and a row of 12 cached elements, against
+/// 9 rows of 12 in the program's order. The emulation equals the reference under every
+/// boundary.
+#[test]
+fn two_d_boxes_evaluate_input_row_after_input_row() {
+    use rc_core::machine::Op;
+    let radius = Radius::yx(4, 4);
+    let body = mean(radius, &taps(radius, false));
+    for boundary in Boundary::ALL {
+        let pattern = Pattern::grid(radius, 32, 4, 4, 1, boundary).expect("valid");
+        let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
+        let estimate = program.register_estimate();
+        assert!(estimate.cache + estimate.live_values <= 16 + 2 * 12, "{boundary}: {estimate}");
+        // On the interior path, the rows' vector loads come in row order.
+        let rows: Vec<u32> = program.machine.path(|_| true).iter().filter_map(|op| match op { Op::LoadVector { row, .. } => Some(*row), _ => None }).collect();
+        assert!(rows.windows(2).all(|w| w[0] <= w[1]), "{boundary}: {rows:?}");
+        assert!(program.evaluates_by_input_rows(), "{boundary}");
+        let text = rc_core::Explanation::new("box", &program).to_string();
+        assert!(text.contains("evaluated input row after input row"), "{text}");
+        assert!(text.contains("  row 1 (y 1): reads input rows 1 2 3 4 5 6 7 8 9; loads 9 (12 registers), and took rows 1 2 3 4 5 6 7 8 when earlier output rows loaded them; 0 shuffles"), "{text}");
+        check(&body, pattern, Strategy::RegisterCache, Layout::Window(4), &[Extent::yx(37, 300), Extent::yx(3, 5), Extent::yx(20, 129)]);
+    }
+    // A star keeps the program's order: its centre row stays live until its last arm's row.
+    let star = mean(radius, &taps(radius, true));
+    let pattern = Pattern::grid(radius, 32, 4, 4, 1, Boundary::Clamp).expect("valid");
+    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &star).expect("compiles");
+    assert!(!program.evaluates_by_input_rows());
 }
 
 /// A 3D tile of several planes streams them in a loop, and what it carries from one step to

@@ -68,7 +68,12 @@ pub fn write(text: &mut String, program: &WarpProgram) -> fmt::Result {
             distinct as f64 / outputs as f64
         )?;
     }
+    let by_input_rows = program.evaluates_by_input_rows();
     let (header, memory) = match program.strategy {
+        Strategy::RegisterCache if by_input_rows => (
+            "evaluated input row after input row: each input row is loaded once, added to every output row that reads it, then dropped; the output rows' partial results stay in registers",
+            "",
+        ),
         Strategy::RegisterCache => ("each input row is loaded once, before the first output row that reads it, and kept in registers", ""),
         Strategy::SharedMemory => ("every tap is read from the warp's rows staged in shared memory", "taps read from shared memory"),
         Strategy::Naive => ("every tap is read from global memory", "taps read from global memory"),
@@ -83,7 +88,16 @@ pub fn write(text: &mut String, program: &WarpProgram) -> fmt::Result {
         let list = |rows: &[u32]| if rows.is_empty() { "none".to_string() } else { rows.iter().map(u32::to_string).collect::<Vec<_>>().join(" ") };
         let mut line = format!("  row {}: reads input rows {}", output_label(program, row as u32), list(&reads.rows.iter().copied().collect::<Vec<_>>()));
         if !loads.is_empty() {
-            let _ = write!(line, "; loads {} ({registers} registers), keeps {} from earlier rows", list(&new), list(&reused));
+            let _ = write!(line, "; loads {} ({registers} registers)", list(&new));
+            match by_input_rows {
+                true if !reused.is_empty() => {
+                    let _ = write!(line, ", and took rows {} when earlier output rows loaded them", list(&reused));
+                }
+                true => {}
+                false => {
+                    let _ = write!(line, ", keeps {} from earlier rows", list(&reused));
+                }
+            }
         }
         let _ = write!(line, "; {} shuffles", reads.shuffles);
         if reads.memory > 0 {

@@ -1,5 +1,6 @@
 //! From the warp program to the machine program: the one pass that decides vector accesses,
-//! load placement, the tile's paths, the stage and the division runs.
+//! load placement, the order a 2D tile evaluates its outputs in, the tile's paths, the stage and
+//! the division runs.
 
 use std::collections::HashMap;
 
@@ -7,6 +8,7 @@ use super::division::FastDivisions;
 use super::vector::{self, Access};
 use super::{LaunchBounds, Machine, Op, Stmt, TileTest, WarpStage};
 use crate::distribution::{vector_access_elements, AffineLoad};
+use crate::geometry::Dims;
 use crate::program::{Instr, Reg, StageScope, WarpProgram};
 use crate::ring::PlaneRing;
 use crate::stage::{self, StagePadding};
@@ -20,8 +22,9 @@ impl Machine {
     ///   the boundary rule. On both, each load goes just before the instruction that first
     ///   reads it, so ptxas can overlap loads with the arithmetic and keep few registers:
     ///   loading the whole cache first kept a window of 2r + V registers live at once, and the
-    ///   occupancy too low to hide memory latency. Stores go last, as vectors where the whole
-    ///   tile's outputs exist;
+    ///   occupancy too low to hide memory latency. A 2D tile of a large box evaluates input row
+    ///   after input row ([`WarpProgram::evaluates_by_input_rows`]). Stores go last, as vectors where the
+    ///   whole tile's outputs exist;
     /// - staged windows: the stage, then the body with each window vector read from shared
     ///   memory just before its first reader (the stage applied the boundary rule), then the
     ///   stores as above.
@@ -61,6 +64,31 @@ impl Machine {
         }
         machine.shared_bytes = shared_bytes;
         machine
+    }
+}
+
+/// How many times fewer values a 2D tile's input-row order must keep live than the program's
+/// order for the tile to take it ([`Lowering::input_row_order`]). On an H200 (bench/results/
+/// 2026-11-24-h200-grid2d2, call 1, f32 8192^2): box r = 4 tiles keep 3.5 to 4.9 times fewer
+/// and ran faster (the default tile 0.47 of copy against 0.43; ptxas spilled 40 bytes at 64
+/// registers instead of 112 at 128); box r = 2 (1.5 to 2.2 times fewer) ran as fast either way
+/// (0.80 best); star r = 4 (1.5 to 2.3) ran slower, its centre row live until its last arm's
+/// row: with two vectors under 3 blocks ptxas spilled 492 bytes, 0.71 of copy against 0.78.
+const ROW_ORDER_GAIN: usize = 3;
+
+impl WarpProgram {
+    /// Whether the machine program evaluates the tile input row after input row (each input
+    /// row added to every output row that reads it, then dropped) instead of output row after
+    /// output row: a 2D tile whose input-row order keeps at most a third of the values live
+    /// that the program's order keeps on its boundary path (box r = 4 tiles, 3.5 to 4.9 times
+    /// fewer; measured on an H200 in bench/results/2026-11-24-h200-grid2d2).
+    pub fn evaluates_by_input_rows(&self) -> bool {
+        if self.ring.is_some() || self.staged || self.vector == 1 {
+            return false;
+        }
+        let lower = Lowering { program: self, divisions: FastDivisions::of(self), width: vector_access_elements(self.vector, self.element) };
+        let loads = cache_loads(&self.instrs);
+        lower.input_row_order(&loads, &self.instrs[loads.len()..]).is_some()
     }
 }
 
@@ -141,6 +169,51 @@ fn singles(loads: &[CacheLoad]) -> Vec<LoadRun> {
 /// Loads placed where they stand, in order.
 fn placed(runs: Vec<LoadRun>) -> Vec<Stmt> {
     runs.into_iter().flat_map(|(_, ops)| ops).map(Stmt::Op).collect()
+}
+
+/// `rest` (a 2D tile's computation and stores) ordered by the last input row each
+/// instruction depends on, the program's order within a row: each cache load's rank is its
+/// row, an instruction's the largest of its operands' (and a tap's own row), a store's at least
+/// the store's before it (stores stay in their order, row after row). Every instruction still
+/// follows the ones it reads.
+fn by_input_rows(loads: &[CacheLoad], rest: &[Instr]) -> Vec<Instr> {
+    let mut rank: HashMap<Reg, u32> = loads.iter().map(|l| (l.dst, l.row)).collect();
+    let mut last_store = 0;
+    let mut ranked: Vec<(u32, &Instr)> = rest
+        .iter()
+        .map(|instr| {
+            let mut r = instr.uses().iter().filter_map(|u| rank.get(u)).copied().max().unwrap_or(0);
+            match *instr {
+                Instr::Load { row, .. } | Instr::Shared { row, .. } => r = r.max(row),
+                Instr::Store { .. } => {
+                    r = r.max(last_store);
+                    last_store = r;
+                }
+                _ => {}
+            }
+            if let Some(d) = instr.def() {
+                rank.insert(d, r);
+            }
+            (r, instr)
+        })
+        .collect();
+    ranked.sort_by_key(|&(r, _)| r);
+    ranked.into_iter().map(|(_, instr)| instr.clone()).collect()
+}
+
+/// The most registers live at once on the path that takes every branch's fallback.
+fn peak_live(machine: &Machine) -> usize {
+    let mut live: std::collections::HashSet<Reg> = std::collections::HashSet::new();
+    let mut peak = 0;
+    for op in machine.path(|_| false).into_iter().rev() {
+        live.extend(op.defs());
+        peak = peak.max(live.len());
+        for d in op.defs() {
+            live.remove(&d);
+        }
+        live.extend(op.uses());
+    }
+    peak.max(live.len())
 }
 
 /// The instructions of one output row of the tile and its stores (the whole tile in 1D).
@@ -247,7 +320,7 @@ impl Lowering<'_> {
     fn tile_paths(&self) -> Vec<Stmt> {
         let instrs = &self.program.instrs;
         let loads = cache_loads(instrs);
-        let rest = &instrs[loads.len()..];
+        let rest = &self.evaluation_order(&loads, &instrs[loads.len()..]);
         let segments = row_segments(rest, self.program.pattern.outputs_per_thread());
         let Some(last) = loads.iter().map(|l| l.at.element(l.lanes.1 - 1)).max() else {
             return self.stream(Vec::new(), self.path(&segments, PendingLoads::new(Vec::new())));
@@ -277,6 +350,31 @@ impl Lowering<'_> {
         };
         let (fallback, taken) = (arm(&singles, true), arm(&vectors, false));
         vec![Stmt::Branch { test: TileTest::Inside { elements: last + 1 }, taken, fallback }]
+    }
+
+    /// The order a 2D tile evaluates its outputs in: the program's (output row after output
+    /// row), or input row after input row where [`Lowering::input_row_order`] takes it.
+    fn evaluation_order(&self, loads: &[CacheLoad], rest: &[Instr]) -> Vec<Instr> {
+        self.input_row_order(loads, rest).unwrap_or_else(|| rest.to_vec())
+    }
+
+    /// `rest` input row after input row ([`by_input_rows`]), for a 2D tile that keeps at most
+    /// 1 / [`ROW_ORDER_GAIN`] of the values live so on the boundary path that it keeps in the
+    /// program's order (a box's rows then die once every output row has added them, instead of
+    /// staying live for the next output row). The same operations either way, so the results
+    /// are the same bits. `None` for 1D and 3D tiles, streaming tiles and the others.
+    fn input_row_order(&self, loads: &[CacheLoad], rest: &[Instr]) -> Option<Vec<Instr>> {
+        let program = self.program;
+        if program.pattern.dims() != Dims::Two || program.pipeline.is_some() {
+            return None;
+        }
+        let by_rows = by_input_rows(loads, rest);
+        let peak = |order: &[Instr]| {
+            let segments = row_segments(order, program.pattern.outputs_per_thread());
+            let body = self.path(&segments, PendingLoads::new(singles(loads)));
+            peak_live(&Machine { body, ..Machine::default() })
+        };
+        (by_rows != rest && ROW_ORDER_GAIN * peak(&by_rows) <= peak(rest)).then_some(by_rows)
     }
 
     /// A pipelined tile's first steps, before its loop: step `k` loads plane `k` of the first

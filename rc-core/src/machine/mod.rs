@@ -2,8 +2,10 @@
 //!
 //! The warp program ([`crate::program`]) says *what* each lane computes and which cache register
 //! holds which tile element. The machine program adds *how*: which loads become vector loads,
-//! where each load sits (just before its first reader), the interior and boundary paths of a
-//! tile, the stage in shared memory, and runs of divisions by constants that share one check.
+//! where each load sits (just before its first reader), the order a 2D tile evaluates its
+//! outputs in (output row after output row, or input row after input row), the interior and
+//! boundary paths of a tile, the stage in shared memory, and runs of divisions by constants
+//! that share one check.
 //! One pass builds it (`lower.rs`); every back end reads it and decides nothing:
 //! - the PTX printer ([`crate::ptx`]) prints it, statement for statement;
 //! - the emulator (`emulate.rs`) runs it, both paths of every branch as the GPU would take them,
