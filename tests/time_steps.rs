@@ -212,7 +212,8 @@ fn the_fused_degree_is_the_attributes_or_the_cost_models() {
         assert!(std::ptr::eq(launch.ptx(), again[0].ptx()), "{d} steps: printed once");
     }
     let (full, _) = heat_clamp::KERNEL.fused_launch(124).expect("a launch");
-    assert_eq!(full.len(), 1, "a 1D launch is one kernel");
+    assert_eq!(full.len(), 2, "a 1D block tile's launch is two kernels: the interior tiles', then the edge tiles'");
+    assert_eq!(full[1].entry(), "rc_heat_clamp_steps_edges");
     assert!(std::ptr::eq(full[0].ptx(), heat_clamp::FUSED_PTX), "the macro's kernel for its own degree");
     assert_eq!(heat_valid_no_fuse::KERNEL.fused_launch(2).expect("a launch").0[0].ptx(), "", "no fused kernel, nothing printed");
 }
@@ -236,6 +237,7 @@ fn explain_shows_the_fused_tile_and_its_shrinking_halo() {
     assert!(text.contains("after step   1: elements 1..5119 exact (halo 1 each side)"), "{text}");
     assert!(text.contains("after step 124: elements 124..4996 exact (halo 124 each side)"), "{text}");
     assert!(text.contains("stored: elements 124..4996, 4872 outputs per block (19.03 per lane)"), "{text}");
+    assert!(text.contains("two kernels per launch, one after the other on one stream, each over every tile"), "{text}");
     assert!(text.contains("boundary `clamp`: after every step elements outside the input take the step's value at index 0 or n - 1"), "{text}");
     // Stencils without a fused kernel explain their one-step kernel alone.
     assert!(!heat_valid_no_fuse::explain().expect("explains").to_string().contains("fused time steps"));

@@ -33,6 +33,10 @@ pub(super) fn write(text: &mut String, tile: &FusedTile, boundary: Boundary) -> 
             tile.warp,
             tile.warp / 32
         )?;
+        writeln!(
+            text,
+            "  two kernels per launch, one after the other on one stream, each over every tile: the interior path on the tiles that lie inside the input, then the boundary path on the others (each kernel gets only its own path's registers)"
+        )?;
     }
     match tile.dims {
         Dims::One => {}
