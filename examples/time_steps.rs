@@ -41,8 +41,8 @@ macro_rules! heat {
 
 heat! {
     heat: (),
-    heat_fuse16: (fuse = 16),
-    heat_fuse24: (fuse = 24),
+    heat_fuse64: (fuse = 64),
+    heat_fuse96: (fuse = 96),
 }
 
 /// A 9-tap stencil (r = 4), likewise.
@@ -57,8 +57,8 @@ macro_rules! nine_tap {
 
 nine_tap! {
     nine_tap: (),
-    nine_tap_fuse12: (fuse = 12),
-    nine_tap_fuse20: (fuse = 20),
+    nine_tap_fuse32: (fuse = 32),
+    nine_tap_fuse64: (fuse = 64),
 }
 
 /// 2D 5-point heat, once as `#[stencil]` chooses it and at the fixed degrees and block size
@@ -219,10 +219,10 @@ fn run() -> Result<(), Box<dyn Error>> {
     let mut stencils = vec![("heat r=1", heat::KERNEL), ("nine_tap r=4", nine_tap::KERNEL)];
     if options.sweep {
         stencils.extend([
-            ("heat fuse 16", heat_fuse16::KERNEL),
-            ("heat fuse 24", heat_fuse24::KERNEL),
-            ("nine fuse 12", nine_tap_fuse12::KERNEL),
-            ("nine fuse 20", nine_tap_fuse20::KERNEL),
+            ("heat fuse 64", heat_fuse64::KERNEL),
+            ("heat fuse 96", heat_fuse96::KERNEL),
+            ("nine fuse 32", nine_tap_fuse32::KERNEL),
+            ("nine fuse 64", nine_tap_fuse64::KERNEL),
         ]);
     }
     for (name, stencil) in stencils {

@@ -52,6 +52,24 @@ fn automaton(w: Window<u32>) -> u32 {
     (w[-2] ^ w[1]) | (w[0] & w[2]) ^ w[-1]
 }
 
+/// 96 threads are no power of two: warp tiles, each warp recomputing its own halo.
+#[stencil(radius = 2, boundary = clamp, max_threads_per_block = 96)]
+fn warp_tile_clamp(w: Window<f32>) -> f32 {
+    0.1 * w[-2] + 0.2 * w[-1] + 0.4 * w[0] + 0.2 * w[1] + 0.1 * w[2]
+}
+
+/// A block tile of 1024 lanes (32 warps swapping edges).
+#[stencil(radius = 1, boundary = zero, fuse = 9, max_threads_per_block = 1024)]
+fn block1024_zero(w: Window<f32>, alpha: f32) -> f32 {
+    w[0] + alpha * (w[-1] - 2.0 * w[0] + w[1])
+}
+
+/// A block tile of 64 lanes under `valid`, f64, radius 3 (its lead is no whole vector).
+#[stencil(radius = 3, boundary = valid, fuse = 11, max_threads_per_block = 64)]
+fn block64_valid(w: Window<f64>) -> f64 {
+    0.25 * w[-3] + 0.5 * w[0] - 0.125 * w[2] + 0.375 * w[3]
+}
+
 #[stencil(radius = 1, boundary = valid, fuse = 6)]
 fn varying(u: Window<f32>, k: Window<f32>) -> f32 {
     u[0] + k[0] * (u[-1] - 2.0 * u[0] + u[1])
@@ -298,6 +316,30 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps() {
         &|s, a, b, _, steps| average_i32::launch_steps(s, a, b, steps),
         |i, steps| average_i32::run_steps(i[0], steps),
         |i, o, steps| average_i32::run_cpu_steps(i[0], o, steps),
+    ));
+    record(check::<f32>(
+        Case { what: "warp tiles clamp (96 threads)", fields: 1, t: warp_tile_clamp::STEPS_PER_LAUNCH },
+        &stream,
+        same,
+        &|s, a, b, _, steps| warp_tile_clamp::launch_steps(s, a, b, steps),
+        |i, steps| warp_tile_clamp::run_steps(i[0], steps),
+        |i, o, steps| warp_tile_clamp::run_cpu_steps(i[0], o, steps),
+    ));
+    record(check::<f32>(
+        Case { what: "block tile of 1024 lanes zero", fields: 1, t: 9 },
+        &stream,
+        same,
+        &|s, a, b, _, steps| block1024_zero::launch_steps(s, a, b, steps, ALPHA),
+        |i, steps| block1024_zero::run_steps(i[0], steps, ALPHA),
+        |i, o, steps| block1024_zero::run_cpu_steps(i[0], o, steps, ALPHA),
+    ));
+    record(check::<f64>(
+        Case { what: "block tile of 64 lanes valid f64 r=3", fields: 1, t: 11 },
+        &stream,
+        shrunk(3),
+        &|s, a, b, _, steps| block64_valid::launch_steps(s, a, b, steps),
+        |i, steps| block64_valid::run_steps(i[0], steps),
+        |i, o, steps| block64_valid::run_cpu_steps(i[0], o, steps),
     ));
     record(check::<u32>(
         Case { what: "automaton u32 warp 16", fields: 1, t: automaton::STEPS_PER_LAUNCH },

@@ -196,8 +196,9 @@ fn coefficient_fields_stay_as_given_and_follow_the_state_under_valid() {
 #[test]
 fn the_fused_degree_is_the_attributes_or_the_cost_models() {
     assert_eq!((heat_zero::STEPS_PER_LAUNCH, heat_wrap::STEPS_PER_LAUNCH, average_i32::STEPS_PER_LAUNCH), (5, 8, 3));
-    // The cost model: f32 heat 32 steps on 16 elements per lane, the 9-tap stencil 16 on 32.
-    assert_eq!((heat_clamp::STEPS_PER_LAUNCH, nine_tap::STEPS_PER_LAUNCH), (32, 16));
+    // The cost model: block tiles of 256 lanes, f32 heat 124 steps on 20 elements per lane, the
+    // 9-tap stencil 43 on 32.
+    assert_eq!((heat_clamp::STEPS_PER_LAUNCH, nine_tap::STEPS_PER_LAUNCH), (124, 43));
     assert!(heat_clamp::FUSED_PTX.contains(".entry rc_heat_clamp_steps("), "the fused kernel is printed");
     assert_eq!(heat_clamp::FUSED_ENTRY, "rc_heat_clamp_steps");
     // The steps left after the last full launch run as one fused launch of their own degree,
@@ -210,8 +211,9 @@ fn the_fused_degree_is_the_attributes_or_the_cost_models() {
         let (again, _) = heat_clamp::KERNEL.fused_launch(d).expect("a launch");
         assert!(std::ptr::eq(launch.ptx(), again[0].ptx()), "{d} steps: printed once");
     }
-    let (full, _) = heat_clamp::KERNEL.fused_launch(32).expect("a launch");
-    assert_eq!(full.len(), 1, "a 1D launch is one kernel");
+    let (full, _) = heat_clamp::KERNEL.fused_launch(124).expect("a launch");
+    assert_eq!(full.len(), 2, "a 1D block tile's launch is two kernels: the interior tiles', then the edge tiles'");
+    assert_eq!(full[1].entry(), "rc_heat_clamp_steps_edges");
     assert!(std::ptr::eq(full[0].ptx(), heat_clamp::FUSED_PTX), "the macro's kernel for its own degree");
     assert_eq!(heat_valid_no_fuse::KERNEL.fused_launch(2).expect("a launch").0[0].ptx(), "", "no fused kernel, nothing printed");
 }
@@ -229,11 +231,13 @@ fn steps_that_outlast_a_valid_input_are_refused_with_the_numbers() {
 #[test]
 fn explain_shows_the_fused_tile_and_its_shrinking_halo() {
     let text = heat_clamp::explain().expect("explains").to_string();
-    assert!(text.contains("fused time steps: 32 steps per launch"), "{text}");
-    assert!(text.contains("tile: 512 elements per warp, loaded once; lane l owns elements 16l..16l+16"), "{text}");
-    assert!(text.contains("after step   1: elements 1..511 exact (halo 1 each side)"), "{text}");
-    assert!(text.contains("after step  32: elements 32..480 exact (halo 32 each side)"), "{text}");
-    assert!(text.contains("stored: elements 32..480, 448 outputs per warp (14 per lane)"), "{text}");
+    assert!(text.contains("fused time steps: 124 steps per launch"), "{text}");
+    assert!(text.contains("tile: 5120 elements per block, loaded once; lane l owns elements 20l..20l+20"), "{text}");
+    assert!(text.contains("a block tile: its 256 lanes are 8 hardware warps; each step lane 31 of each warp and lane 0 of the next swap their 1 edge elements through shared memory"), "{text}");
+    assert!(text.contains("after step   1: elements 1..5119 exact (halo 1 each side)"), "{text}");
+    assert!(text.contains("after step 124: elements 124..4996 exact (halo 124 each side)"), "{text}");
+    assert!(text.contains("stored: elements 124..4996, 4872 outputs per block (19.03 per lane)"), "{text}");
+    assert!(text.contains("two kernels per launch, one after the other on one stream, each over every tile"), "{text}");
     assert!(text.contains("boundary `clamp`: after every step elements outside the input take the step's value at index 0 or n - 1"), "{text}");
     // Stencils without a fused kernel explain their one-step kernel alone.
     assert!(!heat_valid_no_fuse::explain().expect("explains").to_string().contains("fused time steps"));

@@ -12,6 +12,11 @@
 // Also times rc's own fused kernel from a PTX file (argv[1], entry argv[2], outputs per warp
 // argv[3], steps argv[4]) for the same n, as the reference point.
 //
+// Block tiles (`./fused1d block`): the block's 8 warps own one tile of 256*K consecutive elements;
+// each step a warp's lanes 0 and 31 swap their edges with the neighbour warps through shared
+// memory (two buffers by step parity, one barrier per step), so only the block's two ends lose
+// T*R elements, not every warp's.
+//
 // nvcc -O3 -arch=sm_90 -o fused1d fused1d.cu -lcuda
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -63,13 +68,10 @@ struct Shape {
     static constexpr int OUT = 32 * K - 2 * LEAD;
 };
 
-// The lane's K elements of tile `tile` into v: vectors if the whole tile lies inside.
-template <int K, int T, int R>
-__device__ __forceinline__ void load(float (&v)[K], const float* in, long n, long tile, int lane) {
-    using S = Shape<K, T, R>;
-    long first = tile * S::OUT - S::LEAD;
-    long mine = first + (long)lane * K;
-    if (first >= 0 && first + 32 * K <= n) {
+// The lane's K elements from input index `mine` into v: vectors if the whole tile lies inside.
+template <int K>
+__device__ __forceinline__ void load_lane(float (&v)[K], const float* in, long n, long mine, bool inside) {
+    if (inside) {
         const float4* p = reinterpret_cast<const float4*>(in + mine);
 #pragma unroll
         for (int c = 0; c < K / 4; c++) {
@@ -80,6 +82,14 @@ __device__ __forceinline__ void load(float (&v)[K], const float* in, long n, lon
 #pragma unroll
         for (int j = 0; j < K; j++) v[j] = in[min(max(mine + j, 0L), n - 1)];
     }
+}
+
+// The lane's K elements of warp tile `tile` into v.
+template <int K, int T, int R>
+__device__ __forceinline__ void load(float (&v)[K], const float* in, long n, long tile, int lane) {
+    using S = Shape<K, T, R>;
+    long first = tile * S::OUT - S::LEAD;
+    load_lane<K>(v, in, n, first + (long)lane * K, first >= 0 && first + 32 * K <= n);
 }
 
 template <class B, int K>
@@ -138,6 +148,74 @@ __global__ void __launch_bounds__(256) fused(const float* __restrict__ in, float
     }
 }
 
+// One step of a block tile: shuffles inside the warp, shared memory across warps (buffer P).
+template <class B, int K, int P>
+__device__ __forceinline__ void block_step(const float (&s)[K], float (&t)[K], float (*ex)[8][2][B::R], int lane, int w) {
+    constexpr int R = B::R;
+    float v[K + 2 * R];
+#pragma unroll
+    for (int i = 0; i < R; i++) {
+        v[i] = __shfl_up_sync(0xffffffffu, s[K - R + i], 1);
+        v[K + R + i] = __shfl_down_sync(0xffffffffu, s[i], 1);
+    }
+    if (lane == 31) {
+#pragma unroll
+        for (int i = 0; i < R; i++) ex[P][w][1][i] = s[K - R + i];
+    }
+    if (lane == 0) {
+#pragma unroll
+        for (int i = 0; i < R; i++) ex[P][w][0][i] = s[i];
+    }
+    __syncthreads();
+    if (lane == 0 && w > 0) {
+#pragma unroll
+        for (int i = 0; i < R; i++) v[i] = ex[P][w - 1][1][i];
+    }
+    if (lane == 31 && w < 7) {
+#pragma unroll
+        for (int i = 0; i < R; i++) v[K + R + i] = ex[P][w + 1][0][i];
+    }
+#pragma unroll
+    for (int j = 0; j < K; j++) v[R + j] = s[j];
+#pragma unroll
+    for (int j = 0; j < K; j++) t[j] = B::at(&v[R + j]);
+}
+
+template <int K, int T, int R>
+struct BlockShape {
+    static constexpr int LEAD = (T * R + 3) / 4 * 4;
+    static constexpr int OUT = 256 * K - 2 * LEAD;
+};
+
+template <class B, int K, int T>
+__global__ void __launch_bounds__(256) block_fused(const float* __restrict__ in, float* __restrict__ out, long n) {
+    using S = BlockShape<K, T, B::R>;
+    __shared__ float ex[2][8][2][B::R];
+    int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    long first = (long)blockIdx.x * S::OUT - S::LEAD;
+    long mine = first + (long)tid * K;
+    float s[K];
+    load_lane<K>(s, in, n, mine, first >= 0 && first + 256 * K <= n);
+#pragma unroll 1
+    for (int i = 0; i < T / 2; i++) {
+        float m[K];
+        block_step<B, K, 0>(s, m, ex, lane, w);
+        block_step<B, K, 1>(m, s, ex, lane, w);
+    }
+#pragma unroll
+    for (int c = 0; c < K / 4; c++) {
+        int o = tid * K + 4 * c - S::LEAD;
+        long g = mine + 4 * c;
+        if (o >= 0 && o < S::OUT) {
+            if (g + 4 <= n) {
+                *reinterpret_cast<float4*>(out + g) = make_float4(s[4 * c], s[4 * c + 1], s[4 * c + 2], s[4 * c + 3]);
+            } else {
+                for (int e = 0; e < 4; e++) if (g + e < n) out[g + e] = s[4 * c + e];
+            }
+        }
+    }
+}
+
 static float median(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
 
 template <class F>
@@ -169,6 +247,24 @@ static std::vector<float> reference(long n, int steps) {
     return a;
 }
 
+// Checks `launch` (interior outputs equal T host steps on 2^20 elements), times it on N and
+// prints one row.
+template <class B, int K, int T, class Launch>
+static void check_and_time(const char* name, const char* kind, int regs, int per_sm, double useful, Launch launch) {
+    long cn = 1 << 20;
+    launch(cn);
+    CK(cudaDeviceSynchronize());
+    std::vector<float> got(cn);
+    CK(cudaMemcpy(got.data(), d_out, cn * 4, cudaMemcpyDeviceToHost));
+    auto want = reference<B>(cn, T);
+    long bad = 0;
+    for (long i = T * B::R; i < cn - T * B::R; i++) bad += memcmp(&got[i], &want[i], 4) != 0;
+    float ms = time_ms([&] { launch(N); });
+    double gbs = 8.0 * N / (ms * 1e-3 / T) / 1e9;
+    printf("%-14s K=%2d T=%2d %-8s regs %3d  %2d blocks/SM  useful %.3f  %8.1f GB/s  %6.2fx copy  %s\n", name, K, T, kind, regs,
+           per_sm, useful, gbs, gbs / copy_gbs, bad ? "MISMATCH" : "exact");
+}
+
 template <class B, int K, int T, bool PERSIST>
 static void variant(const char* name) {
     using S = Shape<K, T, B::R>;
@@ -184,20 +280,19 @@ static void variant(const char* name) {
         long blocks = (warps * 32 + 255) / 256;
         kernel<<<blocks, 256>>>(d_in, d_out, n, tiles);
     };
-    // Check: interior outputs equal T host steps.
-    long cn = 1 << 20;
-    launch(cn);
-    CK(cudaDeviceSynchronize());
-    std::vector<float> got(cn);
-    CK(cudaMemcpy(got.data(), d_out, cn * 4, cudaMemcpyDeviceToHost));
-    auto want = reference<B>(cn, T);
-    long bad = 0;
-    for (long i = T * B::R; i < cn - T * B::R; i++) bad += memcmp(&got[i], &want[i], 4) != 0;
-    float ms = time_ms([&] { launch(N); });
-    double gbs = 8.0 * N / (ms * 1e-3 / T) / 1e9;
-    printf("%-14s K=%2d T=%2d %-8s regs %3d  %2d blocks/SM  useful %.3f  %8.1f GB/s  %6.2fx copy  %s\n", name, K, T,
-           PERSIST ? "persist" : "one", attr.numRegs, per_sm, double(S::OUT) / (32 * K), gbs, gbs / copy_gbs,
-           bad ? "MISMATCH" : "exact");
+    check_and_time<B, K, T>(name, PERSIST ? "persist" : "one", attr.numRegs, per_sm, double(S::OUT) / (32 * K), launch);
+}
+
+template <class B, int K, int T>
+static void block_variant(const char* name) {
+    using S = BlockShape<K, T, B::R>;
+    auto kernel = block_fused<B, K, T>;
+    int per_sm = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, 0));
+    cudaFuncAttributes attr;
+    CK(cudaFuncGetAttributes(&attr, kernel));
+    auto launch = [&](long n) { kernel<<<(n + S::OUT - 1) / S::OUT, 256>>>(d_in, d_out, n); };
+    check_and_time<B, K, T>(name, "block", attr.numRegs, per_sm, double(S::OUT) / (256 * K), launch);
 }
 
 int main(int argc, char** argv) {
@@ -213,6 +308,24 @@ int main(int argc, char** argv) {
     float cms = time_ms([&] { CK(cudaMemcpyAsync(d_out, d_in, N * 4, cudaMemcpyDeviceToDevice)); });
     copy_gbs = 8.0 * N / (cms * 1e-3) / 1e9;
     printf("copy %.1f GB/s (n = 2^26 f32, 8 bytes per element)\n", copy_gbs);
+    if (argc > 1 && strcmp(argv[1], "block") == 0) {
+        variant<Heat, 16, 32, false>("heat");
+        block_variant<Heat, 16, 32>("heat");
+        block_variant<Heat, 16, 48>("heat");
+        block_variant<Heat, 16, 64>("heat");
+        block_variant<Heat, 16, 96>("heat");
+        block_variant<Heat, 8, 64>("heat");
+        block_variant<Heat, 12, 64>("heat");
+        block_variant<Heat, 20, 64>("heat");
+        variant<Nine, 32, 16, false>("nine");
+        block_variant<Nine, 32, 16>("nine");
+        block_variant<Nine, 32, 32>("nine");
+        block_variant<Nine, 16, 16>("nine");
+        block_variant<Nine, 16, 32>("nine");
+        block_variant<Nine, 20, 32>("nine");
+        block_variant<Nine, 24, 32>("nine");
+        return 0;
+    }
     bool only_rc = argc > 5;
     if (argc > 4) {
         CU(cuInit(0));

@@ -103,12 +103,14 @@ impl FusedTile {
     }
 
     /// Whether a launch runs as two kernels, the interior strips' and the edge strips'
-    /// ([`crate::machine::Kernel`]): 2D. In one kernel the boundary path's registers set the
-    /// interior's too: ptxas gave 2D heat's kernel at T = 8 152 registers (12 warps per SM), its
-    /// interior path alone 124 (16), and that alone ran 1.26x faster on an H200, also missing the
-    /// instruction cache less (bench/results/2026-11-24-h200-fused2d).
+    /// ([`crate::machine::Kernel`]): 2D, and 1D block tiles. In one kernel the boundary path's
+    /// registers set the interior's too: ptxas gave 2D heat's kernel at T = 8 152 registers (12
+    /// warps per SM), its interior path alone 124 (16), and that alone ran 1.26x faster on an
+    /// H200, also missing the instruction cache less (bench/results/2026-11-24-h200-fused2d);
+    /// 1D heat's block tile 72 registers (3 blocks per SM), its interior alone 40 (6), the
+    /// 9-tap's 115 and 56 (bench/results/2026-11-24-h200-fused1d2).
     pub const fn splits(&self) -> bool {
-        matches!(self.dims, crate::geometry::Dims::Two)
+        matches!(self.dims, crate::geometry::Dims::Two) || self.spans_block()
     }
 
     /// 32-bit registers of the windows of all steps per lane: `T * 2 * ry` rows of `k`

@@ -9,6 +9,10 @@
 //! missing, so the elements whose values are exact shrink by `r` from each end of the tile per
 //! step. After `T` steps the tile stores the outputs that lie at least `T * r` inside it.
 //!
+//! In 1D the logical warp is the whole block where the block's threads are a power of two
+//! (a *block tile*): the hardware warps' edge lanes swap their edges through shared memory in
+//! each step, so only the block's two ends recompute the shrinking halo, not every warp's.
+//!
 //! Boundary rules hold at the domain's edges in every step: under `zero` elements outside the
 //! input are set to zero after each step, under `clamp` to the step's value at the nearest edge
 //! ([`Op::StepRule`]); under `wrap` the tile loads from wrapped positions and needs no rule (a
@@ -49,7 +53,8 @@ pub struct FusedTile {
     /// Tile elements before the first output: the halo `T * r`, rounded up to whole vectors
     /// under `zero`, `clamp` and `wrap` so every load and store stays aligned.
     pub lead: u32,
-    /// The tile's outputs, consecutive: in 1D `warp` times a whole number per lane; in 2D
+    /// The tile's outputs, consecutive: in 1D a warp tile's `warp` times a whole number per
+    /// lane, a block tile's every element exact after the steps in whole vectors; in 2D
     /// every element exact after the steps, in whole vectors (see [`crate::fused_grid`]).
     pub outputs: u32,
     /// Elements per vector access (16 bytes).
@@ -82,6 +87,15 @@ impl FusedTile {
     /// 256 threads (the probe, heat T = 16: 9.5x copy with 16 words per lane, 7.0x with 32 at 96
     /// registers).
     const LINE_OCCUPANCY_WORDS: u32 = 16;
+    /// The words a lane of a 1D block tile owns, at least: its recompute is small at any width,
+    /// so the lane trades the step's exchange against registers (bench/probes/fused1d.cu
+    /// `block` on an H200, heat at 64 steps: 10.4x copy with 20 words, 10.1x with 16, 9.9x
+    /// with 12).
+    const LINE_BLOCK_WORDS: u32 = 20;
+    /// A 1D block tile's lane owns at least this many words per element of radius, so the
+    /// step's `2 r` shuffles and shared-memory swaps stay a small part of its work (the probe,
+    /// 9-tap r = 4 at 32 steps: 3.70x copy with 32 words, 3.60x with 24, 3.56x with 20).
+    const LINE_BLOCK_WORDS_PER_RADIUS: u32 = 8;
 
     /// The fused tile for `steps` steps of a stencil of `pattern` over `element`s.
     pub fn new(pattern: &Pattern, element: ScalarType, steps: u32) -> Result<FusedTile, ScheduleError> {
@@ -98,7 +112,8 @@ impl FusedTile {
     /// The most steps one launch can fuse for `pattern` over `element`s (0 if none).
     pub fn max_steps(pattern: &Pattern, element: ScalarType) -> u32 {
         // Each step spoils `r` more elements at each end of a tile of at most this many.
-        let most = FusedTile::MAX_OWNED_WORDS / element.words() * pattern.warp() / pattern.radius().along_x().max(1);
+        let lanes = FusedTile::block_lanes(pattern).unwrap_or(pattern.warp());
+        let most = FusedTile::MAX_OWNED_WORDS / element.words() * lanes / pattern.radius().along_x().max(1);
         (1..=most).take_while(|&steps| FusedTile::fit(pattern, element, steps).is_some()).last().unwrap_or(0)
     }
 
@@ -117,10 +132,46 @@ impl FusedTile {
     /// [`FusedTile::MAX_OWNED_WORDS`] (a wide halo: recomputing it costs more than the warps
     /// the registers take).
     fn fit_line(pattern: &Pattern, element: ScalarType, steps: u32) -> Option<FusedTile> {
+        if FusedTile::block_lanes(pattern).is_some() {
+            return FusedTile::fit_block_line(pattern, element, steps);
+        }
         let share = FusedTile::LINE_HALO_SHARE;
         FusedTile::fit_x_share(pattern, element, steps, FusedTile::LINE_OCCUPANCY_WORDS, share)
             .filter(|tile| 8 * tile.outputs() >= 7 * tile.elements())
             .or_else(|| FusedTile::fit_x_share(pattern, element, steps, FusedTile::MAX_OWNED_WORDS, share))
+    }
+
+    /// The lanes of a 1D block tile: the block's threads, where they are a power of two of
+    /// whole warps (the prologue takes the lane as the thread's low bits); `None` otherwise.
+    pub fn block_lanes(pattern: &Pattern) -> Option<u32> {
+        let threads = pattern.threads_per_block();
+        (pattern.dims() == Dims::One && threads.is_power_of_two() && threads >= 64).then_some(threads)
+    }
+
+    /// The 1D block tile ([`FusedTile::block_lanes`]): each lane [`FusedTile::LINE_BLOCK_WORDS`]
+    /// words, more for a wide radius, at most [`FusedTile::MAX_OWNED_WORDS`]; its outputs every
+    /// element exact after the steps, in whole vectors.
+    fn fit_block_line(pattern: &Pattern, element: ScalarType, steps: u32) -> Option<FusedTile> {
+        let (radius, lanes) = (pattern.radius().along_x(), FusedTile::block_lanes(pattern)?);
+        let width = vector_access_elements(16, element);
+        let halo = steps.checked_mul(radius)?;
+        let lead = match pattern.boundary() {
+            Boundary::Valid => halo,
+            _ => halo.next_multiple_of(width),
+        };
+        let words = FusedTile::LINE_BLOCK_WORDS.max(FusedTile::LINE_BLOCK_WORDS_PER_RADIUS * radius).min(FusedTile::MAX_OWNED_WORDS);
+        let per_lane = (words / element.words() / width * width).max(width).max(radius.next_multiple_of(width));
+        // Tiles start at multiples of `outputs`, which must be whole vectors.
+        let outputs = (lanes * per_lane).saturating_sub(lead + halo) / width * width;
+        let most = (FusedTile::MAX_OWNED_WORDS / element.words()).max(width);
+        let tile = FusedTile { dims: Dims::One, steps, radius, per_lane, lead, outputs, width, warp: lanes, radius_y: 0, rows: 1, radius_z: 0, planes: 1 };
+        (steps > 0 && outputs > 0 && per_lane <= most).then_some(tile)
+    }
+
+    /// Whether this is a 1D block tile: its logical warp is the block, its hardware warps swap
+    /// their edges through shared memory in every step.
+    pub const fn spans_block(&self) -> bool {
+        matches!(self.dims, Dims::One) && self.warp > 32
     }
 
     /// The tile along x, each lane owning at most `most_words` 32-bit words of one row: all of
@@ -181,8 +232,14 @@ impl FusedTile {
     /// shrinks by `2 * T * r`) whose tiles hold [`FusedTile::outputs`] outputs.
     pub fn launch_pattern(&self, pattern: &Pattern) -> Pattern {
         match pattern.dims() {
-            Dims::One => Pattern::new_unchecked(self.halo(), self.warp, self.outputs / self.warp, pattern.boundary())
-                .with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm()),
+            Dims::One => {
+                let launch = Pattern::new_unchecked(self.halo(), self.warp, self.outputs / self.warp, pattern.boundary())
+                    .with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm());
+                match self.outputs % self.warp {
+                    0 => launch,
+                    _ => launch.with_tile_outputs_unchecked(self.outputs),
+                }
+            }
             // The one-step kernel's blocks per SM cap its registers, not the windows' (a 2D
             // kernel's cap of 64 spilled 1.1 KB of them): only the block size carries over, at
             // most the fused kernel's.
@@ -243,10 +300,12 @@ impl WarpProgram {
             Dims::Two => (crate::fused_grid::strip(&mut build, true), crate::fused_grid::strip(&mut build, false)),
             Dims::Three => (crate::fused_grid3::column(&mut build, true), crate::fused_grid3::column(&mut build, false)),
         };
+        let paths = vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements() }, taken, fallback }];
+        let shared_bytes = tile.spans_block().then(|| BlockExchange::of(&tile, &paths, body.element()).bytes());
         let machine = Machine {
-            body: vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements() }, taken, fallback }],
+            body: paths,
             width: tile.width,
-            shared_bytes: None,
+            shared_bytes,
             launch_bounds: LaunchBounds::of(&launch),
             split: tile.splits(),
         };
@@ -259,6 +318,14 @@ impl WarpProgram {
             fields: body.fields(),
             params: body.params().to_vec(),
             distribution: match dims {
+                Dims::One if tile.spans_block() => format!(
+                    "fused time steps: {} steps per launch, a block tile of {} lanes ({} warps swapping edges through shared memory each step), lane l owns tile elements {k}l..{k}l + {k}, halo {} at each end of the block",
+                    tile.steps,
+                    tile.warp,
+                    tile.warp / 32,
+                    tile.halo(),
+                    k = tile.per_lane
+                ),
                 Dims::One => format!(
                     "fused time steps: {} steps per launch, lane l owns tile elements {k}l..{k}l + {k}, halo {} each side",
                     tile.steps,
@@ -282,6 +349,58 @@ impl WarpProgram {
             machine,
         })
     }
+}
+
+/// Where a 1D block tile's hardware warps swap their edges in shared memory: each run of
+/// consecutive [`Op::Neighbour`]s is one exchange (every move's source stored, one barrier,
+/// every move's destination loaded), in one of two buffers by the exchange's parity (so the
+/// next exchange's stores cannot overwrite what a slower warp has yet to load), each buffer
+/// `slots` elements per hardware warp (the longest run); after both buffers, two slots for the
+/// boundary rule's edge values, broadcast to the block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockExchange {
+    pub warps: u32,
+    pub slots: u32,
+    pub element_bytes: u32,
+}
+
+impl BlockExchange {
+    pub fn of(tile: &FusedTile, body: &[Stmt], element: ScalarType) -> BlockExchange {
+        BlockExchange { warps: tile.warp / 32, slots: longest_neighbour_run(body).max(1), element_bytes: element.bytes() }
+    }
+
+    /// Byte offset of slot `slot` of hardware warp `warp` in buffer `parity`.
+    pub const fn offset(&self, parity: u32, warp: u32, slot: u32) -> u32 {
+        ((parity * self.warps + warp) * self.slots + slot) * self.element_bytes
+    }
+
+    /// Byte offset of edge value `edge` (0: the domain's first element, 1: its last).
+    pub const fn edge_offset(&self, edge: u32) -> u32 {
+        self.offset(2, 0, 0) + edge * self.element_bytes
+    }
+
+    pub const fn bytes(&self) -> u32 {
+        self.edge_offset(2)
+    }
+}
+
+/// The most consecutive [`Op::Neighbour`]s in `stmts` and the statements they nest.
+pub fn longest_neighbour_run(stmts: &[Stmt]) -> u32 {
+    let (mut most, mut run) = (0, 0);
+    for stmt in stmts {
+        run = match stmt {
+            Stmt::Op(Op::Neighbour { .. }) => run + 1,
+            _ => 0,
+        };
+        most = most.max(run);
+        let nested = match stmt {
+            Stmt::Branch { taken, fallback, .. } => longest_neighbour_run(taken).max(longest_neighbour_run(fallback)),
+            Stmt::Loop { body, .. } => longest_neighbour_run(body),
+            Stmt::Op(_) => 0,
+        };
+        most = most.max(nested);
+    }
+    most
 }
 
 /// Builds the fused machine program's two paths (1D here, 2D in [`crate::fused_grid`]).

@@ -19,6 +19,8 @@ use ScalarType::{F32, F64, I32, U32};
 
 const BASE_SEED: u64 = 0x57E9_0000_0000;
 const CASES: u64 = 400;
+/// The most steps a case fuses.
+const MOST_STEPS: u32 = 160;
 
 /// One step by the definition: output `i` is the body over the windows centred on input
 /// `i + r - shift` of every field, each read under the boundary rule.
@@ -54,9 +56,12 @@ fn case<T: Element>(seed: u64) -> Result<(), String> {
     let radius = 1 + rng.below(5) as u32;
     let boundary = pick(&mut rng, &Boundary::ALL);
     let warp = pick(&mut rng, &[32, 32, 32, 16, 8, 4, 2]);
-    let pattern = Pattern::new(radius, warp, 1, boundary).expect("valid");
-    let most = FusedTile::max_steps(&pattern, T::TYPE);
-    let steps = pick(&mut rng, &[1, 2, 3, 5, 8, 16, most]).min(most).max(1);
+    // Block tiles (a power of two of threads: 64 to 1024 lanes), and warp tiles (96 threads).
+    let threads = pick(&mut rng, &[256, 256, 128, 64, 96, 96, 1024]);
+    let pattern = Pattern::new(radius, warp, 1, boundary).and_then(|p| p.with_launch_bounds(threads, None)).expect("valid");
+    // A block tile fits thousands of steps; the emulation's time grows with them.
+    let most = FusedTile::max_steps(&pattern, T::TYPE).min(MOST_STEPS);
+    let steps = pick(&mut rng, &[1, 2, 3, 5, 8, 16, 40, most]).min(most).max(1);
     let fields = random_fields(seed);
     let param_types = random_params(&mut rng);
     let body = random_body(&mut rng, T::TYPE, fields, param_types.clone(), &Taps::line(radius));
@@ -81,7 +86,7 @@ fn case<T: Element>(seed: u64) -> Result<(), String> {
     match first_difference(&got, &want) {
         None => Ok(()),
         Some(i) => Err(format!(
-            "seed {seed:#x}: {} r={radius} warp={warp} {boundary} T={steps} n={n} fields={fields}: output {i} got {:?} want {:?}\n{body}",
+            "seed {seed:#x}: {} r={radius} warp={warp} threads={threads} {boundary} T={steps} n={n} fields={fields}: output {i} got {:?} want {:?}\n{body}",
             T::TYPE,
             got.get(i),
             want.get(i)
@@ -184,13 +189,21 @@ fn steps_run_as_fused_launches_then_one_launch_of_the_steps_left() {
 
 #[test]
 fn the_fused_tile_loads_once_steps_in_a_loop_and_stores_its_centre() {
-    let pattern = Pattern::new(1, 32, 1, Boundary::Zero).expect("valid");
-    for (steps, iterations, straight) in [(16, 8, 0), (5, 2, 1)] {
+    let block = Pattern::new(1, 32, 1, Boundary::Zero).expect("valid");
+    let warp = block.with_launch_bounds(96, None).expect("valid");
+    for (pattern, steps, iterations, straight) in [(block, 16, 8, 0), (block, 5, 2, 1), (warp, 16, 8, 0), (warp, 5, 2, 1)] {
         let program = WarpProgram::compile_steps(pattern, &heat_body().expect("valid"), steps).expect("compiles");
         let tile = program.fused.expect("fused");
-        if steps == 16 {
-            // 16 elements per lane, 512 per warp, 480 outputs: the halo is 1/16 of the tile.
-            assert_eq!((tile.per_lane, tile.elements(), tile.outputs(), tile.halo(), tile.lead), (16, 512, 480, 16, 16));
+        if (pattern, steps) == (block, 16) {
+            // A block tile: 256 lanes of 20 elements, the halo only at the block's ends.
+            assert_eq!((tile.warp, tile.per_lane, tile.elements(), tile.outputs(), tile.halo(), tile.lead), (256, 20, 5120, 5088, 16, 16));
+            assert!(tile.spans_block() && program.machine.shared_bytes.is_some());
+        }
+        if (pattern, steps) == (warp, 16) {
+            // 96 threads are no power of two: a warp tile of 16 elements per lane, 512 per warp,
+            // 480 outputs (the halo is 1/16 of the tile).
+            assert_eq!((tile.warp, tile.per_lane, tile.elements(), tile.outputs(), tile.halo(), tile.lead), (32, 16, 512, 480, 16, 16));
+            assert!(!tile.spans_block() && program.machine.shared_bytes.is_none());
         }
         let [Stmt::Branch { taken, fallback, .. }] = program.machine.body.as_slice() else { panic!("one branch on the tile") };
         let ops = |stmts: &[Stmt]| -> Vec<Op> { stmts.iter().filter_map(|s| if let Stmt::Op(op) = s { Some(op.clone()) } else { None }).collect() };
@@ -235,6 +248,12 @@ fn fused_kernels_assemble_without_spills() {
             };
             let program = WarpProgram::compile_steps(pattern, &body, steps).expect("compiles");
             kernels.push((format!("{element} r={radius} T={steps} warp {warp} {boundary}"), rc_core::ptx::print(&program, "k")));
+        }
+        // Block tiles of 256 and 1024 lanes, and warp tiles (96 threads).
+        for (radius, element, steps, threads) in [(1, F32, 124, 1024), (3, F64, 11, 256), (2, F32, 16, 96), (4, F32, 43, 256)] {
+            let pattern = Pattern::new(radius, 32, 1, boundary).and_then(|p| p.with_launch_bounds(threads, None)).expect("valid");
+            let program = WarpProgram::compile_steps(pattern, &common::box_body(radius, element), steps).expect("compiles");
+            kernels.push((format!("{element} r={radius} T={steps} {threads} threads {boundary}"), rc_core::ptx::print(&program, "k")));
         }
     }
     let Some(ptxas) = std::env::var_os("RC_PTXAS") else { return };

@@ -16,12 +16,28 @@ pub(super) fn write(text: &mut String, tile: &FusedTile, boundary: Boundary) -> 
     let elements = tile.elements();
     writeln!(text)?;
     writeln!(text, "fused time steps: {t} steps per launch (run_steps, launch_steps, emulate_steps), one launch of the steps left (fused, or the one-step kernel for one)")?;
+    let owner = match tile.spans_block() {
+        true => "block",
+        false => "warp",
+    };
     writeln!(
         text,
-        "  tile: {elements} elements per warp, loaded once; lane l owns elements {k}l..{k}l+{k} ({} vector loads of {} elements on interior tiles)",
+        "  tile: {elements} elements per {owner}, loaded once; lane l owns elements {k}l..{k}l+{k} ({} vector loads of {} elements on interior tiles)",
         k / tile.width,
         tile.width
     )?;
+    if tile.spans_block() {
+        writeln!(
+            text,
+            "  a block tile: its {} lanes are {} hardware warps; each step lane 31 of each warp and lane 0 of the next swap their {r} edge elements through shared memory (one barrier), so only the block's two ends lose the halo",
+            tile.warp,
+            tile.warp / 32
+        )?;
+        writeln!(
+            text,
+            "  two kernels per launch, one after the other on one stream, each over every tile: the interior path on the tiles that lie inside the input, then the boundary path on the others (each kernel gets only its own path's registers)"
+        )?;
+    }
     match tile.dims {
         Dims::One => {}
         Dims::Two => write_strip(text, tile)?,
@@ -42,7 +58,7 @@ pub(super) fn write(text: &mut String, tile: &FusedTile, boundary: Boundary) -> 
     let end = tile.lead + tile.outputs();
     writeln!(
         text,
-        "  stored: elements {}..{end}, {} outputs per warp ({} per lane); {:.2} elements computed per output per step",
+        "  stored: elements {}..{end}, {} outputs per {owner} ({} per lane); {:.2} elements computed per output per step",
         tile.lead,
         tile.outputs(),
         match tile.outputs() % tile.warp {

@@ -116,6 +116,8 @@ struct Printer<'a> {
     output_rows: HashMap<u32, String>,
     /// Staged planes: what this thread fetched of each input field's next plane, until put.
     ring_fetched: HashMap<u32, ring::Fetched>,
+    /// A 1D block tile's exchanges through shared memory: the prologue's registers.
+    exchange: Option<time_steps::Exchange>,
 }
 
 // Fixed scratch registers set up by the prologue.
@@ -154,6 +156,7 @@ impl<'a> Printer<'a> {
             input_rows: HashMap::new(),
             output_rows: HashMap::new(),
             ring_fetched: HashMap::new(),
+            exchange: None,
         }
     }
 
@@ -241,10 +244,20 @@ impl<'a> Printer<'a> {
         self.line(&format!("add.u64 {global}, {global}, {tid64};"));
         self.line(&format!("shr.u64 {global}, {global}, {};", warp.trailing_zeros()));
         self.line(&format!("mul.lo.u64 {TILE_START}, {global}, {};", pattern.tile_outputs()));
+        self.exchange_prologue();
     }
 
     fn stmts(&mut self, stmts: &[Stmt]) {
-        for stmt in stmts {
+        let mut rest = stmts;
+        while let Some((stmt, after)) = rest.split_first() {
+            // A block tile's run of neighbour moves is one exchange (one barrier).
+            if let (Some(_), Stmt::Op(Op::Neighbour { .. })) = (&self.exchange, stmt) {
+                let run = rest.iter().take_while(|s| matches!(s, Stmt::Op(Op::Neighbour { .. }))).count();
+                self.exchange_run(&rest[..run]);
+                rest = &rest[run..];
+                continue;
+            }
+            rest = after;
             match stmt {
                 Stmt::Op(op) => self.op(op),
                 Stmt::Branch { test, taken, fallback } => self.branch(*test, taken, fallback),
@@ -337,7 +350,9 @@ impl<'a> Printer<'a> {
         // Unrolled, ptxas hoists every step's loads to the top and runs out of registers.
         self.line(".pragma \"nounroll\";");
         self.forget_path();
+        let exchanges = self.exchanges_printed();
         self.stmts(body);
+        self.exchange_loop_end(exchanges);
         self.line(&format!("add.u32 {counter}, {counter}, 1;"));
         self.line(&format!("setp.lt.u32 {again}, {counter}, {times};"));
         self.line(&format!("@{again} bra {start};"));

@@ -2,17 +2,117 @@
 //! `shfl.sync.up`/`down`, the boundary rule after each step, the stores of the tile's centre.
 
 use super::types::{immediate, ptx_type};
-use super::{Printer, LANE, N, N_OUT, OUTPUT, TILE_START};
-use crate::machine::Side;
+use super::{Printer, LANE, N, N_OUT, OUTPUT, SHARED_TILE, TID, TILE_START};
+use crate::machine::{Op, Side, Stmt};
 use crate::pattern::Boundary;
 use crate::program::Reg;
 use crate::scalar::Scalar;
+use crate::time_steps::BlockExchange;
+
+/// A 1D block tile's registers for its exchanges through shared memory ([`BlockExchange`]),
+/// set up once by the prologue.
+pub(super) struct Exchange {
+    layout: BlockExchange,
+    /// Exchanges printed so far: the next one uses the buffer of its parity.
+    printed: u32,
+    /// Shared addresses of slot 0 of buffer 0: this hardware warp's, the warp before's and the
+    /// warp after's.
+    own: String,
+    before: String,
+    after: String,
+    /// Hardware lanes 0 and 31 (they store the warp's edges), and those of them that load a
+    /// neighbour warp's: lane 0 of every warp but the block's first, lane 31 of every warp but
+    /// its last.
+    first: String,
+    last: String,
+    from_before: String,
+    from_after: String,
+}
 
 impl Printer<'_> {
+    /// A 1D block tile's exchange registers ([`Exchange`]); nothing for other programs.
+    pub(super) fn exchange_prologue(&mut self) {
+        let Some(tile) = self.program.fused.filter(|tile| tile.spans_block()) else { return };
+        let layout = BlockExchange::of(&tile, &self.program.machine.body, self.program.element);
+        self.comment("block tile: hardware warps swap their edge lanes' elements through shared memory");
+        let (lane, warp) = (self.t(), self.t());
+        self.line(&format!("and.b32 {lane}, {TID}, 31;"));
+        self.line(&format!("shr.u32 {warp}, {TID}, 5;"));
+        let (own, before, after) = (self.t(), self.t(), self.t());
+        let stride = layout.offset(0, 1, 0);
+        self.line(&format!("mov.u32 {own}, {SHARED_TILE};"));
+        self.line(&format!("mad.lo.u32 {own}, {warp}, {stride}, {own};"));
+        self.line(&format!("sub.u32 {before}, {own}, {stride};"));
+        self.line(&format!("add.u32 {after}, {own}, {stride};"));
+        let (first, last, from_before, from_after) = (self.q(), self.q(), self.q(), self.q());
+        self.line(&format!("setp.eq.u32 {first}, {lane}, 0;"));
+        self.line(&format!("setp.eq.u32 {last}, {lane}, 31;"));
+        self.line(&format!("setp.ne.and.u32 {from_before}, {warp}, 0, {first};"));
+        self.line(&format!("setp.ne.and.u32 {from_after}, {warp}, {}, {last};", layout.warps - 1));
+        self.exchange = Some(Exchange { layout, printed: 0, own, before, after, first, last, from_before, from_after });
+    }
+
+    /// A block tile's run of [`Op::Neighbour`]s as one exchange: each move's shuffle inside the
+    /// hardware warp; then the warp's edge lanes store the sources their neighbour warps'
+    /// edge lanes read (lane 31 what the next warp's lane 0 reads as "before", lane 0 what the
+    /// previous warp's lane 31 reads as "after"), one barrier, and those lanes load them over
+    /// what the shuffle gave. The block's first and last lanes keep their own, as a warp's do.
+    pub(super) fn exchange_run(&mut self, run: &[Stmt]) {
+        let moves: Vec<(Reg, Reg, Side)> = run
+            .iter()
+            .filter_map(|stmt| match stmt {
+                Stmt::Op(Op::Neighbour { dst, src, from }) => Some((*dst, *src, *from)),
+                _ => None,
+            })
+            .collect();
+        for &(dst, src, from) in &moves {
+            self.neighbour(dst, src, from);
+        }
+        let Some(exchange) = self.exchange.as_mut() else { return };
+        let parity = exchange.printed % 2;
+        exchange.printed += 1;
+        let (layout, own, before, after) = (exchange.layout, exchange.own.clone(), exchange.before.clone(), exchange.after.clone());
+        let (first, last, from_before, from_after) =
+            (exchange.first.clone(), exchange.last.clone(), exchange.from_before.clone(), exchange.from_after.clone());
+        let ty = format!("b{}", self.program.element.info().register_bits);
+        self.comment(&format!("block tile: the warps' edges through shared memory, buffer {parity}"));
+        for (slot, &(_, src, from)) in moves.iter().enumerate() {
+            let at = layout.offset(parity, 0, slot as u32);
+            let lane = match from {
+                Side::Before => &last,
+                Side::After => &first,
+            };
+            self.line(&format!("@{lane} st.shared.{ty} [{own}+{at}], {};", self.reg(src)));
+        }
+        self.line("bar.sync 0;");
+        for (slot, &(dst, _, from)) in moves.iter().enumerate() {
+            let at = layout.offset(parity, 0, slot as u32);
+            let (lane, warp) = match from {
+                Side::Before => (&from_before, &before),
+                Side::After => (&from_after, &after),
+            };
+            self.line(&format!("@{lane} ld.shared.{ty} {}, [{warp}+{at}];", self.reg(dst)));
+        }
+    }
+
+    /// Exchanges printed so far (0 where the program has none).
+    pub(super) fn exchanges_printed(&self) -> u32 {
+        self.exchange.as_ref().map_or(0, |exchange| exchange.printed)
+    }
+
+    /// The end of a loop's body whose exchanges began at `before`: an odd number of them would
+    /// start the next iteration on the buffer the last one used, which a slower warp may still
+    /// be loading, so a barrier ends such a body.
+    pub(super) fn exchange_loop_end(&mut self, before: u32) {
+        if (self.exchanges_printed() - before) % 2 == 1 {
+            self.line("bar.sync 0;");
+        }
+    }
+
     /// `dst` = `src` of the lane before or after; a lane without one keeps its own (the
-    /// segment's clamp in `c`).
+    /// segment's clamp in `c`; a block tile's hardware warp is its segment).
     pub(super) fn neighbour(&mut self, dst: Reg, src: Reg, from: Side) {
-        let warp = self.program.pattern.warp();
+        let warp = self.program.pattern.warp().min(32);
         let segment = (32 - warp) << 8;
         let (mode, c, what) = match from {
             Side::Before => ("up", segment, "the lane before's"),
@@ -43,9 +143,10 @@ impl Printer<'_> {
         start
     }
 
-    /// The step's value at input index `index` (`0` or `n - 1`), from the lane holding it: the
-    /// index clamped into the tile, its lane's register picked by selects, then broadcast.
-    fn edge_value(&mut self, values: &[Reg], index: &str) -> String {
+    /// The step's value at input index `index` (`0` or `n - 1`, edge `edge`), from the lane
+    /// holding it: the index clamped into the tile, its lane's register picked by selects, then
+    /// broadcast (a block tile's through its edge slot in shared memory).
+    fn edge_value(&mut self, values: &[Reg], index: &str, edge: u32) -> String {
         let (k, warp) = (values.len() as u32, self.program.pattern.warp());
         let element = self.program.element;
         let ty = ptx_type(element);
@@ -67,6 +168,16 @@ impl Printer<'_> {
             let q = self.q();
             self.line(&format!("setp.eq.u32 {q}, {j}, {m};"));
             self.line(&format!("selp.{ty} {picked}, {}, {picked}, {q};", self.reg(value)));
+        }
+        if let Some(slot) = self.exchange.as_ref().map(|exchange| exchange.layout.edge_offset(edge)) {
+            let (base, holds, value) = (self.t(), self.q(), self.scratch(element));
+            let ty = format!("b{}", element.info().register_bits);
+            self.line(&format!("mov.u32 {base}, {SHARED_TILE};"));
+            self.line(&format!("setp.eq.u32 {holds}, {LANE}, {lane};"));
+            self.line(&format!("@{holds} st.shared.{ty} [{base}+{slot}], {picked};"));
+            self.line("bar.sync 0;");
+            self.line(&format!("ld.shared.{ty} {value}, [{base}+{slot}];"));
+            return value;
         }
         let c = ((32 - warp) << 8) | 0x1f;
         let edge = self.scratch(element);
@@ -95,7 +206,7 @@ impl Printer<'_> {
                 let (first, last) = (self.a(), self.a());
                 self.line(&format!("mov.u64 {first}, 0;"));
                 self.line(&format!("sub.s64 {last}, {N}, 1;"));
-                Some((self.edge_value(values, &first), self.edge_value(values, &last)))
+                Some((self.edge_value(values, &first, 0), self.edge_value(values, &last, 1)))
             }
             _ => None,
         };
