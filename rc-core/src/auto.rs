@@ -33,6 +33,7 @@ use crate::error::{Error, PatternError, ScheduleError};
 use crate::pattern::Pattern;
 use crate::machine::Op;
 use crate::program::{Instr, WarpProgram};
+use crate::ring::RingPart;
 use crate::scalar::ScalarType;
 use crate::strategy::Strategy;
 use crate::time_steps::FusedTile;
@@ -456,16 +457,26 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
             wavefronts += 2.0 * rounds * lines(width as f64 * bytes, width as f64 * bytes);
         }
         Op::StageBlock { .. } => instructions += 8.0,
-        Op::ReadRing { dsts, .. } => {
+        // A piece from the heads or tails: lanes `side` elements apart per copy vector.
+        Op::ReadRing { dsts, part, at, .. } => {
             instructions += 1.0 + dsts.len() as f64 * widen_element;
-            wavefronts += lines(vector as f64 * bytes, width as f64 * bytes);
+            wavefronts += match (part, program.ring) {
+                (RingPart::Heads | RingPart::Tails, Some(ring)) => lines((at.stride / width * ring.side) as f64 * bytes, dsts.len() as f64 * bytes),
+                _ => lines(vector as f64 * bytes, width as f64 * bytes),
+            };
         }
         // Staged planes: the thread's share of the block's copy of a plane, per round its
-        // vector's position, a load or a store.
-        Op::FetchPlane { .. } | Op::PutPlane { .. } => {
+        // vector's position, a load or a store (and a put its heads and tails).
+        Op::FetchPlane { .. } => {
             let rounds = program.ring.map_or(0, |ring| ring.rounds()) as f64;
             instructions += 4.0 + 6.0 * rounds;
             wavefronts += rounds * lines(width as f64 * bytes, width as f64 * bytes);
+        }
+        Op::PutPlane { .. } => {
+            let (rounds, side) = program.ring.map_or((0.0, 0.0), |ring| (ring.rounds() as f64, ring.side as f64));
+            let sides = if side > 0.0 { 2.0 } else { 0.0 };
+            instructions += 4.0 + (6.0 + sides) * rounds;
+            wavefronts += rounds * (lines(width as f64 * bytes, width as f64 * bytes) + sides * lines(side * bytes, side * bytes));
         }
         Op::BlockBarrier | Op::TurnRing => instructions += 3.0,
         Op::Carry(moves) => instructions += moves.len() as f64 * words,
