@@ -194,7 +194,8 @@ fn a_grid_stencils_kernel_has_the_declared_tile_and_defaults() {
     // Staged planes: a ring within 48 KiB is declared in the PTX, a larger one is launched
     // with dynamic shared memory.
     assert_eq!((box27_planes::KERNEL.layout(), box27_planes::KERNEL.dynamic_shared_bytes()), (rc::Layout::Planes(4), 0));
-    assert!(box27_planes::PTX.contains("\t.shared .align 16 .b8 rc_stage[16320];"));
+    // 3 slots of 10 rows x 136 elements (16320 bytes), then one element per copy vector twice.
+    assert!(box27_planes::PTX.contains("\t.shared .align 16 .b8 rc_stage[24480];"));
     assert_eq!(star3d2_planes::KERNEL.dynamic_shared_bytes(), 97920);
     assert!(star3d2_planes::PTX.contains(".extern .shared .align 16 .b8 rc_stage[];"));
 }

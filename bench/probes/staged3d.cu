@@ -6,37 +6,7 @@
 // computes 4 consecutive x outputs of RY rows; each output adds its taps in (dz, dy, dx) order,
 // as rc's bodies do, so the result is checked bit-exact against a naive kernel of the same order.
 // Build: nvcc -O3 -arch=sm_90 -std=c++17 staged3d.cu -o staged3d; run: ./staged3d
-#include <algorithm>
-#include <cstdio>
-#include <vector>
-#include <cuda_runtime.h>
-
-#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("%s: %s\n", #x, cudaGetErrorString(e)); exit(1); } } while (0)
-
-__host__ __device__ constexpr bool tap(int R, bool star, int dz, int dy, int dx) {
-  return !star || ((dz != 0) + (dy != 0) + (dx != 0)) <= 1;
-}
-__host__ __device__ constexpr int taps(int R, bool star) {
-  int n = 0;
-  for (int dz = -R; dz <= R; dz++) for (int dy = -R; dy <= R; dy++) for (int dx = -R; dx <= R; dx++) n += tap(R, star, dz, dy, dx);
-  return n;
-}
-__device__ __forceinline__ int clampi(int v, int n) { return min(max(v, 0), n - 1); }
-
-template <int R, bool STAR>
-__global__ void naive(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx) {
-  int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y, z = blockIdx.z;
-  if (x >= nx) return;
-  float acc = 0.0f;
-  #pragma unroll
-  for (int dz = -R; dz <= R; dz++)
-    #pragma unroll
-    for (int dy = -R; dy <= R; dy++)
-      #pragma unroll
-      for (int dx = -R; dx <= R; dx++)
-        if (tap(R, STAR, dz, dy, dx)) acc += in[((size_t)clampi(z + dz, nz) * ny + clampi(y + dy, ny)) * nx + clampi(x + dx, nx)];
-  out[((size_t)z * ny + y) * nx + x] = acc * (1.0f / taps(R, STAR));
-}
+#include "probe3d.cuh"
 
 template <int R, bool STAR, int RY, int WARPS, int MINB>
 __global__ void __launch_bounds__(32 * WARPS, MINB) staged(const float* __restrict__ in, float* __restrict__ out, int nz, int ny, int nx, int zper) {
@@ -198,23 +168,6 @@ __global__ void __launch_bounds__(32 * WARPS, MINB) staged_async(const float* __
   }
 }
 
-template <typename F>
-float median_ms(F launch) {
-  for (int i = 0; i < 3; i++) launch();
-  std::vector<float> t;
-  cudaEvent_t a, b;
-  cudaEventCreate(&a); cudaEventCreate(&b);
-  for (int i = 0; i < 20; i++) {
-    cudaEventRecord(a); launch(); cudaEventRecord(b); cudaEventSynchronize(b);
-    float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return (t[9] + t[10]) / 2;
-}
-
-const int N = 512;
-float *d_in, *d_out, *d_ref;
-double copy_gbs;
 
 // AHEAD 0: planes fetched into registers (two barriers a step); 1, 2: cp.async that many ahead.
 template <int R, bool STAR, int RY, int WARPS, int MINB = 1, int AHEAD = 0>
@@ -225,16 +178,7 @@ void run(const char* name, int zper) {
   CHECK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared));
   dim3 grid(N / 128, (N + Y - 1) / Y, (N + zper - 1) / zper);
   size_t bytes = (size_t)N * N * N * 4;
-  naive<R, STAR><<<dim3(N / 128, N, N), 128>>>(d_in, d_ref, N, N, N);
-  CHECK(cudaMemset(d_out, 0xff, bytes));
-  k<<<grid, 32 * WARPS, shared>>>(d_in, d_out, N, N, N, zper);
-  CHECK(cudaDeviceSynchronize());
-  std::vector<unsigned> a((size_t)N * N * N), b((size_t)N * N * N);
-  CHECK(cudaMemcpy(a.data(), d_out, bytes, cudaMemcpyDeviceToHost));
-  CHECK(cudaMemcpy(b.data(), d_ref, bytes, cudaMemcpyDeviceToHost));
-  size_t diff = 0;
-  for (size_t i = 0; i < a.size(); i++) diff += a[i] != b[i];
-  float ms = median_ms([&] { k<<<grid, 32 * WARPS, shared>>>(d_in, d_out, N, N, N, zper); });
+  auto [diff, ms] = checked_ms<R, STAR>([&] { k<<<grid, 32 * WARPS, shared>>>(d_in, d_out, N, N, N, zper); });
   float ms_naive = median_ms([&] { naive<R, STAR><<<dim3(N / 128, N, N), 128>>>(d_in, d_ref, N, N, N); });
   double gbs = 2.0 * bytes / ms / 1e6, add_bound = 0;
   cudaFuncAttributes attr; cudaFuncGetAttributes(&attr, k);
@@ -245,16 +189,7 @@ void run(const char* name, int zper) {
 }
 
 int main(int argc, char**) {
-  size_t bytes = (size_t)N * N * N * 4;
-  CHECK(cudaMalloc(&d_in, bytes)); CHECK(cudaMalloc(&d_out, bytes)); CHECK(cudaMalloc(&d_ref, bytes));
-  std::vector<float> h((size_t)N * N * N);
-  unsigned s = 12345;
-  for (auto& v : h) { s = s * 1664525u + 1013904223u; v = (float)(s >> 8) / 16777216.0f - 0.5f; }
-  CHECK(cudaMemcpy(d_in, h.data(), bytes, cudaMemcpyHostToDevice));
-  float ms = median_ms([&] { cudaMemcpyAsync(d_out, d_in, bytes, cudaMemcpyDeviceToDevice); });
-  copy_gbs = 2.0 * bytes / ms / 1e6;
-  cudaDeviceProp p; cudaGetDeviceProperties(&p, 0);
-  printf("%s, 512^3 f32 clamp, copy %.1f GB/s (median of 20 after 3 warm-ups, CUDA events)\n", p.name, copy_gbs);
+  setup();
   // `staged3d star1`: only the star r = 1 tile of 4 warps x 4 rows (for a profiler).
   if (argc > 1) { run<1, true, 4, 4>("star r1", 32); return 0; }
   run<1, true, 4, 4>("star r1", 32);   run<1, true, 8, 4>("star r1", 32);  run<1, true, 4, 8>("star r1", 32);  run<1, true, 4, 4, 4>("star r1", 32);

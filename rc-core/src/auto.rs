@@ -21,8 +21,8 @@
 //! register cap is a quarter above the estimate, else 2 where ptxas can fit the registers to
 //! two blocks without spilling much. There the model also weighs two vectors of outputs per
 //! thread along x, and DRAM's term counts the loads each warp keeps in flight, not its warps
-//! alone. A 3D stencil reaching 2 or more along y or z gets staged planes instead (a rule from
-//! measurements, not from the terms: see `staged_planes`).
+//! alone. A 3D stencil reaching 2 or more along y or z, or a 3D box at radius 1, gets staged
+//! planes instead (a rule from measurements, not from the terms: see `staged_planes`).
 
 use std::fmt;
 
@@ -31,8 +31,9 @@ use crate::body::{BinaryOp, Body, Node};
 use crate::distribution::Layout;
 use crate::error::{Error, PatternError, ScheduleError};
 use crate::pattern::Pattern;
-use crate::machine::Op;
+use crate::machine::{LaunchBounds, Op};
 use crate::program::{Instr, WarpProgram};
+use crate::ring::RingPart;
 use crate::scalar::ScalarType;
 use crate::strategy::Strategy;
 use crate::time_steps::FusedTile;
@@ -104,6 +105,13 @@ const STAGED_PLANES_FROM_RADIUS: u32 = 2;
 /// of copy against 0.26 and 0.29 with 2 rows, star r = 2 at 0.63 and 0.61 against 0.58 and
 /// 0.61 (each ring row read serves more output rows; the y halo is re-read less).
 const STAGED_PLANES_ROWS: u32 = 4;
+/// Rows per warp and threads per block of staged planes at radius 1 (a box's), unless the
+/// attribute gives them: on an H200 (bench/results/2026-11-24-h200-planes3d2, call 2, with the
+/// ring's heads and tails) box r = 1 ran at 0.67 of copy with 4 warps x 2 rows against 0.62 with
+/// 8 x 2, 0.57 and 0.61 with 4 and 8 warps x 4 rows, and the register tile's 0.61. Larger rings
+/// leave the SM's L1 too little room for the fetched planes in flight (4 warps x 4 rows: 0.64
+/// without the heads and tails, 0.57 with them).
+const STAGED_PLANES_AT_ONE: (u32, u32) = (2, 128);
 /// Registers, shared memory, threads and blocks of one SM (sm_80 and sm_90).
 const REGISTERS_PER_SM: u32 = 65536;
 const SHARED_BYTES_PER_SM: u32 = 228 * 1024;
@@ -292,8 +300,9 @@ fn wide_2d(pattern: Pattern, e: &Estimate, vector: u32) -> bool {
 }
 
 /// The staged-plane tile ([`Layout::Planes`]) for a 3D stencil that reaches
-/// [`STAGED_PLANES_FROM_RADIUS`] or more along y or z, with the rows, planes, threads and launch
-/// bounds it was given, where it compiles (its ring fits a block). There a register tile
+/// [`STAGED_PLANES_FROM_RADIUS`] or more along y or z, or reaches 1 and reads rows off the axes
+/// (a box: [`STAGED_PLANES_AT_ONE`]), with the rows, planes, threads and launch bounds it was
+/// given, where it compiles (its ring fits a block). There a register tile
 /// re-reads `(rows + 2 ry) / rows` of each plane's rows and holds them in registers beside the
 /// carried sums; the staged planes' block reads each once into shared memory. Measured on an
 /// H100 (bench/results/2026-11-24-h100-staged-planes-dynamic), 512^3 f32: at radius 2 staged
@@ -302,22 +311,37 @@ fn wide_2d(pattern: Pattern, e: &Estimate, vector: u32) -> bool {
 /// against 0.86 and 0.82), so the model keeps them there. On an H200 (bench/results/
 /// 2026-11-24-h200-planes3d, call 2) the same: radius 2 staged 0.61 and 0.32 against 0.50 and
 /// 0.20, radius 1 the register tiles 0.80 and 0.61 against the best staged 0.75 and 0.64 (4
-/// warps; 8 warps, the default block, 0.69 and 0.58).
+/// warps; 8 warps, the default block, 0.69 and 0.58). With the ring's heads and tails
+/// (2026-11-24-h200-planes3d2) box r = 1 staged 0.67 against the register tile's 0.61, star
+/// r = 1 at most 0.71 against 0.80: staged at radius 1 for boxes only.
 fn staged_planes(pattern: Pattern, given: Given, body: &Body, vector: u32) -> Option<(Estimate, Pattern)> {
     let radius = pattern.radius();
     let reach = radius.along(1).max(radius.along(2));
-    if pattern.dims() != Dims::Three || pattern.streams_rows() || reach < STAGED_PLANES_FROM_RADIUS {
+    let box_at_one = reach == 1 && reads_off_axis_rows(body);
+    if pattern.dims() != Dims::Three || pattern.streams_rows() || (reach < STAGED_PLANES_FROM_RADIUS && !box_at_one) {
         return None;
     }
     let outputs = if given.outputs { pattern.outputs_per_thread() } else { vector };
     let layout = Layout::Planes(vector);
     let tile = with_outputs(pattern, outputs).ok()?;
+    // At radius 1 the model's block too, where the attribute asked for no launch bounds.
+    let (model_rows, tile) = match box_at_one {
+        true if LaunchBounds::of(&pattern).is_none() => (STAGED_PLANES_AT_ONE.0, tile.with_launch_bounds(STAGED_PLANES_AT_ONE.1, None).ok()?),
+        true => (STAGED_PLANES_AT_ONE.0, tile),
+        false => (STAGED_PLANES_ROWS, tile),
+    };
     // The model's rows first where the attribute gave none; the pattern's where they do not fit.
-    let rows = (!given.rows).then(|| with_tile(tile, outputs, STAGED_PLANES_ROWS).ok()).flatten();
+    let rows = (!given.rows).then(|| with_tile(tile, outputs, model_rows).ok()).flatten();
     rows.into_iter().chain([tile]).find_map(|candidate| {
         let program = WarpProgram::compile_for(candidate, Strategy::RegisterCache, layout, body).ok()?;
         (!program.register_estimate().exceeds_limit()).then(|| (estimate(&program, layout), candidate))
     })
+}
+
+/// Whether `body` reads input rows off its planes' axes (a tap with both `dy` and `dz` nonzero,
+/// as a box's): a register tile holds each such row, staged planes read it from the ring.
+fn reads_off_axis_rows(body: &Body) -> bool {
+    body.used_taps().iter().any(|t| t.along(1) != 0 && t.along(2) != 0)
 }
 
 /// `pattern` with `outputs` outputs per thread, everything else (rows, planes, launch bounds)
@@ -456,16 +480,26 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
             wavefronts += 2.0 * rounds * lines(width as f64 * bytes, width as f64 * bytes);
         }
         Op::StageBlock { .. } => instructions += 8.0,
-        Op::ReadRing { dsts, .. } => {
+        // A piece from the heads or tails: lanes `side` elements apart per copy vector.
+        Op::ReadRing { dsts, part, at, .. } => {
             instructions += 1.0 + dsts.len() as f64 * widen_element;
-            wavefronts += lines(vector as f64 * bytes, width as f64 * bytes);
+            wavefronts += match (part, program.ring) {
+                (RingPart::Heads | RingPart::Tails, Some(ring)) => lines((at.stride / width * ring.side) as f64 * bytes, dsts.len() as f64 * bytes),
+                _ => lines(vector as f64 * bytes, width as f64 * bytes),
+            };
         }
         // Staged planes: the thread's share of the block's copy of a plane, per round its
-        // vector's position, a load or a store.
-        Op::FetchPlane { .. } | Op::PutPlane { .. } => {
+        // vector's position, a load or a store (and a put its heads and tails).
+        Op::FetchPlane { .. } => {
             let rounds = program.ring.map_or(0, |ring| ring.rounds()) as f64;
             instructions += 4.0 + 6.0 * rounds;
             wavefronts += rounds * lines(width as f64 * bytes, width as f64 * bytes);
+        }
+        Op::PutPlane { .. } => {
+            let (rounds, side) = program.ring.map_or((0.0, 0.0), |ring| (ring.rounds() as f64, ring.side as f64));
+            let sides = if side > 0.0 { 2.0 } else { 0.0 };
+            instructions += 4.0 + (6.0 + sides) * rounds;
+            wavefronts += rounds * (lines(width as f64 * bytes, width as f64 * bytes) + sides * lines(side * bytes, side * bytes));
         }
         Op::BlockBarrier | Op::TurnRing => instructions += 3.0,
         Op::Carry(moves) => instructions += moves.len() as f64 * words,

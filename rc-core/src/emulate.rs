@@ -14,7 +14,7 @@ use crate::program::Reg;
 use crate::ops;
 use crate::body::BinaryOp;
 use crate::program::{Instr, WarpProgram};
-use crate::ring::PlaneRing;
+use crate::ring::{PlaneRing, RingPart};
 use crate::scalar::{Element, Scalar, ScalarType};
 use crate::stencil::first_len;
 
@@ -349,24 +349,36 @@ impl<T: Element> Tile<'_, T> {
                 let ring = self.plane_ring()?;
                 let start = ring.position(ring.slot(self.ring_phase, *slot), 0, 0) as usize;
                 let values = std::mem::take(&mut self.fetched[*field as usize]);
-                for (i, bits) in values.into_iter().enumerate() {
-                    self.ring[*field as usize][start + i] = Some(bits);
+                let slot = ring.slot(self.ring_phase, *slot);
+                let (width, side) = (ring.width as usize, ring.side as usize);
+                let (heads, tails) = (ring.part_start(RingPart::Heads, slot, 0) as usize, ring.part_start(RingPart::Tails, slot, 0) as usize);
+                let field_ring = &mut self.ring[*field as usize];
+                for (c, vector) in values.chunks(width).enumerate() {
+                    for (k, &bits) in vector.iter().enumerate() {
+                        field_ring[start + c * width + k] = Some(bits);
+                    }
+                    for k in 0..side {
+                        field_ring[heads + c * side + k] = Some(vector[k]);
+                        field_ring[tails + c * side + k] = Some(vector[width - side + k]);
+                    }
                 }
             }
             // The emulator runs one warp at a time: every other warp has passed the barrier.
             Op::BlockBarrier => {}
-            Op::ReadRing { dsts, at, field, row, .. } => {
+            Op::ReadRing { dsts, at, field, row, part, .. } => {
                 let ring = self.plane_ring()?;
                 let rows = program.pattern.box_rows().1;
                 let (z, y) = (row / rows, row % rows);
-                let start = ring.position(ring.slot(self.ring_phase, z), self.warp_in_block as u32 * ring.rows_per_warp + y, 0) as usize;
+                let start = ring.part_start(*part, ring.slot(self.ring_phase, z), self.warp_in_block as u32 * ring.rows_per_warp + y) as usize;
+                let len = dsts.len() as u32;
                 for lane in 0..warp {
+                    let e = at.element(lane as u32);
+                    if e + len > ring.row_elements {
+                        return Err(EmulationError::StageOverflow { position: (e + len - 1) as usize, size: ring.row_elements }.into());
+                    }
+                    let offset = ring.part_offset(*part, e) as usize;
                     for (k, &dst) in dsts.iter().enumerate() {
-                        let e = at.element(lane as u32) as usize + k;
-                        if e >= ring.row_elements as usize {
-                            return Err(EmulationError::StageOverflow { position: e, size: ring.row_elements }.into());
-                        }
-                        let bits = self.ring[*field as usize].get(start + e).copied().flatten().ok_or(EmulationError::StageUnwritten)?;
+                        let bits = self.ring[*field as usize].get(start + offset + k).copied().flatten().ok_or(EmulationError::StageUnwritten)?;
                         self.set(dst, lane, bits);
                     }
                 }

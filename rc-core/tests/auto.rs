@@ -143,6 +143,37 @@ fn grid_tiles_are_bounded_unless_the_user_chose() {
     assert_eq!(choose(line, false, &box_body(16, ScalarType::F32)).expect("a choice").pattern.min_blocks_per_sm(), None, "1D");
 }
 
+/// A 3D box at radius 1 (taps off the axes) gets staged planes of 4 warps x 2 rows, with the
+/// ring's heads and tails, where the attribute left rows and launch bounds open; given ones stay.
+/// A star at radius 1 keeps its register tile. The chosen kernel emulates bit-exact.
+#[test]
+fn a_3d_box_at_radius_1_gets_staged_planes_of_four_warps_of_two_rows() {
+    let radius = Radius::zyx(1, 1, 1);
+    let tile = Pattern::grid(radius, 32, 4, Pattern::default_rows_per_warp(radius.dims()), 32, Boundary::Clamp).expect("a pattern");
+    let open = Given { outputs: false, rows: false };
+    let box3d1 = grid_sum(radius, true);
+    let choice = choose_given(tile, open, &box3d1).expect("a choice");
+    let p = choice.pattern;
+    assert_eq!((choice.layout, p.rows_per_warp(), p.threads_per_block(), p.min_blocks_per_sm()), (Layout::Planes(4), 2, 128, None), "{choice}");
+    let program = WarpProgram::compile_for(p, Strategy::RegisterCache, choice.layout, &box3d1).expect("compiles");
+    assert_eq!(program.ring.map(|ring| ring.side), Some(1));
+    let shape = [7usize, 11, 70];
+    let input: Vec<f32> = awkward(shape.iter().product(), 5);
+    let mut got = vec![poison::<f32>(); input.len()];
+    program.emulate_grid(&[&input], shape.into(), &mut got, &[]).expect("emulates");
+    let mut want = vec![poison::<f32>(); input.len()];
+    let reference = WarpProgram::compile_for(p, Strategy::Naive, Layout::RoundRobin, &box3d1).expect("compiles");
+    reference.emulate_grid(&[&input], shape.into(), &mut want, &[]).expect("emulates");
+    assert_eq!(first_difference(&got, &want), None);
+    // Given launch bounds (other than the default block alone, which reads as none) and rows stay.
+    let bounded = choose_given(tile.with_launch_bounds(64, None).expect("bounds"), open, &box3d1).expect("a choice");
+    assert_eq!((bounded.layout, bounded.pattern.threads_per_block(), bounded.pattern.rows_per_warp()), (Layout::Planes(4), 64, 2), "{bounded}");
+    let rows = choose_given(tile, Given { outputs: false, rows: true }, &box3d1).expect("a choice");
+    assert_eq!((rows.pattern.rows_per_warp(), rows.pattern.threads_per_block()), (tile.rows_per_warp(), 128), "{rows}");
+    let star = choose_given(tile, open, &grid_sum(radius, false)).expect("a choice");
+    assert!(!matches!(star.layout, Layout::Planes(_)), "3D star r = 1\n{star}");
+}
+
 /// A 3D star r = 1 takes two vectors of outputs per thread along x under two-block bounds: twice
 /// the loads in flight per warp (ncu on an H100: DRAM 80% busy against 70% with one vector at
 /// 3 blocks, 0.92 of copy against 0.78); a 3D star r = 2, with loads enough at one vector, keeps

@@ -410,14 +410,17 @@ fn write_perf_cases() {
         }
         // Staged planes: blocks of 4 or 8 warps stacked along y, as the probe
         // (bench/probes/staged3d.cu) ran them; rings past 48 KiB are dynamic shared memory.
-        for (threads, rows, min_blocks) in [(128, 4, None), (256, 4, None), (256, 2, None), (128, 2, None), (128, 4, Some(4)), (128, 4, Some(3)), (128, 2, Some(3)), (128, 2, Some(4)), (256, 2, Some(2)), (256, 1, None), (128, 1, Some(4))] {
-            let layout = Layout::Planes(4);
-            let Ok(pattern) = Pattern::grid(radius, 32, 4, rows, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, min_blocks)) else { continue };
+        let staged = [(4, 128, 4, None), (4, 256, 4, None), (4, 256, 2, None), (4, 128, 2, None), (4, 128, 4, Some(4)), (4, 128, 4, Some(3)), (4, 128, 2, Some(3)), (4, 128, 2, Some(4)), (4, 256, 2, Some(2)), (4, 256, 1, None), (4, 128, 1, Some(4)), (4, 64, 4, None), (4, 64, 8, None), (4, 128, 8, None)];
+        // Windows of 8 outputs (bench/results/2026-11-24-h200-planes3d2).
+        let wide = [(8, 128, 4, None), (8, 128, 2, None), (8, 256, 2, None), (8, 256, 4, None), (8, 128, 2, Some(4)), (8, 128, 4, Some(3)), (8, 64, 4, None), (8, 64, 8, None)];
+        for (outputs, threads, rows, min_blocks) in staged.into_iter().chain(wide) {
+            let layout = Layout::Planes(outputs);
+            let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, min_blocks)) else { continue };
             if !three {
                 continue;
             }
             let Ok(program) = WarpProgram::compile_for(pattern, rc, layout, &body) else { continue };
-            let what = format!("{rc}|{layout}|p4|r{rows}|z32|mb{}|t{threads}", min_blocks.unwrap_or(0)).replace(' ', "_");
+            let what = format!("{rc}|{layout}|p{outputs}|r{rows}|z32|mb{}|t{threads}", min_blocks.unwrap_or(0)).replace(' ', "_");
             programs.push((what, pattern, layout, program));
         }
         // 2D blocks of 16 and 32 warps stacked along y: more of each block's input rows shared
@@ -554,8 +557,10 @@ fn explain_names_the_ring_of_staged_planes() {
     let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
     let text = rc_core::explain::Explanation::new("k", &program).to_string();
     assert!(text.contains("ring of staged planes: the block's 4 warps stack along y"), "{text}");
-    assert!(text.contains("3 slots of 18 rows x 136 elements in shared memory (29376 bytes per block)"), "{text}");
-    assert_eq!(program.machine.shared_bytes, Some(29376));
+    // The slots (29376 bytes), then each copy vector's first and last element again.
+    assert!(text.contains("3 slots of 18 rows x 136 elements in shared memory (44064 bytes per block)"), "{text}");
+    assert!(text.contains("each copy vector's first and last 1 element(s) again (heads and tails)"), "{text}");
+    assert_eq!(program.machine.shared_bytes, Some(29376 + 2 * 3 * 18 * 34 * 4));
 }
 
 /// A ring past the 48 KiB a kernel may declare statically is dynamic shared memory (declared

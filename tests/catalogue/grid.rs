@@ -170,7 +170,7 @@ pub fn sobel_like_window(w: Window2<f32>) -> f32 {
 }
 
 /// Staged planes: the block's 4 warps of 2 rows stack along y and read their windows from a
-/// ring of input planes in shared memory (static: 3 slots of 10 rows).
+/// ring of input planes in shared memory (static: 3 slots of 10 rows, and their heads and tails).
 #[stencil(radius = 1, outputs_per_thread = 4, rows_per_warp = 2, planes_per_warp = 4, max_threads_per_block = 128, distribution = planes(4), boundary = wrap)]
 pub fn box27_planes(w: Window3<f32>) -> f32 {
     let mut s = 0.0;

@@ -101,7 +101,7 @@ impl Explanation {
                 let (warps, rows) = (pattern.tiles_per_block(), pattern.rows_per_warp());
                 writeln!(
                     text,
-                    "ring of staged planes: the block's {warps} warps stack along y (warp w computes output rows {rows}w .. {rows}w + {rows} of the block's {} rows) over one x tile, streaming along z; each input field's {} input planes sit in {} slots of {} rows x {} elements in shared memory ({} bytes per block{}); thread t copies vectors t, t + {}, ... of each plane ({} per thread), fetching the next plane into registers before a step's taps and putting it in the oldest plane's slot after them, between two block barriers; box plane z of step k is slot (k + z) mod {}",
+                    "ring of staged planes: the block's {warps} warps stack along y (warp w computes output rows {rows}w .. {rows}w + {rows} of the block's {} rows) over one x tile, streaming along z; each input field's {} input planes sit in {} slots of {} rows x {} elements in shared memory ({} bytes per block{}); thread t copies vectors t, t + {}, ... of each plane ({} per thread), fetching the next plane into registers before a step's taps and putting it in the oldest plane's slot after them, between two block barriers; box plane z of step k is slot (k + z) mod {}{}",
                     warps * rows,
                     ring.slots,
                     ring.slots,
@@ -111,7 +111,11 @@ impl Explanation {
                     if program.machine.dynamic_shared_bytes() > 0 { ", dynamic: more than the 48 KiB a kernel may declare" } else { "" },
                     ring.threads,
                     ring.rounds(),
-                    ring.slots
+                    ring.slots,
+                    match ring.side {
+                        0 => String::new(),
+                        side => format!("; after the slots each copy vector's first and last {side} element(s) again (heads and tails), from which the lanes read the pieces of their windows at a vector's edge without bank conflicts"),
+                    }
                 )?;
             }
             writeln!(text, "{}", launch_bounds(program.machine.launch_bounds, pattern.threads_per_block()))?;

@@ -475,7 +475,8 @@ impl Lowering<'_> {
             let run = &loads[run];
             let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();
             let (first, at, field, row) = (run[0].cache, run[0].at, run[0].field, run[0].row);
-            (dsts.clone(), vec![Op::ReadRing { dsts, first_cache: first, at, field, row }])
+            let part = ring.part_for(at.base, at.stride, dsts.len() as u32);
+            (dsts.clone(), vec![Op::ReadRing { dsts, first_cache: first, at, field, row, part }])
         });
         let segments = row_segments(rest, program.pattern.outputs_per_thread());
         let op = |op: Op| Stmt::Op(op);

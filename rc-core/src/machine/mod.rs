@@ -27,6 +27,7 @@ pub use division::Division;
 use crate::distribution::AffineLoad;
 use crate::pattern::Pattern;
 use crate::program::{Instr, Reg};
+use crate::ring::RingPart;
 use crate::stage::StagePadding;
 
 /// What a kernel runs for one tile, and what it declares.
@@ -236,8 +237,9 @@ pub enum Op {
     /// Staged planes: every lane reads elements `at.element(lane) + k` for `k` in
     /// `0..dsts.len()` of row `warp * rows_per_warp + y` of the ring slot of box plane `z` of
     /// input field `field`, where box row `row` is plane `z`, row `y` of the step's box; one
-    /// vector access.
-    ReadRing { dsts: Vec<Reg>, first_cache: u32, at: AffineLoad, field: u32, row: u32 },
+    /// vector access, from that row or, for a piece at a copy vector's edge, from the row's
+    /// heads or tails ([`crate::ring`]).
+    ReadRing { dsts: Vec<Reg>, first_cache: u32, at: AffineLoad, field: u32, row: u32, part: RingPart },
     /// Staged planes: the ring's phase moves one slot on (`phase = (phase + 1) mod slots`), as
     /// the tile moves one plane along z.
     TurnRing,

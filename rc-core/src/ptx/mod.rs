@@ -81,6 +81,8 @@ enum Buffer {
     Stage,
     /// The ring of staged planes (keyed by box plane, not row).
     Ring,
+    /// The ring's heads and tails ([`crate::ring::RingPart`]; keyed as the ring).
+    RingSides,
 }
 
 struct Printer<'a> {
@@ -293,7 +295,7 @@ impl<'a> Printer<'a> {
             Op::FetchPlane { plane, field } => self.fetch_plane(*plane, *field),
             Op::PutPlane { slot, field } => self.put_plane(*slot, *field),
             Op::BlockBarrier => self.line("bar.sync 0;"),
-            Op::ReadRing { dsts, first_cache, at, field, row } => self.read_ring(dsts, *first_cache, *at, *field, *row),
+            Op::ReadRing { dsts, first_cache, at, field, row, part } => self.read_ring(dsts, *first_cache, *at, *field, *row, *part),
             Op::TurnRing => self.turn_ring(),
         }
     }

@@ -7,7 +7,7 @@ use super::{Buffer, Printer, LANE, N, N_MINUS_1, SHARED_TILE, TID};
 use crate::distribution::AffineLoad;
 use crate::pattern::Boundary;
 use crate::program::Reg;
-use crate::ring::PlaneRing;
+use crate::ring::{PlaneRing, RingPart};
 
 /// What one thread fetched of a plane: per round, its registers and the predicate that it
 /// copies a vector in that round at all (`None`: every thread does).
@@ -268,23 +268,64 @@ impl Printer<'_> {
             let offset = field * ring.field_bytes() + round as u32 * ring.threads * ring.width * bytes;
             self.write_elements("shared", &format!("{addr}+{offset}"), values, guard.as_deref());
         }
+        if ring.side == 0 {
+            return;
+        }
+        let side = ring.side as usize;
+        self.comment(&format!("and each vector's first and last {side} in the slot's heads and tails"));
+        let sides = self.t();
+        self.line(&format!("mov.u32 {sides}, {SHARED_TILE};"));
+        self.line(&format!("mad.lo.u32 {sides}, {s}, {}, {sides};", ring.chunks() * ring.side * bytes));
+        self.line(&format!("mad.lo.u32 {sides}, {TID}, {}, {sides};", ring.side * bytes));
+        for (round, (values, guard)) in rounds.iter().enumerate() {
+            let offset = field * ring.field_bytes() + round as u32 * ring.threads * ring.side * bytes;
+            for (part, piece) in [(RingPart::Heads, &values[..side]), (RingPart::Tails, &values[values.len() - side..])] {
+                let at = offset + ring.part_start(part, 0, 0) * bytes;
+                self.write_elements("shared", &format!("{sides}+{at}"), piece, guard.as_deref());
+            }
+        }
     }
 
     /// Every lane reads its elements `at.element(lane)..` of box row `row` of input field
     /// `field` from the ring: row `warp * rows_per_warp + y` of the slot of box plane `z`.
-    pub(super) fn read_ring(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, field: u32, row: u32) {
+    pub(super) fn read_ring(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, field: u32, row: u32, part: RingPart) {
         let (ring, regs) = self.plane_ring();
         let bytes = self.program.element.bytes();
         let rows = self.program.pattern.box_rows().1;
         let (z, y) = (row / rows, row % rows);
         let values: Vec<String> = dsts.iter().map(|&r| self.reg(r)).collect();
         let of_field = self.of_field(field);
+        let from = match part {
+            RingPart::Row => "",
+            RingPart::Heads => "'s heads",
+            RingPart::Tails => "'s tails",
+        };
         self.comment(&format!(
-            "rc[{first}..{}] = tile elements {}.. + lane * {} of box row {y}, plane {z}{of_field}, from the ring",
+            "rc[{first}..{}] = tile elements {}.. + lane * {} of box row {y}, plane {z}{of_field}, from the ring{from}",
             first + values.len() as u32,
             at.base,
             at.stride
         ));
+        if part != RingPart::Row {
+            // Lane l's piece is in copy vector base / width + l * stride / width of the row.
+            let start = match self.lane_starts.get(&(Buffer::RingSides, at.stride, z)) {
+                Some(start) => start.clone(),
+                None => {
+                    let s = self.ring_slot(&regs.phase, z, ring.slots);
+                    let start = self.t();
+                    let per_row = ring.chunks_per_row() * ring.side * bytes;
+                    self.line(&format!("mov.u32 {start}, {SHARED_TILE};"));
+                    self.line(&format!("mad.lo.u32 {start}, {s}, {}, {start};", ring.rows * per_row));
+                    self.line(&format!("mad.lo.u32 {start}, {}, {}, {start};", regs.warp, ring.rows_per_warp * per_row));
+                    self.line(&format!("mad.lo.u32 {start}, {LANE}, {}, {start};", at.stride / ring.width * ring.side * bytes));
+                    self.lane_starts.insert((Buffer::RingSides, at.stride, z), start.clone());
+                    start
+                }
+            };
+            let offset = field * ring.field_bytes() + (ring.part_start(part, 0, y) + ring.part_offset(part, at.base)) * bytes;
+            self.read_elements("shared", &values, &format!("{start}+{offset}"), Guard::All);
+            return;
+        }
         let start = match self.lane_starts.get(&(Buffer::Ring, at.stride, z)) {
             Some(start) => start.clone(),
             None => {
