@@ -194,60 +194,39 @@ impl Printer<'_> {
     }
 
     /// The boundary rule after a step: each element outside `0..n` set to zero (`zero`) or to
-    /// the step's value at the nearest edge (`clamp`). Each edge's half of the rule runs only
-    /// where the tile reaches past that edge (in a split launch), a test the same for every lane of the tile (so
-    /// the branch keeps a warp tile together for the edge value's shuffle, and a block tile for
-    /// its edge slot's barrier): a 2D edge strip meets one edge
-    /// at most along x, and a band along y none, and the rule took a third of the edge
-    /// kernel's instructions (bench/results/2026-11-24-h200-overlap).
+    /// the step's value at the nearest edge (`clamp`).
     pub(super) fn step_rule(&mut self, values: &[Reg], dsts: &[Reg]) {
         let boundary = self.program.pattern.boundary();
         let element = self.program.element;
         let ty = ptx_type(element);
         self.comment(&format!("boundary rule `{boundary}` on the elements outside the input"));
-        let k = values.len() as u32;
-        // Whether the tile's input reaches before its first element or past its last: the
-        // tile's first input index and the one past its last, the same in every lane.
-        let (tile_first, tile_end, inside_first, inside_last) = (self.a(), self.a(), self.q(), self.q());
-        self.line(&format!("sub.s64 {tile_first}, {TILE_START}, {};", self.program.schedule.lead));
-        self.line(&format!("add.s64 {tile_end}, {tile_first}, {};", self.program.pattern.warp() * k));
-        self.line(&format!("setp.ge.s64 {inside_first}, {tile_first}, 0;"));
-        self.line(&format!("setp.le.s64 {inside_last}, {tile_end}, {N};"));
-        let start = self.owned_start(k);
-        for (&value, &dst) in values.iter().zip(dsts) {
-            self.line(&format!("mov.{ty} {}, {};", self.reg(dst), self.reg(value)));
-        }
+        let start = self.owned_start(values.len() as u32);
+        let edges = match boundary {
+            Boundary::Clamp => {
+                let (first, last) = (self.a(), self.a());
+                self.line(&format!("mov.u64 {first}, 0;"));
+                self.line(&format!("sub.s64 {last}, {N}, 1;"));
+                Some((self.edge_value(values, &first, 0), self.edge_value(values, &last, 1)))
+            }
+            _ => None,
+        };
         let zero = immediate(Scalar::new(element, 0));
-        // Branches only in a split launch's kernels: in one kernel with every path (3D) they
-        // cost ptxas registers it lacks (a 3D box at r = 1, T = 2 under clamp spilled 48 bytes).
-        let branches = self.program.fused.is_some_and(|tile| tile.splits());
-        for (before, reaches) in [(true, inside_first), (false, inside_last)] {
-            let past = self.label(if before { "rule_first" } else { "rule_last" });
-            if branches {
-                self.line(&format!("@{reaches} bra.uni {past};"));
-            }
-            let fill = match boundary {
-                Boundary::Clamp => {
-                    let index = self.a();
-                    match before {
-                        true => self.line(&format!("mov.u64 {index}, 0;")),
-                        false => self.line(&format!("sub.s64 {index}, {N}, 1;")),
-                    }
-                    self.edge_value(values, &index, u32::from(!before))
+        for (j, (&value, &dst)) in values.iter().zip(dsts).enumerate() {
+            let (g, below, above) = (self.a(), self.q(), self.q());
+            self.line(&format!("add.s64 {g}, {start}, {j};"));
+            self.line(&format!("setp.lt.s64 {below}, {g}, 0;"));
+            self.line(&format!("setp.ge.s64 {above}, {g}, {N};"));
+            let (d, v) = (self.reg(dst), self.reg(value));
+            match &edges {
+                Some((first, last)) => {
+                    self.line(&format!("selp.{ty} {d}, {first}, {v}, {below};"));
+                    self.line(&format!("selp.{ty} {d}, {last}, {d}, {above};"));
                 }
-                _ => zero.clone(),
-            };
-            for (j, &dst) in dsts.iter().enumerate() {
-                let (g, outside) = (self.a(), self.q());
-                self.line(&format!("add.s64 {g}, {start}, {j};"));
-                match before {
-                    true => self.line(&format!("setp.lt.s64 {outside}, {g}, 0;")),
-                    false => self.line(&format!("setp.ge.s64 {outside}, {g}, {N};")),
+                None => {
+                    self.line(&format!("or.pred {below}, {below}, {above};"));
+                    self.line(&format!("selp.{ty} {d}, {zero}, {v}, {below};"));
                 }
-                let d = self.reg(dst);
-                self.line(&format!("selp.{ty} {d}, {fill}, {d}, {outside};"));
             }
-            self.label_line(&past);
         }
     }
 
