@@ -65,9 +65,12 @@ impl PlaneRing {
         let width = vector_access_elements(vector, element);
         let warps = pattern.tiles_per_block();
         // One aligned piece at each end of a window row; at most a quarter vector, so the heads
-        // and tails add at most half the slots' bytes (which bound the blocks per SM).
+        // and tails add at most half the slots' bytes (which bound the blocks per SM). Only for
+        // warps of at most 2 rows: at 4 rows per warp and r = 1 they made the tiles slower on an
+        // H200 (star 0.73 -> 0.61, box 0.64 -> 0.57 of copy, warps waiting on the plane fetch)
+        // and made ptxas spill a box's sum (bench/results/2026-11-24-h200-planes3d2).
         let partial = pattern.radius().along_x() % width;
-        let side = if partial.is_power_of_two() && 4 * partial <= width { partial } else { 0 };
+        let side = if partial.is_power_of_two() && 4 * partial <= width && pattern.rows_per_warp() <= 2 { partial } else { 0 };
         PlaneRing {
             slots: 2 * pattern.radius().along(2) + 1,
             rows: warps * pattern.rows_per_warp() + 2 * pattern.radius().along(1),
@@ -185,9 +188,9 @@ mod tests {
         let pattern = Pattern::grid(Radius::zyx(1, 1, 1), 32, 4, 4, 32, Boundary::Clamp).expect("valid");
         let pattern = pattern.with_launch_bounds(128, None).expect("valid");
         let ring = PlaneRing::new(&pattern, 4, ScalarType::F32, 134);
-        assert_eq!((ring.slots, ring.rows, ring.row_elements, ring.width, ring.side), (3, 18, 136, 4, 1));
-        // The slots (29376 bytes) and one element per copy vector twice.
-        assert_eq!(ring.field_bytes(), 29376 + 2 * 3 * 18 * 34 * 4);
+        // Warps of 4 rows keep no heads and tails (see `PlaneRing::new`).
+        assert_eq!((ring.slots, ring.rows, ring.row_elements, ring.width, ring.side), (3, 18, 136, 4, 0));
+        assert_eq!(ring.field_bytes(), 29376);
         assert_eq!(ring.rounds(), (18 * 34u32).div_ceil(128));
         assert_eq!(ring.slot(2, 2), 1);
         assert_eq!(ring.position(1, 2, 3), (18 + 2) * 136 + 3);
@@ -195,8 +198,9 @@ mod tests {
 
     #[test]
     fn window_pieces_at_a_vector_edge_read_from_the_heads_and_tails() {
+        // Warps of 2 rows: rows of 4 * 2 + 2 * r.
         let ring = |r: u32| {
-            let pattern = Pattern::grid(Radius::zyx(r, r, r), 32, 4, 4, 32, Boundary::Clamp).expect("valid");
+            let pattern = Pattern::grid(Radius::zyx(r, r, r), 32, 4, 2, 32, Boundary::Clamp).expect("valid");
             PlaneRing::new(&pattern.with_launch_bounds(128, None).expect("valid"), 4, ScalarType::F32, 136)
         };
         // f32: radius 1 and 5 leave one element at each end; 2 (half a vector) and 3 none.
@@ -215,7 +219,7 @@ mod tests {
         assert_eq!((wide.part_for(8, 8, 2), wide.part_for(9, 8, 1), wide.part_offset(RingPart::Heads, 9)), (RingPart::Heads, RingPart::Heads, 3));
         assert_eq!((wide.part_for(5, 8, 2), wide.part_for(4, 8, 4)), (RingPart::Row, RingPart::Row));
         // The tails follow the heads, which follow the slots.
-        assert_eq!(one.part_start(RingPart::Heads, 0, 0), 3 * 18 * 136);
-        assert_eq!(one.part_start(RingPart::Tails, 1, 2), 3 * 18 * 136 + 3 * 18 * 34 + (18 + 2) * 34);
+        assert_eq!(one.part_start(RingPart::Heads, 0, 0), 3 * 10 * 136);
+        assert_eq!(one.part_start(RingPart::Tails, 1, 2), 3 * 10 * 136 + 3 * 10 * 34 + (10 + 2) * 34);
     }
 }

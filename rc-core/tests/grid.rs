@@ -553,14 +553,22 @@ fn streamed_3d_boxes_carry_partial_sums_not_input_rows() {
 fn explain_names_the_ring_of_staged_planes() {
     let radius = Radius::zyx(1, 1, 1);
     let body = weighted(radius, &taps(radius, true));
-    let pattern = Pattern::grid(radius, 32, 4, 4, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(128, None)).expect("valid");
-    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
-    let text = rc_core::explain::Explanation::new("k", &program).to_string();
+    let explain = |rows: u32| {
+        let pattern = Pattern::grid(radius, 32, 4, rows, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(128, None)).expect("valid");
+        let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
+        (rc_core::explain::Explanation::new("k", &program).to_string(), program.machine.shared_bytes)
+    };
+    let (text, bytes) = explain(2);
     assert!(text.contains("ring of staged planes: the block's 4 warps stack along y"), "{text}");
-    // The slots (29376 bytes), then each copy vector's first and last element again.
-    assert!(text.contains("3 slots of 18 rows x 136 elements in shared memory (44064 bytes per block)"), "{text}");
+    // The slots (16320 bytes), then each copy vector's first and last element again.
+    assert!(text.contains("3 slots of 10 rows x 136 elements in shared memory (24480 bytes per block)"), "{text}");
     assert!(text.contains("each copy vector's first and last 1 element(s) again (heads and tails)"), "{text}");
-    assert_eq!(program.machine.shared_bytes, Some(29376 + 2 * 3 * 18 * 34 * 4));
+    assert_eq!(bytes, Some(16320 + 2 * 3 * 10 * 34 * 4));
+    // Warps of 4 rows keep none.
+    let (text, bytes) = explain(4);
+    assert!(text.contains("3 slots of 18 rows x 136 elements in shared memory (29376 bytes per block)"), "{text}");
+    assert!(!text.contains("heads and tails"), "{text}");
+    assert_eq!(bytes, Some(29376));
 }
 
 /// A ring past the 48 KiB a kernel may declare statically is dynamic shared memory (declared
