@@ -262,7 +262,9 @@ where
 /// holds the state, `b` as many elements; under `valid` the result is the first elements of
 /// the shrunk shape (each dimension `2 * radius * steps` shorter), packed row-major.
 /// Coefficient fields of a 2D or 3D stencil under `valid`: each launch after the first reads a
-/// packed copy of the part where the shrunk state lies.
+/// packed copy of the part where the shrunk state lies. A 2D fused launch's edge kernel runs on
+/// a second stream this makes (and drops when all is queued), forked from `stream` by an event
+/// and joined back before the next launch, so to `stream`'s later work the run is in order.
 // One argument per part of a run: the stencil, the stream, the buffers, the shape, the steps, the parameters.
 #[allow(clippy::too_many_arguments)]
 pub fn launch_steps_grid<T, D, P>(
