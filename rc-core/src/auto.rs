@@ -193,7 +193,8 @@ pub struct Choice {
 pub struct Given {
     /// `outputs_per_thread`: only distributions that divide it are weighed.
     pub outputs: bool,
-    /// `rows_per_warp`: otherwise staged planes take the model's rows (4, measured).
+    /// `rows_per_warp`: otherwise staged planes take the model's rows (4, or 2 for a box at
+    /// radius 1; both measured).
     pub rows: bool,
 }
 
