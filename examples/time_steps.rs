@@ -13,12 +13,13 @@
 //! the 9-tap stencil at least 4x, 2D heat at least 3x (checked on `--check-shape`, default
 //! 300x520; 3D on `--check-shape3`, default 40x33x260). `--sweep` also times 1D heat, the 9-tap
 //! stencil and 2D heat at fixed degrees beside the cost model's, and 2D heat in blocks of 64
-//! threads (the fused kernel's are 128 by default); `--1d` times the 1D stencils only.
+//! threads (the fused kernel's are 128 by default); `--1d` times the 1D stencils only, `--2d`
+//! the 2D stencils only.
 //!
 //! Without a GPU it checks `emulate_steps` against `run_cpu_steps` on a small input and times
 //! nothing. `--emit-ptx DIR` writes the 1D stencils' one-step and fused PTX and 2D heat's fused PTX.
 //!
-//! `cargo run --release --example time_steps -- [--n N] [--steps S] [--check-n N] [--shape RxC] [--shape3 DxRxC] [--sweep] [--1d]`
+//! `cargo run --release --example time_steps -- [--n N] [--steps S] [--check-n N] [--shape RxC] [--shape3 DxRxC] [--sweep] [--1d] [--2d]`
 
 mod common;
 
@@ -96,7 +97,7 @@ heat3d! {
     heat3d_fuse2: (fuse = 2),
 }
 
-const USAGE: &str = "options: --n N (elements, default 2^26), --steps S (default 1000), --check-n N (default 2^18), --shape RxC (2D, default 8192x8192), --check-shape RxC (default 300x520), --shape3 DxRxC (3D, default 512x512x512), --check-shape3 DxRxC (default 40x33x260), --sweep, --1d, --emit-ptx DIR";
+const USAGE: &str = "options: --n N (elements, default 2^26), --steps S (default 1000), --check-n N (default 2^18), --shape RxC (2D, default 8192x8192), --check-shape RxC (default 300x520), --shape3 DxRxC (3D, default 512x512x512), --check-shape3 DxRxC (default 40x33x260), --sweep, --1d, --2d, --emit-ptx DIR";
 
 /// Whole runs of `--steps` steps timed (each is `steps / T` fused launches and the rest).
 const TIMED_RUNS: usize = 3;
@@ -111,6 +112,7 @@ struct Options {
     check_shape3: [usize; 3],
     sweep: bool,
     only_1d: bool,
+    only_2d: bool,
     emit_ptx: Option<std::path::PathBuf>,
 }
 
@@ -135,6 +137,7 @@ fn parse() -> Result<Options, Box<dyn Error>> {
         check_shape3: [40, 33, 260],
         sweep: false,
         only_1d: false,
+        only_2d: false,
         emit_ptx: None,
     };
     let mut words = std::env::args().skip(1);
@@ -153,6 +156,7 @@ fn parse() -> Result<Options, Box<dyn Error>> {
             "--check-shape3" => options.check_shape3 = shape("--check-shape3", words.next())?,
             "--sweep" => options.sweep = true,
             "--1d" => options.only_1d = true,
+            "--2d" => options.only_2d = true,
             "--emit-ptx" => options.emit_ptx = Some(words.next().ok_or_else(|| fail(format!("--emit-ptx needs a directory; {USAGE}")))?.into()),
             other => return Err(fail(format!("unknown argument `{other}`; {USAGE}"))),
         }
@@ -217,7 +221,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     println!("n = {}, {} steps; per step: 8 bytes per element (one read, one write)", options.n, options.steps);
     println!("{:<14} {:>4} {:>12} {:>12} {:>8} {:>12} {:>8} {:>12} {:>8}", "stencil", "T", "copy GB/s", "one-step", "x copy", "fused", "x copy", "whole run", "x copy");
     let mut stencils = vec![("heat r=1", heat::KERNEL), ("nine_tap r=4", nine_tap::KERNEL)];
-    if options.sweep {
+    if options.only_2d {
+        stencils.clear();
+    } else if options.sweep {
         stencils.extend([
             ("heat fuse 64", heat_fuse64::KERNEL),
             ("heat fuse 96", heat_fuse96::KERNEL),
@@ -245,6 +251,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
     for (name, stencil) in stencils {
         measure_grid(&gpu, &options, name, &stencil, options.shape.into(), options.check_shape.into())?;
+    }
+    if options.only_2d {
+        return Ok(());
     }
     let [depth, rows, cols] = options.shape3;
     println!("3D: {depth} x {rows} x {cols}, {} steps", options.steps);

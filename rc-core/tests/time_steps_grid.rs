@@ -200,6 +200,138 @@ fn a_2d_launch_runs_as_an_interior_kernel_and_an_edges_kernel_that_share_out_its
     }
 }
 
+/// The printed prologue of a fused 2D launch numbers its strips edge strips first: global warp
+/// `t` below the strips' count computes each strip once, the strips whose input box crosses an
+/// edge (the interior test fails) before every interior one, so each kernel's strips fill whole
+/// blocks. Checked by running the prologue's index arithmetic (a few u64 operations) for every
+/// warp of grids from one point to several edge and interior columns and bands.
+#[test]
+fn fused_2d_strips_are_numbered_edge_strips_first() {
+    for (radius, boundary, steps) in [(Radius::yx(1, 1), Boundary::Clamp, 10), (Radius::yx(1, 1), Boundary::Zero, 3), (Radius::yx(2, 1), Boundary::Valid, 2), (Radius::yx(1, 2), Boundary::Wrap, 4)] {
+        let body = common::star_sum_row_major(radius);
+        let pattern = Pattern::grid(radius, 32, 1, Pattern::default_rows_per_warp(rc_core::Dims::Two), 1, boundary).expect("valid");
+        let program = WarpProgram::compile_steps(pattern, &body, steps).expect("compiles");
+        let (launch, tile) = (program.pattern, program.fused.expect("fused"));
+        let ptx = rc_core::ptx::print(&program, "k");
+        let numbering = Numbering::of(&ptx, launch.tile_outputs(), launch.rows_per_warp());
+        let (outputs, rows) = (u64::from(launch.tile_outputs()), u64::from(launch.rows_per_warp()));
+        for (in_y, in_x) in [(1, 1), (5, 3), (64, 130), (100, 232), (300, 520), (330, 1032), (700, 1030)] {
+            let Ok(out) = launch.output_shape(Extent::yx(in_y, in_x)) else { continue };
+            let (out_y, out_x) = (out.along(1) as u64, out.along(0) as u64);
+            let (tiles_x, bands) = (out_x.div_ceil(outputs), out_y.div_ceil(rows));
+            let inside = |x: u64, y: u64| {
+                let (x0, y0) = ((x * outputs) as i64 - i64::from(program.schedule.lead), (y * rows) as i64 - i64::from(launch.shift_along(1)));
+                let width = i64::from(program.machine.width);
+                x0 >= 0 && x0 + i64::from(tile.elements()) <= in_x as i64 && y0 >= 0 && y0 + i64::from(launch.box_rows().1) <= in_y as i64 && in_x as i64 % width == 0
+            };
+            let mut seen = std::collections::HashSet::new();
+            let mut interior_from = None;
+            for t in 0..(tiles_x * bands).next_multiple_of(4) {
+                let (x, y) = numbering.strip(t, [in_x as u64, out_x, in_y as u64, out_y]);
+                let what = format!("{boundary} T={steps}, {in_y} x {in_x}: warp {t} computes strip ({x}, {y})");
+                if t >= tiles_x * bands {
+                    assert!(y >= bands, "{what}: past the strips, it computes one");
+                    continue;
+                }
+                assert!(x < tiles_x && y < bands && seen.insert((x, y)), "{what}: not a strip, or one computed twice");
+                match inside(x, y) {
+                    true => interior_from = interior_from.or(Some(t)),
+                    false => assert!(interior_from.is_none(), "{what}: an edge strip after interior ones"),
+                }
+            }
+        }
+    }
+}
+
+/// The index arithmetic of a printed fused 2D prologue, from the warp's global index to its strip.
+struct Numbering {
+    lines: Vec<Vec<String>>,
+    /// Registers of the parameters in_x, out_x, in_y, out_y, and of the global warp index.
+    params: [String; 4],
+    warp: String,
+    /// Registers of the strip's first output along x and first row, and the strips' outputs
+    /// along x and rows.
+    tile_x: String,
+    tile_y: String,
+    outputs: u64,
+    rows: u64,
+}
+
+impl Numbering {
+    /// The lines after the warp's global index up to the first that is not u64 arithmetic (the
+    /// row start's `sub.s64 _, tile_y, shift`).
+    fn of(ptx: &str, outputs: u32, rows: u32) -> Numbering {
+        let split = |line: &str| -> Vec<String> { line.trim().trim_end_matches(';').split([' ', ',']).filter(|w| !w.is_empty()).map(str::to_string).collect() };
+        let entry: Vec<&str> = ptx.lines().skip_while(|l| !l.starts_with(".visible .entry k(")).collect();
+        let param = |name: &str| -> String {
+            let line = entry.iter().find(|l| l.contains(&format!("[k_{name}]"))).unwrap_or_else(|| panic!("loads {name}"));
+            split(line)[1].clone()
+        };
+        let params = ["in_x", "out_x", "in_y", "out_y"].map(param);
+        let from = entry.iter().position(|l| l.trim().starts_with("shr.u64")).expect("the warp's global index");
+        let warp = split(entry[from])[1].clone();
+        let mut lines = Vec::new();
+        let mut tile_y = String::new();
+        for line in entry[from + 1..].iter().filter(|l| !l.trim().starts_with("//")) {
+            let words = split(line);
+            if words[0] == "sub.s64" {
+                tile_y = words[2].clone();
+                break;
+            }
+            lines.push(words);
+        }
+        let last_x = lines.iter().rev().find(|w| w[0] == "mul.lo.u64" && w[3] == outputs.to_string()).expect("the strip's x");
+        Numbering { tile_x: last_x[1].clone(), lines, params, warp, tile_y, outputs: u64::from(outputs), rows: u64::from(rows) }
+    }
+
+    /// The strip (column, band) warp `t` computes over a grid of `extents` (in_x, out_x, in_y, out_y).
+    fn strip(&self, t: u64, extents: [u64; 4]) -> (u64, u64) {
+        let mut regs: std::collections::HashMap<String, u64> = self.params.iter().cloned().zip(extents).collect();
+        let mut preds: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
+        regs.insert(self.warp.clone(), t);
+        let value = |regs: &std::collections::HashMap<String, u64>, w: &str| -> u64 { regs.get(w).copied().unwrap_or_else(|| w.parse().unwrap_or_else(|_| panic!("reads {w}"))) };
+        for w in &self.lines {
+            let op: Vec<&str> = w[0].split('.').collect();
+            match op[0] {
+                "setp" => {
+                    let (a, b) = (value(&regs, &w[2]), value(&regs, &w[3]));
+                    let holds = match op[1] {
+                        "lt" => a < b,
+                        "le" => a <= b,
+                        "ge" => a >= b,
+                        "eq" => a == b,
+                        other => panic!("setp.{other}"),
+                    };
+                    preds.insert(w[1].clone(), holds);
+                }
+                "selp" => {
+                    let pick = if preds[&w[4]] { value(&regs, &w[2]) } else { value(&regs, &w[3]) };
+                    regs.insert(w[1].clone(), pick);
+                }
+                "mov" => {
+                    let a = value(&regs, &w[2]);
+                    regs.insert(w[1].clone(), a);
+                }
+                name => {
+                    let (a, b) = (value(&regs, &w[2]), value(&regs, &w[3]));
+                    let result = match name {
+                        "add" => a.wrapping_add(b),
+                        "sub" => a.wrapping_sub(b),
+                        "mul" => a.wrapping_mul(b),
+                        "div" => a.checked_div(b).expect("no division by zero"),
+                        "min" => a.min(b),
+                        "max" => a.max(b),
+                        "and" => a & b,
+                        other => panic!("{other} in the strip's numbering"),
+                    };
+                    regs.insert(w[1].clone(), result);
+                }
+            }
+        }
+        (regs[&self.tile_x] / self.outputs, regs[&self.tile_y] / self.rows)
+    }
+}
+
 /// ptxas over 2D fused kernels of a 5-point sum: no kernel spills, and at T = 8 the interior
 /// kernel, printed without the boundary path, fits 128 registers, 16 warps per SM (in one kernel
 /// with it, 2D heat took 152). CI sets RC_PTXAS; without it only the printing runs.

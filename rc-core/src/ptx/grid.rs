@@ -143,19 +143,8 @@ impl Printer<'_> {
         self.line(&format!("mul.lo.u64 {TILE_START}, {tx}, {tile_x};"));
         let (tile_y, tile_z) = (self.a(), if three { Some(self.a()) } else { None });
         match &tile_z {
-            // Fused strips: the last band of strips first, so the slow strips along the bottom
-            // edge (their boundary path) start in the first wave instead of ending the last.
-            None if self.program.fused.is_some() => {
-                // (Warps past the last tile keep their band, beyond the output.)
-                self.comment("fused strips: band b of tiles computes band (b - 1) mod bands, the bottom band first");
-                let (bands, turned, real) = (tiles(self, &out_y, rows), self.a(), self.q());
-                self.line(&format!("add.u64 {turned}, {band}, {bands};"));
-                self.line(&format!("sub.u64 {turned}, {turned}, 1;"));
-                self.line(&format!("rem.u64 {turned}, {turned}, {bands};"));
-                self.line(&format!("setp.lt.u64 {real}, {band}, {bands};"));
-                self.line(&format!("selp.u64 {band}, {turned}, {band}, {real};"));
-                self.line(&format!("mul.lo.u64 {tile_y}, {band}, {rows};"));
-            }
+            // Fused strips: the edge strips first (see `fused_strips`).
+            None if self.program.fused.is_some() => self.fused_strips(&t, &tiles_x, &band, &tx, &out_y, &in_y, &tile_y),
             None => {
                 if let Some(w) = &stacked {
                     let w64 = self.a();

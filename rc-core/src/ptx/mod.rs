@@ -120,6 +120,9 @@ struct Printer<'a> {
     ring_fetched: HashMap<u32, ring::Fetched>,
     /// A 1D block tile's exchanges through shared memory: the prologue's registers.
     exchange: Option<time_steps::Exchange>,
+    /// 2D fused steps: where the tile's rows meet the input's edges along x, for the boundary
+    /// path's rules, computed where that path starts.
+    edges_x: Option<time_steps::EdgesX>,
 }
 
 // Fixed scratch registers set up by the prologue.
@@ -159,6 +162,7 @@ impl<'a> Printer<'a> {
             output_rows: HashMap::new(),
             ring_fetched: HashMap::new(),
             exchange: None,
+            edges_x: None,
         }
     }
 
@@ -331,7 +335,9 @@ impl<'a> Printer<'a> {
         self.line(&format!("@{q} bra {fast};"));
         self.lane_below.clear();
         self.forget_path();
+        self.rule_path_start(test, fallback);
         self.stmts(fallback);
+        self.edges_x = None;
         self.line(&format!("bra {done};"));
         self.label_line(&fast);
         self.forget_path();

@@ -2,8 +2,8 @@
 //! `shfl.sync.up`/`down`, the boundary rule after each step, the stores of the tile's centre.
 
 use super::types::{immediate, ptx_type};
-use super::{Printer, LANE, N, N_OUT, OUTPUT, SHARED_TILE, TID, TILE_START};
-use crate::machine::{Op, Side, Stmt};
+use super::{Printer, LANE, N, N_MINUS_1, N_OUT, OUTPUT, SHARED_TILE, TID, TILE_START};
+use crate::machine::{Op, Side, Stmt, TileTest};
 use crate::pattern::Boundary;
 use crate::program::Reg;
 use crate::scalar::Scalar;
@@ -27,6 +27,16 @@ pub(super) struct Exchange {
     last: String,
     from_before: String,
     from_after: String,
+}
+
+/// Where a 2D fused strip's lane meets the input's edges along x, as 32-bit masks (all ones
+/// or zero): per element, under `clamp` whether it lies before the input and whether past it,
+/// under `zero` whether inside it (twice); under `clamp` for input index 0 and `n - 1` (clamped
+/// into the tile) the lane holding it and, per element but the first, whether it is that one.
+#[derive(Clone, Debug)]
+pub(super) struct EdgesX {
+    elements: Vec<[String; 2]>,
+    holders: Option<[(String, Vec<String>); 2]>,
 }
 
 impl Printer<'_> {
@@ -143,13 +153,10 @@ impl Printer<'_> {
         start
     }
 
-    /// The step's value at input index `index` (`0` or `n - 1`, edge `edge`), from the lane
-    /// holding it: the index clamped into the tile, its lane's register picked by selects, then
-    /// broadcast (a block tile's through its edge slot in shared memory).
-    fn edge_value(&mut self, values: &[Reg], index: &str, edge: u32) -> String {
-        let (k, warp) = (values.len() as u32, self.program.pattern.warp());
-        let element = self.program.element;
-        let ty = ptx_type(element);
+    /// The lane holding input index `index` clamped into the tile, and which of its `k`
+    /// elements it is (32-bit registers).
+    fn holder(&mut self, index: &str, k: u32) -> (String, String) {
+        let warp = self.program.pattern.warp();
         let e = self.a();
         self.line(&format!("sub.s64 {e}, {index}, {TILE_START};"));
         let lead = self.program.schedule.lead;
@@ -162,6 +169,17 @@ impl Printer<'_> {
         self.line(&format!("cvt.u32.u64 {e32}, {e};"));
         self.line(&format!("div.u32 {lane}, {e32}, {k};"));
         self.line(&format!("rem.u32 {j}, {e32}, {k};"));
+        (lane, j)
+    }
+
+    /// The step's value at input index `index` (`0` or `n - 1`, edge `edge`), from the lane
+    /// holding it: the index clamped into the tile, its lane's register picked by selects, then
+    /// broadcast (a block tile's through its edge slot in shared memory).
+    fn edge_value(&mut self, values: &[Reg], index: &str, edge: u32) -> String {
+        let (k, warp) = (values.len() as u32, self.program.pattern.warp());
+        let element = self.program.element;
+        let ty = ptx_type(element);
+        let (lane, j) = self.holder(index, k);
         let picked = self.scratch(element);
         self.line(&format!("mov.{ty} {picked}, {};", self.reg(values[0])));
         for (m, &value) in values.iter().enumerate().skip(1) {
@@ -196,6 +214,11 @@ impl Printer<'_> {
     /// The boundary rule after a step: each element outside `0..n` set to zero (`zero`) or to
     /// the step's value at the nearest edge (`clamp`).
     pub(super) fn step_rule(&mut self, values: &[Reg], dsts: &[Reg]) {
+        if let Some(edges) = self.edges_x.take() {
+            self.step_rule_masked(values, dsts, &edges);
+            self.edges_x = Some(edges);
+            return;
+        }
         let boundary = self.program.pattern.boundary();
         let element = self.program.element;
         let ty = ptx_type(element);
@@ -226,6 +249,108 @@ impl Printer<'_> {
                     self.line(&format!("or.pred {below}, {below}, {above};"));
                     self.line(&format!("selp.{ty} {d}, {zero}, {v}, {below};"));
                 }
+            }
+        }
+    }
+
+    /// Where the fallback path of a 2D fused strip's [`TileTest::Inside`] branch starts: what
+    /// its rules along x share ([`Printer::edges_x`]), if it has any and its elements are 32-bit
+    /// (3D fused tiles, and 64- and 16-bit elements, print the rule as 1D does).
+    pub(super) fn rule_path_start(&mut self, test: TileTest, fallback: &[Stmt]) {
+        fn first_rule(stmts: &[Stmt]) -> Option<u32> {
+            stmts.iter().find_map(|stmt| match stmt {
+                Stmt::Op(Op::StepRule { values, .. }) => Some(values.len() as u32),
+                Stmt::Op(_) => None,
+                Stmt::Branch { taken, fallback, .. } => first_rule(fallback).or_else(|| first_rule(taken)),
+                Stmt::Loop { body, .. } => first_rule(body),
+            })
+        }
+        let words = self.program.element.info().register_bits == 32;
+        let two = self.program.pattern.dims() == crate::geometry::Dims::Two;
+        if let (TileTest::Inside { .. }, true, true, Some(k)) = (test, two, words, first_rule(fallback)) {
+            self.edges_x(k);
+        }
+    }
+
+    /// Where a 2D strip's rows meet the input's edges along x ([`EdgesX`]), for lanes of `k`
+    /// elements: the same for every row and step of the tile, so computed once, where the path
+    /// starts.
+    fn edges_x(&mut self, k: u32) {
+        let boundary = self.program.pattern.boundary();
+        self.comment("where the tile's rows meet the input's edges along x: the same in every row and step");
+        let start = self.owned_start(k);
+        // The lane's elements before the input, and those not past it (each clamped to 0..=k).
+        let count = |p: &mut Self, from: &str| -> String {
+            let (e, e32) = (p.a(), p.t());
+            p.line(&format!("sub.s64 {e}, {from}, {start};"));
+            p.line(&format!("max.s64 {e}, {e}, 0;"));
+            p.line(&format!("min.s64 {e}, {e}, {k};"));
+            p.line(&format!("cvt.u32.u64 {e32}, {e};"));
+            e32
+        };
+        let zero = self.a();
+        self.line(&format!("mov.u64 {zero}, 0;"));
+        let (below, inside) = (count(self, &zero), count(self, N));
+        let mask = |p: &mut Self, test: &str, value: &str, j: u32| -> String {
+            let (q, m) = (p.q(), p.t());
+            p.line(&format!("setp.{test}.u32 {q}, {value}, {j};"));
+            p.line(&format!("selp.b32 {m}, -1, 0, {q};"));
+            m
+        };
+        let elements = (0..k)
+            .map(|j| match boundary {
+                Boundary::Clamp => [mask(self, "gt", &below, j), mask(self, "le", &inside, j)],
+                _ => {
+                    let (q, m) = (self.q(), self.t());
+                    self.line(&format!("setp.gt.u32 {q}, {below}, {j};"));
+                    self.line(&format!("setp.le.or.u32 {q}, {inside}, {j}, {q};"));
+                    self.line(&format!("selp.b32 {m}, 0, -1, {q};"));
+                    [m.clone(), m]
+                }
+            })
+            .collect();
+        // Under `clamp`: the lane holding input index `index` (clamped into the tile), and a
+        // mask per element but the first saying whether it is that lane's.
+        let holder = |p: &mut Self, index: &str| -> (String, Vec<String>) {
+            let (lane, j) = p.holder(index, k);
+            let picks = (1..k).map(|m| mask(p, "eq", &j, m)).collect();
+            (lane, picks)
+        };
+        let holders = match boundary {
+            Boundary::Clamp => Some([holder(self, &zero), holder(self, N_MINUS_1)]),
+            _ => None,
+        };
+        self.edges_x = Some(EdgesX { elements, holders });
+    }
+
+    /// [`Printer::step_rule`] in a 2D strip of 32-bit elements: bitwise selects by the masks
+    /// [`Printer::edges_x`] computed where the path starts, so no predicate stays live across
+    /// steps (ptxas kept the tests' predicates by packing them into registers and back, more
+    /// instructions than the rule itself).
+    fn step_rule_masked(&mut self, values: &[Reg], dsts: &[Reg], edges: &EdgesX) {
+        let (boundary, element) = (self.program.pattern.boundary(), self.program.element);
+        let c = ((32 - self.program.pattern.warp()) << 8) | 0x1f;
+        self.comment(&format!("boundary rule `{boundary}` on the elements outside the input"));
+        // lop3 0xd8: (a & ~c) | (b & c), b where the mask c is set.
+        let broadcast = |p: &mut Self, (lane, picks): &(String, Vec<String>)| -> String {
+            let picked = p.scratch(element);
+            p.line(&format!("mov.b32 {picked}, {};", p.reg(values[0])));
+            for (&value, pick) in values.iter().skip(1).zip(picks) {
+                p.line(&format!("lop3.b32 {picked}, {picked}, {}, {pick}, 0xd8;", p.reg(value)));
+            }
+            let edge = p.scratch(element);
+            p.line(&format!("shfl.sync.idx.b32 {edge}, {picked}, {lane}, {c}, 0xffffffff;"));
+            edge
+        };
+        let at_edges = edges.holders.as_ref().map(|[first, last]| (broadcast(self, first), broadcast(self, last)));
+        for ((&value, &dst), [before, past]) in values.iter().zip(dsts).zip(&edges.elements) {
+            let (d, v) = (self.reg(dst), self.reg(value));
+            match &at_edges {
+                Some((first, last)) => {
+                    self.line(&format!("lop3.b32 {d}, {v}, {first}, {before}, 0xd8;"));
+                    self.line(&format!("lop3.b32 {d}, {d}, {last}, {past}, 0xd8;"));
+                }
+                None => self.line(&format!("and.b32 {d}, {v}, {before};")),
             }
         }
     }
@@ -272,6 +397,108 @@ impl Printer<'_> {
                 n => self.line(&format!("@{q} st.global.v{n}.{ty} [{addr}], {{{}}};", regs.join(", "))),
             }
         }
+    }
+}
+
+impl Printer<'_> {
+    /// Which strip global warp `t` of a fused 2D launch computes: first the strips along the
+    /// edges (those whose input box is not wholly inside the input: [`TileTest::Inside`] fails),
+    /// then the interior ones, row-major. Both kernels of the split launch number them so: the
+    /// edge kernel's strips fill its first blocks and the interior's the rest. Numbered
+    /// row-major, 8192 x 8192 heat's 410 edge strips lay one or two to a block of four in about
+    /// 200 blocks (103 now), each holding a block's registers beside the interior while its
+    /// strips ran: 2.81x the copy per launch with the masked rule, 3.01x numbered so, on an H200
+    /// (bench/results/2026-11-24-h200-fused2d3). `band` and `tx` hold `t`'s row-major band and
+    /// column (`t` div and mod `tiles_x`); sets `TILE_START` and `tile_y`.
+    ///
+    /// The columns of interior strips are `a..c` and their bands `p..q`: `a` the first column
+    /// whose input starts at or after x = 0, `c` past the last that ends at or before `N` (none
+    /// where rows are not whole vectors), `p` and `q` likewise along y. The strips outside
+    /// those bands come first (row-major: warp `t` there is band `t div tiles_x`, skipping the
+    /// interior bands), then the edge columns of the interior bands (band after band), then the
+    /// interior (band after band). Warps past the last strip keep a band past the output.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn fused_strips(&mut self, t: &str, tiles_x: &str, band: &str, tx: &str, out_y: &str, in_y: &str, tile_y: &str) {
+        let pattern = self.program.pattern;
+        let Some(tile) = self.program.fused else { return };
+        let (outputs, lead, elements, rows) = (pattern.tile_outputs() as u64, self.program.schedule.lead as u64, tile.elements() as u64, pattern.rows_per_warp() as u64);
+        let (shift, box_rows) = (pattern.shift_along(1) as u64, pattern.box_rows().1 as u64);
+        self.comment("fused strips: the edge strips first, then the interior strips, each row-major");
+        let u = |p: &mut Self, op: &str, args: &str| -> String {
+            let r = p.a();
+            p.line(&format!("{op}.u64 {r}, {args};"));
+            r
+        };
+        // The bands: ceil(out_y / rows).
+        let bands = u(self, "add", &format!("{out_y}, {}", rows - 1));
+        self.line(&format!("div.u64 {bands}, {bands}, {rows};"));
+        // `first..past` of the positions `i` along an axis of `count` tiles whose input
+        // `i * step - before ..+ len` lies in `0..n`: the first is ceil(before / step), the
+        // last (n + before - len) div step, none if n + before < len.
+        let inside = |p: &mut Self, count: &str, step: u64, before: u64, len: u64, n: &str| -> (String, String) {
+            let first = u(p, "min", &format!("{count}, {}", before.div_ceil(step)));
+            let (past, short) = (u(p, "add", &format!("{n}, {before}")), p.q());
+            p.line(&format!("setp.lt.u64 {short}, {past}, {len};"));
+            p.line(&format!("sub.u64 {past}, {past}, {len};"));
+            p.line(&format!("div.u64 {past}, {past}, {step};"));
+            p.line(&format!("add.u64 {past}, {past}, 1;"));
+            p.line(&format!("selp.u64 {past}, 0, {past}, {short};"));
+            p.line(&format!("min.u64 {past}, {past}, {count};"));
+            p.line(&format!("max.u64 {past}, {past}, {first};"));
+            (first, past)
+        };
+        let (a, c) = inside(self, tiles_x, outputs, lead, elements, N);
+        let width = self.program.machine.width as u64;
+        if width > 1 {
+            // Rows not whole vectors: no strip is interior.
+            let (rest, aligned) = (self.a(), self.q());
+            self.line(&format!("and.b64 {rest}, {N}, {};", width - 1));
+            self.line(&format!("setp.eq.u64 {aligned}, {rest}, 0;"));
+            self.line(&format!("selp.u64 {c}, {c}, {a}, {aligned};"));
+        }
+        let (p, q) = inside(self, &bands, rows, shift, box_rows, in_y);
+        let (columns, interior_bands) = (u(self, "sub", &format!("{c}, {a}")), u(self, "sub", &format!("{q}, {p}")));
+        let edge_columns = u(self, "sub", &format!("{tiles_x}, {columns}"));
+        // Strips of the bands outside p..q, then the edge columns of p..q's, then all strips.
+        let outer = u(self, "sub", &format!("{bands}, {interior_bands}"));
+        self.line(&format!("mul.lo.u64 {outer}, {outer}, {tiles_x};"));
+        let edges = u(self, "mul.lo", &format!("{interior_bands}, {edge_columns}"));
+        self.line(&format!("add.u64 {edges}, {edges}, {outer};"));
+        let all = u(self, "mul.lo", &format!("{bands}, {tiles_x}"));
+        // Outer bands: t's row-major band, past p..q once it reaches p.
+        let (y, after) = (self.a(), self.q());
+        self.line(&format!("setp.ge.u64 {after}, {band}, {p};"));
+        self.line(&format!("add.u64 {y}, {band}, {interior_bands};"));
+        self.line(&format!("selp.u64 {y}, {y}, {band}, {after};"));
+        let x = u(self, "mov", tx);
+        // Divides t - from by max(by, 1) into band first + quotient, column remainder.
+        let divide = |p: &mut Self, from: &str, by: &str, first: &str| -> (String, String) {
+            let (e, d, quotient, column) = (u(p, "sub", &format!("{t}, {from}")), u(p, "max", &format!("{by}, 1")), p.a(), p.a());
+            p.line(&format!("div.u64 {quotient}, {e}, {d};"));
+            p.line(&format!("mul.lo.u64 {column}, {quotient}, {d};"));
+            p.line(&format!("sub.u64 {column}, {e}, {column};"));
+            p.line(&format!("add.u64 {quotient}, {quotient}, {first};"));
+            (quotient, column)
+        };
+        // Edge columns of p..q's bands: the j-th is column j left of a, else j + columns.
+        let (edge_band, j) = divide(self, &outer, &edge_columns, &p);
+        let (right, edge_x) = (self.q(), u(self, "add", &format!("{j}, {columns}")));
+        self.line(&format!("setp.ge.u64 {right}, {j}, {a};"));
+        self.line(&format!("selp.u64 {edge_x}, {edge_x}, {j}, {right};"));
+        let (interior_band, interior_x) = divide(self, &edges, &columns, &p);
+        self.line(&format!("add.u64 {interior_x}, {interior_x}, {a};"));
+        for (from, (by, bx)) in [(&outer, (&edge_band, &edge_x)), (&edges, (&interior_band, &interior_x))] {
+            let past = self.q();
+            self.line(&format!("setp.ge.u64 {past}, {t}, {from};"));
+            self.line(&format!("selp.u64 {y}, {by}, {y}, {past};"));
+            self.line(&format!("selp.u64 {x}, {bx}, {x}, {past};"));
+        }
+        let beyond = self.q();
+        self.line(&format!("setp.ge.u64 {beyond}, {t}, {all};"));
+        self.line(&format!("selp.u64 {y}, {bands}, {y}, {beyond};"));
+        self.line(&format!("selp.u64 {x}, 0, {x}, {beyond};"));
+        self.line(&format!("mul.lo.u64 {TILE_START}, {x}, {outputs};"));
+        self.line(&format!("mul.lo.u64 {tile_y}, {y}, {rows};"));
     }
 }
 
