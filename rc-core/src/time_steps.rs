@@ -38,6 +38,7 @@ use crate::program::{Instr, Reg, WarpProgram};
 use crate::scalar::ScalarType;
 use crate::schedule::{LoadPlan, Schedule};
 use crate::strategy::Strategy;
+use crate::terms::{Computed, Position, Terms};
 
 /// The shape of a fused tile: how many steps, and which elements each lane owns and stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -292,7 +293,7 @@ impl WarpProgram {
         }
         let tile = FusedTile::new(&pattern, body.element(), steps)?;
         let launch = tile.launch_pattern(&pattern);
-        let mut build = Build { body, tile, boundary: pattern.boundary(), reg_types: Vec::new() };
+        let mut build = Build { body, tile, boundary: pattern.boundary(), reg_types: Vec::new(), terms: Terms::of(body) };
         // Tiles (2D: strips) wholly inside the input load vectors and need no rule; the others
         // load element by element under the boundary rule and apply it in every step.
         let (taken, fallback) = match dims {
@@ -409,6 +410,8 @@ pub(crate) struct Build<'a> {
     pub(crate) tile: FusedTile,
     pub(crate) boundary: Boundary,
     pub(crate) reg_types: Vec<ScalarType>,
+    /// The body's terms by shape, so a run of outputs computes each shared term once.
+    pub(crate) terms: Terms,
 }
 
 /// One input field's elements in a lane: its own `k`, and the neighbours' edges it reads.
@@ -556,9 +559,11 @@ impl Build<'_> {
         invariant
     }
 
-    /// One element's new value: the body's operations in its order, each tap the register
-    /// `tap(field, offset)` names. Returns the result's register.
-    pub(crate) fn element(&mut self, invariant: &[Option<Reg>], tap: impl Fn(u32, Offset) -> Reg, out: &mut Vec<Stmt>) -> Reg {
+    /// The new value of the element at `output` (its position in the run `computed` records):
+    /// the body's operations in its order, each tap the register `tap(field, offset)` names,
+    /// each term another output of the run has computed read from there ([`Computed`]).
+    /// Returns the result's register.
+    pub(crate) fn element(&mut self, invariant: &[Option<Reg>], output: Position, tap: impl Fn(u32, Offset) -> Reg, computed: &mut Computed, out: &mut Vec<Stmt>) -> Reg {
         let body = self.body;
         let live = body.live();
         let mut value: Vec<Reg> = vec![0; body.nodes().len()];
@@ -566,12 +571,15 @@ impl Build<'_> {
             if !live[id] {
                 continue;
             }
-            value[id] = match (invariant[id], node) {
-                (Some(reg), _) => reg,
-                (None, Node::Tap(field, d)) => tap(field, d),
-                (None, node) => {
-                    let dst = self.reg(body.ty(id as NodeId));
+            let id = id as NodeId;
+            value[id as usize] = match (invariant[id as usize], node, computed.get(&self.terms, id, output)) {
+                (Some(reg), _, _) => reg,
+                (None, Node::Tap(field, d), _) => tap(field, d),
+                (None, _, Some(reg)) => reg,
+                (None, node, None) => {
+                    let dst = self.reg(body.ty(id));
                     out.extend(Instr::of_node(node, dst, |n| value[n as usize]).map(|i| Stmt::Op(Op::Compute(i))));
+                    computed.insert(&self.terms, id, output, dst);
                     dst
                 }
             };
@@ -587,12 +595,13 @@ impl Build<'_> {
         let mut step = Vec::new();
         let current = self.exchange(0, None, state.to_vec(), &mut step);
         let mut values = Vec::with_capacity(k);
+        let mut computed = Computed::default();
         for j in 0..k as i64 {
             let tap = |field: u32, d: Offset| {
                 let owned = if field == 0 { &current } else { &coefficients[field as usize - 1] };
                 owned.at(j + d.along_x() as i64).unwrap_or_default()
             };
-            values.push(self.element(invariant, tap, &mut step));
+            values.push(self.element(invariant, [j, 0, 0], tap, &mut computed, &mut step));
         }
         if !matches!(self.boundary, Boundary::Zero | Boundary::Clamp) || interior {
             return (step, values);
