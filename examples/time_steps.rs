@@ -12,9 +12,9 @@
 //! steps left; median of 3 runs), each per step. Targets (issue 18): heat at least 10x the copy,
 //! the 9-tap stencil at least 4x, 2D heat at least 3x (checked on `--check-shape`, default
 //! 300x520; 3D on `--check-shape3`, default 40x33x260). `--sweep` also times 1D heat, the 9-tap
-//! stencil and 2D heat at fixed degrees beside the cost model's, and 2D heat in blocks of 64
-//! threads (the fused kernel's are 128 by default); `--1d` times the 1D stencils only, `--2d`
-//! the 2D stencils only.
+//! stencil and 2D heat at fixed degrees beside the cost model's, the 9-tap stencil in blocks of
+//! 128 and 512 threads (256 by default) and 2D heat in blocks of 64 threads (the fused kernel's
+//! are 128 by default); `--1d` times the 1D stencils only, `--2d` the 2D stencils only.
 //!
 //! Without a GPU it checks `emulate_steps` against `run_cpu_steps` on a small input and times
 //! nothing. `--emit-ptx DIR` writes the 1D stencils' one-step and fused PTX and 2D heat's fused PTX.
@@ -60,6 +60,8 @@ nine_tap! {
     nine_tap: (),
     nine_tap_fuse32: (fuse = 32),
     nine_tap_fuse64: (fuse = 64),
+    nine_tap_block128: (max_threads_per_block = 128),
+    nine_tap_block512: (max_threads_per_block = 512),
 }
 
 /// 2D 5-point heat, once as `#[stencil]` chooses it and at the fixed degrees and block size
@@ -229,6 +231,8 @@ fn run() -> Result<(), Box<dyn Error>> {
             ("heat fuse 96", heat_fuse96::KERNEL),
             ("nine fuse 32", nine_tap_fuse32::KERNEL),
             ("nine fuse 64", nine_tap_fuse64::KERNEL),
+            ("nine 128 thr", nine_tap_block128::KERNEL),
+            ("nine 512 thr", nine_tap_block512::KERNEL),
         ]);
     }
     for (name, stencil) in stencils {

@@ -188,8 +188,8 @@ pub enum ScheduleError {
     BlockStageTooLarge { dims: Dims, bytes: u32, fields: u32, rows: u32, elements: u32, limit: u32 },
     #[error("distribution = auto found no distribution that compiles for this stencil within the register and shared-memory limits")]
     NoCandidate,
-    #[error("cannot fuse {steps} time steps of a radius {radius} stencil over {element} in one launch: a lane owns at most {} 32-bit words, so at most {max_steps} steps fit (fuse = 1 to {max_steps})", crate::time_steps::FusedTile::MAX_OWNED_WORDS)]
-    FusedSteps { steps: u32, radius: u32, element: ScalarType, max_steps: u32 },
+    #[error("cannot fuse {steps} time steps of a radius {radius} stencil over {element} in one launch: a lane owns at most {words} 32-bit words, so at most {max_steps} steps fit (fuse = 1 to {max_steps})")]
+    FusedSteps { steps: u32, radius: u32, element: ScalarType, words: u32, max_steps: u32 },
     #[error(
         "cannot fuse {steps} time steps of a radius ({radius_y}, {radius_x}) 2D stencil over {element} in one launch: the rows each \
          lane keeps (2 * {radius_y} per step, 16 bytes or more each) hold at most {} 32-bit words in all, so at most \

@@ -45,6 +45,7 @@ use crate::machine::{Op, Stmt};
 use crate::pattern::{Boundary, Pattern};
 use crate::program::Reg;
 use crate::scalar::ScalarType;
+use crate::terms::Computed;
 use crate::time_steps::{Build, FusedTile, Owned};
 
 /// Output rows each warp streams through: filling its windows, a strip computes `ry * T * (T -
@@ -227,6 +228,7 @@ impl Strip<'_> {
                 }
             }
             let mut values = Vec::with_capacity(k as usize);
+            let mut computed = Computed::default();
             for e in 0..k {
                 let tap = |field: u32, d: Offset| {
                     let j = (d.along(1) + ry as i32) as usize;
@@ -236,7 +238,7 @@ impl Strip<'_> {
                     };
                     owned.as_ref().and_then(|o| o.at(e + d.along_x() as i64)).unwrap_or_default()
                 };
-                values.push(build.element(invariant, tap, &mut out));
+                values.push(build.element(invariant, [e, 0, 0], tap, &mut computed, &mut out));
             }
             let values = match (interior, build.boundary) {
                 (false, Boundary::Zero | Boundary::Clamp) => {

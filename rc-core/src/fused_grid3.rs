@@ -33,6 +33,7 @@ use crate::machine::{Op, Stmt};
 use crate::pattern::{Boundary, Pattern};
 use crate::program::Reg;
 use crate::scalar::ScalarType;
+use crate::terms::Computed;
 use crate::time_steps::{Build, FusedTile, Owned};
 
 /// 32-bit words the plane windows of all steps may hold per lane (twice that for one row of one
@@ -185,6 +186,7 @@ impl Column<'_> {
             let mut state: BTreeMap<(usize, usize), Owned> = BTreeMap::new();
             let mut coefficients: BTreeMap<(u32, usize, usize), Owned> = BTreeMap::new();
             let mut values: Vec<Vec<Reg>> = Vec::new();
+            let mut computed = Computed::default();
             for y in 0..tile.plane_rows(s) as usize {
                 for (field, d) in body.used_field_taps() {
                     let (dz, j, i) = (d.along(2), (d.along(2) + rz as i32) as usize, (y as i32 + d.along(1) + ry as i32) as usize);
@@ -211,7 +213,7 @@ impl Column<'_> {
                         };
                         owned.and_then(|o| o.at(e + d.along_x() as i64)).unwrap_or_default()
                     };
-                    row.push(build.element(self.invariant, tap, &mut out));
+                    row.push(build.element(self.invariant, [e, y as i64, 0], tap, &mut computed, &mut out));
                 }
                 if rules && s < t {
                     let dsts: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();

@@ -39,6 +39,7 @@ pub mod stage;
 pub mod schedule;
 pub mod stencil;
 pub mod strategy;
+mod terms;
 pub mod testdata;
 pub mod time_steps;
 pub mod typing;

@@ -38,6 +38,7 @@ use crate::program::{Instr, Reg, WarpProgram};
 use crate::scalar::ScalarType;
 use crate::schedule::{LoadPlan, Schedule};
 use crate::strategy::Strategy;
+use crate::terms::{Computed, Position, Terms};
 
 /// The shape of a fused tile: how many steps, and which elements each lane owns and stores.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,16 +94,22 @@ impl FusedTile {
     /// with 12).
     const LINE_BLOCK_WORDS: u32 = 20;
     /// A 1D block tile's lane owns at least this many words per element of radius, so the
-    /// step's `2 r` shuffles and shared-memory swaps stay a small part of its work (the probe,
-    /// 9-tap r = 4 at 32 steps: 3.70x copy with 32 words, 3.60x with 24, 3.56x with 20).
-    const LINE_BLOCK_WORDS_PER_RADIUS: u32 = 8;
+    /// step's `2 r` shuffles and shared-memory swaps and the products of its neighbours' edge
+    /// elements stay a small part of its work (on an H200, 9-tap r = 4: 3.58x copy with 32
+    /// words, 3.80x with 40, 3.85x with 48, 3.89x with 56, 3.85x with 64;
+    /// bench/results/2026-11-24-h200-ninetap).
+    const LINE_BLOCK_WORDS_PER_RADIUS: u32 = 14;
+    /// The most words a lane of a 1D block tile owns: ptxas streams the step through its
+    /// elements, so 56 take 80 registers (the 9-tap's interior kernel: 3 blocks of 256 per
+    /// SM), 64 take 98 and were slower.
+    const MAX_BLOCK_WORDS: u32 = 56;
 
     /// The fused tile for `steps` steps of a stencil of `pattern` over `element`s.
     pub fn new(pattern: &Pattern, element: ScalarType, steps: u32) -> Result<FusedTile, ScheduleError> {
         FusedTile::fit(pattern, element, steps).ok_or_else(|| {
             let (radius, max_steps) = (pattern.radius().along_x(), FusedTile::max_steps(pattern, element));
             match pattern.dims() {
-                Dims::One => ScheduleError::FusedSteps { steps, radius, element, max_steps },
+                Dims::One => ScheduleError::FusedSteps { steps, radius, element, words: FusedTile::most_words(pattern), max_steps },
                 Dims::Two => ScheduleError::FusedGridSteps { steps, radius_y: pattern.radius().along(1), radius_x: radius, element, max_steps },
                 Dims::Three => ScheduleError::FusedVolumeSteps { steps, radius: pattern.radius(), element, max_steps },
             }
@@ -113,7 +120,7 @@ impl FusedTile {
     pub fn max_steps(pattern: &Pattern, element: ScalarType) -> u32 {
         // Each step spoils `r` more elements at each end of a tile of at most this many.
         let lanes = FusedTile::block_lanes(pattern).unwrap_or(pattern.warp());
-        let most = FusedTile::MAX_OWNED_WORDS / element.words() * lanes / pattern.radius().along_x().max(1);
+        let most = FusedTile::most_words(pattern) / element.words() * lanes / pattern.radius().along_x().max(1);
         (1..=most).take_while(|&steps| FusedTile::fit(pattern, element, steps).is_some()).last().unwrap_or(0)
     }
 
@@ -141,6 +148,14 @@ impl FusedTile {
             .or_else(|| FusedTile::fit_x_share(pattern, element, steps, FusedTile::MAX_OWNED_WORDS, share))
     }
 
+    /// The most 32-bit words a lane of a tile of `pattern` owns.
+    pub fn most_words(pattern: &Pattern) -> u32 {
+        match FusedTile::block_lanes(pattern) {
+            Some(_) => FusedTile::MAX_BLOCK_WORDS,
+            None => FusedTile::MAX_OWNED_WORDS,
+        }
+    }
+
     /// The lanes of a 1D block tile: the block's threads, where they are a power of two of
     /// whole warps (the prologue takes the lane as the thread's low bits); `None` otherwise.
     pub fn block_lanes(pattern: &Pattern) -> Option<u32> {
@@ -149,7 +164,7 @@ impl FusedTile {
     }
 
     /// The 1D block tile ([`FusedTile::block_lanes`]): each lane [`FusedTile::LINE_BLOCK_WORDS`]
-    /// words, more for a wide radius, at most [`FusedTile::MAX_OWNED_WORDS`]; its outputs every
+    /// words, more for a wide radius, at most [`FusedTile::MAX_BLOCK_WORDS`]; its outputs every
     /// element exact after the steps, in whole vectors.
     fn fit_block_line(pattern: &Pattern, element: ScalarType, steps: u32) -> Option<FusedTile> {
         let (radius, lanes) = (pattern.radius().along_x(), FusedTile::block_lanes(pattern)?);
@@ -159,11 +174,11 @@ impl FusedTile {
             Boundary::Valid => halo,
             _ => halo.next_multiple_of(width),
         };
-        let words = FusedTile::LINE_BLOCK_WORDS.max(FusedTile::LINE_BLOCK_WORDS_PER_RADIUS * radius).min(FusedTile::MAX_OWNED_WORDS);
+        let words = FusedTile::LINE_BLOCK_WORDS.max(FusedTile::LINE_BLOCK_WORDS_PER_RADIUS * radius).min(FusedTile::most_words(pattern));
         let per_lane = (words / element.words() / width * width).max(width).max(radius.next_multiple_of(width));
         // Tiles start at multiples of `outputs`, which must be whole vectors.
         let outputs = (lanes * per_lane).saturating_sub(lead + halo) / width * width;
-        let most = (FusedTile::MAX_OWNED_WORDS / element.words()).max(width);
+        let most = (FusedTile::most_words(pattern) / element.words()).max(width);
         let tile = FusedTile { dims: Dims::One, steps, radius, per_lane, lead, outputs, width, warp: lanes, radius_y: 0, rows: 1, radius_z: 0, planes: 1 };
         (steps > 0 && outputs > 0 && per_lane <= most).then_some(tile)
     }
@@ -292,7 +307,7 @@ impl WarpProgram {
         }
         let tile = FusedTile::new(&pattern, body.element(), steps)?;
         let launch = tile.launch_pattern(&pattern);
-        let mut build = Build { body, tile, boundary: pattern.boundary(), reg_types: Vec::new() };
+        let mut build = Build { body, tile, boundary: pattern.boundary(), reg_types: Vec::new(), terms: Terms::of(body) };
         // Tiles (2D: strips) wholly inside the input load vectors and need no rule; the others
         // load element by element under the boundary rule and apply it in every step.
         let (taken, fallback) = match dims {
@@ -409,6 +424,8 @@ pub(crate) struct Build<'a> {
     pub(crate) tile: FusedTile,
     pub(crate) boundary: Boundary,
     pub(crate) reg_types: Vec<ScalarType>,
+    /// The body's terms by shape, so a run of outputs computes each shared term once.
+    pub(crate) terms: Terms,
 }
 
 /// One input field's elements in a lane: its own `k`, and the neighbours' edges it reads.
@@ -556,9 +573,11 @@ impl Build<'_> {
         invariant
     }
 
-    /// One element's new value: the body's operations in its order, each tap the register
-    /// `tap(field, offset)` names. Returns the result's register.
-    pub(crate) fn element(&mut self, invariant: &[Option<Reg>], tap: impl Fn(u32, Offset) -> Reg, out: &mut Vec<Stmt>) -> Reg {
+    /// The new value of the element at `output` (its position in the run `computed` records):
+    /// the body's operations in its order, each tap the register `tap(field, offset)` names,
+    /// each term another output of the run has computed read from there ([`Computed`]).
+    /// Returns the result's register.
+    pub(crate) fn element(&mut self, invariant: &[Option<Reg>], output: Position, tap: impl Fn(u32, Offset) -> Reg, computed: &mut Computed, out: &mut Vec<Stmt>) -> Reg {
         let body = self.body;
         let live = body.live();
         let mut value: Vec<Reg> = vec![0; body.nodes().len()];
@@ -566,12 +585,15 @@ impl Build<'_> {
             if !live[id] {
                 continue;
             }
-            value[id] = match (invariant[id], node) {
-                (Some(reg), _) => reg,
-                (None, Node::Tap(field, d)) => tap(field, d),
-                (None, node) => {
-                    let dst = self.reg(body.ty(id as NodeId));
+            let id = id as NodeId;
+            value[id as usize] = match (invariant[id as usize], node, computed.get(&self.terms, id, output)) {
+                (Some(reg), _, _) => reg,
+                (None, Node::Tap(field, d), _) => tap(field, d),
+                (None, _, Some(reg)) => reg,
+                (None, node, None) => {
+                    let dst = self.reg(body.ty(id));
                     out.extend(Instr::of_node(node, dst, |n| value[n as usize]).map(|i| Stmt::Op(Op::Compute(i))));
+                    computed.insert(&self.terms, id, output, dst);
                     dst
                 }
             };
@@ -587,12 +609,13 @@ impl Build<'_> {
         let mut step = Vec::new();
         let current = self.exchange(0, None, state.to_vec(), &mut step);
         let mut values = Vec::with_capacity(k);
+        let mut computed = Computed::default();
         for j in 0..k as i64 {
             let tap = |field: u32, d: Offset| {
                 let owned = if field == 0 { &current } else { &coefficients[field as usize - 1] };
                 owned.at(j + d.along_x() as i64).unwrap_or_default()
             };
-            values.push(self.element(invariant, tap, &mut step));
+            values.push(self.element(invariant, [j, 0, 0], tap, &mut computed, &mut step));
         }
         if !matches!(self.boundary, Boundary::Zero | Boundary::Clamp) || interior {
             return (step, values);

@@ -14,7 +14,7 @@ use rc_core::{Body, Boundary, Element, Error, LengthError, Offset, Pattern, Scal
 
 mod bodies;
 mod common;
-use bodies::{constant, pick, random_body, random_fields, random_params, Taps};
+use bodies::{case_body, constant, pick, random_fields, random_params, Taps};
 use ScalarType::{F32, F64, I32, U32};
 
 const BASE_SEED: u64 = 0x57E9_0000_0000;
@@ -64,7 +64,7 @@ fn case<T: Element>(seed: u64) -> Result<(), String> {
     let steps = pick(&mut rng, &[1, 2, 3, 5, 8, 16, 40, most]).min(most).max(1);
     let fields = random_fields(seed);
     let param_types = random_params(&mut rng);
-    let body = random_body(&mut rng, T::TYPE, fields, param_types.clone(), &Taps::line(radius));
+    let body = case_body(seed, &mut rng, T::TYPE, fields, param_types.clone(), &Taps::line(radius));
     let params: Vec<Scalar> = param_types.iter().map(|&ty| constant(&mut rng, ty)).collect();
     let program = WarpProgram::compile_steps(pattern, &body, steps).map_err(|e| format!("seed {seed:#x}: {e}"))?;
     let tile = program.fused.ok_or("no fused tile")?;
@@ -222,6 +222,45 @@ fn the_fused_tile_loads_once_steps_in_a_loop_and_stores_its_centre() {
             assert_eq!(count(&after, |op| matches!(op, Op::Neighbour { .. })), 2 * straight, "{steps} steps");
         }
     }
+}
+
+/// The symmetric 9-tap `c4 * w[-4] + c3 * w[-3] + ... + c4 * w[4]` (`c[|d|]`), as the macro
+/// lowers it: each product a constant node of its own, then the tap.
+fn nine_tap_body() -> Body {
+    use rc_core::body::{BinaryOp, Node};
+    let weights = [0.36f32, 0.15, 0.1, 0.05, 0.02];
+    let mut nodes = Vec::new();
+    let mut sum = None;
+    for d in -4i32..=4 {
+        nodes.push(Node::Const(Scalar::f32(weights[d.unsigned_abs() as usize])));
+        nodes.push(Node::Tap(0, Offset::x(d)));
+        let n = nodes.len() as u32;
+        nodes.push(Node::Binary(BinaryOp::Mul, n - 2, n - 1));
+        if let Some(s) = sum {
+            nodes.push(Node::Binary(BinaryOp::Add, s, nodes.len() as u32 - 1));
+        }
+        sum = Some(nodes.len() as u32 - 1);
+    }
+    Body::new(F32, 1, vec![], 4, nodes, sum.expect("nine taps")).expect("valid")
+}
+
+#[test]
+fn a_lane_computes_each_shared_product_once_per_step() {
+    use rc_core::body::BinaryOp;
+    use rc_core::program::Instr;
+    let pattern = Pattern::new(4, 32, 1, Boundary::Clamp).expect("valid");
+    let program = WarpProgram::compile_steps(pattern, &nine_tap_body(), 16).expect("compiles");
+    let k = program.fused.expect("fused").per_lane as i64;
+    let [Stmt::Branch { taken, .. }] = program.machine.body.as_slice() else { panic!("one branch on the tile") };
+    let Some(Stmt::Loop { body, .. }) = taken.iter().find(|s| matches!(s, Stmt::Loop { .. })) else { panic!("a loop of steps") };
+    let count = |op: BinaryOp| body.iter().filter(|s| matches!(s, Stmt::Op(Op::Compute(Instr::Binary { op: o, .. })) if *o == op)).count() as i64;
+    // Two steps per iteration. A product is one weight (by |d|) times one element the lane
+    // reads: element j + d of output j.
+    let products: std::collections::BTreeSet<(i32, i64)> = (0..k).flat_map(|j| (-4i32..=4).map(move |d| (d.abs(), j + d as i64))).collect();
+    assert_eq!(count(BinaryOp::Mul), 2 * products.len() as i64);
+    assert!(products.len() as i64 <= 5 * k + 20, "{} products for {k} outputs", products.len());
+    // The sums are each output's own.
+    assert_eq!(count(BinaryOp::Add), 2 * 8 * k);
 }
 
 #[test]

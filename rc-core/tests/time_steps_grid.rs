@@ -15,7 +15,7 @@ use rc_core::{Body, Boundary, Element, Extent, Offset, Pattern, Radius, Scalar, 
 
 mod bodies;
 mod common;
-use bodies::{pick, random_body, random_fields, random_params, Taps};
+use bodies::{case_body, pick, random_fields, random_params, Taps};
 
 const BASE_SEED: u64 = 0x57E9_2D00_0000;
 const CASES: u64 = 160;
@@ -92,7 +92,7 @@ fn case<T: Element>(seed: u64) -> Result<(), String> {
     let taps = Taps::new(radius, common::grid_taps(radius, star));
     let fields = random_fields(seed);
     let param_types = random_params(&mut rng);
-    let body = random_body(&mut rng, T::TYPE, fields, param_types.clone(), &taps);
+    let body = case_body(seed, &mut rng, T::TYPE, fields, param_types.clone(), &taps);
     let params: Vec<Scalar> = param_types.iter().map(|&ty| bodies::constant(&mut rng, ty)).collect();
     let program = WarpProgram::compile_steps(pattern, &body, steps).map_err(|e| format!("seed {seed:#x}: {e}"))?;
     let tile = program.fused.ok_or("no fused tile")?;
@@ -391,7 +391,7 @@ fn case_3d<T: Element>(seed: u64) -> Result<(), String> {
     let taps = Taps::new(radius, common::grid_taps(radius, star));
     let fields = random_fields(seed);
     let param_types = random_params(&mut rng);
-    let body = random_body(&mut rng, T::TYPE, fields, param_types.clone(), &taps);
+    let body = case_body(seed, &mut rng, T::TYPE, fields, param_types.clone(), &taps);
     let params: Vec<Scalar> = param_types.iter().map(|&ty| bodies::constant(&mut rng, ty)).collect();
     let program = WarpProgram::compile_steps(pattern, &body, steps).map_err(|e| format!("seed {seed:#x}: {e}"))?;
     let tile = program.fused.ok_or("no fused tile")?;

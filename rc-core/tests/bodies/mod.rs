@@ -487,8 +487,86 @@ pub fn random_body(rng: &mut Rng, element: ScalarType, fields: u32, params: Vec<
     Body::new(element, fields, params, taps.radius, nodes, result).expect("the generator builds well-typed bodies")
 }
 
+/// The body of case `seed`: one case in three a [`mirrored_body`], the others a
+/// [`random_body`] (which of the two from a generator of its own, so the other cases stay what
+/// they were).
+pub fn case_body(seed: u64, rng: &mut Rng, element: ScalarType, fields: u32, params: Vec<ScalarType>, taps: &Taps) -> Body {
+    match Rng::new(seed ^ 0x3141_5926_5358_0000).below(3) {
+        0 => mirrored_body(rng, element, fields, params, taps),
+        _ => random_body(rng, element, fields, params, taps),
+    }
+}
+
 /// How many input fields a case's body reads: 1 to 3, drawn from its own generator seeded by
 /// `seed`, so that the case's other draws stay what they were before bodies had several fields.
 pub fn random_fields(seed: u64) -> u32 {
     1 + Rng::new(seed ^ 0xf1e1_d5f1_e1d5_0000).below(3) as u32
+}
+
+/// A body whose parts repeat one shape at many taps, as weighted stencils do (`0.02 * w[-4] +
+/// ... + 0.02 * w[4]`), so a lane's outputs share them (rc-core's `terms.rs`): each tap `d` of
+/// a run of the set contributes `term(d)`, one random shape around `w[d]` (an operation with a
+/// weight, sometimes a second tap at a fixed distance, sometimes a sign or magnitude) whose
+/// weight depends only on `|d|` in each dimension, so mirrored taps repeat it. The weight is a
+/// constant written anew at each use (equal bits are one shape), or a parameter.
+pub fn mirrored_body(rng: &mut Rng, element: ScalarType, fields: u32, params: Vec<ScalarType>, taps: &Taps) -> Body {
+    let mut g = BodyGen { rng, element, fields, params: params.clone(), taps, nodes: Vec::new(), types: Vec::new(), budget: 0 };
+    let ops = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Min, BinaryOp::Max];
+    let (weigh, reduce, join) = (pick(g.rng, &ops), pick(g.rng, &ops), pick(g.rng, &ops));
+    let weight_first = chance(g.rng, 0.5);
+    let field = g.field();
+    // A second tap at a fixed distance along x, where the set has it.
+    let second = chance(g.rng, 0.3).then(|| pick(g.rng, &[-2, -1, 1, 2]));
+    let unary = match element {
+        I32 => pick(g.rng, &[None, None, Some(UnaryOp::Neg)]),
+        U32 => None,
+        _ => pick(g.rng, &[None, None, Some(UnaryOp::Neg), Some(UnaryOp::Abs)]),
+    };
+    let param = (0..params.len() as u32).find(|&p| params[p as usize] == element).filter(|_| chance(g.rng, 0.3));
+    let (lo, hi) = match chance(g.rng, 0.7) {
+        true => (0, taps.len() - 1),
+        false => {
+            let (a, b) = (g.rng.below(taps.len() as u64) as usize, g.rng.below(taps.len() as u64) as usize);
+            (a.min(b), a.max(b))
+        }
+    };
+    let mut weights: Vec<(Vec<i32>, Scalar)> = Vec::new();
+    let mut result = None;
+    for d in taps.all()[lo..=hi].iter().copied() {
+        let size: Vec<i32> = d.components().iter().map(|c| c.abs()).collect();
+        let weight = match param {
+            Some(p) => g.push(Node::Param(p), element),
+            None => {
+                let c = match weights.iter().find(|(s, _)| *s == size) {
+                    Some(&(_, c)) => c,
+                    None => {
+                        let c = constant(g.rng, element);
+                        weights.push((size, c));
+                        c
+                    }
+                };
+                g.push(Node::Const(c), element)
+            }
+        };
+        let tap = g.push(Node::Tap(field, d), element);
+        let (a, b) = if weight_first { (weight, tap) } else { (tap, weight) };
+        let mut term = g.push(Node::Binary(weigh, a, b), element);
+        if let Some(dx) = second {
+            let mut c = d.components();
+            *c.last_mut().expect("1 to 3 dims") += dx;
+            if let Some(e) = Offset::new(&c).filter(|&e| taps.contains(e)) {
+                let other = g.push(Node::Tap(field, e), element);
+                term = g.push(Node::Binary(join, term, other), element);
+            }
+        }
+        if let Some(op) = unary {
+            term = g.push(Node::Unary(op, term), element);
+        }
+        result = Some(match result {
+            None => term,
+            Some(sum) => g.push(Node::Binary(reduce, sum, term), element),
+        });
+    }
+    let nodes = g.nodes;
+    Body::new(element, fields, params, taps.radius, nodes, result.expect("a run of at least one tap")).expect("the generator builds well-typed bodies")
 }
