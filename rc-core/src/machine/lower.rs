@@ -465,7 +465,6 @@ impl Lowering<'_> {
     /// body with each window vector read from the ring just before its first reader and the
     /// stores as above, and after a barrier (every warp done with its oldest plane) puts the
     /// fetched plane in that plane's slot; a second barrier, and the tile moves one plane on.
-    /// The last step only computes.
     fn ring(&self, ring: &PlaneRing) -> Vec<Stmt> {
         let program = self.program;
         let loads = cache_loads(&program.instrs);
@@ -489,19 +488,12 @@ impl Lowering<'_> {
             }
         }
         body.push(op(Op::BlockBarrier));
-        let compute = self.path(&segments, PendingLoads::new(reads.collect()));
         let mut step: Vec<Stmt> = fields.clone().map(|field| op(Op::FetchPlane { plane: ring.slots, field })).collect();
-        step.extend(compute.iter().cloned());
+        step.extend(self.path(&segments, PendingLoads::new(reads.collect())));
         step.push(op(Op::BlockBarrier));
         step.extend(fields.map(|field| op(Op::PutPlane { slot: 0, field })));
         step.extend([op(Op::BlockBarrier), op(Op::TurnRing), op(Op::Advance)]);
-        // The last plane's step fetches nothing: its fetch would read a plane no output of the
-        // block needs and make the block wait on it before ending, as the probe never does.
-        let planes = program.pattern.planes_per_warp();
-        if planes > 1 {
-            body.push(Stmt::Loop { times: planes - 1, body: step });
-        }
-        body.extend(compute);
+        body.push(Stmt::Loop { times: program.pattern.planes_per_warp(), body: step });
         body
     }
 
