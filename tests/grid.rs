@@ -198,4 +198,21 @@ fn a_grid_stencils_kernel_has_the_declared_tile_and_defaults() {
     assert!(box27_planes::PTX.contains("\t.shared .align 16 .b8 rc_stage[24480];"));
     assert_eq!(star3d2_planes::KERNEL.dynamic_shared_bytes(), 97920);
     assert!(star3d2_planes::PTX.contains(".extern .shared .align 16 .b8 rc_stage[];"));
+    // A 3D box at radius 1 gets staged planes of the model's block (128 threads) unless the
+    // attribute gives one: an explicit 256 threads, the default's size, stays.
+    let (model, given) = (box27_model_block::KERNEL.pattern(), box27_given_block::KERNEL.pattern());
+    assert_eq!((box27_model_block::KERNEL.layout(), model.threads_per_block()), (rc::Layout::Planes(4), 128));
+    assert_eq!((box27_given_block::KERNEL.layout(), given.threads_per_block()), (rc::Layout::Planes(4), 256));
+}
+
+/// A 3D box at radius 1 with the tile left to the cost model.
+#[rc::stencil(radius = 1, boundary = clamp)]
+fn box27_model_block(w: rc::prelude::Window3<f32>) -> f32 {
+    w[(-1, -1, -1)] + w[(0, 0, 0)] + w[(1, 1, 1)]
+}
+
+/// The same with the block of 256 threads given.
+#[rc::stencil(radius = 1, boundary = clamp, max_threads_per_block = 256)]
+fn box27_given_block(w: rc::prelude::Window3<f32>) -> f32 {
+    w[(-1, -1, -1)] + w[(0, 0, 0)] + w[(1, 1, 1)]
 }

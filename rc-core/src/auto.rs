@@ -196,13 +196,16 @@ pub struct Given {
     /// `rows_per_warp`: otherwise staged planes take the model's rows (4, or 2 for a box at
     /// radius 1; both measured).
     pub rows: bool,
+    /// `max_threads_per_block` or `min_blocks_per_sm`: otherwise staged planes of a box at
+    /// radius 1 take the model's block (an explicit 256 threads is given, not the default).
+    pub bounds: bool,
 }
 
 /// Chooses the distribution for `pattern` and `body`. With `fixed_outputs`, the pattern's
 /// outputs per thread stays and only distributions that divide it are weighed; otherwise
 /// each candidate V comes with outputs_per_thread = V. The rows per warp stay as they are.
 pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choice, Error> {
-    choose_given(pattern, Given { outputs: fixed_outputs, rows: true }, body)
+    choose_given(pattern, Given { outputs: fixed_outputs, rows: true, bounds: LaunchBounds::of(&pattern).is_some() }, body)
 }
 
 /// [`choose`], keeping of the pattern's tile what `given` says the attribute gave.
@@ -327,7 +330,7 @@ fn staged_planes(pattern: Pattern, given: Given, body: &Body, vector: u32) -> Op
     let tile = with_outputs(pattern, outputs).ok()?;
     // At radius 1 the model's block too, where the attribute asked for no launch bounds.
     let (model_rows, tile) = match box_at_one {
-        true if LaunchBounds::of(&pattern).is_none() => (STAGED_PLANES_AT_ONE.0, tile.with_launch_bounds(STAGED_PLANES_AT_ONE.1, None).ok()?),
+        true if !given.bounds => (STAGED_PLANES_AT_ONE.0, tile.with_launch_bounds(STAGED_PLANES_AT_ONE.1, None).ok()?),
         true => (STAGED_PLANES_AT_ONE.0, tile),
         false => (STAGED_PLANES_ROWS, tile),
     };

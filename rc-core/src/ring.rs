@@ -68,7 +68,9 @@ impl PlaneRing {
         // and tails add at most half the slots' bytes (which bound the blocks per SM). Only for
         // warps of at most 2 rows: at 4 rows per warp and r = 1 they made the tiles slower on an
         // H200 (star 0.73 -> 0.61, box 0.64 -> 0.57 of copy, warps waiting on the plane fetch)
-        // and made ptxas spill a box's sum (bench/results/2026-11-24-h200-planes3d2).
+        // and made ptxas spill a box's sum (bench/results/2026-11-24-h200-planes3d2): five
+        // blocks' 44 KB rings take the 228 KB shared-memory configuration, leaving the fetch 28
+        // KB of L1 (star at four blocks and 60 KB: 0.68; bench/results/2026-11-24-h200-planes3d3).
         let partial = pattern.radius().along_x() % width;
         let side = if partial.is_power_of_two() && 4 * partial <= width && pattern.rows_per_warp() <= 2 { partial } else { 0 };
         PlaneRing {

@@ -389,7 +389,7 @@ fn write_perf_cases() {
         // What #[stencil] compiles by default: the default tile, the cost model's distribution.
         let dims = radius.dims();
         let default = Pattern::grid(radius, 32, 1, Pattern::default_rows_per_warp(dims), Pattern::default_planes_per_warp(dims), Boundary::Clamp).expect("valid");
-        let choice = rc_core::auto::choose_given(default, rc_core::auto::Given { outputs: false, rows: false }, &body).expect("a choice");
+        let choice = rc_core::auto::choose_given(default, rc_core::auto::Given { outputs: false, rows: false, bounds: false }, &body).expect("a choice");
         let mut programs: Vec<(String, Pattern, Layout, WarpProgram)> = Vec::new();
         let chosen = WarpProgram::compile_for(choice.pattern, rc, choice.layout, &body).expect("compiles");
         let bounds = choice.pattern.min_blocks_per_sm().unwrap_or(0);

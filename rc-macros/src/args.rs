@@ -45,6 +45,8 @@ pub struct Args {
     pub outputs_fixed: bool,
     /// Whether `rows_per_warp` was given.
     pub rows_fixed: bool,
+    /// Whether `max_threads_per_block` or `min_blocks_per_sm` was given.
+    pub bounds_fixed: bool,
     /// `fuse = T` and its tokens: time steps per fused launch (1D).
     pub fuse: Option<(u32, TokenStream)>,
 }
@@ -70,6 +72,7 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
                 auto: Auto::No,
                 outputs_fixed: false,
                 rows_fixed: false,
+                bounds_fixed: false,
                 fuse: None,
             };
         }
@@ -169,6 +172,7 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
     };
     let outputs_fixed = outputs.is_some();
     let rows_fixed = rows.is_some();
+    let bounds_fixed = threads.is_some() || min_blocks.is_some();
     let args = |pattern| Args {
         radius,
         pattern,
@@ -180,6 +184,7 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
         auto,
         outputs_fixed,
         rows_fixed,
+        bounds_fixed,
         fuse: fuse.clone(),
     };
     if cx.has_errors() {

@@ -34,7 +34,7 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
     // `distribution = auto`, or no distribution: the cost model picks the layout (and the
     // outputs per thread, unless given) from the compiled candidates.
     let (pattern, layout) = match (args.pattern, &body, args.auto) {
-        (Some(pattern), Some(b), Auto::Asked | Auto::Default) => match rc_core::auto::choose_given(pattern, rc_core::auto::Given { outputs: args.outputs_fixed, rows: args.rows_fixed }, b) {
+        (Some(pattern), Some(b), Auto::Asked | Auto::Default) => match rc_core::auto::choose_given(pattern, rc_core::auto::Given { outputs: args.outputs_fixed, rows: args.rows_fixed, bounds: args.bounds_fixed }, b) {
             Ok(choice) => (Some(choice.pattern), choice.layout),
             Err(e) if args.auto == Auto::Asked => {
                 cx.error(&f.sig.ident, format!("distribution = auto: {e}"));
