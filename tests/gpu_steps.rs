@@ -255,6 +255,58 @@ fn check<T: Element + DeviceCopy>(
     Ok(())
 }
 
+/// `check` of the `#[stencil]` module `$s`: its `launch_steps`, `run_steps` and `run_cpu_steps`
+/// with its input fields (1, or 2: the state and one coefficient field) and the parameters given.
+macro_rules! steps_case {
+    ($record:ident, $stream:expr, $ty:ty, $what:expr, $s:ident, fields 1, t $t:expr, $out:expr, ($($p:expr),*)) => {
+        $record(check::<$ty>(
+            Case { what: $what, fields: 1, t: $t },
+            $stream,
+            $out,
+            &|s, a, b, _, steps| $s::launch_steps(s, a, b, steps $(, $p)*),
+            |i, steps| $s::run_steps(i[0], steps $(, $p)*),
+            |i, o, steps| $s::run_cpu_steps(i[0], o, steps $(, $p)*),
+        ))
+    };
+    ($record:ident, $stream:expr, $ty:ty, $what:expr, $s:ident, fields 2, t $t:expr, $out:expr, ($($p:expr),*)) => {
+        $record(check::<$ty>(
+            Case { what: $what, fields: 2, t: $t },
+            $stream,
+            $out,
+            &|s, a, b, c, steps| $s::launch_steps(s, a, b, c[0], steps $(, $p)*),
+            |i, steps| $s::run_steps(i[0], i[1], steps $(, $p)*),
+            |i, o, steps| $s::run_cpu_steps(i[0], i[1], o, steps $(, $p)*),
+        ))
+    };
+}
+
+/// [`steps_case`] over grids of `$d` dimensions: `check_grid` over `$shapes`, `$valid` the radius
+/// a `valid` output shrinks by (or `None`).
+macro_rules! grid_steps_case {
+    ($record:ident, $stream:expr, $ty:ty, $d:literal, $what:expr, $s:ident, fields 1, t $t:expr, $shapes:expr, $valid:expr, ($($p:expr),*)) => {
+        $record(check_grid::<$ty, $d>(
+            Case { what: $what, fields: 1, t: $t },
+            $stream,
+            $shapes,
+            $valid,
+            &|s, a, b, _, shape, steps| $s::launch_steps(s, a, b, shape, steps $(, $p)*),
+            |i, shape, steps| $s::run_steps(i[0], shape, steps $(, $p)*),
+            |i, shape, o, steps| $s::run_cpu_steps(i[0], shape, o, steps $(, $p)*),
+        ))
+    };
+    ($record:ident, $stream:expr, $ty:ty, $d:literal, $what:expr, $s:ident, fields 2, t $t:expr, $shapes:expr, $valid:expr, ($($p:expr),*)) => {
+        $record(check_grid::<$ty, $d>(
+            Case { what: $what, fields: 2, t: $t },
+            $stream,
+            $shapes,
+            $valid,
+            &|s, a, b, c, shape, steps| $s::launch_steps(s, a, b, c[0], shape, steps $(, $p)*),
+            |i, shape, steps| $s::run_steps(i[0], i[1], shape, steps $(, $p)*),
+            |i, shape, o, steps| $s::run_cpu_steps(i[0], i[1], shape, o, steps $(, $p)*),
+        ))
+    };
+}
+
 fn same(n: usize, _: usize) -> Option<usize> {
     Some(n)
 }
@@ -269,102 +321,18 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps() {
     let mut failures = Vec::new();
     let mut record = |result: Result<(), String>| failures.extend(result.err());
     const ALPHA: f32 = 0.25;
-    record(check::<f32>(
-        Case { what: "heat clamp", fields: 1, t: heat_clamp::STEPS_PER_LAUNCH },
-        &stream,
-        same,
-        &|s, a, b, _, steps| heat_clamp::launch_steps(s, a, b, steps, ALPHA),
-        |i, steps| heat_clamp::run_steps(i[0], steps, ALPHA),
-        |i, o, steps| heat_clamp::run_cpu_steps(i[0], o, steps, ALPHA),
-    ));
-    record(check::<f32>(
-        Case { what: "heat zero", fields: 1, t: heat_zero::STEPS_PER_LAUNCH },
-        &stream,
-        same,
-        &|s, a, b, _, steps| heat_zero::launch_steps(s, a, b, steps, ALPHA),
-        |i, steps| heat_zero::run_steps(i[0], steps, ALPHA),
-        |i, o, steps| heat_zero::run_cpu_steps(i[0], o, steps, ALPHA),
-    ));
-    record(check::<f64>(
-        Case { what: "heat wrap f64", fields: 1, t: 8 },
-        &stream,
-        same,
-        &|s, a, b, _, steps| heat_wrap::launch_steps(s, a, b, steps, 0.2),
-        |i, steps| heat_wrap::run_steps(i[0], steps, 0.2),
-        |i, o, steps| heat_wrap::run_cpu_steps(i[0], o, steps, 0.2),
-    ));
-    record(check::<f32>(
-        Case { what: "heat valid", fields: 1, t: 13 },
-        &stream,
-        shrunk(1),
-        &|s, a, b, _, steps| heat_valid::launch_steps(s, a, b, steps, ALPHA),
-        |i, steps| heat_valid::run_steps(i[0], steps, ALPHA),
-        |i, o, steps| heat_valid::run_cpu_steps(i[0], o, steps, ALPHA),
-    ));
-    record(check::<f32>(
-        Case { what: "nine tap", fields: 1, t: nine_tap::STEPS_PER_LAUNCH },
-        &stream,
-        same,
-        &|s, a, b, _, steps| nine_tap::launch_steps(s, a, b, steps),
-        |i, steps| nine_tap::run_steps(i[0], steps),
-        |i, o, steps| nine_tap::run_cpu_steps(i[0], o, steps),
-    ));
-    record(check::<i32>(
-        Case { what: "average i32", fields: 1, t: 5 },
-        &stream,
-        same,
-        &|s, a, b, _, steps| average_i32::launch_steps(s, a, b, steps),
-        |i, steps| average_i32::run_steps(i[0], steps),
-        |i, o, steps| average_i32::run_cpu_steps(i[0], o, steps),
-    ));
-    record(check::<f32>(
-        Case { what: "warp tiles clamp (96 threads)", fields: 1, t: warp_tile_clamp::STEPS_PER_LAUNCH },
-        &stream,
-        same,
-        &|s, a, b, _, steps| warp_tile_clamp::launch_steps(s, a, b, steps),
-        |i, steps| warp_tile_clamp::run_steps(i[0], steps),
-        |i, o, steps| warp_tile_clamp::run_cpu_steps(i[0], o, steps),
-    ));
-    record(check::<f32>(
-        Case { what: "block tile of 1024 lanes zero", fields: 1, t: 9 },
-        &stream,
-        same,
-        &|s, a, b, _, steps| block1024_zero::launch_steps(s, a, b, steps, ALPHA),
-        |i, steps| block1024_zero::run_steps(i[0], steps, ALPHA),
-        |i, o, steps| block1024_zero::run_cpu_steps(i[0], o, steps, ALPHA),
-    ));
-    record(check::<f64>(
-        Case { what: "block tile of 64 lanes valid f64 r=3", fields: 1, t: 11 },
-        &stream,
-        shrunk(3),
-        &|s, a, b, _, steps| block64_valid::launch_steps(s, a, b, steps),
-        |i, steps| block64_valid::run_steps(i[0], steps),
-        |i, o, steps| block64_valid::run_cpu_steps(i[0], o, steps),
-    ));
-    record(check::<u32>(
-        Case { what: "automaton u32 warp 16", fields: 1, t: automaton::STEPS_PER_LAUNCH },
-        &stream,
-        same,
-        &|s, a, b, _, steps| automaton::launch_steps(s, a, b, steps),
-        |i, steps| automaton::run_steps(i[0], steps),
-        |i, o, steps| automaton::run_cpu_steps(i[0], o, steps),
-    ));
-    record(check::<f32>(
-        Case { what: "varying valid", fields: 2, t: 6 },
-        &stream,
-        shrunk(1),
-        &|s, a, b, c, steps| varying::launch_steps(s, a, b, c[0], steps),
-        |i, steps| varying::run_steps(i[0], i[1], steps),
-        |i, o, steps| varying::run_cpu_steps(i[0], i[1], o, steps),
-    ));
-    record(check::<f64>(
-        Case { what: "varying clamp f64", fields: 2, t: 7 },
-        &stream,
-        same,
-        &|s, a, b, c, steps| varying_clamp::launch_steps(s, a, b, c[0], steps),
-        |i, steps| varying_clamp::run_steps(i[0], i[1], steps),
-        |i, o, steps| varying_clamp::run_cpu_steps(i[0], i[1], o, steps),
-    ));
+    steps_case!(record, &stream, f32, "heat clamp", heat_clamp, fields 1, t heat_clamp::STEPS_PER_LAUNCH, same, (ALPHA));
+    steps_case!(record, &stream, f32, "heat zero", heat_zero, fields 1, t heat_zero::STEPS_PER_LAUNCH, same, (ALPHA));
+    steps_case!(record, &stream, f64, "heat wrap f64", heat_wrap, fields 1, t 8, same, (0.2));
+    steps_case!(record, &stream, f32, "heat valid", heat_valid, fields 1, t 13, shrunk(1), (ALPHA));
+    steps_case!(record, &stream, f32, "nine tap", nine_tap, fields 1, t nine_tap::STEPS_PER_LAUNCH, same, ());
+    steps_case!(record, &stream, i32, "average i32", average_i32, fields 1, t 5, same, ());
+    steps_case!(record, &stream, f32, "warp tiles clamp (96 threads)", warp_tile_clamp, fields 1, t warp_tile_clamp::STEPS_PER_LAUNCH, same, ());
+    steps_case!(record, &stream, f32, "block tile of 1024 lanes zero", block1024_zero, fields 1, t 9, same, (ALPHA));
+    steps_case!(record, &stream, f64, "block tile of 64 lanes valid f64 r=3", block64_valid, fields 1, t 11, shrunk(3), ());
+    steps_case!(record, &stream, u32, "automaton u32 warp 16", automaton, fields 1, t automaton::STEPS_PER_LAUNCH, same, ());
+    steps_case!(record, &stream, f32, "varying valid", varying, fields 2, t 6, shrunk(1), ());
+    steps_case!(record, &stream, f64, "varying clamp f64", varying_clamp, fields 2, t 7, same, ());
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
@@ -451,79 +419,15 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps_in_2d() {
     let mut failures = Vec::new();
     let mut record = |result: Result<(), String>| failures.extend(result.err());
     const ALPHA: f32 = 0.2;
-    record(check_grid::<f32, 2>(
-        Case { what: "heat2d zero", fields: 1, t: heat2d_zero::STEPS_PER_LAUNCH },
-        &stream,
-        &SHAPES,
-        None,
-        &|s, a, b, _, shape, steps| heat2d_zero::launch_steps(s, a, b, shape, steps, ALPHA),
-        |i, shape, steps| heat2d_zero::run_steps(i[0], shape, steps, ALPHA),
-        |i, shape, o, steps| heat2d_zero::run_cpu_steps(i[0], shape, o, steps, ALPHA),
-    ));
-    record(check_grid::<f32, 2>(
-        Case { what: "heat2d clamp", fields: 1, t: 3 },
-        &stream,
-        &SHAPES,
-        None,
-        &|s, a, b, _, shape, steps| heat2d_clamp::launch_steps(s, a, b, shape, steps, ALPHA),
-        |i, shape, steps| heat2d_clamp::run_steps(i[0], shape, steps, ALPHA),
-        |i, shape, o, steps| heat2d_clamp::run_cpu_steps(i[0], shape, o, steps, ALPHA),
-    ));
-    record(check_grid::<f64, 2>(
-        Case { what: "box2d wrap f64", fields: 1, t: 4 },
-        &stream,
-        &SHAPES,
-        None,
-        &|s, a, b, _, shape, steps| box2d_wrap::launch_steps(s, a, b, shape, steps),
-        |i, shape, steps| box2d_wrap::run_steps(i[0], shape, steps),
-        |i, shape, o, steps| box2d_wrap::run_cpu_steps(i[0], shape, o, steps),
-    ));
-    record(check_grid::<f32, 2>(
-        Case { what: "tall2d valid", fields: 1, t: 2 },
-        &stream,
-        &SHAPES,
-        Some([2, 1]),
-        &|s, a, b, _, shape, steps| tall2d_valid::launch_steps(s, a, b, shape, steps),
-        |i, shape, steps| tall2d_valid::run_steps(i[0], shape, steps),
-        |i, shape, o, steps| tall2d_valid::run_cpu_steps(i[0], shape, o, steps),
-    ));
-    record(check_grid::<i32, 2>(
-        Case { what: "average2d i32", fields: 1, t: 5 },
-        &stream,
-        &SHAPES,
-        None,
-        &|s, a, b, _, shape, steps| average2d_i32::launch_steps(s, a, b, shape, steps),
-        |i, shape, steps| average2d_i32::run_steps(i[0], shape, steps),
-        |i, shape, o, steps| average2d_i32::run_cpu_steps(i[0], shape, o, steps),
-    ));
-    record(check_grid::<f32, 2>(
-        Case { what: "varying2d zero", fields: 2, t: 3 },
-        &stream,
-        &SHAPES,
-        None,
-        &|s, a, b, c, shape, steps| varying2d::launch_steps(s, a, b, c[0], shape, steps),
-        |i, shape, steps| varying2d::run_steps(i[0], i[1], shape, steps),
-        |i, shape, o, steps| varying2d::run_cpu_steps(i[0], i[1], shape, o, steps),
-    ));
+    grid_steps_case!(record, &stream, f32, 2, "heat2d zero", heat2d_zero, fields 1, t heat2d_zero::STEPS_PER_LAUNCH, &SHAPES, None, (ALPHA));
+    grid_steps_case!(record, &stream, f32, 2, "heat2d clamp", heat2d_clamp, fields 1, t 3, &SHAPES, None, (ALPHA));
+    grid_steps_case!(record, &stream, f64, 2, "box2d wrap f64", box2d_wrap, fields 1, t 4, &SHAPES, None, ());
+    grid_steps_case!(record, &stream, f32, 2, "tall2d valid", tall2d_valid, fields 1, t 2, &SHAPES, Some([2, 1]), ());
+    grid_steps_case!(record, &stream, i32, 2, "average2d i32", average2d_i32, fields 1, t 5, &SHAPES, None, ());
+    grid_steps_case!(record, &stream, f32, 2, "varying2d zero", varying2d, fields 2, t 3, &SHAPES, None, ());
     // Under `valid` each launch after the first reads the coefficients where the state lies.
-    record(check_grid::<f32, 2>(
-        Case { what: "varying2d valid", fields: 2, t: 3 },
-        &stream,
-        &SHAPES,
-        Some([1, 1]),
-        &|s, a, b, c, shape, steps| varying2d_valid::launch_steps(s, a, b, c[0], shape, steps),
-        |i, shape, steps| varying2d_valid::run_steps(i[0], i[1], shape, steps),
-        |i, shape, o, steps| varying2d_valid::run_cpu_steps(i[0], i[1], shape, o, steps),
-    ));
-    record(check_grid::<f32, 2>(
-        Case { what: "varying2d valid, one step per launch", fields: 2, t: 3 },
-        &stream,
-        &SHAPES,
-        Some([1, 1]),
-        &|s, a, b, c, shape, steps| varying2d_valid_one_step::launch_steps(s, a, b, c[0], shape, steps),
-        |i, shape, steps| varying2d_valid_one_step::run_steps(i[0], i[1], shape, steps),
-        |i, shape, o, steps| varying2d_valid_one_step::run_cpu_steps(i[0], i[1], shape, o, steps),
-    ));
+    grid_steps_case!(record, &stream, f32, 2, "varying2d valid", varying2d_valid, fields 2, t 3, &SHAPES, Some([1, 1]), ());
+    grid_steps_case!(record, &stream, f32, 2, "varying2d valid, one step per launch", varying2d_valid_one_step, fields 2, t 3, &SHAPES, Some([1, 1]), ());
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
@@ -533,77 +437,13 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps_in_3d() {
     let mut failures = Vec::new();
     let mut record = |result: Result<(), String>| failures.extend(result.err());
     const ALPHA: f32 = 0.1;
-    record(check_grid::<f32, 3>(
-        Case { what: "heat3d zero", fields: 1, t: heat3d_zero::STEPS_PER_LAUNCH },
-        &stream,
-        &SHAPES_3D,
-        None,
-        &|s, a, b, _, shape, steps| heat3d_zero::launch_steps(s, a, b, shape, steps, ALPHA),
-        |i, shape, steps| heat3d_zero::run_steps(i[0], shape, steps, ALPHA),
-        |i, shape, o, steps| heat3d_zero::run_cpu_steps(i[0], shape, o, steps, ALPHA),
-    ));
-    record(check_grid::<f32, 3>(
-        Case { what: "heat3d clamp, one step per launch", fields: 1, t: 2 },
-        &stream,
-        &SHAPES_3D,
-        None,
-        &|s, a, b, _, shape, steps| heat3d_clamp_one_step::launch_steps(s, a, b, shape, steps, ALPHA),
-        |i, shape, steps| heat3d_clamp_one_step::run_steps(i[0], shape, steps, ALPHA),
-        |i, shape, o, steps| heat3d_clamp_one_step::run_cpu_steps(i[0], shape, o, steps, ALPHA),
-    ));
-    record(check_grid::<f32, 3>(
-        Case { what: "heat3d clamp", fields: 1, t: 2 },
-        &stream,
-        &SHAPES_3D,
-        None,
-        &|s, a, b, _, shape, steps| heat3d_clamp::launch_steps(s, a, b, shape, steps, ALPHA),
-        |i, shape, steps| heat3d_clamp::run_steps(i[0], shape, steps, ALPHA),
-        |i, shape, o, steps| heat3d_clamp::run_cpu_steps(i[0], shape, o, steps, ALPHA),
-    ));
-    record(check_grid::<f64, 3>(
-        Case { what: "box3d wrap f64", fields: 1, t: 2 },
-        &stream,
-        &SHAPES_3D,
-        None,
-        &|s, a, b, _, shape, steps| box3d_wrap::launch_steps(s, a, b, shape, steps),
-        |i, shape, steps| box3d_wrap::run_steps(i[0], shape, steps),
-        |i, shape, o, steps| box3d_wrap::run_cpu_steps(i[0], shape, o, steps),
-    ));
-    record(check_grid::<f32, 3>(
-        Case { what: "heat3d valid", fields: 1, t: 2 },
-        &stream,
-        &SHAPES_3D,
-        Some([1, 1, 1]),
-        &|s, a, b, _, shape, steps| heat3d_valid::launch_steps(s, a, b, shape, steps),
-        |i, shape, steps| heat3d_valid::run_steps(i[0], shape, steps),
-        |i, shape, o, steps| heat3d_valid::run_cpu_steps(i[0], shape, o, steps),
-    ));
-    record(check_grid::<i32, 3>(
-        Case { what: "average3d i32", fields: 1, t: 2 },
-        &stream,
-        &SHAPES_3D,
-        None,
-        &|s, a, b, _, shape, steps| average3d_i32::launch_steps(s, a, b, shape, steps),
-        |i, shape, steps| average3d_i32::run_steps(i[0], shape, steps),
-        |i, shape, o, steps| average3d_i32::run_cpu_steps(i[0], shape, o, steps),
-    ));
-    record(check_grid::<f32, 3>(
-        Case { what: "varying3d zero", fields: 2, t: 2 },
-        &stream,
-        &SHAPES_3D,
-        None,
-        &|s, a, b, c, shape, steps| varying3d::launch_steps(s, a, b, c[0], shape, steps),
-        |i, shape, steps| varying3d::run_steps(i[0], i[1], shape, steps),
-        |i, shape, o, steps| varying3d::run_cpu_steps(i[0], i[1], shape, o, steps),
-    ));
-    record(check_grid::<f32, 3>(
-        Case { what: "varying3d valid", fields: 2, t: 2 },
-        &stream,
-        &SHAPES_3D,
-        Some([1, 1, 1]),
-        &|s, a, b, c, shape, steps| varying3d_valid::launch_steps(s, a, b, c[0], shape, steps),
-        |i, shape, steps| varying3d_valid::run_steps(i[0], i[1], shape, steps),
-        |i, shape, o, steps| varying3d_valid::run_cpu_steps(i[0], i[1], shape, o, steps),
-    ));
+    grid_steps_case!(record, &stream, f32, 3, "heat3d zero", heat3d_zero, fields 1, t heat3d_zero::STEPS_PER_LAUNCH, &SHAPES_3D, None, (ALPHA));
+    grid_steps_case!(record, &stream, f32, 3, "heat3d clamp, one step per launch", heat3d_clamp_one_step, fields 1, t 2, &SHAPES_3D, None, (ALPHA));
+    grid_steps_case!(record, &stream, f32, 3, "heat3d clamp", heat3d_clamp, fields 1, t 2, &SHAPES_3D, None, (ALPHA));
+    grid_steps_case!(record, &stream, f64, 3, "box3d wrap f64", box3d_wrap, fields 1, t 2, &SHAPES_3D, None, ());
+    grid_steps_case!(record, &stream, f32, 3, "heat3d valid", heat3d_valid, fields 1, t 2, &SHAPES_3D, Some([1, 1, 1]), ());
+    grid_steps_case!(record, &stream, i32, 3, "average3d i32", average3d_i32, fields 1, t 2, &SHAPES_3D, None, ());
+    grid_steps_case!(record, &stream, f32, 3, "varying3d zero", varying3d, fields 2, t 2, &SHAPES_3D, None, ());
+    grid_steps_case!(record, &stream, f32, 3, "varying3d valid", varying3d_valid, fields 2, t 2, &SHAPES_3D, Some([1, 1, 1]), ());
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
