@@ -10,7 +10,9 @@
 //! [`Pattern::input_rows`]: crate::pattern::Pattern::input_rows
 //! [`Pattern::output_rows`]: crate::pattern::Pattern::output_rows
 
-use super::{Buffer, Printer, CTAID, INPUT, LANE, N, N_MINUS_1, N_OUT, OUTPUT, TID, TILE_START};
+use super::{Buffer, Op, Printer, Stmt, CTAID, INPUT, LANE, N, N_MINUS_1, N_OUT, OUTPUT, TID, TILE_START};
+use std::collections::HashMap;
+
 use crate::abi::KernelParam;
 use crate::geometry::Dims;
 use crate::pattern::Boundary;
@@ -44,6 +46,33 @@ pub(super) struct Grid {
     plane_elements: Option<(String, String)>,
     /// Staged planes: the ring's registers ([`super::ring`]).
     pub(super) ring: Option<RingRegs>,
+}
+
+/// The caches of a path ([`Printer::kept_across`]).
+#[derive(Clone, Debug)]
+pub(super) struct KeptPath {
+    lane_starts: HashMap<(Buffer, u32, u32), String>,
+    input_rows: HashMap<u32, (String, Option<String>)>,
+    output_rows: HashMap<u32, String>,
+    values: PathValues,
+}
+
+/// Values a one-step 2D/3D kernel computes once per path for its output rows' tests.
+#[derive(Clone, Debug, Default)]
+pub(super) struct PathValues {
+    /// [`Printer::rows_left`].
+    rows_left: Option<String>,
+    /// [`Printer::whole_along_x`].
+    whole_x: Option<String>,
+}
+
+/// Whether `stmt` moves the tile or loops (so what was computed before it no longer holds).
+fn moves_tile(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Op(op) => matches!(op, Op::Advance | Op::StreamRows(_) | Op::StreamPlanes(_) | Op::TurnRing),
+        Stmt::Loop { .. } => true,
+        Stmt::Branch { taken, fallback, .. } => taken.iter().chain(fallback).any(moves_tile),
+    }
 }
 
 /// Registers of a kernel of staged planes.
@@ -132,12 +161,15 @@ impl Printer<'_> {
         let tiles = |p: &mut Self, len: &str, per_tile: u32| -> String {
             let n = p.a();
             p.line(&format!("add.u64 {n}, {len}, {};", per_tile - 1));
-            p.line(&format!("div.u64 {n}, {n}, {per_tile};"));
+            match per_tile.is_power_of_two() && p.program.fused.is_none() {
+                true => p.line(&format!("shr.u64 {n}, {n}, {};", per_tile.trailing_zeros())),
+                false => p.line(&format!("div.u64 {n}, {n}, {per_tile};")),
+            }
             n
         };
         let tiles_x = tiles(self, N_OUT, tile_x);
         let (band, tx) = (self.a(), self.a());
-        self.line(&format!("div.u64 {band}, {t}, {tiles_x};"));
+        self.divide(&band, &t, &tiles_x);
         self.line(&format!("mul.lo.u64 {tx}, {band}, {tiles_x};"));
         self.line(&format!("sub.u64 {tx}, {t}, {tx};"));
         self.line(&format!("mul.lo.u64 {TILE_START}, {tx}, {tile_x};"));
@@ -170,7 +202,7 @@ impl Printer<'_> {
                     Some(_) => tiles(self, &out_y, rows * pattern.tiles_per_block()),
                 };
                 let (tz, ty) = (self.a(), self.a());
-                self.line(&format!("div.u64 {tz}, {band}, {tiles_y};"));
+                self.divide(&tz, &band, &tiles_y);
                 self.line(&format!("mul.lo.u64 {ty}, {tz}, {tiles_y};"));
                 self.line(&format!("sub.u64 {ty}, {band}, {ty};"));
                 if let Some(w) = &stacked {
@@ -259,6 +291,73 @@ impl Printer<'_> {
             out_aligned,
             plane_elements,
         });
+    }
+
+    /// What the path has computed, if both arms of a branch and the code after it may reuse it:
+    /// in a one-step 2D/3D kernel whose arms do not move the tile. Each output row's stores are
+    /// a branch, and dropping what was computed before it made every later row recompute its
+    /// lanes' input and output starts (about 20 instructions per row of a 2D box r = 4 tile).
+    /// 1D and fused kernels forget at every branch, as they always did.
+    pub(super) fn kept_across(&self, arms: &[&[Stmt]]) -> Option<KeptPath> {
+        let one_step = self.grid.is_some() && self.program.fused.is_none();
+        let moves = |stmts: &[Stmt]| stmts.iter().any(moves_tile);
+        (one_step && !arms.iter().any(|arm| moves(arm))).then(|| KeptPath {
+            lane_starts: self.lane_starts.clone(),
+            input_rows: self.input_rows.clone(),
+            output_rows: self.output_rows.clone(),
+            values: self.path_values.clone(),
+        })
+    }
+
+    /// Starts an arm of a branch (or the code after it) with what `kept` holds, or with nothing.
+    pub(super) fn resume_path(&mut self, kept: &Option<KeptPath>) {
+        match kept {
+            Some(kept) => {
+                self.lane_starts = kept.lane_starts.clone();
+                self.input_rows = kept.input_rows.clone();
+                self.output_rows = kept.output_rows.clone();
+                self.path_values = kept.values.clone();
+            }
+            None => self.forget_path(),
+        }
+    }
+
+    /// In a one-step 2D/3D kernel, the lane starts of the vector stores in `taken` (a row's
+    /// stores), computed before the row's test so that every later row reuses output row 0's.
+    pub(super) fn store_starts_before(&mut self, taken: &[Stmt]) {
+        if self.kept_across(&[taken]).is_none() {
+            return;
+        }
+        for stmt in taken {
+            if let Stmt::Op(Op::StoreVector { at, row, .. }) = stmt {
+                self.lane_start(Buffer::Output, at.stride, 0, *row);
+            }
+        }
+    }
+
+    /// `dst = a / b` (u64, the same for every lane of the warp): in 32 bits where both fit,
+    /// as ptxas prints a 64-bit division as a call of about 67 instructions (two of them were
+    /// 8% of a 2D box r = 4 tile's instructions; a power of two was divided the same way).
+    /// Fused kernels divide in 64 bits as they did (once per strip of many steps).
+    fn divide(&mut self, dst: &str, a: &str, b: &str) {
+        if self.program.fused.is_some() {
+            self.line(&format!("div.u64 {dst}, {a}, {b};"));
+            return;
+        }
+        let (wide, small) = (self.a(), self.q());
+        let (a32, b32, q32) = (self.t(), self.t(), self.t());
+        let (slow, done) = (self.label("divide_wide"), self.label("divided"));
+        self.line(&format!("or.b64 {wide}, {a}, {b};"));
+        self.line(&format!("setp.le.u64 {small}, {wide}, 4294967295;"));
+        self.line(&format!("@!{small} bra {slow};"));
+        self.line(&format!("cvt.u32.u64 {a32}, {a};"));
+        self.line(&format!("cvt.u32.u64 {b32}, {b};"));
+        self.line(&format!("div.u32 {q32}, {a32}, {b32};"));
+        self.line(&format!("cvt.u64.u32 {dst}, {q32};"));
+        self.line(&format!("bra {done};"));
+        self.label_line(&slow);
+        self.line(&format!("div.u64 {dst}, {a}, {b};"));
+        self.label_line(&done);
     }
 
     /// A streaming tile moves one plane along z: its plane and its rows' starts follow, and
@@ -372,14 +471,55 @@ impl Printer<'_> {
         let grid = self.grid.clone().expect("2D/3D");
         let (y, z) = self.split_row(row, true);
         let (at, q) = (self.a(), self.q());
-        self.line(&format!("add.u64 {at}, {}, {y};", grid.tile_y));
-        self.line(&format!("setp.lt.u64 {q}, {at}, {};", grid.out_y));
+        match self.rows_left() {
+            Some(left) => self.line(&format!("setp.lt.u32 {q}, {y}, {left};")),
+            None => {
+                self.line(&format!("add.u64 {at}, {}, {y};", grid.tile_y));
+                self.line(&format!("setp.lt.u64 {q}, {at}, {};", grid.out_y));
+            }
+        }
         if let (Some(tile_z), Some(out_z)) = (&grid.tile_z, &grid.out_z) {
             self.line(&format!("add.u64 {at}, {tile_z}, {z};"));
             self.line(&format!("setp.lt.and.u64 {q}, {at}, {out_z}, {q};"));
         }
         self.output_rows.insert(row, q.clone());
         q
+    }
+
+    /// In a one-step kernel, the tile's output rows inside the output along y, at most its
+    /// rows (u32, once per path): row `y` of the tile exists if `y < rows_left`, one 32-bit
+    /// compare per row instead of a 64-bit addition and compare.
+    fn rows_left(&mut self) -> Option<String> {
+        if self.program.fused.is_some() {
+            return None;
+        }
+        if let Some(left) = &self.path_values.rows_left {
+            return Some(left.clone());
+        }
+        let grid = self.grid.clone()?;
+        let (left, left32) = (self.a(), self.t());
+        self.line(&format!("sub.s64 {left}, {}, {};", grid.out_y, grid.tile_y));
+        self.line(&format!("max.s64 {left}, {left}, 0;"));
+        self.line(&format!("min.s64 {left}, {left}, {};", self.program.pattern.rows_per_warp()));
+        self.line(&format!("cvt.u32.u64 {left32}, {left};"));
+        self.path_values.rows_left = Some(left32.clone());
+        Some(left32)
+    }
+
+    /// In a one-step kernel, the predicate "the tile's outputs along x all exist" of
+    /// [`crate::machine::TileTest::Whole`], once per path; `None` elsewhere (printed at each test).
+    pub(super) fn whole_along_x(&mut self) -> Option<String> {
+        if self.grid.is_none() || self.program.fused.is_some() {
+            return None;
+        }
+        if let Some(q) = &self.path_values.whole_x {
+            return Some(q.clone());
+        }
+        let (end, whole) = (self.a(), self.q());
+        self.line(&format!("add.u64 {end}, {TILE_START}, {};", self.program.pattern.tile_outputs()));
+        self.line(&format!("setp.le.u64 {whole}, {end}, {N_OUT};"));
+        self.path_values.whole_x = Some(whole.clone());
+        Some(whole)
     }
 
     /// In 2D/3D, the byte offset from row 0 to row `row` of `buffer` added to a lane start of
@@ -395,6 +535,20 @@ impl Printer<'_> {
             self.line(&format!("mad.lo.u64 {at}, {plane}, {z}, {at};"));
         }
         at
+    }
+
+    /// In a one-step kernel, a lane's start in row `row` of `buffer` as the previous row's
+    /// start (if the path has it, in the same plane) plus the pitch: one 64-bit addition
+    /// instead of a multiply-add from row 0.
+    pub(super) fn next_row_start(&mut self, buffer: Buffer, stride: u32, row: u32) -> Option<String> {
+        let grid = self.grid.clone().filter(|_| self.program.fused.is_none() && row > 0)?;
+        let output = buffer == Buffer::Output;
+        let (y, _) = self.split_row(row, output);
+        let previous = self.lane_starts.get(&(buffer, stride, row - 1)).filter(|_| y > 0)?.clone();
+        let pitch = if output { &grid.pitch_out } else { &grid.pitch_in };
+        let at = self.a();
+        self.line(&format!("add.u64 {at}, {previous}, {pitch};"));
+        Some(at)
     }
 
     /// In 2D/3D, the element index of row 0 of `buffer` added to `index` (an x index), on
