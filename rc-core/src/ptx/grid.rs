@@ -52,18 +52,7 @@ pub(super) struct Grid {
 #[derive(Clone, Debug)]
 pub(super) struct KeptPath {
     lane_starts: HashMap<(Buffer, u32, u32), String>,
-    input_rows: HashMap<u32, (String, Option<String>)>,
     output_rows: HashMap<u32, String>,
-    values: PathValues,
-}
-
-/// Values a one-step 2D/3D kernel computes once per path for its output rows' tests.
-#[derive(Clone, Debug, Default)]
-pub(super) struct PathValues {
-    /// [`Printer::rows_left`].
-    rows_left: Option<String>,
-    /// [`Printer::whole_along_x`].
-    whole_x: Option<String>,
 }
 
 /// Whether `stmt` moves the tile or loops (so what was computed before it no longer holds).
@@ -297,15 +286,16 @@ impl Printer<'_> {
     /// in a one-step 2D/3D kernel whose arms do not move the tile. Each output row's stores are
     /// a branch, and dropping what was computed before it made every later row recompute its
     /// lanes' input and output starts (about 20 instructions per row of a 2D box r = 4 tile).
+    /// Input rows under the boundary rule are not kept: kept (with the rows' tests), the
+    /// boundary path held every row's index across the tile and 2D star r = 2 spilled 128 bytes
+    /// against 48 and ran at 0.81 of copy against 0.88 (bench/results/2026-11-24-h200-grid2d3).
     /// 1D and fused kernels forget at every branch, as they always did.
     pub(super) fn kept_across(&self, arms: &[&[Stmt]]) -> Option<KeptPath> {
         let one_step = self.grid.is_some() && self.program.fused.is_none();
         let moves = |stmts: &[Stmt]| stmts.iter().any(moves_tile);
         (one_step && !arms.iter().any(|arm| moves(arm))).then(|| KeptPath {
             lane_starts: self.lane_starts.clone(),
-            input_rows: self.input_rows.clone(),
             output_rows: self.output_rows.clone(),
-            values: self.path_values.clone(),
         })
     }
 
@@ -314,9 +304,8 @@ impl Printer<'_> {
         match kept {
             Some(kept) => {
                 self.lane_starts = kept.lane_starts.clone();
-                self.input_rows = kept.input_rows.clone();
+                self.input_rows.clear();
                 self.output_rows = kept.output_rows.clone();
-                self.path_values = kept.values.clone();
             }
             None => self.forget_path(),
         }
@@ -471,55 +460,14 @@ impl Printer<'_> {
         let grid = self.grid.clone().expect("2D/3D");
         let (y, z) = self.split_row(row, true);
         let (at, q) = (self.a(), self.q());
-        match self.rows_left() {
-            Some(left) => self.line(&format!("setp.lt.u32 {q}, {y}, {left};")),
-            None => {
-                self.line(&format!("add.u64 {at}, {}, {y};", grid.tile_y));
-                self.line(&format!("setp.lt.u64 {q}, {at}, {};", grid.out_y));
-            }
-        }
+        self.line(&format!("add.u64 {at}, {}, {y};", grid.tile_y));
+        self.line(&format!("setp.lt.u64 {q}, {at}, {};", grid.out_y));
         if let (Some(tile_z), Some(out_z)) = (&grid.tile_z, &grid.out_z) {
             self.line(&format!("add.u64 {at}, {tile_z}, {z};"));
             self.line(&format!("setp.lt.and.u64 {q}, {at}, {out_z}, {q};"));
         }
         self.output_rows.insert(row, q.clone());
         q
-    }
-
-    /// In a one-step kernel, the tile's output rows inside the output along y, at most its
-    /// rows (u32, once per path): row `y` of the tile exists if `y < rows_left`, one 32-bit
-    /// compare per row instead of a 64-bit addition and compare.
-    fn rows_left(&mut self) -> Option<String> {
-        if self.program.fused.is_some() {
-            return None;
-        }
-        if let Some(left) = &self.path_values.rows_left {
-            return Some(left.clone());
-        }
-        let grid = self.grid.clone()?;
-        let (left, left32) = (self.a(), self.t());
-        self.line(&format!("sub.s64 {left}, {}, {};", grid.out_y, grid.tile_y));
-        self.line(&format!("max.s64 {left}, {left}, 0;"));
-        self.line(&format!("min.s64 {left}, {left}, {};", self.program.pattern.rows_per_warp()));
-        self.line(&format!("cvt.u32.u64 {left32}, {left};"));
-        self.path_values.rows_left = Some(left32.clone());
-        Some(left32)
-    }
-
-    /// In a one-step kernel, the predicate "the tile's outputs along x all exist" of
-    /// [`crate::machine::TileTest::Whole`], once per path; `None` elsewhere (printed at each test).
-    pub(super) fn whole_along_x(&mut self) -> Option<String> {
-        if self.grid.is_none() || self.program.fused.is_some() {
-            return None;
-        }
-        if let Some(q) = &self.path_values.whole_x {
-            return Some(q.clone());
-        }
-        let (end, whole) = (self.a(), self.q());
-        self.line(&format!("add.u64 {end}, {TILE_START}, {};", self.program.pattern.tile_outputs()));
-        self.line(&format!("setp.le.u64 {whole}, {end}, {N_OUT};"));
-        self.path_values.whole_x = Some(whole.clone());
-        Some(whole)
     }
 
     /// In 2D/3D, the byte offset from row 0 to row `row` of `buffer` added to a lane start of

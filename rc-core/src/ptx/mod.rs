@@ -116,8 +116,6 @@ struct Printer<'a> {
     /// Input rows under the boundary rule and output rows' existence, computed once per path.
     input_rows: HashMap<u32, (String, Option<String>)>,
     output_rows: HashMap<u32, String>,
-    /// One-step 2D/3D kernels: the output rows' tests' values, computed once per path.
-    path_values: grid::PathValues,
     /// Staged planes: what this thread fetched of each input field's next plane, until put.
     ring_fetched: HashMap<u32, ring::Fetched>,
     /// A 1D block tile's exchanges through shared memory: the prologue's registers.
@@ -159,7 +157,6 @@ impl<'a> Printer<'a> {
             inputs: vec![INPUT.to_string()],
             input_rows: HashMap::new(),
             output_rows: HashMap::new(),
-            path_values: grid::PathValues::default(),
             ring_fetched: HashMap::new(),
             exchange: None,
         }
@@ -324,15 +321,9 @@ impl<'a> Printer<'a> {
                     Some(_) => self.comment(&format!("whole row: every output of output row {row} exists")),
                 }
                 self.store_starts_before(taken);
-                let whole = self.q();
-                match self.whole_along_x() {
-                    Some(x) => self.line(&format!("mov.pred {whole}, {x};")),
-                    None => {
-                        let end = self.a();
-                        self.line(&format!("add.u64 {end}, {TILE_START}, {};", self.program.pattern.tile_outputs()));
-                        self.line(&format!("setp.le.u64 {whole}, {end}, {N_OUT};"));
-                    }
-                }
+                let (end, whole) = (self.a(), self.q());
+                self.line(&format!("add.u64 {end}, {TILE_START}, {};", self.program.pattern.tile_outputs()));
+                self.line(&format!("setp.le.u64 {whole}, {end}, {N_OUT};"));
                 self.row_whole(&whole, row);
                 (whole, ("stores_vector", "stores_done"))
             }
@@ -383,7 +374,6 @@ impl<'a> Printer<'a> {
         self.lane_starts.clear();
         self.input_rows.clear();
         self.output_rows.clear();
-        self.path_values = grid::PathValues::default();
     }
 
     /// The predicate `lane < k`.
