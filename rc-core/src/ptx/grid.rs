@@ -10,9 +10,9 @@
 //! [`Pattern::input_rows`]: crate::pattern::Pattern::input_rows
 //! [`Pattern::output_rows`]: crate::pattern::Pattern::output_rows
 
-use super::{Buffer, Op, Printer, Stmt, CTAID, INPUT, LANE, N, N_MINUS_1, N_OUT, OUTPUT, TID, TILE_START};
 use std::collections::HashMap;
 
+use super::{Buffer, Op, Printer, Stmt, CTAID, INPUT, LANE, N, N_MINUS_1, N_OUT, OUTPUT, TID, TILE_START};
 use crate::abi::KernelParam;
 use crate::geometry::Dims;
 use crate::pattern::Boundary;
