@@ -10,7 +10,9 @@
 //! [`Pattern::input_rows`]: crate::pattern::Pattern::input_rows
 //! [`Pattern::output_rows`]: crate::pattern::Pattern::output_rows
 
-use super::{Buffer, Printer, CTAID, INPUT, LANE, N, N_MINUS_1, N_OUT, OUTPUT, TID, TILE_START};
+use std::collections::HashMap;
+
+use super::{Buffer, Op, Printer, Stmt, CTAID, INPUT, LANE, N, N_MINUS_1, N_OUT, OUTPUT, TID, TILE_START};
 use crate::abi::KernelParam;
 use crate::geometry::Dims;
 use crate::pattern::Boundary;
@@ -44,6 +46,22 @@ pub(super) struct Grid {
     plane_elements: Option<(String, String)>,
     /// Staged planes: the ring's registers ([`super::ring`]).
     pub(super) ring: Option<RingRegs>,
+}
+
+/// The caches of a path ([`Printer::kept_across`]).
+#[derive(Clone, Debug)]
+pub(super) struct KeptPath {
+    lane_starts: HashMap<(Buffer, u32, u32), String>,
+    output_rows: HashMap<u32, String>,
+}
+
+/// Whether `stmt` moves the tile or loops (so what was computed before it no longer holds).
+fn moves_tile(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Op(op) => matches!(op, Op::Advance | Op::StreamRows(_) | Op::StreamPlanes(_) | Op::TurnRing),
+        Stmt::Loop { .. } => true,
+        Stmt::Branch { taken, fallback, .. } => taken.iter().chain(fallback).any(moves_tile),
+    }
 }
 
 /// Registers of a kernel of staged planes.
@@ -132,12 +150,15 @@ impl Printer<'_> {
         let tiles = |p: &mut Self, len: &str, per_tile: u32| -> String {
             let n = p.a();
             p.line(&format!("add.u64 {n}, {len}, {};", per_tile - 1));
-            p.line(&format!("div.u64 {n}, {n}, {per_tile};"));
+            match per_tile.is_power_of_two() && p.program.fused.is_none() {
+                true => p.line(&format!("shr.u64 {n}, {n}, {};", per_tile.trailing_zeros())),
+                false => p.line(&format!("div.u64 {n}, {n}, {per_tile};")),
+            }
             n
         };
         let tiles_x = tiles(self, N_OUT, tile_x);
         let (band, tx) = (self.a(), self.a());
-        self.line(&format!("div.u64 {band}, {t}, {tiles_x};"));
+        self.divide(&band, &t, &tiles_x);
         self.line(&format!("mul.lo.u64 {tx}, {band}, {tiles_x};"));
         self.line(&format!("sub.u64 {tx}, {t}, {tx};"));
         self.line(&format!("mul.lo.u64 {TILE_START}, {tx}, {tile_x};"));
@@ -159,7 +180,7 @@ impl Printer<'_> {
                     Some(_) => tiles(self, &out_y, rows * pattern.tiles_per_block()),
                 };
                 let (tz, ty) = (self.a(), self.a());
-                self.line(&format!("div.u64 {tz}, {band}, {tiles_y};"));
+                self.divide(&tz, &band, &tiles_y);
                 self.line(&format!("mul.lo.u64 {ty}, {tz}, {tiles_y};"));
                 self.line(&format!("sub.u64 {ty}, {band}, {ty};"));
                 if let Some(w) = &stacked {
@@ -248,6 +269,73 @@ impl Printer<'_> {
             out_aligned,
             plane_elements,
         });
+    }
+
+    /// What the path has computed, if both arms of a branch and the code after it may reuse it:
+    /// in a one-step 2D/3D kernel whose arms do not move the tile. Each output row's stores are
+    /// a branch, and dropping what was computed before it made every later row recompute its
+    /// lanes' input and output starts (about 20 instructions per row of a 2D box r = 4 tile).
+    /// Input rows under the boundary rule are not kept: kept (with the rows' tests), the
+    /// boundary path held every row's index across the tile and 2D star r = 2 spilled 128 bytes
+    /// against 48 and ran at 0.81 of copy against 0.88 (bench/results/2026-11-24-h200-grid2d3).
+    /// 1D and fused kernels forget at every branch, as they always did.
+    pub(super) fn kept_across(&self, arms: &[&[Stmt]]) -> Option<KeptPath> {
+        let one_step = self.grid.is_some() && self.program.fused.is_none();
+        let moves = |stmts: &[Stmt]| stmts.iter().any(moves_tile);
+        (one_step && !arms.iter().any(|arm| moves(arm))).then(|| KeptPath {
+            lane_starts: self.lane_starts.clone(),
+            output_rows: self.output_rows.clone(),
+        })
+    }
+
+    /// Starts an arm of a branch (or the code after it) with what `kept` holds, or with nothing.
+    pub(super) fn resume_path(&mut self, kept: &Option<KeptPath>) {
+        match kept {
+            Some(kept) => {
+                self.lane_starts = kept.lane_starts.clone();
+                self.input_rows.clear();
+                self.output_rows = kept.output_rows.clone();
+            }
+            None => self.forget_path(),
+        }
+    }
+
+    /// In a one-step 2D/3D kernel, the lane starts of the vector stores in `taken` (a row's
+    /// stores), computed before the row's test so that every later row reuses output row 0's.
+    pub(super) fn store_starts_before(&mut self, taken: &[Stmt]) {
+        if self.kept_across(&[taken]).is_none() {
+            return;
+        }
+        for stmt in taken {
+            if let Stmt::Op(Op::StoreVector { at, row, .. }) = stmt {
+                self.lane_start(Buffer::Output, at.stride, 0, *row);
+            }
+        }
+    }
+
+    /// `dst = a / b` (u64, the same for every lane of the warp): in 32 bits where both fit,
+    /// as ptxas prints a 64-bit division as a call of about 67 instructions (two of them were
+    /// 8% of a 2D box r = 4 tile's instructions; a power of two was divided the same way).
+    /// Fused kernels divide in 64 bits as they did (once per strip of many steps).
+    fn divide(&mut self, dst: &str, a: &str, b: &str) {
+        if self.program.fused.is_some() {
+            self.line(&format!("div.u64 {dst}, {a}, {b};"));
+            return;
+        }
+        let (wide, small) = (self.a(), self.q());
+        let (a32, b32, q32) = (self.t(), self.t(), self.t());
+        let (slow, done) = (self.label("divide_wide"), self.label("divided"));
+        self.line(&format!("or.b64 {wide}, {a}, {b};"));
+        self.line(&format!("setp.le.u64 {small}, {wide}, 4294967295;"));
+        self.line(&format!("@!{small} bra {slow};"));
+        self.line(&format!("cvt.u32.u64 {a32}, {a};"));
+        self.line(&format!("cvt.u32.u64 {b32}, {b};"));
+        self.line(&format!("div.u32 {q32}, {a32}, {b32};"));
+        self.line(&format!("cvt.u64.u32 {dst}, {q32};"));
+        self.line(&format!("bra {done};"));
+        self.label_line(&slow);
+        self.line(&format!("div.u64 {dst}, {a}, {b};"));
+        self.label_line(&done);
     }
 
     /// A streaming tile moves one plane along z: its plane and its rows' starts follow, and
@@ -384,6 +472,20 @@ impl Printer<'_> {
             self.line(&format!("mad.lo.u64 {at}, {plane}, {z}, {at};"));
         }
         at
+    }
+
+    /// In a one-step kernel, a lane's start in row `row` of `buffer` as the previous row's
+    /// start (if the path has it, in the same plane) plus the pitch: one 64-bit addition
+    /// instead of a multiply-add from row 0.
+    pub(super) fn next_row_start(&mut self, buffer: Buffer, stride: u32, row: u32) -> Option<String> {
+        let grid = self.grid.clone().filter(|_| self.program.fused.is_none() && row > 0)?;
+        let output = buffer == Buffer::Output;
+        let (y, _) = self.split_row(row, output);
+        let previous = self.lane_starts.get(&(buffer, stride, row - 1)).filter(|_| y > 0)?.clone();
+        let pitch = if output { &grid.pitch_out } else { &grid.pitch_in };
+        let at = self.a();
+        self.line(&format!("add.u64 {at}, {previous}, {pitch};"));
+        Some(at)
     }
 
     /// In 2D/3D, the element index of row 0 of `buffer` added to `index` (an x index), on

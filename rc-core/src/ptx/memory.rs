@@ -149,11 +149,13 @@ impl Printer<'_> {
     /// (input or output), computed once per path: vector accesses add their constant offset in
     /// the instruction, as ptxas cannot fold per-access 32-bit index arithmetic into offsets
     /// itself. Rows after the first add their distance to the first row's start.
-    fn lane_start(&mut self, buffer: Buffer, stride: u32, lead: u32, row: u32) -> String {
+    pub(super) fn lane_start(&mut self, buffer: Buffer, stride: u32, lead: u32, row: u32) -> String {
         if let Some(start) = self.lane_starts.get(&(buffer, stride, row)) {
             return start.clone();
         }
-        let start = if row > 0 {
+        let start = if let Some(next) = self.next_row_start(buffer, stride, row) {
+            next
+        } else if row > 0 {
             let first = self.lane_start(buffer, stride, lead, 0);
             self.row_start(buffer, row, &first)
         } else {

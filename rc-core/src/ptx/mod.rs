@@ -324,6 +324,7 @@ impl<'a> Printer<'a> {
                     None => self.comment("whole tile: every output it stores exists"),
                     Some(_) => self.comment(&format!("whole row: every output of output row {row} exists")),
                 }
+                self.store_starts_before(taken);
                 let (end, whole) = (self.a(), self.q());
                 self.line(&format!("add.u64 {end}, {TILE_START}, {};", self.program.pattern.tile_outputs()));
                 self.line(&format!("setp.le.u64 {whole}, {end}, {N_OUT};"));
@@ -333,16 +334,20 @@ impl<'a> Printer<'a> {
         };
         let (fast, done) = (self.label(names.0), self.label(names.1));
         self.line(&format!("@{q} bra {fast};"));
+        let kept = self.kept_across(&[taken, fallback]);
         self.lane_below.clear();
-        self.forget_path();
+        self.resume_path(&kept);
         self.rule_path_start(test, fallback);
         self.stmts(fallback);
         self.edges_x = None;
         self.line(&format!("bra {done};"));
         self.label_line(&fast);
-        self.forget_path();
+        self.resume_path(&kept);
         self.stmts(taken);
         self.label_line(&done);
+        if kept.is_some() {
+            self.resume_path(&kept);
+        }
     }
 
     /// `body` `times` times: a counter, the body, a jump back while the counter is below
