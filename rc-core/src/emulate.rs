@@ -8,7 +8,7 @@
 
 use crate::error::{EmulationError, Error};
 use crate::geometry::{Dims, Extent, MAX_DIMS};
-use crate::machine::{Division, Kernel, Op, Side, Stmt, TileTest, WarpStage};
+use crate::machine::{Division, Op, Side, Stmt, TileTest, WarpStage};
 use crate::pattern::Boundary;
 use crate::program::Reg;
 use crate::ops;
@@ -83,10 +83,7 @@ impl WarpProgram {
         // A split program's kernels, each over every tile: they write disjoint outputs, so the
         // order the GPU runs them in (side by side) does not change what they store.
         for &kernel in self.machine.kernels() {
-            let body = match kernel {
-                Kernel::Whole => std::borrow::Cow::Borrowed(&self.machine.body),
-                part => std::borrow::Cow::Owned(self.machine.kernel_body(part)),
-            };
+            let body = self.machine.kernel_body(kernel);
             for t in 0..tiles.iter().product() {
                 let (tx, rest) = (t % tiles[0], t / tiles[0]);
                 let (ty, tz) = (rest % tiles[1], rest / tiles[1]);

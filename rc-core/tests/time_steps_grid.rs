@@ -184,7 +184,7 @@ fn a_2d_launch_runs_as_an_interior_kernel_and_an_edges_kernel_that_share_out_its
         // Each kernel alone: a program whose one kernel is that kernel's body.
         let alone = |kernel: Kernel| {
             let mut one = program.clone();
-            one.machine.body = program.machine.kernel_body(kernel);
+            one.machine.body = program.machine.kernel_body(kernel).into_owned();
             one.machine.split = false;
             run(&one)
         };

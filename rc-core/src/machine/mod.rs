@@ -24,6 +24,8 @@ mod vector;
 
 pub use division::Division;
 
+use std::borrow::Cow;
+
 use crate::distribution::AffineLoad;
 use crate::pattern::Pattern;
 use crate::program::{Instr, Reg};
@@ -70,16 +72,18 @@ impl Machine {
     }
 
     /// What `kernel` runs for a tile: the body, with the other kernel's path of each top-level
-    /// branch left empty.
-    pub fn kernel_body(&self, kernel: Kernel) -> Vec<Stmt> {
+    /// branch left empty (the body itself for [`Kernel::Whole`]).
+    pub fn kernel_body(&self, kernel: Kernel) -> Cow<'_, [Stmt]> {
         let keep = |test: TileTest, taken: &[Stmt], fallback: &[Stmt]| -> Stmt {
             let (taken, fallback) = match kernel {
-                Kernel::Whole => (taken.to_vec(), fallback.to_vec()),
                 Kernel::Interior => (taken.to_vec(), Vec::new()),
-                Kernel::Edges => (Vec::new(), fallback.to_vec()),
+                _ => (Vec::new(), fallback.to_vec()),
             };
             Stmt::Branch { test, taken, fallback }
         };
+        if kernel == Kernel::Whole {
+            return Cow::Borrowed(&self.body);
+        }
         self.body
             .iter()
             .map(|stmt| match stmt {

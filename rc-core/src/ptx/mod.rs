@@ -52,10 +52,7 @@ pub fn print(program: &WarpProgram, entry: &str) -> String {
         let name = kernel_entry(entry, kernel);
         let mut p = Printer::new(program, &name);
         p.prologue();
-        match kernel {
-            Kernel::Whole => p.stmts(&machine.body),
-            part => p.stmts(&machine.kernel_body(part)),
-        }
+        p.stmts(&machine.kernel_body(kernel));
         p.line("ret;");
         out.push_str(&p.finish(i == 0, kernel));
     }
