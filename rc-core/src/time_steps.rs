@@ -23,7 +23,9 @@
 //! once and exchanges their edges once, before the steps.
 //!
 //! Every element computes the body's operations in the body's order, as `run_cpu` does, so `T`
-//! fused steps are bit for bit `T` applications of the stencil.
+//! fused steps are bit for bit `T` applications of the stencil; a term that two of a lane's
+//! elements compute from the same inputs (a weight times one element) is computed once and
+//! read by both (`terms.rs`).
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
