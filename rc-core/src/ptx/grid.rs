@@ -147,16 +147,7 @@ impl Printer<'_> {
             self.line(&format!("cvt.u64.u32 {t}, {CTAID};"));
             w
         });
-        let tiles = |p: &mut Self, len: &str, per_tile: u32| -> String {
-            let n = p.a();
-            p.line(&format!("add.u64 {n}, {len}, {};", per_tile - 1));
-            match per_tile.is_power_of_two() && p.program.fused.is_none() {
-                true => p.line(&format!("shr.u64 {n}, {n}, {};", per_tile.trailing_zeros())),
-                false => p.line(&format!("div.u64 {n}, {n}, {per_tile};")),
-            }
-            n
-        };
-        let tiles_x = tiles(self, N_OUT, tile_x);
+        let tiles_x = self.tiles(N_OUT, tile_x);
         let (band, tx) = (self.a(), self.a());
         self.divide(&band, &t, &tiles_x);
         self.line(&format!("mul.lo.u64 {tx}, {band}, {tiles_x};"));
@@ -176,8 +167,8 @@ impl Printer<'_> {
             }
             Some(tile_z) => {
                 let tiles_y = match &stacked {
-                    None => tiles(self, &out_y, rows),
-                    Some(_) => tiles(self, &out_y, rows * pattern.tiles_per_block()),
+                    None => self.tiles(&out_y, rows),
+                    Some(_) => self.tiles(&out_y, rows * pattern.tiles_per_block()),
                 };
                 let (tz, ty) = (self.a(), self.a());
                 self.divide(&tz, &band, &tiles_y);
@@ -280,12 +271,25 @@ impl Printer<'_> {
     /// against 48 and ran at 0.81 of copy against 0.88 (bench/results/2026-11-24-h200-grid2d3).
     /// 1D and fused kernels forget at every branch, as they always did.
     pub(super) fn kept_across(&self, arms: &[&[Stmt]]) -> Option<KeptPath> {
+        self.keeps_across(arms).then(|| KeptPath { lane_starts: self.lane_starts.clone(), output_rows: self.output_rows.clone() })
+    }
+
+    /// Whether [`Printer::kept_across`] keeps anything across `arms`.
+    fn keeps_across(&self, arms: &[&[Stmt]]) -> bool {
         let one_step = self.grid.is_some() && self.program.fused.is_none();
-        let moves = |stmts: &[Stmt]| stmts.iter().any(moves_tile);
-        (one_step && !arms.iter().any(|arm| moves(arm))).then(|| KeptPath {
-            lane_starts: self.lane_starts.clone(),
-            output_rows: self.output_rows.clone(),
-        })
+        one_step && !arms.iter().any(|arm| arm.iter().any(moves_tile))
+    }
+
+    /// Tiles of `per_tile` along a length `len` (a u64 register): `ceil(len / per_tile)`, by a
+    /// shift where `per_tile` is a power of two (fused kernels divide, as they did).
+    pub(super) fn tiles(&mut self, len: &str, per_tile: u32) -> String {
+        let n = self.a();
+        self.line(&format!("add.u64 {n}, {len}, {};", per_tile - 1));
+        match per_tile.is_power_of_two() && self.program.fused.is_none() {
+            true => self.line(&format!("shr.u64 {n}, {n}, {};", per_tile.trailing_zeros())),
+            false => self.line(&format!("div.u64 {n}, {n}, {per_tile};")),
+        }
+        n
     }
 
     /// Starts an arm of a branch (or the code after it) with what `kept` holds, or with nothing.
@@ -303,7 +307,7 @@ impl Printer<'_> {
     /// In a one-step 2D/3D kernel, the lane starts of the vector stores in `taken` (a row's
     /// stores), computed before the row's test so that every later row reuses output row 0's.
     pub(super) fn store_starts_before(&mut self, taken: &[Stmt]) {
-        if self.kept_across(&[taken]).is_none() {
+        if !self.keeps_across(&[taken]) {
             return;
         }
         for stmt in taken {

@@ -429,9 +429,7 @@ impl Printer<'_> {
             p.line(&format!("{op}.u64 {r}, {args};"));
             r
         };
-        // The bands: ceil(out_y / rows).
-        let bands = u(self, "add", &format!("{out_y}, {}", rows - 1));
-        self.line(&format!("div.u64 {bands}, {bands}, {rows};"));
+        let bands = self.tiles(out_y, pattern.rows_per_warp());
         // `first..past` of the positions `i` along an axis of `count` tiles whose input
         // `i * step - before ..+ len` lies in `0..n`: the first is ceil(before / step), the
         // last (n + before - len) div step, none if n + before < len.
