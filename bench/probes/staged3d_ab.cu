@@ -7,8 +7,9 @@
 // The input has two planes of margin on each side, so the variants without an edge path read
 // memory that exists (their edge outputs differ; they measure what the edge path costs).
 // Build: nvcc -O3 -arch=sm_90 -std=c++17 staged3d_ab.cu -o staged3d_ab
-// Run:   ./staged3d_ab [--once] [--probe-only] [NAME=FILE.ptx[:BLOCKS:THREADS:SHARED] ...]
-//        (--once: each kernel launched once, for ncu; --probe-only: the probe without variants)
+// Run:   ./staged3d_ab [--once] [--probe-only | --box] [NAME=FILE.ptx[:BLOCKS:THREADS:SHARED] ...]
+//        (--once: each kernel launched once, for ncu; --probe-only: the probe without variants;
+//        --box: rc's kernels only, each a box r = 1, checked against the naive box)
 #include <cstring>
 #include <functional>
 #include <string>
@@ -161,8 +162,9 @@ int main(int argc, char** argv) {
   CHECK(cudaMemset(padded, 0, bytes + 4 * plane * 4));
   CHECK(cudaMemcpy(padded + 2 * plane, d_in, bytes, cudaMemcpyDeviceToDevice));
   d_in = padded + 2 * plane;
-  bool once = false, variants = true;
+  bool once = false, variants = true, box = false;
   for (int i = 1; i < argc; i++) variants &= strcmp(argv[i], "--probe-only") != 0;
+  for (int i = 1; i < argc; i++) box |= strcmp(argv[i], "--box") == 0;
   std::vector<Variant> vs = {
       probe<PROBE_EDGE, false, false>("probe"),
       probe<RC_EDGE, false, false>("probe+rc_edge"),
@@ -174,11 +176,12 @@ int main(int argc, char** argv) {
       probe<PROBE_EDGE, false, false, 0>("probe,bounds(128,0)"),
   };
   if (!variants) vs.resize(1);
+  if (box) vs.clear();
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--once")) { once = true; continue; }
-    if (!strcmp(argv[i], "--probe-only")) continue;
+    if (!strcmp(argv[i], "--probe-only") || !strcmp(argv[i], "--box")) continue;
     const char* eq = strchr(argv[i], '=');
-    if (!eq) { printf("argument %s: want NAME=FILE.ptx[:BLOCKS:THREADS:SHARED], --once or --probe-only\n", argv[i]); return 1; }
+    if (!eq) { printf("argument %s: want NAME=FILE.ptx[:BLOCKS:THREADS:SHARED], --once, --probe-only or --box\n", argv[i]); return 1; }
     vs.push_back(rc(std::string(argv[i], eq - argv[i]), eq + 1));
   }
   if (once) {
@@ -187,7 +190,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   for (auto& v : vs) {
-    auto [diff, ms] = checked_ms<1, true>(v.launch);
+    auto [diff, ms] = box ? checked_ms<1, false>(v.launch) : checked_ms<1, true>(v.launch);
     double gbs = 2.0 * bytes / ms / 1e6;
     printf("%-24s %8.1f GB/s %.3f of copy  %zu outputs differ%s\n", v.name.c_str(), gbs, gbs / copy_gbs, diff, v.exact ? (diff ? "  WRONG" : "  (bit-exact)") : "  (reads past the edges: not exact)");
   }
