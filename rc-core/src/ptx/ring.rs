@@ -1,9 +1,8 @@
 //! Printing staged planes ([`crate::ring`]): the block's plane fetches into registers, their
 //! puts into ring slots, the block barriers, the lanes' window reads and the ring's phase.
 
-use super::grid::RingRegs;
+use super::grid::{FetchVector, RingRegs};
 use super::memory::Guard;
-use super::grid::FetchVector;
 use super::{Buffer, Printer, LANE, N, N_MINUS_1, SHARED_TILE, TID};
 use crate::distribution::AffineLoad;
 use crate::pattern::Boundary;
