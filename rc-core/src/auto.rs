@@ -21,8 +21,8 @@
 //! register cap is a quarter above the estimate, else 2 where ptxas can fit the registers to
 //! two blocks without spilling much. There the model also weighs two vectors of outputs per
 //! thread along x, and DRAM's term counts the loads each warp keeps in flight, not its warps
-//! alone. A 3D stencil reaching 2 or more along y or z, or a 3D box at radius 1, gets staged
-//! planes instead (a rule from measurements, not from the terms: see `staged_planes`).
+//! alone. A 3D stencil reaching along y or z gets staged planes instead (a rule from
+//! measurements, not from the terms: see `staged_planes`).
 
 use std::fmt;
 
@@ -98,20 +98,24 @@ const BOUNDED_REGISTER_EXCESS: f64 = 1.25;
 /// r = 4, box r = 2) 0.80 against 0.78 and 0.77, within what one run tells apart, and on an
 /// H100 star r = 4 lost 4% so (bench/results/2026-11-24-h100-session3).
 const WIDE_2D_WARPS: f64 = 24.0;
-/// The radius along y or z from which a 3D stencil gets staged planes ([`staged_planes`]).
-const STAGED_PLANES_FROM_RADIUS: u32 = 2;
+/// The radius along y or z from which a 3D stencil gets staged planes ([`staged_planes`]): every
+/// 3D stencil that reaches along y or z.
+const STAGED_PLANES_FROM_RADIUS: u32 = 1;
 /// Rows per warp of staged planes unless the attribute gives them: on an H200 (bench/results/
 /// 2026-11-24-h200-planes3d, calls 1 and 2) 8 warps x 4 rows ran 3D box r = 2 at 0.29 and 0.32
 /// of copy against 0.26 and 0.29 with 2 rows, star r = 2 at 0.63 and 0.61 against 0.58 and
 /// 0.61 (each ring row read serves more output rows; the y halo is re-read less).
 const STAGED_PLANES_ROWS: u32 = 4;
-/// Rows per warp and threads per block of staged planes at radius 1 (a box's), unless the
-/// attribute gives them: on an H200 (bench/results/2026-11-24-h200-planes3d2, call 2, with the
-/// ring's heads and tails) box r = 1 ran at 0.67 of copy with 4 warps x 2 rows against 0.62 with
-/// 8 x 2, 0.57 and 0.61 with 4 and 8 warps x 4 rows, and the register tile's 0.61. Larger rings
-/// leave the SM's L1 too little room for the fetched planes in flight (4 warps x 4 rows: 0.64
-/// without the heads and tails, 0.57 with them).
-const STAGED_PLANES_AT_ONE: (u32, u32) = (2, 128);
+/// Rows per warp, threads per block and blocks per SM of staged planes at radius 1, unless the
+/// attribute gives them: a box's (rows off the axes) and a star's. On an H200 (bench/results/
+/// 2026-11-24-h200-planes3d2, call 2, with the ring's heads and tails) box r = 1 ran at 0.67 of
+/// copy with 4 warps x 2 rows against 0.62 with 8 x 2, 0.57 and 0.61 with 4 and 8 warps x 4
+/// rows, and the register tile's 0.61. Once warps no longer waited for their plane fetch
+/// (2026-11-24-h200-planes3d4, call 2), box r = 1 4 x 2 ran at 0.82 and star r = 1 4 x 4 under
+/// 4 blocks at 0.885 (113 registers; 0.81 at the 89 ptxas takes unbounded, 0.85 at 4 x 2)
+/// against the register tile's 0.79.
+const STAGED_BOX_AT_ONE: (u32, u32, Option<u32>) = (2, 128, None);
+const STAGED_STAR_AT_ONE: (u32, u32, Option<u32>) = (4, 128, Some(4));
 /// Registers, shared memory, threads and blocks of one SM (sm_80 and sm_90).
 const REGISTERS_PER_SM: u32 = 65536;
 const SHARED_BYTES_PER_SM: u32 = 228 * 1024;
@@ -194,10 +198,10 @@ pub struct Given {
     /// `outputs_per_thread`: only distributions that divide it are weighed.
     pub outputs: bool,
     /// `rows_per_warp`: otherwise staged planes take the model's rows (4, or 2 for a box at
-    /// radius 1; both measured).
+    /// radius 1; all measured).
     pub rows: bool,
-    /// `max_threads_per_block` or `min_blocks_per_sm`: otherwise staged planes of a box at
-    /// radius 1 take the model's block (an explicit 256 threads is given, not the default).
+    /// `max_threads_per_block` or `min_blocks_per_sm`: otherwise staged planes at radius 1 take
+    /// the model's block and bounds (an explicit 256 threads is given, not the default).
     pub bounds: bool,
 }
 
@@ -304,9 +308,9 @@ fn wide_2d(pattern: Pattern, e: &Estimate, vector: u32) -> bool {
 }
 
 /// The staged-plane tile ([`Layout::Planes`]) for a 3D stencil that reaches
-/// [`STAGED_PLANES_FROM_RADIUS`] or more along y or z, or reaches 1 and reads rows off the axes
-/// (a box: [`STAGED_PLANES_AT_ONE`]), with the rows, planes, threads and launch bounds it was
-/// given, where it compiles (its ring fits a block). There a register tile
+/// [`STAGED_PLANES_FROM_RADIUS`] or more along y or z (at radius 1 with the block of
+/// [`STAGED_BOX_AT_ONE`] or [`STAGED_STAR_AT_ONE`]), with the rows, planes, threads and launch
+/// bounds it was given, where it compiles (its ring fits a block). There a register tile
 /// re-reads `(rows + 2 ry) / rows` of each plane's rows and holds them in registers beside the
 /// carried sums; the staged planes' block reads each once into shared memory. Measured on an
 /// H100 (bench/results/2026-11-24-h100-staged-planes-dynamic), 512^3 f32: at radius 2 staged
@@ -317,23 +321,25 @@ fn wide_2d(pattern: Pattern, e: &Estimate, vector: u32) -> bool {
 /// 0.20, radius 1 the register tiles 0.80 and 0.61 against the best staged 0.75 and 0.64 (4
 /// warps; 8 warps, the default block, 0.69 and 0.58). With the ring's heads and tails
 /// (2026-11-24-h200-planes3d2) box r = 1 staged 0.67 against the register tile's 0.61, star
-/// r = 1 at most 0.71 against 0.80: staged at radius 1 for boxes only.
+/// r = 1 at most 0.71 against 0.80. Those staged tiles made every warp of a block at an x edge
+/// wait for its plane fetch before its taps; without that (2026-11-24-h200-planes3d4) staged
+/// planes won at radius 1 too: star 0.885 and box 0.82 against 0.79 and 0.61.
 fn staged_planes(pattern: Pattern, given: Given, body: &Body, vector: u32) -> Option<(Estimate, Pattern)> {
     let radius = pattern.radius();
     let reach = radius.along(1).max(radius.along(2));
-    let box_at_one = reach == 1 && reads_off_axis_rows(body);
-    if pattern.dims() != Dims::Three || pattern.streams_rows() || (reach < STAGED_PLANES_FROM_RADIUS && !box_at_one) {
+    if pattern.dims() != Dims::Three || pattern.streams_rows() || reach < STAGED_PLANES_FROM_RADIUS {
         return None;
     }
+    let at_one = (reach == 1).then(|| if reads_off_axis_rows(body) { STAGED_BOX_AT_ONE } else { STAGED_STAR_AT_ONE });
     let outputs = if given.outputs { pattern.outputs_per_thread() } else { vector };
     let layout = Layout::Planes(vector);
     let tile = with_outputs(pattern, outputs).ok()?;
-    // At radius 1 the model's block too, where the attribute asked for no launch bounds.
-    let (model_rows, tile) = match box_at_one {
-        true if !given.bounds => (STAGED_PLANES_AT_ONE.0, tile.with_launch_bounds(STAGED_PLANES_AT_ONE.1, None).ok()?),
-        true => (STAGED_PLANES_AT_ONE.0, tile),
-        false => (STAGED_PLANES_ROWS, tile),
+    // At radius 1 the model's block and bounds too, where the attribute asked for no launch bounds.
+    let tile = match at_one {
+        Some((_, threads, blocks)) if !given.bounds => tile.with_launch_bounds(threads, blocks).ok()?,
+        _ => tile,
     };
+    let model_rows = at_one.map_or(STAGED_PLANES_ROWS, |(rows, ..)| rows);
     // The model's rows first where the attribute gave none; the pattern's where they do not fit.
     let rows = (!given.rows).then(|| with_tile(tile, outputs, model_rows).ok()).flatten();
     rows.into_iter().chain([tile]).find_map(|candidate| {

@@ -75,16 +75,23 @@ pub(super) struct RingRegs {
     pub first_row: String,
     /// The input x of a staged row's first element: the tile's start less the lead (s64).
     pub first_x: String,
-    /// Per round of a plane's copy, the same at every plane: the thread's vector's input row y
-    /// and first element's x (s64), and whether the thread copies one in that round.
+    /// Per round of a plane's copy, the same at every plane: where the thread's vector lies.
     pub vectors: Vec<FetchVector>,
 }
 
 /// Where a thread's copy vector of one round of a plane's fetch lies ([`crate::ring`]).
 #[derive(Clone, Debug)]
 pub(super) struct FetchVector {
-    pub y: String,
-    pub x: String,
+    /// Bytes from its plane's start under the rules along y and x, for rows of whole vectors
+    /// (s64; [`Printer::fetch_vectors`]).
+    pub offset: String,
+    /// Under `clamp`, where rows have vectors of more than one element: a register and the
+    /// bit from which two bits say whether the vector lies before its row's start or past its
+    /// end ([`Printer::fetch_vectors`]).
+    pub side: Option<(String, u32)>,
+    /// Under `valid` and `zero`: whether it lies inside along y and x.
+    pub live: Option<String>,
+    /// Whether the thread copies one in that round (`None`: every thread does).
     pub guard: Option<String>,
 }
 
@@ -239,7 +246,7 @@ impl Printer<'_> {
             self.line(&format!("sub.s64 {first_row}, {first_row}, {};", pattern.shift_along(1)));
             let first_x = self.a();
             self.line(&format!("sub.s64 {first_x}, {TILE_START}, {};", self.program.schedule.lead));
-            let vectors = self.fetch_vectors(&first_row, &first_x);
+            let vectors = self.fetch_vectors(&first_row, &first_x, &in_y);
             RingRegs { phase, warp, first_row, first_x, vectors }
         });
         self.grid = Some(Grid {

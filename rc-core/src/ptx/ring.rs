@@ -65,39 +65,114 @@ impl Printer<'_> {
         }
     }
 
-    /// Where thread t's copy vectors t, t + T, ... of every plane lie (input rows from
-    /// `first_row`, elements from `first_x`): once, before the plane loop, as the division by
-    /// the vectors per row is the same at every plane.
-    pub(super) fn fetch_vectors(&mut self, first_row: &str, first_x: &str) -> Vec<FetchVector> {
+    /// Where thread t's copy vector of round `round` lies in every plane: its input row y and
+    /// first element's x (s64; rows from `first_row`, elements from `first_x`).
+    fn vector_place(&mut self, round: u32, first_row: &str, first_x: &str) -> (String, String) {
         let ring = self.program.ring.expect("a kernel of staged planes");
         let (cpr, width) = (ring.chunks_per_row(), ring.width);
-        self.comment(&format!("the ring's copy: thread t copies vectors t, t + {} ... of each plane's {} rows of {cpr}", ring.threads, ring.rows));
-        (0..ring.rounds())
-            .map(|round| {
-                let c = self.t();
-                self.line(&format!("add.u32 {c}, {TID}, {};", round * ring.threads));
-                let guard = ((round + 1) * ring.threads > ring.chunks()).then(|| {
-                    let q = self.q();
-                    self.line(&format!("setp.lt.u32 {q}, {c}, {};", ring.chunks()));
-                    q
-                });
-                let (row, col) = (self.t(), self.t());
-                self.line(&format!("div.u32 {row}, {c}, {cpr};"));
-                self.line(&format!("mul.lo.u32 {col}, {row}, {cpr};"));
-                self.line(&format!("sub.u32 {col}, {c}, {col};"));
-                let (y, x) = (self.a(), self.a());
-                self.line(&format!("cvt.u64.u32 {y}, {row};"));
-                self.line(&format!("add.s64 {y}, {y}, {first_row};"));
-                self.line(&format!("mul.wide.u32 {x}, {col}, {width};"));
-                self.line(&format!("add.s64 {x}, {x}, {first_x};"));
-                FetchVector { y, x, guard }
-            })
-            .collect()
+        let (c, row, col) = (self.t(), self.t(), self.t());
+        self.line(&format!("add.u32 {c}, {TID}, {};", round * ring.threads));
+        self.line(&format!("div.u32 {row}, {c}, {cpr};"));
+        self.line(&format!("mul.lo.u32 {col}, {row}, {cpr};"));
+        self.line(&format!("sub.u32 {col}, {c}, {col};"));
+        let (y, x) = (self.a(), self.a());
+        self.line(&format!("cvt.u64.u32 {y}, {row};"));
+        self.line(&format!("add.s64 {y}, {y}, {first_row};"));
+        self.line(&format!("mul.wide.u32 {x}, {col}, {width};"));
+        self.line(&format!("add.s64 {x}, {x}, {first_x};"));
+        (y, x)
+    }
+
+    /// Where thread t's copy vectors t, t + T, ... of every plane lie (input rows from
+    /// `first_row` of `in_y`, elements from `first_x`): once, before the plane loop, as all but
+    /// the plane's z is the same at every plane. Each vector's byte offset in its plane is taken
+    /// under the rules along y and x for rows of whole vectors: an outside vector under `clamp`
+    /// reads the edge vector (its edge element is spread at the put), under `wrap` the wrapped
+    /// one, under `valid` and `zero` the nearest (zeroed by `live`).
+    pub(super) fn fetch_vectors(&mut self, first_row: &str, first_x: &str, in_y: &str) -> Vec<FetchVector> {
+        let ring = self.program.ring.expect("a kernel of staged planes");
+        let boundary = self.program.pattern.boundary();
+        let bytes = self.program.element.bytes();
+        self.comment(&format!(
+            "the ring's copy: thread t copies vectors t, t + {} ... of each plane's {} rows of {}",
+            ring.threads,
+            ring.rows,
+            ring.chunks_per_row()
+        ));
+        let (last_y, last_x) = (self.a(), self.a());
+        self.line(&format!("sub.s64 {last_y}, {in_y}, 1;"));
+        self.line(&format!("sub.s64 {last_x}, {N}, {};", ring.width));
+        // Under `clamp`, two bits per round (16 rounds a register): its vector lies before the
+        // row's start, or past its end (the put spreads the edge element).
+        let spreads = boundary == Boundary::Clamp && ring.width > 1;
+        let mut sides: Option<String> = None;
+        let mut vectors = Vec::new();
+        for round in 0..ring.rounds() {
+            let (y, x) = self.vector_place(round, first_row, first_x);
+            let guard = ((round + 1) * ring.threads > ring.chunks()).then(|| {
+                let q = self.q();
+                self.line(&format!("setp.lt.u32 {q}, {TID}, {};", ring.chunks() - round * ring.threads));
+                q
+            });
+            let side = spreads.then(|| {
+                let bit = 2 * (round % 16);
+                let mask = match (&sides, bit) {
+                    (Some(mask), 2..) => mask.clone(),
+                    _ => {
+                        let mask = self.t();
+                        self.line(&format!("mov.u32 {mask}, 0;"));
+                        sides = Some(mask.clone());
+                        mask
+                    }
+                };
+                let q = self.q();
+                self.line(&format!("setp.lt.s64 {q}, {x}, 0;"));
+                self.line(&format!("@{q} or.b32 {mask}, {mask}, {};", 1u32 << bit));
+                self.line(&format!("setp.ge.s64 {q}, {x}, {N};"));
+                self.line(&format!("@{q} or.b32 {mask}, {mask}, {};", 2u32 << bit));
+                (mask, bit)
+            });
+            let (ry, rx) = (self.a(), self.a());
+            self.line(&format!("mov.s64 {ry}, {y};"));
+            self.line(&format!("mov.s64 {rx}, {x};"));
+            let live = match boundary {
+                Boundary::Clamp => {
+                    self.rule_coordinate(&ry, in_y, &last_y);
+                    self.clamp(&rx, &last_x);
+                    None
+                }
+                Boundary::Wrap => {
+                    self.rule_coordinate(&ry, in_y, &last_y);
+                    self.rule_coordinate(&rx, N, N_MINUS_1);
+                    None
+                }
+                Boundary::Valid | Boundary::Zero => {
+                    let y_inside = self.rule_coordinate(&ry, in_y, &last_y);
+                    let x_inside = self.rule_coordinate(&rx, N, N_MINUS_1);
+                    self.clamp(&ry, &last_y);
+                    self.clamp(&rx, &last_x);
+                    self.both(y_inside, x_inside)
+                }
+            };
+            let offset = self.a();
+            self.line(&format!("mad.lo.s64 {offset}, {ry}, {N}, {rx};"));
+            self.line(&format!("mul.lo.s64 {offset}, {offset}, {bytes};"));
+            vectors.push(FetchVector { offset, side, live, guard });
+        }
+        vectors
+    }
+
+    /// `c` (s64) clamped to `0..=last`, in place.
+    fn clamp(&mut self, c: &str, last: &str) {
+        self.line(&format!("max.s64 {c}, {c}, 0;"));
+        self.line(&format!("min.s64 {c}, {c}, {last};"));
     }
 
     /// Thread t reads copy vectors t, t + T, ... of box plane `plane` of input field `field`
-    /// into registers: 16-byte loads where the block's whole plane lies inside the input, else
-    /// element by element under the boundary rule in each dimension.
+    /// into registers. Where rows are whole vectors, one load each from the offset the prologue
+    /// took under the rules along y and x, in the plane under the rule along z; nothing reads
+    /// them before the put (which spreads `clamp`'s edge elements), so their latency hides
+    /// behind the step's taps. Else element by element under the rule in each dimension.
     pub(super) fn fetch_plane(&mut self, plane: u32, field: u32) {
         let (ring, regs) = self.plane_ring();
         let grid = self.grid.clone().expect("3D");
@@ -112,143 +187,113 @@ impl Printer<'_> {
         ));
         let z = self.a();
         self.line(&format!("add.s64 {z}, {tile_z}, {};", plane as i64 - pattern.shift_along(2) as i64));
-        // Each round's vector (where it lies: the prologue's), and the registers it comes in.
-        let rounds: Vec<(Vec<String>, Option<String>, String, String)> = regs
-            .vectors
-            .iter()
-            .map(|v| ((0..width).map(|_| self.scratch(element)).collect(), v.guard.clone(), v.y.clone(), v.x.clone()))
-            .collect();
-        let x0 = regs.first_x.clone();
-        // The whole plane inside the input, rows whole vectors long: no rule applies.
-        let inside = self.q();
-        let bound = |p: &mut Self, start: &str, len: u32, n: &str, first: bool| {
-            let hi = p.a();
-            p.line(&format!("add.s64 {hi}, {start}, {len};"));
-            match first {
-                true => p.line(&format!("setp.ge.s64 {inside}, {start}, 0;")),
-                false => p.line(&format!("setp.ge.and.s64 {inside}, {start}, 0, {inside};")),
-            }
-            p.line(&format!("setp.le.and.s64 {inside}, {hi}, {n}, {inside};"));
-        };
-        bound(self, &x0, ring.row_elements, N, true);
-        bound(self, &regs.first_row, ring.rows, &grid.in_y, false);
-        bound(self, &z, 1, &in_z, false);
-        if let Some(aligned) = &grid.in_aligned {
-            self.line(&format!("and.pred {inside}, {inside}, {aligned};"));
-        }
-        let (vectors, fetched) = (self.label("plane_vectors"), self.label("plane_fetched"));
-        self.line(&format!("@{inside} bra {vectors};"));
-        let (last_y, last_z) = (self.a(), self.a());
-        self.line(&format!("sub.s64 {last_y}, {}, 1;", grid.in_y));
+        let rounds: Vec<Vec<String>> = regs.vectors.iter().map(|_| (0..width).map(|_| self.scratch(element)).collect()).collect();
+        let last_z = self.a();
         self.line(&format!("sub.s64 {last_z}, {in_z}, 1;"));
         let zz = self.a();
         self.line(&format!("mov.s64 {zz}, {z};"));
         let z_inside = self.rule_coordinate(&zz, &in_z, &last_z);
+        let (elements, fetched) = (self.label("plane_elements"), self.label("plane_fetched"));
         if let Some(aligned) = &grid.in_aligned {
-            let elements = self.label("plane_elements");
             self.line(&format!("@!{aligned} bra {elements};"));
-            self.fetch_edge_vectors(field, &rounds, &zz, z_inside.clone(), &last_y);
+        }
+        self.comment("rows of whole vectors: one load per vector, at its offset in the plane");
+        if z_inside.is_some() {
+            self.clamp(&zz, &last_z);
+        }
+        let base = self.a();
+        self.line(&format!("mul.lo.s64 {base}, {zz}, {};", grid.in_y));
+        self.line(&format!("mul.lo.s64 {base}, {base}, {N};"));
+        self.line(&format!("mad.lo.s64 {base}, {base}, {bytes}, {};", self.input(field)));
+        for (values, vector) in rounds.iter().zip(&regs.vectors) {
+            let addr = self.a();
+            self.line(&format!("add.s64 {addr}, {base}, {};", vector.offset));
+            match self.both(z_inside.clone(), vector.live.clone()) {
+                Some(live) => self.read_elements("global.nc", values, &addr, Guard::Zeroed(&live)),
+                None => self.read_elements("global.nc", values, &addr, vector.guard.as_deref().map_or(Guard::All, Guard::Only)),
+            }
+        }
+        if grid.in_aligned.is_some() {
             self.line(&format!("bra {fetched};"));
             self.label_line(&elements);
-        }
-        self.comment("element by element under the boundary rule");
-        for (values, guard, y, x) in &rounds {
-            let yy = self.a();
-            self.line(&format!("mov.s64 {yy}, {y};"));
-            let y_inside = self.rule_coordinate(&yy, &grid.in_y, &last_y);
-            let row = self.a();
-            self.line(&format!("mad.lo.s64 {row}, {zz}, {}, {yy};", grid.in_y));
-            self.line(&format!("mul.lo.s64 {row}, {row}, {N};"));
-            let row_guard = self.both(z_inside.clone(), y_inside);
-            let row_guard = self.both(row_guard, guard.clone());
-            for (k, value) in values.iter().enumerate() {
+            self.comment("element by element under the boundary rule");
+            let last_y = self.a();
+            self.line(&format!("sub.s64 {last_y}, {}, 1;", grid.in_y));
+            for (round, (values, vector)) in rounds.iter().zip(&regs.vectors).enumerate() {
+                let (yy, x) = self.vector_place(round as u32, &regs.first_row, &regs.first_x);
+                let y_inside = self.rule_coordinate(&yy, &grid.in_y, &last_y);
+                let row = self.a();
+                self.line(&format!("mad.lo.s64 {row}, {zz}, {}, {yy};", grid.in_y));
+                self.line(&format!("mul.lo.s64 {row}, {row}, {N};"));
+                let row_guard = self.both(z_inside.clone(), y_inside);
+                let row_guard = self.both(row_guard, vector.guard.clone());
+                // A vector inside along x is its row's elements from x on: one address. (Each
+                // round its own branch, which also keeps ptxas from hoisting every round's
+                // addresses above all of the loads: 108 registers against 96 for 4 x 4 star r = 1.)
+                let (each, done) = (self.label("vector_elements"), self.label("vector_fetched"));
+                let (inside, end) = (self.q(), self.a());
+                self.line(&format!("add.s64 {end}, {x}, {width};"));
+                self.line(&format!("setp.ge.s64 {inside}, {x}, 0;"));
+                self.line(&format!("setp.le.and.s64 {inside}, {end}, {N}, {inside};"));
+                self.line(&format!("@!{inside} bra {each};"));
                 let g = self.a();
-                self.line(&format!("add.s64 {g}, {x}, {k};"));
-                let x_inside = self.rule_coordinate(&g, N, N_MINUS_1);
-                let guard = self.both(row_guard.clone(), x_inside);
-                self.line(&format!("add.s64 {g}, {g}, {row};"));
+                self.line(&format!("add.s64 {g}, {x}, {row};"));
                 let addr = self.address(&self.input(field), &g, bytes);
-                let zeroed = guard.as_deref().map_or(Guard::All, Guard::Zeroed);
-                self.read_elements("global.nc", std::slice::from_ref(value), &addr, zeroed);
+                for (k, value) in values.iter().enumerate() {
+                    self.read_elements("global.nc", std::slice::from_ref(value), &format!("{addr}+{}", k as u32 * bytes), row_guard.as_deref().map_or(Guard::All, Guard::Zeroed));
+                }
+                self.line(&format!("bra {done};"));
+                self.label_line(&each);
+                for (k, value) in values.iter().enumerate() {
+                    let g = self.a();
+                    self.line(&format!("add.s64 {g}, {x}, {k};"));
+                    let x_inside = self.rule_coordinate(&g, N, N_MINUS_1);
+                    let guard = self.both(row_guard.clone(), x_inside);
+                    self.line(&format!("add.s64 {g}, {g}, {row};"));
+                    let addr = self.address(&self.input(field), &g, bytes);
+                    self.read_elements("global.nc", std::slice::from_ref(value), &addr, guard.as_deref().map_or(Guard::All, Guard::Zeroed));
+                }
+                self.label_line(&done);
             }
+            self.label_line(&fetched);
         }
-        self.line(&format!("bra {fetched};"));
-        self.label_line(&vectors);
-        for (values, guard, y, x) in &rounds {
-            let index = self.a();
-            self.line(&format!("mad.lo.s64 {index}, {z}, {}, {y};", grid.in_y));
-            self.line(&format!("mad.lo.s64 {index}, {index}, {N}, {x};"));
-            let addr = self.address(&self.input(field), &index, bytes);
-            let only = guard.as_deref().map_or(Guard::All, Guard::Only);
-            self.read_elements("global.nc", values, &addr, only);
-        }
-        self.label_line(&fetched);
-        self.ring_fetched.insert(field, rounds.into_iter().map(|(values, guard, ..)| (values, guard)).collect());
+        let guards = regs.vectors.iter().map(|v| v.guard.clone());
+        self.ring_fetched.insert(field, rounds.into_iter().zip(guards).collect());
     }
 
-    /// A plane's copy vectors where the block's plane reaches past the input but rows are whole
-    /// vectors long (so each vector lies wholly inside or wholly outside along x): each inside
-    /// vector in one load from its row under the rule along y and z; along x, one outside
-    /// vector is its row's edge element four times under `clamp`, its wrapped vector under
-    /// `wrap`, zeros under `valid` and `zero`. `zz` is the plane's z under the rule.
-    fn fetch_edge_vectors(&mut self, field: u32, rounds: &[(Vec<String>, Option<String>, String, String)], zz: &str, z_inside: Option<String>, last_y: &str) {
-        let grid = self.grid.clone().expect("3D");
-        let boundary = self.program.pattern.boundary();
-        let (bytes, bits) = (self.program.element.bytes(), self.program.element.register_bits());
-        self.comment("the plane reaches past the input: vector by vector under the boundary rule");
-        for (values, guard, y, x) in rounds {
-            let yy = self.a();
-            self.line(&format!("mov.s64 {yy}, {y};"));
-            let y_inside = self.rule_coordinate(&yy, &grid.in_y, last_y);
-            let xx = self.a();
-            self.line(&format!("mov.s64 {xx}, {x};"));
-            // Inside along x: as unsigned, a negative x lies past N too.
-            let x_inside = self.q();
-            self.line(&format!("setp.lt.u64 {x_inside}, {xx}, {N};"));
-            let outside_x = match boundary {
-                Boundary::Clamp => {
-                    let q = self.q();
-                    self.line(&format!("setp.ge.u64 {q}, {xx}, {N};"));
-                    self.rule_coordinate(&xx, N, N_MINUS_1);
-                    Some(q)
-                }
-                Boundary::Wrap => {
-                    self.rule_coordinate(&xx, N, N_MINUS_1);
-                    None
-                }
-                Boundary::Valid | Boundary::Zero => None,
-            };
-            let index = self.a();
-            self.line(&format!("mad.lo.s64 {index}, {zz}, {}, {yy};", grid.in_y));
-            self.line(&format!("mad.lo.s64 {index}, {index}, {N}, {xx};"));
-            let addr = self.address(&self.input(field), &index, bytes);
-            match outside_x {
-                Some(outside) => {
-                    let vector = self.both(Some(x_inside), guard.clone());
-                    let edge = self.both(Some(outside), guard.clone());
-                    let edge = edge.as_deref().map_or(Guard::All, Guard::Only);
-                    self.read_elements("global.nc", std::slice::from_ref(&values[0]), &addr, edge);
-                    for value in &values[1..] {
-                        let text = format!("mov.b{bits} {value}, {};", values[0]);
-                        match edge {
-                            Guard::Only(q) => self.line(&format!("@{q} {text}")),
-                            _ => self.line(&text),
-                        }
-                    }
-                    let vector = vector.as_deref().map_or(Guard::All, Guard::Only);
-                    self.read_elements("global.nc", values, &addr, vector);
-                }
-                None if boundary == Boundary::Wrap => {
-                    let only = guard.as_deref().map_or(Guard::All, Guard::Only);
-                    self.read_elements("global.nc", values, &addr, only);
-                }
-                None => {
-                    let zy = self.both(z_inside.clone(), y_inside);
-                    let live = self.both(zy, Some(x_inside.clone())).unwrap_or(x_inside);
-                    self.read_elements("global.nc", values, &addr, Guard::Zeroed(&live));
-                }
+    /// Under `clamp`, where the block's rows reach past the input along x: each vector wholly
+    /// outside holds its row's edge element four times (it was fetched as the edge vector).
+    /// Done at the put, which waits for the fetch anyway: spread right after the load, the
+    /// copies made every warp of an edge block wait for its plane before the step's taps.
+    fn spread_edges(&mut self, rounds: &Fetched) {
+        let (ring, regs) = self.plane_ring();
+        if self.program.pattern.boundary() != Boundary::Clamp || ring.width == 1 {
+            return;
+        }
+        let bits = self.program.element.register_bits();
+        let (spread, inside) = (self.q(), self.label("plane_inside"));
+        let end = self.a();
+        self.comment("vectors past the row's ends hold its edge element");
+        self.line(&format!("add.s64 {end}, {}, {};", regs.first_x, ring.row_elements));
+        self.line(&format!("setp.lt.s64 {spread}, {}, 0;", regs.first_x));
+        self.line(&format!("setp.gt.or.s64 {spread}, {end}, {N}, {spread};"));
+        self.line(&format!("@!{spread} bra {inside};"));
+        for ((values, _), vector) in rounds.iter().zip(&regs.vectors) {
+            let Some((mask, bit)) = &vector.side else { continue };
+            let (before, after, t) = (self.q(), self.q(), self.t());
+            self.line(&format!("and.b32 {t}, {mask}, {};", 1u32 << bit));
+            self.line(&format!("setp.ne.u32 {before}, {t}, 0;"));
+            self.line(&format!("and.b32 {t}, {mask}, {};", 2u32 << bit));
+            self.line(&format!("setp.ne.u32 {after}, {t}, 0;"));
+            let (first, last) = (&values[0], &values[values.len() - 1]);
+            for value in &values[1..] {
+                self.line(&format!("@{before} mov.b{bits} {value}, {first};"));
+            }
+            for value in &values[..values.len() - 1] {
+                self.line(&format!("@{after} mov.b{bits} {value}, {last};"));
             }
         }
+        self.label_line(&inside);
     }
 
     /// Thread t writes what it fetched of input field `field` into ring slot
@@ -256,6 +301,7 @@ impl Printer<'_> {
     pub(super) fn put_plane(&mut self, slot: u32, field: u32) {
         let (ring, regs) = self.plane_ring();
         let Some(rounds) = self.ring_fetched.remove(&field) else { return };
+        self.spread_edges(&rounds);
         let bytes = self.program.element.bytes();
         let of_field = self.of_field(field);
         self.comment(&format!("put the fetched plane{of_field} in ring slot (phase + {slot}) mod {}", ring.slots));
