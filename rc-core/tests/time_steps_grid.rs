@@ -239,6 +239,10 @@ fn fused_2d_strips_are_numbered_edge_strips_first() {
                     false => assert!(interior_from.is_none(), "{what}: an edge strip after interior ones"),
                 }
             }
+            // The host's count, which the edges kernel's launch covers, is the prologue's.
+            let strips = tile.strips(boundary, Extent::yx(in_y, in_x), out);
+            assert_eq!(strips.all, tiles_x * bands, "{boundary} T={steps}, {in_y} x {in_x}: strips");
+            assert_eq!(strips.edges, interior_from.unwrap_or(strips.all), "{boundary} T={steps}, {in_y} x {in_x}: edge strips");
         }
     }
 }
@@ -290,7 +294,29 @@ impl Numbering {
         let mut preds: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
         regs.insert(self.warp.clone(), t);
         let value = |regs: &std::collections::HashMap<String, u64>, w: &str| -> u64 { regs.get(w).copied().unwrap_or_else(|| w.parse().unwrap_or_else(|_| panic!("reads {w}"))) };
-        for w in &self.lines {
+        let label = |name: &str| self.lines.iter().position(|w| w[0] == format!("{name}:")).unwrap_or_else(|| panic!("no label {name}"));
+        let mut at = 0;
+        while let Some(w) = self.lines.get(at) {
+            at += 1;
+            // Branches: `bra L`, `@q bra L`, `@!q bra L`; labels end in a colon.
+            if w[0].ends_with(':') {
+                continue;
+            }
+            if w[0] == "bra" {
+                at = label(&w[1]);
+                continue;
+            }
+            if let Some(guard) = w[0].strip_prefix('@') {
+                let (negated, q) = match guard.strip_prefix('!') {
+                    Some(q) => (true, q),
+                    None => (false, guard),
+                };
+                assert_eq!(w[1], "bra", "only branches are predicated in the numbering");
+                if preds[q] != negated {
+                    at = label(&w[2]);
+                }
+                continue;
+            }
             let op: Vec<&str> = w[0].split('.').collect();
             match op[0] {
                 "setp" => {
@@ -312,13 +338,21 @@ impl Numbering {
                     let a = value(&regs, &w[2]);
                     regs.insert(w[1].clone(), a);
                 }
+                // u64 to u32 truncates, u32 to u64 extends (the registers hold the value).
+                "cvt" => {
+                    let a = value(&regs, &w[2]);
+                    regs.insert(w[1].clone(), if op[1] == "u32" { a & 0xffff_ffff } else { a });
+                }
                 name => {
                     let (a, b) = (value(&regs, &w[2]), value(&regs, &w[3]));
                     let result = match name {
                         "add" => a.wrapping_add(b),
                         "sub" => a.wrapping_sub(b),
                         "mul" => a.wrapping_mul(b),
+                        "div" if op[1] == "u32" => u64::from((a as u32).checked_div(b as u32).expect("no division by zero")),
                         "div" => a.checked_div(b).expect("no division by zero"),
+                        "or" => a | b,
+                        "shr" => a >> b,
                         "min" => a.min(b),
                         "max" => a.max(b),
                         "and" => a & b,
