@@ -1,5 +1,5 @@
 //! Fused time steps (issue 18): 1D heat (r = 1) and a 9-tap stencil (r = 4) on 2^26 f32, 2D
-//! 5-point heat on 8192 x 8192 f32 and 3D 7-point heat on 512^3 f32 (the cost model's one step
+//! 5-point heat and a 5-point average on 8192 x 8192 f32 and 3D 7-point heat on 512^3 f32 (the cost model's one step
 //! per launch beside `fuse = 2`), 1000 steps each, per-step effective bandwidth (8 bytes per
 //! element per step / time per step) of the fused kernel against a device-to-device copy and
 //! against rc's one-step kernel, all measured in the same run (CUDA events, median of 20 timed
@@ -82,6 +82,13 @@ heat2d! {
     heat2d_fuse8: (fuse = 8),
     heat2d_fuse12: (fuse = 12),
     heat2d_block64: (max_threads_per_block = 64),
+}
+
+/// A 2D 5-point average (Jacobi), as `#[stencil]` chooses it: a second 2D body, of fewer
+/// operations than heat's, so a change to the fused 2D kernels is timed on both.
+#[stencil(radius = 1, boundary = clamp)]
+fn jacobi2d(w: Window2<f32>) -> f32 {
+    0.2 * (w[(-1, 0)] + w[(0, -1)] + w[(0, 0)] + w[(0, 1)] + w[(1, 0)])
 }
 
 /// 3D 7-point heat, as `#[stencil]` chooses it (one step per launch) and fused.
@@ -243,7 +250,7 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
     let [rows, cols] = options.shape;
     println!("2D: {rows} x {cols}, {} steps", options.steps);
-    let mut stencils = vec![("heat2d 5-pt", heat2d::KERNEL)];
+    let mut stencils = vec![("heat2d 5-pt", heat2d::KERNEL), ("jacobi2d 5-pt", jacobi2d::KERNEL)];
     if options.sweep {
         stencils.extend([
             ("heat2d fuse 4", heat2d_fuse4::KERNEL),

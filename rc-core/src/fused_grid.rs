@@ -37,10 +37,13 @@
 //! Both number the edge strips first, so each kernel's strips fill whole blocks (the PTX
 //! prologue's `fused_strips`), and the edge path's rule along x selects by masks computed once
 //! per strip (`step_rule_masked`): on an H200, 8192 x 8192 heat at T = 10 went from 2.75x to
-//! 3.01x the copy per launch (bench/results/2026-11-24-h200-fused2d3).
+//! 3.01x the copy per launch (bench/results/2026-11-24-h200-fused2d3). The edges kernel is
+//! launched over only its own blocks ([`FusedTile::strips`]) and the numbering divides in 32
+//! bits (3.16x), and the interior path's windows take one register row more, so no new row is
+//! copied (3.34x; bench/results/2026-11-24-h200-heat2d4).
 
 use crate::distribution::vector_access_elements;
-use crate::geometry::Offset;
+use crate::geometry::{Extent, Offset};
 use crate::machine::{Op, Stmt};
 use crate::pattern::{Boundary, Pattern};
 use crate::program::Reg;
@@ -65,8 +68,8 @@ pub const WINDOW_WORDS: u32 = 64;
 
 /// 32-bit words of windows per lane the cost model lets a 2D launch's steps take
 /// ([`crate::auto::steps_per_launch`]). The interior strips run in a kernel of their own
-/// ([`FusedTile::splits`]), so only the interior path's registers count: ptxas (sm_90) gives 2D
-/// heat's interior kernel 124 registers at T = 8 (64 words, 16 warps per SM in blocks of
+/// ([`FusedTile::splits`]), so only the interior path's registers count: ptxas (sm_90) gave 2D
+/// heat's interior kernel (before its windows took `2 * ry + 1` register rows) 124 registers at T = 8 (64 words, 16 warps per SM in blocks of
 /// [`BLOCK_THREADS`]), 146 at T = 10 (80 words) and 166 at T = 12 (96 words, 12 warps). Alone
 /// the interior ran 1.15x faster at T = 12 than at T = 8 (bench/results/2026-11-24-h200-fused2d),
 /// but beside the edge kernel (whose strips grow with T) T = 10 ran 2.73x and 2.64x the copy in
@@ -122,6 +125,42 @@ impl FusedTile {
     pub const fn window_words(&self) -> u32 {
         self.steps * 2 * self.radius_y * self.per_lane * (16 / self.width).div_ceil(4)
     }
+
+    /// The strips of a 2D launch from an input of shape `input` to an output of shape `output`
+    /// under `boundary`, as the PTX prologue numbers them (`fused_strips`: the edge strips
+    /// first): the launch of the edges kernel covers only its own, so no block without one is
+    /// dispatched beside the interior's (2425 of 8192 x 8192 heat's 2528 at T = 10 were).
+    pub fn strips(&self, boundary: Boundary, input: Extent, output: Extent) -> Strips {
+        let [in_x, in_y, out_x, out_y] = [input.along(0), input.along(1), output.along(0), output.along(1)].map(|n| n as u64);
+        let (outputs, rows) = (u64::from(self.outputs), u64::from(self.rows));
+        let (tiles_x, bands) = (out_x.div_ceil(outputs), out_y.div_ceil(rows));
+        // `first..past` of the positions `i` along an axis of `count` tiles whose input
+        // `i * step - before ..+ len` lies in `0..n`.
+        let inside = |count: u64, step: u64, before: u64, len: u64, n: u64| -> (u64, u64) {
+            let first = count.min(before.div_ceil(step));
+            let past = (n + before).checked_sub(len).map_or(0, |room| room / step + 1);
+            (first, past.min(count).max(first))
+        };
+        let lead = u64::from(self.schedule_lead(boundary));
+        let (a, c) = inside(tiles_x, outputs, lead, u64::from(self.elements()), in_x);
+        // Rows not whole vectors: no strip is interior.
+        let c = if in_x % u64::from(self.width) == 0 { c } else { a };
+        let shift = match boundary {
+            Boundary::Valid => 0,
+            _ => self.steps * self.radius_y,
+        };
+        let (p, q) = inside(bands, rows, u64::from(shift), rows + u64::from(2 * self.steps * self.radius_y), in_y);
+        let all = tiles_x * bands;
+        Strips { edges: all - (c - a) * (q - p), all }
+    }
+}
+
+/// How many strips a 2D fused launch computes, and how many of them cross an edge of the input
+/// (the edges kernel's; numbered first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Strips {
+    pub edges: u64,
+    pub all: u64,
 }
 
 /// What the 2D fused program's `distribution` says.
@@ -139,24 +178,36 @@ pub(crate) fn distribution(tile: &FusedTile) -> String {
 /// windows (unrolled: each runs the steps whose rows reach an output), then one iteration per
 /// output row, each storing step `T`'s row.
 ///
-/// Each window holds only the `2 * ry` rows above its step's newest row: step `s` reads them and
+/// Each window holds the `2 * ry` rows above its step's newest row: step `s` reads them and
 /// the row step `s - 1` has just produced (in 1D terms, the row is still in the registers it was
-/// computed in), and then that row takes the registers of the window's oldest, which no later
-/// step reads. The windows' rows are not moved from register to register as the tile moves
-/// down: their registers take the role of their rows in turn, so the loops' bodies are `2 * ry`
-/// iterations, each with the roles turned once more (the iterations left over run after the
-/// loop). Each iteration loads the next one's input row once its own has entered the window, so
-/// the load's latency hides behind the other steps; the last iteration loads none (its row
-/// would lie past the strip).
+/// computed in), and then that row enters the window. On the interior path a window has
+/// `2 * ry + 1` register rows, and the new row enters the one whose row the iteration before
+/// read last (dead since), so ptxas computes it in place: entering the oldest, which the step
+/// reads after the row is computed, every new row was copied (40 of the 373 SASS instructions
+/// of an iteration of 8192 x 8192 heat at T = 10). With the extra row the interior loop runs
+/// 11.9% fewer instructions, and on an H200 2D heat went from 3.16x to 3.34x the copy per
+/// launch, a 5-point average from 4.06x to 4.24x (bench/results/2026-11-24-h200-heat2d4),
+/// although ptxas gives a 5-point sum's interior kernel 146 registers at T = 10 against 128.
+/// The edge path keeps `2 * ry` register rows: with the extra one its kernel took 186 registers
+/// against 174 for heat, and a 5-point sum's spilled under `zero`. The windows' rows are not
+/// moved from register to register as the tile moves down: their registers take the role of
+/// their rows in turn, so the loops' bodies are as many iterations as a window has register
+/// rows, each with the roles turned once more (the iterations left over run after the loop).
+/// Each iteration loads the next one's input row once its own has entered the window, so the
+/// load's latency hides behind the other steps; the last iteration loads none (its row would
+/// lie past the strip).
 pub(crate) fn strip(build: &mut Build, interior: bool) -> Vec<Stmt> {
     let tile = build.tile;
     let fill = 2 * tile.steps * tile.radius_y;
     let mut out = Vec::new();
     let invariant = build.invariants(&mut out);
-    // windows[s][p]: the lane's elements of one of the rows of step s (0: the input) its next step reads.
+    // windows[s][p]: the lane's elements of one of the rows of step s (0: the input) its next
+    // step reads, and on the interior path one more, which the row it produces enters (none
+    // if ry = 0).
     let held = 2 * tile.radius_y;
+    let sets = if held == 0 { 0 } else { held + u32::from(interior) };
     let windows: Vec<Vec<Vec<Reg>>> = (0..tile.steps)
-        .map(|_| (0..held).map(|_| (0..tile.per_lane).map(|_| build.reg(build.body.element())).collect()).collect())
+        .map(|_| (0..sets).map(|_| (0..tile.per_lane).map(|_| build.reg(build.body.element())).collect()).collect())
         .collect();
     let ahead: Vec<Reg> = (0..tile.per_lane).map(|_| build.reg(build.body.element())).collect();
     if fill > 0 {
@@ -164,7 +215,7 @@ pub(crate) fn strip(build: &mut Build, interior: bool) -> Vec<Stmt> {
     }
     build.load_into(0, interior, fill, &ahead, &mut out);
     let strip = Strip { windows: &windows, ahead: &ahead, invariant: &invariant, interior };
-    let period = held.max(1);
+    let period = sets.max(1);
     // Filling, step s's rows above box row s * ry lie outside every output's cone: an
     // iteration whose newest input is box row f runs the steps up to f / (2 * ry) only.
     for f in 0..fill {
@@ -196,13 +247,17 @@ impl Strip<'_> {
     /// One iteration, the tile's output row 0 being its current row: step each window once, the
     /// first from the input row `2 * T * ry` below output row 0 (loaded the iteration before),
     /// load the next (if `next`), store step `T`'s row (if `store`), and move the tile one row
-    /// down. Window row `j` (`0` the oldest) is register row `(j + turn) % (2 * ry)`.
+    /// down. Of a window's `m` register rows, window row `j` (`0` the oldest) is register row
+    /// `(j + turn) % m`, and the new row enters register row `(2 * ry + turn) % m` (the oldest
+    /// where `m` is `2 * ry`).
     fn iteration(&self, build: &mut Build, store: bool, next: bool, turn: u32, steps: u32) -> Vec<Stmt> {
         let (tile, body) = (build.tile, build.body);
         let (invariant, interior) = (self.invariant, self.interior);
         let (t, ry, k) = (tile.steps, tile.radius_y, tile.per_lane as i64);
         let (held, span) = ((2 * ry) as usize, (2 * ry + 1) as usize);
-        let windows: Vec<Vec<Vec<Reg>>> = self.windows.iter().map(|w| (0..held).map(|j| w[(j + turn as usize) % held].clone()).collect()).collect();
+        let sets = self.windows.first().map_or(1, Vec::len).max(1);
+        let windows: Vec<Vec<Vec<Reg>>> = self.windows.iter().map(|w| (0..held).map(|j| w[(j + turn as usize) % sets].clone()).collect()).collect();
+        let free: Vec<Option<&[Reg]>> = self.windows.iter().map(|w| w.get((held + turn as usize) % sets).map(Vec::as_slice)).collect();
         let mut out = Vec::new();
         // Input box row of the newest step-0 row: box rows count from `T * ry` above output row 0.
         let newest = 2 * t * ry;
@@ -253,10 +308,10 @@ impl Strip<'_> {
                 let first = !store;
                 out.push(Stmt::Op(Op::RowRule { row: values.clone(), window: windows[s as usize].clone(), at: centre, first }));
             }
-            // Step s - 1's new row takes the registers of its window's oldest (none if ry = 0),
-            // and the input row's registers take the next row: a value of step s that is still
-            // one of those registers (a body returning a tap) is first copied aside.
-            let (slot, overwritten): (&[Reg], &[Reg]) = match (window.first(), s == 1 && next) {
+            // Step s - 1's new row enters its window's free registers (none if ry = 0), and the
+            // input row's registers take the next row: a value of step s that is still one of
+            // those registers (a body returning a tap) is first copied aside.
+            let (slot, overwritten): (&[Reg], &[Reg]) = match (free[s as usize - 1], s == 1 && next) {
                 (Some(slot), true) => (slot, self.ahead),
                 (Some(slot), false) => (slot, &[]),
                 (None, true) => (&[], self.ahead),
@@ -273,7 +328,7 @@ impl Strip<'_> {
         }
         // The last step run's new row enters its window, which no step reads this iteration.
         if steps < t {
-            if let Some(slot) = windows[steps as usize].first() {
+            if let Some(slot) = free[steps as usize] {
                 out.push(Stmt::Op(Op::Carry(slot.iter().copied().zip(produced.iter().copied()).collect())));
             }
             if steps == 0 && next {

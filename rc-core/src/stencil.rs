@@ -7,10 +7,10 @@ use std::marker::PhantomData;
 
 use crate::body::Body;
 use crate::distribution::Layout;
-use crate::error::{BodyError, Error};
+use crate::error::{BodyError, Error, LengthError};
 use crate::explain::Explanation;
 use crate::geometry::Extent;
-use crate::pattern::Pattern;
+use crate::pattern::{LaunchShape, Pattern};
 use crate::program::WarpProgram;
 use crate::scalar::{Element, Params};
 use crate::strategy::Strategy;
@@ -50,6 +50,9 @@ pub struct Stencil<T: Element, P: Params> {
     fused: Option<FusedKernel>,
     /// Bytes of dynamic shared memory each block of the kernel is launched with (0: none).
     dynamic_shared_bytes: u32,
+    /// The edges kernel of a split 2D fused launch of this tile: its launch covers only the
+    /// edge strips ([`Stencil::launch_shape`]).
+    edges_of: Option<time_steps::FusedTile>,
     _types: PhantomData<fn(T, P) -> T>,
 }
 
@@ -70,7 +73,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
         body: fn() -> Result<Body, BodyError>,
         reference: Reference<T, P>,
     ) -> Stencil<T, P> {
-        Stencil { name, pattern, strategy, layout, ptx, entry, fields, body, reference, fused: None, dynamic_shared_bytes: 0, _types: PhantomData }
+        Stencil { name, pattern, strategy, layout, ptx, entry, fields, body, reference, fused: None, dynamic_shared_bytes: 0, edges_of: None, _types: PhantomData }
     }
 
     /// This handle with its fused kernel: `steps` time steps per launch (the attribute's
@@ -136,10 +139,23 @@ impl<T: Element, P: Params> Stencil<T, P> {
         };
         let launch = Stencil { pattern: tile.launch_pattern(&self.pattern), layout: Layout::RoundRobin, ptx, entry, fused: None, dynamic_shared_bytes: 0, ..*self };
         let kernels = match tile.splits() {
-            true => vec![launch, Stencil { entry: edges, ..launch }],
+            true => vec![launch, Stencil { entry: edges, edges_of: Some(tile).filter(|tile| tile.dims == crate::geometry::Dims::Two), ..launch }],
             false => vec![launch],
         };
         Ok((kernels, tile))
+    }
+
+    /// The launch of this kernel from an input of shape `input` to an output of shape `output`
+    /// ([`Layout::launch_shape`]); the edges kernel of a split 2D fused launch covers only the
+    /// edge strips, which both kernels number first ([`time_steps::FusedTile::strips`]), and
+    /// none where every strip is interior.
+    pub fn launch_shape(&self, input: Extent, output: Extent) -> Result<Option<LaunchShape>, LengthError> {
+        let shape = self.layout.launch_shape(self.strategy, &self.pattern, output)?;
+        let Some(tile) = self.edges_of else { return Ok(Some(shape)) };
+        let edges = tile.strips(self.pattern.boundary(), input, output).edges;
+        let blocks = edges.div_ceil(u64::from(self.pattern.tiles_per_block()));
+        // At most the blocks of all strips, which fit the grid.
+        Ok((blocks > 0).then(|| LaunchShape { blocks: shape.blocks.min(blocks as u32), ..shape }))
     }
 
     /// The annotated function's name.

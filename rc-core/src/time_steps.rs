@@ -282,7 +282,7 @@ impl FusedTile {
 
     /// Input index of tile element 0 is `tile * outputs - schedule_lead`: the lead, less the
     /// halo `valid` leaves out of the output's numbering.
-    fn schedule_lead(&self, boundary: Boundary) -> u32 {
+    pub(crate) fn schedule_lead(&self, boundary: Boundary) -> u32 {
         match boundary {
             Boundary::Valid => self.lead - self.halo(),
             _ => self.lead,

@@ -49,7 +49,7 @@ pub(crate) fn plan<T: Element, P: Params>(
     let output_shape = pattern.check_inputs(input, inputs, stencil.fields(), output_len).map_err(length)?;
     // `check_shapes` made sure the output has exactly this many elements.
     let n_out = output_len;
-    let launch = if n_out == 0 { None } else { Some(stencil.layout().launch_shape(stencil.strategy(), &pattern, output_shape).map_err(length)?) };
+    let launch = if n_out == 0 { None } else { stencil.launch_shape(input, output_shape).map_err(length)? };
     Ok(Plan { input_shape: input, n: input_len, output_shape, n_out, launch, scalars: params.scalars() })
 }
 

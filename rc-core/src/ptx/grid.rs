@@ -288,13 +288,17 @@ impl Printer<'_> {
     }
 
     /// Tiles of `per_tile` along a length `len` (a u64 register): `ceil(len / per_tile)`, by a
-    /// shift where `per_tile` is a power of two (fused kernels divide, as they did).
+    /// shift where `per_tile` is a power of two, else by [`Printer::divide`].
     pub(super) fn tiles(&mut self, len: &str, per_tile: u32) -> String {
         let n = self.a();
         self.line(&format!("add.u64 {n}, {len}, {};", per_tile - 1));
-        match per_tile.is_power_of_two() && self.program.fused.is_none() {
+        match per_tile.is_power_of_two() {
             true => self.line(&format!("shr.u64 {n}, {n}, {};", per_tile.trailing_zeros())),
-            false => self.line(&format!("div.u64 {n}, {n}, {per_tile};")),
+            false => {
+                let by = self.a();
+                self.line(&format!("mov.u64 {by}, {per_tile};"));
+                self.divide(&n, &n, &by);
+            }
         }
         n
     }
@@ -326,13 +330,9 @@ impl Printer<'_> {
 
     /// `dst = a / b` (u64, the same for every lane of the warp): in 32 bits where both fit,
     /// as ptxas prints a 64-bit division as a call of about 67 instructions (two of them were
-    /// 8% of a 2D box r = 4 tile's instructions; a power of two was divided the same way).
-    /// Fused kernels divide in 64 bits as they did (once per strip of many steps).
-    fn divide(&mut self, dst: &str, a: &str, b: &str) {
-        if self.program.fused.is_some() {
-            self.line(&format!("div.u64 {dst}, {a}, {b};"));
-            return;
-        }
+    /// 8% of a 2D box r = 4 tile's instructions; a power of two was divided the same way; the
+    /// fused 2D prologue's seven were ~2% of an interior strip's and most of an empty warp's).
+    pub(super) fn divide(&mut self, dst: &str, a: &str, b: &str) {
         let (wide, small) = (self.a(), self.q());
         let (a32, b32, q32) = (self.t(), self.t(), self.t());
         let (slow, done) = (self.label("divide_wide"), self.label("divided"));

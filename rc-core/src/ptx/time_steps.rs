@@ -438,7 +438,8 @@ impl Printer<'_> {
             let (past, short) = (u(p, "add", &format!("{n}, {before}")), p.q());
             p.line(&format!("setp.lt.u64 {short}, {past}, {len};"));
             p.line(&format!("sub.u64 {past}, {past}, {len};"));
-            p.line(&format!("div.u64 {past}, {past}, {step};"));
+            let by = u(p, "mov", &step.to_string());
+            p.divide(&past, &past, &by);
             p.line(&format!("add.u64 {past}, {past}, 1;"));
             p.line(&format!("selp.u64 {past}, 0, {past}, {short};"));
             p.line(&format!("min.u64 {past}, {past}, {count};"));
@@ -470,20 +471,20 @@ impl Printer<'_> {
         self.line(&format!("selp.u64 {y}, {y}, {band}, {after};"));
         let x = u(self, "mov", tx);
         // Divides t - from by max(by, 1) into band first + quotient, column remainder.
-        let divide = |p: &mut Self, from: &str, by: &str, first: &str| -> (String, String) {
+        let place = |p: &mut Self, from: &str, by: &str, first: &str| -> (String, String) {
             let (e, d, quotient, column) = (u(p, "sub", &format!("{t}, {from}")), u(p, "max", &format!("{by}, 1")), p.a(), p.a());
-            p.line(&format!("div.u64 {quotient}, {e}, {d};"));
+            p.divide(&quotient, &e, &d);
             p.line(&format!("mul.lo.u64 {column}, {quotient}, {d};"));
             p.line(&format!("sub.u64 {column}, {e}, {column};"));
             p.line(&format!("add.u64 {quotient}, {quotient}, {first};"));
             (quotient, column)
         };
         // Edge columns of p..q's bands: the j-th is column j left of a, else j + columns.
-        let (edge_band, j) = divide(self, &outer, &edge_columns, &p);
+        let (edge_band, j) = place(self, &outer, &edge_columns, &p);
         let (right, edge_x) = (self.q(), u(self, "add", &format!("{j}, {columns}")));
         self.line(&format!("setp.ge.u64 {right}, {j}, {a};"));
         self.line(&format!("selp.u64 {edge_x}, {edge_x}, {j}, {right};"));
-        let (interior_band, interior_x) = divide(self, &edges, &columns, &p);
+        let (interior_band, interior_x) = place(self, &edges, &columns, &p);
         self.line(&format!("add.u64 {interior_x}, {interior_x}, {a};"));
         for (from, (by, bx)) in [(&outer, (&edge_band, &edge_x)), (&edges, (&interior_band, &interior_x))] {
             let past = self.q();
