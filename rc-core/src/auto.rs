@@ -135,6 +135,8 @@ pub struct Estimate {
     /// `registers` (the cap of its launch bounds) ptxas spills.
     pub needed_registers: u32,
     pub warps_per_scheduler: f64,
+    /// A 2D tile evaluated input row after input row ([`WarpProgram::evaluates_by_input_rows`]).
+    pub by_input_rows: bool,
     /// SM clocks per output for DRAM, issue (at the occupancy's efficiency) and the data pipe.
     pub dram: f64,
     pub issue: f64,
@@ -298,9 +300,16 @@ pub fn choose_given(pattern: Pattern, given: Given, body: &Body) -> Result<Choic
 /// one-vector tile in the model, it keeps twice the bytes in flight per warp, which an H200
 /// (1.43x an H100's bytes per clock with the same SMs) needs to keep its DRAM busy. Spilling, it
 /// loses: box r = 2 and star r = 4 under 3 blocks (80 registers against the 89 they need) spilled
-/// 256-296 bytes and ran at 0.64 and 0.51 of copy against one vector's 0.77 and 0.78.
+/// 256-296 bytes and ran at 0.64 and 0.51 of copy against one vector's 0.77 and 0.78. Not a tile
+/// evaluated input row after input row (a large box): its halo rows keep L2, not DRAM, busy, and
+/// two vectors did not help there (box r = 2 under 3 blocks 0.82 of copy against one vector's
+/// 0.89 under 4, bench/results/2026-11-24-h200-grid2d4, call 1).
 fn wide_2d(pattern: Pattern, e: &Estimate, vector: u32) -> bool {
-    pattern.dims() == Dims::Two && e.outputs_per_thread == 2 * vector && e.warps_per_scheduler * 4.0 >= WIDE_2D_WARPS && e.needed_registers <= e.registers
+    pattern.dims() == Dims::Two
+        && e.outputs_per_thread == 2 * vector
+        && e.warps_per_scheduler * 4.0 >= WIDE_2D_WARPS
+        && e.needed_registers <= e.registers
+        && !e.by_input_rows
 }
 
 /// The staged-plane tile ([`Layout::Planes`]) for a 3D stencil that reaches
@@ -605,6 +614,7 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         registers: estimate,
         needed_registers: needed_registers(program, slack(program)),
         warps_per_scheduler,
+        by_input_rows: program.evaluates_by_input_rows(),
         // Every input field read once, the output written once.
         dram: (program.fields + 1) as f64 * bytes / DRAM_BYTES_PER_CLOCK / dram_efficiency.max(1e-3),
         // Per thread: a hardware warp issues each instruction once for its 32 threads,
