@@ -91,12 +91,12 @@ const MAX_BOUND_BLOCKS: u32 = 4;
 /// r = 4 and the 3D r = 2 tiles ran faster so (0.31 -> 0.49, 0.46 -> 0.64, 0.24 -> 0.31 of
 /// copy), spilling a few bytes.
 const BOUNDED_REGISTER_EXCESS: f64 = 1.25;
-/// Warps per SM from which a 2D tile of two vectors per thread beats one vector ([`wide_2d`]).
-/// On an H200 (bench/results/2026-11-24-h200-grid2d, warps stacked along y, f32 8192^2, one
-/// run), two vectors under 4 or 3 blocks of 8 warps ran at 0.93 / 0.87 / 0.87 of copy for star
-/// r = 1, box r = 1, star r = 2 against one vector's 0.86 / 0.85 / 0.81; under 2 blocks (star
-/// r = 4, box r = 2) 0.80 against 0.78 and 0.77, within what one run tells apart, and on an
-/// H100 star r = 4 lost 4% so (bench/results/2026-11-24-h100-session3).
+/// Warps per SM a 2D tile of two vectors per thread is bounded to keep where it can
+/// ([`wide_bounds`]). Two vectors are a candidate, not a preference: on an H200
+/// (bench/results/2026-11-24-h200-grid2d4, call 3, f32 8192^2), once interior tiles stored
+/// without row tests, one vector under 4 blocks ran at 0.97 to 0.98 of the roofline for star
+/// r = 1, box r = 1, star r = 2 against two vectors' 0.92 to 0.95, and f64 star r = 1 at 0.99
+/// against 0.97 (with the tests, bench/results/2026-11-24-h200-grid2d, two vectors had won).
 const WIDE_2D_WARPS: f64 = 24.0;
 /// The radius along y or z from which a 3D stencil gets staged planes ([`staged_planes`]): every
 /// 3D stencil that reaches along y or z.
@@ -268,16 +268,14 @@ pub fn choose_given(pattern: Pattern, given: Given, body: &Body) -> Result<Choic
         // DRAM-bound: the candidates that are too differ by what the model does not see. In 2D
         // and 3D the fewest outputs per thread among them first: there the register estimate
         // runs short of ptxas' count, and the larger tile is the one that spills (3D star r = 2
-        // with 8 outputs per thread under two blocks: 620 bytes, 0.45 of copy against 0.645).
-        // In 2D two vectors per thread first where their bounds keep [`WIDE_2D_WARPS`] warps
-        // per SM ([`wide_2d`]).
+        // with 8 outputs per thread under two blocks: 620 bytes, 0.45 of copy against 0.645;
+        // 2D, [`WIDE_2D_WARPS`]).
         Some(f) if f.bound() == Bound::Dram => estimates
             .iter()
             .filter(|e| e.cycles() <= f.cycles() * (1.0 + TIE))
             .min_by(|a, b| {
                 let (pressure, outputs) = (a.pressure().total_cmp(&b.pressure()), a.outputs_per_thread.cmp(&b.outputs_per_thread));
-                let wide = wide_2d(pattern, b, one_vector).cmp(&wide_2d(pattern, a, one_vector));
-                if grid { wide.then(outputs).then(pressure) } else { pressure.then(outputs) }
+                if grid { outputs.then(pressure) } else { pressure.then(outputs) }
             })
             .cloned(),
         other => other,
@@ -295,16 +293,6 @@ pub fn choose_given(pattern: Pattern, given: Given, body: &Body) -> Result<Choic
     let pattern = pattern.with_launch_bounds_unchecked(pattern.threads_per_block(), best.min_blocks_per_sm);
     estimates.sort_by(|a, b| a.cycles().total_cmp(&b.cycles()));
     Ok(Choice { layout: best.layout, pattern, estimates })
-}
-
-/// Whether `e` is a 2D tile of two vectors per thread along x whose launch bounds keep
-/// [`WIDE_2D_WARPS`] warps per SM or more and still hold its registers: DRAM-bound as the
-/// one-vector tile in the model, it keeps twice the bytes in flight per warp, which an H200
-/// (1.43x an H100's bytes per clock with the same SMs) needs to keep its DRAM busy. Spilling, it
-/// loses: box r = 2 and star r = 4 under 3 blocks (80 registers against the 89 they need) spilled
-/// 256-296 bytes and ran at 0.64 and 0.51 of copy against one vector's 0.77 and 0.78.
-fn wide_2d(pattern: Pattern, e: &Estimate, vector: u32) -> bool {
-    pattern.dims() == Dims::Two && e.outputs_per_thread == 2 * vector && e.warps_per_scheduler * 4.0 >= WIDE_2D_WARPS && e.needed_registers <= e.registers
 }
 
 /// The staged-plane tile ([`Layout::Planes`]) for a 3D stencil that reaches

@@ -503,6 +503,42 @@ fn two_d_boxes_evaluate_input_row_after_input_row() {
     assert!(!program.evaluates_by_input_rows());
 }
 
+/// A 2D tile whose loads lie inside the input stores its rows as vectors without testing
+/// them: every output it computes exists (under `valid` where the rows it trims along x keep
+/// vectors aligned: 2 r_x a multiple of 4). Under `valid` at r_x = 1 the rows keep their tests.
+/// The emulation equals the reference either way, on shapes whose rows are and are not aligned.
+#[test]
+fn interior_2d_tiles_store_without_row_tests_where_every_output_exists() {
+    use rc_core::machine::{Stmt, TileTest};
+    fn row_tests(stmts: &[Stmt]) -> usize {
+        stmts
+            .iter()
+            .map(|s| match s {
+                Stmt::Branch { test: TileTest::Whole { .. }, taken, fallback } => 1 + row_tests(taken) + row_tests(fallback),
+                Stmt::Branch { taken, fallback, .. } => row_tests(taken) + row_tests(fallback),
+                Stmt::Loop { body, .. } => row_tests(body),
+                Stmt::Op(_) => 0,
+            })
+            .sum()
+    }
+    for (radius, boundary, tested) in [
+        (Radius::yx(2, 2), Boundary::Clamp, false),
+        (Radius::yx(1, 1), Boundary::Wrap, false),
+        (Radius::yx(1, 2), Boundary::Valid, false),
+        (Radius::yx(2, 1), Boundary::Valid, true),
+    ] {
+        let body = weighted(radius, &taps(radius, false));
+        let pattern = Pattern::grid(radius, 32, 4, 4, 1, boundary).expect("valid");
+        let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
+        let [Stmt::Branch { test: TileTest::Inside { .. }, taken, fallback }] = program.machine.body.as_slice() else {
+            panic!("{pattern}: one interior test, got {:?}", program.machine.body)
+        };
+        assert_eq!(row_tests(taken), if tested { 4 } else { 0 }, "{pattern}");
+        assert_eq!(row_tests(fallback), 4, "{pattern}");
+        check(&body, pattern, Strategy::RegisterCache, Layout::Window(4), &[Extent::yx(13, 256), Extent::yx(9, 258), Extent::yx(20, 131)]);
+    }
+}
+
 /// A 3D tile of several planes streams them in a loop, and what it carries from one step to
 /// the next is partial results: for a weighted box of radius 1 summed plane after plane, two
 /// partial sums per output (after the first plane and after the second), and no input row.

@@ -24,7 +24,8 @@ impl Machine {
     ///   loading the whole cache first kept a window of 2r + V registers live at once, and the
     ///   occupancy too low to hide memory latency. A 2D tile of a large box evaluates input row
     ///   after input row ([`WarpProgram::evaluates_by_input_rows`]). Stores go last, as vectors where the
-    ///   whole tile's outputs exist;
+    ///   whole tile's outputs exist (on a 2D interior tile without a test where its loads being
+    ///   inside implies it, [`Lowering::inside_stores_whole`]);
     /// - staged windows: the stage, then the body with each window vector read from shared
     ///   memory just before its first reader (the stage applied the boundary rule), then the
     ///   stores as above.
@@ -67,21 +68,22 @@ impl Machine {
     }
 }
 
-/// How many times fewer values a 2D tile's input-row order must keep live than the program's
-/// order for the tile to take it ([`Lowering::input_row_order`]). On an H200 (bench/results/
-/// 2026-11-24-h200-grid2d2, call 1, f32 8192^2): box r = 4 tiles keep 3.5 to 4.9 times fewer
-/// and ran faster (the default tile 0.47 of copy against 0.43; ptxas spilled 40 bytes at 64
-/// registers instead of 112 at 128); box r = 2 (1.5 to 2.2 times fewer) ran as fast either way
-/// (0.80 best); star r = 4 (1.5 to 2.3) ran slower, its centre row live until its last arm's
-/// row: with two vectors under 3 blocks ptxas spilled 492 bytes, 0.71 of copy against 0.78.
-const ROW_ORDER_GAIN: usize = 3;
+/// How many times fewer values a 2D box tile's input-row order must keep live than the
+/// program's order for the tile to take it ([`Lowering::input_row_order`]). On an H200 (f32
+/// 8192^2): box r = 4 tiles keep 3.5 to 4.9 times fewer and ran faster (the default tile 0.47 of
+/// copy against 0.43, bench/results/2026-11-24-h200-grid2d2, call 1); box r = 2 (1.48 for the
+/// default tile) ran at 0.89 against 0.87 under 4 blocks, 0.87 against 0.86 under 3
+/// (bench/results/2026-11-24-h200-grid2d4, call 1); box r = 1 (1.1 to 1.4) as fast either way
+/// (grid2d2). Stars keep the program's order whatever their gain: star r = 4 (1.5 to 2.3) ran
+/// slower, its centre row live until its last arm's row (grid2d2), star r = 2 with two vectors
+/// 0.88 against 0.92 (grid2d4, call 1).
+const ROW_ORDER_GAIN: f64 = 1.4;
 
 impl WarpProgram {
     /// Whether the machine program evaluates the tile input row after input row (each input
     /// row added to every output row that reads it, then dropped) instead of output row after
-    /// output row: a 2D tile whose input-row order keeps at most a third of the values live
-    /// that the program's order keeps on its boundary path (box r = 4 tiles, 3.5 to 4.9 times
-    /// fewer; measured on an H200 in bench/results/2026-11-24-h200-grid2d2).
+    /// output row: a 2D box tile whose input-row order keeps [`ROW_ORDER_GAIN`] times fewer
+    /// values live than the program's order keeps on its boundary path (box r = 2 and 4).
     pub fn evaluates_by_input_rows(&self) -> bool {
         if self.ring.is_some() || self.staged || self.vector == 1 {
             return false;
@@ -323,7 +325,7 @@ impl Lowering<'_> {
         let rest = &self.evaluation_order(&loads, &instrs[loads.len()..]);
         let segments = row_segments(rest, self.program.pattern.outputs_per_thread());
         let Some(last) = loads.iter().map(|l| l.at.element(l.lanes.1 - 1)).max() else {
-            return self.stream(Vec::new(), self.path(&segments, PendingLoads::new(Vec::new())));
+            return self.stream(Vec::new(), self.path(&segments, PendingLoads::new(Vec::new()), false));
         };
         let vectors = |loads: &[CacheLoad]| -> Vec<LoadRun> {
             let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: l.lanes, field: l.field, row: l.row }).collect();
@@ -341,15 +343,31 @@ impl Lowering<'_> {
         // which loads its newest plane first: placed before their readers, its element-wise
         // loads and their addresses made ptxas keep more registers for the whole kernel (168
         // against 130 for a 3D box of radius 1).
-        let arm = |accesses: &MakeLoads<'_>, plane_first: bool| {
-            let step = match plane_first && self.program.pipeline.is_some() {
-                true => [placed(accesses(&loads)), self.path(&segments, PendingLoads::new(Vec::new()))].concat(),
-                false => self.path(&segments, PendingLoads::new(accesses(&loads))),
+        let arm = |accesses: &MakeLoads<'_>, interior: bool| {
+            let step = match !interior && self.program.pipeline.is_some() {
+                true => [placed(accesses(&loads)), self.path(&segments, PendingLoads::new(Vec::new()), false)].concat(),
+                false => self.path(&segments, PendingLoads::new(accesses(&loads)), interior && self.inside_stores_whole(last + 1)),
             };
             self.stream(self.prologue(&loads, rest, accesses), step)
         };
-        let (fallback, taken) = (arm(&singles, true), arm(&vectors, false));
+        let (fallback, taken) = (arm(&singles, false), arm(&vectors, true));
         vec![Stmt::Branch { test: TileTest::Inside { elements: last + 1 }, taken, fallback }]
+    }
+
+    /// Whether every output of a one-step 2D tile whose loads (`elements` from its lead on)
+    /// lie inside the input exists, in rows a whole number of vectors long, so its interior
+    /// path stores vectors without testing each row ([`TileTest::Whole`]): along y the input
+    /// box holds the output rows' windows; along x the loads reach `2 (r - shift)` past the
+    /// tile's last output (the output is `2r` shorter under `valid`), which must keep rows
+    /// aligned. 1D and 3D tiles keep the tests (their PTX stays as it was).
+    fn inside_stores_whole(&self, elements: u32) -> bool {
+        let pattern = self.program.pattern;
+        let (r, shift) = (pattern.radius().along_x(), pattern.shift());
+        let trimmed = 2 * (r - shift);
+        pattern.dims() == Dims::Two
+            && self.program.pipeline.is_none()
+            && elements >= self.program.schedule.lead + pattern.tile_outputs() + trimmed
+            && trimmed % self.width == 0
     }
 
     /// The order a 2D tile evaluates its outputs in: the program's (output row after output
@@ -358,11 +376,12 @@ impl Lowering<'_> {
         self.input_row_order(loads, rest).unwrap_or_else(|| rest.to_vec())
     }
 
-    /// `rest` input row after input row ([`by_input_rows`]), for a 2D tile that keeps at most
-    /// 1 / [`ROW_ORDER_GAIN`] of the values live so on the boundary path that it keeps in the
-    /// program's order (a box's rows then die once every output row has added them, instead of
-    /// staying live for the next output row). The same operations either way, so the results
-    /// are the same bits. `None` for 1D and 3D tiles, streaming tiles and the others.
+    /// `rest` input row after input row ([`by_input_rows`]), for a 2D tile whose input rows
+    /// all load as many values (a box's) and that keeps at most 1 / [`ROW_ORDER_GAIN`] of the
+    /// values live so on the boundary path that it keeps in the program's order (a box's rows
+    /// then die once every output row has added them, instead of staying live for the next
+    /// output row). The same operations either way, so the results are the same bits. `None`
+    /// for 1D and 3D tiles, streaming tiles and the others.
     fn input_row_order(&self, loads: &[CacheLoad], rest: &[Instr]) -> Option<Vec<Instr>> {
         let program = self.program;
         if program.pattern.dims() != Dims::Two || program.pipeline.is_some() {
@@ -371,10 +390,14 @@ impl Lowering<'_> {
         let by_rows = by_input_rows(loads, rest);
         let peak = |order: &[Instr]| {
             let segments = row_segments(order, program.pattern.outputs_per_thread());
-            let body = self.path(&segments, PendingLoads::new(singles(loads)));
+            let body = self.path(&segments, PendingLoads::new(singles(loads)), false);
             peak_live(&Machine { body, ..Machine::default() })
         };
-        (by_rows != rest && ROW_ORDER_GAIN * peak(&by_rows) <= peak(rest)).then_some(by_rows)
+        // A star's off-centre rows load one value per output, which the program's order keeps
+        // live only briefly.
+        let loaded = |row: u32| loads.iter().filter(|l| l.row == row).count();
+        let box_rows = (1..program.pattern.input_rows()).all(|row| loaded(row) == loaded(0));
+        (box_rows && by_rows != rest && ROW_ORDER_GAIN * peak(&by_rows) as f64 <= peak(rest) as f64).then_some(by_rows)
     }
 
     /// A pipelined tile's first steps, before its loop: step `k` loads plane `k` of the first
@@ -415,9 +438,10 @@ impl Lowering<'_> {
         prologue
     }
 
-    /// One tile path: each output row with its loads placed and then its stores; the loads
-    /// still owed before the last row's stores.
-    fn path(&self, segments: &[RowSegment], mut pending: PendingLoads) -> Vec<Stmt> {
+    /// One tile path: each output row with its loads placed and then its stores (vectors
+    /// without a test where `whole` says every output exists); the loads still owed before the
+    /// last row's stores.
+    fn path(&self, segments: &[RowSegment], mut pending: PendingLoads, whole: bool) -> Vec<Stmt> {
         let mut body = Vec::new();
         for (k, segment) in segments.iter().enumerate() {
             body.extend(self.place(&segment.rest, Some(&mut pending)));
@@ -430,7 +454,10 @@ impl Lowering<'_> {
             }
             // A pipelined step's stages of later planes come after its last store.
             if !segment.stores.is_empty() {
-                body.push(self.stores(&segment.stores, segment.row));
+                match self.stores(&segment.stores, segment.row) {
+                    Stmt::Branch { taken, .. } if whole => body.extend(taken),
+                    stores => body.push(stores),
+                }
             }
         }
         body
@@ -456,7 +483,7 @@ impl Lowering<'_> {
             (dsts.clone(), vec![Op::ReadStage { dsts, first_cache: run[0].cache, at: run[0].at, field: run[0].field }])
         });
         let segments = row_segments(&rest, self.program.pattern.outputs_per_thread());
-        body.extend(self.path(&segments, PendingLoads::new(vectors.collect())));
+        body.extend(self.path(&segments, PendingLoads::new(vectors.collect()), false));
         body
     }
 
@@ -489,7 +516,7 @@ impl Lowering<'_> {
         }
         body.push(op(Op::BlockBarrier));
         let mut step: Vec<Stmt> = fields.clone().map(|field| op(Op::FetchPlane { plane: ring.slots, field })).collect();
-        step.extend(self.path(&segments, PendingLoads::new(reads.collect())));
+        step.extend(self.path(&segments, PendingLoads::new(reads.collect()), false));
         step.push(op(Op::BlockBarrier));
         step.extend(fields.map(|field| op(Op::PutPlane { slot: 0, field })));
         step.extend([op(Op::BlockBarrier), op(Op::TurnRing), op(Op::Advance)]);
