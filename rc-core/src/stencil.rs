@@ -155,7 +155,8 @@ impl<T: Element, P: Params> Stencil<T, P> {
         let edges = tile.strips(self.pattern.boundary(), input, output).edges;
         let blocks = edges.div_ceil(u64::from(self.pattern.tiles_per_block()));
         // At most the blocks of all strips, which fit the grid.
-        Ok((blocks > 0).then(|| LaunchShape { blocks: shape.blocks.min(blocks as u32), ..shape }))
+        let blocks = u32::try_from(blocks).map_or(shape.blocks, |blocks| shape.blocks.min(blocks));
+        Ok((blocks > 0).then_some(LaunchShape { blocks, ..shape }))
     }
 
     /// The annotated function's name.
