@@ -373,7 +373,8 @@ impl WarpProgram {
 /// every move's destination loaded), in one of two buffers by the exchange's parity (so the
 /// next exchange's stores cannot overwrite what a slower warp has yet to load), each buffer
 /// `slots` elements per hardware warp (the longest run); after both buffers, two slots for the
-/// boundary rule's edge values, broadcast to the block.
+/// boundary rule's edge values, broadcast to the block. A slot holds a register as the step
+/// keeps it (a bf16 element computes widened to 32 bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockExchange {
     pub warps: u32,
@@ -382,8 +383,30 @@ pub struct BlockExchange {
 }
 
 impl BlockExchange {
+    /// The most bytes one shared-memory access of an exchange moves.
+    const VECTOR_BYTES: u32 = 16;
+
     pub fn of(tile: &FusedTile, body: &[Stmt], element: ScalarType) -> BlockExchange {
-        BlockExchange { warps: tile.warp / 32, slots: longest_neighbour_run(body).max(1), element_bytes: element.bytes() }
+        BlockExchange { warps: tile.warp / 32, slots: longest_neighbour_run(body).max(1), element_bytes: element.register_bits() / 8 }
+    }
+
+    /// The accesses an exchange whose moves come from `sides` (in slot order) stores and loads
+    /// with, as `(first slot, slots)`: each access one side's consecutive slots, as many as one
+    /// aligned vector takes (4, 2 or 1, at most 16 bytes), so the edge lanes store and load
+    /// their neighbours' edges in a few predicated vector accesses (the 9-tap's 8 moves in 2 of
+    /// each, where 8 scalar ones made ptxas branch around them). A vector starts at a multiple
+    /// of its slots in a buffer whose every warp's region is a multiple of them too.
+    pub fn accesses(&self, sides: &[Side]) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        let mut slot = 0;
+        while slot < sides.len() {
+            let same = sides[slot..].iter().take_while(|&&side| side == sides[slot]).count() as u32;
+            let fits = |width: u32| width * self.element_bytes <= BlockExchange::VECTOR_BYTES && self.slots % width == 0 && slot as u32 % width == 0;
+            let width = [4, 2, 1].into_iter().find(|&width| width <= same && fits(width)).unwrap_or(1);
+            out.push((slot as u32, width));
+            slot += width as usize;
+        }
+        out
     }
 
     /// Byte offset of slot `slot` of hardware warp `warp` in buffer `parity`.

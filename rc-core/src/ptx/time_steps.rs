@@ -86,22 +86,34 @@ impl Printer<'_> {
             (exchange.first.clone(), exchange.last.clone(), exchange.from_before.clone(), exchange.from_after.clone());
         let ty = format!("b{}", self.program.element.info().register_bits);
         self.comment(&format!("block tile: the warps' edges through shared memory, buffer {parity}"));
-        for (slot, &(_, src, from)) in moves.iter().enumerate() {
-            let at = layout.offset(parity, 0, slot as u32);
-            let lane = match from {
+        let sides: Vec<Side> = moves.iter().map(|&(_, _, from)| from).collect();
+        let accesses = layout.accesses(&sides);
+        // `{a, b}` for a vector access, `a` for one element.
+        let operand = |regs: Vec<String>| match regs.len() {
+            1 => regs.concat(),
+            _ => format!("{{{}}}", regs.join(", ")),
+        };
+        let vector = |width: u32| if width > 1 { format!(".v{width}") } else { String::new() };
+        for &(slot, width) in &accesses {
+            let range = slot as usize..(slot + width) as usize;
+            let at = layout.offset(parity, 0, slot);
+            let lane = match sides[slot as usize] {
                 Side::Before => &last,
                 Side::After => &first,
             };
-            self.line(&format!("@{lane} st.shared.{ty} [{own}+{at}], {};", self.reg(src)));
+            let srcs = operand(moves[range].iter().map(|&(_, src, _)| self.reg(src)).collect());
+            self.line(&format!("@{lane} st.shared{}.{ty} [{own}+{at}], {srcs};", vector(width)));
         }
         self.line("bar.sync 0;");
-        for (slot, &(dst, _, from)) in moves.iter().enumerate() {
-            let at = layout.offset(parity, 0, slot as u32);
-            let (lane, warp) = match from {
+        for &(slot, width) in &accesses {
+            let range = slot as usize..(slot + width) as usize;
+            let at = layout.offset(parity, 0, slot);
+            let (lane, warp) = match sides[slot as usize] {
                 Side::Before => (&from_before, &before),
                 Side::After => (&from_after, &after),
             };
-            self.line(&format!("@{lane} ld.shared.{ty} {}, [{warp}+{at}];", self.reg(dst)));
+            let dsts = operand(moves[range].iter().map(|&(dst, _, _)| self.reg(dst)).collect());
+            self.line(&format!("@{lane} ld.shared{}.{ty} {dsts}, [{warp}+{at}];", vector(width)));
         }
     }
 
