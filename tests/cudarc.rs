@@ -244,6 +244,94 @@ fn edge_bf16(w: Window<half::bf16>) -> half::bf16 {
     (w[1] - w[-1]).max(half::bf16::ZERO)
 }
 
+/// 16-bit block tiles of fused steps: their warps swap edges through shared memory in vector
+/// accesses (f16: 4 of 2 bytes; bf16 computes in 32-bit registers, so its slots are 4 bytes).
+#[stencil(radius = 4, boundary = clamp, fuse = 6)]
+fn nine_f16(w: Window<half::f16>) -> half::f16 {
+    let c = half::f16::from_f32(0.125);
+    (w[-4] + w[-3] + w[-2] + w[-1] + w[0] + w[1] + w[2] + w[3] + w[4]) * c
+}
+
+#[stencil(radius = 3, boundary = zero, fuse = 5)]
+fn seven_bf16(w: Window<half::bf16>) -> half::bf16 {
+    let c = half::bf16::from_f32(0.25);
+    (w[-3] + w[3]) * c + (w[-2] + w[2]) * c + (w[-1] + w[0] + w[1]) * c
+}
+
+/// 16-bit fused steps beside block tiles: 1D warp tiles (a block of 96 threads) and a 2D grid,
+/// each with its boundary rule applied inside the fused kernel. (A 3D stencil over 16-bit
+/// elements fits one step per launch: `fuse = 2` is refused at compile time.)
+#[stencil(radius = 2, boundary = valid, fuse = 4, max_threads_per_block = 96)]
+fn five_f16_warps(w: Window<half::f16>) -> half::f16 {
+    (w[-2] + w[-1] + w[0] + w[1] + w[2]) * half::f16::from_f32(0.1875)
+}
+
+#[stencil(radius = 1, boundary = clamp, fuse = 3)]
+fn heat2d_f16(w: Window2<half::f16>) -> half::f16 {
+    let quarter = half::f16::from_f32(0.25);
+    w[(0, 0)] + quarter * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - half::f16::from_f32(4.0) * w[(0, 0)])
+}
+
+#[test]
+fn sixteen_bit_fused_steps_in_warp_tiles_and_grids_equal_run_cpu_steps() {
+    use half::f16;
+    let gpu = gpu("sixteen_bit_fused_steps_in_warp_tiles_and_grids_equal_run_cpu_steps");
+    let data: Vec<f16> = rc::testdata::awkward(9_001, 9);
+    for steps in [1, 3, 4, 9] {
+        let mut want = vec![f16::ZERO; data.len() - 4 * steps];
+        five_f16_warps::run_cpu_steps(&data, &mut want, steps).expect("reference");
+        let mut emulated = vec![f16::ZERO; want.len()];
+        five_f16_warps::emulate_steps(&data, &mut emulated, steps).expect("emulation");
+        assert_eq!(rc::testdata::first_difference(&emulated, &want), None, "f16 warp tiles emulated, {steps} steps");
+        if gpu.is_some() {
+            let got = rc::runtime::run_steps_cudarc(&five_f16_warps::KERNEL, &[&data], steps, ()).expect("runs");
+            assert_eq!(rc::testdata::first_difference(&got, &want), None, "f16 warp tiles, {steps} steps");
+        }
+    }
+    let shape = [67, 301];
+    let data: Vec<f16> = rc::testdata::awkward(shape[0] * shape[1], 10);
+    for steps in [1, 2, 3, 7] {
+        let mut want = vec![f16::ZERO; data.len()];
+        heat2d_f16::run_cpu_steps(&data, shape, &mut want, steps).expect("reference");
+        let mut emulated = vec![f16::ZERO; want.len()];
+        heat2d_f16::emulate_steps(&data, shape, &mut emulated, steps).expect("emulation");
+        assert_eq!(rc::testdata::first_difference(&emulated, &want), None, "f16 2D emulated, {steps} steps");
+        if gpu.is_some() {
+            let got = rc::runtime::run_steps_cudarc_grid(&heat2d_f16::KERNEL, &[&data], shape, steps, ()).expect("runs");
+            assert_eq!(rc::testdata::first_difference(&got, &want), None, "f16 2D, {steps} steps");
+        }
+    }
+}
+
+#[test]
+fn sixteen_bit_block_tiles_of_fused_steps_equal_run_cpu_steps() {
+    use half::{bf16, f16};
+    // The emulation runs without a GPU too (the skip message notwithstanding); the launches need one.
+    let gpu = gpu("sixteen_bit_block_tiles_of_fused_steps_equal_run_cpu_steps");
+    let data: Vec<f16> = rc::testdata::awkward(70_001, 7);
+    for steps in [1, 5, 6, 7, 13, 40] {
+        let (mut want, mut emulated) = (vec![f16::ZERO; data.len()], vec![f16::ZERO; data.len()]);
+        nine_f16::run_cpu_steps(&data, &mut want, steps).expect("reference");
+        nine_f16::emulate_steps(&data, &mut emulated, steps).expect("emulation");
+        assert_eq!(rc::testdata::first_difference(&emulated, &want), None, "f16 r = 4 emulated, {steps} steps");
+        if gpu.is_some() {
+            let got = rc::runtime::run_steps_cudarc(&nine_f16::KERNEL, &[&data], steps, ()).expect("runs");
+            assert_eq!(rc::testdata::first_difference(&got, &want), None, "f16 r = 4, {steps} steps");
+        }
+    }
+    let data: Vec<bf16> = rc::testdata::awkward(50_003, 8);
+    for steps in [1, 4, 5, 6, 11, 33] {
+        let (mut want, mut emulated) = (vec![bf16::ZERO; data.len()], vec![bf16::ZERO; data.len()]);
+        seven_bf16::run_cpu_steps(&data, &mut want, steps).expect("reference");
+        seven_bf16::emulate_steps(&data, &mut emulated, steps).expect("emulation");
+        assert_eq!(rc::testdata::first_difference(&emulated, &want), None, "bf16 r = 3 emulated, {steps} steps");
+        if gpu.is_some() {
+            let got = rc::runtime::run_steps_cudarc(&seven_bf16::KERNEL, &[&data], steps, ()).expect("runs");
+            assert_eq!(rc::testdata::first_difference(&got, &want), None, "bf16 r = 3, {steps} steps");
+        }
+    }
+}
+
 #[test]
 fn sixteen_bit_stencils_launch_and_run_through_cudarc_bit_for_bit() {
     use half::{bf16, f16};

@@ -196,21 +196,28 @@ impl Printer<'_> {
                 s
             }
         };
-        let (d, s) = (self.reg(dst), self.reg(src));
-        if self.program.reg_type(dst).register_bits() == 16 {
-            // A 16-bit register travels in the low half of a 32-bit word.
-            let (word, got, high) = (self.t(), self.t(), self.h());
-            self.line(&format!("mov.b32 {word}, {{{s}, {s}}};"));
-            self.line(&format!("shfl.sync.idx.b32 {got}, {word}, {source}, {c}, 0xffffffff;"));
-            self.line(&format!("mov.b32 {{{d}, {high}}}, {got};"));
-        } else if self.program.element.words() == 2 {
-            let (lo, hi, lo2, hi2) = (self.t(), self.t(), self.t(), self.t());
-            self.line(&format!("mov.b64 {{{lo}, {hi}}}, {s};"));
-            self.line(&format!("shfl.sync.idx.b32 {lo2}, {lo}, {source}, {c}, 0xffffffff;"));
-            self.line(&format!("shfl.sync.idx.b32 {hi2}, {hi}, {source}, {c}, 0xffffffff;"));
-            self.line(&format!("mov.b64 {d}, {{{lo2}, {hi2}}};"));
-        } else {
-            self.line(&format!("shfl.sync.idx.b32 {d}, {s}, {source}, {c}, 0xffffffff;"));
+        let (d, s, bits) = (self.reg(dst), self.reg(src), self.program.reg_type(dst).register_bits());
+        self.shfl("idx", &d, &s, &source, c, bits);
+    }
+
+    /// `shfl.sync.{mode}` of a register of `bits` bits from `s` into `d`: a 32-bit word as it
+    /// is, a 16-bit register in the low half of one, a 64-bit register as two.
+    pub(super) fn shfl(&mut self, mode: &str, d: &str, s: &str, b: &str, c: u32, bits: u32) {
+        match bits {
+            16 => {
+                let (word, got, high) = (self.t(), self.t(), self.h());
+                self.line(&format!("mov.b32 {word}, {{{s}, {s}}};"));
+                self.line(&format!("shfl.sync.{mode}.b32 {got}, {word}, {b}, {c}, 0xffffffff;"));
+                self.line(&format!("mov.b32 {{{d}, {high}}}, {got};"));
+            }
+            64 => {
+                let (lo, hi, lo2, hi2) = (self.t(), self.t(), self.t(), self.t());
+                self.line(&format!("mov.b64 {{{lo}, {hi}}}, {s};"));
+                self.line(&format!("shfl.sync.{mode}.b32 {lo2}, {lo}, {b}, {c}, 0xffffffff;"));
+                self.line(&format!("shfl.sync.{mode}.b32 {hi2}, {hi}, {b}, {c}, 0xffffffff;"));
+                self.line(&format!("mov.b64 {d}, {{{lo2}, {hi2}}};"));
+            }
+            _ => self.line(&format!("shfl.sync.{mode}.b32 {d}, {s}, {b}, {c}, 0xffffffff;")),
         }
     }
 

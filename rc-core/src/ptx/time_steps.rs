@@ -1,7 +1,7 @@
 //! Printing what fused time steps add ([`crate::time_steps`]): the neighbour lanes' edges by
 //! `shfl.sync.up`/`down`, the boundary rule after each step, the stores of the tile's centre.
 
-use super::types::{immediate, ptx_type};
+use super::types::{bits_type, immediate};
 use super::{Printer, LANE, N, N_MINUS_1, N_OUT, OUTPUT, SHARED_TILE, TID, TILE_START};
 use crate::machine::{Op, Side, Stmt, TileTest};
 use crate::pattern::Boundary;
@@ -142,15 +142,7 @@ impl Printer<'_> {
         };
         self.comment(&format!("step: {what} edge element"));
         let (d, s) = (self.reg(dst), self.reg(src));
-        if self.program.element.words() == 2 {
-            let (lo, hi, lo2, hi2) = (self.t(), self.t(), self.t(), self.t());
-            self.line(&format!("mov.b64 {{{lo}, {hi}}}, {s};"));
-            self.line(&format!("shfl.sync.{mode}.b32 {lo2}, {lo}, 1, {c}, 0xffffffff;"));
-            self.line(&format!("shfl.sync.{mode}.b32 {hi2}, {hi}, 1, {c}, 0xffffffff;"));
-            self.line(&format!("mov.b64 {d}, {{{lo2}, {hi2}}};"));
-        } else {
-            self.line(&format!("shfl.sync.{mode}.b32 {d}, {s}, 1, {c}, 0xffffffff;"));
-        }
+        self.shfl(mode, &d, &s, "1", c, self.program.element.register_bits());
     }
 
     /// The input index of the lane's first element: `tile_start - lead + lane * k`.
@@ -190,7 +182,7 @@ impl Printer<'_> {
     fn edge_value(&mut self, values: &[Reg], index: &str, edge: u32) -> String {
         let (k, warp) = (values.len() as u32, self.program.pattern.warp());
         let element = self.program.element;
-        let ty = ptx_type(element);
+        let ty = bits_type(element);
         let (lane, j) = self.holder(index, k);
         let picked = self.scratch(element);
         self.line(&format!("mov.{ty} {picked}, {};", self.reg(values[0])));
@@ -211,15 +203,7 @@ impl Printer<'_> {
         }
         let c = ((32 - warp) << 8) | 0x1f;
         let edge = self.scratch(element);
-        if element.words() == 2 {
-            let (lo, hi, lo2, hi2) = (self.t(), self.t(), self.t(), self.t());
-            self.line(&format!("mov.b64 {{{lo}, {hi}}}, {picked};"));
-            self.line(&format!("shfl.sync.idx.b32 {lo2}, {lo}, {lane}, {c}, 0xffffffff;"));
-            self.line(&format!("shfl.sync.idx.b32 {hi2}, {hi}, {lane}, {c}, 0xffffffff;"));
-            self.line(&format!("mov.b64 {edge}, {{{lo2}, {hi2}}};"));
-        } else {
-            self.line(&format!("shfl.sync.idx.b32 {edge}, {picked}, {lane}, {c}, 0xffffffff;"));
-        }
+        self.shfl("idx", &edge, &picked, &lane, c, element.register_bits());
         edge
     }
 
@@ -233,7 +217,7 @@ impl Printer<'_> {
         }
         let boundary = self.program.pattern.boundary();
         let element = self.program.element;
-        let ty = ptx_type(element);
+        let ty = bits_type(element);
         self.comment(&format!("boundary rule `{boundary}` on the elements outside the input"));
         let start = self.owned_start(values.len() as u32);
         let edges = match boundary {
@@ -370,8 +354,7 @@ impl Printer<'_> {
     /// The lane's elements that are tile outputs (`lane * k + j - lead` in `0..tile_outputs`),
     /// each stored where it exists, or in vectors of `width` on a whole tile.
     pub(super) fn store_owned(&mut self, srcs: &[Reg], lead: u32, width: u32, row: u32) {
-        let element = self.program.element;
-        let (ty, bytes) = (ptx_type(element), element.bytes());
+        let bytes = self.program.element.bytes();
         let (k, outputs) = (srcs.len() as u32, self.program.pattern.tile_outputs());
         self.comment(&format!("store the tile's outputs: element l * {k} + j is tile output l * {k} + j - {lead}"));
         let first = self.a();
@@ -404,10 +387,7 @@ impl Printer<'_> {
                 None => self.address(OUTPUT, &i, bytes),
             };
             let regs: Vec<String> = chunk.iter().map(|&r| self.reg(r)).collect();
-            match regs.len() {
-                1 => self.line(&format!("@{q} st.global.{ty} [{addr}], {};", regs[0])),
-                n => self.line(&format!("@{q} st.global.v{n}.{ty} [{addr}], {{{}}};", regs.join(", "))),
-            }
+            self.write_elements("global", &addr, &regs, Some(&q));
         }
     }
 }
@@ -519,7 +499,7 @@ impl Printer<'_> {
     /// the nearest edge (itself where that is not among them).
     pub(super) fn plane_rows_rule(&mut self, rows: &[Vec<Reg>], first: u32, dsts: &[Vec<Reg>]) {
         let boundary = self.program.pattern.boundary();
-        let ty = ptx_type(self.program.element);
+        let ty = bits_type(self.program.element);
         self.comment(&format!("boundary rule `{boundary}` along y on box rows {first}..{}", first + rows.len() as u32));
         let (y0, in_y) = self.box_row_y(first);
         let zero = immediate(Scalar::new(self.program.element, 0));
@@ -566,7 +546,7 @@ impl Printer<'_> {
     /// into a row below the input and the input's first row into every row of the window.
     pub(super) fn row_rule(&mut self, row: &[Reg], window: &[Vec<Reg>], at: u32, first: bool) {
         let boundary = self.program.pattern.boundary();
-        let ty = ptx_type(self.program.element);
+        let ty = bits_type(self.program.element);
         self.comment(&format!("boundary rule `{boundary}` along y on the new row, box row {at}"));
         let (y, in_y) = self.box_row_y(at);
         let q = self.q();
@@ -607,7 +587,7 @@ impl Printer<'_> {
     /// from lie inside, so no copy reads a plane this changed.
     pub(super) fn plane_rule(&mut self, planes: &[Vec<Reg>], first: u32) {
         let boundary = self.program.pattern.boundary();
-        let ty = ptx_type(self.program.element);
+        let ty = bits_type(self.program.element);
         self.comment(&format!("boundary rule `{boundary}` along z on box planes {first}..{}", first + planes.len() as u32));
         let (z0, in_z) = self.box_plane_z(first);
         let zero = immediate(Scalar::new(self.program.element, 0));
