@@ -147,6 +147,22 @@ fn sixteen_bit_kernels_assemble() {
             }
         }
     }
+    // Fused steps: 1D block tiles (the default 256 threads), warp tiles (96 threads), a 2D
+    // strip; each under the boundary rule inside the kernel.
+    for ty in [ScalarType::F16, ScalarType::BF16] {
+        for boundary in [Boundary::Zero, Boundary::Clamp, Boundary::Valid] {
+            for (radius, threads, steps) in [(Radius::x(4), 256, 6), (Radius::x(1), 256, 9), (Radius::x(2), 96, 4), (Radius::yx(1, 1), 256, 3)] {
+                let pattern = match radius.dims().count() {
+                    1 => Pattern::new(radius.along_x(), 32, 1, boundary),
+                    _ => Pattern::grid(radius, 32, 1, 1, 1, boundary),
+                };
+                let pattern = pattern.and_then(|p| p.with_launch_bounds(threads, None)).expect("valid");
+                let body = if radius.dims().count() == 1 { box_body(radius.along_x(), ty) } else { mixed_body(ty, radius) };
+                let program = WarpProgram::compile_steps(pattern, &body, steps).expect("fuses");
+                kernels.push((format!("{pattern} fused {steps} steps {ty}"), rc_core::ptx::print(&program, "k")));
+            }
+        }
+    }
     for (what, ptx) in &kernels {
         let target = if what.ends_with("bf16") { ".target sm_80" } else { ".target sm_70" };
         assert!(ptx.contains(target), "{what}: {target}\n{ptx}");
