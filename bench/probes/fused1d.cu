@@ -216,6 +216,65 @@ __global__ void __launch_bounds__(256) block_fused(const float* __restrict__ in,
     }
 }
 
+// Persistent block tiles (`./fused1d persist`): a grid of resident blocks only, each walking
+// tiles with a stride of the grid. Each thread copies its own K input elements of the next tile
+// into its own region of a shared-memory stage with cp.async while the current tile steps, so no
+// barrier guards the stage: the thread reads its region into registers, then issues the next
+// copy into it. Tiles that reach past the input's ends load element by element (clamped).
+template <class B, int K, int T>
+__global__ void __launch_bounds__(256) block_persist(const float* __restrict__ in, float* __restrict__ out, long n, long tiles) {
+    using S = BlockShape<K, T, B::R>;
+    extern __shared__ float4 stage[];
+    __shared__ float ex[2][8][2][B::R];
+    int tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    float4* own = stage + tid * (K / 4);
+    unsigned own_at = (unsigned)__cvta_generic_to_shared(own);
+    auto inside = [&](long tile) { long first = tile * S::OUT - S::LEAD; return first >= 0 && first + 256 * K <= n; };
+    auto prefetch = [&](long tile) {
+        const float* src = in + tile * S::OUT - S::LEAD + (long)tid * K;
+#pragma unroll
+        for (int c = 0; c < K / 4; c++) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(own_at + 16 * c), "l"(src + 4 * c) : "memory");
+        asm volatile("cp.async.commit_group;" ::: "memory");
+    };
+    long tile = blockIdx.x;
+    if (tile < tiles && inside(tile)) prefetch(tile);
+    for (; tile < tiles; tile += gridDim.x) {
+        long first = tile * S::OUT - S::LEAD;
+        long mine = first + (long)tid * K;
+        float s[K];
+        if (inside(tile)) {
+            asm volatile("cp.async.wait_group 0;" ::: "memory");
+#pragma unroll
+            for (int c = 0; c < K / 4; c++) {
+                float4 x = own[c];
+                s[4 * c] = x.x; s[4 * c + 1] = x.y; s[4 * c + 2] = x.z; s[4 * c + 3] = x.w;
+            }
+        } else {
+            load_lane<K>(s, in, n, mine, false);
+        }
+        long next = tile + gridDim.x;
+        if (next < tiles && inside(next)) prefetch(next);
+#pragma unroll 1
+        for (int i = 0; i < T / 2; i++) {
+            float m[K];
+            block_step<B, K, 0>(s, m, ex, lane, w);
+            block_step<B, K, 1>(m, s, ex, lane, w);
+        }
+#pragma unroll
+        for (int c = 0; c < K / 4; c++) {
+            int o = tid * K + 4 * c - S::LEAD;
+            long g = mine + 4 * c;
+            if (o >= 0 && o < S::OUT) {
+                if (g + 4 <= n) {
+                    *reinterpret_cast<float4*>(out + g) = make_float4(s[4 * c], s[4 * c + 1], s[4 * c + 2], s[4 * c + 3]);
+                } else {
+                    for (int e = 0; e < 4; e++) if (g + e < n) out[g + e] = s[4 * c + e];
+                }
+            }
+        }
+    }
+}
+
 static float median(std::vector<float> v) { std::sort(v.begin(), v.end()); return v[v.size() / 2]; }
 
 template <class F>
@@ -250,7 +309,7 @@ static std::vector<float> reference(long n, int steps) {
 // Checks `launch` (interior outputs equal T host steps on 2^20 elements), times it on N and
 // prints one row.
 template <class B, int K, int T, class Launch>
-static void check_and_time(const char* name, const char* kind, int regs, int per_sm, double useful, Launch launch) {
+static void check_and_time(const char* name, const char* kind, int regs, int per_sm, double useful, Launch launch, long tn = N) {
     long cn = 1 << 20;
     launch(cn);
     CK(cudaDeviceSynchronize());
@@ -259,8 +318,8 @@ static void check_and_time(const char* name, const char* kind, int regs, int per
     auto want = reference<B>(cn, T);
     long bad = 0;
     for (long i = T * B::R; i < cn - T * B::R; i++) bad += memcmp(&got[i], &want[i], 4) != 0;
-    float ms = time_ms([&] { launch(N); });
-    double gbs = 8.0 * N / (ms * 1e-3 / T) / 1e9;
+    float ms = time_ms([&] { launch(tn); });
+    double gbs = 8.0 * tn / (ms * 1e-3 / T) / 1e9;
     printf("%-14s K=%2d T=%2d %-8s regs %3d  %2d blocks/SM  useful %.3f  %8.1f GB/s  %6.2fx copy  %s\n", name, K, T, kind, regs,
            per_sm, useful, gbs, gbs / copy_gbs, bad ? "MISMATCH" : "exact");
 }
@@ -284,7 +343,7 @@ static void variant(const char* name) {
 }
 
 template <class B, int K, int T>
-static void block_variant(const char* name) {
+static void block_variant(const char* name, long tn = N) {
     using S = BlockShape<K, T, B::R>;
     auto kernel = block_fused<B, K, T>;
     int per_sm = 0;
@@ -292,7 +351,36 @@ static void block_variant(const char* name) {
     cudaFuncAttributes attr;
     CK(cudaFuncGetAttributes(&attr, kernel));
     auto launch = [&](long n) { kernel<<<(n + S::OUT - 1) / S::OUT, 256>>>(d_in, d_out, n); };
-    check_and_time<B, K, T>(name, "block", attr.numRegs, per_sm, double(S::OUT) / (256 * K), launch);
+    check_and_time<B, K, T>(name, tn == N ? "block" : "blk-even", attr.numRegs, per_sm, double(S::OUT) / (256 * K), launch, tn);
+}
+
+// The length of `waves` whole waves of block tiles (every SM's blocks busy to the last wave).
+template <class B, int K, int T>
+static long whole_waves(int waves) {
+    using S = BlockShape<K, T, B::R>;
+    int per_sm = 0, sms = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, block_fused<B, K, T>, 256, 0));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    return (long)waves * per_sm * sms * S::OUT;
+}
+
+template <class B, int K, int T>
+static void persist_variant(const char* name, long tn = N) {
+    using S = BlockShape<K, T, B::R>;
+    auto kernel = block_persist<B, K, T>;
+    int bytes = 256 * K * 4, per_sm = 0, sms = 0;
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes));
+    CK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, 100));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, bytes));
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    cudaFuncAttributes attr;
+    CK(cudaFuncGetAttributes(&attr, kernel));
+    auto launch = [&](long n) {
+        long tiles = (n + S::OUT - 1) / S::OUT;
+        // The check (n < tn) runs 16 blocks, so every block walks several tiles.
+        kernel<<<std::min(tiles, n < tn ? 16L : (long)per_sm * sms), 256, bytes>>>(d_in, d_out, n, tiles);
+    };
+    check_and_time<B, K, T>(name, tn == N ? "persist" : "per-even", attr.numRegs, per_sm, double(S::OUT) / (256 * K), launch, tn);
 }
 
 int main(int argc, char** argv) {
@@ -324,6 +412,33 @@ int main(int argc, char** argv) {
         block_variant<Nine, 16, 32>("nine");
         block_variant<Nine, 20, 32>("nine");
         block_variant<Nine, 24, 32>("nine");
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "tiles") == 0) {
+        // rc's default 1D block tiles, as a reference beside rc's kernels in the same run.
+        block_variant<Nine, 56, 58>("nine");
+        block_variant<Heat, 20, 124>("heat");
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "persist") == 0) {
+        // 9-tap at rc's tile (56 per lane) and degrees around rc's 58; heat at rc's 20 per lane.
+        block_variant<Nine, 56, 58>("nine");
+        persist_variant<Nine, 56, 58>("nine");
+        block_variant<Nine, 56, 58>("nine", whole_waves<Nine, 56, 58>(12));
+        persist_variant<Nine, 56, 58>("nine", whole_waves<Nine, 56, 58>(12));
+        block_variant<Nine, 56, 32>("nine");
+        persist_variant<Nine, 56, 32>("nine");
+        persist_variant<Nine, 56, 24>("nine");
+        persist_variant<Nine, 56, 40>("nine");
+        persist_variant<Nine, 56, 80>("nine");
+        block_variant<Nine, 48, 32>("nine");
+        persist_variant<Nine, 48, 32>("nine");
+        persist_variant<Nine, 48, 48>("nine");
+        block_variant<Heat, 20, 124>("heat");
+        persist_variant<Heat, 20, 124>("heat");
+        persist_variant<Heat, 20, 64>("heat");
+        persist_variant<Heat, 20, 96>("heat");
+        persist_variant<Heat, 24, 96>("heat");
         return 0;
     }
     bool only_rc = argc > 5;
