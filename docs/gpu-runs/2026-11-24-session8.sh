@@ -2,7 +2,7 @@
 # 2026-11-24, eighth session: main after the block tiles' vector exchange, the 16-bit fused-steps
 # mend and the session's merges; on an H200, in one call: the correctness steps side by side
 # first (they only compare outputs), then memcheck, then the timings alone on the machine.
-# Carried in .device-final/ (/work/notes/bundle8.sh builds it): test binaries from
+# Carried in .device-final/ (docs/gpu-runs/2026-11-24-bundle8.sh builds it): test binaries from
 # `cargo test --release --features cudarc --no-run` (gpu, gpu_grid, gpu_steps, cudarc, gpu_misuse,
 # grid_methods, fields), examples (laplace3d heat2d blur quickstart heat diffusion time_steps
 # bench) built without CUDA, stripped and xz-compressed; cases.tgz from
