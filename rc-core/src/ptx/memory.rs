@@ -105,7 +105,7 @@ impl Printer<'_> {
 
     /// One load or store `instr` (`ld.global.nc.f32`) of `regs` at `addr`, vectorized for
     /// several, under `guard`; a load zeroes the registers of `bits` bits it may skip first.
-    fn access(&mut self, instr: &str, regs: &[String], addr: &str, guard: Guard, bits: u32) {
+    pub(super) fn access(&mut self, instr: &str, regs: &[String], addr: &str, guard: Guard, bits: u32) {
         let (prefix, vector) = match regs.len() {
             1 => (instr.to_string(), regs[0].clone()),
             n => {

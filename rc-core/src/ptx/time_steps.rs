@@ -1,6 +1,7 @@
 //! Printing what fused time steps add ([`crate::time_steps`]): the neighbour lanes' edges by
 //! `shfl.sync.up`/`down`, the boundary rule after each step, the stores of the tile's centre.
 
+use super::memory::Guard;
 use super::types::{bits_type, immediate};
 use super::{Printer, LANE, N, N_MINUS_1, N_OUT, OUTPUT, SHARED_TILE, TID, TILE_START};
 use crate::machine::{Op, Side, Stmt, TileTest};
@@ -88,32 +89,24 @@ impl Printer<'_> {
         self.comment(&format!("block tile: the warps' edges through shared memory, buffer {parity}"));
         let sides: Vec<Side> = moves.iter().map(|&(_, _, from)| from).collect();
         let accesses = layout.accesses(&sides);
-        // `{a, b}` for a vector access, `a` for one element.
-        let operand = |regs: Vec<String>| match regs.len() {
-            1 => regs.concat(),
-            _ => format!("{{{}}}", regs.join(", ")),
-        };
-        let vector = |width: u32| if width > 1 { format!(".v{width}") } else { String::new() };
         for &(slot, width) in &accesses {
             let range = slot as usize..(slot + width) as usize;
-            let at = layout.offset(parity, 0, slot);
             let lane = match sides[slot as usize] {
                 Side::Before => &last,
                 Side::After => &first,
             };
-            let srcs = operand(moves[range].iter().map(|&(_, src, _)| self.reg(src)).collect());
-            self.line(&format!("@{lane} st.shared{}.{ty} [{own}+{at}], {srcs};", vector(width)));
+            let srcs: Vec<String> = moves[range].iter().map(|&(_, src, _)| self.reg(src)).collect();
+            self.access(&format!("st.shared.{ty}"), &srcs, &format!("{own}+{}", layout.offset(parity, 0, slot)), Guard::Only(lane), 0);
         }
         self.line("bar.sync 0;");
         for &(slot, width) in &accesses {
             let range = slot as usize..(slot + width) as usize;
-            let at = layout.offset(parity, 0, slot);
             let (lane, warp) = match sides[slot as usize] {
                 Side::Before => (&from_before, &before),
                 Side::After => (&from_after, &after),
             };
-            let dsts = operand(moves[range].iter().map(|&(dst, _, _)| self.reg(dst)).collect());
-            self.line(&format!("@{lane} ld.shared{}.{ty} {dsts}, [{warp}+{at}];", vector(width)));
+            let dsts: Vec<String> = moves[range].iter().map(|&(dst, _, _)| self.reg(dst)).collect();
+            self.access(&format!("ld.shared.{ty}"), &dsts, &format!("{warp}+{}", layout.offset(parity, 0, slot)), Guard::Only(lane), 0);
         }
     }
 
