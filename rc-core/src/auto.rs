@@ -463,6 +463,12 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
             instructions += 1.0 + dsts.len() as f64 * widen_element;
             wavefronts += vector_lines;
         }
+        // Only on the boundary path, which the count does not take: the row's address and,
+        // under `clamp`, the edge element spread.
+        Op::LoadVectorRule { dsts, .. } => {
+            instructions += 2.0 + dsts.len() as f64 * (2.0 + widen_element);
+            wavefronts += vector_lines;
+        }
         Op::StoreVector { srcs, .. } => {
             instructions += 1.0 + srcs.len() as f64 * widen_element;
             wavefronts += vector_lines;

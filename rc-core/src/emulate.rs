@@ -192,6 +192,12 @@ impl<T: Element> Tile<'_, T> {
                     && along(z, planes, self.in_shape[2])
                     && self.rows_aligned(self.in_shape[0])
             }
+            TileTest::RowsInside => {
+                let (planes, rows) = pattern.box_rows();
+                let [y, z] = self.input_row(0);
+                let along = |start: i64, len: u32, n: usize| start >= 0 && start + len as i64 <= n as i64;
+                along(y, rows, self.in_shape[1]) && along(z, planes, self.in_shape[2]) && self.in_shape[0] % self.program.machine.width as usize == 0
+            }
             TileTest::Whole { row } => {
                 let [y, z] = self.output_row(row);
                 self.origin[0] + pattern.tile_outputs() as i64 <= self.out_shape[0] as i64
@@ -271,6 +277,30 @@ impl<T: Element> Tile<'_, T> {
                             self.read_vector(*field, *row, x, dsts.len(), "interior vector load")?
                         }
                         false => vec![0; dsts.len()],
+                    };
+                    for (&dst, bits) in dsts.iter().zip(values) {
+                        self.set(dst, lane, bits);
+                    }
+                }
+            }
+            Op::LoadVectorRule { dsts, at, lanes, field, row, .. } => {
+                let (width, n) = (dsts.len(), self.in_shape[0]);
+                for lane in 0..warp {
+                    let values = match (lanes.0 as usize..lanes.1 as usize).contains(&lane) {
+                        true => {
+                            // The PTX reads one vector at a multiple of its width of a row inside
+                            // the grid: wholly inside the row or wholly outside it only where
+                            // rows are whole vectors.
+                            let x = self.origin_x() + at.element(lane as u32) as i64;
+                            let [y, z] = self.input_row(*row);
+                            let row_inside = (0..self.in_shape[1] as i64).contains(&y) && (0..self.in_shape[2] as i64).contains(&z);
+                            if !row_inside || n % width != 0 || x.rem_euclid(width as i64) != 0 {
+                                let len = self.inputs[*field as usize].len();
+                                return Err(EmulationError::Access { what: "boundary vector load", first: x, width, len }.into());
+                            }
+                            (0..width as i64).map(|k| self.read_bounded(*field, *row, x + k)).collect()
+                        }
+                        false => vec![0; width],
                     };
                     for (&dst, bits) in dsts.iter().zip(values) {
                         self.set(dst, lane, bits);

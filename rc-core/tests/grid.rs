@@ -534,8 +534,60 @@ fn interior_2d_tiles_store_without_row_tests_where_every_output_exists() {
             panic!("{pattern}: one interior test, got {:?}", program.machine.body)
         };
         assert_eq!(row_tests(taken), if tested { 4 } else { 0 }, "{pattern}");
-        assert_eq!(row_tests(fallback), 4, "{pattern}");
+        // The boundary path's two arms (vectors under the rule along x where rows lie inside,
+        // elements elsewhere) test every row.
+        let [Stmt::Branch { test: TileTest::RowsInside, taken: vectors, fallback: elements }] = fallback.as_slice() else {
+            panic!("{pattern}: one rows-inside test on the boundary path, got {fallback:?}")
+        };
+        assert_eq!((row_tests(vectors), row_tests(elements)), (4, 4), "{pattern}");
         check(&body, pattern, Strategy::RegisterCache, Layout::Window(4), &[Extent::yx(13, 256), Extent::yx(9, 258), Extent::yx(20, 131)]);
+    }
+}
+
+/// A 2D tile at the input's edge along x whose input rows lie inside the grid (rows whole
+/// vectors) loads vectors under the rule along x, no element; the rest of the boundary path
+/// (rows outside along y, rows of part vectors) loads element by element. The emulation equals
+/// the reference under every boundary, for windows and granules of one and two vectors per
+/// lane, on rows of one vector (lanes wholly past the end), shorter than a tile, a tile and a
+/// vector, and of part vectors.
+#[test]
+fn edge_tiles_whose_rows_lie_inside_load_vectors_under_the_rule_along_x() {
+    use rc_core::machine::{Op, Stmt, TileTest};
+    fn ops<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Op>) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Op(op) => out.push(op),
+                Stmt::Branch { taken, fallback, .. } => {
+                    ops(taken, out);
+                    ops(fallback, out);
+                }
+                Stmt::Loop { body, .. } => ops(body, out),
+            }
+        }
+    }
+    let shapes: Vec<Extent> = [[12, 4], [14, 8], [20, 132], [11, 260], [9, 64], [13, 130], [3, 256]].into_iter().map(Extent::from).collect();
+    for (radius, star) in [(Radius::yx(1, 1), false), (Radius::yx(2, 2), false), (Radius::yx(1, 3), true), (Radius::yx(2, 4), false)] {
+        let body = weighted(radius, &taps(radius, star));
+        for boundary in Boundary::ALL {
+            for (outputs, rows, layout) in [(4, 4, Layout::Window(4)), (8, 2, Layout::Window(4)), (4, 3, Layout::Granule(4)), (8, 4, Layout::Granule(4))] {
+                let pattern = Pattern::grid(radius, 32, outputs, rows, 1, boundary).expect("valid");
+                let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &body).expect("compiles");
+                let [Stmt::Branch { test: TileTest::Inside { .. }, fallback, .. }] = program.machine.body.as_slice() else {
+                    panic!("{pattern} {layout}: one interior test, got {:?}", program.machine.body)
+                };
+                let [Stmt::Branch { test: TileTest::RowsInside, taken, fallback: elements }] = fallback.as_slice() else {
+                    panic!("{pattern} {layout}: one rows-inside test on the boundary path, got {fallback:?}")
+                };
+                let (mut vectors, mut singles) = (Vec::new(), Vec::new());
+                ops(taken, &mut vectors);
+                ops(elements, &mut singles);
+                let count = |ops: &[&Op], f: fn(&Op) -> bool| ops.iter().filter(|op| f(op)).count();
+                let (rule, element) = (|op: &Op| matches!(op, Op::LoadVectorRule { .. }), |op: &Op| matches!(op, Op::Load { .. } | Op::LoadVector { .. }));
+                assert!(count(&vectors, rule) > 0 && count(&vectors, element) == 0, "{pattern} {layout}: vectors under the rule only");
+                assert!(count(&singles, rule) == 0 && count(&singles, element) > 0, "{pattern} {layout}: elements only");
+                check(&body, pattern, Strategy::RegisterCache, layout, &shapes);
+            }
+        }
     }
 }
 

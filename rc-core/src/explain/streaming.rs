@@ -44,6 +44,7 @@ fn find<'a>(stmts: &'a [Stmt], path: &str, out: &mut Vec<(String, u32, &'a [Stmt
                 let (yes, no) = match test {
                     TileTest::Inside { .. } => ("interior tiles", "boundary tiles"),
                     TileTest::Whole { .. } => ("whole output rows", "partial output rows"),
+                    TileTest::RowsInside => ("tiles whose rows lie inside", "tiles with rows outside"),
                 };
                 find(taken, &format!(" ({yes})"), out);
                 find(fallback, &format!(" ({no})"), out);
@@ -109,7 +110,7 @@ impl Step {
     fn op(&mut self, op: &Op) {
         match op {
             Op::Load { row, .. } | Op::Shared { row, .. } => self.loads.add(1, Some(*row)),
-            Op::LoadVector { dsts, row, .. } => self.loads.add(dsts.len(), Some(*row)),
+            Op::LoadVector { dsts, row, .. } | Op::LoadVectorRule { dsts, row, .. } => self.loads.add(dsts.len(), Some(*row)),
             Op::ReadStage { dsts, .. } => self.loads.add(dsts.len(), None),
             Op::ReadRing { dsts, row, .. } => self.loads.add(dsts.len(), Some(*row)),
             Op::Store { row, .. } => self.stores.add(1, Some(*row)),

@@ -308,6 +308,7 @@ impl Printer<'_> {
         match kept {
             Some(kept) => {
                 self.lane_starts = kept.lane_starts.clone();
+                self.rule_vectors.clear();
                 self.input_rows.clear();
                 self.output_rows = kept.output_rows.clone();
             }
@@ -439,6 +440,15 @@ impl Printer<'_> {
         if let Some(aligned) = &grid.in_aligned {
             self.line(&format!("and.pred {inside}, {inside}, {aligned};"));
         }
+    }
+
+    /// The predicate "the input is a whole number of vectors long" in 1D
+    /// ([`crate::machine::TileTest::RowsInside`]; in 2D and 3D [`Printer::rows_inside`] tests it).
+    pub(super) fn rows_aligned(&mut self) -> String {
+        let (rest, q) = (self.a(), self.q());
+        self.line(&format!("and.b64 {rest}, {N}, {};", self.program.machine.width.max(1) - 1));
+        self.line(&format!("setp.eq.u64 {q}, {rest}, 0;"));
+        q
     }
 
     /// In 2D/3D, `whole` and-ed with: output row `row` of the tile exists, and output rows are

@@ -8,6 +8,18 @@ use crate::pattern::Boundary;
 use crate::program::Reg;
 use crate::stage;
 
+/// Where a lane's vector lies along x under the boundary rule ([`Printer::rule_vector`]).
+#[derive(Clone, Debug)]
+pub(super) struct RuleVector {
+    /// Bytes from the vector to the one the lane reads (s64): 0 inside the row; outside, under
+    /// `clamp` to the row's first or last vector, under `wrap` to the one it wraps to.
+    shift: String,
+    /// Under `clamp`: whether it lies before the row's start, and past its end.
+    sides: Option<(String, String)>,
+    /// Under `zero` and `valid`: whether it lies inside the row.
+    inside: Option<String>,
+}
+
 /// Which lanes of a load take part, and what the others' registers hold.
 #[derive(Clone, Copy)]
 pub(super) enum Guard<'a> {
@@ -269,6 +281,87 @@ impl Printer<'_> {
         let addr = format!("{start}+{}", at.base * bytes);
         let guard = self.lane_guard(lanes);
         self.read_elements("global.nc", &regs, &addr, guard.as_deref().map_or(Guard::All, Guard::Zeroed));
+    }
+
+    /// [`crate::machine::Op::LoadVectorRule`]: the lane's vector of input row `row` (inside the
+    /// grid) where the interior path reads it, moved along x to where the rule says
+    /// ([`Printer::rule_vector`], once per path), then under `clamp` each element of a vector
+    /// outside the row takes the edge element.
+    pub(super) fn load_vector_rule(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, lanes: (u32, u32), field: u32, row: u32) {
+        let (bytes, lead) = (self.program.element.bytes(), self.program.schedule.lead);
+        let regs: Vec<String> = dsts.iter().map(|&r| self.reg(r)).collect();
+        let in_row = self.of_row_and_field(field, row);
+        let what = format!("rc[{first}..{}] = tile elements {}.. + lane * {}{in_row}", first + regs.len() as u32, at.base, at.stride);
+        self.comment(&format!("{what}, one vector under the rule along x"));
+        let x = self.rule_vector(at, regs.len() as u32);
+        let start = self.lane_start(Buffer::Input(field), at.stride, lead, row);
+        let addr = self.a();
+        self.line(&format!("add.s64 {addr}, {start}, {};", x.shift));
+        let lanes_guard = self.lane_guard(lanes);
+        let guard = self.both(lanes_guard, x.inside.clone());
+        let addr = format!("{addr}+{}", at.base * bytes);
+        self.read_elements("global.nc", &regs, &addr, guard.as_deref().map_or(Guard::All, Guard::Zeroed));
+        if let Some((before, after)) = &x.sides {
+            let bits = self.program.element.register_bits();
+            let last = regs.len() - 1;
+            for r in &regs[1..] {
+                self.line(&format!("@{before} mov.b{bits} {r}, {};", regs[0]));
+            }
+            for r in &regs[..last] {
+                self.line(&format!("@{after} mov.b{bits} {r}, {};", regs[last]));
+            }
+        }
+    }
+
+    /// Where a lane's vector of `width` tile elements `base + lane * stride..` lies along x under
+    /// the boundary rule, once per path (the same in every row). Rows are whole vectors and the
+    /// vector starts at a multiple of its width, so it lies wholly inside the row or wholly
+    /// outside it: inside, it is read where it is; outside, under `clamp` the row's first or
+    /// last vector is read instead (and its edge element spread), under `wrap` the vector it
+    /// wraps to, under `zero` and `valid` nothing.
+    fn rule_vector(&mut self, at: AffineLoad, width: u32) -> RuleVector {
+        if let Some(found) = self.rule_vectors.get(&(at.base, at.stride)) {
+            return found.clone();
+        }
+        let (lead, bytes) = (self.program.schedule.lead, self.program.element.bytes());
+        self.comment(&format!("where the lane's vector of tile elements {}.. + lane * {} lies along x under the rule, in every row", at.base, at.stride));
+        let g = self.tile_index(at.base, at.stride);
+        if lead > 0 {
+            self.line(&format!("sub.u64 {g}, {g}, {lead};"));
+        }
+        // Where it is read: `to`, some elements from `g`.
+        let to = self.a();
+        self.line(&format!("mov.s64 {to}, {g};"));
+        let (mut sides, mut inside) = (None, None);
+        match self.program.pattern.boundary() {
+            Boundary::Clamp => {
+                let (before, after, last) = (self.q(), self.q(), self.a());
+                self.line(&format!("setp.lt.s64 {before}, {g}, 0;"));
+                self.line(&format!("setp.ge.s64 {after}, {g}, {N};"));
+                self.line(&format!("sub.s64 {last}, {N}, {width};"));
+                self.line(&format!("max.s64 {to}, {to}, 0;"));
+                self.line(&format!("min.s64 {to}, {to}, {last};"));
+                sides = Some((before, after));
+            }
+            Boundary::Wrap => {
+                let q = self.q();
+                self.line(&format!("rem.s64 {to}, {to}, {N};"));
+                self.line(&format!("setp.lt.s64 {q}, {to}, 0;"));
+                self.line(&format!("@{q} add.s64 {to}, {to}, {N};"));
+            }
+            // g < n as unsigned: a vector before the row wrapped around and fails too.
+            Boundary::Valid | Boundary::Zero => {
+                let q = self.q();
+                self.line(&format!("setp.lt.u64 {q}, {g}, {N};"));
+                inside = Some(q);
+            }
+        }
+        let shift = self.a();
+        self.line(&format!("sub.s64 {shift}, {to}, {g};"));
+        self.line(&format!("mul.lo.s64 {shift}, {shift}, {bytes};"));
+        let found = RuleVector { shift, sides, inside };
+        self.rule_vectors.insert((at.base, at.stride), found.clone());
+        found
     }
 
     pub(super) fn read_stage(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, field: u32) {

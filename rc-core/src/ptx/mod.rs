@@ -101,6 +101,9 @@ struct Printer<'a> {
     lane_plus: HashMap<u32, String>,
     /// A lane's first element address in a buffer, per stride, computed once per path.
     lane_starts: HashMap<(Buffer, u32, u32), String>,
+    /// Where a lane's vector of tile elements `base + lane * stride` lies along x under the
+    /// boundary rule ([`memory::RuleVector`]), per `(base, stride)`, computed once per path.
+    rule_vectors: HashMap<(u32, u32), memory::RuleVector>,
     /// The staged window's stage, once printed.
     stage: Option<WarpStage>,
     /// Elements per input row of the block's stage (strategy shared_memory), once printed.
@@ -151,6 +154,7 @@ impl<'a> Printer<'a> {
             lane_below: HashMap::new(),
             lane_plus: HashMap::new(),
             lane_starts: HashMap::new(),
+            rule_vectors: HashMap::new(),
             stage: None,
             block_stage: None,
             grid: None,
@@ -276,6 +280,9 @@ impl<'a> Printer<'a> {
             Op::LoadVector { dsts, first_cache, at, lanes, field, row } => {
                 self.load_vector(dsts, *first_cache, *at, *lanes, *field, *row)
             }
+            Op::LoadVectorRule { dsts, first_cache, at, lanes, field, row } => {
+                self.load_vector_rule(dsts, *first_cache, *at, *lanes, *field, *row)
+            }
             Op::ReadStage { dsts, first_cache, at, field } => self.read_stage(dsts, *first_cache, *at, *field),
             Op::StageBlock { lead, elements, field } => self.stage_block(*lead, *elements, *field),
             Op::Shared { dst, at, field, row } => self.shared(*dst, *at, *field, *row),
@@ -328,6 +335,17 @@ impl<'a> Printer<'a> {
                 self.row_whole(&whole, row);
                 (whole, ("stores_vector", "stores_done"))
             }
+            TileTest::RowsInside => {
+                self.comment("rows inside: every input row of the tile inside the grid, rows whole vectors (only the rule along x applies)");
+                let inside = self.q();
+                self.line(&format!("mov.pred {inside}, 1;"));
+                self.rows_inside(&inside);
+                if self.grid.is_none() {
+                    let aligned = self.rows_aligned();
+                    self.line(&format!("and.pred {inside}, {inside}, {aligned};"));
+                }
+                (inside, ("rows_inside", "rows_inside_done"))
+            }
         };
         let (fast, done) = (self.label(names.0), self.label(names.1));
         self.line(&format!("@{q} bra {fast};"));
@@ -375,6 +393,7 @@ impl<'a> Printer<'a> {
     /// jump may not have computed them.
     fn forget_path(&mut self) {
         self.lane_starts.clear();
+        self.rule_vectors.clear();
         self.input_rows.clear();
         self.output_rows.clear();
     }

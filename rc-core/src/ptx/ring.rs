@@ -54,7 +54,7 @@ impl Printer<'_> {
     }
 
     /// `a and b` of optional predicates.
-    fn both(&mut self, a: Option<String>, b: Option<String>) -> Option<String> {
+    pub(super) fn both(&mut self, a: Option<String>, b: Option<String>) -> Option<String> {
         match (a, b) {
             (Some(a), Some(b)) => {
                 let q = self.q();
