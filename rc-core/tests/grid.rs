@@ -591,6 +591,49 @@ fn edge_tiles_whose_rows_lie_inside_load_vectors_under_the_rule_along_x() {
     }
 }
 
+/// A granule's rows load a lane's first element both in a vector (one input row) and alone
+/// (another row, where the tile needs fewer elements): under `clamp` the PTX places each on the
+/// row by its own width, the vector at the row's last vector and the element at the row's last
+/// element. (One place for both read the vector's first element for the element past the end:
+/// 196 outputs wrong on the GPU, bench/results/2026-11-24-h200-box4.) Read from the printed
+/// rows-inside path: every load under the rule follows a placement of its own start, stride and
+/// width since the last row's stores (a branch, after which the printer computes places anew).
+#[test]
+fn a_single_element_and_a_vector_at_one_start_are_placed_by_their_own_widths() {
+    let radius = Radius::yx(1, 1);
+    let body = weighted(radius, &taps(radius, true));
+    let pattern = Pattern::grid(radius, 32, 4, 3, 1, Boundary::Clamp).expect("valid");
+    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Granule(4), &body).expect("compiles");
+    let ptx = rc_core::ptx::print(&program, "k");
+    let lines: Vec<&str> = ptx.lines().collect();
+    let label = |done: bool| lines.iter().position(|l| l.starts_with("$rc_rows_inside_") && l.ends_with(':') && l.contains("done") == done);
+    let (start, end) = (label(false).expect("the rows-inside path"), label(true).expect("its end"));
+    // "tile elements B.. + lane * S" -> (B, S)
+    let run = |line: &str| -> (u32, u32) {
+        let rest = &line[line.find("tile elements ").expect("elements") + 14..];
+        let base = rest[..rest.find("..").expect("..")].parse().expect("a base");
+        let rest = &rest[rest.find("lane * ").expect("stride") + 7..];
+        (base, rest.split(|c: char| !c.is_ascii_digit()).next().and_then(|s| s.parse().ok()).expect("a stride"))
+    };
+    let (mut placed, mut widths) = (std::collections::HashSet::new(), std::collections::BTreeSet::new());
+    for line in &lines[start..end] {
+        if line.contains("whole row: every output") {
+            placed.clear();
+        } else if let Some(at) = line.find("where the lane's ") {
+            let width: u32 = line[at + 17..line.find("-element").expect("a width")].parse().expect("a width");
+            placed.insert((run(line), width));
+        } else if line.contains("one vector under the rule along x") {
+            let (from, to) = (line.find("rc[").expect("rc[") + 3, line.find("] =").expect("] ="));
+            let (a, b) = line[from..to].split_once("..").expect("a range");
+            let width = b.parse::<u32>().expect("an end") - a.parse::<u32>().expect("a start");
+            assert!(placed.contains(&(run(line), width)), "{}: no place for its width since the last stores\n{}", line.trim(), lines[start..end].join("\n"));
+            widths.insert(width);
+        }
+    }
+    assert_eq!(widths.into_iter().collect::<Vec<_>>(), vec![1, 4], "{pattern}: runs of one element and of a vector");
+    check(&body, pattern, Strategy::RegisterCache, Layout::Granule(4), &[Extent::yx(300, 520), Extent::yx(12, 132)]);
+}
+
 /// A 3D tile of several planes streams them in a loop, and what it carries from one step to
 /// the next is partial results: for a weighted box of radius 1 summed plane after plane, two
 /// partial sums per output (after the first plane and after the second), and no input row.

@@ -291,9 +291,9 @@ impl Printer<'_> {
         let (bytes, lead) = (self.program.element.bytes(), self.program.schedule.lead);
         let regs: Vec<String> = dsts.iter().map(|&r| self.reg(r)).collect();
         let in_row = self.of_row_and_field(field, row);
+        let x = self.rule_vector(at, regs.len() as u32);
         let what = format!("rc[{first}..{}] = tile elements {}.. + lane * {}{in_row}", first + regs.len() as u32, at.base, at.stride);
         self.comment(&format!("{what}, one vector under the rule along x"));
-        let x = self.rule_vector(at, regs.len() as u32);
         let start = self.lane_start(Buffer::Input(field), at.stride, lead, row);
         let addr = self.a();
         self.line(&format!("add.s64 {addr}, {start}, {};", x.shift));
@@ -314,17 +314,19 @@ impl Printer<'_> {
     }
 
     /// Where a lane's vector of `width` tile elements `base + lane * stride..` lies along x under
-    /// the boundary rule, once per path (the same in every row). Rows are whole vectors and the
+    /// the boundary rule, once per path and width (the same in every row). Rows are whole vectors and the
     /// vector starts at a multiple of its width, so it lies wholly inside the row or wholly
     /// outside it: inside, it is read where it is; outside, under `clamp` the row's first or
     /// last vector is read instead (and its edge element spread), under `wrap` the vector it
     /// wraps to, under `zero` and `valid` nothing.
     fn rule_vector(&mut self, at: AffineLoad, width: u32) -> RuleVector {
-        if let Some(found) = self.rule_vectors.get(&(at.base, at.stride)) {
+        // Keyed by the width too: a run of one element at a vector's start is clamped to the
+        // row's last element, the vector to the row's last vector (a granule's rows load both).
+        if let Some(found) = self.rule_vectors.get(&(at.base, at.stride, width)) {
             return found.clone();
         }
         let (lead, bytes) = (self.program.schedule.lead, self.program.element.bytes());
-        self.comment(&format!("where the lane's vector of tile elements {}.. + lane * {} lies along x under the rule, in every row", at.base, at.stride));
+        self.comment(&format!("where the lane's {width}-element run of tile elements {}.. + lane * {} lies along x under the rule, in every row", at.base, at.stride));
         let g = self.tile_index(at.base, at.stride);
         if lead > 0 {
             self.line(&format!("sub.u64 {g}, {g}, {lead};"));
@@ -360,7 +362,7 @@ impl Printer<'_> {
         self.line(&format!("sub.s64 {shift}, {to}, {g};"));
         self.line(&format!("mul.lo.s64 {shift}, {shift}, {bytes};"));
         let found = RuleVector { shift, sides, inside };
-        self.rule_vectors.insert((at.base, at.stride), found.clone());
+        self.rule_vectors.insert((at.base, at.stride, width), found.clone());
         found
     }
 

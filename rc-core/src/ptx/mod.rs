@@ -102,8 +102,8 @@ struct Printer<'a> {
     /// A lane's first element address in a buffer, per stride, computed once per path.
     lane_starts: HashMap<(Buffer, u32, u32), String>,
     /// Where a lane's vector of tile elements `base + lane * stride` lies along x under the
-    /// boundary rule ([`memory::RuleVector`]), per `(base, stride)`, computed once per path.
-    rule_vectors: HashMap<(u32, u32), memory::RuleVector>,
+    /// boundary rule ([`memory::RuleVector`]), per `(base, stride, width)`, computed once per path.
+    rule_vectors: HashMap<(u32, u32, u32), memory::RuleVector>,
     /// The staged window's stage, once printed.
     stage: Option<WarpStage>,
     /// Elements per input row of the block's stage (strategy shared_memory), once printed.
