@@ -152,6 +152,26 @@ fn a_grid_of_more_than_2_pow_31_elements_is_indexed_with_64_bits() {
     }
 }
 
+/// A 2D launch numbers its bands of blocks along the grid's y and z (CUDA allows 65535 along
+/// y): a grid of more bands than that equals `run_cpu`, the bands past the last doing nothing.
+#[test]
+fn a_grid_of_more_bands_than_a_grid_column_holds_folds_them_into_z() {
+    let Some((_context, stream)) = gpu("a_grid_of_more_bands_than_a_grid_column_holds_folds_them_into_z") else { return };
+    if sample().is_some() {
+        eprintln!("skipping: RC_GPU_SAMPLE is set (a sampled run, e.g. under compute-sanitizer)");
+        return;
+    }
+    let k = &heat2d::KERNEL;
+    let rows_per_band = k.pattern().rows_per_warp() as usize * k.pattern().tiles_per_block() as usize;
+    let shape = Extent::from([65_535 * rows_per_band + 3 * rows_per_band + 5, 12]);
+    let launch = k.launch_shape(shape, k.output_shape(shape).expect("an output")).expect("fits").expect("blocks");
+    assert_eq!(launch.grid, [1, 65_535, 2], "{launch}");
+    let input: Vec<f32> = awkward(shape.len().expect("fits"), 37);
+    if let Err(e) = gpu_matches_reference(k, shape, &[&input], (0.125,), &stream, (|x| x, |x| x)) {
+        panic!("{e}");
+    }
+}
+
 /// The generated 2D `run` and `launch` take an array parameter by value after the shape.
 #[test]
 fn array_parameters_pass_through_the_generated_grid_functions() {

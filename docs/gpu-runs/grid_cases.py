@@ -33,7 +33,7 @@ for line in filter(None, lines):
         f.max_dynamic_shared_size_bytes = shared
     args = [inp, out, np.uint64(host_in.size), np.uint64(want.size)]
     args += [np.uint64(c) for c in shape] + [np.uint64(c) for c in out_shape]
-    f((int(blocks),), (int(threads),), tuple(args), shared_mem=shared)
+    f(tuple(int(b) for b in blocks.split(",")), (int(threads),), tuple(args), shared_mem=shared)
     cp.cuda.runtime.deviceSynchronize()
     full = out_full.get().view(np.uint32)
     got = full[guard:guard + want.size]

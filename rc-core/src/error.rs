@@ -117,12 +117,14 @@ pub enum LengthError {
     StepBuffers { a: usize, b: usize },
     #[error("output has {got} elements, expected {expected} for {steps} steps on an input of {input} elements with boundary `{boundary}`")]
     StepsOutput { expected: usize, got: usize, input: usize, steps: usize, boundary: Boundary },
-    #[error("{outputs} outputs need {blocks} thread blocks, more than the {max} a 1D grid allows")]
+    #[error("{outputs} outputs need {blocks} thread blocks, more than the {max} their grid allows")]
     GridTooLarge { outputs: usize, blocks: u64, max: u64 },
     #[error("the shape has {got} dimensions, expected {expected} for this stencil")]
     Dimensions { expected: Dims, got: Dims },
     #[error("shape {shape} has an empty dimension; a 2D or 3D stencil needs at least one element along each")]
     EmptyShape { shape: Extent },
+    #[error("shape {shape} has rows of {got} elements; a 2D or 3D stencil's rows hold at most {max} (its kernels step from row to row in 32-bit lengths): use a 1D stencil for longer rows")]
+    RowTooLong { shape: Extent, got: usize, max: usize },
     #[error("shape {shape} has more elements than memory can index")]
     ShapeOverflow { shape: Extent },
     #[error("shape {shape} is smaller than one window {window} (2 * radius + 1 along each dimension), which boundary `valid` needs")]

@@ -450,12 +450,37 @@ impl Pattern {
     }
 }
 
-/// Block and grid for one launch: a 1D grid of 1D blocks, one thread per lane of a tile.
+/// Block and grid for one launch: 1D blocks, one thread per lane of a tile, in a grid of
+/// `grid[0] x grid[1] x grid[2]` blocks (`[blocks, 1, 1]` where tiles are numbered row-major).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchShape {
-    pub blocks: u32,
+    pub grid: [u32; 3],
     pub threads_per_block: u32,
 }
+
+impl LaunchShape {
+    /// A 1D grid of `blocks` blocks.
+    pub const fn linear(blocks: u32, threads_per_block: u32) -> Self {
+        LaunchShape { grid: [blocks, 1, 1], threads_per_block }
+    }
+
+    /// Blocks in all.
+    pub const fn blocks(&self) -> u64 {
+        self.grid[0] as u64 * self.grid[1] as u64 * self.grid[2] as u64
+    }
+}
+
+impl fmt::Display for LaunchShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.grid {
+            [blocks, 1, 1] => write!(f, "{blocks} blocks of {} threads", self.threads_per_block),
+            [x, y, z] => write!(f, "{x} x {y} x {z} blocks of {} threads", self.threads_per_block),
+        }
+    }
+}
+
+/// A grid's most blocks along y and z (CUDA's limit).
+const MAX_GRID_YZ: u64 = 65535;
 
 impl Pattern {
     /// The default threads per block; a pattern's own is [`Pattern::threads_per_block`].
@@ -509,7 +534,7 @@ impl Pattern {
         if blocks > max {
             return Err(LengthError::GridTooLarge { outputs: output.len().unwrap_or(usize::MAX), blocks, max });
         }
-        Ok(LaunchShape { blocks: blocks as u32, threads_per_block: self.threads_per_block })
+        Ok(LaunchShape::linear(blocks as u32, self.threads_per_block))
     }
 
     /// Blocks of a launch whose block's warps stack along y ([`crate::Layout::stacks_warps`]):
@@ -522,16 +547,36 @@ impl Pattern {
 
     /// The launch of tiles whose block's warps stack along y (staged planes, 2D windows and
     /// granules, [`crate::Layout::stacks_warps`]): one block per
-    /// [`Pattern::stacked_blocks_along`], numbered row-major (x fastest); warp `w` of a block
-    /// computes its `w`-th tile along y.
+    /// [`Pattern::stacked_blocks_along`]; warp `w` of a block computes its `w`-th tile along y.
+    /// In 2D a grid of the block tiles along x by the bands of rows (band `y + z * grid[1]`,
+    /// as CUDA allows at most 65535 along y), so the prologue divides nothing (a 32-bit
+    /// division and its test were 31 of a 2D box r = 4 tile's 1497 instructions); staged
+    /// planes number blocks row-major (x fastest) in a 1D grid.
     pub fn stacked_launch_shape(&self, output: Extent) -> Result<LaunchShape, LengthError> {
-        let blocks: u64 = self.stacked_blocks_along(output).iter().product();
+        let along = self.stacked_blocks_along(output);
+        let too_large = |blocks: u64, max: u64| LengthError::GridTooLarge { outputs: output.len().unwrap_or(usize::MAX), blocks, max };
+        let blocks: u64 = along.iter().product();
+        if self.dims() == Dims::Two {
+            let [x, bands, _] = along;
+            let y = bands.min(MAX_GRID_YZ);
+            let z = bands.div_ceil(y);
+            if x > i32::MAX as u64 || z > MAX_GRID_YZ {
+                return Err(too_large(blocks, i32::MAX as u64 * MAX_GRID_YZ * MAX_GRID_YZ));
+            }
+            return Ok(LaunchShape { grid: [x as u32, y as u32, z as u32], threads_per_block: self.threads_per_block });
+        }
         let max = i32::MAX as u64;
         if blocks > max {
-            return Err(LengthError::GridTooLarge { outputs: output.len().unwrap_or(usize::MAX), blocks, max });
+            return Err(too_large(blocks, max));
         }
-        Ok(LaunchShape { blocks: blocks as u32, threads_per_block: self.threads_per_block })
+        Ok(LaunchShape::linear(blocks as u32, self.threads_per_block))
     }
+
+    /// The most elements a row of a 2D or 3D input holds: the kernels move from one row's lane
+    /// starts to the next by `mad.wide.u32` of the row length (one integer add where a 64-bit
+    /// row length took a multiply-add on the FMA pipe the taps' adds need: 2D box r = 4 0.70 ->
+    /// 0.71 of its add bound on an H200, bench/results/2026-11-25-h200-box4).
+    pub const MAX_ROW: usize = u32::MAX as usize;
 
     /// The output's shape for an input of shape `input`, or why there is none. In 1D as
     /// [`Pattern::output_len`]; in 2D and 3D the shape must have the stencil's dimensions, no
@@ -548,6 +593,9 @@ impl Pattern {
             return Err(LengthError::EmptyShape { shape: input });
         }
         input.len().ok_or(LengthError::ShapeOverflow { shape: input })?;
+        if input.along_x() > Self::MAX_ROW {
+            return Err(LengthError::RowTooLong { shape: input, got: input.along_x(), max: Self::MAX_ROW });
+        }
         let window = Extent::new(&self.radius.components().iter().map(|&r| 2 * r as usize + 1).collect::<Vec<_>>()).unwrap_or(input);
         input.output(self.radius, self.boundary).ok_or(LengthError::ShapeSmallerThanWindow { shape: input, window })
     }

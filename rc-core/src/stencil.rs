@@ -155,8 +155,8 @@ impl<T: Element, P: Params> Stencil<T, P> {
         let edges = tile.strips(self.pattern.boundary(), input, output).edges;
         let blocks = edges.div_ceil(u64::from(self.pattern.tiles_per_block()));
         // At most the blocks of all strips, which fit the grid.
-        let blocks = u32::try_from(blocks).map_or(shape.blocks, |blocks| shape.blocks.min(blocks));
-        Ok((blocks > 0).then_some(LaunchShape { blocks, ..shape }))
+        let blocks = u32::try_from(blocks).map_or(shape.grid[0], |blocks| shape.grid[0].min(blocks));
+        Ok((blocks > 0).then_some(LaunchShape::linear(blocks, shape.threads_per_block)))
     }
 
     /// The annotated function's name.

@@ -237,6 +237,35 @@ fn the_launch_numbers_tiles_as_the_prologue_does() {
     assert!(!Layout::RoundRobin.stacks_warps(fused.strategy, &fused.pattern));
 }
 
+/// A 2D launch of stacked block tiles is a grid of the block tiles along x by the bands of
+/// rows, the bands past 65535 (CUDA's most along y) folded into z; staged planes stay a 1D grid.
+#[test]
+fn a_2d_launch_is_a_grid_of_columns_by_bands() {
+    let pattern = Pattern::grid(Radius::yx(1, 1), 32, 4, 4, 1, Boundary::Clamp).expect("valid");
+    let band = 4 * pattern.tiles_per_block() as usize;
+    let shape = |rows: usize, cols: usize| pattern.stacked_launch_shape(Extent::yx(rows, cols)).expect("fits");
+    assert_eq!(shape(3 * band, 1000).grid, [8, 3, 1]);
+    assert_eq!(shape(3 * band + 1, 128).grid, [1, 4, 1]);
+    assert_eq!(shape(65_535 * band, 4).grid, [1, 65_535, 1]);
+    assert_eq!(shape(65_535 * band + 1, 4).grid, [1, 65_535, 2]);
+    assert_eq!(shape(70_000 * band, 4).blocks(), 2 * 65_535);
+    let planes = Pattern::grid(Radius::zyx(1, 1, 1), 32, 4, 4, 1, Boundary::Clamp).expect("valid");
+    assert_eq!(planes.stacked_launch_shape(Extent::zyx(3, 4 * band, 300)).expect("fits").grid, [3 * 4 * 3, 1, 1]);
+}
+
+/// A 2D or 3D row holds at most 2^32 - 1 elements (the kernels step between rows in 32-bit
+/// lengths): a longer one is a length error naming the limit.
+#[test]
+fn rows_longer_than_32_bits_are_refused() {
+    let pattern = Pattern::grid(Radius::yx(1, 1), 32, 4, 4, 1, Boundary::Clamp).expect("valid");
+    let max = Pattern::MAX_ROW;
+    assert_eq!(pattern.output_shape(Extent::yx(2, max)), Ok(Extent::yx(2, max)));
+    let long = Extent::yx(2, max + 1);
+    let e = pattern.output_shape(long).expect_err("too long");
+    assert_eq!(e, rc_core::LengthError::RowTooLong { shape: long, got: max + 1, max });
+    assert!(e.to_string().contains("at most 4294967295") && e.to_string().contains("1D stencil"), "{e}");
+}
+
 /// With RC_GRID_CASES=DIR: writes each configuration's PTX, the emulated output (of the input
 /// below, which the checker computes itself) and the launch (for a GPU without Rust to check the PTX against the emulation; see
 /// docs/gpu-runs/grid_cases.py). Without it, nothing.
@@ -278,7 +307,7 @@ fn write_gpu_cases() {
                     "{k} {} {} {} {} {} {}\n",
                     dims(shape),
                     dims(out_shape),
-                    launch.blocks,
+                    launch.grid.map(|b| b.to_string()).join(","),
                     launch.threads_per_block,
                     format!("{pattern}|{strategy}|{layout}").replace(' ', "_"),
                     program.machine.dynamic_shared_bytes()
@@ -442,7 +471,7 @@ fn write_perf_cases() {
             let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
             let what = format!("{name}|{what}");
             let dynamic = program.machine.dynamic_shared_bytes();
-            index.push_str(&format!("{k} {} {} {} {} {what} {dynamic}\n", dims(shape), dims(out_shape), launch.blocks, launch.threads_per_block));
+            index.push_str(&format!("{k} {} {} {} {} {what} {dynamic}\n", dims(shape), dims(out_shape), launch.grid.map(|b| b.to_string()).join(","), launch.threads_per_block));
             k += 1;
         }
     }

@@ -185,9 +185,9 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
     let code = unsafe {
         driver::cuLaunchKernel(
             kernel.function(),
-            shape.blocks,
-            1,
-            1,
+            shape.grid[0],
+            shape.grid[1],
+            shape.grid[2],
             shape.threads_per_block,
             1,
             1,
@@ -207,10 +207,8 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
             bytes => format!(" with {bytes} bytes of dynamic shared memory"),
         };
         format!(
-            "cuLaunchKernel for stencil `{}` ({} blocks of {} threads{dynamic_note}, {} outputs{shape_note})",
+            "cuLaunchKernel for stencil `{}` ({shape}{dynamic_note}, {} outputs{shape_note})",
             stencil.name(),
-            shape.blocks,
-            shape.threads_per_block,
             plan.n_out
         )
     })
@@ -302,7 +300,7 @@ mod tests {
         let plan = plan_1d(&VALID, 1000, 996, &(0.5,)).expect("fits");
         // 996 outputs / 128 per warp = 8 warps = 256 threads = 1 block.
         assert_eq!(plan.n_out, 996);
-        assert_eq!(plan.launch, Some(LaunchShape { blocks: 1, threads_per_block: 256 }));
+        assert_eq!(plan.launch, Some(LaunchShape::linear(1, 256)));
         assert_eq!(plan.scalars, vec![Scalar::f32(0.5)]);
         // Nothing to do: no launch.
         assert_eq!(plan_empty().launch, None);
@@ -343,7 +341,7 @@ mod tests {
         );
         // 996 outputs / 128 per warp = 8 warps = 256 threads = 4 blocks of 64.
         let plan = plan_1d(&SMALL, 1000, 996, &(0.5,)).expect("fits");
-        assert_eq!(plan.launch, Some(LaunchShape { blocks: 4, threads_per_block: 64 }));
+        assert_eq!(plan.launch, Some(LaunchShape::linear(4, 64)));
     }
 
     fn body_two_fields() -> Result<Body, BodyError> {
@@ -428,9 +426,9 @@ mod tests {
         assert_eq!(plan.input_shape, Extent::yx(100, 2000));
         assert_eq!(plan.output_shape, Extent::yx(100, 2000));
         assert_eq!((plan.n, plan.n_out), (200_000, 200_000));
-        // 13 tile rows of 8 rows x 16 tiles along x, a block's 8 warps stacked along y: 16
-        // columns of 2 blocks (the second one partial).
-        assert_eq!(plan.launch, Some(LaunchShape { blocks: 16 * 2, threads_per_block: 256 }));
+        // 13 tile rows of 8 rows x 16 tiles along x, a block's 8 warps stacked along y: a grid
+        // of 16 columns by 2 bands of blocks (the second one partial).
+        assert_eq!(plan.launch, Some(LaunchShape { grid: [16, 2, 1], threads_per_block: 256 }));
         // input, output, n, n_out, in_y, in_x, out_y, out_x; then p0.
         assert_eq!(extents_block(&CLAMP_2D, &plan), [0x7000_0000, 0x8000_0000, 200_000, 200_000, 100, 2000, 100, 2000]);
         assert_eq!(kernel_args(&CLAMP_2D, &plan, &[0], 0).bytes(8)[..4], 0.5f32.to_bits().to_ne_bytes());
@@ -438,7 +436,7 @@ mod tests {
         // `valid` shrinks each dimension by twice its radius: the output's extents differ.
         let plan = super::plan(&VALID_2D, Extent::yx(10, 40), &[400], 8 * 38, &(0.5,)).expect("fits");
         assert_eq!(plan.output_shape, Extent::yx(8, 38));
-        assert_eq!(plan.launch, Some(LaunchShape { blocks: 1, threads_per_block: 256 }));
+        assert_eq!(plan.launch, Some(LaunchShape::linear(1, 256)));
         assert_eq!(extents_block(&VALID_2D, &plan), [0x7000_0000, 0x8000_0000, 400, 304, 10, 40, 8, 38]);
     }
 
@@ -448,12 +446,12 @@ mod tests {
         assert_eq!(plan.output_shape, Extent::zyx(5, 9, 130));
         // 3 tile planes x 3 tile rows x 3 tiles along x = 27 tiles, numbered row-major: 4 blocks
         // of 8 warps.
-        assert_eq!(plan.launch, Some(LaunchShape { blocks: 4, threads_per_block: 256 }));
+        assert_eq!(plan.launch, Some(LaunchShape::linear(4, 256)));
         assert_eq!(extents_block(&ZERO_3D, &plan), [0x7000_0000, 0x8000_0000, 5850, 5850, 5, 9, 130, 5, 9, 130]);
 
         let plan = super::plan(&VALID_3D, Extent::zyx(4, 6, 40), &[960], 2 * 4 * 38, &(1.0,)).expect("fits");
         assert_eq!(plan.output_shape, Extent::zyx(2, 4, 38));
-        assert_eq!(plan.launch, Some(LaunchShape { blocks: 1, threads_per_block: 256 }));
+        assert_eq!(plan.launch, Some(LaunchShape::linear(1, 256)));
         assert_eq!(extents_block(&VALID_3D, &plan), [0x7000_0000, 0x8000_0000, 960, 304, 4, 6, 40, 2, 4, 38]);
     }
 
