@@ -17,7 +17,7 @@ use rc::core::ptx;
 use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
 use rc::runtime::DeviceElement;
 use rc::runtime::cust::stream::Stream;
-use rc::testdata::{awkward, poison};
+use rc::testdata::{awkward, poison, signed_zeros};
 use rc::core::stencil::Reference;
 use rc::core::Layout;
 use rc::{Boundary, Element, Offset, Params, Pattern, Scalar, ScalarType, Stencil, Strategy, WarpProgram, Window};
@@ -453,33 +453,6 @@ fn several_fields_on_every_distribution_and_strategy_match_on_the_gpu() {
     sweep_both("2 and 3 fields", (fields_f32::two, fields_f32::three), patterns, &stream);
 }
 
-/// f32 data of signed zeros with a few other values: `kind` 0 is all `-0.0`; 1 is runs of
-/// `-0.0` (some longer than a window) between `+0.0`, ones and cancelling pairs; 2 adds NaN and
-/// infinities to that.
-fn zeros(n: usize, kind: u32, seed: u64) -> Vec<f32> {
-    let mut state = seed | 1;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let mut out = Vec::with_capacity(n);
-    while out.len() < n {
-        let run = (next() % 100) as usize;
-        let value = match (kind, next() % 8) {
-            (0, _) | (_, 0..=3) => -0.0,
-            (_, 4) => 0.0,
-            (_, 5) => 1.0,
-            (_, 6) => -1.0,
-            (2, _) => [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][(next() % 3) as usize],
-            _ => 0.5,
-        };
-        out.extend(std::iter::repeat_n(value, run.min(n - out.len())));
-    }
-    out
-}
-
 #[test]
 fn sums_of_signed_zeros_keep_their_sign_on_the_gpu() {
     // Sums that start from 0.0 skip that addition on the fast path of their division and add it
@@ -510,7 +483,7 @@ fn sums_of_signed_zeros_keep_their_sign_on_the_gpu() {
         };
         for kind in 0..3 {
             for n in [2 * pattern.radius().along_x() as usize + 1, 4099] {
-                if let Err(e) = gpu_matches_reference(&k, &[&zeros(n, kind, n as u64 + u64::from(kind))], (), &stream) {
+                if let Err(e) = gpu_matches_reference(&k, &[&signed_zeros(n, kind, n as u64 + u64::from(kind))], (), &stream) {
                     failures.push(e);
                 }
                 checked += 1;

@@ -12,7 +12,7 @@ use std::fmt::Debug;
 use catalogue::grid::*;
 use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
 use rc::runtime::cust::stream::Stream;
-use rc::testdata::{awkward, poison};
+use rc::testdata::{awkward, poison, signed_zeros};
 use rc::runtime::DeviceElement;
 use rc::{Element, Extent, Params, Stencil};
 
@@ -150,6 +150,27 @@ fn a_grid_of_more_than_2_pow_31_elements_is_indexed_with_64_bits() {
     if let Err(e) = result {
         panic!("{e}");
     }
+}
+
+/// Sums from 0.0 times a positive constant run as one `fma` of the sum without its first
+/// addition (`rc_core::zero_start`): over windows of signed zeros, NaN and infinities the GPU
+/// equals `run_cpu` bit for bit, the default 2D tile and a streamed one.
+#[test]
+fn scaled_sums_of_signed_zeros_keep_their_sign_on_the_gpu() {
+    let Some((_context, stream)) = gpu("scaled_sums_of_signed_zeros_keep_their_sign_on_the_gpu") else { return };
+    let mut failures = Vec::new();
+    for k in [&mean5x5::KERNEL, &box9x9::KERNEL] {
+        for kind in 0..3 {
+            for shape in [[9, 9], [70, 300], [257, 1024]] {
+                let shape = Extent::from(shape);
+                let input = signed_zeros(shape.len().expect("small"), kind, 7 + u64::from(kind));
+                if let Err(e) = gpu_matches_reference(k, shape, &[&input], (), &stream, (|x| x, |x| x)) {
+                    failures.push(e);
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// A 2D launch numbers its bands of blocks along the grid's y and z (CUDA allows 65535 along

@@ -95,6 +95,25 @@ fn every_16_bit_grid_stencil_emulates_its_reference_on_every_shape() {
     assert_eq!(check.checked, 3);
 }
 
+/// Sums from 0.0 times a positive constant emulate as one fused product of the sum without its
+/// first addition (`rc_core::zero_start`): over signed zeros, NaN and infinities still the
+/// annotated function's bits.
+#[test]
+fn scaled_sums_of_signed_zeros_emulate_their_reference() {
+    for k in [&mean5x5::KERNEL, &box9x9::KERNEL] {
+        for kind in 0..3 {
+            let shape = Extent::yx(33, 130);
+            let input = rc::testdata::signed_zeros(shape.len().expect("small"), kind, 3 + u64::from(kind));
+            let mut reference = vec![poison::<f32>(); shape.len().expect("small")];
+            let mut emulated = reference.clone();
+            k.run_cpu_grid(&[&input], shape, &mut reference, ()).expect("runs");
+            k.emulate_grid(&[&input], shape, &mut emulated, ()).expect("emulates");
+            let differ = reference.iter().zip(&emulated).position(|(a, b)| a.to_bits() != b.to_bits() && !(a.is_nan() && b.is_nan()));
+            assert_eq!(differ, None, "{} over signed zeros (kind {kind})", k.name());
+        }
+    }
+}
+
 #[test]
 fn a_tap_reads_the_element_its_offsets_name_along_each_dimension() {
     // Element (y, x) is 100 y + x; `shifted` reads (y + 1, x - 2), 0 off the grid.

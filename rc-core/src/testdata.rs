@@ -137,3 +137,30 @@ mod tests {
         assert_eq!(first_difference(&[poison::<f32>()], &[f32::NAN]), Some(0));
     }
 }
+
+/// f32 data of signed zeros with a few other values: `kind` 0 is all `-0.0`; 1 is runs of
+/// `-0.0` (some longer than a window) between `+0.0`, ones and cancelling pairs; 2 adds NaN and
+/// infinities to that.
+pub fn signed_zeros(n: usize, kind: u32, seed: u64) -> Vec<f32> {
+    let mut state = seed | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let run = (next() % 100) as usize;
+        let value = match (kind, next() % 8) {
+            (0, _) | (_, 0..=3) => -0.0,
+            (_, 4) => 0.0,
+            (_, 5) => 1.0,
+            (_, 6) => -1.0,
+            (2, _) => [f32::NAN, f32::INFINITY, f32::NEG_INFINITY][(next() % 3) as usize],
+            _ => 0.5,
+        };
+        out.extend(std::iter::repeat_n(value, run.min(n - out.len())));
+    }
+    out
+}

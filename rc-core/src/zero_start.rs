@@ -16,6 +16,14 @@
 //! fast path can divide `d` itself: its check fails for zero, infinite and NaN dividends, the
 //! only ones where `d + 0.0` could differ from `d`, and the slow path adds the `0.0` before
 //! dividing. One addition less per output, in kernels that are bound by instruction issue.
+//!
+//! Where the sum is then multiplied by a constant `k > 0` (`s * (1.0 / 81.0)`), `(d + 0.0) * k`
+//! is `d.mul_add(k, 0.0)`, one fused operation: for a nonzero finite `d` the exact product is
+//! nonzero, so adding `0.0` to it before the one rounding changes nothing, and the product
+//! rounds as `d * k` does; for `d = -0.0` both give `+0.0` (`-0.0 * k + 0.0` is `+0.0`, and
+//! `+0.0 * k` is `+0.0` as `k` is positive); infinities and NaN pass through alike. A zero or
+//! negative `k` breaks the zero case (`-1.0 * 0.0` is `-0.0`, the fused form `+0.0`), so only
+//! positive constants qualify. The 2D box r = 4 then issues 80 additions per output, not 81.
 
 use std::collections::HashMap;
 
@@ -23,10 +31,20 @@ use crate::body::{BinaryOp, Body, Node, NodeId};
 use crate::reciprocal::Reciprocal;
 use crate::scalar::ScalarType;
 
-/// `body` with its `f32` sums that start from `+0.0` and end in a division by a constant with
-/// a fast path rewritten to add the `0.0` last (see the module documentation). Each sum's
-/// partial results must have no reader but the next addition, so nothing else sees them
-/// change. Other bodies come back unchanged.
+/// How a sum from `+0.0` ends, where the rewrite pays.
+#[derive(Clone, Copy)]
+enum End {
+    /// In a division by an `f32` constant with a fast path: the `0.0` is added last.
+    Divided,
+    /// In node `product`, a multiplication by the positive constant `scale`: the product
+    /// becomes `sum.mul_add(scale, 0.0)`.
+    Scaled { product: NodeId, scale: NodeId },
+}
+
+/// `body` with its sums that start from `+0.0` and end in a division by an `f32` constant
+/// with a fast path, or in a multiplication by a positive constant, rewritten to add the
+/// `0.0` last (see the module documentation). Each sum's partial results must have no reader
+/// but the next addition, so nothing else sees them change. Other bodies come back unchanged.
 pub fn hoist(body: &Body) -> Body {
     let nodes = body.nodes();
     let mut uses = vec![0u32; nodes.len()];
@@ -38,11 +56,16 @@ pub fn hoist(body: &Body) -> Body {
         }
     }
     uses[body.result() as usize] += 1;
-    let is_positive_zero = |id: NodeId| matches!(nodes[id as usize], Node::Const(c) if c.ty == ScalarType::F32 && c.bits == 0);
+    let is_positive_zero = |id: NodeId| matches!(nodes[id as usize], Node::Const(c) if matches!(c.ty, ScalarType::F32 | ScalarType::F64) && c.bits == 0);
+    let is_positive = |id: NodeId| match nodes[id as usize] {
+        Node::Const(c) if c.ty == ScalarType::F32 => f32::from_bits(c.bits as u32) > 0.0,
+        Node::Const(c) if c.ty == ScalarType::F64 => f64::from_bits(c.bits) > 0.0,
+        _ => false,
+    };
     let adds = |id: NodeId, operand: NodeId| matches!(nodes[id as usize], Node::Binary(BinaryOp::Add, a, b) if a == operand || b == operand);
 
-    // start node -> (the summand it passes on, the zero, the sum's last addition)
-    let mut sums: HashMap<NodeId, (NodeId, NodeId, NodeId)> = HashMap::new();
+    // start node -> (the summand it passes on, the zero, the sum's last addition, its end)
+    let mut sums: HashMap<NodeId, (NodeId, NodeId, NodeId, End)> = HashMap::new();
     for (i, node) in nodes.iter().enumerate() {
         let i = i as NodeId;
         let Node::Binary(BinaryOp::Add, a, b) = *node else { continue };
@@ -58,25 +81,41 @@ pub fn hoist(body: &Body) -> Body {
             }
             last = next;
         }
-        let divided = match (uses[last as usize], user[last as usize]) {
-            (1, Some(div)) if last != body.result() => match nodes[div as usize] {
+        let end = match (uses[last as usize], user[last as usize]) {
+            (1, Some(reader)) if last != body.result() => match nodes[reader as usize] {
                 Node::Binary(BinaryOp::Div, x, divisor) if x == last => match nodes[divisor as usize] {
-                    Node::Const(c) if c.ty == ScalarType::F32 => Reciprocal::of(f32::from_bits(c.bits as u32)).is_some(),
-                    _ => false,
+                    Node::Const(c) if c.ty == ScalarType::F32 && Reciprocal::of(f32::from_bits(c.bits as u32)).is_some() => Some(End::Divided),
+                    _ => None,
                 },
-                _ => false,
+                Node::Binary(BinaryOp::Mul, a, b) => {
+                    let scale = if a == last { b } else { a };
+                    is_positive(scale).then_some(End::Scaled { product: reader, scale })
+                }
+                _ => None,
             },
-            _ => false,
+            _ => None,
         };
-        if last != i && divided {
-            sums.insert(i, (first, zero, last));
+        if let (true, Some(end)) = (last != i, end) {
+            sums.insert(i, (first, zero, last, end));
         }
     }
     if sums.is_empty() {
         return body.clone();
     }
 
-    let ends: HashMap<NodeId, NodeId> = sums.values().map(|&(_, zero, last)| (last, zero)).collect();
+    // The last addition of a divided sum -> its zero; a scaled sum's product -> (sum, scale, zero).
+    let mut ends: HashMap<NodeId, NodeId> = HashMap::new();
+    let mut products: HashMap<NodeId, (NodeId, NodeId, NodeId)> = HashMap::new();
+    for &(_, zero, last, end) in sums.values() {
+        match end {
+            End::Divided => {
+                ends.insert(last, zero);
+            }
+            End::Scaled { product, scale } => {
+                products.insert(product, (last, scale, zero));
+            }
+        }
+    }
     let mut map: Vec<NodeId> = Vec::with_capacity(nodes.len());
     let mut out: Vec<Node> = Vec::with_capacity(nodes.len() + sums.len());
     for (i, node) in nodes.iter().enumerate() {
@@ -86,7 +125,10 @@ pub fn hoist(body: &Body) -> Body {
             map.push(map[first as usize]);
             continue;
         }
-        let remapped = remap(*node, &map);
+        let remapped = match products.get(&i) {
+            Some(&(sum, scale, zero)) => Node::MulAdd(map[sum as usize], map[scale as usize], map[zero as usize]),
+            None => remap(*node, &map),
+        };
         out.push(remapped);
         let mut id = (out.len() - 1) as NodeId;
         if let Some(&zero) = ends.get(&i) {

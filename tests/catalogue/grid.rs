@@ -286,6 +286,19 @@ pub fn box9x9(w: Window2<f32>) -> f32 {
     s * (1.0 / 81.0)
 }
 
+/// The 5x5 mean as a scale, under `zero`: the sum from 0.0 and its product fuse into one
+/// `fma` (`rc_core::zero_start`), whose sign of zero must match the reference's.
+#[stencil(radius = 2, boundary = zero)]
+pub fn mean5x5(w: Window2<f32>) -> f32 {
+    let mut s = 0.0;
+    for dy in -2..=2 {
+        for dx in -2..=2 {
+            s += w[(dy, dx)];
+        }
+    }
+    s * (1.0 / 25.0)
+}
+
 /// Rows streamed on request, few of them, distinct weights per tap, two fields, wrapping: a
 /// value carried to the wrong step or a row loaded ahead from the wrong place shows.
 #[stencil(radius = (2, 1), stream = true, rows_per_warp = 5, outputs_per_thread = 4, boundary = wrap)]
@@ -371,5 +384,6 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&conv3x3::KERNEL, ([0.0625, 0.125, 0.0625, 0.125, -0.75, 0.125, 0.0625, 0.125, 0.0625],));
     v.visit(&int_ops_3d::KERNEL, ([3, 5, 7],));
     v.visit(&box9x9::KERNEL, ());
+    v.visit(&mean5x5::KERNEL, ());
     v.visit(&streamed_weighted::KERNEL, ());
 }
