@@ -175,7 +175,8 @@ pub fn names() -> Vec<&'static str> {
 // The tiles beyond the default: fewer rows with launch bounds that cap registers for occupancy
 // (the fastest r <= 2 tiles of the first H100 sweep, bench/results/2026-11-23-h100-grid.md),
 // more rows, more outputs per thread; for the large boxes, fewer rows instead of caps that spill;
-// for box r = 4 the default tile in blocks of 4 and 16 warps (the same 64 registers per thread).
+// for box r = 4 the default tile (blocks of 4 warps, bound by issue) in blocks of 8 and 16 warps
+// (the same 64 registers per thread).
 pub mod f32 {
     grid_stencil!(star2d_r1, star2d, f32, r = 1, taps = 5.0, v = 4,
         tiles: [rows4_mb3: (rows_per_warp = 4, min_blocks_per_sm = 3), rows8_mb4: (rows_per_warp = 8, min_blocks_per_sm = 4),
@@ -196,7 +197,7 @@ pub mod f32 {
         tiles: [rows2: (rows_per_warp = 2), rows4: (rows_per_warp = 4), rows8_mb2: (rows_per_warp = 8, min_blocks_per_sm = 2),
                 rows16: (rows_per_warp = 16), streamed: (stream = true), streamed_mb2: (stream = true, min_blocks_per_sm = 2),
                 streamed_w8: (stream = true, distribution = window(8), outputs_per_thread = 8, min_blocks_per_sm = 2),
-                t128_mb8: (max_threads_per_block = 128, min_blocks_per_sm = 8, outputs_per_thread = 4, distribution = window(4)),
+                t256_mb4: (max_threads_per_block = 256, min_blocks_per_sm = 4, outputs_per_thread = 4, distribution = window(4)),
                 t512_mb2: (max_threads_per_block = 512, min_blocks_per_sm = 2, outputs_per_thread = 4, distribution = window(4))]);
     grid_stencil!(star3d_r1, star3d, f32, r = 1, taps = 7.0, v = 4,
         tiles: [rows4_mb3: (rows_per_warp = 4, min_blocks_per_sm = 3), rows8_mb3: (rows_per_warp = 8, min_blocks_per_sm = 3),
