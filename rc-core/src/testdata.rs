@@ -123,21 +123,6 @@ pub fn first_difference_up_to_zero_sign<T: Element>(got: &[T], want: &[T]) -> Op
         .or((got.len() != want.len()).then(|| got.len().min(want.len())))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn zeros_of_either_sign_are_equal_only_when_asked() {
-        assert_eq!(first_difference(&[-0.0f32, 1.0], &[0.0, 1.0]), Some(0));
-        assert_eq!(first_difference_up_to_zero_sign(&[-0.0f32, 1.0], &[0.0, 1.0]), None);
-        assert_eq!(first_difference_up_to_zero_sign(&[-0.0f64], &[0.0]), None);
-        assert_eq!(first_difference_up_to_zero_sign(&[1.0f32], &[-1.0]), Some(0));
-        assert_eq!(first_difference(&[f32::NAN], &[f32::from_bits(0x7fc0_0001)]), None);
-        assert_eq!(first_difference(&[poison::<f32>()], &[f32::NAN]), Some(0));
-    }
-}
-
 /// f32 data of signed zeros with a few other values: `kind` 0 is all `-0.0`; 1 is runs of
 /// `-0.0` (some longer than a window) between `+0.0`, ones and cancelling pairs; 2 adds NaN and
 /// infinities to that.
@@ -163,4 +148,19 @@ pub fn signed_zeros(n: usize, kind: u32, seed: u64) -> Vec<f32> {
         out.extend(std::iter::repeat_n(value, run.min(n - out.len())));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zeros_of_either_sign_are_equal_only_when_asked() {
+        assert_eq!(first_difference(&[-0.0f32, 1.0], &[0.0, 1.0]), Some(0));
+        assert_eq!(first_difference_up_to_zero_sign(&[-0.0f32, 1.0], &[0.0, 1.0]), None);
+        assert_eq!(first_difference_up_to_zero_sign(&[-0.0f64], &[0.0]), None);
+        assert_eq!(first_difference_up_to_zero_sign(&[1.0f32], &[-1.0]), Some(0));
+        assert_eq!(first_difference(&[f32::NAN], &[f32::from_bits(0x7fc0_0001)]), None);
+        assert_eq!(first_difference(&[poison::<f32>()], &[f32::NAN]), Some(0));
+    }
 }

@@ -30,6 +30,18 @@ fn same(a: Scalar, b: Scalar) -> bool {
     a.bits == b.bits || (nan(a) && nan(b))
 }
 
+/// Calls `check` with every window of `taps` values drawn from [`SPECIAL`].
+fn every_window(taps: usize, mut check: impl FnMut(&[f32])) {
+    let mut index = vec![0usize; taps];
+    loop {
+        let window: Vec<f32> = index.iter().map(|&i| SPECIAL[i]).collect();
+        check(&window);
+        let Some(k) = index.iter().position(|&i| i + 1 < SPECIAL.len()) else { break };
+        index[k] += 1;
+        index[..k].iter_mut().for_each(|i| *i = 0);
+    }
+}
+
 fn adds(body: &Body) -> usize {
     body.nodes().iter().filter(|n| matches!(n, Node::Binary(BinaryOp::Add, ..))).count()
 }
@@ -45,16 +57,11 @@ fn a_sum_from_zero_adds_the_zero_last_and_keeps_every_bit() {
         let Node::Binary(_, a, b) = *first_add else { unreachable!() };
         assert!(matches!(hoisted.nodes()[a as usize], Node::Tap(..)) && matches!(hoisted.nodes()[b as usize], Node::Tap(..)));
         // Every combination of special values in the window.
-        let taps = 2 * r as usize + 1;
-        let mut index = vec![0usize; taps];
-        loop {
-            let tap = |_: u32, d: Offset| Scalar::f32(SPECIAL[index[(d.along_x() + r as i32) as usize]]);
+        every_window(2 * r as usize + 1, |window| {
+            let tap = |_: u32, d: Offset| Scalar::f32(window[(d.along_x() + r as i32) as usize]);
             let (want, got) = (body.eval(tap, &[]), hoisted.eval(tap, &[]));
-            assert!(same(want, got), "r = {r}, window {:?}: {want:?} became {got:?}", index.iter().map(|&i| SPECIAL[i]).collect::<Vec<_>>());
-            let Some(k) = index.iter().position(|&i| i + 1 < SPECIAL.len()) else { break };
-            index[k] += 1;
-            index[..k].iter_mut().for_each(|i| *i = 0);
-        }
+            assert!(same(want, got), "r = {r}, window {window:?}: {want:?} became {got:?}");
+        });
     }
 }
 
@@ -146,16 +153,11 @@ fn a_sum_from_zero_times_a_positive_constant_becomes_one_fused_operation_and_kee
                 let nan = |s: Scalar| if ty == ScalarType::F32 { f32::from_bits(s.bits as u32).is_nan() } else { f64::from_bits(s.bits).is_nan() };
                 a.bits == b.bits || (nan(a) && nan(b))
             };
-            let taps = 2 * r as usize + 1;
-            let mut index = vec![0usize; taps];
-            loop {
-                let tap = |_: u32, d: Offset| value(SPECIAL[index[(d.along_x() + r as i32) as usize]]);
+            every_window(2 * r as usize + 1, |window| {
+                let tap = |_: u32, d: Offset| value(window[(d.along_x() + r as i32) as usize]);
                 let (want, got) = (body.eval(tap, &[]), hoisted.eval(tap, &[]));
-                assert!(same(want, got), "{ty:?} * {scale}, r = {r}, window {:?}: {want:?} became {got:?}", index.iter().map(|&i| SPECIAL[i]).collect::<Vec<_>>());
-                let Some(k) = index.iter().position(|&i| i + 1 < SPECIAL.len()) else { break };
-                index[k] += 1;
-                index[..k].iter_mut().for_each(|i| *i = 0);
-            }
+                assert!(same(want, got), "{ty:?} * {scale}, r = {r}, window {window:?}: {want:?} became {got:?}");
+            });
         }
     }
 }

@@ -29,7 +29,7 @@ def specs():
 
 def launcher(name, inp, out):
     ny, nx = inp.shape
-    threads = int(name[1:4])
+    threads = int(name[1:].split("_")[0])
     rows = int(name.split("_")[1][1:])
     f = cp.RawModule(path=os.path.join(D, name + ".ptx")).get_function("k")
     tiles_x = math.ceil(nx / 128)
