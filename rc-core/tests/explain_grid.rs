@@ -81,7 +81,7 @@ cache along x, per input row: 4 registers per lane (4 x 32-bit), each loaded jus
 launch bounds: none declared (the launch uses blocks of 256 threads; ptxas allocates registers for any block size)
 registers: 5 cached registers + 2 live values + 8 for addressing = 15 registers per thread (estimated; ptxas -v gives the real count)
 tile: 4 lanes x 2 outputs per lane along x = 8 outputs per row, 2 rows per warp: 16 outputs per warp
-blocks: the block's 64 warps stack along y (warp w computes output rows 2w .. 2w + 2 of the block's 128 rows), so the 2 input rows neighbouring warps share are read through the SM's L1, not each through L2
+blocks: the block's 64 warps stack along y (warp w computes output rows 2w .. 2w + 2 of the block's 128 rows), so the 2 input rows neighbouring warps share are read through the SM's L1, not each through L2; the launch is a grid of block columns by bands of 128 rows
 input box: 4 rows (2 + 2 x 1) of 10 elements (8 + 2 x 1) around the tile
 cache: lane l keeps, of each input row it loads (rc[k * 10 + i] of row k is the x schedule's rc[i]; e = tile element):
   row 0 (y -1): rc[2..3] = e(2l + 2) .. e(2l + 3)

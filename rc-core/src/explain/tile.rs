@@ -25,9 +25,10 @@ pub fn write(text: &mut String, program: &WarpProgram) -> fmt::Result {
         let warps = pattern.tiles_per_block();
         writeln!(
             text,
-            "blocks: the block's {warps} warps stack along y (warp w computes output rows {rows}w .. {rows}w + {rows} of the block's {} rows), so the {} input rows neighbouring warps share are read through the SM's L1, not each through L2",
+            "blocks: the block's {warps} warps stack along y (warp w computes output rows {rows}w .. {rows}w + {rows} of the block's {} rows), so the {} input rows neighbouring warps share are read through the SM's L1, not each through L2; the launch is a grid of block columns by bands of {} rows",
             warps * rows,
-            2 * pattern.radius().along(1)
+            2 * pattern.radius().along(1),
+            warps * rows
         )?;
     }
     let (box_planes, box_rows) = pattern.box_rows();
