@@ -573,9 +573,9 @@ impl Pattern {
     }
 
     /// The most elements a row of a 2D or 3D input holds: the kernels move from one row's lane
-    /// starts to the next by `mad.wide.u32` of the row length (one integer add where a 64-bit
-    /// row length took a multiply-add on the FMA pipe the taps' adds need: 2D box r = 4 0.70 ->
-    /// 0.71 of its add bound on an H200, bench/results/2026-11-25-h200-box4).
+    /// starts to the next by `mad.wide.u32` of the row length (two integer adds, where a 64-bit
+    /// row length took a multiply-add on the FMA pipe the taps' adds need: 2D box r = 4 0.699
+    /// -> 0.713 of its add bound on an H200, bench/results/2026-11-25-h200-box4).
     pub const MAX_ROW: usize = u32::MAX as usize;
 
     /// The output's shape for an input of shape `input`, or why there is none. In 1D as
