@@ -116,13 +116,14 @@ const STAGED_PLANES_ROWS: u32 = 4;
 /// against the register tile's 0.79.
 const STAGED_BOX_AT_ONE: (u32, u32, Option<u32>) = (2, 128, None);
 const STAGED_STAR_AT_ONE: (u32, u32, Option<u32>) = (4, 128, Some(4));
-/// Registers, shared memory, threads and blocks of one SM (sm_80 and sm_90).
 /// Threads per block of a 2D tile bound by issue, where the attribute gave no block: the
 /// registers per thread stay (twice the blocks per SM). On an H200 (bench/results/
 /// 2026-11-25-h200-box4) the 2D box r = 4 tile ran at 0.710 of its add bound in blocks of 4
-/// warps against 0.699 in blocks of 8 (16: 0.69): a block's warps start together and wait
-/// together for their first rows, and smaller blocks spread those waits.
+/// warps against 0.699 in blocks of 8 (16: 0.69; 2 warps 0.72 against 4 warps' 0.72 with the
+/// later changes): a block's warps start together and wait together for their first rows, and
+/// smaller blocks spread those waits.
 const ISSUE_BOUND_2D_THREADS: u32 = 128;
+/// Registers, shared memory, threads and blocks of one SM (sm_80 and sm_90).
 const REGISTERS_PER_SM: u32 = 65536;
 const SHARED_BYTES_PER_SM: u32 = 228 * 1024;
 const THREADS_PER_SM: u32 = 2048;
