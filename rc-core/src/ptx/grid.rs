@@ -144,12 +144,15 @@ impl Printer<'_> {
         // The warp's tile, numbered row-major over the tiles (x fastest): tx = t mod tiles_x,
         // then the tile row and plane from t div tiles_x.
         let (tile_x, rows, planes) = (pattern.tile_outputs(), pattern.rows_per_warp(), pattern.planes_per_warp());
-        let (t, tid64, ntid) = (self.a(), self.a(), self.t());
-        self.line(&format!("mov.u32 {ntid}, %ntid.x;"));
-        self.line(&format!("mul.wide.u32 {t}, {CTAID}, {ntid};"));
-        self.line(&format!("cvt.u64.u32 {tid64}, {TID};"));
-        self.line(&format!("add.u64 {t}, {t}, {tid64};"));
-        self.line(&format!("shr.u64 {t}, {t}, {};", warp.trailing_zeros()));
+        let t = self.a();
+        if !self.program.stacked {
+            let (tid64, ntid) = (self.a(), self.t());
+            self.line(&format!("mov.u32 {ntid}, %ntid.x;"));
+            self.line(&format!("mul.wide.u32 {t}, {CTAID}, {ntid};"));
+            self.line(&format!("cvt.u64.u32 {tid64}, {TID};"));
+            self.line(&format!("add.u64 {t}, {t}, {tid64};"));
+            self.line(&format!("shr.u64 {t}, {t}, {};", warp.trailing_zeros()));
+        }
         // Staged planes and 2D windows and granules number blocks, not warps: block b's warps
         // stack along y ([`Pattern::stacked_launch_shape`], [`crate::Layout::stacks_warps`]).
         let stacked = self.program.stacked.then(|| {
@@ -159,7 +162,9 @@ impl Printer<'_> {
                 false => self.comment("2D tiles: block (x, y, z) computes block tile b = x of band y + z * nctaid.y; its warp w the w-th tile along y"),
             }
             self.line(&format!("shr.u32 {w}, {TID}, {};", warp.trailing_zeros()));
-            self.line(&format!("cvt.u64.u32 {t}, {CTAID};"));
+            if three {
+                self.line(&format!("cvt.u64.u32 {t}, {CTAID};"));
+            }
             w
         });
         let (band, tx) = (self.a(), self.a());

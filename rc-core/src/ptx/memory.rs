@@ -331,33 +331,21 @@ impl Printer<'_> {
         if lead > 0 {
             self.line(&format!("sub.u64 {g}, {g}, {lead};"));
         }
-        // Where it is read: `to`, some elements from `g`.
+        // Where it is read: `to`, some elements from `g`, under the rule along x with the row's
+        // last vector as its last place.
         let to = self.a();
         self.line(&format!("mov.s64 {to}, {g};"));
-        let (mut sides, mut inside) = (None, None);
-        match self.program.pattern.boundary() {
+        let (sides, last) = match self.program.pattern.boundary() {
             Boundary::Clamp => {
                 let (before, after, last) = (self.q(), self.q(), self.a());
                 self.line(&format!("setp.lt.s64 {before}, {g}, 0;"));
                 self.line(&format!("setp.ge.s64 {after}, {g}, {N};"));
                 self.line(&format!("sub.s64 {last}, {N}, {width};"));
-                self.line(&format!("max.s64 {to}, {to}, 0;"));
-                self.line(&format!("min.s64 {to}, {to}, {last};"));
-                sides = Some((before, after));
+                (Some((before, after)), last)
             }
-            Boundary::Wrap => {
-                let q = self.q();
-                self.line(&format!("rem.s64 {to}, {to}, {N};"));
-                self.line(&format!("setp.lt.s64 {q}, {to}, 0;"));
-                self.line(&format!("@{q} add.s64 {to}, {to}, {N};"));
-            }
-            // g < n as unsigned: a vector before the row wrapped around and fails too.
-            Boundary::Valid | Boundary::Zero => {
-                let q = self.q();
-                self.line(&format!("setp.lt.u64 {q}, {g}, {N};"));
-                inside = Some(q);
-            }
-        }
+            _ => (None, N.to_string()),
+        };
+        let inside = self.rule_coordinate(&to, N, &last);
         let shift = self.a();
         self.line(&format!("sub.s64 {shift}, {to}, {g};"));
         self.line(&format!("mul.lo.s64 {shift}, {shift}, {bytes};"));

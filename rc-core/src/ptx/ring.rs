@@ -31,7 +31,7 @@ impl Printer<'_> {
 
     /// Coordinate `c` (s64, possibly outside `0..n`) under the boundary rule, in place; the
     /// predicate that it is inside under `valid` and `zero` (else `None`).
-    fn rule_coordinate(&mut self, c: &str, n: &str, last: &str) -> Option<String> {
+    pub(super) fn rule_coordinate(&mut self, c: &str, n: &str, last: &str) -> Option<String> {
         match self.program.pattern.boundary() {
             Boundary::Valid | Boundary::Zero => {
                 let q = self.q();
