@@ -14,7 +14,7 @@
 //! - `integers/`: integer `/`, `%`, `<<`, `>>` and `wrapping_*` whose right operand Rust could
 //!   panic on (computed at run time, zero, -1, past the width), and bitwise operators on floats;
 //! - `arrays/`: array parameters of unsupported types or lengths, and their indices;
-//! - `grid/`: 2D and 3D stencils: radius tuples, taps and `rows_per_warp` / `planes_per_warp` / `stream`
+//! - `grid/`: 2D and 3D stencils: radius tuples, taps and `rows_per_warp` / `planes_per_warp` / `stream` / `prefetch`
 //!   that do not fit the window's dimensions, taps outside their dimension's radius;
 //! - `half/`: f16 and bf16 mixed with other types without a conversion, literals of them, `as` on
 //!   them, and methods the half crate does not have;

@@ -12,9 +12,11 @@ for line in filter(None, lines):
     if int(line.split()[0]) < start:
         continue
     print(f"CASE {line.split()[0]}", file=sys.stderr, flush=True)
-    # A 7th column (absent in older index files): bytes of dynamic shared memory per block.
-    k, shape, out_shape, blocks, threads, what, *dynamic = line.split()
-    shared = int(dynamic[0]) if dynamic else 0
+    # A 7th column (absent in older index files): bytes of dynamic shared memory per block; an
+    # 8th (absent before the prefetch): the rows a 2D kernel prefetches ahead.
+    k, shape, out_shape, blocks, threads, what, *extra = line.split()
+    shared = int(extra[0]) if extra else 0
+    prefetch_rows = int(extra[1]) if len(extra) > 1 else 0
     shape = [int(c) for c in shape.split("x")]
     out_shape = [int(c) for c in out_shape.split("x")]
     n = int(np.prod(shape))
@@ -33,6 +35,8 @@ for line in filter(None, lines):
         f.max_dynamic_shared_size_bytes = shared
     args = [inp, out, np.uint64(host_in.size), np.uint64(want.size)]
     args += [np.uint64(c) for c in shape] + [np.uint64(c) for c in out_shape]
+    if len(shape) == 2 and len(extra) > 1:
+        args.append(np.uint64(prefetch_rows))
     f(tuple(int(b) for b in blocks.split(",")), (int(threads),), tuple(args), shared_mem=shared)
     cp.cuda.runtime.deviceSynchronize()
     full = out_full.get().view(np.uint32)

@@ -18,6 +18,11 @@ pub enum KernelParam {
     /// A 2D or 3D grid's length along dimension `axis` (0 is x), of the input or the output
     /// (`.u64`). 1D stencils have only `Len` and `OutputLen`.
     Extent { axis: u32, output: bool },
+    /// 2D only: how many rows below its own a tile prefetches into L2 (`.u64`; 0: none), which
+    /// the launch computes from the GPU's resident blocks ([`crate::prefetch::rows_ahead`]).
+    /// Kernels that do not prefetch ([`crate::Pattern::prefetches`]) take it and ignore it, so
+    /// every 2D kernel has one parameter list.
+    PrefetchRows,
     /// Scalar `index` of the stencil's parameters, by value. An array parameter `[T; N]` is `N`
     /// consecutive scalars, one `.param` each, as a scalar parameter is ([`crate::Param`]): the
     /// kernel reads each element like any parameter and a launch passes nothing but scalars.
@@ -37,12 +42,16 @@ impl KernelParam {
     /// The parameter list of a stencil of `dims` dimensions with `fields` input fields whose
     /// parameters have types `params`: the buffers (every input field's, then the output's),
     /// their lengths, in 2D and 3D the input's and then the output's shape (outermost first),
-    /// then the parameters.
+    /// in 2D the prefetch distance, then the parameters.
     pub fn list(dims: Dims, fields: u32, params: &[ScalarType]) -> Vec<KernelParam> {
         let inputs = (0..fields).map(|field| KernelParam::Input { field });
         let leading = inputs.chain([KernelParam::Output, KernelParam::Len, KernelParam::OutputLen]);
         let axes = |output| (0..dims.count() as u32).rev().map(move |axis| KernelParam::Extent { axis, output });
-        let shape = if dims == Dims::One { Vec::new() } else { axes(false).chain(axes(true)).collect() };
+        let shape: Vec<KernelParam> = match dims {
+            Dims::One => Vec::new(),
+            Dims::Two => axes(false).chain(axes(true)).chain([KernelParam::PrefetchRows]).collect(),
+            Dims::Three => axes(false).chain(axes(true)).collect(),
+        };
         let values = params.iter().enumerate().map(|(i, &ty)| KernelParam::Value { index: i as u32, ty });
         leading.chain(shape).chain(values).collect()
     }
@@ -57,6 +66,7 @@ impl KernelParam {
             KernelParam::Len => "n".into(),
             KernelParam::OutputLen => "n_out".into(),
             KernelParam::Extent { axis, output } => format!("{}_{}", if output { "out" } else { "in" }, ["x", "y", "z"][axis as usize]),
+            KernelParam::PrefetchRows => "prefetch_rows".into(),
             KernelParam::Value { index, .. } => format!("p{index}"),
         }
     }

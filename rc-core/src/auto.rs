@@ -210,13 +210,16 @@ pub struct Given {
     /// `max_threads_per_block` or `min_blocks_per_sm`: otherwise staged planes at radius 1 take
     /// the model's block and bounds (an explicit 256 threads is given, not the default).
     pub bounds: bool,
+    /// `prefetch`: otherwise a 2D block tile bound by issue prefetches ([`choose_given`]).
+    pub prefetch: bool,
 }
 
 /// Chooses the distribution for `pattern` and `body`. With `fixed_outputs`, the pattern's
 /// outputs per thread stays and only distributions that divide it are weighed; otherwise
 /// each candidate V comes with outputs_per_thread = V. The rows per warp stay as they are.
 pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choice, Error> {
-    choose_given(pattern, Given { outputs: fixed_outputs, rows: true, bounds: LaunchBounds::of(&pattern).is_some() }, body)
+    let given = Given { outputs: fixed_outputs, rows: true, bounds: LaunchBounds::of(&pattern).is_some(), prefetch: pattern.prefetches() };
+    choose_given(pattern, given, body)
 }
 
 /// [`choose`], keeping of the pattern's tile what `given` says the attribute gave.
@@ -304,6 +307,16 @@ pub fn choose_given(pattern: Pattern, given: Given, body: &Body) -> Result<Choic
         }
         _ => pattern.with_launch_bounds_unchecked(pattern.threads_per_block(), best.min_blocks_per_sm),
     };
+    // A 2D block tile bound by issue prefetches a later band's rows into L2 ([`crate::prefetch`])
+    // unless the attribute says: on an H200 the 2D box r = 4 tile ran 0.8-3.1% faster at the four
+    // grid widths of 64M elements tried (0.767 of its add bound against 0.744 at 8192^2;
+    // bench/results/2026-11-25-h200-session10). Of two tiles bound by DRAM, star r = 4 lost 2.3%
+    // with it and box r = 2 gained 2%: no rule for those yet.
+    let prefetch = best.bound() == Bound::Issue && best.layout.stacks_warps(Strategy::RegisterCache, &pattern);
+    let pattern = match (given.prefetch, crate::validate::prefetch(pattern.dims(), pattern.streams_rows(), true)) {
+        (false, Ok(())) => pattern.with_prefetch_unchecked(prefetch),
+        _ => pattern,
+    };
     estimates.sort_by(|a, b| a.cycles().total_cmp(&b.cycles()));
     Ok(Choice { layout: best.layout, pattern, estimates })
 }
@@ -365,6 +378,7 @@ fn with_outputs(pattern: Pattern, outputs: u32) -> Result<Pattern, PatternError>
 fn with_tile(pattern: Pattern, outputs: u32, rows: u32) -> Result<Pattern, PatternError> {
     Pattern::grid(pattern.radius(), pattern.warp(), outputs, rows, pattern.planes_per_warp(), pattern.boundary())
         .and_then(|p| p.with_streamed_rows(pattern.streams_rows()))
+        .and_then(|p| p.with_prefetch(pattern.prefetches()))
         .and_then(|p| p.with_launch_bounds(pattern.threads_per_block(), pattern.min_blocks_per_sm()))
 }
 
@@ -519,6 +533,13 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
             wavefronts += rounds * (lines(width as f64 * bytes, width as f64 * bytes) + sides * lines(side * bytes, side * bytes));
         }
         Op::BlockBarrier | Op::TurnRing => instructions += 3.0,
+        // The distance's load and test, then per round the lane's row and line, the row's test
+        // and address, and the prefetch (one request each).
+        Op::PrefetchL2 { rows, elements, .. } => {
+            let rounds = crate::prefetch::rounds(*rows, *elements, element.bytes(), pattern.warp()) as f64;
+            instructions += 3.0 + 9.0 * rounds;
+            wavefronts += rounds;
+        }
         Op::Carry(moves) => instructions += moves.len() as f64 * words,
         // The plane's origin, row starts and the loop's counter and branch.
         Op::Advance => instructions += 6.0,

@@ -392,6 +392,8 @@ impl<T: Element> Tile<'_, T> {
             }
             // The emulator runs one warp at a time: every other warp has passed the barrier.
             Op::BlockBarrier => {}
+            // A hint to L2: no register and no output changes.
+            Op::PrefetchL2 { .. } => {}
             Op::ReadRing { dsts, at, field, row, part, .. } => {
                 let ring = self.plane_ring()?;
                 let rows = program.pattern.box_rows().1;

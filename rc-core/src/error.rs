@@ -53,6 +53,8 @@ pub enum PatternError {
     Fuse { got: Given },
     #[error("stream = true streams a 2D tile's rows, but this stencil is {dims}: {}; remove `stream`", match dims { Dims::Three => "in 3D a tile streams along z when planes_per_warp > 1 (the default)", _ => "a 1D tile has no rows to stream" })]
     StreamRows { dims: Dims },
+    #[error("prefetch = true prefetches the rows a 2D tile's later bands read, but this stencil {}", match (dims, stream_rows) { (Dims::Two, _) => "streams its rows (stream = true), whose loop has no interior path to prefetch from: remove `prefetch`, or `stream` to keep the tile's rows in registers", (Dims::Three, _) => "is 3D (its tiles stream along z or stage planes): remove `prefetch`", _ => "is 1D (a tile has no rows below it): remove `prefetch`" })]
+    Prefetch { dims: Dims, stream_rows: bool },
 }
 
 /// A distribution the pattern or the strategy cannot have, checked by [`crate::validate`].

@@ -28,6 +28,7 @@ pub mod order;
 pub mod pairs;
 pub mod pattern;
 pub mod pipeline;
+pub mod prefetch;
 pub mod program;
 pub mod ptx;
 pub mod reciprocal;

@@ -96,6 +96,9 @@ pub struct Pattern {
     /// Outputs along x of a tile that stores only part of its lanes' elements (a fused 2D
     /// strip, [`Pattern::with_tile_outputs_unchecked`]); `None`: `warp * outputs_per_thread`.
     tile_outputs: Option<u32>,
+    /// A 2D tile whose interior path prefetches into L2 the rows a later band of blocks reads
+    /// ([`crate::prefetch`]).
+    prefetch: bool,
 }
 
 impl Pattern {
@@ -184,6 +187,7 @@ impl Pattern {
             threads_per_block: Pattern::DEFAULT_THREADS_PER_BLOCK,
             min_blocks_per_sm: None,
             tile_outputs: None,
+            prefetch: false,
         }
     }
 
@@ -252,6 +256,7 @@ impl Pattern {
     /// Refused in 1D and 3D: a 3D tile streams along z when it has several planes.
     pub fn with_streamed_rows(self, stream: bool) -> Result<Pattern, PatternError> {
         validate::stream_rows(self.dims(), stream)?;
+        validate::prefetch(self.dims(), stream, self.prefetch)?;
         Ok(self.with_streamed_rows_unchecked(stream))
     }
 
@@ -259,6 +264,25 @@ impl Pattern {
     #[doc(hidden)]
     pub const fn with_streamed_rows_unchecked(self, stream_rows: bool) -> Pattern {
         Pattern { stream_rows, ..self }
+    }
+
+    /// This 2D pattern with its interior tiles prefetching into L2 the input rows a later band
+    /// of blocks reads (`true`, [`crate::prefetch`]) or not. Refused in 1D and 3D and for tiles
+    /// that stream their rows: only a straight-line 2D tile has that interior path.
+    pub fn with_prefetch(self, prefetch: bool) -> Result<Pattern, PatternError> {
+        validate::prefetch(self.dims(), self.stream_rows, prefetch)?;
+        Ok(self.with_prefetch_unchecked(prefetch))
+    }
+
+    /// `with_prefetch` for generated code and the cost model, whose pattern is already valid.
+    #[doc(hidden)]
+    pub const fn with_prefetch_unchecked(self, prefetch: bool) -> Pattern {
+        Pattern { prefetch, ..self }
+    }
+
+    /// Whether a 2D tile's interior path prefetches into L2 ([`Pattern::with_prefetch`]).
+    pub const fn prefetches(&self) -> bool {
+        self.prefetch
     }
 
     /// Whether a 2D tile streams its rows ([`Pattern::with_streamed_rows`]).
@@ -339,7 +363,7 @@ impl Pattern {
     /// The 1D pattern of one row of the tile: the x radius, the lanes, the outputs per thread,
     /// the boundary and the launch bounds. The distribution and the schedule along x read it.
     pub const fn along_x(&self) -> Pattern {
-        Pattern { radius: Radius::x(self.radius.along_x()), rows_per_warp: 1, planes_per_warp: 1, ..*self }
+        Pattern { radius: Radius::x(self.radius.along_x()), rows_per_warp: 1, planes_per_warp: 1, prefetch: false, ..*self }
     }
 
     /// The halo before a tile's first output along dimension `axis` (0 is x): its radius,
@@ -643,6 +667,9 @@ impl fmt::Display for Pattern {
         }
         if self.dims() == Dims::Three {
             write!(f, ", planes_per_warp {}", self.planes_per_warp)?;
+        }
+        if self.prefetch {
+            f.write_str(", prefetch")?;
         }
         write!(f, ", boundary {}", self.boundary)
     }

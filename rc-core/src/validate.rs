@@ -52,6 +52,16 @@ pub fn stream_rows(dims: Dims, stream: bool) -> Result<(), PatternError> {
     }
 }
 
+/// `prefetch = true` prefetches a 2D tile's later rows into L2 from its interior path, which only
+/// a straight-line 2D tile has.
+pub fn prefetch(dims: Dims, stream_rows: bool, prefetch: bool) -> Result<(), PatternError> {
+    match (prefetch, dims, stream_rows) {
+        (true, Dims::One | Dims::Three, _) => Err(PatternError::Prefetch { dims, stream_rows }),
+        (true, _, true) => Err(PatternError::Prefetch { dims, stream_rows }),
+        _ => Ok(()),
+    }
+}
+
 /// Whole warps, so that every lane of a physical warp takes part in every shuffle.
 pub fn threads_per_block(got: Given) -> Result<u32, PatternError> {
     integer(got, 32, Pattern::MAX_THREADS_PER_BLOCK, |t| t % 32 == 0, |got| PatternError::ThreadsPerBlock { got })

@@ -130,9 +130,9 @@ fn grid_tiles_are_bounded_unless_the_user_chose() {
     assert_eq!((choice.layout, choice.pattern.min_blocks_per_sm()), (Layout::Planes(4), None), "3D box r = 2\n{choice}");
     // Rows per warp the attribute left open: 4 for staged planes; given ones stay.
     assert_eq!(choice.pattern.rows_per_warp(), 2, "choose keeps the pattern's rows\n{choice}");
-    let open = choose_given(default_tile(Radius::zyx(2, 2, 2)), Given { outputs: false, rows: false, bounds: false }, &box3d2).expect("a choice");
+    let open = choose_given(default_tile(Radius::zyx(2, 2, 2)), Given { outputs: false, rows: false, bounds: false, prefetch: false }, &box3d2).expect("a choice");
     assert_eq!((open.layout, open.pattern.rows_per_warp()), (Layout::Planes(4), 4), "{open}");
-    let star = choose_given(default_tile(Radius::zyx(1, 1, 1)), Given { outputs: false, rows: false, bounds: false }, &star3d1).expect("a choice");
+    let star = choose_given(default_tile(Radius::zyx(1, 1, 1)), Given { outputs: false, rows: false, bounds: false, prefetch: false }, &star3d1).expect("a choice");
     assert_eq!((star.layout, star.pattern.rows_per_warp()), (Layout::Planes(4), 4), "{star}");
 
     let star2d1 = grid_sum(Radius::yx(1, 1), false);
@@ -152,7 +152,7 @@ fn grid_tiles_are_bounded_unless_the_user_chose() {
 fn a_3d_box_at_radius_1_gets_staged_planes_of_four_warps_of_two_rows() {
     let radius = Radius::zyx(1, 1, 1);
     let tile = Pattern::grid(radius, 32, 4, Pattern::default_rows_per_warp(radius.dims()), 32, Boundary::Clamp).expect("a pattern");
-    let open = Given { outputs: false, rows: false, bounds: false };
+    let open = Given { outputs: false, rows: false, bounds: false, prefetch: false };
     let box3d1 = grid_sum(radius, true);
     let choice = choose_given(tile, open, &box3d1).expect("a choice");
     let p = choice.pattern;
@@ -173,7 +173,7 @@ fn a_3d_box_at_radius_1_gets_staged_planes_of_four_warps_of_two_rows() {
         let bounded = choose_given(tile.with_launch_bounds(threads, None).expect("bounds"), given, &box3d1).expect("a choice");
         assert_eq!((bounded.layout, bounded.pattern.threads_per_block(), bounded.pattern.rows_per_warp()), (Layout::Planes(4), threads, 2), "{bounded}");
     }
-    let rows = choose_given(tile, Given { outputs: false, rows: true, bounds: false }, &box3d1).expect("a choice");
+    let rows = choose_given(tile, Given { outputs: false, rows: true, bounds: false, prefetch: false }, &box3d1).expect("a choice");
     assert_eq!((rows.pattern.rows_per_warp(), rows.pattern.threads_per_block()), (tile.rows_per_warp(), 128), "{rows}");
     let star = choose_given(tile, open, &grid_sum(radius, false)).expect("a choice");
     let p = star.pattern;

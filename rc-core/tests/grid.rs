@@ -161,7 +161,14 @@ fn gpu_kernels(radius: Radius, star: bool) -> (Body, Vec<(Pattern, Strategy, Lay
             (1, Layout::RoundRobin, Strategy::SharedMemory),
         ] {
             let pattern = Pattern::grid(radius, 32, outputs, rows, planes, boundary).expect("valid");
+            // 2D windows prefetch into L2 from their interior path (granules do not): both paths
+            // run on the GPU.
+            let pattern = match (radius.dims(), layout) {
+                (rc_core::Dims::Two, Layout::Window(_)) => pattern.with_prefetch(true).expect("a 2D tile"),
+                _ => pattern,
+            };
             let program = WarpProgram::compile_for(pattern, strategy, layout, &body).expect("compiles");
+            assert_eq!(program.machine.prefetches(), pattern.prefetches(), "{pattern}");
             kernels.push((pattern, strategy, layout, program));
         }
         if radius.dims() == rc_core::Dims::Three {
@@ -267,7 +274,8 @@ fn rows_longer_than_32_bits_are_refused() {
 }
 
 /// With RC_GRID_CASES=DIR: writes each configuration's PTX, the emulated output (of the input
-/// below, which the checker computes itself) and the launch (for a GPU without Rust to check the PTX against the emulation; see
+/// below, which the checker computes itself), the launch and a 2D kernel's prefetch distance
+/// (for a GPU without Rust to check the PTX against the emulation; see
 /// docs/gpu-runs/grid_cases.py). Without it, nothing.
 #[test]
 fn write_gpu_cases() {
@@ -303,8 +311,10 @@ fn write_gpu_cases() {
                 std::fs::write(dir.join(format!("{k}.want")), bytes(&got)).expect("writes");
                 let launch = layout.launch_shape(program.strategy, &pattern, out_shape).expect("fits");
                 let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
+                // 2D kernels' prefetch distance: none, about half the rows, past the last row.
+                let prefetch_rows = (k % 3) as u64 * (out_shape.along(1) as u64 / 2 + 1);
                 index.push_str(&format!(
-                    "{k} {} {} {} {} {} {}\n",
+                    "{k} {} {} {} {} {} {} {prefetch_rows}\n",
                     dims(shape),
                     dims(out_shape),
                     launch.grid.map(|b| b.to_string()).join(","),
@@ -418,7 +428,7 @@ fn write_perf_cases() {
         // What #[stencil] compiles by default: the default tile, the cost model's distribution.
         let dims = radius.dims();
         let default = Pattern::grid(radius, 32, 1, Pattern::default_rows_per_warp(dims), Pattern::default_planes_per_warp(dims), Boundary::Clamp).expect("valid");
-        let choice = rc_core::auto::choose_given(default, rc_core::auto::Given { outputs: false, rows: false, bounds: false }, &body).expect("a choice");
+        let choice = rc_core::auto::choose_given(default, rc_core::auto::Given { outputs: false, rows: false, bounds: false, prefetch: false }, &body).expect("a choice");
         let mut programs: Vec<(String, Pattern, Layout, WarpProgram)> = Vec::new();
         let chosen = WarpProgram::compile_for(choice.pattern, rc, choice.layout, &body).expect("compiles");
         let bounds = choice.pattern.min_blocks_per_sm().unwrap_or(0);

@@ -1,6 +1,6 @@
 //! The attribute's arguments: `radius = 3, warp = 32, outputs_per_thread = 4, boundary = zero`;
 //! for 2D and 3D stencils also `radius = (ry, rx)`, `rows_per_warp` and `planes_per_warp`, and
-//! for 2D `stream`.
+//! for 2D `stream` and `prefetch`.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
@@ -47,12 +47,16 @@ pub struct Args {
     pub rows_fixed: bool,
     /// Whether `max_threads_per_block` or `min_blocks_per_sm` was given.
     pub bounds_fixed: bool,
+    /// `prefetch = true` or `false` and its tokens, if given.
+    pub prefetch: Option<(bool, TokenStream)>,
+    /// Whether `prefetch` was given.
+    pub prefetch_fixed: bool,
     /// `fuse = T` and its tokens: time steps per fused launch (1D).
     pub fuse: Option<(u32, TokenStream)>,
 }
 
-const KNOWN: &str = "`radius`, `warp`, `outputs_per_thread`, `rows_per_warp`, `planes_per_warp`, `stream`, `boundary`, `strategy`, \
-     `distribution`, `max_threads_per_block`, `min_blocks_per_sm`, `fuse`";
+const KNOWN: &str = "`radius`, `warp`, `outputs_per_thread`, `rows_per_warp`, `planes_per_warp`, `stream`, `prefetch`, `boundary`, \
+     `strategy`, `distribution`, `max_threads_per_block`, `min_blocks_per_sm`, `fuse`";
 
 /// Reads the attribute of a stencil of `dims` dimensions (`None` when the signature has no
 /// window, whose own error says so: then nothing is checked against the dimensions).
@@ -73,6 +77,8 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
                 outputs_fixed: false,
                 rows_fixed: false,
                 bounds_fixed: false,
+                prefetch: None,
+                prefetch_fixed: false,
                 fuse: None,
             };
         }
@@ -81,6 +87,7 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
     let mut rows: Option<u32> = None;
     let mut planes: Option<u32> = None;
     let mut stream: Option<bool> = None;
+    let mut prefetch: Option<(bool, &Expr)> = None;
     let mut warp: Option<u32> = None;
     let mut outputs: Option<u32> = None;
     let mut boundary: Option<Boundary> = None;
@@ -134,6 +141,16 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
                     checked(validate::stream_rows(d, on), &nv.value, cx);
                 }
             }
+            "prefetch" => {
+                let value = &nv.value;
+                prefetch = match strip_group(value) {
+                    Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. }) => Some((b.value, value)),
+                    _ => {
+                        cx.error(value, "prefetch takes `true` (a 2D tile's interior path prefetches into L2 the rows a later band of blocks reads) or `false` (it does not)");
+                        None
+                    }
+                };
+            }
             "warp" => warp = checked(validate::warp(given(&nv.value)), &nv.value, cx),
             "outputs_per_thread" => {
                 outputs_span = Some(syn::spanned::Spanned::span(&nv.value));
@@ -152,6 +169,11 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
             other => cx.error(&nv.path, format!("unknown argument `{other}`{}; expected one of {KNOWN}", suggestion(other))),
         }
     }
+    // After the loop: `stream` may come after `prefetch`.
+    if let (Some((on, value)), Some(d)) = (prefetch, dims) {
+        checked(validate::prefetch(d, stream.unwrap_or(false), on), value, cx);
+    }
+    let prefetch = prefetch.map(|(on, value)| (on, quote::quote!(#value)));
     if let Some(value) = auto.or(layout.map(|(_, value)| value)) {
         checked(validate::distribution_for(strategy), value, cx);
     }
@@ -185,6 +207,8 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
         outputs_fixed,
         rows_fixed,
         bounds_fixed,
+        prefetch: prefetch.clone(),
+        prefetch_fixed: prefetch.is_some(),
         fuse: fuse.clone(),
     };
     if cx.has_errors() {
@@ -208,6 +232,7 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
         ),
     }
     .and_then(|p| p.with_streamed_rows(stream.unwrap_or(false)))
+    .and_then(|p| p.with_prefetch(prefetch.as_ref().is_some_and(|(on, _)| *on)))
     .and_then(|p| p.with_launch_bounds(threads.unwrap_or(Pattern::DEFAULT_THREADS_PER_BLOCK), min_blocks));
     match pattern {
         Ok(pattern) => args(Some(pattern)),
@@ -252,6 +277,7 @@ fn suggestion(name: &str) -> String {
         "rows_per_warp",
         "planes_per_warp",
         "stream",
+        "prefetch",
         "boundary",
         "strategy",
         "distribution",

@@ -34,7 +34,7 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
     // `distribution = auto`, or no distribution: the cost model picks the layout (and the
     // outputs per thread, unless given) from the compiled candidates.
     let (pattern, layout) = match (args.pattern, &body, args.auto) {
-        (Some(pattern), Some(b), Auto::Asked | Auto::Default) => match rc_core::auto::choose_given(pattern, rc_core::auto::Given { outputs: args.outputs_fixed, rows: args.rows_fixed, bounds: args.bounds_fixed }, b) {
+        (Some(pattern), Some(b), Auto::Asked | Auto::Default) => match rc_core::auto::choose_given(pattern, rc_core::auto::Given { outputs: args.outputs_fixed, rows: args.rows_fixed, bounds: args.bounds_fixed, prefetch: args.prefetch_fixed }, b) {
             Ok(choice) => (Some(choice.pattern), choice.layout),
             Err(e) if args.auto == Auto::Asked => {
                 cx.error(&f.sig.ident, format!("distribution = auto: {e}"));
@@ -74,6 +74,18 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         },
         _ => None,
     };
+    // `prefetch = true` on a kernel with no interior path of vector loads would print nothing.
+    if let (Some(p), Some((true, tokens))) = (&program, &args.prefetch) {
+        if !p.machine.prefetches() {
+            cx.error(
+                tokens,
+                format!(
+                    "prefetch = true prefetches from the interior path of a 2D register-cache tile of vector loads, which this kernel ({}, distribution {layout}) does not have: use strategy = register_cache with distribution = window(V) or granule(V), or remove `prefetch`",
+                    args.strategy
+                ),
+            );
+        }
+    }
     // The fused kernel, `fuse = T` time steps per launch or the cost model's choice; none for a
     // 2D tile that streams its rows (its program's pattern is the 3D one it runs as).
     let fused = match (&program, &body) {
@@ -168,7 +180,8 @@ fn generate(
             let radius = tokens::radius(pattern.radius());
             let (rows, planes) = (pattern.rows_per_warp(), pattern.planes_per_warp());
             let stream = pattern.streams_rows();
-            quote!(::rc::__private::Pattern::grid_unchecked(#radius, #warp, #outputs, #rows, #planes, #boundary).with_streamed_rows_unchecked(#stream))
+            let prefetch = pattern.prefetches();
+            quote!(::rc::__private::Pattern::grid_unchecked(#radius, #warp, #outputs, #rows, #planes, #boundary).with_streamed_rows_unchecked(#stream).with_prefetch_unchecked(#prefetch))
         }
     };
     let threads = pattern.threads_per_block();

@@ -2,8 +2,9 @@
 //!
 //! The parameter list is rc-core's [`KernelParam::list`] (the PTX back end declares it): the
 //! device pointers of every input field and of the output, their lengths, in 2D and 3D the input's
-//! and then the output's extent along each dimension (outermost first), then each stencil parameter
-//! by value (an array `[T; N]` as `N` consecutive scalars).
+//! and then the output's extent along each dimension (outermost first), in 2D the rows a tile
+//! prefetches ahead, then each stencil parameter by value (an array `[T; N]` as `N` consecutive
+//! scalars).
 //! Both the check and the argument block walk that list, so the order is defined once, in
 //! rc-core.
 //!
@@ -138,8 +139,8 @@ fn strip_comments(ptx: &str) -> String {
 /// The parameter list a kernel of `dims` dimensions with `fields` input fields for `scalars`
 /// must declare ([`KernelParam::list`], which the PTX back end declares), for messages: `.u64
 /// input, .u64 output, .u64 n, .u64 n_out, .f32 p0` in 1D with one field, `.u64 input1` after
-/// `input` for a second, with `.u64 in_y, .u64 in_x, .u64 out_y, .u64 out_x` after `n_out` in
-/// 2D.
+/// `input` for a second, with `.u64 in_y, .u64 in_x, .u64 out_y, .u64 out_x, .u64
+/// prefetch_rows` after `n_out` in 2D.
 pub(crate) fn expected_signature(dims: Dims, fields: u32, scalars: &[ScalarType]) -> String {
     let list = KernelParam::list(dims, fields, scalars).into_iter().map(|p| format!(".{} {}", p.ptx_type(), p.suffix()));
     list.collect::<Vec<_>>().join(", ")
@@ -213,6 +214,8 @@ pub(crate) struct LaunchValues<'a> {
     /// The grids' shapes (read in 2D and 3D only; 1D kernels take the lengths alone).
     pub input_shape: Extent,
     pub output_shape: Extent,
+    /// 2D: rows below its own a tile prefetches ([`KernelParam::PrefetchRows`]; 0: none).
+    pub prefetch_rows: u64,
     pub scalars: &'a [Scalar],
 }
 
@@ -234,6 +237,7 @@ impl KernelArgs {
                     let shape = if output { values.output_shape } else { values.input_shape };
                     wide(shape.along(axis as usize) as u64)
                 }
+                KernelParam::PrefetchRows => wide(values.prefetch_rows),
                 // In bounds: the list has one `Value` per entry of `types`, which is `scalars`'.
                 KernelParam::Value { index, .. } => scalar_slot(values.scalars[index as usize]),
             })
@@ -343,6 +347,7 @@ mod tests {
             n_out: 8,
             input_shape: Extent::x(10),
             output_shape: Extent::x(8),
+            prefetch_rows: 0,
             scalars: &scalars,
         };
         let mut args = KernelArgs::new(Dims::One, &values);
@@ -365,14 +370,14 @@ mod tests {
     fn ptx_2d(params: &str) -> String {
         format!(
             ".visible .entry k(.param .u64 k_input, .param .u64 k_output, .param .u64 k_n, .param .u64 k_n_out, \
-             .param .u64 k_in_y, .param .u64 k_in_x, .param .u64 k_out_y, .param .u64 k_out_x{params})\n{{ ret; }}"
+             .param .u64 k_in_y, .param .u64 k_in_x, .param .u64 k_out_y, .param .u64 k_out_x, .param .u64 k_prefetch_rows{params})\n{{ ret; }}"
         )
     }
 
     #[test]
     fn a_2d_kernel_takes_both_extents_after_the_lengths() {
         let declared = entry_params(&ptx_2d(", .param .f32 k_p0"), "k").expect("parses");
-        assert_eq!(declared.len(), 9);
+        assert_eq!(declared.len(), 10);
         assert!(check("blur", "k", &declared, Dims::Two, 1, &[ScalarType::F32]).is_ok());
         // The same list is not a 1D kernel's, nor a 3D one's.
         assert!(!matches(&declared, Dims::One, 1, &[ScalarType::F32]));
@@ -386,7 +391,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "kernel ABI mismatch for stencil `blur`: expected `.entry k` taking (.u64 input, .u64 output, .u64 n, \
-             .u64 n_out, .u64 in_y, .u64 in_x, .u64 out_y, .u64 out_x, .f32 p0), got 5 parameters: (.u64 (8 bytes), \
+             .u64 n_out, .u64 in_y, .u64 in_x, .u64 out_y, .u64 out_x, .u64 prefetch_rows, .f32 p0), got 5 parameters: (.u64 (8 bytes), \
              .u64 (8 bytes), .u64 (8 bytes), .u64 (8 bytes), .f32 (4 bytes))"
         );
         assert_eq!(
@@ -406,11 +411,12 @@ mod tests {
             n_out: 4 * 38,
             input_shape: Extent::yx(6, 40),
             output_shape: Extent::yx(4, 38),
+            prefetch_rows: 16,
             scalars: &scalars,
         };
         let args = KernelArgs::new(Dims::Two, &values);
-        assert_eq!(args.values()[..8], [0x1000, 0x2000, 240, 152, 6, 40, 4, 38]);
-        assert_eq!(args.bytes(8)[..4], 0.25f32.to_bits().to_ne_bytes());
+        assert_eq!(args.values()[..9], [0x1000, 0x2000, 240, 152, 6, 40, 4, 38, 16]);
+        assert_eq!(args.bytes(9)[..4], 0.25f32.to_bits().to_ne_bytes());
         let declared = entry_params(&ptx_2d(", .param .f32 k_p0"), "k").expect("parses");
         assert_eq!(args.slots.len(), declared.len());
     }

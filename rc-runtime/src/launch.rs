@@ -171,8 +171,15 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
     let dynamic_shared_bytes = stencil.dynamic_shared_bytes();
     crate::resources::allow_dynamic_shared_bytes(kernel.function(), dynamic_shared_bytes, stencil.name())?;
 
+    let prefetch_rows = match stencil.pattern().prefetches() {
+        true => {
+            let resident = kernel.resident_blocks(shape.threads_per_block, dynamic_shared_bytes, stencil.name())?;
+            rc_core::prefetch::rows_ahead(&stencil.pattern(), resident, &shape)
+        }
+        false => 0,
+    };
     let addresses: Vec<u64> = inputs.iter().map(|input| input.address).collect();
-    let mut args = kernel_args(stencil, plan, &addresses, output.address);
+    let mut args = kernel_args(stencil, plan, &addresses, output.address, prefetch_rows);
     let mut pointers = args.pointers();
     // SAFETY: the function belongs to the current context (looked up with it) and stays loaded
     // while `kernel` lives; the argument block matches the parameter list the entry declares
@@ -215,12 +222,14 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
 }
 
 /// The argument block of `plan`'s launch over the input buffers at `inputs` (one per field) and
-/// the output at `output`, in the order of the stencil's kernel parameter list.
+/// the output at `output`, a 2D tile prefetching `prefetch_rows` rows ahead, in the order of the
+/// stencil's kernel parameter list.
 pub(crate) fn kernel_args<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
     plan: &Plan,
     inputs: &[u64],
     output: u64,
+    prefetch_rows: u64,
 ) -> KernelArgs {
     let values = LaunchValues {
         inputs,
@@ -229,6 +238,7 @@ pub(crate) fn kernel_args<T: Element, P: Params>(
         n_out: plan.n_out as u64,
         input_shape: plan.input_shape,
         output_shape: plan.output_shape,
+        prefetch_rows,
         scalars: &plan.scalars,
     };
     KernelArgs::new(stencil.pattern().dims(), &values)
@@ -378,7 +388,7 @@ mod tests {
              shape in 2D and 3D), numbered from 0 in the order the windows are declared"
         );
         let plan = plan(&TWO_FIELDS, Extent::x(10), &[10, 10], 6, &(0.5,)).expect("fits");
-        let args = kernel_args(&TWO_FIELDS, &plan, &[0x7000_0000, 0x9000_0000], 0x8000_0000);
+        let args = kernel_args(&TWO_FIELDS, &plan, &[0x7000_0000, 0x9000_0000], 0x8000_0000, 0);
         assert_eq!(args.values()[..5], [0x7000_0000, 0x9000_0000, 0x8000_0000, 10, 6]);
         assert_eq!((input_name(&TWO_FIELDS, 1), input_name(&VALID, 0)), ("input 1".to_string(), "input".to_string()));
     }
@@ -413,9 +423,10 @@ mod tests {
     const VALID_3D: Stencil<f32, (f32,)> =
         grid("v3", Pattern::grid_unchecked(Radius::zyx(1, 1, 1), 32, 2, 4, 2, Boundary::Valid), body_3d);
 
-    /// The plan's argument block as `u64`s, the stencil parameters left out.
+    /// The plan's argument block as `u64`s, the stencil parameters left out; 2D tiles prefetch
+    /// 48 rows ahead.
     fn extents_block<P: Params>(stencil: &Stencil<f32, P>, plan: &Plan) -> Vec<u64> {
-        let args = kernel_args(stencil, plan, &[0x7000_0000], 0x8000_0000);
+        let args = kernel_args(stencil, plan, &[0x7000_0000], 0x8000_0000, 48);
         let values = args.values();
         values[..values.len() - plan.scalars.len()].to_vec()
     }
@@ -429,15 +440,15 @@ mod tests {
         // 13 tile rows of 8 rows x 16 tiles along x, a block's 8 warps stacked along y: a grid
         // of 16 columns by 2 bands of blocks (the second one partial).
         assert_eq!(plan.launch, Some(LaunchShape { grid: [16, 2, 1], threads_per_block: 256 }));
-        // input, output, n, n_out, in_y, in_x, out_y, out_x; then p0.
-        assert_eq!(extents_block(&CLAMP_2D, &plan), [0x7000_0000, 0x8000_0000, 200_000, 200_000, 100, 2000, 100, 2000]);
-        assert_eq!(kernel_args(&CLAMP_2D, &plan, &[0], 0).bytes(8)[..4], 0.5f32.to_bits().to_ne_bytes());
+        // input, output, n, n_out, in_y, in_x, out_y, out_x, prefetch_rows; then p0.
+        assert_eq!(extents_block(&CLAMP_2D, &plan), [0x7000_0000, 0x8000_0000, 200_000, 200_000, 100, 2000, 100, 2000, 48]);
+        assert_eq!(kernel_args(&CLAMP_2D, &plan, &[0], 0, 0).bytes(9)[..4], 0.5f32.to_bits().to_ne_bytes());
 
         // `valid` shrinks each dimension by twice its radius: the output's extents differ.
         let plan = super::plan(&VALID_2D, Extent::yx(10, 40), &[400], 8 * 38, &(0.5,)).expect("fits");
         assert_eq!(plan.output_shape, Extent::yx(8, 38));
         assert_eq!(plan.launch, Some(LaunchShape::linear(1, 256)));
-        assert_eq!(extents_block(&VALID_2D, &plan), [0x7000_0000, 0x8000_0000, 400, 304, 10, 40, 8, 38]);
+        assert_eq!(extents_block(&VALID_2D, &plan), [0x7000_0000, 0x8000_0000, 400, 304, 10, 40, 8, 38, 48]);
     }
 
     #[test]

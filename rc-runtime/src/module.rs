@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::os::raw::{c_int, c_uint, c_void};
 use std::ptr;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use rc_core::{Dims, ScalarType};
 
@@ -43,6 +43,9 @@ pub(crate) struct Kernel {
     module: CuModule,
     function: CuFunction,
     params: Vec<PtxParam>,
+    /// Blocks of this kernel resident on the GPU at once, once a launch has asked
+    /// ([`Kernel::resident_blocks`]).
+    resident: OnceLock<u64>,
     // Declared last so it is dropped last: the module is unloaded while its context lives.
     context: Arc<PrimaryContext>,
 }
@@ -54,6 +57,17 @@ unsafe impl Sync for Kernel {}
 impl Kernel {
     pub(crate) fn function(&self) -> CuFunction {
         self.function
+    }
+
+    /// Blocks of `threads_per_block` threads with `dynamic_shared_bytes` each that the GPU
+    /// holds at once ([`crate::resources::resident_blocks`]), asked of the driver at the first
+    /// call: a kernel is always launched with its pattern's block.
+    pub(crate) fn resident_blocks(&self, threads_per_block: u32, dynamic_shared_bytes: u32, stencil: &str) -> Result<u64, Error> {
+        if let Some(&blocks) = self.resident.get() {
+            return Ok(blocks);
+        }
+        let blocks = crate::resources::resident_blocks(self.function, threads_per_block, dynamic_shared_bytes, stencil)?;
+        Ok(*self.resident.get_or_init(|| blocks))
     }
 
     /// Whether the entry takes the arguments of a `dims`-dimensional stencil with `fields` input
@@ -215,7 +229,7 @@ fn load(
         unsafe { driver::cuModuleUnload(module) };
         return Err(Error::driver(format!("cuModuleGetFunction for entry `{entry}` of stencil `{stencil}`"), code));
     }
-    Ok(Kernel { module, function, params, context: Arc::clone(context) })
+    Ok(Kernel { module, function, params, resident: OnceLock::new(), context: Arc::clone(context) })
 }
 
 #[cfg(test)]

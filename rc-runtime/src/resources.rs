@@ -169,6 +169,35 @@ impl fmt::Display for SpillWarning {
     }
 }
 
+/// How many blocks of `threads_per_block` threads with `dynamic_shared_bytes` each fit on one
+/// multiprocessor at once (the driver's occupancy calculator); `function` must stay loaded in
+/// the current context for the call.
+fn blocks_per_multiprocessor(function: CuFunction, threads_per_block: u32, dynamic_shared_bytes: u32, stencil: &str) -> Result<u32, Error> {
+    let mut blocks: c_int = 0;
+    // SAFETY: valid out-pointer; the caller keeps `function` loaded in the current context.
+    let code = unsafe {
+        driver::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks, function, threads_per_block as c_int, dynamic_shared_bytes as usize)
+    };
+    check(code, || format!("cuOccupancyMaxActiveBlocksPerMultiprocessor for stencil `{stencil}` ({threads_per_block} threads)"))?;
+    Ok(blocks.max(0) as u32)
+}
+
+/// One attribute of the current context's device.
+fn current_device_attribute(attribute: Attribute) -> Result<u32, Error> {
+    let mut device: CuDevice = 0;
+    // SAFETY: valid out-pointer; a context is current.
+    check(unsafe { driver::cuCtxGetDevice(&mut device) }, || "cuCtxGetDevice for the current context")?;
+    attribute_of(device, attribute).map_err(|code| Error::driver(format!("cuDeviceGetAttribute({attribute:?}) for device {device}"), code))
+}
+
+/// The blocks of a kernel resident on the current context's GPU at once: its multiprocessors
+/// times the blocks that fit on each ([`rc_core::prefetch::rows_ahead`] reads it).
+pub(crate) fn resident_blocks(function: CuFunction, threads_per_block: u32, dynamic_shared_bytes: u32, stencil: &str) -> Result<u64, Error> {
+    let per_sm = blocks_per_multiprocessor(function, threads_per_block, dynamic_shared_bytes, stencil)?;
+    let sms = current_device_attribute(Attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+    Ok(u64::from(per_sm) * u64::from(sms))
+}
+
 /// The resources of `stencil`'s kernel on the current context's GPU, loading the kernel (as a
 /// launch would) if this context has not loaded it yet.
 ///
@@ -192,21 +221,8 @@ pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resou
     let threads_per_block = stencil.pattern().threads_per_block();
     let dynamic_shared_bytes_per_block = stencil.dynamic_shared_bytes();
     allow_dynamic_shared_bytes(function, dynamic_shared_bytes_per_block, stencil.name())?;
-    let mut blocks: c_int = 0;
-    // SAFETY: valid out-pointer; `function` is loaded in the current context.
-    let code = unsafe {
-        driver::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks, function, threads_per_block as c_int, dynamic_shared_bytes_per_block as usize)
-    };
-    check(code, || {
-        format!("cuOccupancyMaxActiveBlocksPerMultiprocessor for stencil `{}` ({threads_per_block} threads)", stencil.name())
-    })?;
-
-    let mut device: CuDevice = 0;
-    // SAFETY: valid out-pointer; a context is current.
-    check(unsafe { driver::cuCtxGetDevice(&mut device) }, || "cuCtxGetDevice for the current context")?;
-    let per_sm = Attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR;
-    let max_threads = attribute_of(device, per_sm)
-        .map_err(|code| Error::driver(format!("cuDeviceGetAttribute({per_sm:?}) for device {device}"), code))?;
+    let blocks = blocks_per_multiprocessor(function, threads_per_block, dynamic_shared_bytes_per_block, stencil.name())?;
+    let max_threads = current_device_attribute(Attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?;
 
     Ok(Resources {
         stencil: stencil.name(),
@@ -216,7 +232,7 @@ pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resou
         dynamic_shared_bytes_per_block,
         max_threads_per_block,
         threads_per_block,
-        blocks_per_multiprocessor: blocks.max(0) as u32,
+        blocks_per_multiprocessor: blocks,
         max_threads_per_multiprocessor: max_threads,
     })
 }

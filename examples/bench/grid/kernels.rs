@@ -176,7 +176,8 @@ pub fn names() -> Vec<&'static str> {
 // (the fastest r <= 2 tiles of the first H100 sweep, bench/results/2026-11-23-h100-grid.md),
 // more rows, more outputs per thread; for the large boxes, fewer rows instead of caps that spill;
 // for box r = 4 the default tile (blocks of 4 warps, bound by issue) in blocks of 8 and 16 warps
-// (the same 64 registers per thread).
+// (the same 64 registers per thread) and without its L2 prefetch; box r = 2 and star r = 4 with
+// the prefetch the cost model gives only tiles bound by issue.
 pub mod f32 {
     grid_stencil!(star2d_r1, star2d, f32, r = 1, taps = 5.0, v = 4,
         tiles: [rows4_mb3: (rows_per_warp = 4, min_blocks_per_sm = 3), rows8_mb4: (rows_per_warp = 8, min_blocks_per_sm = 4),
@@ -189,16 +190,17 @@ pub mod f32 {
                 rows16: (rows_per_warp = 16), p8: (outputs_per_thread = 8)]);
     grid_stencil!(box2d_r2, box2d, f32, r = 2, taps = 25.0, v = 4,
         tiles: [rows4_mb3: (rows_per_warp = 4, min_blocks_per_sm = 3), rows8_mb2: (rows_per_warp = 8, min_blocks_per_sm = 2),
-                rows16: (rows_per_warp = 16), p8: (outputs_per_thread = 8)]);
+                rows16: (rows_per_warp = 16), p8: (outputs_per_thread = 8), prefetch: (prefetch = true)]);
     grid_stencil!(star2d_r4, star2d, f32, r = 4, taps = 17.0, v = 4,
         tiles: [rows4_mb3: (rows_per_warp = 4, min_blocks_per_sm = 3), rows8_mb2: (rows_per_warp = 8, min_blocks_per_sm = 2),
-                rows16: (rows_per_warp = 16), p8: (outputs_per_thread = 8)]);
+                rows16: (rows_per_warp = 16), p8: (outputs_per_thread = 8), prefetch: (prefetch = true)]);
     grid_stencil!(box2d_r4, box2d, f32, r = 4, taps = 81.0, v = 4,
         tiles: [rows2: (rows_per_warp = 2), rows4: (rows_per_warp = 4), rows8_mb2: (rows_per_warp = 8, min_blocks_per_sm = 2),
                 rows16: (rows_per_warp = 16), streamed: (stream = true), streamed_mb2: (stream = true, min_blocks_per_sm = 2),
                 streamed_w8: (stream = true, distribution = window(8), outputs_per_thread = 8, min_blocks_per_sm = 2),
                 t256_mb4: (max_threads_per_block = 256, min_blocks_per_sm = 4, outputs_per_thread = 4, distribution = window(4)),
-                t512_mb2: (max_threads_per_block = 512, min_blocks_per_sm = 2, outputs_per_thread = 4, distribution = window(4))]);
+                t512_mb2: (max_threads_per_block = 512, min_blocks_per_sm = 2, outputs_per_thread = 4, distribution = window(4)),
+                no_prefetch: (prefetch = false)]);
     grid_stencil!(star3d_r1, star3d, f32, r = 1, taps = 7.0, v = 4,
         tiles: [rows4_mb3: (rows_per_warp = 4, min_blocks_per_sm = 3), rows8_mb3: (rows_per_warp = 8, min_blocks_per_sm = 3),
                 rows4_planes2: (rows_per_warp = 4, planes_per_warp = 2)]);

@@ -132,6 +132,7 @@ impl Step {
             | Op::FetchPlane { .. }
             | Op::PutPlane { .. }
             | Op::BlockBarrier
+            | Op::PrefetchL2 { .. }
             | Op::TurnRing => {}
         }
     }

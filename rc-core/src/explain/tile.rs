@@ -31,6 +31,17 @@ pub fn write(text: &mut String, program: &WarpProgram) -> fmt::Result {
             warps * rows
         )?;
     }
+    if program.machine.prefetches() {
+        let bytes = program.element.bytes();
+        let (rows, elements) = (pattern.rows_per_warp(), pattern.tile_outputs());
+        writeln!(
+            text,
+            "prefetch: an interior tile first asks L2 for the lines of the {rows} input rows its output rows centre on x its {elements} columns ({} lines of {} bytes each) prefetch_rows below its own, which the launch passes: half the blocks resident on the GPU over the grid's block columns, in bands of {} rows (so a later band of blocks finds its rows in L2)",
+            crate::prefetch::lines_per_row(elements, bytes),
+            crate::prefetch::LINE_BYTES,
+            pattern.rows_per_warp() * pattern.tiles_per_block()
+        )?;
+    }
     let (box_planes, box_rows) = pattern.box_rows();
     let radius = pattern.radius();
     let box_text = match pattern.dims().count() {

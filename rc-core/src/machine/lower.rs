@@ -363,7 +363,22 @@ impl Lowering<'_> {
             true => vec![Stmt::Branch { test: TileTest::RowsInside, taken: arm(&rule_vectors, false), fallback: arm(&singles, false) }],
             false => arm(&singles, false),
         };
-        vec![Stmt::Branch { test: TileTest::Inside { elements: last + 1 }, taken: arm(&vectors, true), fallback }]
+        let taken = [self.prefetch(), arm(&vectors, true)].concat();
+        vec![Stmt::Branch { test: TileTest::Inside { elements: last + 1 }, taken, fallback }]
+    }
+
+    /// What an interior tile prefetches into L2 before its taps ([`crate::prefetch`]): of each
+    /// input field, the input rows its output rows centre on (box rows `ry..ry + rows`; the halo
+    /// rows above and below are other tiles' centre rows, which those tiles prefetch) in the
+    /// tile's own columns, where the pattern asks for it in a 2D block tile (whose launch is a
+    /// grid of block columns by bands, from which the distance is computed); nothing elsewhere.
+    fn prefetch(&self) -> Vec<Stmt> {
+        let (program, pattern) = (self.program, self.program.pattern);
+        if !pattern.prefetches() || !pattern.stacks_warps() || program.pipeline.is_some() {
+            return Vec::new();
+        }
+        let (first, rows, elements) = (pattern.radius().along(1), pattern.rows_per_warp(), pattern.tile_outputs());
+        (0..program.fields).map(|field| Stmt::Op(Op::PrefetchL2 { field, first, rows, elements })).collect()
     }
 
     /// Whether a tile's boundary path loads vectors under the rule along x where its input rows

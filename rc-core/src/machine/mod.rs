@@ -93,6 +93,14 @@ impl Machine {
             .collect()
     }
 
+    /// Whether a path prefetches into L2 ([`Op::PrefetchL2`]): the launch then passes the
+    /// distance ([`crate::prefetch::rows_ahead`]).
+    pub fn prefetches(&self) -> bool {
+        let mut found = false;
+        self.visit(&mut |op| found |= matches!(op, Op::PrefetchL2 { .. }));
+        found
+    }
+
     /// Bytes of dynamic shared memory each block is launched with: the stage where it exceeds
     /// what a kernel may declare statically (a ring of staged planes may), else 0.
     pub fn dynamic_shared_bytes(&self) -> u32 {
@@ -178,6 +186,13 @@ pub enum Op {
     /// its warp's region of input field `field`'s stage ([`Op::StageWarp`]), in one vector
     /// access.
     ReadStage { dsts: Vec<Reg>, first_cache: u32, at: AffineLoad, field: u32 },
+    /// Every lane of the warp together asks L2 for the lines of tile elements `0..elements`,
+    /// from the tile's first output along x, of input rows `first..first + rows` of the tile's
+    /// input box of input field `field`, each row the launch's `prefetch_rows` below the tile's
+    /// (none where that is 0, and none past the input's last row); on an interior path, where
+    /// those columns lie inside the input ([`crate::prefetch`]). It changes no value: the
+    /// emulator passes over it.
+    PrefetchL2 { field: u32, first: u32, rows: u32, elements: u32 },
     /// Strategy shared_memory: the block copies its `elements` input elements of input field
     /// `field` from input index `block * block_outputs - lead` on, of each of the tile's input
     /// rows, into the field's stage in shared memory under the boundary rule (row after row),
@@ -376,6 +391,7 @@ impl Op {
             | Op::PutPlane { .. }
             | Op::BlockBarrier
             | Op::ReadRing { .. }
+            | Op::PrefetchL2 { .. }
             | Op::TurnRing => Vec::new(),
         }
     }
@@ -404,6 +420,7 @@ impl Op {
             | Op::FetchPlane { .. }
             | Op::PutPlane { .. }
             | Op::BlockBarrier
+            | Op::PrefetchL2 { .. }
             | Op::TurnRing => Vec::new(),
         }
     }

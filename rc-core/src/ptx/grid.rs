@@ -26,7 +26,7 @@ pub(super) struct Grid {
     out_y: String,
     out_z: Option<String>,
     /// The tile's first output row and plane.
-    tile_y: String,
+    pub(super) tile_y: String,
     pub(super) tile_z: Option<String>,
     /// Input element index of the tile's input row 0 at x = 0, and output element index of its
     /// output row 0 at x = 0: where row addresses start on the paths that need no boundary

@@ -14,6 +14,7 @@
 //!
 //! - `mod.rs`: the printer's state, the prologue, statements and branches, declarations;
 //! - `memory.rs`: loads, stores and stages;
+//! - `prefetch.rs`: the L2 prefetch of an interior 2D tile;
 //! - `compute.rs`: arithmetic, picks, shuffles, 16-bit pairs in and out of words, divisions by
 //!   constants;
 //! - `time_steps.rs`: what fused time steps add: neighbour shuffles, the boundary rule after
@@ -23,6 +24,7 @@
 mod compute;
 mod grid;
 mod memory;
+mod prefetch;
 mod ring;
 mod time_steps;
 mod types;
@@ -305,6 +307,7 @@ impl<'a> Printer<'a> {
             Op::BlockBarrier => self.line("bar.sync 0;"),
             Op::ReadRing { dsts, first_cache, at, field, row, part } => self.read_ring(dsts, *first_cache, *at, *field, *row, *part),
             Op::TurnRing => self.turn_ring(),
+            Op::PrefetchL2 { field, first, rows, elements } => self.prefetch_l2(*field, *first, *rows, *elements),
         }
     }
 
