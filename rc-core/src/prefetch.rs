@@ -15,7 +15,7 @@
 //! when that rounds to 0) is late enough that the lines are not yet needed and early enough that
 //! L2 still holds them. A fixed 128 rows, right at 8192 columns, lost 6-8% at 32768 and 65536
 //! columns (two generations ahead: the lines were evicted before use); this distance never lost
-//! and gained 0.5-2% at every width tried (call 5). Computed in the kernel (`%nsmid`, a float
+//! and gained 0.5-2% at every width tried (bench/results/2026-11-25-h200-box4, call 5). Computed in the kernel (`%nsmid`, a float
 //! division) it cost about 1%, so the launch computes it ([`rows_ahead`]) and passes it as the
 //! kernel parameter `prefetch_rows` ([`crate::abi::KernelParam::PrefetchRows`]).
 //!
@@ -23,10 +23,10 @@
 //! neighbouring tiles' prefetches cover) of the input rows its output rows centre on (not the y
 //! halo, which the tiles above and below prefetch as their own), spread over the warp's lanes
 //! ([`Op::PrefetchL2`](crate::machine::Op::PrefetchL2)): for box r = 4, 4 rows x 4 lines of 128
-//! bytes, one `prefetch.global.L2` in half the lanes. Every row of the tile's 12 (two per lane)
-//! asked for each row three times over a block of 4 warps and cost 1.4% of the instructions: in
-//! the benchmark it gained 0.6% at 8192 columns and lost 1.1% at 65536 (bench/results/
-//! 2026-11-25-h200-session10, call 1). Rows past the input's last are left out; the tile's
+//! bytes, one `prefetch.global.L2` in half the lanes. Prefetching all 12 of the tile's input
+//! rows (two prefetches per lane) asked for most rows three times over a block of 4 warps and
+//! cost 1.4% of the instructions: in the benchmark it gained 0.6% at 8192 columns and lost 1.1%
+//! at 65536 (bench/results/2026-11-25-h200-session10, call 1). Rows past the input's last are left out; the tile's
 //! columns lie inside the input on the interior path, where alone it runs.
 
 use crate::pattern::{LaunchShape, Pattern};
