@@ -312,10 +312,11 @@ pub fn choose_given(pattern: Pattern, given: Given, body: &Body) -> Result<Choic
     // grid widths of 64M elements tried (0.767 of its add bound against 0.744 at 8192^2;
     // bench/results/2026-11-25-h200-session10). Of two tiles bound by DRAM, star r = 4 lost 2.3%
     // with it and box r = 2 gained 2%: no rule for those yet.
-    let prefetch = best.bound() == Bound::Issue && best.layout.stacks_warps(Strategy::RegisterCache, &pattern);
-    let pattern = match (given.prefetch, crate::validate::prefetch(pattern.dims(), pattern.streams_rows(), true)) {
-        (false, Ok(())) => pattern.with_prefetch_unchecked(prefetch),
-        _ => pattern,
+    // (`Pattern::stacks_warps`: a straight-line 2D tile, which may prefetch.)
+    let block_tile = pattern.stacks_warps() && best.layout.stacks_warps(Strategy::RegisterCache, &pattern);
+    let pattern = match given.prefetch {
+        false => pattern.with_prefetch_unchecked(best.bound() == Bound::Issue && block_tile),
+        true => pattern,
     };
     estimates.sort_by(|a, b| a.cycles().total_cmp(&b.cycles()));
     Ok(Choice { layout: best.layout, pattern, estimates })

@@ -527,6 +527,12 @@ impl Pattern {
         self.threads_per_block / self.warp
     }
 
+    /// Output rows of a block whose warps stack along y ([`Pattern::stacks_warps`]): a band of
+    /// the grid of block tiles.
+    pub const fn block_rows(&self) -> u32 {
+        self.rows_per_warp * self.tiles_per_block()
+    }
+
     /// Outputs one block computes (all its warps' tiles, consecutive).
     pub const fn block_outputs(&self) -> u32 {
         self.threads_per_block * self.outputs_per_thread

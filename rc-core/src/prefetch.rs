@@ -51,7 +51,7 @@ pub const fn rounds(rows: u32, elements: u32, bytes: u32, warp: u32) -> u32 {
 /// the block's rows, rounded to the nearest band; 0 (no prefetch) where that is less than half a
 /// band.
 pub fn rows_ahead(pattern: &Pattern, resident_blocks: u64, launch: &LaunchShape) -> u64 {
-    let band = u64::from(pattern.rows_per_warp()) * u64::from(pattern.tiles_per_block());
+    let band = u64::from(pattern.block_rows());
     let columns = u64::from(launch.grid[0].max(1));
     // round(resident / (2 columns)) without floating point.
     let bands = (resident_blocks + columns) / (2 * columns);

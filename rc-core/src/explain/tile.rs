@@ -6,6 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt::{self, Write};
 
 use crate::distribution::AffineLoad;
+use crate::machine::Op;
 use crate::program::{Instr, Reg, WarpProgram};
 use crate::strategy::Strategy;
 
@@ -26,20 +27,26 @@ pub fn write(text: &mut String, program: &WarpProgram) -> fmt::Result {
         writeln!(
             text,
             "blocks: the block's {warps} warps stack along y (warp w computes output rows {rows}w .. {rows}w + {rows} of the block's {} rows), so the {} input rows neighbouring warps share are read through the SM's L1, not each through L2; the launch is a grid of block columns by bands of {} rows",
-            warps * rows,
+            pattern.block_rows(),
             2 * pattern.radius().along(1),
-            warps * rows
+            pattern.block_rows()
         )?;
     }
-    if program.machine.prefetches() {
-        let bytes = program.element.bytes();
-        let (rows, elements) = (pattern.rows_per_warp(), pattern.tile_outputs());
+    // What the machine program prefetches (each field's alike): the operation itself, so the
+    // text says what the kernel does.
+    let mut prefetch = None;
+    program.machine.visit(&mut |op| {
+        if let Op::PrefetchL2 { rows, elements, .. } = *op {
+            prefetch = Some((rows, elements));
+        }
+    });
+    if let Some((rows, elements)) = prefetch {
         writeln!(
             text,
             "prefetch: an interior tile first asks L2 for the lines of the {rows} input rows its output rows centre on x its {elements} columns ({} lines of {} bytes each) prefetch_rows below its own, which the launch passes: half the blocks resident on the GPU over the grid's block columns, in bands of {} rows (so a later band of blocks finds its rows in L2)",
-            crate::prefetch::lines_per_row(elements, bytes),
+            crate::prefetch::lines_per_row(elements, program.element.bytes()),
             crate::prefetch::LINE_BYTES,
-            pattern.rows_per_warp() * pattern.tiles_per_block()
+            pattern.block_rows()
         )?;
     }
     let (box_planes, box_rows) = pattern.box_rows();

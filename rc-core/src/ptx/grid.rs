@@ -208,7 +208,7 @@ impl Printer<'_> {
             Some(tile_z) => {
                 let tiles_y = match &stacked {
                     None => self.tiles(&out_y, rows),
-                    Some(_) => self.tiles(&out_y, rows * pattern.tiles_per_block()),
+                    Some(_) => self.tiles(&out_y, pattern.block_rows()),
                 };
                 let (tz, ty) = (self.a(), self.a());
                 self.divide(&tz, &band, &tiles_y);
