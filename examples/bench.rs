@@ -68,7 +68,11 @@ fn run() -> Result<()> {
     }
     if options.half {
         return match rc::runtime::gpu() {
-            Ok(info) => bench::half::run(&options, &info, &options.out.clone().unwrap_or_else(|| default_out_dir(&info, "-f16"))),
+            Ok(info) => bench::half::run(
+                &options,
+                &info,
+                &options.out.clone().unwrap_or_else(|| default_out_dir(&info, "-f16")),
+            ),
             Err(e) if e.is_no_device() => {
                 let checked = bench::half::emulate_all(20_000)?;
                 println!("checked {checked} f16 kernels on the CPU emulation: bit-exact with run_cpu. No GPU ({e}): timed nothing.");
@@ -79,7 +83,11 @@ fn run() -> Result<()> {
     }
     if options.fields {
         return match rc::runtime::gpu() {
-            Ok(info) => bench::fields::run(&options, &info, &options.out.clone().unwrap_or_else(|| default_out_dir(&info, "-fields"))),
+            Ok(info) => bench::fields::run(
+                &options,
+                &info,
+                &options.out.clone().unwrap_or_else(|| default_out_dir(&info, "-fields")),
+            ),
             Err(e) if e.is_no_device() => {
                 let checked = bench::fields::emulate_all(20_000)?;
                 println!("checked {checked} diffusion kernels (two fields, one field) on the CPU emulation: bit-exact with run_cpu. No GPU ({e}): timed nothing.");
@@ -150,7 +158,11 @@ fn run() -> Result<()> {
         println!("wrote {}", path.display());
     }
     if !failures.is_empty() {
-        return Err(fail(format!("{} kernels FAILED their check (not timed):\n{}", failures.len(), failures.join("\n"))));
+        return Err(fail(format!(
+            "{} kernels FAILED their check (not timed):\n{}",
+            failures.len(),
+            failures.join("\n")
+        )));
     }
     Ok(())
 }

@@ -30,7 +30,10 @@ fn sobel(w: Window2<f32>) -> f32 {
 const SHAPE: [usize; 2] = [720, 1280];
 
 /// Runs `gpu` or, without a GPU, `emulate`; says which.
-fn on_device(gpu: impl Fn() -> Result<Vec<f32>, rc::runtime::Error>, emulate: impl Fn() -> Result<Vec<f32>, rc::Error>) -> Result<(Vec<f32>, &'static str), Box<dyn Error>> {
+fn on_device(
+    gpu: impl Fn() -> Result<Vec<f32>, rc::runtime::Error>,
+    emulate: impl Fn() -> Result<Vec<f32>, rc::Error>,
+) -> Result<(Vec<f32>, &'static str), Box<dyn Error>> {
     match gpu() {
         Ok(out) => Ok((out, "the GPU")),
         Err(e) if e.is_no_device() => Ok((emulate()?, "the CPU emulation of the kernel (no GPU)")),
@@ -44,16 +47,21 @@ fn main() -> Result<(), Box<dyn Error>> {
     let image: Vec<f32> = (0..rows * cols)
         .map(|i| {
             let (y, x) = ((i / cols) as f32 - rows as f32 / 2.0, (i % cols) as f32 - cols as f32 / 2.0);
-            if ((x * x + y * y).sqrt() / 40.0) as u32 % 2 == 0 { 1.0 } else { 0.0 }
+            if ((x * x + y * y).sqrt() / 40.0) as u32 % 2 == 0 {
+                1.0
+            } else {
+                0.0
+            }
         })
         .collect();
     let n = rows * cols;
     let mut want = vec![0.0; n];
-    blur::run_cpu(&image, SHAPE, &mut want, )?;
+    blur::run_cpu(&image, SHAPE, &mut want)?;
     let (blurred, on) = on_device(|| blur::run(&image, SHAPE), || blur::KERNEL.emulate_grid_vec(&[&image], SHAPE, ()))?;
     let same_blur = blurred.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits());
     sobel::run_cpu(&blurred, SHAPE, &mut want)?;
-    let (edges, _) = on_device(|| sobel::run(&blurred, SHAPE), || sobel::KERNEL.emulate_grid_vec(&[&blurred], SHAPE, ()))?;
+    let (edges, _) =
+        on_device(|| sobel::run(&blurred, SHAPE), || sobel::KERNEL.emulate_grid_vec(&[&blurred], SHAPE, ()))?;
     let same_edges = edges.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits());
     let strong = edges.iter().filter(|&&e| e > 0.5).count();
     println!("blur + sobel on a {rows} x {cols} image on {on}: {strong} strong-edge pixels; bit-exact against run_cpu: blur {same_blur}, sobel {same_edges}");

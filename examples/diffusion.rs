@@ -76,7 +76,9 @@ fn run() -> Result<(), Box<dyn Error>> {
     );
     match timing {
         // Each step reads both fields and writes one.
-        Some(timing) => println!("per step: {}", Speed::Gpu { bytes: 3 * rows * cols * std::mem::size_of::<f32>(), timing }),
+        Some(timing) => {
+            println!("per step: {}", Speed::Gpu { bytes: 3 * rows * cols * std::mem::size_of::<f32>(), timing })
+        }
         None => println!("on the CPU emulation (no GPU): {}", Speed::Emulated(elapsed)),
     }
     backend.print_resources(&diffuse::KERNEL)?;
@@ -110,7 +112,12 @@ fn simulate_cpu(u: &[f32], k: &[f32], shape: [usize; 2], step: CpuStep) -> Resul
 
 /// `STEPS` steps on the GPU between two device buffers, `k` uploaded once, each step timed with
 /// CUDA events except the first (a warm-up); returns the buffer holding the final state.
-fn simulate_gpu(gpu: &Gpu, u: &[f32], k: &[f32], shape: [usize; 2]) -> Result<(DeviceBuffer<f32>, Timing), Box<dyn Error>> {
+fn simulate_gpu(
+    gpu: &Gpu,
+    u: &[f32],
+    k: &[f32],
+    shape: [usize; 2],
+) -> Result<(DeviceBuffer<f32>, Timing), Box<dyn Error>> {
     let (mut current, conductivity) = (gpu.upload(u)?, gpu.upload(k)?);
     let mut next = gpu.poisoned::<f32>(u.len())?;
     let timing = gpu.time(1, STEPS - 1, || {

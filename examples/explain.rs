@@ -44,7 +44,11 @@ fn main() -> std::process::ExitCode {
 
 fn run() -> Result<(), Box<dyn Error>> {
     let args = common::Args::parse()?;
-    if args.emit_ptx(&[(one_stencil::ENTRY, one_stencil::PTX), (box7::ENTRY, box7::PTX), (laplace::ENTRY, laplace::PTX)])? {
+    if args.emit_ptx(&[
+        (one_stencil::ENTRY, one_stencil::PTX),
+        (box7::ENTRY, box7::PTX),
+        (laplace::ENTRY, laplace::PTX),
+    ])? {
         return Ok(());
     }
     println!("{}", one_stencil::explain()?);
@@ -71,7 +75,11 @@ fn check_grid(stencil: &rc::Stencil<f32, ()>, shape: [usize; 2]) -> Result<(), B
     for (data, input) in [("awkward data", awkward(n, 1)), ("a noisy sine", common::noisy_sine(n))] {
         let emulated = stencil.emulate_grid_vec(&[&input], shape, ())?;
         let reference = stencil.reference_grid_vec(&[&input], shape, ())?;
-        common::compare(&emulated, &reference, &format!("stencil `{}` emulated on {data}, {} x {}", stencil.name(), shape[0], shape[1]))?;
+        common::compare(
+            &emulated,
+            &reference,
+            &format!("stencil `{}` emulated on {data}, {} x {}", stencil.name(), shape[0], shape[1]),
+        )?;
     }
     println!(
         "{}: check: passed (emulation = run_cpu, bit for bit, on awkward data and a noisy sine, {} x {})",

@@ -18,7 +18,9 @@ const STEPS: usize = 100;
 fn main() -> Result<(), Box<dyn Error>> {
     let [rows, cols] = SHAPE;
     // A hot square in a cold plate.
-    let initial: Vec<f32> = (0..rows * cols).map(|i| if (i / cols).abs_diff(rows / 2) < 64 && (i % cols).abs_diff(cols / 2) < 64 { 100.0 } else { 0.0 }).collect();
+    let initial: Vec<f32> = (0..rows * cols)
+        .map(|i| if (i / cols).abs_diff(rows / 2) < 64 && (i % cols).abs_diff(cols / 2) < 64 { 100.0 } else { 0.0 })
+        .collect();
     let mut want = initial.clone();
     let mut next = vec![0.0; want.len()];
     for _ in 0..STEPS {

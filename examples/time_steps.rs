@@ -166,7 +166,10 @@ fn parse() -> Result<Options, Box<dyn Error>> {
             "--sweep" => options.sweep = true,
             "--1d" => options.only_1d = true,
             "--2d" => options.only_2d = true,
-            "--emit-ptx" => options.emit_ptx = Some(words.next().ok_or_else(|| fail(format!("--emit-ptx needs a directory; {USAGE}")))?.into()),
+            "--emit-ptx" => {
+                options.emit_ptx =
+                    Some(words.next().ok_or_else(|| fail(format!("--emit-ptx needs a directory; {USAGE}")))?.into())
+            }
             other => return Err(fail(format!("unknown argument `{other}`; {USAGE}"))),
         }
     }
@@ -208,7 +211,9 @@ fn run() -> Result<(), Box<dyn Error>> {
             stencil.run_cpu_steps(&[&input], &mut want, steps, ())?;
             stencil.emulate_steps(&[&input], &mut got, steps, ())?;
             compare(&got, &want, &format!("{name}: emulate_steps, {steps} steps of {n}"))?;
-            println!("{name}: emulate_steps equals run_cpu_steps ({steps} steps of {n} elements); no GPU, nothing timed");
+            println!(
+                "{name}: emulate_steps equals run_cpu_steps ({steps} steps of {n} elements); no GPU, nothing timed"
+            );
         }
         let (shape, steps) = ([70, 300], options.steps.min(20));
         let input = common::noisy_sine(shape[0] * shape[1]);
@@ -216,7 +221,9 @@ fn run() -> Result<(), Box<dyn Error>> {
         heat2d::run_cpu_steps(&input, shape, &mut want, steps)?;
         heat2d::emulate_steps(&input, shape, &mut got, steps)?;
         compare(&got, &want, &format!("heat2d: emulate_steps, {steps} steps of {shape:?}"))?;
-        println!("heat2d 5-point: emulate_steps equals run_cpu_steps ({steps} steps of {shape:?}); no GPU, nothing timed");
+        println!(
+            "heat2d 5-point: emulate_steps equals run_cpu_steps ({steps} steps of {shape:?}); no GPU, nothing timed"
+        );
         let (shape, steps) = ([9, 7, 140], options.steps.min(5));
         let input = common::noisy_sine(shape.iter().product());
         let (mut want, mut got) = (vec![0.0; input.len()], vec![0.0; input.len()]);
@@ -228,7 +235,10 @@ fn run() -> Result<(), Box<dyn Error>> {
     }
     let gpu = Gpu::new()?;
     println!("n = {}, {} steps; per step: 8 bytes per element (one read, one write)", options.n, options.steps);
-    println!("{:<14} {:>4} {:>12} {:>12} {:>8} {:>12} {:>8} {:>12} {:>8}", "stencil", "T", "copy GB/s", "one-step", "x copy", "fused", "x copy", "whole run", "x copy");
+    println!(
+        "{:<14} {:>4} {:>12} {:>12} {:>8} {:>12} {:>8} {:>12} {:>8}",
+        "stencil", "T", "copy GB/s", "one-step", "x copy", "fused", "x copy", "whole run", "x copy"
+    );
     let mut stencils = vec![("heat r=1", heat::KERNEL), ("nine_tap r=4", nine_tap::KERNEL)];
     if options.only_2d {
         stencils.clear();
@@ -275,7 +285,14 @@ fn run() -> Result<(), Box<dyn Error>> {
 }
 
 /// [`measure`] for a 2D or 3D stencil over `shape`, checked on `check`.
-fn measure_grid(gpu: &Gpu, options: &Options, name: &str, stencil: &Stencil<f32, ()>, shape: rc::Extent, check: rc::Extent) -> Result<(), Box<dyn Error>> {
+fn measure_grid(
+    gpu: &Gpu,
+    options: &Options,
+    name: &str,
+    stencil: &Stencil<f32, ()>,
+    shape: rc::Extent,
+    check: rc::Extent,
+) -> Result<(), Box<dyn Error>> {
     let t = stencil.steps_per_launch()? as usize;
     let input = common::noisy_sine(check.len().unwrap_or(0));
     let mut want = vec![0.0; input.len()];
@@ -291,7 +308,9 @@ fn measure_grid(gpu: &Gpu, options: &Options, name: &str, stencil: &Stencil<f32,
         // SAFETY: both buffers outlive the copies; `time` waits for the stream before returning.
         unsafe { b.async_copy_from(&a, gpu.stream()) }.during("cuMemcpyDtoDAsync")
     })?;
-    let one = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || Ok(rc::runtime::launch_grid(stencil, gpu.stream(), &[&a], &mut b, shape, ())?))?;
+    let one = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
+        Ok(rc::runtime::launch_grid(stencil, gpu.stream(), &[&a], &mut b, shape, ())?)
+    })?;
     let fused = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
         match rc::runtime::launch_steps_grid(stencil, gpu.stream(), &mut a, &mut b, &[], shape, t, ())? {
             Holds::B => Ok(()),
@@ -302,7 +321,8 @@ fn measure_grid(gpu: &Gpu, options: &Options, name: &str, stencil: &Stencil<f32,
         rc::runtime::launch_steps_grid(stencil, gpu.stream(), &mut a, &mut b, &[], shape, options.steps, ())?;
         Ok(())
     })?;
-    let (copy_gb, one_gb, fused_gb, whole_gb) = (per_step(&copy, 1), per_step(&one, 1), per_step(&fused, t), per_step(&whole, options.steps));
+    let (copy_gb, one_gb, fused_gb, whole_gb) =
+        (per_step(&copy, 1), per_step(&one, 1), per_step(&fused, t), per_step(&whole, options.steps));
     println!(
         "{name:<14} {t:>4} {copy_gb:>12.1} {one_gb:>12.1} {:>8.2} {fused_gb:>12.1} {:>8.2} {whole_gb:>12.1} {:>8.2}",
         one_gb / copy_gb,
@@ -326,13 +346,16 @@ fn measure(gpu: &Gpu, options: &Options, name: &str, stencil: &Stencil<f32, ()>)
     let input = common::noisy_sine(n);
     let (mut a, mut b) = (gpu.upload(&input)?, gpu.upload(&input)?);
     let bytes_per_step = 8 * n;
-    let per_step = |timing: &Timing, steps: usize| bytes_per_step as f64 / (timing.median_ms * 1e-3 / steps as f64) / 1e9;
+    let per_step =
+        |timing: &Timing, steps: usize| bytes_per_step as f64 / (timing.median_ms * 1e-3 / steps as f64) / 1e9;
     let copy = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
         // SAFETY: both buffers outlive the copies; `time` waits for the stream before returning.
         unsafe { b.async_copy_from(&a, gpu.stream()) }.during("cuMemcpyDtoDAsync")
     })?;
     let copy_gb = per_step(&copy, 1);
-    let one = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || Ok(rc::runtime::launch(stencil, gpu.stream(), &[&a], &mut b, ())?))?;
+    let one = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
+        Ok(rc::runtime::launch(stencil, gpu.stream(), &[&a], &mut b, ())?)
+    })?;
     let fused = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
         let holds = rc::runtime::launch_steps(stencil, gpu.stream(), &mut a, &mut b, &[], t, ())?;
         match holds {

@@ -59,10 +59,7 @@ fn check_cust_raw_will_find_cuda() -> Result<(), String> {
     candidates.push("/usr/local/cuda".into());
     if let Ok(entries) = fs::read_dir("/usr/local") {
         candidates.extend(
-            entries
-                .flatten()
-                .filter(|e| e.file_name().to_string_lossy().starts_with("cuda-"))
-                .map(|e| e.path()),
+            entries.flatten().filter(|e| e.file_name().to_string_lossy().starts_with("cuda-")).map(|e| e.path()),
         );
     }
     let found = candidates

@@ -37,11 +37,11 @@ extern crate self as rc;
 mod gpu_methods;
 
 pub use rc_core::testdata;
+pub use rc_core::window::{Window2, Window3};
 pub use rc_core::{
     Boundary, Element, Error, Explanation, Extent, Layout, LengthError, Offset, Param, Params, Pattern, Radius, Scalar,
     ScalarType, Stencil, Strategy, WarpProgram, Window,
 };
-pub use rc_core::window::{Window2, Window3};
 #[doc(inline)]
 pub use rc_macros::stencil;
 

@@ -127,7 +127,10 @@ fn launch_cudarc_refuses_a_view_that_starts_mid_vector() {
     let mut device_output = stream.alloc_zeros::<f32>(n_out + 1).expect("alloc");
     let mut view = device_output.slice_mut(1..1 + n_out);
     let err = box5::launch_cudarc(&stream, &device_input, &mut view).expect_err("4 bytes into a 16-byte vector");
-    assert!(matches!(err, Error::Misaligned { stencil: "box5", ref buffer, required: 16, .. } if buffer == "output"), "{err:?}");
+    assert!(
+        matches!(err, Error::Misaligned { stencil: "box5", ref buffer, required: 16, .. } if buffer == "output"),
+        "{err:?}"
+    );
     let err = box5::launch_cudarc(&stream, &device_input, &mut device_output).expect_err("one element too many");
     assert!(matches!(err, Error::Length { stencil: "box5", .. }), "{err:?}");
 }
@@ -154,7 +157,8 @@ fn launch_cudarc_refuses_a_non_primary_context() {
 
 #[test]
 fn two_fields_launch_from_a_slice_and_a_view_and_run_from_host_slices() {
-    let err = rc::runtime::run_cudarc(&diffuse::KERNEL, &[&input(100), &input(99)], (0.1,)).expect_err("lengths differ");
+    let err =
+        rc::runtime::run_cudarc(&diffuse::KERNEL, &[&input(100), &input(99)], (0.1,)).expect_err("lengths differ");
     assert_eq!(
         err.to_string(),
         "stencil `diffuse`: input 1 has 99 elements, expected 100 as input 0 has: a stencil's inputs share one length (one \
@@ -191,7 +195,11 @@ fn time_steps_through_cudarc_equal_run_cpu_steps() {
         varying::run_cpu_steps(&u, &k, &mut want, steps).expect("reference");
         let got = rc::runtime::run_steps_cudarc(&varying::KERNEL, &[&u, &k], steps, ()).expect("runs");
         assert_eq!(bits(&got), bits(&want), "run_steps_cudarc, {steps} steps");
-        let (mut a, mut b, d_k) = (stream.clone_htod(&u).expect("in"), stream.alloc_zeros::<f32>(u.len()).expect("alloc"), stream.clone_htod(&k).expect("in"));
+        let (mut a, mut b, d_k) = (
+            stream.clone_htod(&u).expect("in"),
+            stream.alloc_zeros::<f32>(u.len()).expect("alloc"),
+            stream.clone_htod(&k).expect("in"),
+        );
         let holds = varying::launch_steps_cudarc(&stream, &mut a, &mut b, &d_k, steps).expect("launches");
         let result = match holds {
             rc::runtime::Holds::A => &a,
@@ -220,7 +228,8 @@ fn time_steps_in_2d_through_cudarc_equal_run_cpu_steps() {
             heat2d::run_cpu_steps(&u, shape, &mut want, steps).expect("reference");
             let got = rc::runtime::run_steps_cudarc_grid(&heat2d::KERNEL, &[&u], shape, steps, ()).expect("runs");
             assert_eq!(bits(&got), bits(&want), "run_steps_cudarc_grid, {shape:?}, {steps} steps");
-            let (mut a, mut b) = (stream.clone_htod(&u).expect("in"), stream.clone_htod(&vec![f32::NAN; u.len()]).expect("in"));
+            let (mut a, mut b) =
+                (stream.clone_htod(&u).expect("in"), stream.clone_htod(&vec![f32::NAN; u.len()]).expect("in"));
             let holds = heat2d::launch_steps_cudarc(&stream, &mut a, &mut b, shape, steps).expect("launches");
             let result = match holds {
                 rc::runtime::Holds::A => &a,
@@ -297,7 +306,8 @@ fn sixteen_bit_fused_steps_in_warp_tiles_and_grids_equal_run_cpu_steps() {
         heat2d_f16::emulate_steps(&data, shape, &mut emulated, steps).expect("emulation");
         assert_eq!(rc::testdata::first_difference(&emulated, &want), None, "f16 2D emulated, {steps} steps");
         if gpu.is_some() {
-            let got = rc::runtime::run_steps_cudarc_grid(&heat2d_f16::KERNEL, &[&data], shape, steps, ()).expect("runs");
+            let got =
+                rc::runtime::run_steps_cudarc_grid(&heat2d_f16::KERNEL, &[&data], shape, steps, ()).expect("runs");
             assert_eq!(rc::testdata::first_difference(&got, &want), None, "f16 2D, {steps} steps");
         }
     }
@@ -338,12 +348,15 @@ fn sixteen_bit_stencils_launch_and_run_through_cudarc_bit_for_bit() {
     let Some(stream) = gpu("sixteen_bit_stencils_launch_and_run_through_cudarc_bit_for_bit") else { return };
     let data: Vec<f16> = rc::testdata::awkward(100_003, 5);
     let gain = f16::from_f32(0.2);
-    let expected: Vec<u16> = box5_f16::KERNEL.reference_vec(&[&data], (gain,)).expect("reference").iter().map(|v| v.to_bits()).collect();
+    let expected: Vec<u16> =
+        box5_f16::KERNEL.reference_vec(&[&data], (gain,)).expect("reference").iter().map(|v| v.to_bits()).collect();
     let device_input = stream.clone_htod(&data).expect("copy in");
     let mut device_output = stream.clone_htod(&vec![f16::NAN; data.len()]).expect("alloc");
     box5_f16::launch_cudarc(&stream, &device_input, &mut device_output, gain).expect("launch");
     let got: Vec<u16> = stream.clone_dtoh(&device_output).expect("copy out").iter().map(|v| v.to_bits()).collect();
-    let same = |a: &[u16], b: &[u16]| a.iter().zip(b).all(|(x, y)| x == y || (f16::from_bits(*x).is_nan() && f16::from_bits(*y).is_nan()));
+    let same = |a: &[u16], b: &[u16]| {
+        a.iter().zip(b).all(|(x, y)| x == y || (f16::from_bits(*x).is_nan() && f16::from_bits(*y).is_nan()))
+    };
     assert!(same(&got, &expected) && got.len() == expected.len(), "launch_cudarc f16");
     let data: Vec<bf16> = rc::testdata::awkward(4099, 6);
     let got = rc::runtime::run_cudarc(&edge_bf16::KERNEL, &[&data], ()).expect("runs");

@@ -41,7 +41,8 @@ fn without_distribution_the_cost_model_chooses() {
     assert_ne!(default.layout(), Layout::RoundRobin, "at r = 16 the cost model picks a vector layout");
     assert_eq!(box33::PTX.replace(box33::ENTRY, "k"), box33_auto::PTX.replace(box33_auto::ENTRY, "k"));
     let body = default.body().expect("body");
-    let choice = rc::core::auto::choose(rc::Pattern::new(16, 32, 1, rc::Boundary::Valid).expect("valid"), false, &body).expect("a choice");
+    let choice = rc::core::auto::choose(rc::Pattern::new(16, 32, 1, rc::Boundary::Valid).expect("valid"), false, &body)
+        .expect("a choice");
     assert_eq!((default.layout(), default.pattern()), (choice.layout, choice.pattern));
 }
 
@@ -60,7 +61,12 @@ fn round_robin_is_asked_for_by_name() {
 fn the_chosen_kernels_equal_the_reference_in_the_emulation() {
     let input = rc::testdata::awkward::<f32>(5000, 3);
     for k in [box33::KERNEL, box33_round_robin::KERNEL, box5_p3::KERNEL, box5_shared::KERNEL] {
-        let (want, got) = (k.reference_vec(&[&input], ()).expect("reference"), k.emulate_vec(&[&input], ()).expect("emulation"));
-        assert!(want.iter().zip(&got).all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())), "{}", k.name());
+        let (want, got) =
+            (k.reference_vec(&[&input], ()).expect("reference"), k.emulate_vec(&[&input], ()).expect("emulation"));
+        assert!(
+            want.iter().zip(&got).all(|(a, b)| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())),
+            "{}",
+            k.name()
+        );
     }
 }

@@ -126,9 +126,17 @@ fn generated_argument_names_never_clash_with_windows_or_parameters() {
 fn run_takes_one_host_slice_per_window() {
     let got = difference::run(&U, &K, 2.0);
     match rc::runtime::gpu() {
-        Ok(_) => assert_eq!(got.expect("runs"), difference::KERNEL.reference_vec(&[&U, &K], (2.0,)).expect("reference")),
+        Ok(_) => {
+            assert_eq!(got.expect("runs"), difference::KERNEL.reference_vec(&[&U, &K], (2.0,)).expect("reference"))
+        }
         Err(_) => assert!(got.expect_err("no GPU").is_no_device()),
     }
     let err = mix2::run(&[0.0; 6], &[0.0; 5], [2, 3]).expect_err("k is shorter");
-    assert!(matches!(err, rc::runtime::Error::Length { stencil: "mix2", source: LengthError::InputLength { input: 1, .. } }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            rc::runtime::Error::Length { stencil: "mix2", source: LengthError::InputLength { input: 1, .. } }
+        ),
+        "{err:?}"
+    );
 }

@@ -8,21 +8,19 @@
 mod catalogue;
 
 mod support;
-use support::{gpu, launch_guarded, runs_length, sample};
 use std::fmt::Debug;
+use support::{gpu, launch_guarded, runs_length, sample};
 
 use rc::core::body::{BinaryOp, Body, Node};
 use rc::core::error::BodyError;
 use rc::core::ptx;
-use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
-use rc::runtime::DeviceElement;
-use rc::runtime::cust::stream::Stream;
-use rc::testdata::{awkward, poison, signed_zeros};
 use rc::core::stencil::Reference;
 use rc::core::Layout;
+use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
+use rc::runtime::cust::stream::Stream;
+use rc::runtime::DeviceElement;
+use rc::testdata::{awkward, poison, signed_zeros};
 use rc::{Boundary, Element, Offset, Params, Pattern, Scalar, ScalarType, Stencil, Strategy, WarpProgram, Window};
-
-
 
 /// Launches `k` over `inputs` (one per input field, all of one length) on the GPU and compares
 /// with `run_cpu`.
@@ -57,8 +55,10 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
     };
     let mut want = vec![poison::<T>(); n_out];
     k.run_cpu(inputs, &mut want, params).map_err(|e| what(e.to_string()))?;
-    let got = launch_guarded(n_out, poison(), stream, |out| rc::runtime::launch(k, stream, &d_in, out, params).map_err(|e| e.to_string()))
-        .map_err(what)?;
+    let got = launch_guarded(n_out, poison(), stream, |out| {
+        rc::runtime::launch(k, stream, &d_in, out, params).map_err(|e| e.to_string())
+    })
+    .map_err(what)?;
     let got = &got[..];
     match catalogue::compare_outputs(k, got, &want) {
         None => Ok(()),
@@ -76,7 +76,11 @@ impl catalogue::Visit for OnGpu<'_> {
     fn visit<T: Element + DeviceCopy, P: Params + Debug>(&mut self, k: &Stencil<T, P>, params: P) {
         let r = k.pattern().radius().along_x() as usize;
         let tile = k.pattern().tile_outputs() as usize;
-        for (i, n) in [0, 1, 2 * r, 2 * r + 1, tile + 2 * r + 3, 4099, 1_000_003].into_iter().enumerate().filter(|&(_, n)| runs_length(n)) {
+        for (i, n) in [0, 1, 2 * r, 2 * r + 1, tile + 2 * r + 3, 4099, 1_000_003]
+            .into_iter()
+            .enumerate()
+            .filter(|&(_, n)| runs_length(n))
+        {
             let inputs = catalogue::awkward_inputs(k, n, 7 + i as u64);
             if let Err(e) = gpu_matches_reference(k, &catalogue::slices(&inputs), params, self.stream) {
                 self.failures.push(e);
@@ -109,18 +113,25 @@ impl catalogue::VisitHalf for OnGpu<'_> {
         let tile = k.pattern().tile_outputs() as usize;
         let bits = |v: &[T]| -> Vec<u16> { v.iter().map(|x| x.to_scalar().bits as u16).collect() };
         // Lengths with outputs (the refusal of the others is the same for every element type).
-        let lengths = [1, 2 * r + 1, tile + 2 * r + 3, 4099, 1_000_003].into_iter().filter(|&n| k.output_len(n).is_ok());
+        let lengths =
+            [1, 2 * r + 1, tile + 2 * r + 3, 4099, 1_000_003].into_iter().filter(|&n| k.output_len(n).is_ok());
         for (i, n) in lengths.enumerate().filter(|&(_, n)| runs_length(n)) {
             let inputs = catalogue::awkward_inputs(k, n, 7 + i as u64);
             let what = |m: String| format!("{} (n={n}, params {params:?}): {m}", k.name());
             let outcome = (|| {
-                let d_in = inputs.iter().map(|input| DeviceBuffer::from_slice(&bits(input))).collect::<Result<Vec<_>, _>>().map_err(|e| e.to_string())?;
+                let d_in = inputs
+                    .iter()
+                    .map(|input| DeviceBuffer::from_slice(&bits(input)))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(|e| e.to_string())?;
                 let d_in: Vec<&DeviceSlice<u16>> = d_in.iter().map(|d| &**d).collect();
                 let n_out = k.output_len(n).map_err(|e| e.to_string())?;
                 let mut want = vec![poison::<T>(); n_out];
                 k.run_cpu(&catalogue::slices(&inputs), &mut want, params).map_err(|e| e.to_string())?;
                 let poisoned = poison::<T>().to_scalar().bits as u16;
-                let got = launch_guarded(n_out, poisoned, self.stream, |out| rc::runtime::launch(k, self.stream, &d_in, out, params).map_err(|e| e.to_string()))?;
+                let got = launch_guarded(n_out, poisoned, self.stream, |out| {
+                    rc::runtime::launch(k, self.stream, &d_in, out, params).map_err(|e| e.to_string())
+                })?;
                 let got: Vec<T> = got.iter().map(|&b| T::from_bits(b as u64)).collect();
                 match catalogue::compare_outputs(k, &got, &want) {
                     None => Ok(()),
@@ -135,7 +146,10 @@ impl catalogue::VisitHalf for OnGpu<'_> {
         // `run` copies bytes: the same results through it.
         let inputs = catalogue::awkward_inputs(k, 1000 + r, 3);
         let mut want = vec![poison::<T>(); k.output_len(1000 + r).unwrap_or(0)];
-        match (rc::runtime::run(k, &catalogue::slices(&inputs), params), k.run_cpu(&catalogue::slices(&inputs), &mut want, params)) {
+        match (
+            rc::runtime::run(k, &catalogue::slices(&inputs), params),
+            k.run_cpu(&catalogue::slices(&inputs), &mut want, params),
+        ) {
             (Ok(got), Ok(())) if catalogue::compare_outputs(k, &got, &want).is_none() => {}
             (got, cpu) => self.failures.push(format!("{}: run gave {got:?}, run_cpu {cpu:?}", k.name())),
         }
@@ -263,7 +277,12 @@ mod fields_f32 {
 
     /// The stencil over `fields` fields for `pattern` (radius 1, 3, 8, 17 or 40), its PTX
     /// printed now; the strings are leaked as `box_stencil!`'s are.
-    fn kernel(pattern: Pattern, strategy: Strategy, layout: Layout, fields: u32) -> Result<Stencil<f32, ()>, rc::core::Error> {
+    fn kernel(
+        pattern: Pattern,
+        strategy: Strategy,
+        layout: Layout,
+        fields: u32,
+    ) -> Result<Stencil<f32, ()>, rc::core::Error> {
         let body: fn() -> Result<Body, BodyError> = match (pattern.radius().along_x(), fields) {
             (1, 2) => body::<1, 2>,
             (1, 3) => body::<1, 3>,
@@ -295,7 +314,17 @@ mod fields_f32 {
         let entry: &'static str = Box::leak(format!("rc_{name}").into_boxed_str());
         let program = WarpProgram::compile_for(pattern, strategy, layout, &body()?)?;
         let ptx: &'static str = Box::leak(ptx::print(&program, entry).into_boxed_str());
-        Ok(Stencil::from_parts(Box::leak(name.into_boxed_str()), pattern, strategy, layout, ptx, entry, fields, body, reference))
+        Ok(Stencil::from_parts(
+            Box::leak(name.into_boxed_str()),
+            pattern,
+            strategy,
+            layout,
+            ptx,
+            entry,
+            fields,
+            body,
+            reference,
+        ))
     }
 
     pub fn two(pattern: Pattern, strategy: Strategy, layout: Layout) -> Result<Stencil<f32, ()>, rc::core::Error> {
@@ -323,9 +352,17 @@ fn sweep<T: Element + DeviceCopy>(
             Ok(k) => k,
             // A staged window whose stage exceeds shared memory is refused at compile time (the
             // macro reports it); nothing to launch.
-            Err(rc::core::Error::Schedule(rc::core::ScheduleError::StageTooLarge { .. })) if matches!(layout, Layout::Staged(_)) => continue,
+            Err(rc::core::Error::Schedule(rc::core::ScheduleError::StageTooLarge { .. }))
+                if matches!(layout, Layout::Staged(_)) =>
+            {
+                continue
+            }
             // So is a shared-memory stage of several fields.
-            Err(rc::core::Error::Schedule(rc::core::ScheduleError::BlockStageTooLarge { .. })) if strategy == Strategy::SharedMemory => continue,
+            Err(rc::core::Error::Schedule(rc::core::ScheduleError::BlockStageTooLarge { .. }))
+                if strategy == Strategy::SharedMemory =>
+            {
+                continue
+            }
             Err(e) => {
                 failures.push(format!("{pattern}, {strategy}, {layout}: could not build the kernel: {e}"));
                 continue;
@@ -371,18 +408,25 @@ where
 
 #[test]
 fn every_radius_1_to_40_with_every_coarsening_1_to_8_and_every_strategy_matches_on_the_gpu() {
-    let Some((_context, stream)) = gpu("every_radius_1_to_40_with_every_coarsening_1_to_8_and_every_strategy_matches_on_the_gpu") else { return };
+    let Some((_context, stream)) =
+        gpu("every_radius_1_to_40_with_every_coarsening_1_to_8_and_every_strategy_matches_on_the_gpu")
+    else {
+        return;
+    };
     let patterns = (1..=40u32).flat_map(|r| {
         (1..=8u32).flat_map(move |p| {
             Strategy::ALL.map(|s| (Pattern::new(r, 32, p, Boundary::ALL[((r + p) % 4) as usize]).expect("valid"), s))
         })
     });
-    let (checked, failures) = sweep(box_f32::kernel, patterns.map(|(p, s)| (p, s, Layout::RoundRobin)), edge_lengths, &stream);
+    let (checked, failures) =
+        sweep(box_f32::kernel, patterns.map(|(p, s)| (p, s, Layout::RoundRobin)), edge_lengths, &stream);
     eprintln!("radius x coarsening: {checked} launches checked, {} failed", failures.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    let patterns = (1..=40u32)
-        .flat_map(|r| [1u32, 8].map(|p| (Pattern::new(r, 16, p, Boundary::Clamp).expect("valid"), Strategy::ALL[(r % 3) as usize])));
-    let (checked, failures) = sweep(box_f64::kernel, patterns.map(|(p, s)| (p, s, Layout::RoundRobin)), edge_lengths, &stream);
+    let patterns = (1..=40u32).flat_map(|r| {
+        [1u32, 8].map(|p| (Pattern::new(r, 16, p, Boundary::Clamp).expect("valid"), Strategy::ALL[(r % 3) as usize]))
+    });
+    let (checked, failures) =
+        sweep(box_f64::kernel, patterns.map(|(p, s)| (p, s, Layout::RoundRobin)), edge_lengths, &stream);
     eprintln!("f64 radius x coarsening: {checked} launches checked, {} failed", failures.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -394,7 +438,8 @@ fn every_warp_width_boundary_and_element_type_matches_on_the_gpu() {
         [2u32, 4, 8, 16, 32].into_iter().flat_map(|w| {
             Boundary::ALL.into_iter().flat_map(move |b| {
                 [1u32, 3, 8].into_iter().flat_map(move |p| {
-                    [1u32, 7, 16, 40].map(|r| (Pattern::new(r, w, p, b).expect("valid"), Strategy::ALL[((w + r + p) % 3) as usize]))
+                    [1u32, 7, 16, 40]
+                        .map(|r| (Pattern::new(r, w, p, b).expect("valid"), Strategy::ALL[((w + r + p) % 3) as usize]))
                 })
             })
         })
@@ -418,12 +463,10 @@ fn granule_window_and_staged_distributions_match_on_the_gpu() {
                         (1, Layout::Staged(v)),
                         (2, Layout::Staged(v)),
                     ]
-                    .map(
-                        move |(rows, layout)| {
-                            let warp = [32u32, 16, 8, 4][(i + j + k + rows as usize) % 4];
-                            (Pattern::new(r, warp, v * rows, b).expect("valid"), Strategy::RegisterCache, layout)
-                        },
-                    )
+                    .map(move |(rows, layout)| {
+                        let warp = [32u32, 16, 8, 4][(i + j + k + rows as usize) % 4];
+                        (Pattern::new(r, warp, v * rows, b).expect("valid"), Strategy::RegisterCache, layout)
+                    })
                 })
             })
         })
@@ -433,7 +476,9 @@ fn granule_window_and_staged_distributions_match_on_the_gpu() {
 
 #[test]
 fn several_fields_on_every_distribution_and_strategy_match_on_the_gpu() {
-    let Some((_context, stream)) = gpu("several_fields_on_every_distribution_and_strategy_match_on_the_gpu") else { return };
+    let Some((_context, stream)) = gpu("several_fields_on_every_distribution_and_strategy_match_on_the_gpu") else {
+        return;
+    };
     let layouts = [
         (Strategy::RegisterCache, Layout::RoundRobin, 4u32),
         (Strategy::RegisterCache, Layout::Granule(4), 8),
@@ -483,7 +528,9 @@ fn sums_of_signed_zeros_keep_their_sign_on_the_gpu() {
         };
         for kind in 0..3 {
             for n in [2 * pattern.radius().along_x() as usize + 1, 4099] {
-                if let Err(e) = gpu_matches_reference(&k, &[&signed_zeros(n, kind, n as u64 + u64::from(kind))], (), &stream) {
+                if let Err(e) =
+                    gpu_matches_reference(&k, &[&signed_zeros(n, kind, n as u64 + u64::from(kind))], (), &stream)
+                {
                     failures.push(e);
                 }
                 checked += 1;
@@ -531,8 +578,10 @@ fn array_parameters_pass_through_the_generated_gpu_functions() {
     catalogue::fir5::run_cpu(&input, &mut want, h, gain).expect("run_cpu");
     let ran = catalogue::fir5::run(&input, h, gain).expect("run");
     let d_in = DeviceBuffer::from_slice(&input).expect("upload");
-    let launched = launch_guarded(input.len(), poison(), &stream, |out| catalogue::fir5::launch(&stream, &d_in, out, h, gain).map_err(|e| e.to_string()))
-        .expect("launch");
+    let launched = launch_guarded(input.len(), poison(), &stream, |out| {
+        catalogue::fir5::launch(&stream, &d_in, out, h, gain).map_err(|e| e.to_string())
+    })
+    .expect("launch");
     for (how, got) in [("run", ran), ("launch", launched)] {
         if let Some(i) = catalogue::compare_outputs(&catalogue::fir5::KERNEL, &got, &want) {
             panic!("fir5::{how}: output {i}: GPU gave {}, CPU reference {}", got[i], want[i]);

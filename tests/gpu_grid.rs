@@ -6,19 +6,20 @@
 mod catalogue;
 
 mod support;
-use support::{gpu, launch_guarded, sample};
 use std::fmt::Debug;
+use support::{gpu, launch_guarded, sample};
 
 use catalogue::grid::*;
 use rc::runtime::cust::memory::{DeviceBuffer, DeviceCopy, DeviceSlice};
 use rc::runtime::cust::stream::Stream;
-use rc::testdata::{awkward, poison, signed_zeros};
 use rc::runtime::DeviceElement;
+use rc::testdata::{awkward, poison, signed_zeros};
 use rc::{Element, Extent, Params, Stencil};
 
-
-const SHAPES_2D: [[usize; 2]; 10] = [[1, 1], [1, 40], [40, 1], [3, 5], [7, 13], [33, 130], [70, 300], [9, 1000], [257, 1024], [1000, 1003]];
-const SHAPES_3D: [[usize; 3]; 7] = [[1, 1, 1], [1, 1, 40], [40, 1, 1], [3, 5, 7], [9, 17, 70], [5, 33, 128], [64, 64, 64]];
+const SHAPES_2D: [[usize; 2]; 10] =
+    [[1, 1], [1, 40], [40, 1], [3, 5], [7, 13], [33, 130], [70, 300], [9, 1000], [257, 1024], [1000, 1003]];
+const SHAPES_3D: [[usize; 3]; 7] =
+    [[1, 1, 1], [1, 1, 40], [40, 1, 1], [3, 5, 7], [9, 17, 70], [5, 33, 128], [64, 64, 64]];
 
 /// An element to what its buffer holds, and back.
 type Conversions<T, D> = (fn(T) -> D, fn(D) -> T);
@@ -56,12 +57,16 @@ fn gpu_matches_reference<T: Element, D: DeviceElement<T> + PartialEq, P: Params 
     let n_out = out_shape.len().ok_or_else(|| what("output too large".into()))?;
     let mut want = vec![poison::<T>(); n_out];
     k.run_cpu_grid(inputs, shape, &mut want, params).map_err(|e| what(e.to_string()))?;
-    let got = launch_guarded(n_out, to(poison()), stream, |out| rc::runtime::launch_grid(k, stream, &d_in, out, shape, params).map_err(|e| e.to_string()))
-        .map_err(what)?;
+    let got = launch_guarded(n_out, to(poison()), stream, |out| {
+        rc::runtime::launch_grid(k, stream, &d_in, out, shape, params).map_err(|e| e.to_string())
+    })
+    .map_err(what)?;
     let got: Vec<T> = got.into_iter().map(from).collect();
     match catalogue::compare_outputs(k, &got, &want) {
         None => Ok(()),
-        Some(i) => Err(what(format!("output {i} of shape {out_shape}: GPU gave {:?}, CPU reference {:?}", got[i], want[i]))),
+        Some(i) => {
+            Err(what(format!("output {i} of shape {out_shape}: GPU gave {:?}, CPU reference {:?}", got[i], want[i])))
+        }
     }
 }
 
@@ -73,7 +78,12 @@ struct OnGpu<'a> {
 
 impl OnGpu<'_> {
     /// `k` over every shape of its dimensions, its buffers of `D` (see [`gpu_matches_reference`]).
-    fn check<T: Element, D: DeviceElement<T> + PartialEq, P: Params + Debug>(&mut self, k: &Stencil<T, P>, params: P, device: Conversions<T, D>) {
+    fn check<T: Element, D: DeviceElement<T> + PartialEq, P: Params + Debug>(
+        &mut self,
+        k: &Stencil<T, P>,
+        params: P,
+        device: Conversions<T, D>,
+    ) {
         let shapes: Vec<Extent> = match k.pattern().dims() {
             rc::core::Dims::Three => SHAPES_3D.into_iter().map(Extent::from).collect(),
             _ => SHAPES_2D.into_iter().map(Extent::from).collect(),
@@ -177,7 +187,9 @@ fn scaled_sums_of_signed_zeros_keep_their_sign_on_the_gpu() {
 /// y): a grid of more bands than that equals `run_cpu`, the bands past the last doing nothing.
 #[test]
 fn a_grid_of_more_bands_than_a_grid_column_holds_folds_them_into_z() {
-    let Some((_context, stream)) = gpu("a_grid_of_more_bands_than_a_grid_column_holds_folds_them_into_z") else { return };
+    let Some((_context, stream)) = gpu("a_grid_of_more_bands_than_a_grid_column_holds_folds_them_into_z") else {
+        return;
+    };
     if sample().is_some() {
         eprintln!("skipping: RC_GPU_SAMPLE is set (a sampled run, e.g. under compute-sanitizer)");
         return;
@@ -204,8 +216,10 @@ fn array_parameters_pass_through_the_generated_grid_functions() {
     conv3x3::run_cpu(&input, shape, &mut want, k).expect("run_cpu");
     let ran = conv3x3::run(&input, shape, k).expect("run");
     let d_in = DeviceBuffer::from_slice(&input).expect("upload");
-    let launched = launch_guarded(input.len(), poison(), &stream, |out| conv3x3::launch(&stream, &d_in, out, shape, k).map_err(|e| e.to_string()))
-        .expect("launch");
+    let launched = launch_guarded(input.len(), poison(), &stream, |out| {
+        conv3x3::launch(&stream, &d_in, out, shape, k).map_err(|e| e.to_string())
+    })
+    .expect("launch");
     for (how, got) in [("run", ran), ("launch", launched)] {
         if let Some(i) = catalogue::compare_outputs(&conv3x3::KERNEL, &got, &want) {
             panic!("conv3x3::{how}: output {i}: GPU gave {}, CPU reference {}", got[i], want[i]);

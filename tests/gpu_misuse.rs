@@ -6,13 +6,13 @@
 //! Without a GPU every test here prints why it skipped and passes, as in `tests/gpu.rs`.
 
 mod support;
-use support::gpu;
 use rc::prelude::*;
 use rc::runtime::cust::context::legacy::{Context as LegacyContext, ContextFlags, ContextStack};
 use rc::runtime::cust::device::Device;
 use rc::runtime::cust::memory::{CopyDestination, DeviceBuffer, DevicePointer, DeviceSlice, UnifiedBuffer};
 use rc::runtime::Error;
 use rc::testdata::poison;
+use support::gpu;
 
 // Round-robin reads buffers element by element, so views at any offset launch: these tests are
 // about overlap, not alignment (the vector distributions' 16-byte rule has its own test).
@@ -31,7 +31,6 @@ fn product3(u: Window<f32>, k: Window<f32>) -> f32 {
 const N: usize = 4099;
 /// `box3`'s output length for `N` inputs (boundary `valid`).
 const N_OUT: usize = N - 2;
-
 
 fn input() -> Vec<f32> {
     (0..N).map(|i| (i as f32 * 0.37).sin()).collect()
@@ -136,7 +135,8 @@ fn buffers_of_another_context_are_refused() {
     let device = Device::get_device(0).expect("device 0");
     let other = LegacyContext::create_and_push(ContextFlags::SCHED_AUTO, device).expect("a second context");
     let foreign_input = DeviceBuffer::from_slice(&data).expect("allocate in the second context");
-    let mut foreign_output = DeviceBuffer::from_slice(&vec![poison::<f32>(); N_OUT]).expect("allocate in the second context");
+    let mut foreign_output =
+        DeviceBuffer::from_slice(&vec![poison::<f32>(); N_OUT]).expect("allocate in the second context");
     ContextStack::pop().expect("back to the stream's context");
 
     let err = rc::runtime::launch(&box3::KERNEL, &stream, &[&foreign_input], &mut own_output, ())
@@ -173,9 +173,8 @@ fn managed_memory_launches() {
     let mut managed = UnifiedBuffer::from_slice(&data).expect("allocate managed memory");
     // SAFETY: the managed buffer holds N f32 and outlives the view; it is not touched on the
     // host until the stream is synchronized.
-    let input = unsafe {
-        DeviceSlice::from_raw_parts(DevicePointer::from_raw(managed.as_unified_ptr().as_raw() as u64), N)
-    };
+    let input =
+        unsafe { DeviceSlice::from_raw_parts(DevicePointer::from_raw(managed.as_unified_ptr().as_raw() as u64), N) };
     let mut output = DeviceBuffer::from_slice(&vec![poison::<f32>(); N_OUT]).expect("allocate");
     rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut output, ()).expect("managed input");
     stream.synchronize().expect("kernel runs");
@@ -194,7 +193,8 @@ fn an_output_overlapping_a_second_input_is_refused_and_one_buffer_may_be_both_in
     let (u, k) = (DeviceBuffer::from_slice(&data).expect("allocate"), buffer.index(0..N));
     // The output starts inside `k`, the second input.
     let mut output = buffer.index(N - 2..2 * N - 4);
-    let err = rc::runtime::launch(&product3::KERNEL, &stream, &[&u, &k], &mut output, ()).expect_err("overlaps input 1");
+    let err =
+        rc::runtime::launch(&product3::KERNEL, &stream, &[&u, &k], &mut output, ()).expect_err("overlaps input 1");
     assert!(matches!(err, Error::Aliasing { stencil: "product3", ref buffer, .. } if buffer == "input 1"), "{err:?}");
     assert!(err.to_string().contains("overlaps the input 1 buffer (device bytes "), "{err}");
     stream.synchronize().expect("nothing queued can fail");

@@ -39,7 +39,15 @@ fn heat_valid(w: Window<f32>, alpha: f32) -> f32 {
 
 #[stencil(radius = 4, boundary = clamp)]
 fn nine_tap(w: Window<f32>) -> f32 {
-    0.02 * w[-4] + 0.05 * w[-3] + 0.1 * w[-2] + 0.15 * w[-1] + 0.36 * w[0] + 0.15 * w[1] + 0.1 * w[2] + 0.05 * w[3] + 0.02 * w[4]
+    0.02 * w[-4]
+        + 0.05 * w[-3]
+        + 0.1 * w[-2]
+        + 0.15 * w[-1]
+        + 0.36 * w[0]
+        + 0.15 * w[1]
+        + 0.1 * w[2]
+        + 0.05 * w[3]
+        + 0.02 * w[4]
 }
 
 #[stencil(radius = 3, boundary = zero, fuse = 5)]
@@ -92,12 +100,18 @@ fn heat2d_clamp(w: Window2<f32>, alpha: f32) -> f32 {
 
 #[stencil(radius = 1, boundary = wrap, fuse = 4)]
 fn box2d_wrap(w: Window2<f64>) -> f64 {
-    (w[(-1, -1)] + w[(-1, 0)] + w[(-1, 1)] + w[(0, -1)] + w[(0, 0)] + w[(0, 1)] + w[(1, -1)] + w[(1, 0)] + w[(1, 1)]) / 9.0
+    (w[(-1, -1)] + w[(-1, 0)] + w[(-1, 1)] + w[(0, -1)] + w[(0, 0)] + w[(0, 1)] + w[(1, -1)] + w[(1, 0)] + w[(1, 1)])
+        / 9.0
 }
 
 #[stencil(radius = (2, 1), boundary = valid, fuse = 2)]
 fn tall2d_valid(w: Window2<f32>) -> f32 {
-    0.1 * w[(-2, 0)] + 0.2 * w[(-1, 0)] + 0.4 * w[(0, 0)] + 0.2 * w[(1, 0)] + 0.1 * w[(2, 0)] + 0.5 * (w[(0, -1)] - w[(0, 1)])
+    0.1 * w[(-2, 0)]
+        + 0.2 * w[(-1, 0)]
+        + 0.4 * w[(0, 0)]
+        + 0.2 * w[(1, 0)]
+        + 0.1 * w[(2, 0)]
+        + 0.5 * (w[(0, -1)] - w[(0, 1)])
 }
 
 #[stencil(radius = 1, boundary = clamp, fuse = 5)]
@@ -122,17 +136,26 @@ fn varying2d_valid_one_step(u: Window2<f32>, k: Window2<f32>) -> f32 {
 
 #[stencil(radius = 1, boundary = zero, fuse = 2)]
 fn heat3d_zero(w: Window3<f32>, alpha: f32) -> f32 {
-    w[(0, 0, 0)] + alpha * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)] - 6.0 * w[(0, 0, 0)])
+    w[(0, 0, 0)]
+        + alpha
+            * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)]
+                - 6.0 * w[(0, 0, 0)])
 }
 
 #[stencil(radius = 1, boundary = clamp)]
 fn heat3d_clamp_one_step(w: Window3<f32>, alpha: f32) -> f32 {
-    w[(0, 0, 0)] + alpha * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)] - 6.0 * w[(0, 0, 0)])
+    w[(0, 0, 0)]
+        + alpha
+            * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)]
+                - 6.0 * w[(0, 0, 0)])
 }
 
 #[stencil(radius = 1, boundary = clamp, fuse = 2, planes_per_warp = 8)]
 fn heat3d_clamp(w: Window3<f32>, alpha: f32) -> f32 {
-    w[(0, 0, 0)] + alpha * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)] - 6.0 * w[(0, 0, 0)])
+    w[(0, 0, 0)]
+        + alpha
+            * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)]
+                - 6.0 * w[(0, 0, 0)])
 }
 
 #[stencil(radius = 1, boundary = wrap, fuse = 2, planes_per_warp = 5)]
@@ -150,22 +173,28 @@ fn box3d_wrap(w: Window3<f64>) -> f64 {
 
 #[stencil(radius = 1, boundary = valid, fuse = 2)]
 fn heat3d_valid(w: Window3<f32>) -> f32 {
-    0.4 * w[(0, 0, 0)] + 0.1 * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)])
+    0.4 * w[(0, 0, 0)]
+        + 0.1 * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)])
 }
 
 #[stencil(radius = 1, boundary = clamp, fuse = 2, planes_per_warp = 3)]
 fn average3d_i32(w: Window3<i32>) -> i32 {
-    (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)]) / 6 + (w[(0, 0, 0)] >> 1)
+    (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)]) / 6
+        + (w[(0, 0, 0)] >> 1)
 }
 
 #[stencil(radius = 1, boundary = zero, fuse = 2, planes_per_warp = 4)]
 fn varying3d(u: Window3<f32>, k: Window3<f32>) -> f32 {
-    u[(0, 0, 0)] + k[(0, 0, 0)] * (u[(-1, 0, 0)] + u[(1, 0, 0)] - 2.0 * u[(0, 0, 0)]) + k[(1, 0, 1)] * (u[(0, -1, 0)] - u[(0, 0, 1)])
+    u[(0, 0, 0)]
+        + k[(0, 0, 0)] * (u[(-1, 0, 0)] + u[(1, 0, 0)] - 2.0 * u[(0, 0, 0)])
+        + k[(1, 0, 1)] * (u[(0, -1, 0)] - u[(0, 0, 1)])
 }
 
 #[stencil(radius = 1, boundary = valid, fuse = 2, planes_per_warp = 4)]
 fn varying3d_valid(u: Window3<f32>, k: Window3<f32>) -> f32 {
-    u[(0, 0, 0)] + k[(0, 0, 0)] * (u[(-1, 0, 0)] + u[(1, 0, 0)] - 2.0 * u[(0, 0, 0)]) + k[(1, -1, 1)] * (u[(0, -1, 0)] - u[(0, 0, 1)])
+    u[(0, 0, 0)]
+        + k[(0, 0, 0)] * (u[(-1, 0, 0)] + u[(1, 0, 0)] - 2.0 * u[(0, 0, 0)])
+        + k[(1, -1, 1)] * (u[(0, -1, 0)] - u[(0, 0, 1)])
 }
 
 const LENGTHS: [usize; 8] = [1, 3, 17, 200, 256, 1000, 4099, (1 << 20) + 3];
@@ -206,7 +235,13 @@ impl<T: Element + DeviceCopy> Guarded<T> {
     }
 }
 
-type LaunchSteps<T> = dyn Fn(&Stream, &mut DeviceSlice<T>, &mut DeviceSlice<T>, &[&DeviceSlice<T>], usize) -> Result<Holds, rc::runtime::Error>;
+type LaunchSteps<T> = dyn Fn(
+    &Stream,
+    &mut DeviceSlice<T>,
+    &mut DeviceSlice<T>,
+    &[&DeviceSlice<T>],
+    usize,
+) -> Result<Holds, rc::runtime::Error>;
 
 /// A stencil under test: its name, its input fields and the steps one fused launch runs.
 struct Case<'a> {
@@ -236,7 +271,8 @@ fn check<T: Element + DeviceCopy>(
             let coefficients: Vec<Guarded<T>> = inputs[1..].iter().map(|c| Guarded::new(n, Some(c))).collect();
             let views: Vec<DeviceSlice<T>> = coefficients.iter().map(|c| c.view()).collect();
             let views: Vec<&DeviceSlice<T>> = views.iter().collect();
-            let holds = launch_steps(stream, &mut a.view(), &mut b.view(), &views, steps).map_err(|e| context(e.to_string()))?;
+            let holds = launch_steps(stream, &mut a.view(), &mut b.view(), &views, steps)
+                .map_err(|e| context(e.to_string()))?;
             stream.synchronize().map_err(|e| context(format!("kernel failed: {e:?}")))?;
             let got = match holds {
                 Holds::A => a.read(out),
@@ -338,7 +374,9 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps() {
 
 #[test]
 fn ping_pong_buffers_of_other_lengths_are_refused_before_any_launch() {
-    let Some((_context, stream)) = gpu("ping_pong_buffers_of_other_lengths_are_refused_before_any_launch") else { return };
+    let Some((_context, stream)) = gpu("ping_pong_buffers_of_other_lengths_are_refused_before_any_launch") else {
+        return;
+    };
     let (a, b) = (Guarded::new(100, Some(&[1.0f32; 100])), Guarded::<f32>::new(99, None));
     let err = heat_clamp::launch_steps(&stream, &mut a.view(), &mut b.view(), 20, 0.25).expect_err("99 is not 100");
     assert!(err.to_string().contains("100 and 99 elements"), "{err}");
@@ -356,8 +394,14 @@ const SHAPES: [[usize; 2]; 6] = [[1, 1], [3, 5], [130, 64], [300, 520], [600, 10
 /// Shapes from one point and one plane to several tiles and columns of 3D fused tiles.
 const SHAPES_3D: [[usize; 3]; 5] = [[1, 1, 1], [1, 6, 9], [5, 9, 70], [37, 12, 130], [70, 33, 260]];
 
-type LaunchStepsGrid<T, const D: usize> =
-    dyn Fn(&Stream, &mut DeviceSlice<T>, &mut DeviceSlice<T>, &[&DeviceSlice<T>], [usize; D], usize) -> Result<Holds, rc::runtime::Error>;
+type LaunchStepsGrid<T, const D: usize> = dyn Fn(
+    &Stream,
+    &mut DeviceSlice<T>,
+    &mut DeviceSlice<T>,
+    &[&DeviceSlice<T>],
+    [usize; D],
+    usize,
+) -> Result<Holds, rc::runtime::Error>;
 
 /// `launch_steps` and `run_steps` over grids of `shapes` against `run_cpu_steps`, for every
 /// shape and step count; `radius` (outermost first) shrinks a `valid` output.
@@ -377,7 +421,11 @@ fn check_grid<T: Element + DeviceCopy, const D: usize>(
         for steps in step_counts(t) {
             let out = match valid {
                 Some(radius) => {
-                    let left: Option<Vec<usize>> = shape.iter().zip(radius).map(|(&n, r)| n.checked_sub(2 * r * steps).filter(|&m| m > 0)).collect();
+                    let left: Option<Vec<usize>> = shape
+                        .iter()
+                        .zip(radius)
+                        .map(|(&n, r)| n.checked_sub(2 * r * steps).filter(|&m| m > 0))
+                        .collect();
                     match left {
                         Some(left) => left.iter().product(),
                         None => continue,
@@ -394,7 +442,8 @@ fn check_grid<T: Element + DeviceCopy, const D: usize>(
             let coefficients: Vec<Guarded<T>> = inputs[1..].iter().map(|c| Guarded::new(n, Some(c))).collect();
             let views: Vec<DeviceSlice<T>> = coefficients.iter().map(|c| c.view()).collect();
             let views: Vec<&DeviceSlice<T>> = views.iter().collect();
-            let holds = launch_steps(stream, &mut a.view(), &mut b.view(), &views, shape, steps).map_err(|e| context(e.to_string()))?;
+            let holds = launch_steps(stream, &mut a.view(), &mut b.view(), &views, shape, steps)
+                .map_err(|e| context(e.to_string()))?;
             stream.synchronize().map_err(|e| context(format!("kernel failed: {e:?}")))?;
             let got = match holds {
                 Holds::A => a.read(out),

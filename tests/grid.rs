@@ -11,12 +11,18 @@ use rc::{Element, Extent, Params, Stencil};
 /// One element, one row, one column, smaller than a tile, odd sizes, several tiles.
 const SHAPES_2D: [[usize; 2]; 9] = [[1, 1], [1, 40], [40, 1], [3, 5], [5, 3], [7, 13], [33, 130], [70, 300], [9, 1000]];
 /// One element, one row of one plane, one column, a small odd box, several tiles along each.
-const SHAPES_3D: [[usize; 3]; 7] = [[1, 1, 1], [1, 1, 40], [1, 40, 1], [40, 1, 1], [3, 5, 7], [9, 17, 70], [5, 33, 130]];
+const SHAPES_3D: [[usize; 3]; 7] =
+    [[1, 1, 1], [1, 1, 40], [1, 40, 1], [40, 1, 1], [3, 5, 7], [9, 17, 70], [5, 33, 130]];
 
 /// `emulate` against `run_cpu` over a grid of shape `shape` of awkward data (NaN, infinities,
 /// signed zeros), both outputs poisoned first so a skipped output shows. A shape `output_shape`
 /// refuses (too small under `valid`) must be refused by both, with a message naming the shape.
-fn emulation_matches<T: Element, P: Params>(k: &Stencil<T, P>, shape: Extent, seed: u64, params: P) -> Result<(), String> {
+fn emulation_matches<T: Element, P: Params>(
+    k: &Stencil<T, P>,
+    shape: Extent,
+    seed: u64,
+    params: P,
+) -> Result<(), String> {
     let name = k.name();
     let inputs = catalogue::awkward_inputs(k, shape.len().expect("a small shape"), seed);
     let input = catalogue::slices(&inputs);
@@ -26,7 +32,8 @@ fn emulation_matches<T: Element, P: Params>(k: &Stencil<T, P>, shape: Extent, se
             if !e.to_string().contains(&format!("shape {shape}")) {
                 return Err(format!("{name} {shape}: the refusal `{e}` does not name the shape"));
             }
-            let (cpu, emulated) = (k.run_cpu_grid(&input, shape, &mut [], params), k.emulate_grid(&input, shape, &mut [], params));
+            let (cpu, emulated) =
+                (k.run_cpu_grid(&input, shape, &mut [], params), k.emulate_grid(&input, shape, &mut [], params));
             return match (cpu, emulated) {
                 (Err(a), Err(b)) if a == e && b == e => Ok(()),
                 other => Err(format!("{name} {shape}: expected `{e}` from both, got {other:?}")),
@@ -108,7 +115,10 @@ fn scaled_sums_of_signed_zeros_emulate_their_reference() {
             let mut emulated = reference.clone();
             k.run_cpu_grid(&[&input], shape, &mut reference, ()).expect("runs");
             k.emulate_grid(&[&input], shape, &mut emulated, ()).expect("emulates");
-            let differ = reference.iter().zip(&emulated).position(|(a, b)| a.to_bits() != b.to_bits() && !(a.is_nan() && b.is_nan()));
+            let differ = reference
+                .iter()
+                .zip(&emulated)
+                .position(|(a, b)| a.to_bits() != b.to_bits() && !(a.is_nan() && b.is_nan()));
             assert_eq!(differ, None, "{} over signed zeros (kind {kind})", k.name());
         }
     }
@@ -122,7 +132,11 @@ fn a_tap_reads_the_element_its_offsets_name_along_each_dimension() {
     let want: Vec<f32> = (0..rows * cols)
         .map(|i| {
             let (y, x) = (i / cols, i % cols);
-            if y + 1 < rows && x >= 2 { (100 * (y + 1) + x - 2) as f32 } else { 0.0 }
+            if y + 1 < rows && x >= 2 {
+                (100 * (y + 1) + x - 2) as f32
+            } else {
+                0.0
+            }
         })
         .collect();
     let mut got = vec![f32::NAN; rows * cols];
@@ -144,7 +158,10 @@ fn the_generated_output_shape_shrinks_each_dimension_by_twice_its_radius_under_v
 #[test]
 fn the_generated_output_shape_refuses_empty_and_too_small_shapes_naming_them() {
     let e = heat2d::output_shape([0, 5]).expect_err("an empty dimension");
-    assert_eq!(e.to_string(), "shape (0, 5) has an empty dimension; a 2D or 3D stencil needs at least one element along each");
+    assert_eq!(
+        e.to_string(),
+        "shape (0, 5) has an empty dimension; a 2D or 3D stencil needs at least one element along each"
+    );
     let e = asymmetric::output_shape([3, 6]).expect_err("6 columns are fewer than a window of 7");
     assert_eq!(
         e.to_string(),
@@ -159,7 +176,10 @@ fn run_cpu_and_emulate_refuse_an_input_whose_length_is_not_the_shapes() {
     let input = vec![0.0f32; 11];
     let mut output = vec![0.0f32; 12];
     for e in [heat2d::run_cpu(&input, [3, 4], &mut output, 0.5), heat2d::emulate(&input, [3, 4], &mut output, 0.5)] {
-        assert_eq!(e.expect_err("11 elements for 3 x 4").to_string(), "input has 11 elements, expected 12 for shape (3, 4)");
+        assert_eq!(
+            e.expect_err("11 elements for 3 x 4").to_string(),
+            "input has 11 elements, expected 12 for shape (3, 4)"
+        );
     }
 }
 
@@ -175,8 +195,14 @@ fn run_cpu_and_emulate_refuse_an_output_whose_length_is_not_the_output_shapes() 
     }
     let mut output = vec![0i32; 23];
     let e = box3d_naive::run_cpu(&[0; 24], [2, 3, 4], &mut output, 0).expect_err("one output short");
-    assert_eq!(e.to_string(), "output has 23 elements, expected 24 (shape (2, 3, 4)) for an input of shape (2, 3, 4) with boundary `clamp`");
-    assert!(box3d_naive::run_cpu(&[0; 24], [2, 3, 4], &mut [0; 24], 0).is_ok(), "the same call with the right output runs");
+    assert_eq!(
+        e.to_string(),
+        "output has 23 elements, expected 24 (shape (2, 3, 4)) for an input of shape (2, 3, 4) with boundary `clamp`"
+    );
+    assert!(
+        box3d_naive::run_cpu(&[0; 24], [2, 3, 4], &mut [0; 24], 0).is_ok(),
+        "the same call with the right output runs"
+    );
 }
 
 #[test]
@@ -199,7 +225,10 @@ fn a_grid_stencils_kernel_has_the_declared_tile_and_defaults() {
     // Reaching 2 along y, it gets staged planes, which take 4 rows per warp unless given.
     let p = asymmetric3d::KERNEL.pattern();
     assert_eq!(asymmetric3d::KERNEL.layout(), rc::Layout::Planes(4));
-    assert_eq!((p.radius(), (p.rows_per_warp(), p.planes_per_warp())), (rc::Radius::zyx(1, 2, 1), (4, rc::Pattern::default_planes_per_warp(p.dims()))));
+    assert_eq!(
+        (p.radius(), (p.rows_per_warp(), p.planes_per_warp())),
+        (rc::Radius::zyx(1, 2, 1), (4, rc::Pattern::default_planes_per_warp(p.dims())))
+    );
     assert_eq!(box3x5_granule::KERNEL.layout(), rc::Layout::Granule(4));
     assert_eq!(box3x3_shared::KERNEL.strategy(), rc::Strategy::SharedMemory);
     assert_eq!(box3d_naive::KERNEL.strategy(), rc::Strategy::Naive);
@@ -212,7 +241,10 @@ fn a_grid_stencils_kernel_has_the_declared_tile_and_defaults() {
     assert_eq!((p.streams_rows(), p.rows_per_warp(), p.outputs_per_thread()), (true, 5, 4));
     // Staged planes: a ring within 48 KiB is declared in the PTX, a larger one is launched
     // with dynamic shared memory.
-    assert_eq!((box27_planes::KERNEL.layout(), box27_planes::KERNEL.dynamic_shared_bytes()), (rc::Layout::Planes(4), 0));
+    assert_eq!(
+        (box27_planes::KERNEL.layout(), box27_planes::KERNEL.dynamic_shared_bytes()),
+        (rc::Layout::Planes(4), 0)
+    );
     // 3 slots of 10 rows x 136 elements (16320 bytes), then one element per copy vector twice.
     assert!(box27_planes::PTX.contains("\t.shared .align 16 .b8 rc_stage[24480];"));
     assert_eq!(star3d2_planes::KERNEL.dynamic_shared_bytes(), 97920);

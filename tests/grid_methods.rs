@@ -6,8 +6,8 @@
 //! answer hold everywhere.
 #![cfg(any(feature = "cust", feature = "cudarc"))]
 
-use rc::core::BodyError;
 use rc::__private::{Body, Boundary, Layout, Node, Offset, Pattern, Radius, ScalarType, Stencil, Strategy};
+use rc::core::BodyError;
 use rc::runtime::Error;
 use rc::{LengthError, Window};
 
@@ -15,7 +15,14 @@ fn body_2d() -> Result<Body, BodyError> {
     Body::new(ScalarType::F32, 1, vec![ScalarType::F32], Radius::yx(1, 1), vec![Node::Tap(0, Offset::yx(0, 0))], 0)
 }
 fn body_3d() -> Result<Body, BodyError> {
-    Body::new(ScalarType::F32, 1, vec![ScalarType::F32], Radius::zyx(1, 1, 1), vec![Node::Tap(0, Offset::zyx(0, 0, 0))], 0)
+    Body::new(
+        ScalarType::F32,
+        1,
+        vec![ScalarType::F32],
+        Radius::zyx(1, 1, 1),
+        vec![Node::Tap(0, Offset::zyx(0, 0, 0))],
+        0,
+    )
 }
 fn centre(w: &[Window<'_, f32>], _: (f32,)) -> f32 {
     w[0][0]

@@ -13,9 +13,10 @@ use rc::runtime::cust::memory::DeviceCopy;
 use rc::{Element, Offset, Params, Stencil};
 
 fn ptxas() -> Option<PathBuf> {
-    let candidates = std::env::var_os("RC_PTXAS").map(PathBuf::from).into_iter().chain(
-        ["/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/nvidia/cu13/bin/ptxas"].map(PathBuf::from),
-    );
+    let candidates = std::env::var_os("RC_PTXAS")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(["/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/nvidia/cu13/bin/ptxas"].map(PathBuf::from));
     candidates.into_iter().find(|p| p.is_file())
 }
 
@@ -30,7 +31,8 @@ fn ptxas_registers_under(ptxas: &std::path::Path, ptx: &str, name: &str, args: &
     std::fs::create_dir_all(&dir).expect("temp dir");
     let file = dir.join(format!("{name}.ptx"));
     std::fs::write(&file, ptx).expect("write ptx");
-    let out = Command::new(ptxas).arg("-v").args(args).args(["-o", "/dev/null"]).arg(&file).output().expect("run ptxas");
+    let out =
+        Command::new(ptxas).arg("-v").args(args).args(["-o", "/dev/null"]).arg(&file).output().expect("run ptxas");
     let log = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
     let _ = std::fs::remove_file(&file);
     assert!(out.status.success(), "ptxas failed on {name}:\n{log}");
@@ -118,7 +120,10 @@ fn check_tolerance(rows: &[Row]) {
         }
         checked += 1;
         let (e, r) = (f64::from(est.total), f64::from(*regs));
-        assert!(e / 2.0 - 32.0 <= r && r <= 2.0 * e + 16.0, "{name}: estimate {est}, ptxas {regs}: outside a factor of two");
+        assert!(
+            e / 2.0 - 32.0 <= r && r <= 2.0 * e + 16.0,
+            "{name}: estimate {est}, ptxas {regs}: outside a factor of two"
+        );
         if (e - r).abs() <= f64::max(16.0, 0.25 * r) {
             close += 1;
         }
@@ -163,8 +168,12 @@ fn spread() -> Vec<(String, rc::WarpProgram)> {
                             continue;
                         }
                         let pattern = Pattern::new(r, warp, p, Boundary::Zero).expect("valid");
-                        let name = format!("box_{ty}_r{r}_p{p}_w{warp}_{strategy}_{}", layout.to_string().replace(['(', ')'], ""));
-                        let program = WarpProgram::compile_for(pattern, strategy, layout, &box_body(ty, r)).expect("compiles");
+                        let name = format!(
+                            "box_{ty}_r{r}_p{p}_w{warp}_{strategy}_{}",
+                            layout.to_string().replace(['(', ')'], "")
+                        );
+                        let program =
+                            WarpProgram::compile_for(pattern, strategy, layout, &box_body(ty, r)).expect("compiles");
                         out.push((name, program));
                     }
                 }
@@ -207,14 +216,16 @@ fn estimates_of_a_spread_of_box_filters_are_close_to_ptxas() {
 fn launch_bounds_are_in_the_ptx() {
     use rc::{Boundary, Pattern, ScalarType, WarpProgram};
     let pattern = Pattern::new(2, 32, 4, Boundary::Zero).expect("valid");
-    let plain = rc::core::ptx::print(&WarpProgram::compile(pattern, &box_body(ScalarType::F32, 2)).expect("compiles"), "k");
+    let plain =
+        rc::core::ptx::print(&WarpProgram::compile(pattern, &box_body(ScalarType::F32, 2)).expect("compiles"), "k");
     // No bounds asked for, none declared: they would change ptxas' register allocation.
     assert!(plain.contains(")\n{"), "{plain}");
     assert!(!plain.contains(".maxntid") && !plain.contains(".minnctapersm"));
     let bounded = pattern.with_launch_bounds(128, Some(3)).expect("valid bounds");
     assert_eq!(bounded.threads_per_block(), 128);
     assert_eq!(bounded.launch_shape(1000).expect("fits").threads_per_block, 128);
-    let ptx = rc::core::ptx::print(&WarpProgram::compile(bounded, &box_body(ScalarType::F32, 2)).expect("compiles"), "k");
+    let ptx =
+        rc::core::ptx::print(&WarpProgram::compile(bounded, &box_body(ScalarType::F32, 2)).expect("compiles"), "k");
     assert!(ptx.contains(")\n.maxntid 128, 1, 1\n.minnctapersm 3\n{"), "{ptx}");
     // And from the attribute.
     assert!(catalogue::bounded::PTX.contains(".maxntid 512, 1, 1\n.minnctapersm 2\n"), "{}", catalogue::bounded::PTX);
@@ -242,7 +253,10 @@ fn launch_bounds_are_validated() {
     assert_eq!(p.with_launch_bounds(256, Some(0)), Err(PatternError::MinBlocksPerSm { got: Given::Integer(0) }));
     assert_eq!(p.with_launch_bounds(256, Some(33)), Err(PatternError::MinBlocksPerSm { got: Given::Integer(33) }));
     assert_eq!(p.with_launch_bounds(256, None), Ok(p));
-    assert_eq!(p.with_launch_bounds(1024, Some(2)).map(|b| (b.threads_per_block(), b.min_blocks_per_sm())), Ok((1024, Some(2))));
+    assert_eq!(
+        p.with_launch_bounds(1024, Some(2)).map(|b| (b.threads_per_block(), b.min_blocks_per_sm())),
+        Ok((1024, Some(2)))
+    );
 }
 
 #[test]
@@ -261,7 +275,10 @@ fn tight_launch_bounds_lower_ptxas_register_count() {
     // 1024 threads x 2 blocks on a 65536-register multiprocessor: at most 32 registers each.
     let tight = pattern.with_launch_bounds(1024, Some(2)).expect("valid");
     let (capped, _) = ptxas_registers(&ptxas, &rc::core::ptx::print(&program(tight), "k"), "tight");
-    println!("estimate {}; ptxas {free} registers unbounded, {capped} with .maxntid 1024 .minnctapersm 2", loose.register_estimate());
+    println!(
+        "estimate {}; ptxas {free} registers unbounded, {capped} with .maxntid 1024 .minnctapersm 2",
+        loose.register_estimate()
+    );
     assert!(free > 32, "the kernel should need more than 32 registers unbounded, got {free}");
     assert!(capped <= 32, "ptxas should cap at 32 registers, got {capped}");
     assert!(capped < free);
@@ -270,22 +287,34 @@ fn tight_launch_bounds_lower_ptxas_register_count() {
 #[test]
 fn explain_shows_the_estimate_and_warns_near_the_limit() {
     use rc::{Boundary, Explanation, Pattern, ScalarType, WarpProgram};
-    let small = WarpProgram::compile(Pattern::new(1, 32, 1, Boundary::Zero).expect("valid"), &box_body(ScalarType::F32, 1)).expect("compiles");
+    let small =
+        WarpProgram::compile(Pattern::new(1, 32, 1, Boundary::Zero).expect("valid"), &box_body(ScalarType::F32, 1))
+            .expect("compiles");
     let est = small.register_estimate();
     assert_eq!(est.total, est.cache + est.live_values + est.addressing);
     assert_eq!(
         est.to_string(),
-        format!("{} cached registers + {} live values + {} for addressing = {} registers per thread", est.cache, est.live_values, est.addressing, est.total)
+        format!(
+            "{} cached registers + {} live values + {} for addressing = {} registers per thread",
+            est.cache, est.live_values, est.addressing, est.total
+        )
     );
     let text = Explanation::new("small", &small).to_string();
     assert!(text.contains(&format!("registers: {est} (estimated")), "{text}");
     assert!(!text.contains("note: the estimate is above 200"), "{text}");
     assert!(catalogue::box7::explain().expect("explains").to_string().contains("registers: "));
 
-    let hungry = WarpProgram::compile(Pattern::new(64, 32, 8, Boundary::Zero).expect("valid"), &box_body(ScalarType::F64, 64)).expect("compiles");
+    let hungry =
+        WarpProgram::compile(Pattern::new(64, 32, 8, Boundary::Zero).expect("valid"), &box_body(ScalarType::F64, 64))
+            .expect("compiles");
     assert!(hungry.register_estimate().total > 200 && !hungry.register_estimate().exceeds_limit());
     let text = Explanation::new("hungry", &hungry).to_string();
-    assert!(text.contains("note: the estimate is above 200, close to the limit of 255 registers per thread: ptxas may spill"), "{text}");
+    assert!(
+        text.contains(
+            "note: the estimate is above 200, close to the limit of 255 registers per thread: ptxas may spill"
+        ),
+        "{text}"
+    );
 }
 
 /// A 3D sum of the taps within `r` of the centre (all of them for a box, the axes for a star),
@@ -307,7 +336,8 @@ fn grid_sum(r: u32, star: bool) -> rc::core::Body {
     nodes.push(Node::Const(rc::Scalar::f32(1.0 / taps.len() as f32)));
     nodes.push(Node::Binary(BinaryOp::Mul, acc, nodes.len() as u32 - 1));
     let result = nodes.len() as u32 - 1;
-    rc::core::Body::new(rc::ScalarType::F32, 1, vec![], rc::Radius::zyx(r as u32, r as u32, r as u32), nodes, result).expect("a valid body")
+    rc::core::Body::new(rc::ScalarType::F32, 1, vec![], rc::Radius::zyx(r as u32, r as u32, r as u32), nodes, result)
+        .expect("a valid body")
 }
 
 /// The cost model bounds a 3D tile streaming along z by its estimate plus
@@ -328,15 +358,28 @@ fn streaming_3d_tiles_need_their_estimate_plus_the_slack() {
             .map(|(r, star, outputs, rows)| {
                 scope.spawn(move || {
                     let name = format!("{}3d_r{r}_p{outputs}_rows{rows}", if star { "star" } else { "box" });
-                    let pattern = Pattern::grid(Radius::zyx(r, r, r), 32, outputs, rows, 32, Boundary::Clamp).expect("valid");
-                    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &grid_sum(r, star)).expect("compiles");
+                    let pattern =
+                        Pattern::grid(Radius::zyx(r, r, r), 32, outputs, rows, 32, Boundary::Clamp).expect("valid");
+                    let program = WarpProgram::compile_for(
+                        pattern,
+                        Strategy::RegisterCache,
+                        Layout::Window(4),
+                        &grid_sum(r, star),
+                    )
+                    .expect("compiles");
                     let ptx = rc::core::ptx::print(&program, "k");
-                    let spills = |cap: u32| ptxas_registers_under(ptxas, &ptx, &name, &["-arch=sm_90", "-maxrregcount", &cap.to_string()]).1;
+                    let spills = |cap: u32| {
+                        ptxas_registers_under(ptxas, &ptx, &name, &["-arch=sm_90", "-maxrregcount", &cap.to_string()]).1
+                    };
                     // Bisect to within 4 between 32 (spills) and 255.
                     let (mut lo, mut hi) = (32, 255);
                     while hi - lo > 4 {
                         let mid = (lo + hi) / 2;
-                        if spills(mid) == 0 { hi = mid } else { lo = mid }
+                        if spills(mid) == 0 {
+                            hi = mid
+                        } else {
+                            lo = mid
+                        }
                     }
                     let predicted = program.register_estimate().total + rc::core::auto::STREAMING_REGISTER_SLACK;
                     (name, predicted, hi)
@@ -346,7 +389,10 @@ fn streaming_3d_tiles_need_their_estimate_plus_the_slack() {
         for handle in handles {
             let (name, predicted, fewest) = handle.join().expect("ptxas thread");
             println!("{name:<24} estimate + slack {predicted:>4}, ptxas without spills from {fewest}");
-            assert!(predicted.abs_diff(fewest) <= 24, "{name}: estimate + slack {predicted}, ptxas needs {fewest} without spilling");
+            assert!(
+                predicted.abs_diff(fewest) <= 24,
+                "{name}: estimate + slack {predicted}, ptxas needs {fewest} without spilling"
+            );
         }
     });
 }

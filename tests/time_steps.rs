@@ -30,7 +30,15 @@ fn heat_valid(w: Window<f32>, alpha: f32) -> f32 {
 /// The benchmark's 9-tap stencil.
 #[stencil(radius = 4, boundary = clamp)]
 fn nine_tap(w: Window<f32>) -> f32 {
-    0.02 * w[-4] + 0.05 * w[-3] + 0.1 * w[-2] + 0.15 * w[-1] + 0.36 * w[0] + 0.15 * w[1] + 0.1 * w[2] + 0.05 * w[3] + 0.02 * w[4]
+    0.02 * w[-4]
+        + 0.05 * w[-3]
+        + 0.1 * w[-2]
+        + 0.15 * w[-1]
+        + 0.36 * w[0]
+        + 0.15 * w[1]
+        + 0.1 * w[2]
+        + 0.05 * w[3]
+        + 0.02 * w[4]
 }
 
 #[stencil(radius = 3, boundary = zero, fuse = 3)]
@@ -87,12 +95,19 @@ fn check<T: Element>(
             for _ in 0..steps {
                 state = run_cpu(&state);
             }
-            assert_eq!(first_difference(&want, &state), None, "{what}: run_cpu_steps is run_cpu step by step (n = {n}, {steps} steps)");
+            assert_eq!(
+                first_difference(&want, &state),
+                None,
+                "{what}: run_cpu_steps is run_cpu step by step (n = {n}, {steps} steps)"
+            );
         }
     }
 }
 
-fn one_step<T: Element>(len: impl Fn(usize) -> usize, run: impl Fn(&[T], &mut [T]) -> Result<(), Error>) -> impl Fn(&[T]) -> Vec<T> {
+fn one_step<T: Element>(
+    len: impl Fn(usize) -> usize,
+    run: impl Fn(&[T], &mut [T]) -> Result<(), Error>,
+) -> impl Fn(&[T]) -> Vec<T> {
     move |input| {
         let mut out = vec![poison::<T>(); len(input.len())];
         run(input, &mut out).expect("run_cpu");
@@ -148,7 +163,15 @@ fn emulate_steps_equals_run_cpu_steps_for_every_boundary_and_type() {
         nine_tap::emulate_steps,
         one_step(same, nine_tap::run_cpu),
     );
-    check::<i32>("average i32", 3, 3, false, average_i32::run_cpu_steps, average_i32::emulate_steps, one_step(same, average_i32::run_cpu));
+    check::<i32>(
+        "average i32",
+        3,
+        3,
+        false,
+        average_i32::run_cpu_steps,
+        average_i32::emulate_steps,
+        one_step(same, average_i32::run_cpu),
+    );
     check::<u32>(
         "automaton u32",
         automaton::STEPS_PER_LAUNCH,
@@ -215,7 +238,11 @@ fn the_fused_degree_is_the_attributes_or_the_cost_models() {
     assert_eq!(full.len(), 2, "a 1D block tile's launch is two kernels: the interior tiles', then the edge tiles'");
     assert_eq!(full[1].entry(), "rc_heat_clamp_steps_edges");
     assert!(std::ptr::eq(full[0].ptx(), heat_clamp::FUSED_PTX), "the macro's kernel for its own degree");
-    assert_eq!(heat_valid_no_fuse::KERNEL.fused_launch(2).expect("a launch").0[0].ptx(), "", "no fused kernel, nothing printed");
+    assert_eq!(
+        heat_valid_no_fuse::KERNEL.fused_launch(2).expect("a launch").0[0].ptx(),
+        "",
+        "no fused kernel, nothing printed"
+    );
 }
 
 #[test]
@@ -225,7 +252,10 @@ fn steps_that_outlast_a_valid_input_are_refused_with_the_numbers() {
     assert_eq!(err, Error::Length(LengthError::StepsOutlastInput { len: 9, radius: 1, steps: 5 }));
     assert!(err.to_string().contains("5 steps of an input of 9 elements leave -1"), "{err}");
     let err = heat_clamp::emulate_steps(&input, &mut [0.0; 8], 2, 0.25).expect_err("clamp keeps 9");
-    assert_eq!(err.to_string(), "output has 8 elements, expected 9 for 2 steps on an input of 9 elements with boundary `clamp`");
+    assert_eq!(
+        err.to_string(),
+        "output has 8 elements, expected 9 for 2 steps on an input of 9 elements with boundary `clamp`"
+    );
 }
 
 #[test]
@@ -238,7 +268,12 @@ fn explain_shows_the_fused_tile_and_its_shrinking_halo() {
     assert!(text.contains("after step 124: elements 124..4996 exact (halo 124 each side)"), "{text}");
     assert!(text.contains("stored: elements 124..4996, 4872 outputs per block (19.03 per lane)"), "{text}");
     assert!(text.contains("two kernels per launch, one after the other on one stream, each over every tile"), "{text}");
-    assert!(text.contains("boundary `clamp`: after every step elements outside the input take the step's value at index 0 or n - 1"), "{text}");
+    assert!(
+        text.contains(
+            "boundary `clamp`: after every step elements outside the input take the step's value at index 0 or n - 1"
+        ),
+        "{text}"
+    );
     // Stencils without a fused kernel explain their one-step kernel alone.
     assert!(!heat_valid_no_fuse::explain().expect("explains").to_string().contains("fused time steps"));
 }

@@ -20,12 +20,18 @@ fn heat_clamp(w: Window2<f32>, alpha: f32) -> f32 {
 
 #[stencil(radius = 1, boundary = wrap, fuse = 4)]
 fn box_wrap(w: Window2<f64>) -> f64 {
-    (w[(-1, -1)] + w[(-1, 0)] + w[(-1, 1)] + w[(0, -1)] + w[(0, 0)] + w[(0, 1)] + w[(1, -1)] + w[(1, 0)] + w[(1, 1)]) / 9.0
+    (w[(-1, -1)] + w[(-1, 0)] + w[(-1, 1)] + w[(0, -1)] + w[(0, 0)] + w[(0, 1)] + w[(1, -1)] + w[(1, 0)] + w[(1, 1)])
+        / 9.0
 }
 
 #[stencil(radius = (2, 1), boundary = valid, fuse = 2)]
 fn tall_valid(w: Window2<f32>) -> f32 {
-    0.1 * w[(-2, 0)] + 0.2 * w[(-1, 0)] + 0.4 * w[(0, 0)] + 0.2 * w[(1, 0)] + 0.1 * w[(2, 0)] + 0.5 * (w[(0, -1)] - w[(0, 1)])
+    0.1 * w[(-2, 0)]
+        + 0.2 * w[(-1, 0)]
+        + 0.4 * w[(0, 0)]
+        + 0.2 * w[(1, 0)]
+        + 0.1 * w[(2, 0)]
+        + 0.5 * (w[(0, -1)] - w[(0, 1)])
 }
 
 #[stencil(radius = 1, boundary = clamp, fuse = 5)]
@@ -40,12 +46,16 @@ fn varying(u: Window2<f32>, k: Window2<f32>) -> f32 {
 
 #[stencil(radius = 1, boundary = zero)]
 fn heat3d_zero(w: Window3<f32>, alpha: f32) -> f32 {
-    w[(0, 0, 0)] + alpha * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)] - 6.0 * w[(0, 0, 0)])
+    w[(0, 0, 0)]
+        + alpha
+            * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)]
+                - 6.0 * w[(0, 0, 0)])
 }
 
 #[stencil(radius = 1, boundary = clamp, fuse = 2, planes_per_warp = 4)]
 fn heat3d_clamp(w: Window3<f32>) -> f32 {
-    (w[(0, 0, 0)] * 2.0 + w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)]) / 8.0
+    (w[(0, 0, 0)] * 2.0 + w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)])
+        / 8.0
 }
 
 #[stencil(radius = 1, boundary = wrap, fuse = 2, planes_per_warp = 3)]
@@ -63,22 +73,28 @@ fn box3d_wrap(w: Window3<f64>) -> f64 {
 
 #[stencil(radius = 1, boundary = valid, fuse = 2, planes_per_warp = 2)]
 fn heat3d_valid(w: Window3<f32>) -> f32 {
-    0.4 * w[(0, 0, 0)] + 0.1 * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)])
+    0.4 * w[(0, 0, 0)]
+        + 0.1 * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)])
 }
 
 #[stencil(radius = 1, boundary = clamp, fuse = 2, planes_per_warp = 5)]
 fn average3d_i32(w: Window3<i32>) -> i32 {
-    (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)]) / 6 + (w[(0, 0, 0)] >> 1)
+    (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)]) / 6
+        + (w[(0, 0, 0)] >> 1)
 }
 
 #[stencil(radius = 1, boundary = zero, fuse = 2, planes_per_warp = 4)]
 fn varying3d(u: Window3<f32>, k: Window3<f32>) -> f32 {
-    u[(0, 0, 0)] + k[(0, 0, 0)] * (u[(-1, 0, 0)] + u[(1, 0, 0)] - 2.0 * u[(0, 0, 0)]) + k[(1, 0, 1)] * (u[(0, -1, 0)] - u[(0, 0, 1)])
+    u[(0, 0, 0)]
+        + k[(0, 0, 0)] * (u[(-1, 0, 0)] + u[(1, 0, 0)] - 2.0 * u[(0, 0, 0)])
+        + k[(1, 0, 1)] * (u[(0, -1, 0)] - u[(0, 0, 1)])
 }
 
 #[stencil(radius = 1, boundary = valid, fuse = 2, planes_per_warp = 2)]
 fn varying3d_valid(u: Window3<f32>, k: Window3<f32>) -> f32 {
-    u[(0, 0, 0)] + k[(0, 0, 0)] * (u[(-1, 0, 0)] + u[(1, 0, 0)] - 2.0 * u[(0, 0, 0)]) + k[(1, -1, 1)] * (u[(0, -1, 0)] - u[(0, 0, 1)])
+    u[(0, 0, 0)]
+        + k[(0, 0, 0)] * (u[(-1, 0, 0)] + u[(1, 0, 0)] - 2.0 * u[(0, 0, 0)])
+        + k[(1, -1, 1)] * (u[(0, -1, 0)] - u[(0, 0, 1)])
 }
 
 /// Step counts around `t` and many.
@@ -135,7 +151,11 @@ fn check<T: Element, const D: usize>(
                 run_cpu(&state, now, &mut out, 1).expect("run_cpu");
                 (state, now) = (out, next);
             }
-            assert_eq!(first_difference(&want, &state), None, "{what}: run_cpu_steps is run_cpu step by step ({shape:?}, {steps} steps)");
+            assert_eq!(
+                first_difference(&want, &state),
+                None,
+                "{what}: run_cpu_steps is run_cpu step by step ({shape:?}, {steps} steps)"
+            );
         }
     }
 }
@@ -162,9 +182,36 @@ fn emulate_steps_equals_run_cpu_steps_in_2d_for_every_boundary_and_type() {
         |i, s, o, n| heat_clamp::emulate_steps(i, s, o, n, 0.15),
         |i, s, o, _| heat_clamp::run_cpu(i, s, o, 0.15),
     );
-    check::<f64, 2>("box wrap", 4, &SHAPES, [1, 1], false, box_wrap::run_cpu_steps, box_wrap::emulate_steps, |i, s, o, _| box_wrap::run_cpu(i, s, o));
-    check::<f32, 2>("tall valid", 2, &SHAPES, [2, 1], true, tall_valid::run_cpu_steps, tall_valid::emulate_steps, |i, s, o, _| tall_valid::run_cpu(i, s, o));
-    check::<i32, 2>("average i32", 5, &SHAPES, [1, 1], false, average_i32::run_cpu_steps, average_i32::emulate_steps, |i, s, o, _| average_i32::run_cpu(i, s, o));
+    check::<f64, 2>(
+        "box wrap",
+        4,
+        &SHAPES,
+        [1, 1],
+        false,
+        box_wrap::run_cpu_steps,
+        box_wrap::emulate_steps,
+        |i, s, o, _| box_wrap::run_cpu(i, s, o),
+    );
+    check::<f32, 2>(
+        "tall valid",
+        2,
+        &SHAPES,
+        [2, 1],
+        true,
+        tall_valid::run_cpu_steps,
+        tall_valid::emulate_steps,
+        |i, s, o, _| tall_valid::run_cpu(i, s, o),
+    );
+    check::<i32, 2>(
+        "average i32",
+        5,
+        &SHAPES,
+        [1, 1],
+        false,
+        average_i32::run_cpu_steps,
+        average_i32::emulate_steps,
+        |i, s, o, _| average_i32::run_cpu(i, s, o),
+    );
 }
 
 #[test]
@@ -199,9 +246,16 @@ fn the_2d_fused_degree_is_the_attributes_or_the_cost_models() {
     assert_eq!(heat_zero::FUSED_EDGES_ENTRY, "rc_heat_zero_steps_edges");
     let (remainder, _) = heat_zero::KERNEL.fused_launch(5).expect("a launch");
     let entries: Vec<&str> = remainder.iter().map(|k| k.entry()).collect();
-    assert_eq!(entries, ["rc_heat_zero_steps", "rc_heat_zero_steps_edges"], "a 2D launch runs the interior strips, then the edges");
+    assert_eq!(
+        entries,
+        ["rc_heat_zero_steps", "rc_heat_zero_steps_edges"],
+        "a 2D launch runs the interior strips, then the edges"
+    );
     for kernel in &remainder {
-        assert!(kernel.ptx().contains(&format!(".entry {}(", kernel.entry())), "a run's last launch of 5 steps prints its kernels");
+        assert!(
+            kernel.ptx().contains(&format!(".entry {}(", kernel.entry())),
+            "a run's last launch of 5 steps prints its kernels"
+        );
     }
 }
 
@@ -214,7 +268,12 @@ fn explain_shows_the_2d_strip_and_its_windows() {
         text.contains("2D: each warp streams down a strip of 64 output rows, one input row per iteration (70 iterations, the first 6 only filling the windows, step s from iteration 2 * s on)"),
         "{text}"
     );
-    assert!(text.contains("per step a window of the 2 rows above its newest of the lane's 4 elements in registers (24 words in all)"), "{text}");
+    assert!(
+        text.contains(
+            "per step a window of the 2 rows above its newest of the lane's 4 elements in registers (24 words in all)"
+        ),
+        "{text}"
+    );
     assert!(text.contains("rows outside it along y read as the step's edge row"), "{text}");
     // Every element exact after the 3 steps is stored, in whole vectors: 128 less a lead of 4
     // and a halo of 3, rounded down to 120.
@@ -233,10 +292,46 @@ fn emulate_steps_equals_run_cpu_steps_in_3d_for_every_boundary_and_type() {
         |i, s, o, n| heat3d_zero::emulate_steps(i, s, o, n, 0.1),
         |i, s, o, _| heat3d_zero::run_cpu(i, s, o, 0.1),
     );
-    check::<f32, 3>("heat3d clamp", 2, &SHAPES_3D, [1, 1, 1], false, heat3d_clamp::run_cpu_steps, heat3d_clamp::emulate_steps, |i, s, o, _| heat3d_clamp::run_cpu(i, s, o));
-    check::<f64, 3>("box3d wrap", 2, &SHAPES_3D, [1, 1, 1], false, box3d_wrap::run_cpu_steps, box3d_wrap::emulate_steps, |i, s, o, _| box3d_wrap::run_cpu(i, s, o));
-    check::<f32, 3>("heat3d valid", 2, &SHAPES_3D, [1, 1, 1], true, heat3d_valid::run_cpu_steps, heat3d_valid::emulate_steps, |i, s, o, _| heat3d_valid::run_cpu(i, s, o));
-    check::<i32, 3>("average3d i32", 2, &SHAPES_3D, [1, 1, 1], false, average3d_i32::run_cpu_steps, average3d_i32::emulate_steps, |i, s, o, _| average3d_i32::run_cpu(i, s, o));
+    check::<f32, 3>(
+        "heat3d clamp",
+        2,
+        &SHAPES_3D,
+        [1, 1, 1],
+        false,
+        heat3d_clamp::run_cpu_steps,
+        heat3d_clamp::emulate_steps,
+        |i, s, o, _| heat3d_clamp::run_cpu(i, s, o),
+    );
+    check::<f64, 3>(
+        "box3d wrap",
+        2,
+        &SHAPES_3D,
+        [1, 1, 1],
+        false,
+        box3d_wrap::run_cpu_steps,
+        box3d_wrap::emulate_steps,
+        |i, s, o, _| box3d_wrap::run_cpu(i, s, o),
+    );
+    check::<f32, 3>(
+        "heat3d valid",
+        2,
+        &SHAPES_3D,
+        [1, 1, 1],
+        true,
+        heat3d_valid::run_cpu_steps,
+        heat3d_valid::emulate_steps,
+        |i, s, o, _| heat3d_valid::run_cpu(i, s, o),
+    );
+    check::<i32, 3>(
+        "average3d i32",
+        2,
+        &SHAPES_3D,
+        [1, 1, 1],
+        false,
+        average3d_i32::run_cpu_steps,
+        average3d_i32::emulate_steps,
+        |i, s, o, _| average3d_i32::run_cpu(i, s, o),
+    );
 }
 
 #[test]
@@ -250,7 +345,11 @@ fn a_coefficient_field_stays_as_given_in_3d_also_under_valid() {
             varying3d::run_cpu_steps(&u, &k, shape, &mut want, steps).expect("run_cpu_steps");
             varying3d::emulate_steps(&u, &k, shape, &mut got, steps).expect("emulate_steps");
             assert_eq!(first_difference(&got, &want), None, "zero: {shape:?}, {steps} steps");
-            let Some(out) = shape.iter().map(|&n| n.checked_sub(2 * steps).filter(|&m| m > 0)).collect::<Option<Vec<usize>>>() else { continue };
+            let Some(out) =
+                shape.iter().map(|&n| n.checked_sub(2 * steps).filter(|&m| m > 0)).collect::<Option<Vec<usize>>>()
+            else {
+                continue;
+            };
             let len = out.iter().product();
             let (mut want, mut got) = (vec![poison::<f32>(); len], vec![poison::<f32>(); len]);
             varying3d_valid::run_cpu_steps(&u, &k, shape, &mut want, steps).expect("run_cpu_steps");
@@ -262,7 +361,10 @@ fn a_coefficient_field_stays_as_given_in_3d_also_under_valid() {
 
 #[test]
 fn the_3d_fused_degree_is_the_attributes_and_the_cost_model_keeps_one_step() {
-    assert_eq!((heat3d_clamp::STEPS_PER_LAUNCH, box3d_wrap::STEPS_PER_LAUNCH, varying3d_valid::STEPS_PER_LAUNCH), (2, 2, 2));
+    assert_eq!(
+        (heat3d_clamp::STEPS_PER_LAUNCH, box3d_wrap::STEPS_PER_LAUNCH, varying3d_valid::STEPS_PER_LAUNCH),
+        (2, 2, 2)
+    );
     assert!(heat3d_clamp::FUSED_PTX.contains(".entry rc_heat3d_clamp_steps("), "the fused kernel is printed");
     // The cost model: a one-row plane of 2 fused steps computes 3 elements per output and step.
     assert_eq!(heat3d_zero::STEPS_PER_LAUNCH, 1);

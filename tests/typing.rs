@@ -30,7 +30,11 @@ fn integer_looking_float_literals(w: Window<f32>) -> f32 {
 fn annotated_bools(w: Window<f64>) -> f64 {
     let rising: bool = w[0] > w[-1];
     const STRICT: bool = true;
-    if rising && STRICT { w[1] } else { w[-2] }
+    if rising && STRICT {
+        w[1]
+    } else {
+        w[-2]
+    }
 }
 
 fn check<T: rc::Element>(k: &rc::Stencil<T, ()>) {

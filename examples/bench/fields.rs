@@ -31,7 +31,8 @@ pub fn one_field(u: Window<f32>) -> f32 {
 }
 
 /// Each kernel with its label and the input fields it reads.
-pub const KERNELS: [(&str, Stencil<f32, ()>, usize); 2] = [("two fields", two_fields::KERNEL, 2), ("one field", one_field::KERNEL, 1)];
+pub const KERNELS: [(&str, Stencil<f32, ()>, usize); 2] =
+    [("two fields", two_fields::KERNEL, 2), ("one field", one_field::KERNEL, 1)];
 
 /// The temperature `u` (a noisy sine) and the coefficient field `k` (in 0.05 ..= 0.25, as a
 /// stable explicit step keeps it).
@@ -91,8 +92,14 @@ pub fn run(options: &Options, info: &GpuInfo, out: &Path) -> Result<()> {
          median of {} timed launches after {} warm-ups (CUDA events); target: two fields >= {TARGET:.2} of copy",
         options.reps, options.warm_up
     );
-    let _ = writeln!(summary, "{:<11} {:<24} {:>10} {:>9} {:>9} {:>8} {:>5}", "stencil", "distribution", "time ms", "GB/s", "copy GB/s", "of copy", "regs");
-    let mut csv = String::from("stencil,fields,distribution,outputs_per_thread,n,time_ms,gb_per_s,copy_gb_per_s,fraction_of_copy,registers\n");
+    let _ = writeln!(
+        summary,
+        "{:<11} {:<24} {:>10} {:>9} {:>9} {:>8} {:>5}",
+        "stencil", "distribution", "time ms", "GB/s", "copy GB/s", "of copy", "regs"
+    );
+    let mut csv = String::from(
+        "stencil,fields,distribution,outputs_per_thread,n,time_ms,gb_per_s,copy_gb_per_s,fraction_of_copy,registers\n",
+    );
     let _ = writeln!(csv, "copy,1,,,{n},{},{copy_gb},{copy_gb},1,", copy.median_ms);
     let mut failures = Vec::new();
     for (label, kernel, count) in &KERNELS {
@@ -103,7 +110,9 @@ pub fn run(options: &Options, info: &GpuInfo, out: &Path) -> Result<()> {
         let n_out = want.len();
         let mut out = d_output.index(..n_out);
         let device: Vec<&DeviceSlice<f32>> = d_inputs[..*count].iter().map(|b| &**b).collect();
-        let launch = |out: &mut DeviceSlice<f32>| -> Result<()> { Ok(rc::runtime::launch(kernel, gpu.stream(), &device, out, ())?) };
+        let launch = |out: &mut DeviceSlice<f32>| -> Result<()> {
+            Ok(rc::runtime::launch(kernel, gpu.stream(), &device, out, ())?)
+        };
         let checked = (|| -> Result<()> {
             out.copy_from(&d_poison.index(..n_out)).during("poisoning the output (cuMemcpyDtoD)")?;
             launch(&mut out)?;
@@ -129,7 +138,12 @@ pub fn run(options: &Options, info: &GpuInfo, out: &Path) -> Result<()> {
         );
         println!("{line}");
         let _ = writeln!(summary, "{line}");
-        let _ = writeln!(csv, "{label},{count},{layout},{p},{n},{},{gb},{copy_gb},{},{registers}", timing.median_ms, gb / copy_gb);
+        let _ = writeln!(
+            csv,
+            "{label},{count},{layout},{p},{n},{},{gb},{copy_gb},{},{registers}",
+            timing.median_ms,
+            gb / copy_gb
+        );
     }
     std::fs::create_dir_all(out).map_err(|e| fail(format!("creating {}: {e}", out.display())))?;
     for (name, text) in [("summary.txt", &summary), ("results.csv", &csv)] {
@@ -137,7 +151,11 @@ pub fn run(options: &Options, info: &GpuInfo, out: &Path) -> Result<()> {
         println!("wrote {}", out.join(name).display());
     }
     if !failures.is_empty() {
-        return Err(fail(format!("{} kernels FAILED their check (not timed):\n{}", failures.len(), failures.join("\n"))));
+        return Err(fail(format!(
+            "{} kernels FAILED their check (not timed):\n{}",
+            failures.len(),
+            failures.join("\n")
+        )));
     }
     Ok(())
 }

@@ -76,7 +76,9 @@ fn reference(kernel: &Stencil<f16, ()>, input: &[f16]) -> Result<Vec<f16>> {
         let handles: Vec<_> = out
             .chunks_mut(chunk)
             .enumerate()
-            .map(|(i, part)| s.spawn(move || kernel.run_cpu(&[&input[i * chunk..i * chunk + part.len() + 2 * r]], part, ()).is_err()))
+            .map(|(i, part)| {
+                s.spawn(move || kernel.run_cpu(&[&input[i * chunk..i * chunk + part.len() + 2 * r]], part, ()).is_err())
+            })
             .collect();
         handles.into_iter().any(|h| h.join().unwrap_or(true))
     });
@@ -107,12 +109,25 @@ pub fn run(options: &Options, info: &GpuInfo, out: &Path) -> Result<()> {
     let d_poison = gpu.upload(&vec![poison; n])?;
     let mut summary = String::new();
     let _ = writeln!(summary, "device: {info}");
-    let _ = writeln!(summary, "f16 box average, boundary valid, n = {n}; median of {} timed launches after {} warm-ups (CUDA events)", options.reps, options.warm_up);
-    let _ = writeln!(summary, "{:>3} {:<12} {:>3} {:>10} {:>9} {:>9} {:>8} {:>5}", "r", "distribution", "P", "time ms", "GB/s", "copy GB/s", "of copy", "regs");
-    let mut csv = String::from("strategy,element,radius,outputs_per_thread,n,time_ms,gb_per_s,copy_gb_per_s,fraction_of_copy,registers\n");
+    let _ = writeln!(
+        summary,
+        "f16 box average, boundary valid, n = {n}; median of {} timed launches after {} warm-ups (CUDA events)",
+        options.reps, options.warm_up
+    );
+    let _ = writeln!(
+        summary,
+        "{:>3} {:<12} {:>3} {:>10} {:>9} {:>9} {:>8} {:>5}",
+        "r", "distribution", "P", "time ms", "GB/s", "copy GB/s", "of copy", "regs"
+    );
+    let mut csv = String::from(
+        "strategy,element,radius,outputs_per_thread,n,time_ms,gb_per_s,copy_gb_per_s,fraction_of_copy,registers\n",
+    );
     let mut failures = Vec::new();
     for &radius in &radii {
-        let first = kernels_of(radius).next().map(|(_, k)| *k).ok_or_else(|| fail(format!("no f16 kernel of radius {radius}")))?;
+        let first = kernels_of(radius)
+            .next()
+            .map(|(_, k)| *k)
+            .ok_or_else(|| fail(format!("no f16 kernel of radius {radius}")))?;
         let start = std::time::Instant::now();
         let want = reference(&first, &input)?;
         println!("f16 r={radius}: CPU reference in {:.2} s", start.elapsed().as_secs_f64());
@@ -127,7 +142,9 @@ pub fn run(options: &Options, info: &GpuInfo, out: &Path) -> Result<()> {
             let what = format!("f16 r={radius} {label} (P={})", kernel.pattern().outputs_per_thread());
             let n_out = want.len();
             let mut out = d_output.index(..n_out);
-            let launch = |out: &mut DeviceSlice<u16>| -> Result<()> { Ok(rc::runtime::launch(kernel, gpu.stream(), &[&*d_input], out, ())?) };
+            let launch = |out: &mut DeviceSlice<u16>| -> Result<()> {
+                Ok(rc::runtime::launch(kernel, gpu.stream(), &[&*d_input], out, ())?)
+            };
             let checked = (|| -> Result<()> {
                 out.copy_from(&d_poison.index(..n_out)).during("poisoning the output (cuMemcpyDtoD)")?;
                 launch(&mut out)?;
@@ -153,7 +170,12 @@ pub fn run(options: &Options, info: &GpuInfo, out: &Path) -> Result<()> {
             );
             println!("{line}");
             let _ = writeln!(summary, "{line}");
-            let _ = writeln!(csv, "{label},f16,{radius},{p},{n},{},{gb},{copy_gb},{},{registers}", timing.median_ms, gb / copy_gb);
+            let _ = writeln!(
+                csv,
+                "{label},f16,{radius},{p},{n},{},{gb},{copy_gb},{},{registers}",
+                timing.median_ms,
+                gb / copy_gb
+            );
         }
     }
     std::fs::create_dir_all(out).map_err(|e| fail(format!("creating {}: {e}", out.display())))?;
@@ -162,7 +184,11 @@ pub fn run(options: &Options, info: &GpuInfo, out: &Path) -> Result<()> {
         println!("wrote {}", out.join(name).display());
     }
     if !failures.is_empty() {
-        return Err(fail(format!("{} f16 kernels FAILED their check (not timed):\n{}", failures.len(), failures.join("\n"))));
+        return Err(fail(format!(
+            "{} f16 kernels FAILED their check (not timed):\n{}",
+            failures.len(),
+            failures.join("\n")
+        )));
     }
     Ok(())
 }
@@ -172,7 +198,11 @@ pub fn emulate_all(n: usize) -> Result<usize> {
     let input = signal(n);
     for (label, kernel) in KERNELS {
         let want = kernel.reference_vec(&[&input], ())?;
-        compare(&kernel.emulate_vec(&[&input], ())?, &want, &format!("f16 {} {label} in the CPU emulation", kernel.name()))?;
+        compare(
+            &kernel.emulate_vec(&[&input], ())?,
+            &want,
+            &format!("f16 {} {label} in the CPU emulation", kernel.name()),
+        )?;
     }
     Ok(KERNELS.len())
 }
@@ -185,4 +215,3 @@ pub fn emit_ptx(dir: &Path) -> Result<usize> {
     }
     Ok(KERNELS.len())
 }
-

@@ -3,7 +3,9 @@
 
 use std::time::Instant;
 
-use rc::runtime::cust::memory::{mem_get_info, AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+use rc::runtime::cust::memory::{
+    mem_get_info, AsyncCopyDestination, CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice,
+};
 use rc::runtime::GpuInfo;
 use rc::{Element, Stencil};
 
@@ -31,8 +33,9 @@ pub fn element<T: BenchElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) ->
     let input = signal::<T>(n);
     let mut buffers = Buffers::new(gpu, &input)?;
     let kernels = T::kernels();
-    let total_kernels: usize =
-        options.radii.len() * (options.variants().iter().map(|v| v.outputs_per_thread(&options.outputs_per_thread).len()).sum::<usize>() + usize::from(options.auto));
+    let total_kernels: usize = options.radii.len()
+        * (options.variants().iter().map(|v| v.outputs_per_thread(&options.outputs_per_thread).len()).sum::<usize>()
+            + usize::from(options.auto));
     let mut done = 0;
     let mut rows = Vec::new();
     let mut failures = Vec::new();
@@ -74,8 +77,18 @@ pub fn element<T: BenchElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) ->
         });
 
         let mut measure = |what: &str, kernel: &Stencil<T, ()>| -> Result<Option<Row>> {
-            let launch = |input: &DeviceSlice<T>, out: &mut DeviceSlice<T>| Ok(rc::runtime::launch(kernel, gpu.stream(), &[input], out, ())?);
-            let Some(timing) = buffers.check_and_time(gpu, options, &want, &format!("{what} on the GPU, n = {n}"), &mut failures, launch)? else {
+            let launch = |input: &DeviceSlice<T>, out: &mut DeviceSlice<T>| {
+                Ok(rc::runtime::launch(kernel, gpu.stream(), &[input], out, ())?)
+            };
+            let Some(timing) = buffers.check_and_time(
+                gpu,
+                options,
+                &want,
+                &format!("{what} on the GPU, n = {n}"),
+                &mut failures,
+                launch,
+            )?
+            else {
                 return Ok(None);
             };
             kernel_row(kernel, info, n, n_out, &timing, copy_gb, arithmetic).map(Some)
@@ -101,7 +114,8 @@ pub fn element<T: BenchElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) ->
         if options.auto {
             done += 1;
             let what = format!("[{done:>3}/{total_kernels}] {element} r={radius} {AUTO}");
-            let Some(kernel) = T::auto_kernels().iter().find(|k| k.pattern().radius().along_x() == radius).copied() else {
+            let Some(kernel) = T::auto_kernels().iter().find(|k| k.pattern().radius().along_x() == radius).copied()
+            else {
                 return Err(fail(format!("{what}: no compiled kernel")));
             };
             let what = format!("{what} (chose {}, P={})", kernel.layout(), kernel.pattern().outputs_per_thread());
@@ -152,7 +166,11 @@ impl<T: BenchElement> Buffers<T> {
 
     /// Uploads `input`, and checks that a device-to-device copy reproduces it.
     pub fn new(gpu: &Gpu, input: &[T]) -> Result<Buffers<T>> {
-        let buffers = Buffers { input: gpu.upload(input)?, output: gpu.poisoned(input.len())?, poison: gpu.poisoned(input.len())? };
+        let buffers = Buffers {
+            input: gpu.upload(input)?,
+            output: gpu.poisoned(input.len())?,
+            poison: gpu.poisoned(input.len())?,
+        };
         let mut output = buffers.output.index(..);
         output.copy_from(&buffers.input).during("copying the input on the GPU (cuMemcpyDtoD)")?;
         compare(&gpu.download(&output)?, input, "device-to-device copy")?;

@@ -136,7 +136,11 @@ impl Options {
         let ps = missing(&self.outputs_per_thread, &compiled_ps);
         let mut problems = Vec::new();
         if !radii.is_empty() {
-            problems.push(format!("radius {} has no compiled kernel (compiled: {})", radii.join(", "), list(&compiled_radii)));
+            problems.push(format!(
+                "radius {} has no compiled kernel (compiled: {})",
+                radii.join(", "),
+                list(&compiled_radii)
+            ));
         }
         if !ps.is_empty() {
             problems.push(format!(
@@ -218,7 +222,9 @@ fn stencils(text: &str) -> Result<Vec<String>> {
 /// A shape written `AxB` or `AxBxC`, outermost first, every extent at least 1.
 fn shape<const N: usize>(word: &str, text: &str) -> Result<[usize; N]> {
     let extents = text.split('x').map(|e| number(word, e, 1)).collect::<Result<Vec<usize>>>()?;
-    extents.try_into().map_err(|got: Vec<usize>| fail(format!("{word} {text}: expected {N} extents separated by `x`, got {}", got.len())))
+    extents.try_into().map_err(|got: Vec<usize>| {
+        fail(format!("{word} {text}: expected {N} extents separated by `x`, got {}", got.len()))
+    })
 }
 
 fn numbers(word: &str, text: &str) -> Result<Vec<u32>> {

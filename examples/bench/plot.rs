@@ -151,7 +151,10 @@ fn roofline(rows: &[Row], element: &str, path: &Path) -> Result<bool> {
         let root = SVGBackend::new(path, SIZE).into_drawing_area();
         root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(&root)
-            .caption(format!("fraction of the roofline, best P per strategy ({})", run_label(rows, element)), ("sans-serif", 20))
+            .caption(
+                format!("fraction of the roofline, best P per strategy ({})", run_label(rows, element)),
+                ("sans-serif", 20),
+            )
             .margin(16)
             .x_label_area_size(48)
             .y_label_area_size(64)

@@ -7,8 +7,8 @@ use std::path::Path;
 
 use rc::Strategy;
 
-use crate::bench::kernels::{Variant, AUTO, VARIANTS};
 use crate::bench::csv::{self, opt, real, Record};
+use crate::bench::kernels::{Variant, AUTO, VARIANTS};
 use crate::bench::peers::{self, PeerRow};
 use crate::common::Result;
 
@@ -304,15 +304,29 @@ pub fn table(rows: &[Row]) -> String {
         let autos: Vec<&Row> = rows.iter().filter(|r| r.element == element && r.strategy == AUTO).collect();
         if !autos.is_empty() {
             let _ = writeln!(out, "\ndistribution = auto against the best swept register cache, {element}");
-            let _ = writeln!(out, "{:>3} {:>10} {:>28} {:>7} {:>6}", "r", "auto GB/s", "best swept GB/s (variant, P)", "ratio", "<=5%");
+            let _ = writeln!(
+                out,
+                "{:>3} {:>10} {:>28} {:>7} {:>6}",
+                "r", "auto GB/s", "best swept GB/s (variant, P)", "ratio", "<=5%"
+            );
             for auto in autos {
                 let swept = rows
                     .iter()
-                    .filter(|r| r.element == element && r.radius == auto.radius && r.strategy.starts_with("register_cache") && r.strategy != AUTO)
+                    .filter(|r| {
+                        r.element == element
+                            && r.radius == auto.radius
+                            && r.strategy.starts_with("register_cache")
+                            && r.strategy != AUTO
+                    })
                     .max_by(|a, b| a.gb_per_s.total_cmp(&b.gb_per_s));
                 let Some(best) = swept else { continue };
                 let ratio = auto.gb_per_s / best.gb_per_s;
-                let variant = format!("{:.0} ({}, {})", best.gb_per_s, best.strategy.trim_start_matches("register_cache_"), opt(best.outputs_per_thread));
+                let variant = format!(
+                    "{:.0} ({}, {})",
+                    best.gb_per_s,
+                    best.strategy.trim_start_matches("register_cache_"),
+                    opt(best.outputs_per_thread)
+                );
                 let _ = writeln!(
                     out,
                     "{:>3} {:>10.0} {variant:>28} {ratio:>7.3} {:>6}",

@@ -239,7 +239,9 @@ pub fn compare<T: Element>(got: &[T], want: &[T], what: &str) -> Result<()> {
     };
     let found = match (got.get(index), want.get(index)) {
         (Some(g), Some(w)) if g.same_value(poison()) => {
-            format!("output {index} is {g:?} (the poison it was filled with: never written), the CPU reference gives {w:?}")
+            format!(
+                "output {index} is {g:?} (the poison it was filled with: never written), the CPU reference gives {w:?}"
+            )
         }
         (Some(g), Some(w)) => format!("output {index} is {g:?}, the CPU reference gives {w:?}"),
         _ => format!("{} outputs, the CPU reference has {}", got.len(), want.len()),

@@ -65,7 +65,9 @@ impl KernelParam {
             KernelParam::Output => "output".into(),
             KernelParam::Len => "n".into(),
             KernelParam::OutputLen => "n_out".into(),
-            KernelParam::Extent { axis, output } => format!("{}_{}", if output { "out" } else { "in" }, ["x", "y", "z"][axis as usize]),
+            KernelParam::Extent { axis, output } => {
+                format!("{}_{}", if output { "out" } else { "in" }, ["x", "y", "z"][axis as usize])
+            }
             KernelParam::PrefetchRows => "prefetch_rows".into(),
             KernelParam::Value { index, .. } => format!("p{index}"),
         }

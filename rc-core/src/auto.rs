@@ -26,12 +26,12 @@
 
 use std::fmt;
 
-use crate::geometry::Dims;
 use crate::body::{BinaryOp, Body, Node};
 use crate::distribution::Layout;
 use crate::error::{Error, PatternError, ScheduleError};
-use crate::pattern::Pattern;
+use crate::geometry::Dims;
 use crate::machine::{LaunchBounds, Op};
+use crate::pattern::Pattern;
 use crate::program::{Instr, WarpProgram};
 use crate::ring::RingPart;
 use crate::scalar::ScalarType;
@@ -218,7 +218,12 @@ pub struct Given {
 /// outputs per thread stays and only distributions that divide it are weighed; otherwise
 /// each candidate V comes with outputs_per_thread = V. The rows per warp stay as they are.
 pub fn choose(pattern: Pattern, fixed_outputs: bool, body: &Body) -> Result<Choice, Error> {
-    let given = Given { outputs: fixed_outputs, rows: true, bounds: LaunchBounds::of(&pattern).is_some(), prefetch: pattern.prefetches() };
+    let given = Given {
+        outputs: fixed_outputs,
+        rows: true,
+        bounds: LaunchBounds::of(&pattern).is_some(),
+        prefetch: pattern.prefetches(),
+    };
     choose_given(pattern, given, body)
 }
 
@@ -234,9 +239,14 @@ pub fn choose_given(pattern: Pattern, given: Given, body: &Body) -> Result<Choic
     let grid = pattern.dims() != Dims::One;
     let sizes: &[u32] = if grid { &[one_vector] } else { &[4, 8, 16, 32] };
     for &v in sizes {
-        for layout in [Layout::Window(v), Layout::Granule(v), Layout::Staged(v)].into_iter().filter(|l| !grid || !matches!(l, Layout::Staged(_))) {
+        for layout in [Layout::Window(v), Layout::Granule(v), Layout::Staged(v)]
+            .into_iter()
+            .filter(|l| !grid || !matches!(l, Layout::Staged(_)))
+        {
             match fixed_outputs {
-                true if pattern.outputs_per_thread() % v == 0 => candidates.push((layout, pattern.outputs_per_thread())),
+                true if pattern.outputs_per_thread() % v == 0 => {
+                    candidates.push((layout, pattern.outputs_per_thread()))
+                }
                 true => {}
                 // In 2D and 3D also two vectors per thread: twice the loads in flight per warp.
                 false if grid => candidates.extend([(layout, v), (layout, 2 * v)]),
@@ -284,8 +294,13 @@ pub fn choose_given(pattern: Pattern, given: Given, body: &Body) -> Result<Choic
             .iter()
             .filter(|e| e.cycles() <= f.cycles() * (1.0 + TIE))
             .min_by(|a, b| {
-                let (pressure, outputs) = (a.pressure().total_cmp(&b.pressure()), a.outputs_per_thread.cmp(&b.outputs_per_thread));
-                if grid { outputs.then(pressure) } else { pressure.then(outputs) }
+                let (pressure, outputs) =
+                    (a.pressure().total_cmp(&b.pressure()), a.outputs_per_thread.cmp(&b.outputs_per_thread));
+                if grid {
+                    outputs.then(pressure)
+                } else {
+                    pressure.then(outputs)
+                }
             })
             .cloned(),
         other => other,
@@ -412,11 +427,16 @@ fn bounded(program: &WarpProgram) -> Option<Pattern> {
 fn wide_bounds(program: &WarpProgram, vector: u32) -> Option<Pattern> {
     let pattern = program.declared;
     let blocks = bounded(program).and_then(|p| p.min_blocks_per_sm())?;
-    if pattern.dims() != Dims::Two || pattern.outputs_per_thread() != 2 * vector || f64::from(blocks * pattern.threads_per_block() / 32) >= WIDE_2D_WARPS {
+    if pattern.dims() != Dims::Two
+        || pattern.outputs_per_thread() != 2 * vector
+        || f64::from(blocks * pattern.threads_per_block() / 32) >= WIDE_2D_WARPS
+    {
         return None;
     }
     let needed = needed_registers(program, slack(program));
-    let wide = (2..=MAX_BOUND_BLOCKS).rev().find(|&b| f64::from(b * pattern.threads_per_block() / 32) >= WIDE_2D_WARPS && needed <= register_cap(pattern, b))?;
+    let wide = (2..=MAX_BOUND_BLOCKS).rev().find(|&b| {
+        f64::from(b * pattern.threads_per_block() / 32) >= WIDE_2D_WARPS && needed <= register_cap(pattern, b)
+    })?;
     Some(pattern.with_launch_bounds_unchecked(pattern.threads_per_block(), Some(wide)))
 }
 
@@ -427,7 +447,11 @@ fn streams_planes(program: &WarpProgram) -> bool {
 
 /// Registers ptxas allocates beyond the estimate for `program`.
 fn slack(program: &WarpProgram) -> u32 {
-    if streams_planes(program) { STREAMING_REGISTER_SLACK } else { REGISTER_SLACK }
+    if streams_planes(program) {
+        STREAMING_REGISTER_SLACK
+    } else {
+        REGISTER_SLACK
+    }
 }
 
 /// The estimate plus `slack`, in ptxas' units of 8.
@@ -467,7 +491,9 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     let width = program.machine.width;
     // 128-byte lines one warp access touches when lanes are `stride` bytes apart and each
     // reads `access` bytes.
-    let lines = |stride: f64, access: f64| (((warp - 1.0) * stride + access) / 128.0).ceil().min(warp * (access / 128.0).ceil()).max(1.0);
+    let lines = |stride: f64, access: f64| {
+        (((warp - 1.0) * stride + access) / 128.0).ceil().min(warp * (access / 128.0).ceil()).max(1.0)
+    };
     // Lanes farther apart than they read leave sectors half used, which costs the L1 more than
     // its passes (window(8) at r = 32: 0.80 clocks per output measured, 0.69 from passes alone).
     let strided = if vector > width { STRIDED_ACCESS_COST } else { 1.0 };
@@ -476,7 +502,8 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     // Widened 16-bit floats (bf16): each element loaded or staged is widened, each result
     // rounded back (`cvt.rn` and a widening); nothing for other types.
     let widen = |ty: ScalarType| ty.widened().map_or(0.0, |h| h.widen_instructions() as f64);
-    let (widen_element, round) = (widen(element), |ty: ScalarType| widen(ty) + if ty.widened().is_some() { 1.0 } else { 0.0 });
+    let (widen_element, round) =
+        (widen(element), |ty: ScalarType| widen(ty) + if ty.widened().is_some() { 1.0 } else { 0.0 });
     let (mut instructions, mut wavefronts) = (TILE_OVERHEAD, 0.0);
     let mut count = |op: &Op| match op {
         Op::Load { cache: Some(_), .. } | Op::Store { .. } => {
@@ -516,7 +543,9 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         Op::ReadRing { dsts, part, at, .. } => {
             instructions += 1.0 + dsts.len() as f64 * widen_element;
             wavefronts += match (part, program.ring) {
-                (RingPart::Heads | RingPart::Tails, Some(ring)) => lines((at.stride / width * ring.side) as f64 * bytes, dsts.len() as f64 * bytes),
+                (RingPart::Heads | RingPart::Tails, Some(ring)) => {
+                    lines((at.stride / width * ring.side) as f64 * bytes, dsts.len() as f64 * bytes)
+                }
                 _ => lines(vector as f64 * bytes, width as f64 * bytes),
             };
         }
@@ -531,7 +560,8 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
             let (rounds, side) = program.ring.map_or((0.0, 0.0), |ring| (ring.rounds() as f64, ring.side as f64));
             let sides = if side > 0.0 { 2.0 } else { 0.0 };
             instructions += 4.0 + (6.0 + sides) * rounds;
-            wavefronts += rounds * (lines(width as f64 * bytes, width as f64 * bytes) + sides * lines(side * bytes, side * bytes));
+            wavefronts += rounds
+                * (lines(width as f64 * bytes, width as f64 * bytes) + sides * lines(side * bytes, side * bytes));
         }
         Op::BlockBarrier | Op::TurnRing => instructions += 3.0,
         // The distance's load and test, then per round the lane's row and line, the row's test
@@ -554,10 +584,16 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         // The tile's row, row starts and the loop's counter and branch.
         Op::StreamRows(_) | Op::StreamPlanes(_) => instructions += 6.0,
         // The row's position and tests; per element a predicated move, per window row too.
-        Op::RowRule { row, window, first, .. } => instructions += 4.0 + (row.len() * (1 + usize::from(*first) * window.len())) as f64,
+        Op::RowRule { row, window, first, .. } => {
+            instructions += 4.0 + (row.len() * (1 + usize::from(*first) * window.len())) as f64
+        }
         // Per row its position and test; per element a select (under `clamp` one per row).
-        Op::PlaneRowsRule { rows, .. } => instructions += rows.iter().map(|row| 4.0 + (row.len() * rows.len()) as f64).sum::<f64>(),
-        Op::PlaneRule { planes, .. } => instructions += planes.iter().map(|plane| 4.0 + (plane.len() * planes.len()) as f64).sum::<f64>(),
+        Op::PlaneRowsRule { rows, .. } => {
+            instructions += rows.iter().map(|row| 4.0 + (row.len() * rows.len()) as f64).sum::<f64>()
+        }
+        Op::PlaneRule { planes, .. } => {
+            instructions += planes.iter().map(|plane| 4.0 + (plane.len() * planes.len()) as f64).sum::<f64>()
+        }
         Op::StoreOwned { srcs, width, .. } => {
             let accesses = (srcs.len() as u32 / width) as f64;
             instructions += accesses * if *width == 1 { 5.0 } else { 3.0 };
@@ -655,7 +691,12 @@ impl fmt::Display for Choice {
             Some(blocks) => format!(", min_blocks_per_sm = {blocks}"),
             None => String::new(),
         };
-        writeln!(f, "distribution = auto chose {}, outputs_per_thread = {}{bounds}", self.layout, self.pattern.outputs_per_thread())?;
+        writeln!(
+            f,
+            "distribution = auto chose {}, outputs_per_thread = {}{bounds}",
+            self.layout,
+            self.pattern.outputs_per_thread()
+        )?;
         writeln!(f, "candidate          P  MB  instr/out  wavefronts/out  regs  warps/sched  clocks/out (DRAM, issue, L1)  bound")?;
         for e in &self.estimates {
             writeln!(
@@ -703,8 +744,13 @@ pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
             let tile = |steps| FusedTile::new(pattern, element, steps).ok();
             let Some(width) = tile(WIDTH_AT.min(most)).map(|tile| tile.per_lane) else { return 1 };
             let operations = operations_per_output(body).max(1) as f64;
-            let cost = |tile: &FusedTile| tile.computed_per_output() + EXPOSED_LOAD_OPERATIONS / (f64::from(tile.steps) * operations);
-            let cheapest = (1..=most).filter_map(tile).filter(|tile| tile.per_lane <= width).min_by(|a, b| cost(a).total_cmp(&cost(b)));
+            let cost = |tile: &FusedTile| {
+                tile.computed_per_output() + EXPOSED_LOAD_OPERATIONS / (f64::from(tile.steps) * operations)
+            };
+            let cheapest = (1..=most)
+                .filter_map(tile)
+                .filter(|tile| tile.per_lane <= width)
+                .min_by(|a, b| cost(a).total_cmp(&cost(b)));
             let mut steps = cheapest.map_or(1, |tile| tile.steps);
             while steps > 1 && !fits(steps) {
                 steps /= 2;
@@ -715,7 +761,9 @@ pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
             .rev()
             .find(|&steps| {
                 let cheap = FusedTile::new(pattern, body.element(), steps).is_ok_and(|tile| {
-                    tile.computed_per_output() <= MAX_RECOMPUTE_2D && (pattern.dims() == Dims::Three || tile.window_words() <= crate::fused_grid::INTERIOR_WINDOW_WORDS)
+                    tile.computed_per_output() <= MAX_RECOMPUTE_2D
+                        && (pattern.dims() == Dims::Three
+                            || tile.window_words() <= crate::fused_grid::INTERIOR_WINDOW_WORDS)
                 });
                 cheap && fits(steps)
             })
@@ -741,7 +789,11 @@ const MOST_LINE_STEPS: u32 = 128;
 /// The body's operations per output that depend on a tap (the others are computed once).
 fn operations_per_output(body: &Body) -> usize {
     let (live, varies) = (body.live(), body.depends_on_taps());
-    body.nodes().iter().enumerate().filter(|&(id, node)| live[id] && varies[id] && !matches!(node, Node::Tap(..))).count()
+    body.nodes()
+        .iter()
+        .enumerate()
+        .filter(|&(id, node)| live[id] && varies[id] && !matches!(node, Node::Tap(..)))
+        .count()
 }
 
 /// The most elements a 2D or 3D fused tile may compute per output and step (see

@@ -84,7 +84,11 @@ pub enum Node {
     /// A comparison; the node is a `bool`.
     Compare(CompareOp, NodeId, NodeId),
     /// `if cond { then } else { otherwise }` as a value.
-    Select { cond: NodeId, then: NodeId, otherwise: NodeId },
+    Select {
+        cond: NodeId,
+        then: NodeId,
+        otherwise: NodeId,
+    },
     /// `x as ty`, with Rust's semantics (float to integer saturates, NaN gives 0).
     Cast(ScalarType, NodeId),
     /// `a.mul_add(b, c)`: `a * b + c` with one rounding.
@@ -144,10 +148,9 @@ impl Body {
             }
             types.push(type_of(i, &nodes[..=i], element, fields, &params, radius, &types)?);
         }
-        let got = *types.get(result as usize).ok_or(BodyError::ForwardReference {
-            node: nodes.len(),
-            operand: result as usize,
-        })?;
+        let got = *types
+            .get(result as usize)
+            .ok_or(BodyError::ForwardReference { node: nodes.len(), operand: result as usize })?;
         if got != element {
             return Err(BodyError::ResultType { expected: element, got });
         }
@@ -281,7 +284,15 @@ impl Body {
 
 /// The type of node `i`, the last of `nodes` (its operands among the earlier ones, typed in
 /// `types`).
-fn type_of(i: usize, nodes: &[Node], element: ScalarType, fields: u32, params: &[ScalarType], radius: Radius, types: &[ScalarType]) -> Result<ScalarType, BodyError> {
+fn type_of(
+    i: usize,
+    nodes: &[Node],
+    element: ScalarType,
+    fields: u32,
+    params: &[ScalarType],
+    radius: Radius,
+    types: &[ScalarType],
+) -> Result<ScalarType, BodyError> {
     let t = |id: NodeId| types[id as usize];
     let rule = match nodes[i] {
         Node::Tap(field, d) => {
@@ -294,7 +305,11 @@ fn type_of(i: usize, nodes: &[Node], element: ScalarType, fields: u32, params: &
             };
         }
         Node::Param(index) => {
-            return params.get(index as usize).copied().ok_or(BodyError::NoSuchParam { node: i, index, count: params.len() })
+            return params.get(index as usize).copied().ok_or(BodyError::NoSuchParam {
+                node: i,
+                index,
+                count: params.len(),
+            })
         }
         Node::Const(c) => return Ok(c.ty),
         Node::Unary(op, a) => typing::unary(op, t(a)),

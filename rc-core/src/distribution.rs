@@ -294,7 +294,10 @@ impl Distribution for StagedWindow {
             Stage::Warp => "the warp's input staged in shared memory",
             Stage::PlaneRing => "the block's ring of input planes in shared memory",
         };
-        format!("{}, read from {from}", self.window.describe().replace(" (halo from L1, no shuffles)", " (no shuffles)"))
+        format!(
+            "{}, read from {from}",
+            self.window.describe().replace(" (halo from L1, no shuffles)", " (no shuffles)")
+        )
     }
     fn lead(&self) -> u32 {
         self.window.lead()
@@ -370,7 +373,12 @@ impl Layout {
     /// The launch that covers an output of shape `output` with this layout's tiles under
     /// `strategy`: stacked along y where [`Layout::stacks_warps`] says so
     /// ([`Pattern::stacked_launch_shape`]), else numbered row-major ([`Pattern::launch_shape_of`]).
-    pub fn launch_shape(self, strategy: Strategy, pattern: &Pattern, output: Extent) -> Result<LaunchShape, LengthError> {
+    pub fn launch_shape(
+        self,
+        strategy: Strategy,
+        pattern: &Pattern,
+        output: Extent,
+    ) -> Result<LaunchShape, LengthError> {
         match self.stacks_warps(strategy, pattern) {
             true => pattern.stacked_launch_shape(output),
             false => pattern.launch_shape_of(output),
@@ -395,7 +403,9 @@ impl Layout {
     pub fn access_bytes(self, element: ScalarType) -> u32 {
         match self {
             Layout::RoundRobin => element.bytes(),
-            Layout::Granule(v) | Layout::Window(v) | Layout::Staged(v) | Layout::Planes(v) => vector_access_elements(v, element) * element.bytes(),
+            Layout::Granule(v) | Layout::Window(v) | Layout::Staged(v) | Layout::Planes(v) => {
+                vector_access_elements(v, element) * element.bytes()
+            }
         }
     }
 }

@@ -6,13 +6,13 @@
 //! schedule or lowering bug shows up here, on a machine without a GPU, as a mismatch against
 //! the CPU reference, and an access the GPU would make out of bounds or misaligned as an error.
 
+use crate::body::BinaryOp;
 use crate::error::{EmulationError, Error};
 use crate::geometry::{Dims, Extent, MAX_DIMS};
 use crate::machine::{Division, Op, Side, Stmt, TileTest, WarpStage};
+use crate::ops;
 use crate::pattern::Boundary;
 use crate::program::Reg;
-use crate::ops;
-use crate::body::BinaryOp;
 use crate::program::{Instr, WarpProgram};
 use crate::ring::{PlaneRing, RingPart};
 use crate::scalar::{Element, Scalar, ScalarType};
@@ -33,7 +33,13 @@ impl WarpProgram {
     /// nothing.
     ///
     /// [`Pattern::launch_shape_of`]: crate::pattern::Pattern::launch_shape_of
-    pub fn emulate_grid<T: Element>(&self, inputs: &[&[T]], shape: Extent, output: &mut [T], params: &[Scalar]) -> Result<(), Error> {
+    pub fn emulate_grid<T: Element>(
+        &self,
+        inputs: &[&[T]],
+        shape: Extent,
+        output: &mut [T],
+        params: &[Scalar],
+    ) -> Result<(), Error> {
         let (pattern, declared) = (self.pattern, self.declared);
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
         let out_shape = declared.check_inputs(shape, &lens, self.fields, output.len())?;
@@ -71,8 +77,10 @@ impl WarpProgram {
                 let (x, y, z) = (b % bx, b / bx % by, b / bx / by);
                 for w in 0..per_block {
                     tile.warp_in_block = w;
-                    tile.origin = [x * tile_shape[0], (y * per_block + w) * tile_shape[1], z * tile_shape[2]].map(|o| o as i64);
-                    tile.ring = vec![vec![None; (ring.field_bytes() / ring.element_bytes) as usize]; self.fields as usize];
+                    tile.origin =
+                        [x * tile_shape[0], (y * per_block + w) * tile_shape[1], z * tile_shape[2]].map(|o| o as i64);
+                    tile.ring =
+                        vec![vec![None; (ring.field_bytes() / ring.element_bytes) as usize]; self.fields as usize];
                     tile.ring_phase = 0;
                     tile.stmts(&self.machine.body)?;
                 }
@@ -196,7 +204,9 @@ impl<T: Element> Tile<'_, T> {
                 let (planes, rows) = pattern.box_rows();
                 let [y, z] = self.input_row(0);
                 let along = |start: i64, len: u32, n: usize| start >= 0 && start + len as i64 <= n as i64;
-                along(y, rows, self.in_shape[1]) && along(z, planes, self.in_shape[2]) && self.in_shape[0] % self.program.machine.width as usize == 0
+                along(y, rows, self.in_shape[1])
+                    && along(z, planes, self.in_shape[2])
+                    && self.in_shape[0] % self.program.machine.width as usize == 0
             }
             TileTest::Whole { row } => {
                 let [y, z] = self.output_row(row);
@@ -293,10 +303,17 @@ impl<T: Element> Tile<'_, T> {
                             // rows are whole vectors.
                             let x = self.origin_x() + at.element(lane as u32) as i64;
                             let [y, z] = self.input_row(*row);
-                            let row_inside = (0..self.in_shape[1] as i64).contains(&y) && (0..self.in_shape[2] as i64).contains(&z);
+                            let row_inside =
+                                (0..self.in_shape[1] as i64).contains(&y) && (0..self.in_shape[2] as i64).contains(&z);
                             if !row_inside || n % width != 0 || x.rem_euclid(width as i64) != 0 {
                                 let len = self.inputs[*field as usize].len();
-                                return Err(EmulationError::Access { what: "boundary vector load", first: x, width, len }.into());
+                                return Err(EmulationError::Access {
+                                    what: "boundary vector load",
+                                    first: x,
+                                    width,
+                                    len,
+                                }
+                                .into());
                             }
                             (0..width as i64).map(|k| self.read_bounded(*field, *row, x + k)).collect()
                         }
@@ -312,7 +329,8 @@ impl<T: Element> Tile<'_, T> {
                 for lane in 0..warp {
                     let position = stage.read_position(lane as u32, at.base) as usize;
                     for (k, &dst) in dsts.iter().enumerate() {
-                        let bits = *self.stages[*field as usize].get(position + k).ok_or(EmulationError::StageUnwritten)?;
+                        let bits =
+                            *self.stages[*field as usize].get(position + k).ok_or(EmulationError::StageUnwritten)?;
                         self.set(dst, lane, bits);
                     }
                 }
@@ -324,15 +342,21 @@ impl<T: Element> Tile<'_, T> {
                     let first = self.origin[0] - *lead as i64;
                     let rows = program.pattern.step().input_rows();
                     let read = |(row, x)| self.read_bounded(*field, row, x);
-                    self.stages[*field as usize] = (0..rows).flat_map(|row| (0..*elements as i64).map(move |j| (row, first + j))).map(read).collect();
+                    self.stages[*field as usize] = (0..rows)
+                        .flat_map(|row| (0..*elements as i64).map(move |j| (row, first + j)))
+                        .map(read)
+                        .collect();
                     self.stage_row = *elements as usize;
                 }
             }
             Op::Shared { dst, at, field, row } => {
-                let warp_offset = if program.pattern.dims() == Dims::One { self.warp_in_block * tile_outputs } else { 0 };
+                let warp_offset =
+                    if program.pattern.dims() == Dims::One { self.warp_in_block * tile_outputs } else { 0 };
                 let base = *row as usize * self.stage_row + warp_offset;
                 for lane in 0..warp {
-                    let bits = *self.stages[*field as usize].get(base + at.element(lane as u32) as usize).ok_or(EmulationError::StageUnwritten)?;
+                    let bits = *self.stages[*field as usize]
+                        .get(base + at.element(lane as u32) as usize)
+                        .ok_or(EmulationError::StageUnwritten)?;
                     self.set(*dst, lane, bits);
                 }
             }
@@ -378,7 +402,10 @@ impl<T: Element> Tile<'_, T> {
                 let values = std::mem::take(&mut self.fetched[*field as usize]);
                 let slot = ring.slot(self.ring_phase, *slot);
                 let (width, side) = (ring.width as usize, ring.side as usize);
-                let (heads, tails) = (ring.part_start(RingPart::Heads, slot, 0) as usize, ring.part_start(RingPart::Tails, slot, 0) as usize);
+                let (heads, tails) = (
+                    ring.part_start(RingPart::Heads, slot, 0) as usize,
+                    ring.part_start(RingPart::Tails, slot, 0) as usize,
+                );
                 let field_ring = &mut self.ring[*field as usize];
                 for (c, vector) in values.chunks(width).enumerate() {
                     for (k, &bits) in vector.iter().enumerate() {
@@ -398,16 +425,28 @@ impl<T: Element> Tile<'_, T> {
                 let ring = self.plane_ring()?;
                 let rows = program.pattern.box_rows().1;
                 let (z, y) = (row / rows, row % rows);
-                let start = ring.part_start(*part, ring.slot(self.ring_phase, z), self.warp_in_block as u32 * ring.rows_per_warp + y) as usize;
+                let start = ring.part_start(
+                    *part,
+                    ring.slot(self.ring_phase, z),
+                    self.warp_in_block as u32 * ring.rows_per_warp + y,
+                ) as usize;
                 let len = dsts.len() as u32;
                 for lane in 0..warp {
                     let e = at.element(lane as u32);
                     if e + len > ring.row_elements {
-                        return Err(EmulationError::StageOverflow { position: (e + len - 1) as usize, size: ring.row_elements }.into());
+                        return Err(EmulationError::StageOverflow {
+                            position: (e + len - 1) as usize,
+                            size: ring.row_elements,
+                        }
+                        .into());
                     }
                     let offset = ring.part_offset(*part, e) as usize;
                     for (k, &dst) in dsts.iter().enumerate() {
-                        let bits = self.ring[*field as usize].get(start + offset + k).copied().flatten().ok_or(EmulationError::StageUnwritten)?;
+                        let bits = self.ring[*field as usize]
+                            .get(start + offset + k)
+                            .copied()
+                            .flatten()
+                            .ok_or(EmulationError::StageUnwritten)?;
                         self.set(dst, lane, bits);
                     }
                 }
@@ -424,7 +463,9 @@ impl<T: Element> Tile<'_, T> {
                         (Some(i), Some(_)) if i % srcs.len() == 0 => i,
                         _ => {
                             let (first, width, len) = (first.map_or(x, |i| i as i64), srcs.len(), self.output.len());
-                            return Err(EmulationError::Access { what: "whole-tile vector store", first, width, len }.into());
+                            return Err(
+                                EmulationError::Access { what: "whole-tile vector store", first, width, len }.into()
+                            );
                         }
                     };
                     for (k, &src) in srcs.iter().enumerate() {
@@ -554,7 +595,9 @@ impl<T: Element> Tile<'_, T> {
                     (Some(_), None) | (None, _) if width == 1 => continue,
                     _ => {
                         let (first, len) = (first.map_or(x, |i| i as i64), self.output.len());
-                        return Err(EmulationError::Access { what: "fused tile vector store", first, width, len }.into());
+                        return Err(
+                            EmulationError::Access { what: "fused tile vector store", first, width, len }.into()
+                        );
                     }
                 };
                 for (m, &src) in chunk.iter().enumerate() {
@@ -610,11 +653,13 @@ impl<T: Element> Tile<'_, T> {
         let pattern = self.program.pattern;
         let width = ring.width as usize;
         let x0 = self.origin_x();
-        let y0 = self.origin[1] - (self.warp_in_block as u32 * ring.rows_per_warp) as i64 - pattern.shift_along(1) as i64;
+        let y0 =
+            self.origin[1] - (self.warp_in_block as u32 * ring.rows_per_warp) as i64 - pattern.shift_along(1) as i64;
         let z = self.origin[2] + plane as i64 - pattern.shift_along(2) as i64;
         let [nx, ny, nz] = self.in_shape.map(|n| n as i64);
         let along = |start: i64, len: u32, n: i64| start >= 0 && start + len as i64 <= n;
-        let inside = along(x0, ring.row_elements, nx) && along(y0, ring.rows, ny) && along(z, 1, nz) && nx % width as i64 == 0;
+        let inside =
+            along(x0, ring.row_elements, nx) && along(y0, ring.rows, ny) && along(z, 1, nz) && nx % width as i64 == 0;
         let cpr = ring.chunks_per_row() as i64;
         let boundary = pattern.boundary();
         let input = self.inputs[field as usize];
@@ -631,7 +676,13 @@ impl<T: Element> Tile<'_, T> {
             if let (true, Some(row)) = (vector, row) {
                 let linear = (row + x) as usize;
                 if linear % width != 0 {
-                    return Err(EmulationError::Access { what: "plane vector load", first: linear as i64, width, len: input.len() }.into());
+                    return Err(EmulationError::Access {
+                        what: "plane vector load",
+                        first: linear as i64,
+                        width,
+                        len: input.len(),
+                    }
+                    .into());
                 }
                 values.extend(input[linear..][..width].iter().map(|v| v.to_scalar().bits));
                 continue;
@@ -681,7 +732,8 @@ impl<T: Element> Tile<'_, T> {
                     let bits = ops::binary(BinaryOp::Add, ScalarType::F32, self.get(sum, lane), Scalar::f32(0.0).bits);
                     self.set(d.dividend, lane, bits);
                 }
-                let q = ops::binary(BinaryOp::Div, ScalarType::F32, self.get(d.dividend, lane), self.get(d.divisor, lane));
+                let q =
+                    ops::binary(BinaryOp::Div, ScalarType::F32, self.get(d.dividend, lane), self.get(d.divisor, lane));
                 self.set(d.dst, lane, q);
             }
         }
@@ -704,7 +756,9 @@ impl<T: Element> Tile<'_, T> {
                 }
             }
             Instr::Pack { dst, lo, hi } => self.lanes(*dst, &[*lo, *hi], |x| (x[0] & 0xffff) | (x[1] & 0xffff) << 16),
-            Instr::Straddle { dst, lo, hi } => self.lanes(*dst, &[*lo, *hi], |x| (x[0] >> 16 & 0xffff) | (x[1] & 0xffff) << 16),
+            Instr::Straddle { dst, lo, hi } => {
+                self.lanes(*dst, &[*lo, *hi], |x| (x[0] >> 16 & 0xffff) | (x[1] & 0xffff) << 16)
+            }
             Instr::Unpack { dst, src, high } => {
                 let shift = if *high { 16 } else { 0 };
                 self.lanes(*dst, &[*src], |x| (x[0] >> shift) & 0xffff);

@@ -45,11 +45,17 @@ pub enum PatternError {
     OutputsPerThread { got: Given },
     #[error("{}", rows_per_warp(what, *.dims, .got))]
     RowsPerWarp { what: &'static str, dims: Dims, got: Given },
-    #[error("max_threads_per_block must be a multiple of 32 (whole warps) from 32 to {}, got {got}", Pattern::MAX_THREADS_PER_BLOCK)]
+    #[error(
+        "max_threads_per_block must be a multiple of 32 (whole warps) from 32 to {}, got {got}",
+        Pattern::MAX_THREADS_PER_BLOCK
+    )]
     ThreadsPerBlock { got: Given },
     #[error("min_blocks_per_sm must be an integer from 1 to {}, got {got}", Pattern::MAX_MIN_BLOCKS_PER_SM)]
     MinBlocksPerSm { got: Given },
-    #[error("fuse must be an integer from 1 to {} (time steps per launch; 1 launches every step on its own), got {got}", Pattern::MAX_FUSE)]
+    #[error(
+        "fuse must be an integer from 1 to {} (time steps per launch; 1 launches every step on its own), got {got}",
+        Pattern::MAX_FUSE
+    )]
     Fuse { got: Given },
     #[error("stream = true streams a 2D tile's rows, but this stencil is {dims}: {}; remove `stream`", match dims { Dims::Three => "in 3D a tile streams along z when planes_per_warp > 1 (the default)", _ => "a 1D tile has no rows to stream" })]
     StreamRows { dims: Dims },
@@ -64,7 +70,9 @@ pub enum DistributionError {
     VectorSize { kind: &'static str, got: Given },
     #[error("{}", whole_rows(*.layout, *.outputs_per_thread))]
     WholeRows { layout: Layout, outputs_per_thread: Option<u32> },
-    #[error("`distribution` chooses where the register cache keeps elements; strategy `{strategy}` has no register cache")]
+    #[error(
+        "`distribution` chooses where the register cache keeps elements; strategy `{strategy}` has no register cache"
+    )]
     NoRegisterCache { strategy: Strategy },
 }
 
@@ -109,13 +117,19 @@ fn whole_rows(layout: Layout, outputs_per_thread: Option<u32>) -> String {
 /// Input and output lengths that do not fit the pattern.
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum LengthError {
-    #[error("input has {got} elements, but boundary `valid` needs at least one whole window of {window} (2 * radius + 1)")]
+    #[error(
+        "input has {got} elements, but boundary `valid` needs at least one whole window of {window} (2 * radius + 1)"
+    )]
     InputShorterThanWindow { window: usize, got: usize },
-    #[error("output has {got} elements, expected {expected} for an input of {input} elements with boundary `{boundary}`")]
+    #[error(
+        "output has {got} elements, expected {expected} for an input of {input} elements with boundary `{boundary}`"
+    )]
     Output { expected: usize, got: usize, input: usize, boundary: Boundary },
     #[error("boundary `valid` shrinks the input by 2 * radius = {} elements per step: {steps} steps of an input of {len} elements leave {}, and at least 1 must be left", 2 * .radius, *.len as i128 - 2 * *.radius as i128 * *.steps as i128)]
     StepsOutlastInput { len: usize, radius: usize, steps: usize },
-    #[error("the two buffers of a run of time steps have {a} and {b} elements; both must hold the input (the same length)")]
+    #[error(
+        "the two buffers of a run of time steps have {a} and {b} elements; both must hold the input (the same length)"
+    )]
     StepBuffers { a: usize, b: usize },
     #[error("output has {got} elements, expected {expected} for {steps} steps on an input of {input} elements with boundary `{boundary}`")]
     StepsOutput { expected: usize, got: usize, input: usize, steps: usize, boundary: Boundary },

@@ -97,7 +97,12 @@ impl FusedTile {
         // Every element exact after the steps is stored (in whole vectors, so tiles start
         // aligned), not a whole number per lane: 112 of 128 at T = 8, k = 4, not 96.
         let outputs = (tile.elements() - tile.lead - tile.halo()) / width * width;
-        (fits && tile.per_lane * element.words() * rows_held <= 2 * WINDOW_WORDS).then_some(FusedTile { radius_y, rows: STRIP_ROWS, outputs, ..tile })
+        (fits && tile.per_lane * element.words() * rows_held <= 2 * WINDOW_WORDS).then_some(FusedTile {
+            radius_y,
+            rows: STRIP_ROWS,
+            outputs,
+            ..tile
+        })
     }
 
     /// Elements computed per output and step: the tile's row over its outputs, times the
@@ -131,7 +136,8 @@ impl FusedTile {
     /// first): the launch of the edges kernel covers only its own, so no block without one is
     /// dispatched beside the interior's (2425 of 8192 x 8192 heat's 2528 at T = 10 were).
     pub fn strips(&self, boundary: Boundary, input: Extent, output: Extent) -> Strips {
-        let [in_x, in_y, out_x, out_y] = [input.along(0), input.along(1), output.along(0), output.along(1)].map(|n| n as u64);
+        let [in_x, in_y, out_x, out_y] =
+            [input.along(0), input.along(1), output.along(0), output.along(1)].map(|n| n as u64);
         let (outputs, rows) = (u64::from(self.outputs), u64::from(self.rows));
         let (tiles_x, bands) = (out_x.div_ceil(outputs), out_y.div_ceil(rows));
         // `first..past` of the positions `i` along an axis of `count` tiles whose input
@@ -256,8 +262,10 @@ impl Strip<'_> {
         let (t, ry, k) = (tile.steps, tile.radius_y, tile.per_lane as i64);
         let (held, span) = ((2 * ry) as usize, (2 * ry + 1) as usize);
         let sets = self.windows.first().map_or(1, Vec::len).max(1);
-        let windows: Vec<Vec<Vec<Reg>>> = self.windows.iter().map(|w| (0..held).map(|j| w[(j + turn as usize) % sets].clone()).collect()).collect();
-        let free: Vec<Option<&[Reg]>> = self.windows.iter().map(|w| w.get((held + turn as usize) % sets).map(Vec::as_slice)).collect();
+        let windows: Vec<Vec<Vec<Reg>>> =
+            self.windows.iter().map(|w| (0..held).map(|j| w[(j + turn as usize) % sets].clone()).collect()).collect();
+        let free: Vec<Option<&[Reg]>> =
+            self.windows.iter().map(|w| w.get((held + turn as usize) % sets).map(Vec::as_slice)).collect();
         let mut out = Vec::new();
         // Input box row of the newest step-0 row: box rows count from `T * ry` above output row 0.
         let newest = 2 * t * ry;
@@ -270,7 +278,8 @@ impl Strip<'_> {
             let window = &windows[s as usize - 1];
             let rows: Vec<Vec<Reg>> = window.iter().cloned().chain([produced.clone()]).collect();
             let mut state: Vec<Option<Owned>> = (0..span).map(|_| None).collect();
-            let mut coefficients: Vec<Vec<Option<Owned>>> = (1..body.fields()).map(|_| (0..span).map(|_| None).collect()).collect();
+            let mut coefficients: Vec<Vec<Option<Owned>>> =
+                (1..body.fields()).map(|_| (0..span).map(|_| None).collect()).collect();
             for (field, d) in body.used_field_taps() {
                 let j = (d.along(1) + ry as i32) as usize;
                 if field == 0 && state[j].is_none() {
@@ -306,7 +315,12 @@ impl Strip<'_> {
             if s < t && !interior && matches!(build.boundary, Boundary::Zero | Boundary::Clamp) {
                 // Only while the strip fills can a step's new row be the input's first.
                 let first = !store;
-                out.push(Stmt::Op(Op::RowRule { row: values.clone(), window: windows[s as usize].clone(), at: centre, first }));
+                out.push(Stmt::Op(Op::RowRule {
+                    row: values.clone(),
+                    window: windows[s as usize].clone(),
+                    at: centre,
+                    first,
+                }));
             }
             // Step s - 1's new row enters its window's free registers (none if ry = 0), and the
             // input row's registers take the next row: a value of step s that is still one of
@@ -338,7 +352,9 @@ impl Strip<'_> {
         if store {
             out.push(match (interior, build.boundary) {
                 // The interior's outputs all exist, in rows of whole vectors (as its input's).
-                (true, Boundary::Zero | Boundary::Clamp | Boundary::Wrap) if tile.width > 1 && tile.lead % tile.width == 0 => {
+                (true, Boundary::Zero | Boundary::Clamp | Boundary::Wrap)
+                    if tile.width > 1 && tile.lead % tile.width == 0 =>
+                {
                     Stmt::Op(Op::StoreOwned { srcs: produced, lead: tile.lead, width: tile.width, row: 0 })
                 }
                 _ => build.stores(produced),

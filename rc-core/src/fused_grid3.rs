@@ -112,9 +112,12 @@ pub(crate) fn column(build: &mut Build, interior: bool) -> Vec<Stmt> {
     let invariant = build.invariants(&mut out);
     let span = 2 * tile.radius_z + 1;
     let element = build.body.element();
-    let plane = |build: &mut Build, rows: u32| -> Vec<Vec<Reg>> { (0..rows).map(|_| (0..tile.per_lane).map(|_| build.reg(element)).collect()).collect() };
+    let plane = |build: &mut Build, rows: u32| -> Vec<Vec<Reg>> {
+        (0..rows).map(|_| (0..tile.per_lane).map(|_| build.reg(element)).collect()).collect()
+    };
     // windows[s][p][y]: the lane's elements of row y of one of step s's window planes.
-    let windows: Vec<Vec<Vec<Vec<Reg>>>> = (0..tile.steps).map(|s| (0..span).map(|_| plane(build, tile.plane_rows(s))).collect()).collect();
+    let windows: Vec<Vec<Vec<Vec<Reg>>>> =
+        (0..tile.steps).map(|s| (0..span).map(|_| plane(build, tile.plane_rows(s))).collect()).collect();
     let ahead = plane(build, tile.plane_rows(0));
     if fill > 0 {
         out.push(Stmt::Op(Op::StreamPlanes(-(fill as i32))));
@@ -163,7 +166,8 @@ impl Column<'_> {
         let (t, rz, ry, k) = (tile.steps, tile.radius_z, tile.radius_y, tile.per_lane as i64);
         let span = (2 * rz + 1) as usize;
         let box_rows = tile.plane_rows(0);
-        let windows: Vec<Vec<Vec<Vec<Reg>>>> = self.windows.iter().map(|w| (0..span).map(|j| w[(j + turn as usize) % span].clone()).collect()).collect();
+        let windows: Vec<Vec<Vec<Vec<Reg>>>> =
+            self.windows.iter().map(|w| (0..span).map(|j| w[(j + turn as usize) % span].clone()).collect()).collect();
         let rules = !self.interior && matches!(build.boundary, Boundary::Zero | Boundary::Clamp);
         let mut out = Vec::new();
         // Input box plane of the newest step-0 plane: box planes count from `T * rz` before output plane 0.
@@ -189,7 +193,8 @@ impl Column<'_> {
             let mut computed = Computed::default();
             for y in 0..tile.plane_rows(s) as usize {
                 for (field, d) in body.used_field_taps() {
-                    let (dz, j, i) = (d.along(2), (d.along(2) + rz as i32) as usize, (y as i32 + d.along(1) + ry as i32) as usize);
+                    let (dz, j, i) =
+                        (d.along(2), (d.along(2) + rz as i32) as usize, (y as i32 + d.along(1) + ry as i32) as usize);
                     let reads = |e: Offset| e.along(2) == dz;
                     if field == 0 && !state.contains_key(&(j, i)) {
                         let owned = build.exchange_for(0, reads, window[j][i].clone(), &mut out);
@@ -223,8 +228,13 @@ impl Column<'_> {
                 values.push(row);
             }
             if rules && s < t {
-                let dsts: Vec<Vec<Reg>> = values.iter().map(|row| row.iter().map(|_| build.reg(body.element())).collect()).collect();
-                out.push(Stmt::Op(Op::PlaneRowsRule { rows: values, first: centre * box_rows + s * ry, dsts: dsts.clone() }));
+                let dsts: Vec<Vec<Reg>> =
+                    values.iter().map(|row| row.iter().map(|_| build.reg(body.element())).collect()).collect();
+                out.push(Stmt::Op(Op::PlaneRowsRule {
+                    rows: values,
+                    first: centre * box_rows + s * ry,
+                    dsts: dsts.clone(),
+                }));
                 values = dsts;
             }
             if s < t {

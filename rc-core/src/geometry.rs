@@ -161,7 +161,8 @@ impl<T: Copy + Default + fmt::Display> fmt::Display for Coords<T> {
 impl Radius {
     /// Whether `offset` has this radius' dimension and lies within it in every component.
     pub fn covers(self, offset: Offset) -> bool {
-        offset.dims() == self.dims() && offset.components().iter().zip(self.components()).all(|(d, r)| d.unsigned_abs() <= r)
+        offset.dims() == self.dims()
+            && offset.components().iter().zip(self.components()).all(|(d, r)| d.unsigned_abs() <= r)
     }
 }
 
@@ -189,8 +190,12 @@ impl Extent {
         }
         match boundary {
             Boundary::Valid => {
-                let shrunk: Option<Vec<usize>> =
-                    self.components().iter().zip(radius.components()).map(|(&n, r)| n.checked_sub(2 * r as usize).filter(|&m| m > 0)).collect();
+                let shrunk: Option<Vec<usize>> = self
+                    .components()
+                    .iter()
+                    .zip(radius.components())
+                    .map(|(&n, r)| n.checked_sub(2 * r as usize).filter(|&m| m > 0))
+                    .collect();
                 Extent::new(&shrunk?)
             }
             _ => Some(self),
@@ -203,7 +208,8 @@ impl Boundary {
     /// under this rule, as a row-major position, or `None` for a zero: the rule applies in each
     /// dimension on its own. `extent` must not be empty.
     pub fn locate(self, extent: Extent, index: &[i64]) -> Option<usize> {
-        let inside: Option<Vec<usize>> = index.iter().zip(extent.components()).map(|(&g, n)| self.source(n, g)).collect();
+        let inside: Option<Vec<usize>> =
+            index.iter().zip(extent.components()).map(|(&g, n)| self.source(n, g)).collect();
         Some(extent.linear(&inside?))
     }
 }

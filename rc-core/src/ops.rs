@@ -73,9 +73,21 @@ pub fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {
                 // `f32::min` returns the second operand, a debug build the first); the kernel pins
                 // the first, and so must its emulation. A NaN operand yields the other one.
                 BinaryOp::Min if x.is_nan() => y,
-                BinaryOp::Min => if y < x { y } else { x },
+                BinaryOp::Min => {
+                    if y < x {
+                        y
+                    } else {
+                        x
+                    }
+                }
                 BinaryOp::Max if x.is_nan() => y,
-                BinaryOp::Max => if y > x { y } else { x },
+                BinaryOp::Max => {
+                    if y > x {
+                        y
+                    } else {
+                        x
+                    }
+                }
                 // Body::new rejects the rest on floats.
                 _ => return 0,
             };
@@ -211,17 +223,30 @@ mod tests {
         let compares = [CompareOp::Lt, CompareOp::Le, CompareOp::Gt, CompareOp::Ge, CompareOp::Eq, CompareOp::Ne];
         for i in 0..400_000u32 {
             // Small values too: random bits are mostly huge, tiny or NaN.
-            let draw = |rng: &mut Rng| if i % 2 == 0 { rng.next_u64() as u16 } else { f16::from_f32(rng.uniform(-4.0, 4.0) as f32).to_bits() };
+            let draw = |rng: &mut Rng| {
+                if i % 2 == 0 {
+                    rng.next_u64() as u16
+                } else {
+                    f16::from_f32(rng.uniform(-4.0, 4.0) as f32).to_bits()
+                }
+            };
             let (a, b) = (draw(&mut rng), draw(&mut rng));
             let (x, y) = (f16::from_bits(a), f16::from_bits(b));
             let want = [x + y, x - y, x * y, x / y, x.min(y), x.max(y)];
             for (op, w) in binary_ops.iter().zip(want) {
-                assert!(same(binary(*op, ScalarType::F16, a as u64, b as u64), w.to_bits(), |h| f16::from_bits(h).is_nan()), "{op:?} {x} {y}");
+                assert!(
+                    same(binary(*op, ScalarType::F16, a as u64, b as u64), w.to_bits(), |h| f16::from_bits(h).is_nan()),
+                    "{op:?} {x} {y}"
+                );
             }
             let (p, q) = (bf16::from_bits(a), bf16::from_bits(b));
             let want = [p + q, p - q, p * q, p / q, p.min(q), p.max(q)];
             for (op, w) in binary_ops.iter().zip(want) {
-                assert!(same(binary(*op, ScalarType::BF16, a as u64, b as u64), w.to_bits(), |h| bf16::from_bits(h).is_nan()), "{op:?} {p} {q}");
+                assert!(
+                    same(binary(*op, ScalarType::BF16, a as u64, b as u64), w.to_bits(), |h| bf16::from_bits(h)
+                        .is_nan()),
+                    "{op:?} {p} {q}"
+                );
             }
             let want = [x < y, x <= y, x > y, x >= y, x == y, x != y];
             for (op, w) in compares.iter().zip(want) {
@@ -234,8 +259,15 @@ mod tests {
             assert_eq!(unary(UnaryOp::Neg, ScalarType::F16, a as u64), (-x).to_bits() as u64);
             assert_eq!(unary(UnaryOp::Neg, ScalarType::BF16, a as u64), (-p).to_bits() as u64);
             let wide = f32::from_bits(rng.next_u64() as u32);
-            assert!(same(cast(ScalarType::F32, ScalarType::F16, wide.to_bits() as u64), f16::from_f32(wide).to_bits(), |h| f16::from_bits(h).is_nan()));
-            assert_eq!(cast(ScalarType::F32, ScalarType::BF16, wide.to_bits() as u64), bf16::from_f32(wide).to_bits() as u64);
+            assert!(same(
+                cast(ScalarType::F32, ScalarType::F16, wide.to_bits() as u64),
+                f16::from_f32(wide).to_bits(),
+                |h| f16::from_bits(h).is_nan()
+            ));
+            assert_eq!(
+                cast(ScalarType::F32, ScalarType::BF16, wide.to_bits() as u64),
+                bf16::from_f32(wide).to_bits() as u64
+            );
             let back = f32::from_bits(cast(ScalarType::F16, ScalarType::F32, a as u64) as u32);
             assert!(back.to_bits() == x.to_f32().to_bits() || (back.is_nan() && x.is_nan()));
         }

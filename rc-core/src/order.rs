@@ -59,9 +59,7 @@ pub fn wavefront(body: &Body, live: &[bool], outputs: usize) -> Vec<(usize, Node
 /// One output after another, in body order (outputs a warp apart share no elements, so
 /// interleaving them only lengthens what is live).
 pub fn sequential(body: &Body, live: &[bool], outputs: usize) -> Vec<(usize, NodeId)> {
-    (0..outputs)
-        .flat_map(|i| (0..body.nodes().len()).filter(|&id| live[id]).map(move |id| (i, id as NodeId)))
-        .collect()
+    (0..outputs).flat_map(|i| (0..body.nodes().len()).filter(|&id| live[id]).map(move |id| (i, id as NodeId))).collect()
 }
 
 /// Outputs two by two, the two in lock step (operation k of both, then k + 1): what 16-bit
@@ -82,7 +80,9 @@ pub fn lock_step(body: &Body, live: &[bool], outputs: usize, group: usize) -> Ve
         .step_by(group)
         .flat_map(|first| {
             let outputs = first..outputs.min(first + group);
-            (0..body.nodes().len()).filter(|&id| live[id]).flat_map(move |id| outputs.clone().map(move |i| (i, id as NodeId)))
+            (0..body.nodes().len())
+                .filter(|&id| live[id])
+                .flat_map(move |id| outputs.clone().map(move |i| (i, id as NodeId)))
         })
         .collect()
 }
@@ -95,7 +95,12 @@ pub fn lock_step(body: &Body, live: &[bool], outputs: usize, group: usize) -> Ve
 /// it never holds a row back. An input row's values then live while the rows that read it pass
 /// it, not from the first row that reads it to the last (box r = 2 with four rows one after the
 /// other: 245 registers). Each row's operations keep their order, so results are unchanged.
-pub fn across_rows(body: &Body, row_order: &[(usize, NodeId)], rows: u32, input_row: impl Fn(u32, Offset) -> u32) -> Vec<(u32, usize, NodeId)> {
+pub fn across_rows(
+    body: &Body,
+    row_order: &[(usize, NodeId)],
+    rows: u32,
+    input_row: impl Fn(u32, Offset) -> u32,
+) -> Vec<(u32, usize, NodeId)> {
     let nodes = body.nodes();
     // The last input row that node `id` of output row `row` reads a tap of directly.
     let reads = |row: u32, id: NodeId| {

@@ -15,8 +15,8 @@ use std::collections::HashSet;
 use crate::body::Body;
 use crate::pattern::Pattern;
 use crate::scalar::ScalarType;
-use crate::strategy::Strategy;
 use crate::schedule::{FetchId, LanePieces, Phase, Schedule, Source};
+use crate::strategy::Strategy;
 
 /// Whether a lane's cache registers of `element` pair up in 32-bit words: 16-bit elements of a
 /// register cache whose `schedule` shuffles (round-robin, granules). Register `2k` is the low
@@ -77,7 +77,9 @@ impl ShuffledFetches {
         self.used
             .iter()
             .filter(|&&(f, r, other)| f == field && r == row && other != id && !taken(other))
-            .filter_map(|&(_, _, other)| phase(schedule, other).filter(|p| p.rotate == rotate).map(|p| (other, &p.publish)))
+            .filter_map(|&(_, _, other)| {
+                phase(schedule, other).filter(|p| p.rotate == rotate).map(|p| (other, &p.publish))
+            })
             .collect()
     }
 }

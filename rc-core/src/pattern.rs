@@ -161,12 +161,7 @@ impl Pattern {
     /// The largest `min_blocks_per_sm` accepted (no GPU holds more than 32 blocks per SM).
     pub const MAX_MIN_BLOCKS_PER_SM: u32 = 32;
 
-    pub fn new(
-        radius: u32,
-        warp: u32,
-        outputs_per_thread: u32,
-        boundary: Boundary,
-    ) -> Result<Pattern, PatternError> {
+    pub fn new(radius: u32, warp: u32, outputs_per_thread: u32, boundary: Boundary) -> Result<Pattern, PatternError> {
         let radius = validate::radius(radius.into())?;
         let warp = validate::warp(warp.into())?;
         let outputs_per_thread = validate::outputs_per_thread(outputs_per_thread.into())?;
@@ -209,7 +204,8 @@ impl Pattern {
         let warp = validate::warp(warp.into())?;
         let outputs_per_thread = validate::outputs_per_thread(outputs_per_thread.into())?;
         let rows_per_warp = validate::rows_per_warp("rows_per_warp", radius.dims(), Dims::Two, rows_per_warp.into())?;
-        let planes_per_warp = validate::rows_per_warp("planes_per_warp", radius.dims(), Dims::Three, planes_per_warp.into())?;
+        let planes_per_warp =
+            validate::rows_per_warp("planes_per_warp", radius.dims(), Dims::Three, planes_per_warp.into())?;
         Ok(Pattern::grid_unchecked(radius, warp, outputs_per_thread, rows_per_warp, planes_per_warp, boundary))
     }
 
@@ -231,7 +227,11 @@ impl Pattern {
     /// from 32 to 1024; printed as `.maxntid` and used by the launch) and, if given, at least
     /// `min_blocks_per_sm` blocks resident per multiprocessor (1 to 32; printed as
     /// `.minnctapersm`, which makes ptxas cap registers per thread to fit them).
-    pub fn with_launch_bounds(self, threads_per_block: u32, min_blocks_per_sm: Option<u32>) -> Result<Pattern, PatternError> {
+    pub fn with_launch_bounds(
+        self,
+        threads_per_block: u32,
+        min_blocks_per_sm: Option<u32>,
+    ) -> Result<Pattern, PatternError> {
         let threads_per_block = validate::threads_per_block(threads_per_block.into())?;
         let min_blocks_per_sm = min_blocks_per_sm.map(|m| validate::min_blocks_per_sm(m.into())).transpose()?;
         Ok(self.with_launch_bounds_unchecked(threads_per_block, min_blocks_per_sm))
@@ -363,7 +363,13 @@ impl Pattern {
     /// The 1D pattern of one row of the tile: the x radius, the lanes, the outputs per thread,
     /// the boundary and the launch bounds. The distribution and the schedule along x read it.
     pub const fn along_x(&self) -> Pattern {
-        Pattern { radius: Radius::x(self.radius.along_x()), rows_per_warp: 1, planes_per_warp: 1, prefetch: false, ..*self }
+        Pattern {
+            radius: Radius::x(self.radius.along_x()),
+            rows_per_warp: 1,
+            planes_per_warp: 1,
+            prefetch: false,
+            ..*self
+        }
     }
 
     /// The halo before a tile's first output along dimension `axis` (0 is x): its radius,
@@ -469,7 +475,8 @@ impl Pattern {
     /// Tiles along each dimension that cover `output` (whole tiles in each).
     pub fn tiles_along(&self, output: Extent) -> Extent {
         let tile = self.tile();
-        let per_dim: Vec<usize> = output.components().iter().zip(tile.components()).map(|(n, t)| n.div_ceil(t)).collect();
+        let per_dim: Vec<usize> =
+            output.components().iter().zip(tile.components()).map(|(n, t)| n.div_ceil(t)).collect();
         Extent::new(&per_dim).unwrap_or(output)
     }
 }
@@ -508,7 +515,9 @@ const MAX_GRID_YZ: u64 = 65535;
 
 impl Pattern {
     /// The default threads per block; a pattern's own is [`Pattern::threads_per_block`].
-    #[deprecated(note = "use Pattern::threads_per_block() (set by `max_threads_per_block`) or Pattern::DEFAULT_THREADS_PER_BLOCK")]
+    #[deprecated(
+        note = "use Pattern::threads_per_block() (set by `max_threads_per_block`) or Pattern::DEFAULT_THREADS_PER_BLOCK"
+    )]
     pub const THREADS_PER_BLOCK: u32 = Pattern::DEFAULT_THREADS_PER_BLOCK;
 
     /// Whether this tile's block may stack its warps along y ([`Pattern::stacked_launch_shape`])
@@ -584,7 +593,11 @@ impl Pattern {
     /// planes number blocks row-major (x fastest) in a 1D grid.
     pub fn stacked_launch_shape(&self, output: Extent) -> Result<LaunchShape, LengthError> {
         let along = self.stacked_blocks_along(output);
-        let too_large = |blocks: u64, max: u64| LengthError::GridTooLarge { outputs: output.len().unwrap_or(usize::MAX), blocks, max };
+        let too_large = |blocks: u64, max: u64| LengthError::GridTooLarge {
+            outputs: output.len().unwrap_or(usize::MAX),
+            blocks,
+            max,
+        };
         let blocks: u64 = along.iter().product();
         if self.dims() == Dims::Two {
             let [x, bands, _] = along;
@@ -626,7 +639,8 @@ impl Pattern {
         if input.along_x() > Self::MAX_ROW {
             return Err(LengthError::RowTooLong { shape: input, got: input.along_x(), max: Self::MAX_ROW });
         }
-        let window = Extent::new(&self.radius.components().iter().map(|&r| 2 * r as usize + 1).collect::<Vec<_>>()).unwrap_or(input);
+        let window = Extent::new(&self.radius.components().iter().map(|&r| 2 * r as usize + 1).collect::<Vec<_>>())
+            .unwrap_or(input);
         input.output(self.radius, self.boundary).ok_or(LengthError::ShapeSmallerThanWindow { shape: input, window })
     }
 
@@ -634,7 +648,13 @@ impl Pattern {
     /// exactly the elements that shape calls for; returns the output's shape.
     /// [`Pattern::check_shapes`] for a stencil of `fields` inputs whose lengths are `inputs`:
     /// one per field, input 0 of shape `input`, every other as long as input 0.
-    pub fn check_inputs(&self, input: Extent, inputs: &[usize], fields: u32, output_len: usize) -> Result<Extent, LengthError> {
+    pub fn check_inputs(
+        &self,
+        input: Extent,
+        inputs: &[usize],
+        fields: u32,
+        output_len: usize,
+    ) -> Result<Extent, LengthError> {
         let first = inputs.first().copied().filter(|_| inputs.len() == fields as usize);
         let first = first.ok_or(LengthError::InputCount { expected: fields as usize, got: inputs.len() })?;
         let output = self.check_shapes(input, first, output_len)?;
@@ -653,7 +673,13 @@ impl Pattern {
         }
         let expected = output.len().ok_or(LengthError::ShapeOverflow { shape: output })?;
         if output_len != expected {
-            return Err(LengthError::OutputShape { shape: output, expected, got: output_len, input, boundary: self.boundary });
+            return Err(LengthError::OutputShape {
+                shape: output,
+                expected,
+                got: output_len,
+                input,
+                boundary: self.boundary,
+            });
         }
         Ok(output)
     }

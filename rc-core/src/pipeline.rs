@@ -44,7 +44,12 @@ impl Pipeline {
     /// newest plane go (that plane's loads fill every register a plane below reads, see
     /// `row_loads`); each operand reads the newest plane's register or a carried copy of the
     /// value it named. New registers (the copies) are added to `reg_types`.
-    pub fn build(step: Pattern, instrs: Vec<Instr>, cache: &HashMap<(u32, u32, u32), Reg>, reg_types: &mut Vec<ScalarType>) -> (Vec<Instr>, Pipeline) {
+    pub fn build(
+        step: Pattern,
+        instrs: Vec<Instr>,
+        cache: &HashMap<(u32, u32, u32), Reg>,
+        reg_types: &mut Vec<ScalarType>,
+    ) -> (Vec<Instr>, Pipeline) {
         let (planes, rows) = step.box_rows();
         let outputs_per_row = step.outputs_per_thread();
         let last = planes - 1;

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use crate::body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
 use crate::distribution::{AffineLoad, Distribution, Layout, RoundRobin};
-use crate::geometry::{Dims, Offset};
 use crate::error::{Error, ScheduleError};
+use crate::geometry::{Dims, Offset};
 use crate::machine::Machine;
 use crate::order;
 use crate::pairs::{whole_words, ShuffledFetches};
@@ -14,10 +14,10 @@ use crate::pattern::Pattern;
 use crate::pipeline::Pipeline;
 use crate::ring::PlaneRing;
 use crate::scalar::{Scalar, ScalarType};
-use crate::strategy::Strategy;
-use crate::time_steps::FusedTile;
 use crate::schedule::{FetchId, LanePieces, LoadPlan, Schedule, Source};
 use crate::stage::{MAX_SHARED_BYTES_PER_BLOCK, MAX_STATIC_SHARED_BYTES};
+use crate::strategy::Strategy;
+use crate::time_steps::FusedTile;
 
 /// A virtual register; its type is [`WarpProgram::reg_type`]. Assigned once.
 pub type Reg = u32;
@@ -28,41 +28,116 @@ pub enum Instr {
     /// tile ([`Pattern::input_rows`]; 0 in 1D) of input field `field` from global memory under
     /// the boundary rule; other lanes never use it and hold zero. `cache` names the register it
     /// fills (`rc[k]`), or is `None` for a tap read straight from memory (strategy `naive`).
-    Load { dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32), field: u32, row: u32 },
+    Load {
+        dst: Reg,
+        cache: Option<u32>,
+        at: AffineLoad,
+        lanes: (u32, u32),
+        field: u32,
+        row: u32,
+    },
     /// `elements` input elements copied into shared memory under the boundary rule, then a
     /// barrier. Block scope (strategy shared_memory): the block's, from its first tile's element
     /// 0 (input index `block * block_outputs - lead`); stage element `j` is element
     /// `j - k * tile_outputs` of the block's `k`-th tile. Warp scope (staged windows): each
     /// warp's own, from its tile's element 0 (input index `tile * tile_outputs - lead`). Each
     /// input field has its own stage.
-    Stage { scope: StageScope, lead: u32, elements: u32, field: u32 },
+    Stage {
+        scope: StageScope,
+        lead: u32,
+        elements: u32,
+        field: u32,
+    },
     /// Read tile element `at.element(lane)` of input row `row` of input field `field` of this
     /// warp from the block's staged tile.
-    Shared { dst: Reg, at: AffineLoad, field: u32, row: u32 },
+    Shared {
+        dst: Reg,
+        at: AffineLoad,
+        field: u32,
+        row: u32,
+    },
     /// The register each lane contributes, chosen by lane: what an owner Publishes in a phase,
     /// or a local read whose register differs across lanes.
-    Pick { dst: Reg, pieces: LanePieces },
+    Pick {
+        dst: Reg,
+        pieces: LanePieces,
+    },
     /// One warp shuffle: every lane reads `src` of lane `(lane + rotate) mod W`. It serves
     /// `fetches`: one, or two whose 16-bit elements travel packed in one word ([`crate::pairs`]).
-    Shuffle { dst: Reg, src: Reg, rotate: u32, fetches: Vec<FetchId> },
+    Shuffle {
+        dst: Reg,
+        src: Reg,
+        rotate: u32,
+        fetches: Vec<FetchId>,
+    },
     /// Two 16-bit elements in one 32-bit word: `lo` in its low half, `hi` in its high half.
-    Pack { dst: Reg, lo: Reg, hi: Reg },
+    Pack {
+        dst: Reg,
+        lo: Reg,
+        hi: Reg,
+    },
     /// The 16-bit element in the high (`high`) or low half of 32-bit word `src`.
-    Unpack { dst: Reg, src: Reg, high: bool },
+    Unpack {
+        dst: Reg,
+        src: Reg,
+        high: bool,
+    },
     /// The word of 16-bit elements that straddles two packed words: the high half of `lo` in
     /// its low half, the low half of `hi` in its high half.
-    Straddle { dst: Reg, lo: Reg, hi: Reg },
-    Param { dst: Reg, index: u32 },
-    Const { dst: Reg, value: Scalar },
-    Unary { dst: Reg, op: UnaryOp, a: Reg },
-    Binary { dst: Reg, op: BinaryOp, a: Reg, b: Reg },
-    Compare { dst: Reg, op: CompareOp, a: Reg, b: Reg },
-    Select { dst: Reg, cond: Reg, then: Reg, otherwise: Reg },
-    Cast { dst: Reg, a: Reg },
-    MulAdd { dst: Reg, a: Reg, b: Reg, c: Reg },
+    Straddle {
+        dst: Reg,
+        lo: Reg,
+        hi: Reg,
+    },
+    Param {
+        dst: Reg,
+        index: u32,
+    },
+    Const {
+        dst: Reg,
+        value: Scalar,
+    },
+    Unary {
+        dst: Reg,
+        op: UnaryOp,
+        a: Reg,
+    },
+    Binary {
+        dst: Reg,
+        op: BinaryOp,
+        a: Reg,
+        b: Reg,
+    },
+    Compare {
+        dst: Reg,
+        op: CompareOp,
+        a: Reg,
+        b: Reg,
+    },
+    Select {
+        dst: Reg,
+        cond: Reg,
+        then: Reg,
+        otherwise: Reg,
+    },
+    Cast {
+        dst: Reg,
+        a: Reg,
+    },
+    MulAdd {
+        dst: Reg,
+        a: Reg,
+        b: Reg,
+        c: Reg,
+    },
     /// Lane `lane` writes `src` to tile output `at.element(lane)` of output row `row` (0 in
     /// 1D), if that output exists. `output` is the lane's output along x it stores.
-    Store { src: Reg, output: u32, at: AffineLoad, row: u32 },
+    Store {
+        src: Reg,
+        output: u32,
+        at: AffineLoad,
+        row: u32,
+    },
 }
 
 /// Who fills a stage in shared memory and shares it ([`Instr::Stage`]).
@@ -125,7 +200,12 @@ impl WarpProgram {
 
     /// Compiles with the distribution `layout` names for the register cache (the baselines map
     /// outputs to lanes as round-robin does).
-    pub fn compile_for(pattern: Pattern, strategy: Strategy, layout: Layout, body: &Body) -> Result<WarpProgram, Error> {
+    pub fn compile_for(
+        pattern: Pattern,
+        strategy: Strategy,
+        layout: Layout,
+        body: &Body,
+    ) -> Result<WarpProgram, Error> {
         let distribution = match strategy {
             Strategy::RegisterCache => layout.build(&pattern)?,
             _ => Box::new(RoundRobin::new(&pattern)),
@@ -158,7 +238,8 @@ impl WarpProgram {
             let radius = pattern.radius();
             let widest = radius.components().into_iter().max().unwrap_or(0);
             if step.input_rows() > Pattern::MAX_INPUT_ROWS || widest > Pattern::MAX_GRID_RADIUS {
-                let (rows, max_rows, max_radius) = (step.input_rows(), Pattern::MAX_INPUT_ROWS, Pattern::MAX_GRID_RADIUS);
+                let (rows, max_rows, max_radius) =
+                    (step.input_rows(), Pattern::MAX_INPUT_ROWS, Pattern::MAX_GRID_RADIUS);
                 return Err(ScheduleError::GridTile { radius, rows, max_rows, max_radius }.into());
             }
         }
@@ -209,7 +290,8 @@ impl WarpProgram {
         if distribution.staged() {
             // From the tile's element 0 to its last lane's last cached element.
             let warp = pattern.warp();
-            let elements = schedule.loads.iter().map(|plan| distribution.load(plan.reg).element(warp - 1) + 1).max().unwrap_or(0);
+            let elements =
+                schedule.loads.iter().map(|plan| distribution.load(plan.reg).element(warp - 1) + 1).max().unwrap_or(0);
             let bytes = crate::stage::block_bytes(&pattern, distribution.vector(), body.element(), elements) * fields;
             if bytes > MAX_STATIC_SHARED_BYTES {
                 let layout = format!("staged({})", distribution.vector());
@@ -223,14 +305,28 @@ impl WarpProgram {
             true => {
                 // From the tile's element 0 to its last lane's last window element.
                 let warp = pattern.warp();
-                let elements = schedule.loads.iter().map(|plan| distribution.load(plan.reg).element(warp - 1) + 1).max().unwrap_or(1);
+                let elements = schedule
+                    .loads
+                    .iter()
+                    .map(|plan| distribution.load(plan.reg).element(warp - 1) + 1)
+                    .max()
+                    .unwrap_or(1);
                 let ring = PlaneRing::new(&pattern, distribution.vector(), body.element(), elements);
                 let bytes = ring.field_bytes() * fields;
                 // Past 48 KiB the ring is dynamic shared memory ([`crate::machine::Machine::dynamic_shared_bytes`]).
                 if bytes > MAX_SHARED_BYTES_PER_BLOCK {
                     let (layout, limit) = (format!("planes({})", distribution.vector()), MAX_SHARED_BYTES_PER_BLOCK);
                     let (slots, rows, row_elements) = (ring.slots, ring.rows, ring.row_elements);
-                    return Err(ScheduleError::RingTooLarge { layout, slots, rows, row_elements, fields, bytes, limit }.into());
+                    return Err(ScheduleError::RingTooLarge {
+                        layout,
+                        slots,
+                        rows,
+                        row_elements,
+                        fields,
+                        bytes,
+                        limit,
+                    }
+                    .into());
                 }
                 Some(ring)
             }
@@ -238,14 +334,23 @@ impl WarpProgram {
         };
         let registers = distribution.registers();
         for field in 0..fields {
-            for (row, plans) in row_loads(pattern, body, field, &schedule, registers, ring.is_some()).into_iter().enumerate() {
+            for (row, plans) in
+                row_loads(pattern, body, field, &schedule, registers, ring.is_some()).into_iter().enumerate()
+            {
                 let row = row as u32;
                 // Each field's cache registers after the previous field's, row after row.
                 let first = (field * pattern.input_rows() + row) * registers;
                 for plan in plans {
                     let dst = lower.reg(body.element());
                     let at = distribution.load(plan.reg);
-                    lower.instrs.push(Instr::Load { dst, cache: Some(first + plan.reg), at, lanes: plan.lanes, field, row });
+                    lower.instrs.push(Instr::Load {
+                        dst,
+                        cache: Some(first + plan.reg),
+                        at,
+                        lanes: plan.lanes,
+                        field,
+                        row,
+                    });
                     lower.cache.insert((field, row, plan.reg), dst);
                 }
             }
@@ -292,7 +397,10 @@ impl WarpProgram {
             };
             if id == body.result() {
                 let p = p as u32;
-                let at = AffineLoad { base: distribution.output(0, p), stride: distribution.output(1, p) - distribution.output(0, p) };
+                let at = AffineLoad {
+                    base: distribution.output(0, p),
+                    stride: distribution.output(1, p) - distribution.output(0, p),
+                };
                 lower.instrs.push(Instr::Store { src: values[id as usize], output: p, at, row });
             }
         }
@@ -383,7 +491,14 @@ impl WarpProgram {
 /// schedule's own loads. A streaming tile's row also holds what the step's older planes read of
 /// it, as the next steps carry it there (not when every step reads its whole box from the ring
 /// of staged planes, `ring`).
-fn row_loads(pattern: Pattern, body: &Body, field: u32, schedule: &Schedule, registers: u32, ring: bool) -> Vec<Vec<LoadPlan>> {
+fn row_loads(
+    pattern: Pattern,
+    body: &Body,
+    field: u32,
+    schedule: &Schedule,
+    registers: u32,
+    ring: bool,
+) -> Vec<Vec<LoadPlan>> {
     let step = pattern.step();
     let warp = pattern.warp() as usize;
     let mut used = vec![vec![vec![false; warp]; registers as usize]; step.input_rows() as usize];
@@ -476,12 +591,14 @@ impl Lower<'_> {
             // One half of packed words: pick the words, then take that half once.
             None if self.packed && pieces.0.iter().all(|&(_, reg)| reg % 2 == pieces.0[0].1 % 2) => {
                 let high = pieces.0[0].1 % 2 == 1;
-                let words = LanePieces(pieces.0.iter().map(|&(lane, reg)| (lane, self.word(field, row, reg / 2))).collect());
+                let words =
+                    LanePieces(pieces.0.iter().map(|&(lane, reg)| (lane, self.word(field, row, reg / 2))).collect());
                 let src = self.emit(ScalarType::U32, |dst| Instr::Pick { dst, pieces: words });
                 self.emit(self.body.element(), |dst| Instr::Unpack { dst, src, high })
             }
             None => {
-                let pieces = LanePieces(pieces.0.iter().map(|&(lane, reg)| (lane, self.cached(field, row, reg))).collect());
+                let pieces =
+                    LanePieces(pieces.0.iter().map(|&(lane, reg)| (lane, self.cached(field, row, reg))).collect());
                 self.emit(self.body.element(), |dst| Instr::Pick { dst, pieces })
             }
         }
@@ -505,7 +622,9 @@ impl Lower<'_> {
         }
         let mut half = |reg: u32| match self.cache.get(&(field, row, reg)) {
             Some(&loaded) => loaded,
-            None => self.emit(self.body.element(), |dst| Instr::Const { dst, value: Scalar::new(self.body.element(), 0) }),
+            None => {
+                self.emit(self.body.element(), |dst| Instr::Const { dst, value: Scalar::new(self.body.element(), 0) })
+            }
         };
         let (lo, hi) = (half(2 * pair), half(2 * pair + 1));
         let word = self.emit(ScalarType::U32, |dst| Instr::Pack { dst, lo, hi });
@@ -564,12 +683,15 @@ impl Lower<'_> {
             }
             Source::Shuffle(phase) => {
                 let rotate = phase.rotate;
-                let taken = |other| self.fetched.contains_key(&(field, row, other)) || self.halves.contains_key(&(field, row, other));
+                let taken = |other| {
+                    self.fetched.contains_key(&(field, row, other)) || self.halves.contains_key(&(field, row, other))
+                };
                 let partners = self.shuffled.partners(self.schedule, field, row, id, taken);
                 // A partner whose lanes publish whole cache words with this fetch's goes first.
                 let warp = self.step.warp();
                 let whole = |&&(_, other): &&(FetchId, &LanePieces)| {
-                    self.packed && (whole_words(&phase.publish, other, warp) || whole_words(other, &phase.publish, warp))
+                    self.packed
+                        && (whole_words(&phase.publish, other, warp) || whole_words(other, &phase.publish, warp))
                 };
                 match partners.iter().find(whole).or(partners.first()) {
                     Some(&(other, publish)) => {
@@ -577,20 +699,30 @@ impl Lower<'_> {
                         let high = self.packed && whole_words(publish, &phase.publish, warp);
                         let (lo, hi) = if high { (publish, &phase.publish) } else { (&phase.publish, publish) };
                         let word = self.publish_pair(field, row, lo, hi);
-                        let got = self.emit(ScalarType::U32, |dst| Instr::Shuffle { dst, src: word, rotate, fetches: vec![id, other] });
+                        let got = self.emit(ScalarType::U32, |dst| Instr::Shuffle {
+                            dst,
+                            src: word,
+                            rotate,
+                            fetches: vec![id, other],
+                        });
                         self.halves.insert((field, row, other), (got, !high));
                         self.emit(self.body.element(), |dst| Instr::Unpack { dst, src: got, high })
                     }
                     // Where every lane publishes the same half of its words, the words travel.
-                    None if self.packed && phase.publish.0.iter().all(|&(_, reg)| reg % 2 == phase.publish.0[0].1 % 2) => {
+                    None if self.packed
+                        && phase.publish.0.iter().all(|&(_, reg)| reg % 2 == phase.publish.0[0].1 % 2) =>
+                    {
                         let high = phase.publish.0[0].1 % 2 == 1;
                         let words = phase.publish.map(|reg| reg / 2);
-                        let words = LanePieces(words.0.iter().map(|&(lane, pair)| (lane, self.word(field, row, pair))).collect());
+                        let words = LanePieces(
+                            words.0.iter().map(|&(lane, pair)| (lane, self.word(field, row, pair))).collect(),
+                        );
                         let src = match words.uniform() {
                             Some(word) => word,
                             None => self.emit(ScalarType::U32, |dst| Instr::Pick { dst, pieces: words }),
                         };
-                        let got = self.emit(ScalarType::U32, |dst| Instr::Shuffle { dst, src, rotate, fetches: vec![id] });
+                        let got =
+                            self.emit(ScalarType::U32, |dst| Instr::Shuffle { dst, src, rotate, fetches: vec![id] });
                         self.emit(self.body.element(), |dst| Instr::Unpack { dst, src: got, high })
                     }
                     None => {
@@ -637,7 +769,9 @@ impl Instr {
             Node::Unary(op, a) => Instr::Unary { dst, op, a: v(a) },
             Node::Binary(op, a, b) => Instr::Binary { dst, op, a: v(a), b: v(b) },
             Node::Compare(op, a, b) => Instr::Compare { dst, op, a: v(a), b: v(b) },
-            Node::Select { cond, then, otherwise } => Instr::Select { dst, cond: v(cond), then: v(then), otherwise: v(otherwise) },
+            Node::Select { cond, then, otherwise } => {
+                Instr::Select { dst, cond: v(cond), then: v(then), otherwise: v(otherwise) }
+            }
             Node::Cast(_, a) => Instr::Cast { dst, a: v(a) },
             Node::MulAdd(a, b, c) => Instr::MulAdd { dst, a: v(a), b: v(b), c: v(c) },
         })
@@ -646,7 +780,11 @@ impl Instr {
     /// The virtual registers this instruction reads.
     pub fn uses(&self) -> Vec<Reg> {
         match self {
-            Instr::Load { .. } | Instr::Stage { .. } | Instr::Shared { .. } | Instr::Param { .. } | Instr::Const { .. } => Vec::new(),
+            Instr::Load { .. }
+            | Instr::Stage { .. }
+            | Instr::Shared { .. }
+            | Instr::Param { .. }
+            | Instr::Const { .. } => Vec::new(),
             Instr::Pick { pieces, .. } => pieces.0.iter().map(|&(_, reg)| reg).collect(),
             Instr::Shuffle { src, .. } | Instr::Unpack { src, .. } => vec![*src],
             Instr::Pack { lo, hi, .. } | Instr::Straddle { lo, hi, .. } => vec![*lo, *hi],
@@ -662,13 +800,19 @@ impl Instr {
     pub fn renamed(&self, rename: impl Fn(Reg) -> Reg) -> Instr {
         let mut instr = self.clone();
         match &mut instr {
-            Instr::Load { .. } | Instr::Stage { .. } | Instr::Shared { .. } | Instr::Param { .. } | Instr::Const { .. } => {}
+            Instr::Load { .. }
+            | Instr::Stage { .. }
+            | Instr::Shared { .. }
+            | Instr::Param { .. }
+            | Instr::Const { .. } => {}
             Instr::Pick { pieces, .. } => *pieces = pieces.map(&rename),
             Instr::Shuffle { src, .. } | Instr::Store { src, .. } | Instr::Unpack { src, .. } => *src = rename(*src),
             Instr::Pack { lo, hi, .. } | Instr::Straddle { lo, hi, .. } => (*lo, *hi) = (rename(*lo), rename(*hi)),
             Instr::Unary { a, .. } | Instr::Cast { a, .. } => *a = rename(*a),
             Instr::Binary { a, b, .. } | Instr::Compare { a, b, .. } => (*a, *b) = (rename(*a), rename(*b)),
-            Instr::Select { cond, then, otherwise, .. } => (*cond, *then, *otherwise) = (rename(*cond), rename(*then), rename(*otherwise)),
+            Instr::Select { cond, then, otherwise, .. } => {
+                (*cond, *then, *otherwise) = (rename(*cond), rename(*then), rename(*otherwise))
+            }
             Instr::MulAdd { a, b, c, .. } => (*a, *b, *c) = (rename(*a), rename(*b), rename(*c)),
         }
         instr

@@ -109,7 +109,12 @@ impl WarpProgram {
         });
         // Each input field after the first keeps its own 64-bit address.
         let addressing = ADDRESSING_REGISTERS + 2 * (self.fields - 1) + rotations.len() as u32;
-        RegisterEstimate { cache: best_cache, live_values: best_other, addressing, total: best_cache + best_other + addressing }
+        RegisterEstimate {
+            cache: best_cache,
+            live_values: best_other,
+            addressing,
+            total: best_cache + best_other + addressing,
+        }
     }
 }
 

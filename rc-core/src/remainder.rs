@@ -14,7 +14,12 @@ use crate::program::WarpProgram;
 
 /// The PTX of `program` (the fused kernel of `steps` steps of the stencil whose full-degree fused
 /// PTX is `fused_ptx`) with entry `entry`, printed once per process.
-pub(crate) fn ptx(fused_ptx: &'static str, steps: u32, entry: &'static str, program: impl FnOnce() -> Result<WarpProgram, Error>) -> Result<&'static str, Error> {
+pub(crate) fn ptx(
+    fused_ptx: &'static str,
+    steps: u32,
+    entry: &'static str,
+    program: impl FnOnce() -> Result<WarpProgram, Error>,
+) -> Result<&'static str, Error> {
     static PRINTED: OnceLock<Mutex<HashMap<(usize, u32), &'static str>>> = OnceLock::new();
     // The full-degree PTX's address names the stencil: each `#[stencil]` has its own.
     let key = (fused_ptx.as_ptr() as usize, steps);

@@ -72,7 +72,8 @@ impl PlaneRing {
         // blocks' 44 KB rings take the 228 KB shared-memory configuration, leaving the fetch 28
         // KB of L1 (star at four blocks and 60 KB: 0.68; bench/results/2026-11-24-h200-planes3d3).
         let partial = pattern.radius().along_x() % width;
-        let side = if partial.is_power_of_two() && 4 * partial <= width && pattern.rows_per_warp() <= 2 { partial } else { 0 };
+        let side =
+            if partial.is_power_of_two() && 4 * partial <= width && pattern.rows_per_warp() <= 2 { partial } else { 0 };
         PlaneRing {
             slots: 2 * pattern.radius().along(2) + 1,
             rows: warps * pattern.rows_per_warp() + 2 * pattern.radius().along(1),
@@ -213,12 +214,18 @@ mod tests {
         assert_eq!(one.part_offset(RingPart::Tails, 3 + 4 * 5), 5);
         assert_eq!(one.part_for(8, 4, 1), RingPart::Heads);
         assert_eq!(one.part_offset(RingPart::Heads, 8), 2);
-        assert_eq!((one.part_for(4, 4, 4), one.part_for(4, 4, 1), one.part_for(3, 2, 1)), (RingPart::Row, RingPart::Heads, RingPart::Row));
+        assert_eq!(
+            (one.part_for(4, 4, 4), one.part_for(4, 4, 1), one.part_for(3, 2, 1)),
+            (RingPart::Row, RingPart::Heads, RingPart::Row)
+        );
         assert_eq!(ring(2).part_for(2, 4, 2), RingPart::Row);
         // Vectors of 8 with two at each end: 6..8 the tails, 8..10 and 8 the heads.
         let wide = PlaneRing { width: 8, side: 2, row_elements: 272, ..one };
         assert_eq!((wide.part_for(6, 8, 2), wide.part_offset(RingPart::Tails, 6 + 8)), (RingPart::Tails, 2));
-        assert_eq!((wide.part_for(8, 8, 2), wide.part_for(9, 8, 1), wide.part_offset(RingPart::Heads, 9)), (RingPart::Heads, RingPart::Heads, 3));
+        assert_eq!(
+            (wide.part_for(8, 8, 2), wide.part_for(9, 8, 1), wide.part_offset(RingPart::Heads, 9)),
+            (RingPart::Heads, RingPart::Heads, 3)
+        );
         assert_eq!((wide.part_for(5, 8, 2), wide.part_for(4, 8, 4)), (RingPart::Row, RingPart::Row));
         // The tails follow the heads, which follow the slots.
         assert_eq!(one.part_start(RingPart::Heads, 0, 0), 3 * 10 * 136);

@@ -121,18 +121,116 @@ const HALF: Storage = Storage::Half(HalfFormat::Binary16);
 const BFLOAT: Storage = Storage::Half(HalfFormat::BFloat16);
 
 const TYPES: [TypeInfo; 7] = [
-    TypeInfo { rust_name: "f32", bytes: 4, words: 1, float: true, ptx: "f32", bits_ptx: "f32", register_bits: 32, widened: false, storage: Register, sm: 70, register: "%f", scratch: "%sf", immediate: Immediate::F32Bits },
-    TypeInfo { rust_name: "f64", bytes: 8, words: 2, float: true, ptx: "f64", bits_ptx: "f64", register_bits: 64, widened: false, storage: Register, sm: 70, register: "%fd", scratch: "%sd", immediate: Immediate::F64Bits },
-    TypeInfo { rust_name: "i32", bytes: 4, words: 1, float: false, ptx: "s32", bits_ptx: "s32", register_bits: 32, widened: false, storage: Register, sm: 70, register: "%r", scratch: "%sr", immediate: Immediate::Signed32 },
-    TypeInfo { rust_name: "u32", bytes: 4, words: 1, float: false, ptx: "u32", bits_ptx: "u32", register_bits: 32, widened: false, storage: Register, sm: 70, register: "%r", scratch: "%sr", immediate: Immediate::Unsigned32 },
-    TypeInfo { rust_name: "bool", bytes: 1, words: 1, float: false, ptx: "pred", bits_ptx: "pred", register_bits: 32, widened: false, storage: Register, sm: 70, register: "%p", scratch: "%sr", immediate: Immediate::Bit },
+    TypeInfo {
+        rust_name: "f32",
+        bytes: 4,
+        words: 1,
+        float: true,
+        ptx: "f32",
+        bits_ptx: "f32",
+        register_bits: 32,
+        widened: false,
+        storage: Register,
+        sm: 70,
+        register: "%f",
+        scratch: "%sf",
+        immediate: Immediate::F32Bits,
+    },
+    TypeInfo {
+        rust_name: "f64",
+        bytes: 8,
+        words: 2,
+        float: true,
+        ptx: "f64",
+        bits_ptx: "f64",
+        register_bits: 64,
+        widened: false,
+        storage: Register,
+        sm: 70,
+        register: "%fd",
+        scratch: "%sd",
+        immediate: Immediate::F64Bits,
+    },
+    TypeInfo {
+        rust_name: "i32",
+        bytes: 4,
+        words: 1,
+        float: false,
+        ptx: "s32",
+        bits_ptx: "s32",
+        register_bits: 32,
+        widened: false,
+        storage: Register,
+        sm: 70,
+        register: "%r",
+        scratch: "%sr",
+        immediate: Immediate::Signed32,
+    },
+    TypeInfo {
+        rust_name: "u32",
+        bytes: 4,
+        words: 1,
+        float: false,
+        ptx: "u32",
+        bits_ptx: "u32",
+        register_bits: 32,
+        widened: false,
+        storage: Register,
+        sm: 70,
+        register: "%r",
+        scratch: "%sr",
+        immediate: Immediate::Unsigned32,
+    },
+    TypeInfo {
+        rust_name: "bool",
+        bytes: 1,
+        words: 1,
+        float: false,
+        ptx: "pred",
+        bits_ptx: "pred",
+        register_bits: 32,
+        widened: false,
+        storage: Register,
+        sm: 70,
+        register: "%p",
+        scratch: "%sr",
+        immediate: Immediate::Bit,
+    },
     // f16 computes in f16 registers with PTX's f16 instructions (sm_53 on), IEEE binary16 as
     // the half crate's f32-and-round; two values to a 32-bit shuffle
     // where two fetches share a rotation (`pairs.rs`), else one.
-    TypeInfo { rust_name: "f16", bytes: 2, words: 1, float: true, ptx: "f16", bits_ptx: "b16", register_bits: 16, widened: false, storage: HALF, sm: 70, register: "%hf", scratch: "%sh", immediate: Immediate::Bits16 },
+    TypeInfo {
+        rust_name: "f16",
+        bytes: 2,
+        words: 1,
+        float: true,
+        ptx: "f16",
+        bits_ptx: "b16",
+        register_bits: 16,
+        widened: false,
+        storage: HALF,
+        sm: 70,
+        register: "%hf",
+        scratch: "%sh",
+        immediate: Immediate::Bits16,
+    },
     // Registers hold bf16 values widened to f32: f32 registers, and `%f` names (register numbers
     // are the program's, so they never meet an f32 register's). `cvt.rn.bf16.f32` needs sm_80.
-    TypeInfo { rust_name: "bf16", bytes: 2, words: 1, float: true, ptx: "f32", bits_ptx: "f32", register_bits: 32, widened: true, storage: BFLOAT, sm: 80, register: "%f", scratch: "%sf", immediate: Immediate::Widened(HalfFormat::BFloat16) },
+    TypeInfo {
+        rust_name: "bf16",
+        bytes: 2,
+        words: 1,
+        float: true,
+        ptx: "f32",
+        bits_ptx: "f32",
+        register_bits: 32,
+        widened: true,
+        storage: BFLOAT,
+        sm: 80,
+        register: "%f",
+        scratch: "%sf",
+        immediate: Immediate::Widened(HalfFormat::BFloat16),
+    },
 ];
 
 impl ScalarType {
@@ -320,18 +418,22 @@ macro_rules! element {
     };
 }
 
-element!(f32, F32, 0.0f32, |v| v.to_bits() as u64, |b| f32::from_bits(b as u32),
-    |x, y| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
-element!(f64, F64, 0.0f64, |v| v.to_bits(), |b| f64::from_bits(b),
-    |x, y| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
+element!(f32, F32, 0.0f32, |v| v.to_bits() as u64, |b| f32::from_bits(b as u32), |x, y| x.to_bits() == y.to_bits()
+    || (x.is_nan() && y.is_nan()));
+element!(f64, F64, 0.0f64, |v| v.to_bits(), |b| f64::from_bits(b), |x, y| x.to_bits() == y.to_bits()
+    || (x.is_nan() && y.is_nan()));
 element!(i32, I32, 0i32, |v| v as u32 as u64, |b| b as u32 as i32, |x, y| x == y);
 element!(u32, U32, 0u32, |v| v as u64, |b| b as u32, |x, y| x == y);
 #[cfg(feature = "half")]
-element!(half::f16, F16, half::f16::ZERO, |v| v.to_bits() as u64, |b| half::f16::from_bits(b as u16),
-    |x, y| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
+element!(half::f16, F16, half::f16::ZERO, |v| v.to_bits() as u64, |b| half::f16::from_bits(b as u16), |x, y| x
+    .to_bits()
+    == y.to_bits()
+    || (x.is_nan() && y.is_nan()));
 #[cfg(feature = "half")]
-element!(half::bf16, BF16, half::bf16::ZERO, |v| v.to_bits() as u64, |b| half::bf16::from_bits(b as u16),
-    |x, y| x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()));
+element!(half::bf16, BF16, half::bf16::ZERO, |v| v.to_bits() as u64, |b| half::bf16::from_bits(b as u16), |x, y| x
+    .to_bits()
+    == y.to_bits()
+    || (x.is_nan() && y.is_nan()));
 
 /// One extra parameter of a stencil: a scalar, or an array `[T; N]` of them. The kernel takes an
 /// array as `N` consecutive scalar parameters (see [`crate::abi::KernelParam`]), so a body sees

@@ -185,9 +185,8 @@ impl Schedule {
         let mut used: Vec<Vec<bool>> = vec![vec![false; warp as usize]; distribution.registers() as usize];
         for p in 0..pattern.outputs_per_thread() {
             for &d in taps {
-                let elements: Vec<u32> = (0..warp)
-                    .map(|lane| (distribution.output(lane, p) as i64 + centre + d as i64) as u32)
-                    .collect();
+                let elements: Vec<u32> =
+                    (0..warp).map(|lane| (distribution.output(lane, p) as i64 + centre + d as i64) as u32).collect();
                 let id = match by_elements.get(&elements) {
                     Some(&id) => id,
                     None if strategy != Strategy::RegisterCache => {
@@ -205,7 +204,9 @@ impl Schedule {
                         let local: Option<Vec<u32>> =
                             elements.iter().enumerate().map(|(lane, &e)| distribution.local(lane as u32, e)).collect();
                         let slots: Vec<Slot> = match &local {
-                            Some(regs) => regs.iter().enumerate().map(|(lane, &reg)| Slot { lane: lane as u32, reg }).collect(),
+                            Some(regs) => {
+                                regs.iter().enumerate().map(|(lane, &reg)| Slot { lane: lane as u32, reg }).collect()
+                            }
                             None => elements.iter().map(|&e| distribution.slot(e)).collect(),
                         };
                         for slot in &slots {

@@ -73,14 +73,34 @@ impl<T: Element, P: Params> Stencil<T, P> {
         body: fn() -> Result<Body, BodyError>,
         reference: Reference<T, P>,
     ) -> Stencil<T, P> {
-        Stencil { name, pattern, strategy, layout, ptx, entry, fields, body, reference, fused: None, dynamic_shared_bytes: 0, edges_of: None, _types: PhantomData }
+        Stencil {
+            name,
+            pattern,
+            strategy,
+            layout,
+            ptx,
+            entry,
+            fields,
+            body,
+            reference,
+            fused: None,
+            dynamic_shared_bytes: 0,
+            edges_of: None,
+            _types: PhantomData,
+        }
     }
 
     /// This handle with its fused kernel: `steps` time steps per launch (the attribute's
     /// `fuse`, or the macro's choice), printed as `ptx` with entry `entry` (and `edges`, the
     /// second kernel's, where a launch splits). With `steps` 1 there is no fused kernel (`ptx`
     /// is not read): every step is a launch of the one-step kernel.
-    pub const fn with_fused(self, steps: u32, ptx: &'static str, entry: &'static str, edges: &'static str) -> Stencil<T, P> {
+    pub const fn with_fused(
+        self,
+        steps: u32,
+        ptx: &'static str,
+        entry: &'static str,
+        edges: &'static str,
+    ) -> Stencil<T, P> {
         Stencil { fused: Some(FusedKernel { steps, ptx, entry, edges }), ..self }
     }
 
@@ -133,13 +153,30 @@ impl<T: Element, P: Params> Stencil<T, P> {
         let tile = crate::time_steps::FusedTile::new(&self.pattern, T::TYPE, steps)?;
         let (ptx, entry, edges) = match self.fused {
             Some(f) if f.steps == steps => (f.ptx, f.entry, f.edges),
-            Some(f) if f.steps > 1 => (crate::remainder::ptx(f.ptx, steps, f.entry, || self.fused_program(steps))?, f.entry, f.edges),
+            Some(f) if f.steps > 1 => {
+                (crate::remainder::ptx(f.ptx, steps, f.entry, || self.fused_program(steps))?, f.entry, f.edges)
+            }
             Some(_) => ("", "", ""),
             None => ("", "", ""),
         };
-        let launch = Stencil { pattern: tile.launch_pattern(&self.pattern), layout: Layout::RoundRobin, ptx, entry, fused: None, dynamic_shared_bytes: 0, ..*self };
+        let launch = Stencil {
+            pattern: tile.launch_pattern(&self.pattern),
+            layout: Layout::RoundRobin,
+            ptx,
+            entry,
+            fused: None,
+            dynamic_shared_bytes: 0,
+            ..*self
+        };
         let kernels = match tile.splits() {
-            true => vec![launch, Stencil { entry: edges, edges_of: Some(tile).filter(|tile| tile.dims == crate::geometry::Dims::Two), ..launch }],
+            true => vec![
+                launch,
+                Stencil {
+                    entry: edges,
+                    edges_of: Some(tile).filter(|tile| tile.dims == crate::geometry::Dims::Two),
+                    ..launch
+                },
+            ],
             false => vec![launch],
         };
         Ok((kernels, tile))
@@ -219,7 +256,13 @@ impl<T: Element, P: Params> Stencil<T, P> {
 
     /// [`Stencil::run_cpu`] over grids of shape `shape` (row-major, x fastest), one per input
     /// field: the output has [`Stencil::output_shape`]'s shape.
-    pub fn run_cpu_grid(&self, inputs: &[&[T]], shape: impl Into<Extent>, output: &mut [T], params: P) -> Result<(), Error> {
+    pub fn run_cpu_grid(
+        &self,
+        inputs: &[&[T]],
+        shape: impl Into<Extent>,
+        output: &mut [T],
+        params: P,
+    ) -> Result<(), Error> {
         let shape = shape.into();
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
         let out_shape = self.pattern.check_inputs(shape, &lens, self.fields, output.len())?;
@@ -229,7 +272,8 @@ impl<T: Element, P: Params> Stencil<T, P> {
         let dims = radius.dims().count();
         // Output point o is centred on input point o + r - shift along each dimension (r under
         // `valid`, 0 otherwise).
-        let offset: Vec<i64> = (0..dims).rev().map(|axis| (radius.along(axis) - pattern.shift_along(axis)) as i64).collect();
+        let offset: Vec<i64> =
+            (0..dims).rev().map(|axis| (radius.along(axis) - pattern.shift_along(axis)) as i64).collect();
         let out_lens = out_shape.components();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         // Below this, starting threads costs more than it saves.
@@ -247,7 +291,9 @@ impl<T: Element, P: Params> Stencil<T, P> {
                             rest /= out_lens[axis];
                         }
                         windows.clear();
-                        windows.extend(inputs.iter().map(|input| Window::grid(input, shape, &centre, radius, pattern.boundary())));
+                        windows.extend(
+                            inputs.iter().map(|input| Window::grid(input, shape, &centre, radius, pattern.boundary())),
+                        );
                         *out = reference(&windows, params);
                     }
                 });
@@ -264,7 +310,13 @@ impl<T: Element, P: Params> Stencil<T, P> {
     }
 
     /// [`Stencil::emulate`] over grids of shape `shape`, one per input field.
-    pub fn emulate_grid(&self, inputs: &[&[T]], shape: impl Into<Extent>, output: &mut [T], params: P) -> Result<(), Error> {
+    pub fn emulate_grid(
+        &self,
+        inputs: &[&[T]],
+        shape: impl Into<Extent>,
+        output: &mut [T],
+        params: P,
+    ) -> Result<(), Error> {
         self.program()?.emulate_grid(inputs, shape.into(), output, &params.scalars())
     }
 
@@ -278,10 +330,19 @@ impl<T: Element, P: Params> Stencil<T, P> {
 
     /// [`Stencil::run_cpu_steps`] over grids of shape `shape`, one per input field: under
     /// `valid` each dimension of the output shrinks by `2 * r * steps`.
-    pub fn run_cpu_steps_grid(&self, inputs: &[&[T]], shape: impl Into<Extent>, output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
+    pub fn run_cpu_steps_grid(
+        &self,
+        inputs: &[&[T]],
+        shape: impl Into<Extent>,
+        output: &mut [T],
+        steps: usize,
+        params: P,
+    ) -> Result<(), Error> {
         // The reference knows no launches: one step at a time.
         let one_by_one = StepPlan::new(steps, 1);
-        self.steps_with(inputs, shape.into(), output, steps, one_by_one, |_, inputs, shape, out| self.run_cpu_grid(inputs, shape, out, params))
+        self.steps_with(inputs, shape.into(), output, steps, one_by_one, |_, inputs, shape, out| {
+            self.run_cpu_grid(inputs, shape, out, params)
+        })
     }
 
     /// `steps` time steps as the GPU runs them ([`time_steps::StepPlan`]): fused launches of
@@ -293,7 +354,14 @@ impl<T: Element, P: Params> Stencil<T, P> {
     }
 
     /// [`Stencil::emulate_steps`] over grids of shape `shape`, one per input field.
-    pub fn emulate_steps_grid(&self, inputs: &[&[T]], shape: impl Into<Extent>, output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
+    pub fn emulate_steps_grid(
+        &self,
+        inputs: &[&[T]],
+        shape: impl Into<Extent>,
+        output: &mut [T],
+        steps: usize,
+        params: P,
+    ) -> Result<(), Error> {
         let plan = StepPlan::new(steps, self.steps_per_launch()?);
         let scalars = params.scalars();
         // Each program compiled once, when its first launch comes: by steps per launch.
@@ -301,7 +369,9 @@ impl<T: Element, P: Params> Stencil<T, P> {
         self.steps_with(inputs, shape.into(), output, steps, plan, |launch_steps, inputs, shape, out| {
             let program = match programs.entry(launch_steps) {
                 Entry::Occupied(program) => program.into_mut(),
-                Entry::Vacant(slot) => slot.insert(if launch_steps > 1 { self.fused_program(launch_steps)? } else { self.program()? }),
+                Entry::Vacant(slot) => {
+                    slot.insert(if launch_steps > 1 { self.fused_program(launch_steps)? } else { self.program()? })
+                }
             };
             program.emulate_grid(inputs, shape, out, &scalars)
         })
@@ -320,7 +390,9 @@ impl<T: Element, P: Params> Stencil<T, P> {
     ) -> Result<(), Error> {
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
         if shape.dims() != self.pattern.dims() {
-            return Err(crate::error::LengthError::Dimensions { expected: self.pattern.dims(), got: shape.dims() }.into());
+            return Err(
+                crate::error::LengthError::Dimensions { expected: self.pattern.dims(), got: shape.dims() }.into()
+            );
         }
         time_steps::check_steps_inputs(&self.pattern, shape, &lens, self.fields, output.len(), steps)?;
         let mut state: Vec<T> = inputs.first().map_or(Vec::new(), |input| input.to_vec());
@@ -375,7 +447,9 @@ impl<T: Element, P: Params> Stencil<T, P> {
     pub fn explain(&self) -> Result<Explanation, Error> {
         let explanation = Explanation::new(self.name, &self.program()?);
         Ok(match self.fused {
-            Some(fused) if fused.steps > 1 => explanation.with_fused(&self.fused_launch(fused.steps)?.1, self.pattern.boundary()),
+            Some(fused) if fused.steps > 1 => {
+                explanation.with_fused(&self.fused_launch(fused.steps)?.1, self.pattern.boundary())
+            }
             _ => explanation,
         })
     }

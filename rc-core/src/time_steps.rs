@@ -111,8 +111,20 @@ impl FusedTile {
         FusedTile::fit(pattern, element, steps).ok_or_else(|| {
             let (radius, max_steps) = (pattern.radius().along_x(), FusedTile::max_steps(pattern, element));
             match pattern.dims() {
-                Dims::One => ScheduleError::FusedSteps { steps, radius, element, words: FusedTile::most_words(pattern), max_steps },
-                Dims::Two => ScheduleError::FusedGridSteps { steps, radius_y: pattern.radius().along(1), radius_x: radius, element, max_steps },
+                Dims::One => ScheduleError::FusedSteps {
+                    steps,
+                    radius,
+                    element,
+                    words: FusedTile::most_words(pattern),
+                    max_steps,
+                },
+                Dims::Two => ScheduleError::FusedGridSteps {
+                    steps,
+                    radius_y: pattern.radius().along(1),
+                    radius_x: radius,
+                    element,
+                    max_steps,
+                },
                 Dims::Three => ScheduleError::FusedVolumeSteps { steps, radius: pattern.radius(), element, max_steps },
             }
         })
@@ -176,12 +188,27 @@ impl FusedTile {
             Boundary::Valid => halo,
             _ => halo.next_multiple_of(width),
         };
-        let words = FusedTile::LINE_BLOCK_WORDS.max(FusedTile::LINE_BLOCK_WORDS_PER_RADIUS * radius).min(FusedTile::most_words(pattern));
+        let words = FusedTile::LINE_BLOCK_WORDS
+            .max(FusedTile::LINE_BLOCK_WORDS_PER_RADIUS * radius)
+            .min(FusedTile::most_words(pattern));
         let per_lane = (words / element.words() / width * width).max(width).max(radius.next_multiple_of(width));
         // Tiles start at multiples of `outputs`, which must be whole vectors.
         let outputs = (lanes * per_lane).saturating_sub(lead + halo) / width * width;
         let most = (FusedTile::most_words(pattern) / element.words()).max(width);
-        let tile = FusedTile { dims: Dims::One, steps, radius, per_lane, lead, outputs, width, warp: lanes, radius_y: 0, rows: 1, radius_z: 0, planes: 1 };
+        let tile = FusedTile {
+            dims: Dims::One,
+            steps,
+            radius,
+            per_lane,
+            lead,
+            outputs,
+            width,
+            warp: lanes,
+            radius_y: 0,
+            rows: 1,
+            radius_z: 0,
+            planes: 1,
+        };
         (steps > 0 && outputs > 0 && per_lane <= most).then_some(tile)
     }
 
@@ -193,14 +220,26 @@ impl FusedTile {
 
     /// The tile along x, each lane owning at most `most_words` 32-bit words of one row: all of
     /// them if `widest`, else as few as keep the halo's share small.
-    pub(crate) fn fit_x(pattern: &Pattern, element: ScalarType, steps: u32, most_words: u32, widest: bool) -> Option<FusedTile> {
+    pub(crate) fn fit_x(
+        pattern: &Pattern,
+        element: ScalarType,
+        steps: u32,
+        most_words: u32,
+        widest: bool,
+    ) -> Option<FusedTile> {
         let share = if widest { u32::MAX } else { FusedTile::HALO_SHARE };
         FusedTile::fit_x_share(pattern, element, steps, most_words, share)
     }
 
     /// [`FusedTile::fit_x`] with as few words per lane as keep the halo within `1 / share` of
     /// the tile (`u32::MAX`: all `most_words`).
-    fn fit_x_share(pattern: &Pattern, element: ScalarType, steps: u32, most_words: u32, share: u32) -> Option<FusedTile> {
+    fn fit_x_share(
+        pattern: &Pattern,
+        element: ScalarType,
+        steps: u32,
+        most_words: u32,
+        share: u32,
+    ) -> Option<FusedTile> {
         let (radius, warp) = (pattern.radius().along_x(), pattern.warp());
         let width = vector_access_elements(16, element);
         let halo = steps.checked_mul(radius)?;
@@ -217,7 +256,20 @@ impl FusedTile {
         // lanes over f32 stores an even number of outputs per lane).
         let whole = width / warp.min(width);
         let outputs = (warp * per_lane).saturating_sub(lead + halo) / warp / whole * whole;
-        let tile = FusedTile { dims: Dims::One, steps, radius, per_lane, lead, outputs: warp * outputs, width, warp, radius_y: 0, rows: 1, radius_z: 0, planes: 1 };
+        let tile = FusedTile {
+            dims: Dims::One,
+            steps,
+            radius,
+            per_lane,
+            lead,
+            outputs: warp * outputs,
+            width,
+            warp,
+            radius_y: 0,
+            rows: 1,
+            radius_z: 0,
+            planes: 1,
+        };
         (steps > 0 && outputs > 0 && per_lane <= most).then_some(tile)
     }
 
@@ -250,8 +302,9 @@ impl FusedTile {
     pub fn launch_pattern(&self, pattern: &Pattern) -> Pattern {
         match pattern.dims() {
             Dims::One => {
-                let launch = Pattern::new_unchecked(self.halo(), self.warp, self.outputs / self.warp, pattern.boundary())
-                    .with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm());
+                let launch =
+                    Pattern::new_unchecked(self.halo(), self.warp, self.outputs / self.warp, pattern.boundary())
+                        .with_launch_bounds_unchecked(pattern.threads_per_block(), pattern.min_blocks_per_sm());
                 match self.outputs % self.warp {
                     0 => launch,
                     _ => launch.with_tile_outputs_unchecked(self.outputs),
@@ -270,8 +323,15 @@ impl FusedTile {
                     Dims::Three => pattern.threads_per_block(),
                     _ => pattern.threads_per_block().min(crate::fused_grid::BLOCK_THREADS),
                 };
-                let launch = Pattern::grid_unchecked(radius, self.warp, self.outputs.div_ceil(self.warp), self.rows, self.planes, pattern.boundary())
-                    .with_launch_bounds_unchecked(threads, None);
+                let launch = Pattern::grid_unchecked(
+                    radius,
+                    self.warp,
+                    self.outputs.div_ceil(self.warp),
+                    self.rows,
+                    self.planes,
+                    pattern.boundary(),
+                )
+                .with_launch_bounds_unchecked(threads, None);
                 match self.outputs % self.warp {
                     0 => launch,
                     _ => launch.with_tile_outputs_unchecked(self.outputs),
@@ -303,19 +363,24 @@ impl WarpProgram {
         for (node, &n) in body.nodes().iter().enumerate() {
             if let Node::Tap(_, offset) = n {
                 if !pattern.radius().covers(offset) {
-                    return Err(crate::error::BodyError::TapOutsideRadius { node, offset, radius: pattern.radius() }.into());
+                    return Err(
+                        crate::error::BodyError::TapOutsideRadius { node, offset, radius: pattern.radius() }.into()
+                    );
                 }
             }
         }
         let tile = FusedTile::new(&pattern, body.element(), steps)?;
         let launch = tile.launch_pattern(&pattern);
-        let mut build = Build { body, tile, boundary: pattern.boundary(), reg_types: Vec::new(), terms: Terms::of(body) };
+        let mut build =
+            Build { body, tile, boundary: pattern.boundary(), reg_types: Vec::new(), terms: Terms::of(body) };
         // Tiles (2D: strips) wholly inside the input load vectors and need no rule; the others
         // load element by element under the boundary rule and apply it in every step.
         let (taken, fallback) = match dims {
             Dims::One => (build.path(true), build.path(false)),
             Dims::Two => (crate::fused_grid::strip(&mut build, true), crate::fused_grid::strip(&mut build, false)),
-            Dims::Three => (crate::fused_grid3::column(&mut build, true), crate::fused_grid3::column(&mut build, false)),
+            Dims::Three => {
+                (crate::fused_grid3::column(&mut build, true), crate::fused_grid3::column(&mut build, false))
+            }
         };
         let paths = vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements() }, taken, fallback }];
         let shared_bytes = tile.spans_block().then(|| BlockExchange::of(&tile, &paths, body.element()).bytes());
@@ -387,7 +452,11 @@ impl BlockExchange {
     const VECTOR_BYTES: u32 = 16;
 
     pub fn of(tile: &FusedTile, body: &[Stmt], element: ScalarType) -> BlockExchange {
-        BlockExchange { warps: tile.warp / 32, slots: longest_neighbour_run(body).max(1), element_bytes: element.register_bits() / 8 }
+        BlockExchange {
+            warps: tile.warp / 32,
+            slots: longest_neighbour_run(body).max(1),
+            element_bytes: element.register_bits() / 8,
+        }
     }
 
     /// The accesses an exchange whose moves come from `sides` (in slot order) stores and loads
@@ -401,7 +470,11 @@ impl BlockExchange {
         let mut slot = 0;
         while slot < sides.len() {
             let same = sides[slot..].iter().take_while(|&&side| side == sides[slot]).count() as u32;
-            let fits = |width: u32| width * self.element_bytes <= BlockExchange::VECTOR_BYTES && self.slots % width == 0 && slot as u32 % width == 0;
+            let fits = |width: u32| {
+                width * self.element_bytes <= BlockExchange::VECTOR_BYTES
+                    && self.slots % width == 0
+                    && slot as u32 % width == 0
+            };
             let width = [4, 2, 1].into_iter().find(|&width| width <= same && fits(width)).unwrap_or(1);
             out.push((slot as u32, width));
             slot += width as usize;
@@ -500,7 +573,13 @@ impl Build<'_> {
     }
 
     /// [`Build::exchange`] of the edges the taps `reads` accepts read.
-    pub(crate) fn exchange_for(&mut self, field: u32, reads: impl Fn(Offset) -> bool, own: Vec<Reg>, out: &mut Vec<Stmt>) -> Owned {
+    pub(crate) fn exchange_for(
+        &mut self,
+        field: u32,
+        reads: impl Fn(Offset) -> bool,
+        own: Vec<Reg>,
+        out: &mut Vec<Stmt>,
+    ) -> Owned {
         let (k, r) = (self.tile.per_lane as i64, self.tile.radius as usize);
         let element = self.body.element();
         let mut owned = Owned { own, before: vec![None; r], after: vec![None; r] };
@@ -529,7 +608,14 @@ impl Build<'_> {
         if interior && field == 0 {
             for (c, dsts) in own.chunks(width as usize).enumerate() {
                 let first_cache = c as u32 * width;
-                let load = Op::LoadVector { dsts: dsts.to_vec(), first_cache, at: at(first_cache), lanes: (0, warp), field, row };
+                let load = Op::LoadVector {
+                    dsts: dsts.to_vec(),
+                    first_cache,
+                    at: at(first_cache),
+                    lanes: (0, warp),
+                    field,
+                    row,
+                };
                 out.push(Stmt::Op(load));
             }
         } else {
@@ -591,7 +677,10 @@ impl Build<'_> {
         for (id, &node) in body.nodes().iter().enumerate() {
             if live[id] && !varies[id] {
                 let dst = self.reg(body.ty(id as NodeId));
-                out.extend(Instr::of_node(node, dst, |n| invariant[n as usize].unwrap_or_default()).map(|i| Stmt::Op(Op::Compute(i))));
+                out.extend(
+                    Instr::of_node(node, dst, |n| invariant[n as usize].unwrap_or_default())
+                        .map(|i| Stmt::Op(Op::Compute(i))),
+                );
                 invariant[id] = Some(dst);
             }
         }
@@ -602,7 +691,14 @@ impl Build<'_> {
     /// the body's operations in its order, each tap the register `tap(field, offset)` names,
     /// each term another output of the run has computed read from there ([`Computed`]).
     /// Returns the result's register.
-    pub(crate) fn element(&mut self, invariant: &[Option<Reg>], output: Position, tap: impl Fn(u32, Offset) -> Reg, computed: &mut Computed, out: &mut Vec<Stmt>) -> Reg {
+    pub(crate) fn element(
+        &mut self,
+        invariant: &[Option<Reg>],
+        output: Position,
+        tap: impl Fn(u32, Offset) -> Reg,
+        computed: &mut Computed,
+        out: &mut Vec<Stmt>,
+    ) -> Reg {
         let body = self.body;
         let live = body.live();
         let mut value: Vec<Reg> = vec![0; body.nodes().len()];
@@ -629,7 +725,13 @@ impl Build<'_> {
     /// One time step of `state` (the lane's elements of field 0): the neighbours' edges, the
     /// body for each element, the boundary rule where the path needs it. Returns its statements
     /// and the registers of the new elements.
-    fn step(&mut self, state: &[Reg], coefficients: &[Owned], invariant: &[Option<Reg>], interior: bool) -> (Vec<Stmt>, Vec<Reg>) {
+    fn step(
+        &mut self,
+        state: &[Reg],
+        coefficients: &[Owned],
+        invariant: &[Option<Reg>],
+        interior: bool,
+    ) -> (Vec<Stmt>, Vec<Reg>) {
         let (k, element) = (self.tile.per_lane as usize, self.body.element());
         let mut step = Vec::new();
         let current = self.exchange(0, None, state.to_vec(), &mut step);
@@ -661,7 +763,12 @@ impl Build<'_> {
     }
 
     /// `values` with each register that `overwritten` names copied into a fresh one first.
-    pub(crate) fn aside(&mut self, values: Vec<Reg>, overwritten: impl Fn(Reg) -> bool, out: &mut Vec<Stmt>) -> Vec<Reg> {
+    pub(crate) fn aside(
+        &mut self,
+        values: Vec<Reg>,
+        overwritten: impl Fn(Reg) -> bool,
+        out: &mut Vec<Stmt>,
+    ) -> Vec<Reg> {
         let mut copies = Vec::new();
         let values = values
             .into_iter()
@@ -717,7 +824,8 @@ impl StepPlan {
 
     /// The steps each launch runs, in order; a launch of one step is the one-step kernel.
     pub fn launches(&self) -> impl Iterator<Item = u32> {
-        std::iter::repeat_n(self.steps_per_launch, self.full_launches).chain((self.remainder > 0).then_some(self.remainder))
+        std::iter::repeat_n(self.steps_per_launch, self.full_launches)
+            .chain((self.remainder > 0).then_some(self.remainder))
     }
 }
 
@@ -749,7 +857,14 @@ pub fn steps_output_shape(pattern: &Pattern, shape: Extent, steps: usize) -> Res
 
 /// Checks the inputs' count and lengths (one per field, each of `shape`) and that `output_len`
 /// is [`steps_output_shape`]'s; returns that shape.
-pub fn check_steps_inputs(pattern: &Pattern, shape: Extent, inputs: &[usize], fields: u32, output_len: usize, steps: usize) -> Result<Extent, LengthError> {
+pub fn check_steps_inputs(
+    pattern: &Pattern,
+    shape: Extent,
+    inputs: &[usize],
+    fields: u32,
+    output_len: usize,
+    steps: usize,
+) -> Result<Extent, LengthError> {
     let input = check_fields(inputs, fields)?;
     let elements = shape.len().ok_or(LengthError::ShapeOverflow { shape })?;
     if shape.dims() != Dims::One && input != elements {
@@ -767,7 +882,13 @@ pub fn check_steps_inputs(pattern: &Pattern, shape: Extent, inputs: &[usize], fi
 /// each other field (a coefficient, which stays as given) where the state lies: under `valid`
 /// the state has lost `r * done` elements at each end of each dimension, and so does each
 /// coefficient (in 1D a slice of it, in 2D and 3D a copy of the part).
-pub fn step_inputs<'a, T: Clone>(pattern: &Pattern, shape: Extent, inputs: &[&'a [T]], state: &'a [T], done: usize) -> Vec<Cow<'a, [T]>> {
+pub fn step_inputs<'a, T: Clone>(
+    pattern: &Pattern,
+    shape: Extent,
+    inputs: &[&'a [T]],
+    state: &'a [T],
+    done: usize,
+) -> Vec<Cow<'a, [T]>> {
     let valid = pattern.boundary() == Boundary::Valid && done > 0;
     let now = steps_output_shape(pattern, shape, done).unwrap_or(shape);
     let coefficients = inputs.iter().skip(1).map(|&c| match (valid, shape.dims()) {

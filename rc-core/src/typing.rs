@@ -19,7 +19,10 @@ pub enum Operation {
     MulAdd,
     /// `a.wrapping_add(b)` and the other `wrapping_*` methods on integers, with the operator
     /// floats write instead (`+`).
-    Wrapping { method: &'static str, operator: &'static str },
+    Wrapping {
+        method: &'static str,
+        operator: &'static str,
+    },
 }
 
 // The half crate gives f16 and bf16 the operators, `min`, `max` and comparisons, and no `abs`,
@@ -41,9 +44,9 @@ impl Operation {
             Operation::Unary(UnaryOp::Sqrt) | Operation::MulAdd => FLOATS,
             Operation::Unary(UnaryOp::Not) => &[Bool, I32, U32],
             // Integer `/` also needs a constant divisor: `right_operand`.
-            Operation::Binary(BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Min | BinaryOp::Max) => {
-                NUMBERS
-            }
+            Operation::Binary(
+                BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Min | BinaryOp::Max,
+            ) => NUMBERS,
             // A float `%` (fmod) has no PTX instruction to match it with.
             Operation::Binary(BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr) | Operation::Wrapping { .. } => INTEGERS,
             Operation::Binary(BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor) => &[Bool, I32, U32],
@@ -109,7 +112,10 @@ impl TypeError {
     /// width) where they see it. A macro then need not show rustc's error beside its own.
     pub fn rustc_refuses_too(&self) -> bool {
         match self {
-            TypeError::Mismatch { .. } | TypeError::Condition { .. } | TypeError::ZeroDivisor { .. } | TypeError::ShiftAmount { .. } => true,
+            TypeError::Mismatch { .. }
+            | TypeError::Condition { .. }
+            | TypeError::ZeroDivisor { .. }
+            | TypeError::ShiftAmount { .. } => true,
             // Rust computes these; rc refuses them because a kernel cannot match or panic.
             TypeError::RuntimeOperand { .. } | TypeError::Overflow { .. } => false,
             TypeError::Unsupported { op, got } => !matches!(
@@ -183,8 +189,12 @@ fn unsupported(op: Operation, got: ScalarType) -> String {
             format!("`{method}` is defined on i32 and u32, not {got}: floats do not wrap, write `{operator}`")
         }
         Operation::Cast(Bool) => format!("nothing can be cast to bool: compare instead (`x != {}`)", zero(got)),
-        Operation::Cast(to) if got == Bool => format!("a bool can be cast only to an integer: write `b as i32 as {to}`"),
-        _ => format!("`{}` is defined on {}, not {got} ({})", op.name(), list(op.accepts()), instead(op.accepts(), got)),
+        Operation::Cast(to) if got == Bool => {
+            format!("a bool can be cast only to an integer: write `b as i32 as {to}`")
+        }
+        _ => {
+            format!("`{}` is defined on {}, not {got} ({})", op.name(), list(op.accepts()), instead(op.accepts(), got))
+        }
     }
 }
 
@@ -266,7 +276,12 @@ pub fn right_operand(op: BinaryOp, ty: ScalarType, constant: Option<i64>) -> Res
 }
 
 /// `a.wrapping_add(b)` and the like: two integers of one type.
-pub fn wrapping(method: &'static str, operator: &'static str, a: ScalarType, b: ScalarType) -> Result<ScalarType, TypeError> {
+pub fn wrapping(
+    method: &'static str,
+    operator: &'static str,
+    a: ScalarType,
+    b: ScalarType,
+) -> Result<ScalarType, TypeError> {
     Operation::Wrapping { method, operator }.check(same(method, a, b)?)
 }
 
@@ -298,7 +313,10 @@ mod tests {
     fn integer_division_needs_a_nonzero_constant_divisor_and_says_what_to_write_instead() {
         assert_eq!(binary(BinaryOp::Div, I32, I32), Ok(I32));
         let e = right_operand(BinaryOp::Div, I32, None).unwrap_err();
-        assert!(e.to_string().contains("divide floats for a divisor computed at run time (`a as f32 / b as f32`)"), "{e}");
+        assert!(
+            e.to_string().contains("divide floats for a divisor computed at run time (`a as f32 / b as f32`)"),
+            "{e}"
+        );
         assert_eq!(right_operand(BinaryOp::Rem, U32, Some(0)), Err(TypeError::ZeroDivisor { op: BinaryOp::Rem }));
         assert_eq!(right_operand(BinaryOp::Div, U32, Some(7)), Ok(()));
         assert_eq!(right_operand(BinaryOp::Div, F64, None), Ok(()));
@@ -342,7 +360,10 @@ mod tests {
         assert_eq!(binary(BinaryOp::BitAnd, U32, U32), Ok(U32));
         let e = binary(BinaryOp::BitOr, F32, F32).unwrap_err();
         assert_eq!(e.to_string(), "`|` is defined on bool, i32 and u32, not f32 (convert with `as i32`)");
-        assert_eq!(binary(BinaryOp::Rem, F64, F64).unwrap_err().to_string(), "`%` is defined on i32 and u32, not f64 (convert with `as i32`)");
+        assert_eq!(
+            binary(BinaryOp::Rem, F64, F64).unwrap_err().to_string(),
+            "`%` is defined on i32 and u32, not f64 (convert with `as i32`)"
+        );
         assert_eq!(wrapping("wrapping_add", "+", I32, I32), Ok(I32));
         let e = wrapping("wrapping_mul", "*", F32, F32).unwrap_err();
         assert_eq!(e.to_string(), "`wrapping_mul` is defined on i32 and u32, not f32: floats do not wrap, write `*`");

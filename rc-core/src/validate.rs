@@ -11,7 +11,13 @@ use crate::registers::RegisterEstimate;
 use crate::strategy::Strategy;
 
 /// `got` as a `u32` within `min..=max` (and `accept`ed), or `refuse(got)`.
-fn integer<E>(got: Given, min: u32, max: u32, accept: fn(u32) -> bool, refuse: impl FnOnce(Given) -> E) -> Result<u32, E> {
+fn integer<E>(
+    got: Given,
+    min: u32,
+    max: u32,
+    accept: fn(u32) -> bool,
+    refuse: impl FnOnce(Given) -> E,
+) -> Result<u32, E> {
     match got {
         Given::Integer(v) if (min as i64..=max as i64).contains(&v) && accept(v as u32) => Ok(v as u32),
         got => Err(refuse(got)),
@@ -127,7 +133,10 @@ mod tests {
         assert_eq!(radius(Given::Integer(4096)), Ok(4096));
         let e = radius(Given::Text("2.5".into())).unwrap_err();
         assert_eq!(e.to_string(), "radius must be an integer from 1 to 4096, got `2.5`");
-        assert_eq!(outputs_per_thread(Given::Integer(65)).unwrap_err().to_string(), "outputs_per_thread must be an integer from 1 to 64, got 65");
+        assert_eq!(
+            outputs_per_thread(Given::Integer(65)).unwrap_err().to_string(),
+            "outputs_per_thread must be an integer from 1 to 64, got 65"
+        );
         assert!(min_blocks_per_sm(Given::Integer(33)).is_err());
     }
 
@@ -152,12 +161,18 @@ mod tests {
         let e = whole_rows(Layout::Window(8), Some(12)).unwrap_err();
         assert_eq!(e.to_string(), "window(8) gives each lane whole rows of 8 consecutive outputs, so outputs_per_thread must be a multiple of 8, got 12");
         let e = whole_rows(Layout::Staged(4), None).unwrap_err();
-        assert_eq!(e.to_string(), "staged(4) gives each lane whole rows of 4 consecutive outputs: set outputs_per_thread to a multiple of 4");
+        assert_eq!(
+            e.to_string(),
+            "staged(4) gives each lane whole rows of 4 consecutive outputs: set outputs_per_thread to a multiple of 4"
+        );
     }
 
     #[test]
     fn only_the_register_cache_takes_a_distribution() {
         assert_eq!(distribution_for(Strategy::RegisterCache), Ok(()));
-        assert_eq!(distribution_for(Strategy::Naive), Err(DistributionError::NoRegisterCache { strategy: Strategy::Naive }));
+        assert_eq!(
+            distribution_for(Strategy::Naive),
+            Err(DistributionError::NoRegisterCache { strategy: Strategy::Naive })
+        );
     }
 }

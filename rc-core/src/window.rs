@@ -48,12 +48,7 @@ impl<'a, T: Element> Window<'a, T> {
     /// Panics if the offset lies outside the radius, like a slice index out of bounds: a
     /// stencil reads only its window.
     fn at(&self, offset: [i32; MAX_DIMS], dims: Dims) -> &'a T {
-        assert!(
-            self.radius.dims() == dims,
-            "a {} window indexed with {} offsets",
-            self.radius.dims(),
-            dims.count()
-        );
+        assert!(self.radius.dims() == dims, "a {} window indexed with {} offsets", self.radius.dims(), dims.count());
         let mut linear = 0usize;
         for axis in (0..dims.count()).rev() {
             let (d, r) = (offset[axis], self.radius.along(axis));
@@ -153,7 +148,8 @@ mod tests {
     #[test]
     fn a_3d_window_is_outermost_first() {
         let grid: Vec<i32> = (0..24).collect();
-        let w = Window3::from(Window::grid(&grid, Extent::zyx(2, 3, 4), &[1, 1, 1], Radius::zyx(1, 1, 1), Boundary::Clamp));
+        let w =
+            Window3::from(Window::grid(&grid, Extent::zyx(2, 3, 4), &[1, 1, 1], Radius::zyx(1, 1, 1), Boundary::Clamp));
         assert_eq!((w[(0, 0, 0)], w[(-1, 0, 0)], w[(0, 1, 0)], w[(0, 0, 1)], w[(1, 1, 1)]), (17, 5, 21, 18, 22));
     }
 

@@ -84,7 +84,11 @@ pub fn hoist(body: &Body) -> Body {
         let end = match (uses[last as usize], user[last as usize]) {
             (1, Some(reader)) if last != body.result() => match nodes[reader as usize] {
                 Node::Binary(BinaryOp::Div, x, divisor) if x == last => match nodes[divisor as usize] {
-                    Node::Const(c) if c.ty == ScalarType::F32 && Reciprocal::of(f32::from_bits(c.bits as u32)).is_some() => Some(End::Divided),
+                    Node::Const(c)
+                        if c.ty == ScalarType::F32 && Reciprocal::of(f32::from_bits(c.bits as u32)).is_some() =>
+                    {
+                        Some(End::Divided)
+                    }
                     _ => None,
                 },
                 Node::Binary(BinaryOp::Mul, a, b) => {
@@ -150,7 +154,9 @@ fn remap(node: Node, map: &[NodeId]) -> Node {
         Node::Unary(op, a) => Node::Unary(op, m(a)),
         Node::Binary(op, a, b) => Node::Binary(op, m(a), m(b)),
         Node::Compare(op, a, b) => Node::Compare(op, m(a), m(b)),
-        Node::Select { cond, then, otherwise } => Node::Select { cond: m(cond), then: m(then), otherwise: m(otherwise) },
+        Node::Select { cond, then, otherwise } => {
+            Node::Select { cond: m(cond), then: m(then), otherwise: m(otherwise) }
+        }
         Node::Cast(ty, a) => Node::Cast(ty, m(a)),
         Node::MulAdd(a, b, c) => Node::MulAdd(m(a), m(b), m(c)),
     }

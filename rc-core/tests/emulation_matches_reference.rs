@@ -7,7 +7,8 @@ use common::*;
 use rc_core::{Pattern, RoundRobin, ScalarType, Strategy, WarpProgram};
 
 fn compile(pattern: Pattern, strategy: Strategy, ty: ScalarType) -> WarpProgram {
-    WarpProgram::compile_with(pattern, strategy, &RoundRobin::new(&pattern), &box_body(pattern.radius().along_x(), ty)).expect("compiles")
+    WarpProgram::compile_with(pattern, strategy, &RoundRobin::new(&pattern), &box_body(pattern.radius().along_x(), ty))
+        .expect("compiles")
 }
 
 fn check_f32(pattern: Pattern, strategy: Strategy, lengths: &[usize], seed: u64) {
@@ -22,7 +23,11 @@ fn check_f32(pattern: Pattern, strategy: Strategy, lengths: &[usize], seed: u64)
         program.emulate(&[&input], &mut out, &[]).expect("emulates");
         let want = reference_f32(&pattern, &input);
         if let Some(i) = first_difference(&out, &want) {
-            panic!("{pattern}, {strategy}, n={n}, seed={seed}: output {i} is {:?}, reference {:?}", out.get(i), want.get(i));
+            panic!(
+                "{pattern}, {strategy}, n={n}, seed={seed}: output {i} is {:?}, reference {:?}",
+                out.get(i),
+                want.get(i)
+            );
         }
     }
 }
@@ -36,7 +41,11 @@ fn check_f64(pattern: Pattern, strategy: Strategy, lengths: &[usize], seed: u64)
         program.emulate(&[&input], &mut out, &[]).expect("emulates");
         let want = reference_f64(&pattern, &input);
         if let Some(i) = first_difference(&out, &want) {
-            panic!("{pattern}, {strategy}, n={n}, seed={seed}: output {i} is {:?}, reference {:?}", out.get(i), want.get(i));
+            panic!(
+                "{pattern}, {strategy}, n={n}, seed={seed}: output {i} is {:?}, reference {:?}",
+                out.get(i),
+                want.get(i)
+            );
         }
     }
 }
@@ -105,10 +114,17 @@ fn granule_window_and_staged_distributions_match_for_every_boundary_and_size() {
                             let lengths = [0, 1, 2 * r as usize, 2 * r as usize + 1, 2 * tile + 2 * r as usize + 3];
                             for ty in [ScalarType::F32, ScalarType::F64] {
                                 let layout = layout(v);
-                                let program = match WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &box_body(r, ty)) {
+                                let program = match WarpProgram::compile_for(
+                                    pattern,
+                                    Strategy::RegisterCache,
+                                    layout,
+                                    &box_body(r, ty),
+                                ) {
                                     Ok(program) => program,
                                     // Too large a stage for shared memory (f64, wide rows): refused, not miscompiled.
-                                    Err(rc_core::Error::Schedule(rc_core::ScheduleError::StageTooLarge { .. })) => continue,
+                                    Err(rc_core::Error::Schedule(rc_core::ScheduleError::StageTooLarge { .. })) => {
+                                        continue
+                                    }
                                     Err(e) => panic!("{pattern}, {layout}: {e}"),
                                 };
                                 for &n in &lengths {

@@ -17,7 +17,8 @@ fn star(radius: Radius) -> Body {
 
 fn window_2d() -> WarpProgram {
     let pattern = Pattern::grid(Radius::yx(1, 1), 4, 2, 2, 1, Boundary::Clamp).expect("a pattern");
-    WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(2), &star(Radius::yx(1, 1))).expect("compiles")
+    WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(2), &star(Radius::yx(1, 1)))
+        .expect("compiles")
 }
 
 fn pattern_3d() -> Pattern {
@@ -39,8 +40,13 @@ fn a_2d_window_tile_is_explained_row_by_row() {
 
 #[test]
 fn a_3d_round_robin_tile_says_which_planes_each_output_row_reads_and_what_it_shuffles() {
-    let program = WarpProgram::compile_for(pattern_3d(), Strategy::RegisterCache, Layout::RoundRobin, &star(Radius::zyx(1, 1, 1)))
-        .expect("compiles");
+    let program = WarpProgram::compile_for(
+        pattern_3d(),
+        Strategy::RegisterCache,
+        Layout::RoundRobin,
+        &star(Radius::zyx(1, 1, 1)),
+    )
+    .expect("compiles");
     assert_text(&Explanation::new("star3", &program).to_string(), ROUND_ROBIN_3D);
 }
 
@@ -51,12 +57,25 @@ fn the_baselines_say_where_each_output_row_reads_its_taps() {
     let text = Explanation::new("naive3", &naive).to_string();
     assert!(text.contains("output rows (every tap is read from global memory):\n"), "{text}");
     // Row 1 reads 7 taps; 2 of them (input rows 5 and 6 at x offset 0) row 0 has read already.
-    assert!(text.contains("  row 0 (z 0, y 0): reads input rows 1 4 5 6 9; 0 shuffles, 7 taps read from global memory\n"), "{text}");
-    assert!(text.contains("  row 1 (z 0, y 1): reads input rows 2 5 6 7 10; 0 shuffles, 5 taps read from global memory\n"), "{text}");
-    let shared = WarpProgram::compile_for(pattern_3d(), Strategy::SharedMemory, Layout::RoundRobin, &body).expect("compiles");
+    assert!(
+        text.contains("  row 0 (z 0, y 0): reads input rows 1 4 5 6 9; 0 shuffles, 7 taps read from global memory\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  row 1 (z 0, y 1): reads input rows 2 5 6 7 10; 0 shuffles, 5 taps read from global memory\n"),
+        "{text}"
+    );
+    let shared =
+        WarpProgram::compile_for(pattern_3d(), Strategy::SharedMemory, Layout::RoundRobin, &body).expect("compiles");
     let text = Explanation::new("shared3", &shared).to_string();
-    assert!(text.contains("strategy: shared memory: each warp stages its tile's 12 input rows of 6 elements"), "{text}");
-    assert!(text.contains("  row 1 (z 0, y 1): reads input rows 2 5 6 7 10; 0 shuffles, 5 taps read from shared memory\n"), "{text}");
+    assert!(
+        text.contains("strategy: shared memory: each warp stages its tile's 12 input rows of 6 elements"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  row 1 (z 0, y 1): reads input rows 2 5 6 7 10; 0 shuffles, 5 taps read from shared memory\n"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -36,9 +36,15 @@ fn memory_reads(program: &WarpProgram, field: u32) -> Vec<String> {
         .path(|_| true)
         .into_iter()
         .filter_map(|op| match *op {
-            Op::Load { field: f, at, lanes, row, cache, .. } if f == field => Some(format!("load {at:?} {lanes:?} {row} {}", cache.is_some())),
-            Op::LoadVector { field: f, at, lanes, row, ref dsts, .. } if f == field => Some(format!("vector {at:?} {lanes:?} {row} {}", dsts.len())),
-            Op::ReadStage { field: f, at, ref dsts, .. } if f == field => Some(format!("read stage {at:?} {}", dsts.len())),
+            Op::Load { field: f, at, lanes, row, cache, .. } if f == field => {
+                Some(format!("load {at:?} {lanes:?} {row} {}", cache.is_some()))
+            }
+            Op::LoadVector { field: f, at, lanes, row, ref dsts, .. } if f == field => {
+                Some(format!("vector {at:?} {lanes:?} {row} {}", dsts.len()))
+            }
+            Op::ReadStage { field: f, at, ref dsts, .. } if f == field => {
+                Some(format!("read stage {at:?} {}", dsts.len()))
+            }
             Op::StageBlock { field: f, lead, elements } if f == field => Some(format!("stage block {lead} {elements}")),
             Op::Shared { field: f, at, row, .. } if f == field => Some(format!("shared {at:?} {row}")),
             Op::StageWarp { field: f, stage } if f == field => Some(format!("stage warp {stage:?}")),
@@ -80,7 +86,9 @@ fn every_field_is_loaded_as_the_first_on_one_schedule() {
 
 #[test]
 fn every_field_has_its_own_stage() {
-    for (strategy, layout) in [(Strategy::SharedMemory, Layout::RoundRobin), (Strategy::RegisterCache, Layout::Staged(8))] {
+    for (strategy, layout) in
+        [(Strategy::SharedMemory, Layout::RoundRobin), (Strategy::RegisterCache, Layout::Staged(8))]
+    {
         let (one, three) = (compile(1, strategy, layout), compile(3, strategy, layout));
         let bytes = one.machine.shared_bytes.expect("a stage");
         assert_eq!(three.machine.shared_bytes, Some(3 * bytes), "{strategy}, {layout}");
@@ -94,9 +102,14 @@ fn every_field_has_its_own_stage() {
 
 #[test]
 fn each_field_has_its_own_pointer_and_one_field_kernels_keep_theirs() {
-    let names = |fields| -> Vec<String> { KernelParam::list(Dims::Two, fields, &[ScalarType::F32]).into_iter().map(|p| p.suffix()).collect() };
+    let names = |fields| -> Vec<String> {
+        KernelParam::list(Dims::Two, fields, &[ScalarType::F32]).into_iter().map(|p| p.suffix()).collect()
+    };
     assert_eq!(names(1), ["input", "output", "n", "n_out", "in_y", "in_x", "out_y", "out_x", "prefetch_rows", "p0"]);
-    assert_eq!(names(3), ["input", "input1", "input2", "output", "n", "n_out", "in_y", "in_x", "out_y", "out_x", "prefetch_rows", "p0"]);
+    assert_eq!(
+        names(3),
+        ["input", "input1", "input2", "output", "n", "n_out", "in_y", "in_x", "out_y", "out_x", "prefetch_rows", "p0"]
+    );
     let one = rc_core::ptx::print(&compile(1, Strategy::RegisterCache, Layout::Granule(4)), "rc_t");
     let two = rc_core::ptx::print(&compile(2, Strategy::RegisterCache, Layout::Granule(4)), "rc_t");
     assert!(!one.contains("input1"));

@@ -82,14 +82,22 @@ fn check(body: &Body, pattern: Pattern, strategy: Strategy, layout: Layout, shap
             panic!("{pattern} {strategy} {layout} shape {shape}: {e}");
         }
         let bad = want.iter().zip(&got).position(|(a, b)| a.to_bits() != b.to_bits());
-        assert!(bad.is_none(), "{pattern} {strategy} {layout} shape {shape}: output {bad:?}: want {:?} got {:?}", bad.map(|i| want[i]), bad.map(|i| got[i]));
+        assert!(
+            bad.is_none(),
+            "{pattern} {strategy} {layout} shape {shape}: output {bad:?}: want {:?} got {:?}",
+            bad.map(|i| want[i]),
+            bad.map(|i| got[i])
+        );
     }
 }
 
 #[test]
 fn two_d_stencils_emulate_their_reference_in_every_layout_and_boundary() {
-    let shapes: Vec<Extent> = [[1, 1], [1, 40], [40, 1], [3, 5], [9, 130], [17, 257], [33, 64]].into_iter().map(Extent::from).collect();
-    for (radius, star) in [(Radius::yx(1, 1), true), (Radius::yx(1, 1), false), (Radius::yx(2, 1), false), (Radius::yx(1, 3), true)] {
+    let shapes: Vec<Extent> =
+        [[1, 1], [1, 40], [40, 1], [3, 5], [9, 130], [17, 257], [33, 64]].into_iter().map(Extent::from).collect();
+    for (radius, star) in
+        [(Radius::yx(1, 1), true), (Radius::yx(1, 1), false), (Radius::yx(2, 1), false), (Radius::yx(1, 3), true)]
+    {
         let body = weighted(radius, &taps(radius, star));
         for boundary in Boundary::ALL {
             for (outputs, rows, layout, strategy) in [
@@ -112,13 +120,27 @@ fn two_d_stencils_emulate_their_reference_in_every_layout_and_boundary() {
 /// tile's rows or its halo.
 #[test]
 fn two_d_tiles_that_stream_their_rows_emulate_their_reference() {
-    let shapes: Vec<Extent> = [[1, 1], [1, 40], [40, 1], [3, 5], [9, 130], [17, 257], [70, 33], [100, 392], [75, 520]].into_iter().map(Extent::from).collect();
-    for (radius, star) in [(Radius::yx(1, 1), true), (Radius::yx(2, 2), false), (Radius::yx(3, 1), false), (Radius::yx(1, 4), true)] {
+    let shapes: Vec<Extent> = [[1, 1], [1, 40], [40, 1], [3, 5], [9, 130], [17, 257], [70, 33], [100, 392], [75, 520]]
+        .into_iter()
+        .map(Extent::from)
+        .collect();
+    for (radius, star) in
+        [(Radius::yx(1, 1), true), (Radius::yx(2, 2), false), (Radius::yx(3, 1), false), (Radius::yx(1, 4), true)]
+    {
         let body = weighted(radius, &taps(radius, star));
         for boundary in Boundary::ALL {
-            for (outputs, rows, layout) in [(1, 1, Layout::RoundRobin), (2, 5, Layout::RoundRobin), (4, 16, Layout::Granule(4)), (4, 32, Layout::Window(4)), (8, 3, Layout::Window(4))] {
-                let pattern = Pattern::grid(radius, 32, outputs, rows, 1, boundary).and_then(|p| p.with_streamed_rows(true)).expect("valid");
-                let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &body).expect("compiles");
+            for (outputs, rows, layout) in [
+                (1, 1, Layout::RoundRobin),
+                (2, 5, Layout::RoundRobin),
+                (4, 16, Layout::Granule(4)),
+                (4, 32, Layout::Window(4)),
+                (8, 3, Layout::Window(4)),
+            ] {
+                let pattern = Pattern::grid(radius, 32, outputs, rows, 1, boundary)
+                    .and_then(|p| p.with_streamed_rows(true))
+                    .expect("valid");
+                let program =
+                    WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &body).expect("compiles");
                 assert!(program.pipeline.is_some() || rows == 1, "{pattern}: rows are steps of a pipelined loop");
                 check(&body, pattern, Strategy::RegisterCache, layout, &shapes);
             }
@@ -173,18 +195,30 @@ fn gpu_kernels(radius: Radius, star: bool) -> (Body, Vec<(Pattern, Strategy, Lay
         }
         if radius.dims() == rc_core::Dims::Three {
             // Staged planes: blocks of 4 warps stacked along y (12 rows), a ring of input planes.
-            let pattern = Pattern::grid(radius, 32, 4, rows, planes, boundary).and_then(|p| p.with_launch_bounds(128, None)).expect("valid");
-            let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
+            let pattern = Pattern::grid(radius, 32, 4, rows, planes, boundary)
+                .and_then(|p| p.with_launch_bounds(128, None))
+                .expect("valid");
+            let program =
+                WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
             kernels.push((pattern, Strategy::RegisterCache, Layout::Planes(4), program));
             // Blocks of 8 warps of 4 rows: a ring past 48 KiB, in dynamic shared memory.
-            let pattern = Pattern::grid(radius, 32, 4, 4, planes, boundary).and_then(|p| p.with_launch_bounds(256, None)).expect("valid");
-            let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
-            assert!(program.machine.dynamic_shared_bytes() > 48 * 1024, "{pattern}: {:?}", program.machine.shared_bytes);
+            let pattern = Pattern::grid(radius, 32, 4, 4, planes, boundary)
+                .and_then(|p| p.with_launch_bounds(256, None))
+                .expect("valid");
+            let program =
+                WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
+            assert!(
+                program.machine.dynamic_shared_bytes() > 48 * 1024,
+                "{pattern}: {:?}",
+                program.machine.shared_bytes
+            );
             kernels.push((pattern, Strategy::RegisterCache, Layout::Planes(4), program));
         }
         if radius.dims() == rc_core::Dims::Two {
-            let pattern = Pattern::grid(radius, 32, 4, 7, 1, boundary).and_then(|p| p.with_streamed_rows(true)).expect("valid");
-            let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
+            let pattern =
+                Pattern::grid(radius, 32, 4, 7, 1, boundary).and_then(|p| p.with_streamed_rows(true)).expect("valid");
+            let program =
+                WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
             kernels.push((pattern, Strategy::RegisterCache, Layout::Window(4), program));
         }
     }
@@ -196,7 +230,12 @@ fn gpu_kernels(radius: Radius, star: bool) -> (Body, Vec<(Pattern, Strategy, Lay
 #[test]
 fn two_and_three_d_kernels_assemble() {
     let mut kernels = Vec::new();
-    for (radius, star) in [(Radius::yx(1, 1), true), (Radius::yx(2, 1), false), (Radius::zyx(1, 1, 1), true), (Radius::zyx(1, 2, 1), false)] {
+    for (radius, star) in [
+        (Radius::yx(1, 1), true),
+        (Radius::yx(2, 1), false),
+        (Radius::zyx(1, 1, 1), true),
+        (Radius::zyx(1, 2, 1), false),
+    ] {
         for (pattern, strategy, layout, program) in gpu_kernels(radius, star).1 {
             let ptx = rc_core::ptx::print(&program, "k");
             assert!(ptx.contains(".param .u64 k_in_y") && ptx.contains(".param .u64 k_out_x"), "{ptx}");
@@ -207,7 +246,11 @@ fn two_and_three_d_kernels_assemble() {
     for (i, (what, ptx)) in kernels.iter().enumerate() {
         let file = std::env::temp_dir().join(format!("rc-grid-{}-{i}.ptx", std::process::id()));
         std::fs::write(&file, ptx).expect("writes the PTX");
-        let out = std::process::Command::new(&ptxas).args(["-arch=sm_90", "-o", "/dev/null"]).arg(&file).output().expect("runs ptxas");
+        let out = std::process::Command::new(&ptxas)
+            .args(["-arch=sm_90", "-o", "/dev/null"])
+            .arg(&file)
+            .output()
+            .expect("runs ptxas");
         assert!(out.status.success(), "ptxas refused {what}: {}\n{ptx}", String::from_utf8_lossy(&out.stderr));
         let _ = std::fs::remove_file(&file);
     }
@@ -220,7 +263,10 @@ fn two_and_three_d_kernels_assemble() {
 /// tells the two launches apart (32 blocks stacked, 26 row-major).
 #[test]
 fn the_launch_numbers_tiles_as_the_prologue_does() {
-    let shapes = [(Radius::yx(1, 1), Extent::yx(13 * 3, 16 * 128 - 5)), (Radius::zyx(1, 1, 1), Extent::zyx(10, 13 * 3, 16 * 128 - 5))];
+    let shapes = [
+        (Radius::yx(1, 1), Extent::yx(13 * 3, 16 * 128 - 5)),
+        (Radius::zyx(1, 1, 1), Extent::zyx(10, 13 * 3, 16 * 128 - 5)),
+    ];
     for (radius, shape) in shapes {
         let (_, kernels) = gpu_kernels(radius, true);
         for (pattern, strategy, layout, program) in kernels {
@@ -231,7 +277,11 @@ fn the_launch_numbers_tiles_as_the_prologue_does() {
             let stacked = pattern.stacked_launch_shape(out_shape).expect("fits");
             let expected = layout.stacks_warps(strategy, &pattern);
             assert_eq!((numbers_blocks, launch == stacked), (expected, expected), "{pattern} {strategy} {layout}");
-            let wanted = matches!(layout, Layout::Planes(_)) || (radius.dims() == rc_core::Dims::Two && strategy == Strategy::RegisterCache && layout != Layout::RoundRobin && !pattern.streams_rows());
+            let wanted = matches!(layout, Layout::Planes(_))
+                || (radius.dims() == rc_core::Dims::Two
+                    && strategy == Strategy::RegisterCache
+                    && layout != Layout::RoundRobin
+                    && !pattern.streams_rows());
             assert_eq!(expected, wanted, "{pattern} {strategy} {layout}");
         }
     }
@@ -283,13 +333,33 @@ fn write_gpu_cases() {
     std::fs::create_dir_all(&dir).expect("creates the folder");
     let mut index = String::new();
     let configs: [(Radius, bool, Vec<Extent>); 6] = [
-        (Radius::yx(1, 1), true, vec![Extent::yx(300, 520), Extent::yx(7, 13), Extent::yx(1, 300), Extent::yx(301, 1), Extent::yx(130, 1026)]),
+        (
+            Radius::yx(1, 1),
+            true,
+            vec![
+                Extent::yx(300, 520),
+                Extent::yx(7, 13),
+                Extent::yx(1, 300),
+                Extent::yx(301, 1),
+                Extent::yx(130, 1026),
+            ],
+        ),
         (Radius::yx(2, 1), false, vec![Extent::yx(517, 640), Extent::yx(33, 130)]),
         // A box wider than tall: its tiles evaluate input row after input row.
         (Radius::yx(1, 2), false, vec![Extent::yx(131, 264), Extent::yx(5, 70), Extent::yx(40, 9)]),
         // With interior tiles along every dimension (rows a whole number of vectors): the vector
         // path.
-        (Radius::zyx(1, 1, 1), true, vec![Extent::zyx(20, 30, 64), Extent::zyx(3, 5, 7), Extent::zyx(9, 17, 70), Extent::zyx(20, 12, 392), Extent::zyx(7, 75, 140)]),
+        (
+            Radius::zyx(1, 1, 1),
+            true,
+            vec![
+                Extent::zyx(20, 30, 64),
+                Extent::zyx(3, 5, 7),
+                Extent::zyx(9, 17, 70),
+                Extent::zyx(20, 12, 392),
+                Extent::zyx(7, 75, 140),
+            ],
+        ),
         (Radius::zyx(1, 2, 1), false, vec![Extent::zyx(20, 33, 128), Extent::zyx(20, 14, 264)]),
         // Two along x: staged planes read each lane's window as 2 + 4 + 2 elements.
         (Radius::zyx(2, 1, 2), true, vec![Extent::zyx(11, 21, 136), Extent::zyx(6, 9, 30)]),
@@ -398,13 +468,26 @@ fn write_perf_cases() {
             ];
             // Two vectors per thread (side by side or one window of 8) under every bound: on an
             // H200 the H100's choice (one vector) issues too many instructions per output.
-            for (layout, rows, min_blocks) in [(4, 4, None), (4, 4, Some(2)), (4, 4, Some(3)), (4, 4, Some(4)), (4, 2, Some(3)), (4, 2, Some(4)), (4, 8, Some(3)), (8, 4, Some(2)), (8, 4, Some(3)), (8, 2, Some(4))] {
+            for (layout, rows, min_blocks) in [
+                (4, 4, None),
+                (4, 4, Some(2)),
+                (4, 4, Some(3)),
+                (4, 4, Some(4)),
+                (4, 2, Some(3)),
+                (4, 2, Some(4)),
+                (4, 8, Some(3)),
+                (8, 4, Some(2)),
+                (8, 4, Some(3)),
+                (8, 2, Some(4)),
+            ] {
                 tiles.push((rc, Layout::Window(layout), 8, rows, 1, min_blocks));
             }
             tiles.push((rc, Layout::Window(4), 4, 2, 1, Some(4)));
             tiles.push((rc, Layout::Window(4), 4, 8, 1, Some(5)));
             tiles.push((rc, Layout::Window(4), 4, 16, 1, Some(4)));
-            for (outputs, rows, min_blocks) in [(4, 4, Some(4)), (4, 8, Some(4)), (4, 4, Some(3)), (8, 4, Some(3)), (8, 4, Some(4))] {
+            for (outputs, rows, min_blocks) in
+                [(4, 4, Some(4)), (4, 8, Some(4)), (4, 4, Some(3)), (8, 4, Some(3)), (8, 4, Some(4))]
+            {
                 tiles.push((rc, Layout::Granule(4), outputs, rows, 1, min_blocks));
             }
             tiles.push((rc, Layout::Window(8), 8, 64, 0, Some(2)));
@@ -427,13 +510,32 @@ fn write_perf_cases() {
         }
         // What #[stencil] compiles by default: the default tile, the cost model's distribution.
         let dims = radius.dims();
-        let default = Pattern::grid(radius, 32, 1, Pattern::default_rows_per_warp(dims), Pattern::default_planes_per_warp(dims), Boundary::Clamp).expect("valid");
-        let choice = rc_core::auto::choose_given(default, rc_core::auto::Given { outputs: false, rows: false, bounds: false, prefetch: false }, &body).expect("a choice");
+        let default = Pattern::grid(
+            radius,
+            32,
+            1,
+            Pattern::default_rows_per_warp(dims),
+            Pattern::default_planes_per_warp(dims),
+            Boundary::Clamp,
+        )
+        .expect("valid");
+        let choice = rc_core::auto::choose_given(
+            default,
+            rc_core::auto::Given { outputs: false, rows: false, bounds: false, prefetch: false },
+            &body,
+        )
+        .expect("a choice");
         let mut programs: Vec<(String, Pattern, Layout, WarpProgram)> = Vec::new();
         let chosen = WarpProgram::compile_for(choice.pattern, rc, choice.layout, &body).expect("compiles");
         let bounds = choice.pattern.min_blocks_per_sm().unwrap_or(0);
         let streamed = if choice.pattern.streams_rows() { "|streamed" } else { "" };
-        let what = format!("default|{}|p{}|r{}|z{}|mb{bounds}{streamed}", choice.layout, choice.pattern.outputs_per_thread(), choice.pattern.rows_per_warp(), choice.pattern.planes_per_warp());
+        let what = format!(
+            "default|{}|p{}|r{}|z{}|mb{bounds}{streamed}",
+            choice.layout,
+            choice.pattern.outputs_per_thread(),
+            choice.pattern.rows_per_warp(),
+            choice.pattern.planes_per_warp()
+        );
         programs.push((what.replace(' ', "_"), choice.pattern, choice.layout, chosen));
         for (strategy, layout, outputs, rows, planes, min_blocks) in tiles {
             let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, planes.max(1), Boundary::Clamp)
@@ -444,34 +546,81 @@ fn write_perf_cases() {
             };
             let Ok(program) = WarpProgram::compile_for(pattern, strategy, layout, &body) else { continue };
             let streamed = if planes == 0 { "|streamed" } else { "" };
-            let what = format!("{strategy}|{layout}|p{outputs}|r{rows}|z{}|mb{}{streamed}", planes.max(1), min_blocks.unwrap_or(0)).replace(' ', "_");
+            let what = format!(
+                "{strategy}|{layout}|p{outputs}|r{rows}|z{}|mb{}{streamed}",
+                planes.max(1),
+                min_blocks.unwrap_or(0)
+            )
+            .replace(' ', "_");
             programs.push((what, pattern, layout, program));
         }
         // Staged planes: blocks of 4 or 8 warps stacked along y, as the probe
         // (bench/probes/staged3d.cu) ran them; rings past 48 KiB are dynamic shared memory.
-        let staged = [(4, 128, 4, None), (4, 256, 4, None), (4, 256, 2, None), (4, 128, 2, None), (4, 128, 4, Some(4)), (4, 128, 4, Some(3)), (4, 128, 2, Some(3)), (4, 128, 2, Some(4)), (4, 256, 2, Some(2)), (4, 256, 1, None), (4, 128, 1, Some(4)), (4, 64, 4, None), (4, 64, 8, None), (4, 128, 8, None)];
+        let staged = [
+            (4, 128, 4, None),
+            (4, 256, 4, None),
+            (4, 256, 2, None),
+            (4, 128, 2, None),
+            (4, 128, 4, Some(4)),
+            (4, 128, 4, Some(3)),
+            (4, 128, 2, Some(3)),
+            (4, 128, 2, Some(4)),
+            (4, 256, 2, Some(2)),
+            (4, 256, 1, None),
+            (4, 128, 1, Some(4)),
+            (4, 64, 4, None),
+            (4, 64, 8, None),
+            (4, 128, 8, None),
+        ];
         // Windows of 8 outputs (bench/results/2026-11-24-h200-planes3d2).
-        let wide = [(8, 128, 4, None), (8, 128, 2, None), (8, 256, 2, None), (8, 256, 4, None), (8, 128, 2, Some(4)), (8, 128, 4, Some(3)), (8, 64, 4, None), (8, 64, 8, None)];
+        let wide = [
+            (8, 128, 4, None),
+            (8, 128, 2, None),
+            (8, 256, 2, None),
+            (8, 256, 4, None),
+            (8, 128, 2, Some(4)),
+            (8, 128, 4, Some(3)),
+            (8, 64, 4, None),
+            (8, 64, 8, None),
+        ];
         for (outputs, threads, rows, min_blocks) in staged.into_iter().chain(wide) {
             let layout = Layout::Planes(outputs);
-            let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, min_blocks)) else { continue };
+            let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, 32, Boundary::Clamp)
+                .and_then(|p| p.with_launch_bounds(threads, min_blocks))
+            else {
+                continue;
+            };
             if !three {
                 continue;
             }
             let Ok(program) = WarpProgram::compile_for(pattern, rc, layout, &body) else { continue };
-            let what = format!("{rc}|{layout}|p{outputs}|r{rows}|z32|mb{}|t{threads}", min_blocks.unwrap_or(0)).replace(' ', "_");
+            let what = format!("{rc}|{layout}|p{outputs}|r{rows}|z32|mb{}|t{threads}", min_blocks.unwrap_or(0))
+                .replace(' ', "_");
             programs.push((what, pattern, layout, program));
         }
         // 2D blocks of 16 and 32 warps stacked along y: more of each block's input rows shared
         // through its L1 (the y halo re-read from L2 shrinks).
-        for (threads, outputs, rows, min_blocks) in [(512, 4, 4, None), (512, 4, 4, Some(2)), (512, 8, 4, Some(1)), (512, 4, 8, Some(1)), (1024, 4, 4, None), (1024, 4, 4, Some(1)), (1024, 8, 2, Some(1))] {
+        for (threads, outputs, rows, min_blocks) in [
+            (512, 4, 4, None),
+            (512, 4, 4, Some(2)),
+            (512, 8, 4, Some(1)),
+            (512, 4, 8, Some(1)),
+            (1024, 4, 4, None),
+            (1024, 4, 4, Some(1)),
+            (1024, 8, 2, Some(1)),
+        ] {
             let layout = Layout::Window(4);
-            let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, 1, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, min_blocks)) else { continue };
+            let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, 1, Boundary::Clamp)
+                .and_then(|p| p.with_launch_bounds(threads, min_blocks))
+            else {
+                continue;
+            };
             if three {
                 continue;
             }
             let Ok(program) = WarpProgram::compile_for(pattern, rc, layout, &body) else { continue };
-            let what = format!("{rc}|{layout}|p{outputs}|r{rows}|z1|mb{}|t{threads}", min_blocks.unwrap_or(0)).replace(' ', "_");
+            let what = format!("{rc}|{layout}|p{outputs}|r{rows}|z1|mb{}|t{threads}", min_blocks.unwrap_or(0))
+                .replace(' ', "_");
             programs.push((what, pattern, layout, program));
         }
         for (what, pattern, layout, program) in programs {
@@ -481,7 +630,13 @@ fn write_perf_cases() {
             let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
             let what = format!("{name}|{what}");
             let dynamic = program.machine.dynamic_shared_bytes();
-            index.push_str(&format!("{k} {} {} {} {} {what} {dynamic}\n", dims(shape), dims(out_shape), launch.grid.map(|b| b.to_string()).join(","), launch.threads_per_block));
+            index.push_str(&format!(
+                "{k} {} {} {} {} {what} {dynamic}\n",
+                dims(shape),
+                dims(out_shape),
+                launch.grid.map(|b| b.to_string()).join(","),
+                launch.threads_per_block
+            ));
             k += 1;
         }
     }
@@ -493,7 +648,11 @@ fn write_perf_cases() {
 /// keeps the rows and planes it was given.
 #[test]
 fn auto_chooses_a_16_byte_distribution_for_2d_and_3d() {
-    for (radius, element) in [(Radius::yx(1, 1), ScalarType::F32), (Radius::zyx(1, 1, 1), ScalarType::F32), (Radius::yx(2, 2), ScalarType::F64)] {
+    for (radius, element) in [
+        (Radius::yx(1, 1), ScalarType::F32),
+        (Radius::zyx(1, 1, 1), ScalarType::F32),
+        (Radius::yx(2, 2), ScalarType::F64),
+    ] {
         let body = weighted(radius, &taps(radius, true));
         let body = if element == ScalarType::F32 {
             body
@@ -504,7 +663,11 @@ fn auto_chooses_a_16_byte_distribution_for_2d_and_3d() {
         let pattern = Pattern::grid(radius, 32, 1, 8, 1, Boundary::Clamp).expect("valid");
         let choice = rc_core::auto::choose(pattern, false, &body).expect("a choice");
         let v = 16 / element.bytes();
-        assert!(matches!(choice.layout, Layout::Window(w) | Layout::Granule(w) | Layout::Planes(w) if w == v), "{radius}: {}", choice.layout);
+        assert!(
+            matches!(choice.layout, Layout::Window(w) | Layout::Granule(w) | Layout::Planes(w) if w == v),
+            "{radius}: {}",
+            choice.layout
+        );
         assert_eq!((choice.pattern.rows_per_warp(), choice.pattern.radius()), (8, radius));
         assert!(choice.estimates.iter().all(|e| !matches!(e.layout, Layout::Staged(_))));
     }
@@ -523,22 +686,38 @@ fn two_d_boxes_evaluate_input_row_after_input_row() {
     let body = mean(radius, &taps(radius, false));
     for boundary in Boundary::ALL {
         let pattern = Pattern::grid(radius, 32, 4, 4, 1, boundary).expect("valid");
-        let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
+        let program =
+            WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
         let estimate = program.register_estimate();
         assert!(estimate.cache + estimate.live_values <= 16 + 2 * 12, "{boundary}: {estimate}");
         // On the interior path, the rows' vector loads come in row order.
-        let rows: Vec<u32> = program.machine.path(|_| true).iter().filter_map(|op| match op { Op::LoadVector { row, .. } => Some(*row), _ => None }).collect();
+        let rows: Vec<u32> = program
+            .machine
+            .path(|_| true)
+            .iter()
+            .filter_map(|op| match op {
+                Op::LoadVector { row, .. } => Some(*row),
+                _ => None,
+            })
+            .collect();
         assert!(rows.windows(2).all(|w| w[0] <= w[1]), "{boundary}: {rows:?}");
         assert!(program.evaluates_by_input_rows(), "{boundary}");
         let text = rc_core::Explanation::new("box", &program).to_string();
         assert!(text.contains("evaluated input row after input row"), "{text}");
         assert!(text.contains("  row 1 (y 1): reads input rows 1 2 3 4 5 6 7 8 9; loads 9 (12 registers), and took rows 1 2 3 4 5 6 7 8 when earlier output rows loaded them; 0 shuffles"), "{text}");
-        check(&body, pattern, Strategy::RegisterCache, Layout::Window(4), &[Extent::yx(37, 300), Extent::yx(3, 5), Extent::yx(20, 129)]);
+        check(
+            &body,
+            pattern,
+            Strategy::RegisterCache,
+            Layout::Window(4),
+            &[Extent::yx(37, 300), Extent::yx(3, 5), Extent::yx(20, 129)],
+        );
     }
     // A star keeps the program's order: its centre row stays live until its last arm's row.
     let star = mean(radius, &taps(radius, true));
     let pattern = Pattern::grid(radius, 32, 4, 4, 1, Boundary::Clamp).expect("valid");
-    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &star).expect("compiles");
+    let program =
+        WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &star).expect("compiles");
     assert!(!program.evaluates_by_input_rows());
 }
 
@@ -553,7 +732,9 @@ fn interior_2d_tiles_store_without_row_tests_where_every_output_exists() {
         stmts
             .iter()
             .map(|s| match s {
-                Stmt::Branch { test: TileTest::Whole { .. }, taken, fallback } => 1 + row_tests(taken) + row_tests(fallback),
+                Stmt::Branch { test: TileTest::Whole { .. }, taken, fallback } => {
+                    1 + row_tests(taken) + row_tests(fallback)
+                }
                 Stmt::Branch { taken, fallback, .. } => row_tests(taken) + row_tests(fallback),
                 Stmt::Loop { body, .. } => row_tests(body),
                 Stmt::Op(_) => 0,
@@ -568,18 +749,26 @@ fn interior_2d_tiles_store_without_row_tests_where_every_output_exists() {
     ] {
         let body = weighted(radius, &taps(radius, false));
         let pattern = Pattern::grid(radius, 32, 4, 4, 1, boundary).expect("valid");
-        let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
+        let program =
+            WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
         let [Stmt::Branch { test: TileTest::Inside { .. }, taken, fallback }] = program.machine.body.as_slice() else {
             panic!("{pattern}: one interior test, got {:?}", program.machine.body)
         };
         assert_eq!(row_tests(taken), if tested { 4 } else { 0 }, "{pattern}");
         // The boundary path's two arms (vectors under the rule along x where rows lie inside,
         // elements elsewhere) test every row.
-        let [Stmt::Branch { test: TileTest::RowsInside, taken: vectors, fallback: elements }] = fallback.as_slice() else {
+        let [Stmt::Branch { test: TileTest::RowsInside, taken: vectors, fallback: elements }] = fallback.as_slice()
+        else {
             panic!("{pattern}: one rows-inside test on the boundary path, got {fallback:?}")
         };
         assert_eq!((row_tests(vectors), row_tests(elements)), (4, 4), "{pattern}");
-        check(&body, pattern, Strategy::RegisterCache, Layout::Window(4), &[Extent::yx(13, 256), Extent::yx(9, 258), Extent::yx(20, 131)]);
+        check(
+            &body,
+            pattern,
+            Strategy::RegisterCache,
+            Layout::Window(4),
+            &[Extent::yx(13, 256), Extent::yx(9, 258), Extent::yx(20, 131)],
+        );
     }
 }
 
@@ -604,26 +793,46 @@ fn edge_tiles_whose_rows_lie_inside_load_vectors_under_the_rule_along_x() {
             }
         }
     }
-    let shapes: Vec<Extent> = [[12, 4], [14, 8], [20, 132], [11, 260], [9, 64], [13, 130], [3, 256]].into_iter().map(Extent::from).collect();
-    for (radius, star) in [(Radius::yx(1, 1), false), (Radius::yx(2, 2), false), (Radius::yx(1, 3), true), (Radius::yx(2, 4), false)] {
+    let shapes: Vec<Extent> =
+        [[12, 4], [14, 8], [20, 132], [11, 260], [9, 64], [13, 130], [3, 256]].into_iter().map(Extent::from).collect();
+    for (radius, star) in
+        [(Radius::yx(1, 1), false), (Radius::yx(2, 2), false), (Radius::yx(1, 3), true), (Radius::yx(2, 4), false)]
+    {
         let body = weighted(radius, &taps(radius, star));
         for boundary in Boundary::ALL {
-            for (outputs, rows, layout) in [(4, 4, Layout::Window(4)), (8, 2, Layout::Window(4)), (4, 3, Layout::Granule(4)), (8, 4, Layout::Granule(4))] {
+            for (outputs, rows, layout) in [
+                (4, 4, Layout::Window(4)),
+                (8, 2, Layout::Window(4)),
+                (4, 3, Layout::Granule(4)),
+                (8, 4, Layout::Granule(4)),
+            ] {
                 let pattern = Pattern::grid(radius, 32, outputs, rows, 1, boundary).expect("valid");
-                let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &body).expect("compiles");
-                let [Stmt::Branch { test: TileTest::Inside { .. }, fallback, .. }] = program.machine.body.as_slice() else {
+                let program =
+                    WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &body).expect("compiles");
+                let [Stmt::Branch { test: TileTest::Inside { .. }, fallback, .. }] = program.machine.body.as_slice()
+                else {
                     panic!("{pattern} {layout}: one interior test, got {:?}", program.machine.body)
                 };
-                let [Stmt::Branch { test: TileTest::RowsInside, taken, fallback: elements }] = fallback.as_slice() else {
+                let [Stmt::Branch { test: TileTest::RowsInside, taken, fallback: elements }] = fallback.as_slice()
+                else {
                     panic!("{pattern} {layout}: one rows-inside test on the boundary path, got {fallback:?}")
                 };
                 let (mut vectors, mut singles) = (Vec::new(), Vec::new());
                 ops(taken, &mut vectors);
                 ops(elements, &mut singles);
                 let count = |ops: &[&Op], f: fn(&Op) -> bool| ops.iter().filter(|op| f(op)).count();
-                let (rule, element) = (|op: &Op| matches!(op, Op::LoadVectorRule { .. }), |op: &Op| matches!(op, Op::Load { .. } | Op::LoadVector { .. }));
-                assert!(count(&vectors, rule) > 0 && count(&vectors, element) == 0, "{pattern} {layout}: vectors under the rule only");
-                assert!(count(&singles, rule) == 0 && count(&singles, element) > 0, "{pattern} {layout}: elements only");
+                let (rule, element) = (
+                    |op: &Op| matches!(op, Op::LoadVectorRule { .. }),
+                    |op: &Op| matches!(op, Op::Load { .. } | Op::LoadVector { .. }),
+                );
+                assert!(
+                    count(&vectors, rule) > 0 && count(&vectors, element) == 0,
+                    "{pattern} {layout}: vectors under the rule only"
+                );
+                assert!(
+                    count(&singles, rule) == 0 && count(&singles, element) > 0,
+                    "{pattern} {layout}: elements only"
+                );
                 check(&body, pattern, Strategy::RegisterCache, layout, &shapes);
             }
         }
@@ -642,10 +851,13 @@ fn a_single_element_and_a_vector_at_one_start_are_placed_by_their_own_widths() {
     let radius = Radius::yx(1, 1);
     let body = weighted(radius, &taps(radius, true));
     let pattern = Pattern::grid(radius, 32, 4, 3, 1, Boundary::Clamp).expect("valid");
-    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Granule(4), &body).expect("compiles");
+    let program =
+        WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Granule(4), &body).expect("compiles");
     let ptx = rc_core::ptx::print(&program, "k");
     let lines: Vec<&str> = ptx.lines().collect();
-    let label = |done: bool| lines.iter().position(|l| l.starts_with("$rc_rows_inside_") && l.ends_with(':') && l.contains("done") == done);
+    let label = |done: bool| {
+        lines.iter().position(|l| l.starts_with("$rc_rows_inside_") && l.ends_with(':') && l.contains("done") == done)
+    };
     let (start, end) = (label(false).expect("the rows-inside path"), label(true).expect("its end"));
     // "tile elements B.. + lane * S" -> (B, S)
     let run = |line: &str| -> (u32, u32) {
@@ -665,7 +877,12 @@ fn a_single_element_and_a_vector_at_one_start_are_placed_by_their_own_widths() {
             let (from, to) = (line.find("rc[").expect("rc[") + 3, line.find("] =").expect("] ="));
             let (a, b) = line[from..to].split_once("..").expect("a range");
             let width = b.parse::<u32>().expect("an end") - a.parse::<u32>().expect("a start");
-            assert!(placed.contains(&(run(line), width)), "{}: no place for its width since the last stores\n{}", line.trim(), lines[start..end].join("\n"));
+            assert!(
+                placed.contains(&(run(line), width)),
+                "{}: no place for its width since the last stores\n{}",
+                line.trim(),
+                lines[start..end].join("\n")
+            );
             widths.insert(width);
         }
     }
@@ -685,14 +902,24 @@ fn streamed_3d_boxes_carry_partial_sums_not_input_rows() {
     let body = weighted(radius, &taps(radius, false));
     for boundary in Boundary::ALL {
         let pattern = Pattern::grid(radius, 32, 4, 2, 16, boundary).expect("valid");
-        let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
-        let loops: Vec<u32> = program.machine.body.iter().flat_map(|s| match s {
-            Stmt::Branch { taken, fallback, .. } => [taken, fallback].into_iter().flatten().filter_map(|s| match s {
-                Stmt::Loop { times, .. } => Some(*times),
-                _ => None,
-            }).collect::<Vec<_>>(),
-            _ => Vec::new(),
-        }).collect();
+        let program =
+            WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
+        let loops: Vec<u32> = program
+            .machine
+            .body
+            .iter()
+            .flat_map(|s| match s {
+                Stmt::Branch { taken, fallback, .. } => [taken, fallback]
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|s| match s {
+                        Stmt::Loop { times, .. } => Some(*times),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>(),
+                _ => Vec::new(),
+            })
+            .collect();
         assert_eq!(loops, vec![16, 16], "{boundary}: a loop of 16 planes on each path");
         let mut cache_regs = std::collections::HashSet::new();
         let mut carried = Vec::new();
@@ -725,8 +952,11 @@ fn explain_names_the_ring_of_staged_planes() {
     let radius = Radius::zyx(1, 1, 1);
     let body = weighted(radius, &taps(radius, true));
     let explain = |rows: u32| {
-        let pattern = Pattern::grid(radius, 32, 4, rows, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(128, None)).expect("valid");
-        let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
+        let pattern = Pattern::grid(radius, 32, 4, rows, 32, Boundary::Clamp)
+            .and_then(|p| p.with_launch_bounds(128, None))
+            .expect("valid");
+        let program =
+            WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
         (rc_core::explain::Explanation::new("k", &program).to_string(), program.machine.shared_bytes)
     };
     let (text, bytes) = explain(2);
@@ -749,7 +979,9 @@ fn rings_past_48_kib_are_dynamic_and_past_227_kib_refused() {
     let radius = Radius::zyx(2, 2, 2);
     let body = weighted(radius, &taps(radius, false));
     let planes = |threads: u32, rows: u32| {
-        let pattern = Pattern::grid(radius, 32, 4, rows, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, None)).expect("valid");
+        let pattern = Pattern::grid(radius, 32, 4, rows, 32, Boundary::Clamp)
+            .and_then(|p| p.with_launch_bounds(threads, None))
+            .expect("valid");
         WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body)
     };
     // 4 warps of 2 rows: 5 slots of 12 rows x 136 elements = 32640 bytes, declared statically.
@@ -776,7 +1008,11 @@ fn rings_past_48_kib_are_dynamic_and_past_227_kib_refused() {
 fn ptxas_registers(ptxas: &std::ffi::OsStr, ptx: &str, what: &str) -> (u32, u32) {
     let file = std::env::temp_dir().join(format!("rc-planes-{}-{what}.ptx", std::process::id()));
     std::fs::write(&file, ptx).expect("writes the PTX");
-    let out = std::process::Command::new(ptxas).args(["-arch=sm_90", "-v", "-o", "/dev/null"]).arg(&file).output().expect("runs ptxas");
+    let out = std::process::Command::new(ptxas)
+        .args(["-arch=sm_90", "-v", "-o", "/dev/null"])
+        .arg(&file)
+        .output()
+        .expect("runs ptxas");
     let _ = std::fs::remove_file(&file);
     let text = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "ptxas refused {what}: {text}");
@@ -797,10 +1033,15 @@ fn staged_plane_tiles_fit_in_registers() {
     for (r, star) in [(1, true), (1, false), (2, true), (2, false)] {
         let radius = Radius::zyx(r, r, r);
         // Weighted (a product per tap) and the benchmark's plain sum.
-        for (name, body) in [("weighted", weighted(radius, &taps(radius, star))), ("mean", mean(radius, &taps(radius, star)))] {
+        for (name, body) in
+            [("weighted", weighted(radius, &taps(radius, star))), ("mean", mean(radius, &taps(radius, star)))]
+        {
             for threads in [128, 256] {
-                let pattern = Pattern::grid(radius, 32, 4, 4, 32, Boundary::Clamp).and_then(|p| p.with_launch_bounds(threads, None)).expect("valid");
-                let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body).expect("compiles");
+                let pattern = Pattern::grid(radius, 32, 4, 4, 32, Boundary::Clamp)
+                    .and_then(|p| p.with_launch_bounds(threads, None))
+                    .expect("valid");
+                let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Planes(4), &body)
+                    .expect("compiles");
                 let what = format!("{name}-{}{r}-{threads}", if star { "star" } else { "box" });
                 let (registers, spills) = ptxas_registers(&ptxas, &rc_core::ptx::print(&program, "k"), &what);
                 let shared = program.machine.shared_bytes.unwrap_or(0);

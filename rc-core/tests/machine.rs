@@ -12,7 +12,8 @@ use rc_core::{BinaryOp, Boundary, EmulationError, Error, Instr, Layout, Pattern,
 
 fn compile(radius: u32, outputs: u32, boundary: Boundary, layout: Layout) -> WarpProgram {
     let pattern = Pattern::new(radius, 32, outputs, boundary).expect("valid pattern");
-    WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &box_body(radius, ScalarType::F32)).expect("compiles")
+    WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &box_body(radius, ScalarType::F32))
+        .expect("compiles")
 }
 
 fn emulate(program: &WarpProgram, input: &[f32]) -> Result<Vec<f32>, Error> {
@@ -70,7 +71,10 @@ fn interior_tiles_run_the_vector_loads_and_boundary_tiles_the_checked_ones() {
         }
     });
     let wrong = differences(&emulate(&boundary, &input).expect("emulates"), &good);
-    assert!(!wrong.is_empty() && wrong.iter().all(|&i| i < tile || i >= good.len() - 2 * tile), "only edge tiles changed: {wrong:?}");
+    assert!(
+        !wrong.is_empty() && wrong.iter().all(|&i| i < tile || i >= good.len() - 2 * tile),
+        "only edge tiles changed: {wrong:?}"
+    );
 }
 
 #[test]
@@ -100,14 +104,20 @@ fn staged_windows_run_the_stage_copy_and_the_window_reads() {
         }
     });
     // The warp copies from one vector earlier: every window is shifted.
-    assert!(!differences(&emulate(&shifted_copy, &input).expect("emulates"), &good).is_empty(), "the stage copy was not run");
+    assert!(
+        !differences(&emulate(&shifted_copy, &input).expect("emulates"), &good).is_empty(),
+        "the stage copy was not run"
+    );
     let mut shifted_reads = program.clone();
     edit(&mut shifted_reads.machine.body, &|_| true, &mut |op| {
         if let Op::ReadStage { dsts, .. } = op {
             dsts.reverse();
         }
     });
-    assert!(!differences(&emulate(&shifted_reads, &input).expect("emulates"), &good).is_empty(), "the stage reads were not run");
+    assert!(
+        !differences(&emulate(&shifted_reads, &input).expect("emulates"), &good).is_empty(),
+        "the stage reads were not run"
+    );
 }
 
 #[test]
@@ -159,7 +169,10 @@ fn whole_tiles_store_with_vectors_and_the_last_tile_output_by_output() {
     let tile = program.pattern.tile_outputs() as usize;
     let wrong = differences(&emulate(&shifted, &input).expect("emulates"), &good);
     // 1000 outputs: 7 whole tiles of 128 and a last one of 104, stored output by output.
-    assert!(!wrong.is_empty() && wrong.iter().all(|&i| i < good.len() / tile * tile), "only whole tiles changed: {wrong:?}");
+    assert!(
+        !wrong.is_empty() && wrong.iter().all(|&i| i < good.len() / tile * tile),
+        "only whole tiles changed: {wrong:?}"
+    );
 }
 
 #[test]
@@ -168,17 +181,21 @@ fn a_loop_runs_its_body_once_per_iteration_in_the_emulator_and_in_the_ptx() {
     // it, a loop of 3 iterations doubles the stored value (x + x: exact), carried from one
     // iteration to the next.
     let mut program = compile(4, 1, Boundary::Clamp, Layout::RoundRobin);
-    let first_store = program.machine.body.iter().position(|s| matches!(s, Stmt::Op(Op::Store { .. }))).expect("stores");
+    let first_store =
+        program.machine.body.iter().position(|s| matches!(s, Stmt::Op(Op::Store { .. }))).expect("stores");
     let doubled: Vec<Stmt> = program.machine.body[first_store..]
         .iter()
         .filter_map(|s| match s {
-            Stmt::Op(Op::Store { src, .. }) => Some(Stmt::Op(Op::Compute(Instr::Binary { dst: *src, op: BinaryOp::Add, a: *src, b: *src }))),
+            Stmt::Op(Op::Store { src, .. }) => {
+                Some(Stmt::Op(Op::Compute(Instr::Binary { dst: *src, op: BinaryOp::Add, a: *src, b: *src })))
+            }
             _ => None,
         })
         .collect();
     program.machine.body.insert(first_store, Stmt::Loop { times: 3, body: doubled });
     let input: Vec<f32> = awkward(3000, 13);
-    let want: Vec<f32> = reference(&program, &input).iter().map(|&x| ((x + x) + (x + x)) + ((x + x) + (x + x))).collect();
+    let want: Vec<f32> =
+        reference(&program, &input).iter().map(|&x| ((x + x) + (x + x)) + ((x + x) + (x + x))).collect();
     assert_eq!(differences(&emulate(&program, &input).expect("emulates"), &want), Vec::<usize>::new());
     let ptx = rc_core::ptx::print(&program, "k");
     assert!(ptx.contains("// loop: 3 iterations") && ptx.contains("bra $rc_loop_"), "{ptx}");
@@ -186,7 +203,11 @@ fn a_loop_runs_its_body_once_per_iteration_in_the_emulator_and_in_the_ptx() {
     if let Some(ptxas) = std::env::var_os("RC_PTXAS") {
         let file = std::env::temp_dir().join(format!("rc-loop-{}.ptx", std::process::id()));
         std::fs::write(&file, &ptx).expect("writes the PTX");
-        let status = std::process::Command::new(ptxas).args(["-arch=sm_80", "-o", "/dev/null"]).arg(&file).status().expect("runs ptxas");
+        let status = std::process::Command::new(ptxas)
+            .args(["-arch=sm_80", "-o", "/dev/null"])
+            .arg(&file)
+            .status()
+            .expect("runs ptxas");
         assert!(status.success(), "ptxas refused the loop:\n{ptx}");
     }
 }

@@ -71,7 +71,11 @@ fn the_interior_path_prefetches_the_rows_its_outputs_centre_on_first() {
             let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, layout, &body).expect("compiles");
             let (leading, all) = prefetches(&program);
             // Box rows 4..8 of 12; 128 outputs, 512 bytes: 4 lines each, 16 lines in 1 round.
-            assert_eq!(leading, [Op::PrefetchL2 { field: 0, first: 4, rows: 4, elements: 128 }], "{boundary}, {layout}");
+            assert_eq!(
+                leading,
+                [Op::PrefetchL2 { field: 0, first: 4, rows: 4, elements: 128 }],
+                "{boundary}, {layout}"
+            );
             assert_eq!(all, 1);
             assert!(program.machine.prefetches());
             let ptx = rc_core::ptx::print(&program, "k");
@@ -88,7 +92,8 @@ fn the_interior_path_prefetches_the_rows_its_outputs_centre_on_first() {
             let offsets = first_lines.iter().filter(|l| l.contains("add.s64") && l.ends_with(", 4;")).count();
             assert_eq!(offsets, usize::from(boundary == Boundary::Valid), "{boundary}: {first_lines:?}");
 
-            let plain = WarpProgram::compile_for(box4_tile(boundary), Strategy::RegisterCache, layout, &body).expect("compiles");
+            let plain = WarpProgram::compile_for(box4_tile(boundary), Strategy::RegisterCache, layout, &body)
+                .expect("compiles");
             assert_eq!(prefetches(&plain), (Vec::new(), 0));
             let ptx = rc_core::ptx::print(&plain, "k");
             assert!(!ptx.contains("prefetch.global"), "{ptx}");
@@ -103,8 +108,11 @@ fn the_interior_path_prefetches_the_rows_its_outputs_centre_on_first() {
 fn rounds_cover_every_line_and_no_more() {
     // 2D star r = 1, 5 rows per warp: 5 rows of 4 lines, 20 lines in one round.
     let body = grid_sum(Radius::yx(1, 1), false);
-    let pattern = Pattern::grid(Radius::yx(1, 1), 32, 4, 5, 1, Boundary::Zero).and_then(|p| p.with_prefetch(true)).expect("valid");
-    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
+    let pattern = Pattern::grid(Radius::yx(1, 1), 32, 4, 5, 1, Boundary::Zero)
+        .and_then(|p| p.with_prefetch(true))
+        .expect("valid");
+    let program =
+        WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
     assert_eq!(prefetches(&program).0, [Op::PrefetchL2 { field: 0, first: 1, rows: 5, elements: 128 }]);
     let ptx = rc_core::ptx::print(&program, "k");
     assert_eq!(ptx.matches("prefetch.global.L2").count(), 1);
@@ -127,7 +135,8 @@ fn a_prefetching_tile_emulates_as_the_tile_without_it() {
             let n = shape.len().expect("fits");
             let input: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1013) as f32 * 0.125 - 50.0).collect();
             let run = |pattern: Pattern| {
-                let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
+                let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body)
+                    .expect("compiles");
                 let mut out = vec![f32::NAN; out_shape.len().expect("fits")];
                 program.emulate_grid(&[&input], shape, &mut out, &[]).expect("emulates");
                 out.iter().map(|x| x.to_bits()).collect::<Vec<u32>>()
@@ -188,19 +197,30 @@ fn only_straight_line_2d_tiles_prefetch() {
 fn each_input_field_prefetches_its_own_rows() {
     use rc_core::body::{BinaryOp, Body, Node};
     use rc_core::{Offset, ScalarType};
-    let nodes = vec![Node::Tap(0, Offset::yx(-1, 0)), Node::Tap(1, Offset::yx(1, 1)), Node::Binary(BinaryOp::Add, 0, 1)];
+    let nodes =
+        vec![Node::Tap(0, Offset::yx(-1, 0)), Node::Tap(1, Offset::yx(1, 1)), Node::Binary(BinaryOp::Add, 0, 1)];
     let body = Body::new(ScalarType::F32, 2, vec![], Radius::yx(1, 1), nodes, 2).expect("valid");
-    let pattern = Pattern::grid(Radius::yx(1, 1), 32, 4, 4, 1, Boundary::Clamp).and_then(|p| p.with_prefetch(true)).expect("valid");
-    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Granule(4), &body).expect("compiles");
+    let pattern = Pattern::grid(Radius::yx(1, 1), 32, 4, 4, 1, Boundary::Clamp)
+        .and_then(|p| p.with_prefetch(true))
+        .expect("valid");
+    let program =
+        WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Granule(4), &body).expect("compiles");
     let field = |field| Op::PrefetchL2 { field, first: 1, rows: 4, elements: 128 };
     assert_eq!(prefetches(&program).0, [field(0), field(1)]);
     let ptx = rc_core::ptx::print(&program, "k");
     assert!(ptx.contains("// L2 prefetch of field 1:"), "{ptx}");
     // Field 1's pointer register, loaded in the prologue, is the base of its prefetch.
-    let input1 = ptx.lines().find(|l| l.contains("[k_input1];")).and_then(|l| l.split_whitespace().nth(1)).expect("loads input1");
+    let input1 = ptx
+        .lines()
+        .find(|l| l.contains("[k_input1];"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .expect("loads input1");
     let input1 = input1.trim_end_matches(',');
     let after = &ptx[ptx.find("// L2 prefetch of field 1:").expect("printed")..];
-    assert!(after.lines().take(16).any(|l| l.contains("mad.lo.u64") && l.ends_with(&format!("4, {input1};"))), "{after}");
+    assert!(
+        after.lines().take(16).any(|l| l.contains("mad.lo.u64") && l.ends_with(&format!("4, {input1};"))),
+        "{after}"
+    );
 }
 
 /// `explain()` says what a prefetching tile asks of L2 and where the distance comes from; a tile
@@ -209,7 +229,8 @@ fn each_input_field_prefetches_its_own_rows() {
 fn explain_says_what_the_tile_prefetches() {
     let body = grid_sum(Radius::yx(4, 4), true);
     let explain = |pattern: Pattern| {
-        let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
+        let program =
+            WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &body).expect("compiles");
         rc_core::Explanation::new("box9", &program).to_string()
     };
     let text = explain(box4_tile(Boundary::Clamp).with_prefetch(true).expect("2D"));

@@ -17,7 +17,10 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use rc_core::testdata::{awkward, first_difference, poison, Rng};
-use rc_core::{Body, Boundary, Element, Error, Layout, LengthError, NodeId, Offset, Pattern, Scalar, ScalarType, Strategy, WarpProgram};
+use rc_core::{
+    Body, Boundary, Element, Error, Layout, LengthError, NodeId, Offset, Pattern, Scalar, ScalarType, Strategy,
+    WarpProgram,
+};
 
 mod bodies;
 use bodies::{chance, constant, pick, random_body, random_fields, random_params, Taps, HALVES, NUMBERS};
@@ -176,7 +179,9 @@ fn check_typed<T: Element>(case: &Case, oracle: Oracle) -> Result<(), Failure> {
         // A stage too large for shared memory is refused by design (and says so); only a
         // staged layout may be refused that way, or strategy shared_memory staging several
         // fields.
-        Err(Error::Schedule(rc_core::ScheduleError::StageTooLarge { .. })) if matches!(case.layout, Layout::Staged(_)) => {
+        Err(Error::Schedule(rc_core::ScheduleError::StageTooLarge { .. }))
+            if matches!(case.layout, Layout::Staged(_)) =>
+        {
             return Ok(());
         }
         Err(Error::Schedule(rc_core::ScheduleError::BlockStageTooLarge { fields, .. }))
@@ -206,31 +211,48 @@ fn check_typed<T: Element>(case: &Case, oracle: Oracle) -> Result<(), Failure> {
     match program.emulate(&inputs, &mut bad, &case.params) {
         Err(Error::Length(got)) if got == expected => {}
         other => {
-            let text = format!("n={n}: an output of {wrong} elements must be refused with `{expected}`, emulate gave {other:?}");
+            let text = format!(
+                "n={n}: an output of {wrong} elements must be refused with `{expected}`, emulate gave {other:?}"
+            );
             return Err(fail("wrong output length", text));
         }
     }
     check_inputs_refused(&program, &inputs, n_out, &case.params)?;
 
     let mut got = vec![poison::<T>(); n_out];
-    program.emulate(&inputs, &mut got, &case.params).map_err(|e| fail("emulate", format!("n={n}: emulate failed: {e}")))?;
+    program
+        .emulate(&inputs, &mut got, &case.params)
+        .map_err(|e| fail("emulate", format!("n={n}: emulate failed: {e}")))?;
     let want = reference(case, oracle, &inputs, n_out);
     match first_difference(&got, &want) {
         None => Ok(()),
-        Some(i) => Err(fail("mismatch", describe_difference(case, oracle, &inputs, i, got.get(i).copied(), want.get(i).copied()))),
+        Some(i) => Err(fail(
+            "mismatch",
+            describe_difference(case, oracle, &inputs, i, got.get(i).copied(), want.get(i).copied()),
+        )),
     }
 }
 
 /// One input too few, and the last field one element short, are refused with the errors that
 /// name them (with one field, the shorter input is only another length).
-fn check_inputs_refused<T: Element>(program: &WarpProgram, inputs: &[&[T]], n_out: usize, params: &[Scalar]) -> Result<(), Failure> {
+fn check_inputs_refused<T: Element>(
+    program: &WarpProgram,
+    inputs: &[&[T]],
+    n_out: usize,
+    params: &[Scalar],
+) -> Result<(), Failure> {
     let mut out = vec![poison::<T>(); n_out];
     let fields = inputs.len();
     let few = &inputs[..fields - 1];
     let expected = LengthError::InputCount { expected: fields, got: fields - 1 };
     match program.emulate(few, &mut out, params) {
         Err(Error::Length(got)) if got == expected => {}
-        other => return Err(fail("input count", format!("{} inputs of {fields} must be refused with `{expected}`, emulate gave {other:?}", fields - 1))),
+        other => {
+            return Err(fail(
+                "input count",
+                format!("{} inputs of {fields} must be refused with `{expected}`, emulate gave {other:?}", fields - 1),
+            ))
+        }
     }
     let (n, last) = (inputs[0].len(), fields - 1);
     if fields == 1 || n == 0 {
@@ -241,7 +263,10 @@ fn check_inputs_refused<T: Element>(program: &WarpProgram, inputs: &[&[T]], n_ou
     let expected = LengthError::InputLength { input: last, expected: n, got: n - 1 };
     match program.emulate(&short, &mut out, params) {
         Err(Error::Length(got)) if got == expected => Ok(()),
-        other => Err(fail("input length", format!("input {last} one element short must be refused with `{expected}`, emulate gave {other:?}"))),
+        other => Err(fail(
+            "input length",
+            format!("input {last} one element short must be refused with `{expected}`, emulate gave {other:?}"),
+        )),
     }
 }
 
@@ -261,7 +286,14 @@ fn reference<T: Element>(case: &Case, oracle: Oracle, inputs: &[&[T]], n_out: us
         .collect()
 }
 
-fn describe_difference<T: Element>(case: &Case, oracle: Oracle, inputs: &[&[T]], i: usize, got: Option<T>, want: Option<T>) -> String {
+fn describe_difference<T: Element>(
+    case: &Case,
+    oracle: Oracle,
+    inputs: &[&[T]],
+    i: usize,
+    got: Option<T>,
+    want: Option<T>,
+) -> String {
     let pattern = case.pattern;
     let boundary = oracle.boundary.unwrap_or(pattern.boundary());
     let c = centre(&pattern, oracle, i);
@@ -322,7 +354,14 @@ fn candidates(case: &Case) -> Vec<Case> {
     let live = live_count(body);
     for id in 0..body.nodes().len() as NodeId {
         if body.ty(id) == body.element() && id != body.result() {
-            if let Ok(b) = Body::new(body.element(), body.fields(), body.params().to_vec(), body.radius(), body.nodes().to_vec(), id) {
+            if let Ok(b) = Body::new(
+                body.element(),
+                body.fields(),
+                body.params().to_vec(),
+                body.radius(),
+                body.nodes().to_vec(),
+                id,
+            ) {
                 if live_count(&b) < live {
                     out.push(Case { body: b, ..case.clone() });
                 }
@@ -332,7 +371,15 @@ fn candidates(case: &Case) -> Vec<Case> {
     let p = case.pattern;
     let with = |radius: u32, warp: u32, outputs: u32| -> Option<Case> {
         let pattern = Pattern::new(radius, warp, outputs, p.boundary()).ok()?;
-        let body = Body::new(body.element(), body.fields(), body.params().to_vec(), radius, body.nodes().to_vec(), body.result()).ok()?;
+        let body = Body::new(
+            body.element(),
+            body.fields(),
+            body.params().to_vec(),
+            radius,
+            body.nodes().to_vec(),
+            body.result(),
+        )
+        .ok()?;
         Some(Case { pattern, body, ..case.clone() })
     };
     let reach = body.used_taps().iter().map(|d| d.along_x().unsigned_abs()).max().unwrap_or(1).max(1);

@@ -73,40 +73,43 @@ fn geometry() -> impl proptest::strategy::Strategy<Value = Geometry> {
     let radius = (0..2usize, 1..=3u32, 1..=2u32, 1..=2u32);
     let tile = (0..5u32, 0..4u32, 0..8u32, 1..=8u32, 1..=5u32);
     // f16 and bf16 elements with rc-core's `half` feature, which gives them an `Element`.
-    let elements: Vec<ScalarType> = NUMBERS.into_iter().chain(HALVES.into_iter().filter(|_| cfg!(feature = "half"))).collect();
+    let elements: Vec<ScalarType> =
+        NUMBERS.into_iter().chain(HALVES.into_iter().filter(|_| cfg!(feature = "half"))).collect();
     let how = (0..4usize, 0..20u32, 0..4usize, 0..elements.len());
-    (radius, tile, how).prop_map(move |((three, rx, ry, rz), (warp, v, m, rows, planes), (boundary, kind, threads, element))| {
-        let radius = if three == 1 { Radius::zyx(rz, ry, rx) } else { Radius::yx(ry, rx) };
-        let planes = if three == 1 { planes } else { 1 };
-        let warp = 2 << warp;
-        // A lane's granule or window is V outputs, so outputs_per_thread is a multiple of V
-        // (validate::whole_rows); up to 8 outputs per thread.
-        let v = 1 << v;
-        let p = v * (1 + m % (8 / v).max(1));
-        let (strategy, layout) = match kind {
-            0..=5 => (Strategy::RegisterCache, Layout::RoundRobin),
-            6..=9 => (Strategy::RegisterCache, Layout::Granule(v)),
-            10..=13 => (Strategy::RegisterCache, Layout::Window(v)),
-            // 1D only: compile must refuse it with StagedDimensions.
-            14 => (Strategy::RegisterCache, Layout::Staged(v)),
-            15..=17 => (Strategy::SharedMemory, Layout::RoundRobin),
-            // 3D only: compile must refuse it in 2D with PlanesDimensions.
-            18 => (Strategy::RegisterCache, Layout::Planes(v)),
-            _ => (Strategy::Naive, Layout::RoundRobin),
-        };
-        let boundary = Boundary::ALL[boundary];
-        let mut pattern = Pattern::grid(radius, warp, p, rows, planes, boundary).expect("a valid pattern");
-        // Staged planes stack a block's warps along y: smaller blocks of small logical warps
-        // keep their ring within shared memory.
-        let threads = match layout {
-            Layout::Planes(_) => [32, 64, 32, 128][threads],
-            _ => [Pattern::DEFAULT_THREADS_PER_BLOCK, 64, 32, 96][threads],
-        };
-        if threads != Pattern::DEFAULT_THREADS_PER_BLOCK {
-            pattern = pattern.with_launch_bounds(threads, None).expect("whole warps");
-        }
-        Geometry { pattern, strategy, layout, element: elements[element] }
-    })
+    (radius, tile, how).prop_map(
+        move |((three, rx, ry, rz), (warp, v, m, rows, planes), (boundary, kind, threads, element))| {
+            let radius = if three == 1 { Radius::zyx(rz, ry, rx) } else { Radius::yx(ry, rx) };
+            let planes = if three == 1 { planes } else { 1 };
+            let warp = 2 << warp;
+            // A lane's granule or window is V outputs, so outputs_per_thread is a multiple of V
+            // (validate::whole_rows); up to 8 outputs per thread.
+            let v = 1 << v;
+            let p = v * (1 + m % (8 / v).max(1));
+            let (strategy, layout) = match kind {
+                0..=5 => (Strategy::RegisterCache, Layout::RoundRobin),
+                6..=9 => (Strategy::RegisterCache, Layout::Granule(v)),
+                10..=13 => (Strategy::RegisterCache, Layout::Window(v)),
+                // 1D only: compile must refuse it with StagedDimensions.
+                14 => (Strategy::RegisterCache, Layout::Staged(v)),
+                15..=17 => (Strategy::SharedMemory, Layout::RoundRobin),
+                // 3D only: compile must refuse it in 2D with PlanesDimensions.
+                18 => (Strategy::RegisterCache, Layout::Planes(v)),
+                _ => (Strategy::Naive, Layout::RoundRobin),
+            };
+            let boundary = Boundary::ALL[boundary];
+            let mut pattern = Pattern::grid(radius, warp, p, rows, planes, boundary).expect("a valid pattern");
+            // Staged planes stack a block's warps along y: smaller blocks of small logical warps
+            // keep their ring within shared memory.
+            let threads = match layout {
+                Layout::Planes(_) => [32, 64, 32, 128][threads],
+                _ => [Pattern::DEFAULT_THREADS_PER_BLOCK, 64, 32, 96][threads],
+            };
+            if threads != Pattern::DEFAULT_THREADS_PER_BLOCK {
+                pattern = pattern.with_launch_bounds(threads, None).expect("whole warps");
+            }
+            Geometry { pattern, strategy, layout, element: elements[element] }
+        },
+    )
 }
 
 /// Every offset within `radius`, row-major.
@@ -136,7 +139,9 @@ fn random_taps(rng: &mut Rng, radius: Radius) -> (Taps, &'static str) {
     let centre_row = vec![0; rows[0].len()];
     let (kind, mut taps): (&'static str, Vec<Offset>) = match rng.below(8) {
         0 => ("box", all.clone()),
-        1 => ("star", all.iter().copied().filter(|d| d.components().iter().filter(|&&c| c != 0).count() <= 1).collect()),
+        1 => {
+            ("star", all.iter().copied().filter(|d| d.components().iter().filter(|&&c| c != 0).count() <= 1).collect())
+        }
         2 | 3 => {
             let density = pick(rng, &[0.1, 0.3, 0.6, 0.9]);
             ("random subset", all.iter().copied().filter(|_| chance(rng, density)).collect())
@@ -169,7 +174,9 @@ fn random_taps(rng: &mut Rng, radius: Radius) -> (Taps, &'static str) {
             let taps = all
                 .iter()
                 .copied()
-                .filter(|d| d.components().iter().zip(radius.components()).all(|(&c, r)| c == 0 || c.unsigned_abs() == r))
+                .filter(|d| {
+                    d.components().iter().zip(radius.components()).all(|(&c, r)| c == 0 || c.unsigned_abs() == r)
+                })
                 .collect();
             ("corners", taps)
         }
@@ -214,7 +221,13 @@ impl proptest::strategy::Strategy for StencilStrategy {
 
     fn new_tree(&self, runner: &mut TestRunner) -> NewTree<Self> {
         let stencil = random_stencil(runner.rng().next_u64(), self.radius, self.element);
-        Ok(StencilTree { candidates: sub_bodies(&stencil.body), next: 0, trying: false, current: stencil.clone(), accepted: stencil })
+        Ok(StencilTree {
+            candidates: sub_bodies(&stencil.body),
+            next: 0,
+            trying: false,
+            current: stencil.clone(),
+            accepted: stencil,
+        })
     }
 }
 
@@ -278,7 +291,10 @@ fn sub_bodies(body: &Body) -> Vec<Body> {
     let live = live_count(body);
     let mut out: Vec<Body> = (0..body.nodes().len() as NodeId)
         .filter(|&id| body.ty(id) == body.element() && id != body.result())
-        .filter_map(|id| Body::new(body.element(), body.fields(), body.params().to_vec(), body.radius(), body.nodes().to_vec(), id).ok())
+        .filter_map(|id| {
+            Body::new(body.element(), body.fields(), body.params().to_vec(), body.radius(), body.nodes().to_vec(), id)
+                .ok()
+        })
         .filter(|b| live_count(b) < live)
         .collect();
     out.sort_by_key(live_count);
@@ -307,13 +323,9 @@ fn case(region: fn(&Geometry) -> bool) -> impl proptest::strategy::Strategy<Valu
         let draw = [0..4096u32, 0..4096u32, 0..4096u32];
         let draws = proptest::array::uniform8(draw);
         let raw = proptest::array::uniform8(proptest::bool::weighted(0.25));
-        (Just(geometry), stencil, draws, raw, any::<u64>()).prop_map(|(geometry, stencil, draws, raw_data, data_seed)| Case {
-            geometry,
-            stencil,
-            draws,
-            raw_data,
-            data_seed,
-        })
+        (Just(geometry), stencil, draws, raw, any::<u64>()).prop_map(
+            |(geometry, stencil, draws, raw_data, data_seed)| Case { geometry, stencil, draws, raw_data, data_seed },
+        )
     })
 }
 
@@ -330,7 +342,11 @@ fn shape(pattern: &Pattern, layout: Layout, kind: usize, draw: [u32; 3]) -> Exte
     let r: Vec<usize> = pattern.radius().components().iter().map(|&r| r as usize).collect();
     // Tile outputs along x, y, z; along y a block's, whose warps staged planes stack along y.
     let stacked = if matches!(layout, Layout::Planes(_)) { pattern.tiles_per_block() } else { 1 };
-    let (tx, ty, tz) = (pattern.tile_outputs() as usize, (pattern.rows_per_warp() * stacked) as usize, pattern.planes_per_warp() as usize);
+    let (tx, ty, tz) = (
+        pattern.tile_outputs() as usize,
+        (pattern.rows_per_warp() * stacked) as usize,
+        pattern.planes_per_warp() as usize,
+    );
     let [a, b, c] = draw;
     // (z, y, x) of the output; z ignored in 2D.
     let (z, y, x) = match kind {
@@ -460,16 +476,24 @@ fn check_typed<T: Element>(case: &Case, counts: &Counts) -> Result<(), TestCaseE
     bump(&counts.cases, 1);
     let program = match (WarpProgram::compile_for(pattern, strategy, layout, body), layout) {
         (Ok(program), Layout::Staged(_)) => {
-            return Err(TestCaseError::fail(format!("staged windows compiled for a {} stencil: {}", pattern.dims(), program.distribution)));
+            return Err(TestCaseError::fail(format!(
+                "staged windows compiled for a {} stencil: {}",
+                pattern.dims(),
+                program.distribution
+            )));
         }
         (Ok(program), _) => program,
         // Staged windows stage 1D tiles: refused for 2D and 3D, saying so.
-        (Err(Error::Schedule(ScheduleError::StagedDimensions { dims })), Layout::Staged(_)) if dims == pattern.dims() => {
+        (Err(Error::Schedule(ScheduleError::StagedDimensions { dims })), Layout::Staged(_))
+            if dims == pattern.dims() =>
+        {
             bump(&counts.staged_refused, 1);
             return Ok(());
         }
         // Staged planes stage 3D tiles' planes: refused for 2D, saying so.
-        (Err(Error::Schedule(ScheduleError::PlanesDimensions { dims })), Layout::Planes(_)) if dims == pattern.dims() && dims != rc_core::Dims::Three => {
+        (Err(Error::Schedule(ScheduleError::PlanesDimensions { dims })), Layout::Planes(_))
+            if dims == pattern.dims() && dims != rc_core::Dims::Three =>
+        {
             bump(&counts.staged_refused, 1);
             return Ok(());
         }
@@ -477,7 +501,10 @@ fn check_typed<T: Element>(case: &Case, counts: &Counts) -> Result<(), TestCaseE
         // thread has. The run asserts these stay rare.
         (
             Err(Error::Schedule(
-                ScheduleError::StageTooLarge { .. } | ScheduleError::BlockStageTooLarge { .. } | ScheduleError::RingTooLarge { .. } | ScheduleError::RegistersExceeded { .. },
+                ScheduleError::StageTooLarge { .. }
+                | ScheduleError::BlockStageTooLarge { .. }
+                | ScheduleError::RingTooLarge { .. }
+                | ScheduleError::RegistersExceeded { .. },
             )),
             _,
         ) => {
@@ -490,7 +517,9 @@ fn check_typed<T: Element>(case: &Case, counts: &Counts) -> Result<(), TestCaseE
         let expected = expected_output_shape(&pattern, input_shape);
         let got = pattern.output_shape(input_shape);
         if got != expected {
-            return Err(TestCaseError::fail(format!("shape {input_shape}: output_shape gave {got:?}, the rule {expected:?}")));
+            return Err(TestCaseError::fail(format!(
+                "shape {input_shape}: output_shape gave {got:?}, the rule {expected:?}"
+            )));
         }
         let len = input_shape.len().expect("small shapes");
         // One input per field: field 0 from the shape's seed, the others from seeds of their own.
@@ -512,7 +541,9 @@ fn check_typed<T: Element>(case: &Case, counts: &Counts) -> Result<(), TestCaseE
                 // emulate_grid refuses the shape with the same error.
                 let got = program.emulate_grid(&inputs, input_shape, &mut [], &case.stencil.params);
                 if got != Err(Error::Length(e.clone())) {
-                    return Err(TestCaseError::fail(format!("shape {input_shape}: output_shape refuses it ({e}), emulate_grid gave {got:?}")));
+                    return Err(TestCaseError::fail(format!(
+                        "shape {input_shape}: output_shape refuses it ({e}), emulate_grid gave {got:?}"
+                    )));
                 }
                 bump(&counts.refused_shapes, 1);
                 continue;
@@ -524,15 +555,25 @@ fn check_typed<T: Element>(case: &Case, counts: &Counts) -> Result<(), TestCaseE
         let wrong = if n_out % 2 == 0 { n_out + 1 } else { n_out - 1 };
         let mut bad = vec![poison::<T>(); wrong];
         match program.emulate_grid(&inputs, input_shape, &mut bad, &case.stencil.params) {
-            Err(Error::Length(LengthError::OutputShape { expected, got, .. })) if expected == n_out && got == wrong => {}
-            other => return Err(TestCaseError::fail(format!("shape {input_shape}: an output of {wrong} elements (not {n_out}) gave {other:?}"))),
+            Err(Error::Length(LengthError::OutputShape { expected, got, .. })) if expected == n_out && got == wrong => {
+            }
+            other => {
+                return Err(TestCaseError::fail(format!(
+                    "shape {input_shape}: an output of {wrong} elements (not {n_out}) gave {other:?}"
+                )))
+            }
         }
         let mut got = vec![poison::<T>(); n_out];
         let mut short = inputs.clone();
         short[0] = &inputs[0][..len - 1];
         match program.emulate_grid(&short, input_shape, &mut got, &case.stencil.params) {
             Err(Error::Length(LengthError::InputShape { expected, got, .. })) if expected == len && got == len - 1 => {}
-            other => return Err(TestCaseError::fail(format!("shape {input_shape}: an input of {} elements (not {len}) gave {other:?}", len - 1))),
+            other => {
+                return Err(TestCaseError::fail(format!(
+                    "shape {input_shape}: an input of {} elements (not {len}) gave {other:?}",
+                    len - 1
+                )))
+            }
         }
         // A field after the first that is shorter than the first: refused, naming it.
         let last = inputs.len() - 1;
@@ -540,8 +581,14 @@ fn check_typed<T: Element>(case: &Case, counts: &Counts) -> Result<(), TestCaseE
             let mut short = inputs.clone();
             short[last] = &inputs[last][..len - 1];
             match program.emulate_grid(&short, input_shape, &mut got, &case.stencil.params) {
-                Err(Error::Length(LengthError::InputLength { input, expected, got })) if input == last && expected == len && got == len - 1 => {}
-                other => return Err(TestCaseError::fail(format!("shape {input_shape}: input {last} of {} elements (not {len}) gave {other:?}", len - 1))),
+                Err(Error::Length(LengthError::InputLength { input, expected, got }))
+                    if input == last && expected == len && got == len - 1 => {}
+                other => {
+                    return Err(TestCaseError::fail(format!(
+                        "shape {input_shape}: input {last} of {} elements (not {len}) gave {other:?}",
+                        len - 1
+                    )))
+                }
             }
         }
         if let Err(e) = program.emulate_grid(&inputs, input_shape, &mut got, &case.stencil.params) {
@@ -549,7 +596,15 @@ fn check_typed<T: Element>(case: &Case, counts: &Counts) -> Result<(), TestCaseE
         }
         let want = reference(case, &inputs, input_shape, out_shape);
         if let Some(i) = first_difference(&got, &want) {
-            return Err(TestCaseError::fail(describe_difference(case, &inputs, input_shape, out_shape, i, got[i], want[i])));
+            return Err(TestCaseError::fail(describe_difference(
+                case,
+                &inputs,
+                input_shape,
+                out_shape,
+                i,
+                got[i],
+                want[i],
+            )));
         }
         bump(&counts.compared, 1);
         bump(&counts.outputs, n_out as u64);
@@ -595,7 +650,15 @@ fn reference<T: Element>(case: &Case, inputs: &[&[T]], shape: Extent, out: Exten
         .collect()
 }
 
-fn describe_difference<T: Element>(case: &Case, inputs: &[&[T]], shape: Extent, out: Extent, i: usize, got: T, want: T) -> String {
+fn describe_difference<T: Element>(
+    case: &Case,
+    inputs: &[&[T]],
+    shape: Extent,
+    out: Extent,
+    i: usize,
+    got: T,
+    want: T,
+) -> String {
     let pattern = &case.geometry.pattern;
     let at = point(out, i);
     let c = centre(pattern, &at);
@@ -664,7 +727,9 @@ fn emulate_grid_equals_eval_on_random_2d_and_3d_stencils_shapes_and_data() {
     let cases = env_u64("RC_GRID_CASES").map_or(CASES, |n| n as u32);
     let counts = Counts::default();
     if let Some(report) = run(seed, cases, &counts, every_geometry) {
-        panic!("{report}\nrerun: RC_GRID_SEED={seed:#x} RC_GRID_CASES={cases} cargo test -p rc-core --test property_grid");
+        panic!(
+            "{report}\nrerun: RC_GRID_SEED={seed:#x} RC_GRID_CASES={cases} cargo test -p rc-core --test property_grid"
+        );
     }
     let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
     let (ran, compared) = (get(&counts.cases), get(&counts.compared));
@@ -702,7 +767,10 @@ fn staged_planes_emulate_bit_exact_on_random_3d_stencils() {
     }
     let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
     let (ran, compared) = (get(&counts.cases), get(&counts.compared));
-    eprintln!("{ran} random staged-plane programs: {compared} shapes compared, {} over the shared-memory limit", get(&counts.limits_refused));
+    eprintln!(
+        "{ran} random staged-plane programs: {compared} shapes compared, {} over the shared-memory limit",
+        get(&counts.limits_refused)
+    );
     assert!(compared >= ran, "only {compared} shapes compared for {ran} programs");
 }
 
@@ -714,7 +782,8 @@ fn staged_planes_emulate_bit_exact_on_random_3d_stencils() {
 #[test]
 fn a_body_returning_a_tap_stores_every_output_row() {
     let radius = Radius::yx(1, 1);
-    let body = Body::new(ScalarType::F32, 1, vec![], radius, vec![rc_core::Node::Tap(0, Offset::yx(0, 0))], 0).expect("a body");
+    let body = Body::new(ScalarType::F32, 1, vec![], radius, vec![rc_core::Node::Tap(0, Offset::yx(0, 0))], 0)
+        .expect("a body");
     let shape = Extent::from([4, 8]);
     let input: Vec<f32> = (0..32).map(|i| i as f32).collect();
     for (rows, layout) in [(1, Layout::Window(2)), (2, Layout::RoundRobin), (2, Layout::Window(2))] {

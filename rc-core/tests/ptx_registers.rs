@@ -118,7 +118,8 @@ fn every_register_read_is_written_on_every_path() {
             ] {
                 for (r, warp) in [(1u32, 32u32), (3, 8), (8, 32), (33, 16)] {
                     let pattern = Pattern::new(r, warp, p, boundary).expect("valid");
-                    let program = WarpProgram::compile_for(pattern, strategy, layout, &box_body(r, ty)).expect("compiles");
+                    let program =
+                        WarpProgram::compile_for(pattern, strategy, layout, &box_body(r, ty)).expect("compiles");
                     let ptx = rc_core::ptx::print(&program, "k");
                     let errors = undefined_reads(&ptx);
                     assert!(errors.is_empty(), "{pattern}, {strategy}, {layout}, {ty}:\n{}", errors.join("\n"));

@@ -10,7 +10,10 @@
 use rc_core::machine::{Op, Stmt};
 use rc_core::testdata::{awkward, first_difference, poison, Rng};
 use rc_core::time_steps::{FusedTile, StepPlan};
-use rc_core::{Body, Boundary, Element, Error, LengthError, Offset, Pattern, Scalar, ScalarType, Stencil, Strategy, Layout, Window, WarpProgram};
+use rc_core::{
+    Body, Boundary, Element, Error, Layout, LengthError, Offset, Pattern, Scalar, ScalarType, Stencil, Strategy,
+    WarpProgram, Window,
+};
 
 mod bodies;
 mod common;
@@ -31,7 +34,9 @@ fn step_by_definition<T: Element>(body: &Body, pattern: &Pattern, inputs: &[&[T]
     (0..out)
         .map(|i| {
             let centre = i as i64 + offset;
-            let tap = |field: u32, d: Offset| pattern.boundary().read(inputs[field as usize], centre + d.along_x() as i64).to_scalar();
+            let tap = |field: u32, d: Offset| {
+                pattern.boundary().read(inputs[field as usize], centre + d.along_x() as i64).to_scalar()
+            };
             T::from_bits(body.eval(tap, params).bits)
         })
         .collect()
@@ -39,7 +44,13 @@ fn step_by_definition<T: Element>(body: &Body, pattern: &Pattern, inputs: &[&[T]
 
 /// `steps` steps by the definition: field 0 steps, the others stay, trimmed under `valid` to
 /// where the state lies.
-fn steps_by_definition<T: Element>(body: &Body, pattern: &Pattern, inputs: &[Vec<T>], steps: usize, params: &[Scalar]) -> Vec<T> {
+fn steps_by_definition<T: Element>(
+    body: &Body,
+    pattern: &Pattern,
+    inputs: &[Vec<T>],
+    steps: usize,
+    params: &[Scalar],
+) -> Vec<T> {
     let mut state = inputs[0].clone();
     let r = pattern.radius().along_x() as usize;
     for done in 0..steps {
@@ -58,7 +69,8 @@ fn case<T: Element>(seed: u64) -> Result<(), String> {
     let warp = pick(&mut rng, &[32, 32, 32, 16, 8, 4, 2]);
     // Block tiles (a power of two of threads: 64 to 1024 lanes), and warp tiles (96 threads).
     let threads = pick(&mut rng, &[256, 256, 128, 64, 96, 96, 1024]);
-    let pattern = Pattern::new(radius, warp, 1, boundary).and_then(|p| p.with_launch_bounds(threads, None)).expect("valid");
+    let pattern =
+        Pattern::new(radius, warp, 1, boundary).and_then(|p| p.with_launch_bounds(threads, None)).expect("valid");
     // A block tile fits thousands of steps; the emulation's time grows with them.
     let most = FusedTile::max_steps(&pattern, T::TYPE).min(MOST_STEPS);
     let steps = pick(&mut rng, &[1, 2, 3, 5, 8, 16, 40, most]).min(most).max(1);
@@ -127,8 +139,18 @@ fn heat_reference(w: &[Window<'_, f32>], (): ()) -> f32 {
 
 fn heat(boundary: Boundary, steps_per_launch: u32) -> Stencil<f32, ()> {
     let pattern = Pattern::new(1, 32, 1, boundary).expect("valid");
-    Stencil::from_parts("heat", pattern, Strategy::RegisterCache, Layout::RoundRobin, "", "rc_heat", 1, heat_body, heat_reference)
-        .with_fused(steps_per_launch, "", "rc_heat_steps", "rc_heat_steps_edges")
+    Stencil::from_parts(
+        "heat",
+        pattern,
+        Strategy::RegisterCache,
+        Layout::RoundRobin,
+        "",
+        "rc_heat",
+        1,
+        heat_body,
+        heat_reference,
+    )
+    .with_fused(steps_per_launch, "", "rc_heat_steps", "rc_heat_steps_edges")
 }
 
 #[test]
@@ -170,7 +192,10 @@ fn valid_steps_that_leave_nothing_are_refused_with_the_numbers() {
         "boundary `valid` shrinks the input by 2 * radius = 2 elements per step: 5 steps of an input of 10 elements leave 0, and at least 1 must be left"
     );
     let err = stencil.emulate_steps(&[&input], &mut [0.0; 3], 3, ()).expect_err("10 - 6 = 4, not 3");
-    assert_eq!(err.to_string(), "output has 3 elements, expected 4 for 3 steps on an input of 10 elements with boundary `valid`");
+    assert_eq!(
+        err.to_string(),
+        "output has 3 elements, expected 4 for 3 steps on an input of 10 elements with boundary `valid`"
+    );
 }
 
 #[test]
@@ -191,25 +216,39 @@ fn steps_run_as_fused_launches_then_one_launch_of_the_steps_left() {
 fn the_fused_tile_loads_once_steps_in_a_loop_and_stores_its_centre() {
     let block = Pattern::new(1, 32, 1, Boundary::Zero).expect("valid");
     let warp = block.with_launch_bounds(96, None).expect("valid");
-    for (pattern, steps, iterations, straight) in [(block, 16, 8, 0), (block, 5, 2, 1), (warp, 16, 8, 0), (warp, 5, 2, 1)] {
+    for (pattern, steps, iterations, straight) in
+        [(block, 16, 8, 0), (block, 5, 2, 1), (warp, 16, 8, 0), (warp, 5, 2, 1)]
+    {
         let program = WarpProgram::compile_steps(pattern, &heat_body().expect("valid"), steps).expect("compiles");
         let tile = program.fused.expect("fused");
         if (pattern, steps) == (block, 16) {
             // A block tile: 256 lanes of 20 elements, the halo only at the block's ends.
-            assert_eq!((tile.warp, tile.per_lane, tile.elements(), tile.outputs(), tile.halo(), tile.lead), (256, 20, 5120, 5088, 16, 16));
+            assert_eq!(
+                (tile.warp, tile.per_lane, tile.elements(), tile.outputs(), tile.halo(), tile.lead),
+                (256, 20, 5120, 5088, 16, 16)
+            );
             assert!(tile.spans_block() && program.machine.shared_bytes.is_some());
         }
         if (pattern, steps) == (warp, 16) {
             // 96 threads are no power of two: a warp tile of 16 elements per lane, 512 per warp,
             // 480 outputs (the halo is 1/16 of the tile).
-            assert_eq!((tile.warp, tile.per_lane, tile.elements(), tile.outputs(), tile.halo(), tile.lead), (32, 16, 512, 480, 16, 16));
+            assert_eq!(
+                (tile.warp, tile.per_lane, tile.elements(), tile.outputs(), tile.halo(), tile.lead),
+                (32, 16, 512, 480, 16, 16)
+            );
             assert!(!tile.spans_block() && program.machine.shared_bytes.is_none());
         }
-        let [Stmt::Branch { taken, fallback, .. }] = program.machine.body.as_slice() else { panic!("one branch on the tile") };
-        let ops = |stmts: &[Stmt]| -> Vec<Op> { stmts.iter().filter_map(|s| if let Stmt::Op(op) = s { Some(op.clone()) } else { None }).collect() };
+        let [Stmt::Branch { taken, fallback, .. }] = program.machine.body.as_slice() else {
+            panic!("one branch on the tile")
+        };
+        let ops = |stmts: &[Stmt]| -> Vec<Op> {
+            stmts.iter().filter_map(|s| if let Stmt::Op(op) = s { Some(op.clone()) } else { None }).collect()
+        };
         for (path, rule) in [(taken, false), (fallback, true)] {
-            let loops: Vec<(u32, &Vec<Stmt>)> =
-                path.iter().filter_map(|s| if let Stmt::Loop { times, body } = s { Some((*times, body)) } else { None }).collect();
+            let loops: Vec<(u32, &Vec<Stmt>)> = path
+                .iter()
+                .filter_map(|s| if let Stmt::Loop { times, body } = s { Some((*times, body)) } else { None })
+                .collect();
             // Two steps per iteration, the odd one after the loop.
             assert_eq!(loops.len(), 1);
             assert_eq!(loops[0].0, iterations);
@@ -252,11 +291,17 @@ fn a_lane_computes_each_shared_product_once_per_step() {
     let program = WarpProgram::compile_steps(pattern, &nine_tap_body(), 16).expect("compiles");
     let k = program.fused.expect("fused").per_lane as i64;
     let [Stmt::Branch { taken, .. }] = program.machine.body.as_slice() else { panic!("one branch on the tile") };
-    let Some(Stmt::Loop { body, .. }) = taken.iter().find(|s| matches!(s, Stmt::Loop { .. })) else { panic!("a loop of steps") };
-    let count = |op: BinaryOp| body.iter().filter(|s| matches!(s, Stmt::Op(Op::Compute(Instr::Binary { op: o, .. })) if *o == op)).count() as i64;
+    let Some(Stmt::Loop { body, .. }) = taken.iter().find(|s| matches!(s, Stmt::Loop { .. })) else {
+        panic!("a loop of steps")
+    };
+    let count = |op: BinaryOp| {
+        body.iter().filter(|s| matches!(s, Stmt::Op(Op::Compute(Instr::Binary { op: o, .. })) if *o == op)).count()
+            as i64
+    };
     // Two steps per iteration. A product is one weight (by |d|) times one element the lane
     // reads: element j + d of output j.
-    let products: std::collections::BTreeSet<(i32, i64)> = (0..k).flat_map(|j| (-4i32..=4).map(move |d| (d.abs(), j + d as i64))).collect();
+    let products: std::collections::BTreeSet<(i32, i64)> =
+        (0..k).flat_map(|j| (-4i32..=4).map(move |d| (d.abs(), j + d as i64))).collect();
     assert_eq!(count(BinaryOp::Mul), 2 * products.len() as i64);
     assert!(products.len() as i64 <= 5 * k + 20, "{} products for {k} outputs", products.len());
     // The sums are each output's own.
@@ -279,27 +324,43 @@ fn too_many_steps_for_a_tile_are_refused_with_the_most_that_fit() {
 fn fused_kernels_assemble_without_spills() {
     let mut kernels = Vec::new();
     for boundary in Boundary::ALL {
-        for (radius, element, steps, warp) in [(1, F32, 16, 32), (4, F32, 16, 32), (1, F64, 8, 32), (3, I32, 5, 16), (2, U32, 16, 32), (2, F32, 7, 8)] {
+        for (radius, element, steps, warp) in
+            [(1, F32, 16, 32), (4, F32, 16, 32), (1, F64, 8, 32), (3, I32, 5, 16), (2, U32, 16, 32), (2, F32, 7, 8)]
+        {
             let pattern = Pattern::new(radius, warp, 1, boundary).expect("valid");
             let body = match element {
                 F32 | F64 => common::box_body(radius, element),
                 _ => integer_body(radius, element),
             };
             let program = WarpProgram::compile_steps(pattern, &body, steps).expect("compiles");
-            kernels.push((format!("{element} r={radius} T={steps} warp {warp} {boundary}"), rc_core::ptx::print(&program, "k")));
+            kernels.push((
+                format!("{element} r={radius} T={steps} warp {warp} {boundary}"),
+                rc_core::ptx::print(&program, "k"),
+            ));
         }
         // Block tiles of 256 and 1024 lanes, and warp tiles (96 threads).
-        for (radius, element, steps, threads) in [(1, F32, 124, 1024), (3, F64, 11, 256), (2, F32, 16, 96), (4, F32, 43, 256)] {
-            let pattern = Pattern::new(radius, 32, 1, boundary).and_then(|p| p.with_launch_bounds(threads, None)).expect("valid");
-            let program = WarpProgram::compile_steps(pattern, &common::box_body(radius, element), steps).expect("compiles");
-            kernels.push((format!("{element} r={radius} T={steps} {threads} threads {boundary}"), rc_core::ptx::print(&program, "k")));
+        for (radius, element, steps, threads) in
+            [(1, F32, 124, 1024), (3, F64, 11, 256), (2, F32, 16, 96), (4, F32, 43, 256)]
+        {
+            let pattern =
+                Pattern::new(radius, 32, 1, boundary).and_then(|p| p.with_launch_bounds(threads, None)).expect("valid");
+            let program =
+                WarpProgram::compile_steps(pattern, &common::box_body(radius, element), steps).expect("compiles");
+            kernels.push((
+                format!("{element} r={radius} T={steps} {threads} threads {boundary}"),
+                rc_core::ptx::print(&program, "k"),
+            ));
         }
     }
     let Some(ptxas) = std::env::var_os("RC_PTXAS") else { return };
     for (i, (what, ptx)) in kernels.iter().enumerate() {
         let file = std::env::temp_dir().join(format!("rc-steps-{}-{i}.ptx", std::process::id()));
         std::fs::write(&file, ptx).expect("writes the PTX");
-        let out = std::process::Command::new(&ptxas).args(["-arch=sm_90", "-v", "-o", "/dev/null"]).arg(&file).output().expect("runs ptxas");
+        let out = std::process::Command::new(&ptxas)
+            .args(["-arch=sm_90", "-v", "-o", "/dev/null"])
+            .arg(&file)
+            .output()
+            .expect("runs ptxas");
         let log = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "ptxas refused {what}: {log}\n{ptx}");
         assert!(log.contains("0 bytes spill stores, 0 bytes spill loads"), "{what} spills: {log}");

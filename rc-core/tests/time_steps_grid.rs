@@ -22,10 +22,17 @@ const CASES: u64 = 160;
 
 /// One step by the definition: output `index` (outermost first) is the body over the windows
 /// centred on input `index + r - shift` of every field, each read under the boundary rule.
-fn step_by_definition<T: Element>(body: &Body, pattern: &Pattern, inputs: &[&[T]], shape: &[usize], params: &[Scalar]) -> (Vec<T>, Vec<usize>) {
+fn step_by_definition<T: Element>(
+    body: &Body,
+    pattern: &Pattern,
+    inputs: &[&[T]],
+    shape: &[usize],
+    params: &[Scalar],
+) -> (Vec<T>, Vec<usize>) {
     let dims = shape.len();
     let out = pattern.output_shape(Extent::new(shape).expect("1-3 dims")).expect("long enough").components();
-    let offset: Vec<i64> = (0..dims).map(|i| (pattern.radius().along(dims - 1 - i) - pattern.shift_along(dims - 1 - i)) as i64).collect();
+    let offset: Vec<i64> =
+        (0..dims).map(|i| (pattern.radius().along(dims - 1 - i) - pattern.shift_along(dims - 1 - i)) as i64).collect();
     let mut result = Vec::with_capacity(out.iter().product());
     for linear in 0..out.iter().product::<usize>() {
         let (mut rest, mut centre) = (linear, vec![0i64; dims]);
@@ -35,7 +42,11 @@ fn step_by_definition<T: Element>(body: &Body, pattern: &Pattern, inputs: &[&[T]
         }
         let tap = |field: u32, d: Offset| {
             let at: Vec<i64> = (0..dims).map(|i| centre[i] + d.along(dims - 1 - i) as i64).collect();
-            pattern.boundary().locate(Extent::new(shape).expect("1-3 dims"), &at).map_or(*T::zero_ref(), |i| inputs[field as usize][i]).to_scalar()
+            pattern
+                .boundary()
+                .locate(Extent::new(shape).expect("1-3 dims"), &at)
+                .map_or(*T::zero_ref(), |i| inputs[field as usize][i])
+                .to_scalar()
         };
         result.push(T::from_bits(body.eval(tap, params).bits));
     }
@@ -44,7 +55,14 @@ fn step_by_definition<T: Element>(body: &Body, pattern: &Pattern, inputs: &[&[T]
 
 /// `steps` steps by the definition: field 0 steps, the others stay, cut under `valid` to
 /// where the state lies.
-fn steps_by_definition<T: Element>(body: &Body, pattern: &Pattern, inputs: &[Vec<T>], shape: &[usize], steps: usize, params: &[Scalar]) -> Vec<T> {
+fn steps_by_definition<T: Element>(
+    body: &Body,
+    pattern: &Pattern,
+    inputs: &[Vec<T>],
+    shape: &[usize],
+    steps: usize,
+    params: &[Scalar],
+) -> Vec<T> {
     let dims = shape.len();
     let (mut state, mut now) = (inputs[0].clone(), shape.to_vec());
     for done in 0..steps {
@@ -111,7 +129,9 @@ fn case<T: Element>(seed: u64) -> Result<(), String> {
     let want = steps_by_definition(&body, &pattern, &inputs, &shape, steps as usize, &params);
     let slices: Vec<&[T]> = inputs.iter().map(|v| v.as_slice()).collect();
     let mut got = vec![poison::<T>(); want.len()];
-    program.emulate_grid(&slices, Extent::from(shape), &mut got, &params).map_err(|e| format!("seed {seed:#x}: {e}"))?;
+    program
+        .emulate_grid(&slices, Extent::from(shape), &mut got, &params)
+        .map_err(|e| format!("seed {seed:#x}: {e}"))?;
     match first_difference(&got, &want) {
         None => Ok(()),
         Some(i) => Err(format!(
@@ -135,15 +155,23 @@ fn the_2d_tile_streams_its_strip_with_one_window_per_step() {
     let program = WarpProgram::compile_steps(pattern, &body, 4).expect("compiles");
     let tile = program.fused.expect("fused");
     // 4 steps of 2 rows of 4 f32 per lane: 32 words of windows.
-    assert_eq!((tile.per_lane, tile.elements(), tile.halo(), tile.radius_y, tile.rows, tile.window_words()), (4, 128, 4, 1, 64, 32));
+    assert_eq!(
+        (tile.per_lane, tile.elements(), tile.halo(), tile.radius_y, tile.rows, tile.window_words()),
+        (4, 128, 4, 1, 64, 32)
+    );
     // Every element exact after the 4 steps is stored: 128 less the halo of 4 on each side.
     assert_eq!((tile.outputs(), program.pattern.tile_outputs()), (120, 120));
-    let [Stmt::Branch { taken, fallback, .. }] = program.machine.body.as_slice() else { panic!("one branch on the strip") };
-    let count = |stmts: &[Stmt], f: fn(&Op) -> bool| stmts.iter().filter(|s| matches!(s, Stmt::Op(op) if f(op))).count();
+    let [Stmt::Branch { taken, fallback, .. }] = program.machine.body.as_slice() else {
+        panic!("one branch on the strip")
+    };
+    let count =
+        |stmts: &[Stmt], f: fn(&Op) -> bool| stmts.iter().filter(|s| matches!(s, Stmt::Op(op) if f(op))).count();
     // A window's rows take 2 * ry + 1 register rows on the interior path, 2 * ry on the edges'.
     for (path, rules, sets) in [(taken, false, 3), (fallback, true, 2)] {
-        let loops: Vec<(u32, &Vec<Stmt>)> =
-            path.iter().filter_map(|s| if let Stmt::Loop { times, body } = s { Some((*times, body)) } else { None }).collect();
+        let loops: Vec<(u32, &Vec<Stmt>)> = path
+            .iter()
+            .filter_map(|s| if let Stmt::Loop { times, body } = s { Some((*times, body)) } else { None })
+            .collect();
         // The windows fill over 2 * T * ry = 8 rows, unrolled, then one iteration per output row
         // (64): the first 63 one per register row per loop iteration (the registers' roles
         // turn), the rest after it.
@@ -153,7 +181,11 @@ fn the_2d_tile_streams_its_strip_with_one_window_per_step() {
         assert_eq!(count(body, |op| matches!(op, Op::RowRule { .. })), if rules { sets as usize * 3 } else { 0 });
         assert_eq!(count(body, |op| matches!(op, Op::StepRule { .. })), if rules { sets as usize * 4 } else { 0 });
         assert_eq!(count(body, |op| matches!(op, Op::StreamRows(1))), sets as usize);
-        assert_eq!(count(path, |op| matches!(op, Op::StreamRows(1))), 8 + 63 % sets as usize + 1, "8 filling, the rest after the loop");
+        assert_eq!(
+            count(path, |op| matches!(op, Op::StreamRows(1))),
+            8 + 63 % sets as usize + 1,
+            "8 filling, the rest after the loop"
+        );
         // No row moves between registers but the new ones: per iteration and step one copy of
         // the row the step before produced (for step 1 the input row) into its window.
         assert_eq!(count(body, |op| matches!(op, Op::Carry(_))), sets as usize * 4);
@@ -209,9 +241,15 @@ fn a_2d_launch_runs_as_an_interior_kernel_and_an_edges_kernel_that_share_out_its
 /// warp of grids from one point to several edge and interior columns and bands.
 #[test]
 fn fused_2d_strips_are_numbered_edge_strips_first() {
-    for (radius, boundary, steps) in [(Radius::yx(1, 1), Boundary::Clamp, 10), (Radius::yx(1, 1), Boundary::Zero, 3), (Radius::yx(2, 1), Boundary::Valid, 2), (Radius::yx(1, 2), Boundary::Wrap, 4)] {
+    for (radius, boundary, steps) in [
+        (Radius::yx(1, 1), Boundary::Clamp, 10),
+        (Radius::yx(1, 1), Boundary::Zero, 3),
+        (Radius::yx(2, 1), Boundary::Valid, 2),
+        (Radius::yx(1, 2), Boundary::Wrap, 4),
+    ] {
         let body = common::star_sum_row_major(radius);
-        let pattern = Pattern::grid(radius, 32, 1, Pattern::default_rows_per_warp(rc_core::Dims::Two), 1, boundary).expect("valid");
+        let pattern = Pattern::grid(radius, 32, 1, Pattern::default_rows_per_warp(rc_core::Dims::Two), 1, boundary)
+            .expect("valid");
         let program = WarpProgram::compile_steps(pattern, &body, steps).expect("compiles");
         let (launch, tile) = (program.pattern, program.fused.expect("fused"));
         let ptx = rc_core::ptx::print(&program, "k");
@@ -222,9 +260,16 @@ fn fused_2d_strips_are_numbered_edge_strips_first() {
             let (out_y, out_x) = (out.along(1) as u64, out.along(0) as u64);
             let (tiles_x, bands) = (out_x.div_ceil(outputs), out_y.div_ceil(rows));
             let inside = |x: u64, y: u64| {
-                let (x0, y0) = ((x * outputs) as i64 - i64::from(program.schedule.lead), (y * rows) as i64 - i64::from(launch.shift_along(1)));
+                let (x0, y0) = (
+                    (x * outputs) as i64 - i64::from(program.schedule.lead),
+                    (y * rows) as i64 - i64::from(launch.shift_along(1)),
+                );
                 let width = i64::from(program.machine.width);
-                x0 >= 0 && x0 + i64::from(tile.elements()) <= in_x as i64 && y0 >= 0 && y0 + i64::from(launch.box_rows().1) <= in_y as i64 && in_x as i64 % width == 0
+                x0 >= 0
+                    && x0 + i64::from(tile.elements()) <= in_x as i64
+                    && y0 >= 0
+                    && y0 + i64::from(launch.box_rows().1) <= in_y as i64
+                    && in_x as i64 % width == 0
             };
             let mut seen = std::collections::HashSet::new();
             let mut interior_from = None;
@@ -244,7 +289,11 @@ fn fused_2d_strips_are_numbered_edge_strips_first() {
             // The host's count, which the edges kernel's launch covers, is the prologue's.
             let strips = tile.strips(boundary, Extent::yx(in_y, in_x), out);
             assert_eq!(strips.all, tiles_x * bands, "{boundary} T={steps}, {in_y} x {in_x}: strips");
-            assert_eq!(strips.edges, interior_from.unwrap_or(strips.all), "{boundary} T={steps}, {in_y} x {in_x}: edge strips");
+            assert_eq!(
+                strips.edges,
+                interior_from.unwrap_or(strips.all),
+                "{boundary} T={steps}, {in_y} x {in_x}: edge strips"
+            );
         }
     }
 }
@@ -267,10 +316,13 @@ impl Numbering {
     /// The lines after the warp's global index up to the first that is not u64 arithmetic (the
     /// row start's `sub.s64 _, tile_y, shift`).
     fn of(ptx: &str, outputs: u32, rows: u32) -> Numbering {
-        let split = |line: &str| -> Vec<String> { line.trim().trim_end_matches(';').split([' ', ',']).filter(|w| !w.is_empty()).map(str::to_string).collect() };
+        let split = |line: &str| -> Vec<String> {
+            line.trim().trim_end_matches(';').split([' ', ',']).filter(|w| !w.is_empty()).map(str::to_string).collect()
+        };
         let entry: Vec<&str> = ptx.lines().skip_while(|l| !l.starts_with(".visible .entry k(")).collect();
         let param = |name: &str| -> String {
-            let line = entry.iter().find(|l| l.contains(&format!("[k_{name}]"))).unwrap_or_else(|| panic!("loads {name}"));
+            let line =
+                entry.iter().find(|l| l.contains(&format!("[k_{name}]"))).unwrap_or_else(|| panic!("loads {name}"));
             split(line)[1].clone()
         };
         let params = ["in_x", "out_x", "in_y", "out_y"].map(param);
@@ -286,8 +338,17 @@ impl Numbering {
             }
             lines.push(words);
         }
-        let last_x = lines.iter().rev().find(|w| w[0] == "mul.lo.u64" && w[3] == outputs.to_string()).expect("the strip's x");
-        Numbering { tile_x: last_x[1].clone(), lines, params, warp, tile_y, outputs: u64::from(outputs), rows: u64::from(rows) }
+        let last_x =
+            lines.iter().rev().find(|w| w[0] == "mul.lo.u64" && w[3] == outputs.to_string()).expect("the strip's x");
+        Numbering {
+            tile_x: last_x[1].clone(),
+            lines,
+            params,
+            warp,
+            tile_y,
+            outputs: u64::from(outputs),
+            rows: u64::from(rows),
+        }
     }
 
     /// The strip (column, band) warp `t` computes over a grid of `extents` (in_x, out_x, in_y, out_y).
@@ -295,8 +356,12 @@ impl Numbering {
         let mut regs: std::collections::HashMap<String, u64> = self.params.iter().cloned().zip(extents).collect();
         let mut preds: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
         regs.insert(self.warp.clone(), t);
-        let value = |regs: &std::collections::HashMap<String, u64>, w: &str| -> u64 { regs.get(w).copied().unwrap_or_else(|| w.parse().unwrap_or_else(|_| panic!("reads {w}"))) };
-        let label = |name: &str| self.lines.iter().position(|w| w[0] == format!("{name}:")).unwrap_or_else(|| panic!("no label {name}"));
+        let value = |regs: &std::collections::HashMap<String, u64>, w: &str| -> u64 {
+            regs.get(w).copied().unwrap_or_else(|| w.parse().unwrap_or_else(|_| panic!("reads {w}")))
+        };
+        let label = |name: &str| {
+            self.lines.iter().position(|w| w[0] == format!("{name}:")).unwrap_or_else(|| panic!("no label {name}"))
+        };
         let mut at = 0;
         while let Some(w) = self.lines.get(at) {
             at += 1;
@@ -351,7 +416,9 @@ impl Numbering {
                         "add" => a.wrapping_add(b),
                         "sub" => a.wrapping_sub(b),
                         "mul" => a.wrapping_mul(b),
-                        "div" if op[1] == "u32" => u64::from((a as u32).checked_div(b as u32).expect("no division by zero")),
+                        "div" if op[1] == "u32" => {
+                            u64::from((a as u32).checked_div(b as u32).expect("no division by zero"))
+                        }
                         "div" => a.checked_div(b).expect("no division by zero"),
                         "or" => a | b,
                         "shr" => a >> b,
@@ -379,33 +446,51 @@ fn fused_2d_kernels_assemble_without_spills() {
     let body = common::star_sum_row_major(Radius::yx(1, 1));
     let mut kernels = Vec::new();
     for boundary in Boundary::ALL {
-        let pattern = Pattern::grid(Radius::yx(1, 1), 32, 1, Pattern::default_rows_per_warp(rc_core::Dims::Two), 1, boundary).expect("valid");
+        let pattern =
+            Pattern::grid(Radius::yx(1, 1), 32, 1, Pattern::default_rows_per_warp(rc_core::Dims::Two), 1, boundary)
+                .expect("valid");
         let chosen = rc_core::auto::steps_per_launch(&pattern, &body);
         for steps in [2, 8, chosen] {
             let program = WarpProgram::compile_steps(pattern, &body, steps).expect("compiles");
-            kernels.push((format!("sum f32 T={steps} {boundary}"), steps == chosen, rc_core::ptx::print(&program, "k")));
+            kernels.push((
+                format!("sum f32 T={steps} {boundary}"),
+                steps == chosen,
+                rc_core::ptx::print(&program, "k"),
+            ));
         }
     }
     let Some(ptxas) = std::env::var_os("RC_PTXAS") else { return };
     for (i, (what, at_chosen, ptx)) in kernels.iter().enumerate() {
         let file = std::env::temp_dir().join(format!("rc-steps2-{}-{i}.ptx", std::process::id()));
         std::fs::write(&file, ptx).expect("writes the PTX");
-        let out = std::process::Command::new(&ptxas).args(["-arch=sm_90", "-v", "-o", "/dev/null"]).arg(&file).output().expect("runs ptxas");
+        let out = std::process::Command::new(&ptxas)
+            .args(["-arch=sm_90", "-v", "-o", "/dev/null"])
+            .arg(&file)
+            .output()
+            .expect("runs ptxas");
         let log = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "ptxas refused {what}: {log}");
         let _ = std::fs::remove_file(&file);
         // Per entry: its name, then its spills, then its registers.
         let registers = |entry: &str| -> u32 {
-            let from = log.find(&format!("Function properties for {entry}\n")).unwrap_or_else(|| panic!("{what}: no entry {entry}: {log}"));
+            let from = log
+                .find(&format!("Function properties for {entry}\n"))
+                .unwrap_or_else(|| panic!("{what}: no entry {entry}: {log}"));
             let rest = &log[from..];
-            assert!(rest.lines().nth(1).is_some_and(|l| l.contains("0 bytes spill stores, 0 bytes spill loads")), "{what}: {entry} spills: {log}");
+            assert!(
+                rest.lines().nth(1).is_some_and(|l| l.contains("0 bytes spill stores, 0 bytes spill loads")),
+                "{what}: {entry} spills: {log}"
+            );
             let used = rest.split("Used ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok());
             used.unwrap_or_else(|| panic!("{what}: no register count for {entry}: {log}"))
         };
         let (interior, edges) = (registers("k"), registers("k_edges"));
         eprintln!("{what}: interior kernel {interior} registers, edges kernel {edges}");
         if *at_chosen {
-            assert!(interior <= 168, "{what}: the interior kernel takes {interior} registers, more than 12 warps per SM allow");
+            assert!(
+                interior <= 168,
+                "{what}: the interior kernel takes {interior} registers, more than 12 warps per SM allow"
+            );
         }
     }
 }
@@ -438,11 +523,20 @@ fn case_3d<T: Element>(seed: u64) -> Result<(), String> {
     let (column, plane_rows, row) = (tile.planes as usize, tile.rows as usize, tile.elements() as usize);
     // Smaller than the halo, one plane, a few tiles, several tiles and columns.
     let mut shape = match rng.below(4) {
-        0 => [1 + rng.below(2 * hz as u64 + 2), 1 + rng.below(2 * hy as u64 + 2), 1 + rng.below(2 * hx as u64 + 3)].map(|n| n as usize),
+        0 => [1 + rng.below(2 * hz as u64 + 2), 1 + rng.below(2 * hy as u64 + 2), 1 + rng.below(2 * hx as u64 + 3)]
+            .map(|n| n as usize),
         1 => [1, 1 + rng.below(3 * plane_rows as u64 + 2) as usize, 1 + rng.below(2 * row as u64) as usize],
         // Tiles inside the input too: their rows whole vectors long.
-        2 => [2 * column + 2 * hz + rng.below(3) as usize, 3 * plane_rows + 2 * hy + rng.below(3) as usize, (2 * row + 2 * hx).next_multiple_of(4) + 4 * rng.below(2) as usize],
-        _ => [1 + rng.below(3 * column as u64 + 4) as usize, 1 + rng.below(3 * plane_rows as u64 + 4) as usize, 1 + rng.below(2 * row as u64) as usize],
+        2 => [
+            2 * column + 2 * hz + rng.below(3) as usize,
+            3 * plane_rows + 2 * hy + rng.below(3) as usize,
+            (2 * row + 2 * hx).next_multiple_of(4) + 4 * rng.below(2) as usize,
+        ],
+        _ => [
+            1 + rng.below(3 * column as u64 + 4) as usize,
+            1 + rng.below(3 * plane_rows as u64 + 4) as usize,
+            1 + rng.below(2 * row as u64) as usize,
+        ],
     };
     if boundary == Boundary::Valid {
         // The output keeps at least one element along each dimension.
@@ -451,12 +545,19 @@ fn case_3d<T: Element>(seed: u64) -> Result<(), String> {
         }
     }
     let n: usize = shape.iter().product();
-    eprintln!("DBG {} r={radius} most={most} T={steps} rows={} planes={planes} k={} shape={shape:?} {boundary}", T::TYPE, tile.rows, tile.per_lane);
+    eprintln!(
+        "DBG {} r={radius} most={most} T={steps} rows={} planes={planes} k={} shape={shape:?} {boundary}",
+        T::TYPE,
+        tile.rows,
+        tile.per_lane
+    );
     let inputs: Vec<Vec<T>> = (0..fields).map(|f| awkward::<T>(n, seed ^ ((f as u64 + 1) * 0x9e37))).collect();
     let want = steps_by_definition(&body, &pattern, &inputs, &shape, steps as usize, &params);
     let slices: Vec<&[T]> = inputs.iter().map(|v| v.as_slice()).collect();
     let mut got = vec![poison::<T>(); want.len()];
-    program.emulate_grid(&slices, Extent::from(shape), &mut got, &params).map_err(|e| format!("seed {seed:#x}: {e}"))?;
+    program
+        .emulate_grid(&slices, Extent::from(shape), &mut got, &params)
+        .map_err(|e| format!("seed {seed:#x}: {e}"))?;
     match first_difference(&got, &want) {
         None => Ok(()),
         Some(i) => Err(format!(
@@ -482,13 +583,29 @@ fn fused_3d_kernels_assemble_without_spills() {
     use rc_core::ScalarType::{F32, F64};
     let mut kernels = Vec::new();
     for boundary in Boundary::ALL {
-        for (radius, full_box, element) in [(Radius::zyx(1, 1, 1), false, F32), (Radius::zyx(1, 1, 1), true, F32), (Radius::zyx(1, 1, 1), false, F64), (Radius::zyx(2, 2, 2), false, F32)] {
-            let pattern = Pattern::grid(radius, 32, 1, Pattern::default_rows_per_warp(rc_core::Dims::Three), Pattern::default_planes_per_warp(rc_core::Dims::Three), boundary).expect("valid");
+        for (radius, full_box, element) in [
+            (Radius::zyx(1, 1, 1), false, F32),
+            (Radius::zyx(1, 1, 1), true, F32),
+            (Radius::zyx(1, 1, 1), false, F64),
+            (Radius::zyx(2, 2, 2), false, F32),
+        ] {
+            let pattern = Pattern::grid(
+                radius,
+                32,
+                1,
+                Pattern::default_rows_per_warp(rc_core::Dims::Three),
+                Pattern::default_planes_per_warp(rc_core::Dims::Three),
+                boundary,
+            )
+            .expect("valid");
             let body = common::grid_sum_of(element, radius, full_box);
             for steps in 1..=FusedTile::max_steps(&pattern, element) {
                 let program = WarpProgram::compile_steps(pattern, &body, steps).expect("compiles");
                 let tile = program.fused.expect("fused");
-                let what = format!("{element} r={radius} box={full_box} T={steps} rows={} k={} {boundary}", tile.rows, tile.per_lane);
+                let what = format!(
+                    "{element} r={radius} box={full_box} T={steps} rows={} k={} {boundary}",
+                    tile.rows, tile.per_lane
+                );
                 kernels.push((what, rc_core::ptx::print(&program, "k")));
             }
         }
@@ -497,10 +614,17 @@ fn fused_3d_kernels_assemble_without_spills() {
     for (i, (what, ptx)) in kernels.iter().enumerate() {
         let file = std::env::temp_dir().join(format!("rc-steps3-{}-{i}.ptx", std::process::id()));
         std::fs::write(&file, ptx).expect("writes the PTX");
-        let out = std::process::Command::new(&ptxas).args(["-arch=sm_90", "-v", "-o", "/dev/null"]).arg(&file).output().expect("runs ptxas");
+        let out = std::process::Command::new(&ptxas)
+            .args(["-arch=sm_90", "-v", "-o", "/dev/null"])
+            .arg(&file)
+            .output()
+            .expect("runs ptxas");
         let log = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "ptxas refused {what}: {log}");
-        eprintln!("{what}: {}", log.lines().filter(|l| l.contains("registers") || l.contains("spill")).collect::<Vec<_>>().join(" | "));
+        eprintln!(
+            "{what}: {}",
+            log.lines().filter(|l| l.contains("registers") || l.contains("spill")).collect::<Vec<_>>().join(" | ")
+        );
         assert!(log.contains("0 bytes spill stores, 0 bytes spill loads"), "{what} spills: {log}");
         let _ = std::fs::remove_file(&file);
     }

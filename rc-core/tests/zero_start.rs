@@ -55,7 +55,10 @@ fn a_sum_from_zero_adds_the_zero_last_and_keeps_every_bit() {
         // The first addition no longer reads the zero; the one before the division does.
         let first_add = hoisted.nodes().iter().find(|n| matches!(n, Node::Binary(BinaryOp::Add, ..))).expect("an add");
         let Node::Binary(_, a, b) = *first_add else { unreachable!() };
-        assert!(matches!(hoisted.nodes()[a as usize], Node::Tap(..)) && matches!(hoisted.nodes()[b as usize], Node::Tap(..)));
+        assert!(
+            matches!(hoisted.nodes()[a as usize], Node::Tap(..))
+                && matches!(hoisted.nodes()[b as usize], Node::Tap(..))
+        );
         // Every combination of special values in the window.
         every_window(2 * r as usize + 1, |window| {
             let tap = |_: u32, d: Offset| Scalar::f32(window[(d.along_x() + r as i32) as usize]);
@@ -93,7 +96,8 @@ fn sums_whose_partial_results_are_read_elsewhere_or_not_divided_stay_as_written(
 #[test]
 fn the_ptx_adds_the_zero_only_on_the_division_slow_path() {
     let pattern = Pattern::new(3, 32, 4, Boundary::Valid).expect("valid");
-    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &box_body(3, 7.0)).expect("compiles");
+    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &box_body(3, 7.0))
+        .expect("compiles");
     let mut normalized = 0;
     program.machine.visit(&mut |op| {
         if let rc_core::machine::Op::Divisions(run) = op {
@@ -103,18 +107,25 @@ fn the_ptx_adds_the_zero_only_on_the_division_slow_path() {
     // Each of the two tile paths divides the four outputs' sums.
     assert_eq!(normalized, 8, "one per output and path");
     let text = ptx::print(&program, "k");
-    let zero_adds: Vec<usize> = text.lines().enumerate().filter(|(_, l)| l.contains("add.rn.f32") && l.contains("0f00000000")).map(|(i, _)| i).collect();
+    let zero_adds: Vec<usize> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("add.rn.f32") && l.contains("0f00000000"))
+        .map(|(i, _)| i)
+        .collect();
     // Two tile paths (interior and boundary), four outputs each, each just before its div.rn.
     assert_eq!(zero_adds.len(), 8, "{text}");
     let lines: Vec<&str> = text.lines().collect();
-    assert!(zero_adds.iter().all(|&i| lines[i + 1].contains("div.rn.f32")), "each zero addition feeds the slow division");
+    assert!(
+        zero_adds.iter().all(|&i| lines[i + 1].contains("div.rn.f32")),
+        "each zero addition feeds the slow division"
+    );
     // The zero constant's register feeds no addition any more: the sums start with two taps.
-    let zero_regs: Vec<&str> = lines
-        .iter()
-        .filter_map(|l| l.trim().strip_prefix("mov.f32 ")?.strip_suffix(", 0f00000000;"))
-        .collect();
+    let zero_regs: Vec<&str> =
+        lines.iter().filter_map(|l| l.trim().strip_prefix("mov.f32 ")?.strip_suffix(", 0f00000000;")).collect();
     for l in lines.iter().filter(|l| l.contains("add.rn.f32")) {
-        let operands: Vec<&str> = l.trim().trim_end_matches(';').split([' ', ',']).filter(|s| !s.is_empty()).skip(2).collect();
+        let operands: Vec<&str> =
+            l.trim().trim_end_matches(';').split([' ', ',']).filter(|s| !s.is_empty()).skip(2).collect();
         assert!(!operands.iter().any(|o| zero_regs.contains(o)), "{l} adds the zero register");
     }
 }
@@ -143,14 +154,30 @@ fn fused(body: &Body) -> usize {
 
 #[test]
 fn a_sum_from_zero_times_a_positive_constant_becomes_one_fused_operation_and_keeps_every_bit() {
-    for (ty, scale) in [(ScalarType::F32, 1.0 / 81.0), (ScalarType::F32, 3.0), (ScalarType::F32, f64::INFINITY), (ScalarType::F64, 1.0 / 9.0), (ScalarType::F64, 1e-300)] {
+    for (ty, scale) in [
+        (ScalarType::F32, 1.0 / 81.0),
+        (ScalarType::F32, 3.0),
+        (ScalarType::F32, f64::INFINITY),
+        (ScalarType::F64, 1.0 / 9.0),
+        (ScalarType::F64, 1e-300),
+    ] {
         for r in 1..=2u32 {
             let body = scaled_body(r, ty, scale);
             let hoisted = hoist(&body);
-            assert_eq!((adds(&hoisted), fused(&hoisted)), (adds(&body) - 1, 1), "{ty:?} * {scale}, r = {r}: the zero's addition folds into the product");
+            assert_eq!(
+                (adds(&hoisted), fused(&hoisted)),
+                (adds(&body) - 1, 1),
+                "{ty:?} * {scale}, r = {r}: the zero's addition folds into the product"
+            );
             let value = |x: f32| if ty == ScalarType::F32 { Scalar::f32(x) } else { Scalar::f64(f64::from(x)) };
             let same = |a: Scalar, b: Scalar| {
-                let nan = |s: Scalar| if ty == ScalarType::F32 { f32::from_bits(s.bits as u32).is_nan() } else { f64::from_bits(s.bits).is_nan() };
+                let nan = |s: Scalar| {
+                    if ty == ScalarType::F32 {
+                        f32::from_bits(s.bits as u32).is_nan()
+                    } else {
+                        f64::from_bits(s.bits).is_nan()
+                    }
+                };
                 a.bits == b.bits || (nan(a) && nan(b))
             };
             every_window(2 * r as usize + 1, |window| {
@@ -172,7 +199,8 @@ fn a_sum_from_zero_times_zero_a_negative_constant_or_a_parameter_stays_as_writte
     let mut nodes = scaled_body(1, ScalarType::F32, 2.0).nodes().to_vec();
     let last = nodes.len() - 2;
     nodes[last] = Node::Param(0);
-    let by_param = Body::new(ScalarType::F32, 1, vec![ScalarType::F32], 1, nodes.clone(), nodes.len() as u32 - 1).expect("valid");
+    let by_param =
+        Body::new(ScalarType::F32, 1, vec![ScalarType::F32], 1, nodes.clone(), nodes.len() as u32 - 1).expect("valid");
     assert_eq!(hoist(&by_param), by_param);
     // Without the zero's -0.0 case the rewrite would be wrong: check that it matters.
     let body = scaled_body(1, ScalarType::F32, 3.0);
@@ -183,7 +211,13 @@ fn a_sum_from_zero_times_zero_a_negative_constant_or_a_parameter_stays_as_writte
 #[test]
 fn the_ptx_of_a_scaled_sum_fuses_the_zero_into_the_product() {
     let pattern = Pattern::new(3, 32, 4, Boundary::Valid).expect("valid");
-    let program = WarpProgram::compile_for(pattern, Strategy::RegisterCache, Layout::Window(4), &scaled_body(3, ScalarType::F32, 1.0 / 7.0)).expect("compiles");
+    let program = WarpProgram::compile_for(
+        pattern,
+        Strategy::RegisterCache,
+        Layout::Window(4),
+        &scaled_body(3, ScalarType::F32, 1.0 / 7.0),
+    )
+    .expect("compiles");
     let text = ptx::print(&program, "k");
     let lines: Vec<&str> = text.lines().collect();
     // Two tile paths of four outputs: 6 additions each (7 taps, none from zero), one fma.

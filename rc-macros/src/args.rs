@@ -55,7 +55,8 @@ pub struct Args {
     pub fuse: Option<(u32, TokenStream)>,
 }
 
-const KNOWN: &str = "`radius`, `warp`, `outputs_per_thread`, `rows_per_warp`, `planes_per_warp`, `stream`, `prefetch`, `boundary`, \
+const KNOWN: &str =
+    "`radius`, `warp`, `outputs_per_thread`, `rows_per_warp`, `planes_per_warp`, `stream`, `prefetch`, `boundary`, \
      `strategy`, `distribution`, `max_threads_per_block`, `min_blocks_per_sm`, `fuse`";
 
 /// Reads the attribute of a stencil of `dims` dimensions (`None` when the signature has no
@@ -122,11 +123,17 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
             }
             // Without a window the range alone is checked (as for a 3D stencil, which has both).
             "rows_per_warp" => {
-                let verdict = validate::rows_per_warp("rows_per_warp", dims.unwrap_or(Dims::Three), Dims::Two, given(&nv.value));
+                let verdict =
+                    validate::rows_per_warp("rows_per_warp", dims.unwrap_or(Dims::Three), Dims::Two, given(&nv.value));
                 rows = checked(verdict, &nv.value, cx);
             }
             "planes_per_warp" => {
-                let verdict = validate::rows_per_warp("planes_per_warp", dims.unwrap_or(Dims::Three), Dims::Three, given(&nv.value));
+                let verdict = validate::rows_per_warp(
+                    "planes_per_warp",
+                    dims.unwrap_or(Dims::Three),
+                    Dims::Three,
+                    given(&nv.value),
+                );
                 planes = checked(verdict, &nv.value, cx);
             }
             "stream" => {
@@ -164,9 +171,13 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
                 fuse = checked(validate::fuse(given(value)), value, cx).map(|t| (t, quote::quote!(#value)));
             }
             "strategy" => strategy = strategy_value(&nv.value, cx).unwrap_or_default(),
-            "distribution" if matches!(strip_group(&nv.value), Expr::Path(p) if p.path.is_ident("auto")) => auto = Some(&nv.value),
+            "distribution" if matches!(strip_group(&nv.value), Expr::Path(p) if p.path.is_ident("auto")) => {
+                auto = Some(&nv.value)
+            }
             "distribution" => layout = layout_value(&nv.value, cx).map(|l| (l, &nv.value)),
-            other => cx.error(&nv.path, format!("unknown argument `{other}`{}; expected one of {KNOWN}", suggestion(other))),
+            other => {
+                cx.error(&nv.path, format!("unknown argument `{other}`{}; expected one of {KNOWN}", suggestion(other)))
+            }
         }
     }
     // After the loop: `stream` may come after `prefetch`.
@@ -185,7 +196,10 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
     let layout_given = layout.is_some();
     let layout = layout.map_or(Layout::default(), |(l, _)| l);
     if !radius_seen && !seen.iter().any(|name| suggestion(name).contains("radius")) {
-        cx.error_at(Span::call_site(), "missing argument `radius`: write `#[stencil(radius = R)]` with the largest tap offset R >= 1");
+        cx.error_at(
+            Span::call_site(),
+            "missing argument `radius`: write `#[stencil(radius = R)]` with the largest tap offset R >= 1",
+        );
     }
     let auto = match (auto, layout_given, strategy) {
         (Some(_), ..) => Auto::Asked,
@@ -215,8 +229,11 @@ pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
         return args(None);
     }
     let Some(r) = radius else { return args(None) };
-    let (warp, outputs, boundary) =
-        (warp.unwrap_or(Pattern::DEFAULT_WARP), outputs.unwrap_or(Pattern::DEFAULT_OUTPUTS_PER_THREAD), boundary.unwrap_or(Boundary::Valid));
+    let (warp, outputs, boundary) = (
+        warp.unwrap_or(Pattern::DEFAULT_WARP),
+        outputs.unwrap_or(Pattern::DEFAULT_OUTPUTS_PER_THREAD),
+        boundary.unwrap_or(Boundary::Valid),
+    );
     let pattern = match r.dims() {
         Dims::One => Pattern::new(r.along_x(), warp, outputs, boundary),
         d => Pattern::grid(
@@ -253,7 +270,8 @@ fn radius_value(value: &Expr, dims: Option<Dims>, cx: &mut Ctxt) -> Option<Radiu
     if let Some(dims) = dims.filter(|d| d.count() != tuple.elems.len()) {
         let n = tuple.elems.len();
         let components = if n == 1 { "1 component".to_string() } else { format!("{n} components") };
-        let dimensions = if dims == Dims::One { "1 dimension".to_string() } else { format!("{} dimensions", dims.count()) };
+        let dimensions =
+            if dims == Dims::One { "1 dimension".to_string() } else { format!("{} dimensions", dims.count()) };
         let write = match dims {
             Dims::One => "write one number, `radius = r`".to_string(),
             Dims::Two => "write `radius = (ry, rx)` or one number for both".to_string(),
@@ -348,7 +366,9 @@ fn strategy_value(value: &Expr, cx: &mut Ctxt) -> Option<Strategy> {
 fn layout_value(value: &Expr, cx: &mut Ctxt) -> Option<Layout> {
     let expected = "distribution must be `auto`, `round_robin`, `granule(V)`, `window(V)`, `staged(V)` or `planes(V)` (3D) with V a power of two from 1 to 32";
     let call_of = |name: &str| match strip_group(value) {
-        Expr::Call(call) if matches!(strip_group(&call.func), Expr::Path(p) if p.path.is_ident(name)) && call.args.len() == 1 => {
+        Expr::Call(call)
+            if matches!(strip_group(&call.func), Expr::Path(p) if p.path.is_ident(name)) && call.args.len() == 1 =>
+        {
             Some(call.args[0].clone())
         }
         _ => None,

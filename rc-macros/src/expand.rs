@@ -7,9 +7,9 @@ use syn::{Ident, ItemFn};
 
 use rc_core::{Dims, Layout, ScalarType, ScheduleError, Strategy, WarpProgram};
 
+use crate::args::Auto;
 use crate::ctxt::Ctxt;
 use crate::signature::Signature;
-use crate::args::Auto;
 use crate::{args, lower, signature, tokens};
 
 pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -34,7 +34,16 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
     // `distribution = auto`, or no distribution: the cost model picks the layout (and the
     // outputs per thread, unless given) from the compiled candidates.
     let (pattern, layout) = match (args.pattern, &body, args.auto) {
-        (Some(pattern), Some(b), Auto::Asked | Auto::Default) => match rc_core::auto::choose_given(pattern, rc_core::auto::Given { outputs: args.outputs_fixed, rows: args.rows_fixed, bounds: args.bounds_fixed, prefetch: args.prefetch_fixed }, b) {
+        (Some(pattern), Some(b), Auto::Asked | Auto::Default) => match rc_core::auto::choose_given(
+            pattern,
+            rc_core::auto::Given {
+                outputs: args.outputs_fixed,
+                rows: args.rows_fixed,
+                bounds: args.bounds_fixed,
+                prefetch: args.prefetch_fixed,
+            },
+            b,
+        ) {
             Ok(choice) => (Some(choice.pattern), choice.layout),
             Err(e) if args.auto == Auto::Asked => {
                 cx.error(&f.sig.ident, format!("distribution = auto: {e}"));
@@ -64,9 +73,16 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
                 let message = format!("cannot schedule this stencil: {e}");
                 match (&e, &args.distribution_tokens) {
                     // A stage too large for shared memory is the named distribution's doing.
-                    (rc_core::Error::Schedule(ScheduleError::StageTooLarge { .. } | ScheduleError::RingTooLarge { .. }), Some(tokens)) => cx.error(tokens, message),
+                    (
+                        rc_core::Error::Schedule(
+                            ScheduleError::StageTooLarge { .. } | ScheduleError::RingTooLarge { .. },
+                        ),
+                        Some(tokens),
+                    ) => cx.error(tokens, message),
                     // The block's stage grows with its tile.
-                    (rc_core::Error::Schedule(ScheduleError::BlockStageTooLarge { .. }), _) => cx.error_at(tile_span(pattern), message),
+                    (rc_core::Error::Schedule(ScheduleError::BlockStageTooLarge { .. }), _) => {
+                        cx.error_at(tile_span(pattern), message)
+                    }
                     _ => cx.error(&f.sig.ident, message),
                 }
                 None
@@ -99,7 +115,9 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         }
         (Err(e), ..) => fallback(&f, e, keep_body),
         // Every path that yields None above has reported an error.
-        (Ok(()), ..) => fallback(&f, syn::Error::new_spanned(&f.sig.ident, "#[stencil] could not compile this function"), keep_body),
+        (Ok(()), ..) => {
+            fallback(&f, syn::Error::new_spanned(&f.sig.ident, "#[stencil] could not compile this function"), keep_body)
+        }
     }
 }
 
@@ -112,7 +130,13 @@ struct Fused {
 
 /// `fuse = T` (refused on its tokens where the tile cannot hold `T` steps or the kernel would
 /// need too many registers), or the cost model's choice.
-fn fused(pattern: rc_core::Pattern, body: &rc_core::Body, fuse: &Option<(u32, TokenStream)>, name: &Ident, cx: &mut Ctxt) -> Option<Fused> {
+fn fused(
+    pattern: rc_core::Pattern,
+    body: &rc_core::Body,
+    fuse: &Option<(u32, TokenStream)>,
+    name: &Ident,
+    cx: &mut Ctxt,
+) -> Option<Fused> {
     let steps = match fuse {
         Some((steps, _)) => *steps,
         None => rc_core::auto::steps_per_launch(&pattern, body),
@@ -123,7 +147,9 @@ fn fused(pattern: rc_core::Pattern, body: &rc_core::Body, fuse: &Option<(u32, To
     let compile = |steps| {
         WarpProgram::compile_steps(pattern, body, steps).and_then(|program| {
             let launch = program.pattern;
-            rc_core::validate::registers(launch, program.register_estimate()).map(|()| program).map_err(rc_core::Error::from)
+            rc_core::validate::registers(launch, program.register_estimate())
+                .map(|()| program)
+                .map_err(rc_core::Error::from)
         })
     };
     match (compile(steps), fuse) {
@@ -329,7 +355,13 @@ fn generate(
 /// `run_cpu`, `emulate` and the GPU functions: over slices in 1D, over grids of a given shape
 /// (`[rows, cols]` or `[depth, rows, cols]`, row-major) in 2D and 3D, with `output_shape`. Each
 /// window's input is an argument named as the window, in order, before the shape.
-fn entry_points(dims: Dims, windows: &[Ident], element: ScalarType, param_names: &[&syn::Ident], param_types: &[TokenStream]) -> TokenStream {
+fn entry_points(
+    dims: Dims,
+    windows: &[Ident],
+    element: ScalarType,
+    param_names: &[&syn::Ident],
+    param_types: &[TokenStream],
+) -> TokenStream {
     let elem = tokens::rust_type(element);
     // What cust buffers of the elements hold (`rc::runtime::DeviceElement`).
     let device = match element.half() {

@@ -62,7 +62,10 @@ struct WindowParam<'a> {
 pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
     let sig = &f.sig;
     if !sig.generics.params.is_empty() {
-        cx.error(&sig.generics, "a stencil cannot be generic: its kernel is compiled for one element type; write one stencil per type");
+        cx.error(
+            &sig.generics,
+            "a stencil cannot be generic: its kernel is compiled for one element type; write one stencil per type",
+        );
     }
     if let Some(w) = &sig.generics.where_clause {
         cx.error(w, "a stencil cannot have a where clause");
@@ -90,7 +93,9 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
     let mut params = Vec::new();
     for (i, arg) in sig.inputs.iter().enumerate() {
         match arg {
-            FnArg::Receiver(r) if i == 0 => cx.error(r, "a stencil is a free function; its first parameter is the window `w: Window<f32>`"),
+            FnArg::Receiver(r) if i == 0 => {
+                cx.error(r, "a stencil is a free function; its first parameter is the window `w: Window<f32>`")
+            }
             FnArg::Receiver(r) => cx.error(r, "a stencil is a free function and cannot take `self`"),
             FnArg::Typed(pt) => match window_type(&pt.ty) {
                 Some((dims, element_ty)) => {
@@ -196,7 +201,10 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
         ReturnType::Type(_, ty) => match scalar(ty) {
             Some(out) if out == element => {}
             _ => {
-                cx.error(ty, format!("wrong return type: a stencil over {}<{element}> returns {element}", window_name(dims)));
+                cx.error(
+                    ty,
+                    format!("wrong return type: a stencil over {}<{element}> returns {element}", window_name(dims)),
+                );
                 return None;
             }
         },
@@ -219,7 +227,9 @@ fn array_param(array: &syn::TypeArray, cx: &mut Ctxt) -> Option<ParamType> {
         cx.error(&array.elem, format!("unsupported array element type: an array parameter holds {SUPPORTED}"));
     }
     let len = match strip_group(&array.len) {
-        Expr::Lit(syn::ExprLit { lit: Lit::Int(n), .. }) if matches!(n.suffix(), "" | "usize") => n.base10_parse::<usize>().ok(),
+        Expr::Lit(syn::ExprLit { lit: Lit::Int(n), .. }) if matches!(n.suffix(), "" | "usize") => {
+            n.base10_parse::<usize>().ok()
+        }
         _ => None,
     };
     if len.is_none() {

@@ -131,7 +131,9 @@ fn node(n: &Node) -> TokenStream {
             };
             quote!(#p::Node::Compare(#p::CompareOp::#op, #a, #b))
         }
-        Node::Select { cond, then, otherwise } => quote!(#p::Node::Select { cond: #cond, then: #then, otherwise: #otherwise }),
+        Node::Select { cond, then, otherwise } => {
+            quote!(#p::Node::Select { cond: #cond, then: #then, otherwise: #otherwise })
+        }
         Node::Cast(ty, a) => {
             let ty = scalar_type(ty);
             quote!(#p::Node::Cast(#ty, #a))

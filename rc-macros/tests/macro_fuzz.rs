@@ -35,8 +35,8 @@ mod signature;
 mod tokens;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
@@ -126,7 +126,18 @@ impl Gen {
             parts.push(format!("strategy = {}", self.pick(&["register_cache", "shared_memory", "naive"])));
         }
         if self.chance(0.3) {
-            parts.push(format!("distribution = {}", self.pick(&["round_robin", "granule(1)", "granule(2)", "granule(4)", "granule(8)", "granule(16)", "granule(32)"])));
+            parts.push(format!(
+                "distribution = {}",
+                self.pick(&[
+                    "round_robin",
+                    "granule(1)",
+                    "granule(2)",
+                    "granule(4)",
+                    "granule(8)",
+                    "granule(16)",
+                    "granule(32)"
+                ])
+            ));
         }
         // Any order.
         for i in (1..parts.len()).rev() {
@@ -163,7 +174,12 @@ impl Gen {
         let name = parts[i].split(" = ").next().unwrap_or("radius").to_string();
         match self.below(12) {
             0..=2 => parts[i] = format!("{name} = {}", self.weird_value()),
-            3 => parts[i] = format!("{} = 3", self.pick(&["raduis", "radius_", "Radius", "warps", "outputs", "strat", "a::b", "r#radius", "_"])),
+            3 => {
+                parts[i] = format!(
+                    "{} = 3",
+                    self.pick(&["raduis", "radius_", "Radius", "warps", "outputs", "strat", "a::b", "r#radius", "_"])
+                )
+            }
             4 => parts.push(parts[i].clone()),
             5 => {
                 parts.remove(i);
@@ -179,13 +195,72 @@ impl Gen {
 
     fn weird_value(&mut self) -> String {
         self.pick(&[
-            "0", "1", "3", "33", "64", "65", "4096", "4097", "-1", "-3", "- 3", "--3", "2147483648", "4294967296",
-            "18446744073709551616", "340282366920938463463374607431768211456", "99999999999999999999999999999999999999999999",
-            "1.5", "3.0", "1e3", "3f32", "3u8", "3_usize", "0x10", "0b101", "0o7", "1_000", "\"3\"", "'x'", "b'x'", "b\"3\"",
-            "r\"3\"", "true", "false", "zero", "Zero", "valid()", "clamp::wrap", "naive", "x", "(3)", "{3}", "[3]", "1 + 2",
-            "N", "r#wrap", "self", "_", "3 as u32", "&3", "-0", "+3", "granule", "granule()", "granule(0)", "granule(3)",
-            "granule(64)", "granule(4, 4)", "granule(-1)", "granule(x)", "granule[4]", "granule(4.0)", "round_robin(2)",
-            "granule(99999999999999999999999)", "granule(granule(2))", "Granule(4)",
+            "0",
+            "1",
+            "3",
+            "33",
+            "64",
+            "65",
+            "4096",
+            "4097",
+            "-1",
+            "-3",
+            "- 3",
+            "--3",
+            "2147483648",
+            "4294967296",
+            "18446744073709551616",
+            "340282366920938463463374607431768211456",
+            "99999999999999999999999999999999999999999999",
+            "1.5",
+            "3.0",
+            "1e3",
+            "3f32",
+            "3u8",
+            "3_usize",
+            "0x10",
+            "0b101",
+            "0o7",
+            "1_000",
+            "\"3\"",
+            "'x'",
+            "b'x'",
+            "b\"3\"",
+            "r\"3\"",
+            "true",
+            "false",
+            "zero",
+            "Zero",
+            "valid()",
+            "clamp::wrap",
+            "naive",
+            "x",
+            "(3)",
+            "{3}",
+            "[3]",
+            "1 + 2",
+            "N",
+            "r#wrap",
+            "self",
+            "_",
+            "3 as u32",
+            "&3",
+            "-0",
+            "+3",
+            "granule",
+            "granule()",
+            "granule(0)",
+            "granule(3)",
+            "granule(64)",
+            "granule(4, 4)",
+            "granule(-1)",
+            "granule(x)",
+            "granule[4]",
+            "granule(4.0)",
+            "round_robin(2)",
+            "granule(99999999999999999999999)",
+            "granule(granule(2))",
+            "Granule(4)",
         ])
         .to_string()
     }
@@ -196,12 +271,26 @@ impl Gen {
         match self.below(20) {
             0..=7 => self.stencil(),
             8..=16 => self.function(),
-            17 => self.pick(&[
-                "struct S;", "impl S {}", "fn f();", "const X: i32 = 3;", "", "fn", "fn f", "fn f(w: Window<f32>) -> f32",
-                "mod m { fn f() {} }", "macro_rules! m { () => {} }", "extern \"C\" { fn f(); }", "use std::f32;",
-                "trait T { fn f(w: Window<f32>) -> f32 { w[0] } }", "enum E { A }", "type T = f32;", "static S: f32 = 1.0;",
-            ])
-            .to_string(),
+            17 => self
+                .pick(&[
+                    "struct S;",
+                    "impl S {}",
+                    "fn f();",
+                    "const X: i32 = 3;",
+                    "",
+                    "fn",
+                    "fn f",
+                    "fn f(w: Window<f32>) -> f32",
+                    "mod m { fn f() {} }",
+                    "macro_rules! m { () => {} }",
+                    "extern \"C\" { fn f(); }",
+                    "use std::f32;",
+                    "trait T { fn f(w: Window<f32>) -> f32 { w[0] } }",
+                    "enum E { A }",
+                    "type T = f32;",
+                    "static S: f32 = 1.0;",
+                ])
+                .to_string(),
             _ => {
                 let n = 1 + self.below(40) as usize;
                 self.soup(n, 4)
@@ -215,9 +304,11 @@ impl Gen {
         let elem = self.element();
         self.elem = elem;
         self.dims = if self.grid_ok { *[1, 1, 2, 3].get(self.below(4) as usize).unwrap_or(&1) } else { 1 };
-        let params: Vec<(String, &'static str)> = (0..self.below(4)).map(|i| (format!("p{i}"), self.element())).collect();
+        let params: Vec<(String, &'static str)> =
+            (0..self.below(4)).map(|i| (format!("p{i}"), self.element())).collect();
         // Some parameters are arrays `[T; n]`, read through constant indices (some past the end).
-        let lens: Vec<Option<u64>> = params.iter().map(|_| if self.chance(0.25) { Some(self.below(6)) } else { None }).collect();
+        let lens: Vec<Option<u64>> =
+            params.iter().map(|_| if self.chance(0.25) { Some(self.below(6)) } else { None }).collect();
         let mut lines = Vec::new();
         let mut vars: Vec<(String, &'static str)> = params
             .iter()
@@ -233,9 +324,13 @@ impl Gen {
                 0 => {
                     let r = self.radius.min(50) as i64;
                     let (a, b) = (self.below(r as u64 + 1) as i64, self.below(r as u64 + 1) as i64);
-                    let op = if elem.starts_with('f') { self.pick(&["+=", "-=", "*="]) } else { self.pick(&["+=", "-="]) };
+                    let op =
+                        if elem.starts_with('f') { self.pick(&["+=", "-=", "*="]) } else { self.pick(&["+=", "-="]) };
                     let zero = if elem.starts_with('f') { "0.0" } else { "0" };
-                    let range = self.pick(&["{a}..={b}", "{a}..{b}", "({a}..={b}).rev()", "({a}..={b}).step_by(2)"]).replace("{a}", &(-a).to_string()).replace("{b}", &b.to_string());
+                    let range = self
+                        .pick(&["{a}..={b}", "{a}..{b}", "({a}..={b}).rev()", "({a}..={b}).step_by(2)"])
+                        .replace("{a}", &(-a).to_string())
+                        .replace("{b}", &b.to_string());
                     let term = self.pick(&["w[k]", "w[k] * w[0]", "w[-k]", "w[k].max(w[0])"]);
                     let term = self.taps_in(term);
                     lines.push(format!("let mut {name} = {zero};\n    for k in {range} {{ {name} {op} {term}; }}"));
@@ -251,7 +346,8 @@ impl Gen {
                 }
                 2 => {
                     self.depth = 2;
-                    let (init, cond, upd) = (self.typed(elem, &vars), self.typed("bool", &vars), self.typed(elem, &vars));
+                    let (init, cond, upd) =
+                        (self.typed(elem, &vars), self.typed("bool", &vars), self.typed(elem, &vars));
                     lines.push(format!("let mut {name} = {init};\n    if {cond} {{ {name} = {upd}; }}"));
                     vars.push((name, elem));
                 }
@@ -331,7 +427,9 @@ impl Gen {
 
     fn typed_lit(&mut self, ty: &str) -> String {
         match ty {
-            "f32" | "f64" => format!("{}{ty}", self.pick(&["0.5", "1.0", "-2.0", "0.1", "3.5", "1e-3", "0.0", "-0.0", "1e30", "2"])),
+            "f32" | "f64" => {
+                format!("{}{ty}", self.pick(&["0.5", "1.0", "-2.0", "0.1", "3.5", "1e-3", "0.0", "-0.0", "1e30", "2"]))
+            }
             "i32" => format!("{}i32", self.pick(&["0", "1", "-1", "7", "-2147483648", "2147483647", "100"])),
             "u32" => format!("{}u32", self.pick(&["0", "1", "7", "4294967295", "100"])),
             _ => self.pick(&["true", "false"]).to_string(),
@@ -350,7 +448,11 @@ impl Gen {
                     let d = self.below(2 * r as u64 + 1) as i64 - r;
                     // Taps have the element type: cast when another type is wanted.
                     let tap = self.taps_in(&format!("w[{d}]"));
-                    if ty == self.elem { tap } else { format!("({tap} as {ty})") }
+                    if ty == self.elem {
+                        tap
+                    } else {
+                        format!("({tap} as {ty})")
+                    }
                 }
                 _ if ty == "bool" => {
                     let t = self.pick(&["f32", "f64", "i32", "u32"]);
@@ -368,7 +470,11 @@ impl Gen {
                 1 => format!("({} && {})", self.typed("bool", vars), self.typed("bool", vars)),
                 _ => {
                     let t = self.pick(&["f32", "f64", "i32", "u32", "bool"]);
-                    let op = if t == "bool" { self.pick(&["==", "!="]) } else { self.pick(&["<", "<=", ">", ">=", "==", "!="]) };
+                    let op = if t == "bool" {
+                        self.pick(&["==", "!="])
+                    } else {
+                        self.pick(&["<", "<=", ">", ">=", "==", "!="])
+                    };
                     format!("({} {op} {})", self.typed(t, vars), self.typed(t, vars))
                 }
             },
@@ -393,7 +499,18 @@ impl Gen {
                     0 => format!("({a} {} {c})", self.pick(&["/", "%", "<<", ">>"])),
                     1 => format!("({a} {} {b})", self.pick(&["&", "|", "^", "/", "%"])),
                     2 => format!("(!{a})"),
-                    _ => format!("{a}.{}({b})", self.pick(&["wrapping_add", "wrapping_sub", "wrapping_mul", "wrapping_div", "wrapping_rem", "wrapping_shl", "wrapping_shr"])),
+                    _ => format!(
+                        "{a}.{}({b})",
+                        self.pick(&[
+                            "wrapping_add",
+                            "wrapping_sub",
+                            "wrapping_mul",
+                            "wrapping_div",
+                            "wrapping_rem",
+                            "wrapping_shl",
+                            "wrapping_shr"
+                        ])
+                    ),
                 }
             }
             (5, _) => {
@@ -418,7 +535,13 @@ impl Gen {
         let elem = self.element();
         let mut sig = String::new();
         if self.chance(0.1) {
-            sig += self.pick(&["#[inline] ", "/// doc\n", "#[allow(unused)] ", "#[stencil(radius = 1)] ", "#[cfg(test)] "]);
+            sig += self.pick(&[
+                "#[inline] ",
+                "/// doc\n",
+                "#[allow(unused)] ",
+                "#[stencil(radius = 1)] ",
+                "#[cfg(test)] ",
+            ]);
         }
         if self.chance(0.3) {
             sig += self.pick(&["pub ", "pub(crate) ", "pub(super) "]);
@@ -433,9 +556,25 @@ impl Gen {
         }
         let window_ty = if self.chance(0.9) {
             let grid: &[&str] = if self.grid_ok { &["Window2", "rc::Window3"] } else { &[] };
-            format!("{}<{elem}>", self.pick(&[&["Window", "Window", "Window", "rc::Window", "::rc::Window"], grid].concat()))
+            format!(
+                "{}<{elem}>",
+                self.pick(&[&["Window", "Window", "Window", "rc::Window", "::rc::Window"], grid].concat())
+            )
         } else {
-            self.pick(&["Window<bool>", "Window<f16>", "Window<'_, f32>", "Window", "Window<f32, f64>", "&[f32]", "f32", "Window<Window<f32>>", "Window<T>", "&Window<f32>", "impl Fn()"]).to_string()
+            self.pick(&[
+                "Window<bool>",
+                "Window<f16>",
+                "Window<'_, f32>",
+                "Window",
+                "Window<f32, f64>",
+                "&[f32]",
+                "f32",
+                "Window<Window<f32>>",
+                "Window<T>",
+                "&Window<f32>",
+                "impl Fn()",
+            ])
+            .to_string()
         };
         let window = self.pick(&["w", "w", "w", "win", "mut w", "_w", "_", "(a, b)", "r#w"]);
         let mut inputs = vec![format!("{window}: {window_ty}")];
@@ -451,9 +590,30 @@ impl Gen {
             let ty = if self.chance(0.9) {
                 self.element()
             } else {
-                self.pick(&["bool", "usize", "f16", "&f32", "[f32; 3]", "Window<f32>", "(f32, f32)", "String", "[f32; N]", "[i32; 0]", "[[f32; 2]; 2]", "[f64; 600]", "[u32; 4usize]", "[f32; 3 + 1]", "[bool; 2]", "[f32]"])
+                self.pick(&[
+                    "bool",
+                    "usize",
+                    "f16",
+                    "&f32",
+                    "[f32; 3]",
+                    "Window<f32>",
+                    "(f32, f32)",
+                    "String",
+                    "[f32; N]",
+                    "[i32; 0]",
+                    "[[f32; 2]; 2]",
+                    "[f64; 600]",
+                    "[u32; 4usize]",
+                    "[f32; 3 + 1]",
+                    "[bool; 2]",
+                    "[f32]",
+                ])
             };
-            let name = if self.chance(0.95) { format!("p{i}") } else { self.pick(&["w", "p0", "_", "mut q", "(a, b)"]).to_string() };
+            let name = if self.chance(0.95) {
+                format!("p{i}")
+            } else {
+                self.pick(&["w", "p0", "_", "mut q", "(a, b)"]).to_string()
+            };
             inputs.push(format!("{name}: {ty}"));
             params.push(name);
         }
@@ -463,7 +623,8 @@ impl Gen {
         let ret = if self.chance(0.93) {
             format!(" -> {elem}")
         } else {
-            self.pick(&["", " -> bool", " -> ()", " -> Window<f32>", " -> Self", " -> impl Sized", " -> !", " -> f16"]).to_string()
+            self.pick(&["", " -> bool", " -> ()", " -> Window<f32>", " -> Self", " -> impl Sized", " -> !", " -> f16"])
+                .to_string()
         };
         if self.chance(0.02) {
             sig += " where f32: Copy";
@@ -507,23 +668,58 @@ impl Gen {
         let name = self.pick(&["x", "y", "acc", "k", "w", "p0", "C", "N"]);
         match self.below(14) {
             0..=3 => format!("let {name} = {};", self.expr(elem, params)),
-            4 | 5 => format!("let {}{name}: {ty} = {};", if self.chance(0.3) { "mut " } else { "" }, self.expr(elem, params)),
-            6 => format!("{name} {} {};", self.pick(&["=", "+=", "-=", "*=", "/=", "%=", "^=", "<<="]), self.expr(elem, params)),
+            4 | 5 => {
+                format!("let {}{name}: {ty} = {};", if self.chance(0.3) { "mut " } else { "" }, self.expr(elem, params))
+            }
+            6 => format!(
+                "{name} {} {};",
+                self.pick(&["=", "+=", "-=", "*=", "/=", "%=", "^=", "<<="]),
+                self.expr(elem, params)
+            ),
             7 => {
                 let range = self.range();
                 let body = self.stmt(elem, params);
                 format!("for {} in {range} {{ {body} }}", self.pick(&["k", "k", "_", "(a, b)", "mut k", "w"]))
             }
             8 => format!("const {}: {ty} = {};", self.pick(&["N", "C", "K", "w"]), self.expr(elem, params)),
-            9 => format!("const {}: [{elem}; {}] = [{}];", self.pick(&["C", "W"]), self.below(5), (0..self.below(5)).map(|_| self.lit(elem)).collect::<Vec<_>>().join(", ")),
+            9 => format!(
+                "const {}: [{elem}; {}] = [{}];",
+                self.pick(&["C", "W"]),
+                self.below(5),
+                (0..self.below(5)).map(|_| self.lit(elem)).collect::<Vec<_>>().join(", ")
+            ),
             10 => {
                 let cond = self.expr("bool", params);
                 let then = self.stmt(elem, params);
-                format!("if {cond} {{ {then} }}{}", if self.chance(0.5) { format!(" else {{ {} }}", self.stmt(elem, params)) } else { String::new() })
+                format!(
+                    "if {cond} {{ {then} }}{}",
+                    if self.chance(0.5) { format!(" else {{ {} }}", self.stmt(elem, params)) } else { String::new() }
+                )
             }
-            11 => format!("let {name} = [{}];", (0..self.below(4)).map(|_| self.lit(elem)).collect::<Vec<_>>().join(", ")),
+            11 => {
+                format!("let {name} = [{}];", (0..self.below(4)).map(|_| self.lit(elem)).collect::<Vec<_>>().join(", "))
+            }
             12 => format!("{};", self.expr(elem, params)),
-            _ => self.pick(&["return w[0];", "loop {}", "while true {}", "break;", "println!(\"x\");", "let (a, b) = (1, 2);", "let ref r = 3;", "unsafe {}", "use std::f32;", "fn inner() {}", "match 3 { _ => {} }", "let x;", "let _ = 3;", "'a: for k in 0..3 {}", "struct S;", ";"]).to_string(),
+            _ => self
+                .pick(&[
+                    "return w[0];",
+                    "loop {}",
+                    "while true {}",
+                    "break;",
+                    "println!(\"x\");",
+                    "let (a, b) = (1, 2);",
+                    "let ref r = 3;",
+                    "unsafe {}",
+                    "use std::f32;",
+                    "fn inner() {}",
+                    "match 3 { _ => {} }",
+                    "let x;",
+                    "let _ = 3;",
+                    "'a: for k in 0..3 {}",
+                    "struct S;",
+                    ";",
+                ])
+                .to_string(),
         }
     }
 
@@ -533,9 +729,28 @@ impl Gen {
                 (g.below(9) as i64 - 4).to_string()
             } else {
                 g.pick(&[
-                    "N", "-N", "-9223372036854775808", "9223372036854775807", "i32::MAX", "u32::MAX",
-                    "170141183460469231731687303715884105727", "(-170141183460469231731687303715884105727 - 1)", "1.5", "w[0]", "p0", "k",
-                    "3u8", "3usize", "2147483647", "-2147483648", "4294967295", "(1 << 4)", "2 * 3", "7 / 2", "7 % 0", "1 / 0",
+                    "N",
+                    "-N",
+                    "-9223372036854775808",
+                    "9223372036854775807",
+                    "i32::MAX",
+                    "u32::MAX",
+                    "170141183460469231731687303715884105727",
+                    "(-170141183460469231731687303715884105727 - 1)",
+                    "1.5",
+                    "w[0]",
+                    "p0",
+                    "k",
+                    "3u8",
+                    "3usize",
+                    "2147483647",
+                    "-2147483648",
+                    "4294967295",
+                    "(1 << 4)",
+                    "2 * 3",
+                    "7 / 2",
+                    "7 % 0",
+                    "1 / 0",
                 ])
                 .to_string()
             }
@@ -555,7 +770,10 @@ impl Gen {
         };
         match self.below(6) {
             0 => format!("({base}).rev()"),
-            1 => format!("({base}).step_by({})", self.pick(&["2", "0", "-1", "3", "k", "1.5", "18446744073709551615", "9223372036854775808"])),
+            1 => format!(
+                "({base}).step_by({})",
+                self.pick(&["2", "0", "-1", "3", "k", "1.5", "18446744073709551615", "9223372036854775808"])
+            ),
             2 => format!("({base}).rev().step_by({})", self.pick(&["2", "0", "3"])),
             _ => base,
         }
@@ -572,17 +790,83 @@ impl Gen {
             }
             _ => self
                 .pick(&[
-                    "0", "1", "-1", "2147483647", "2147483648", "-2147483648", "-2147483649", "4294967295", "4294967296",
-                    "9223372036854775807", "9223372036854775808", "-9223372036854775808", "18446744073709551615", "18446744073709551616",
-                    "170141183460469231731687303715884105727", "170141183460469231731687303715884105728",
-                    "340282366920938463463374607431768211455", "340282366920938463463374607431768211456",
-                    "99999999999999999999999999999999999999999999999999", "1e38", "1e39", "3.5e38", "1e308", "1e309", "1e-45", "1e-46",
-                    "1e-324", "1e-400", "1e99999", "0.0", "-0.0", "2f32", "2f64", "2_f32", "0x10f32", "0b1f32", "0o7f64", "1e3f32",
-                    "1.0f32", "1.0f64", "1i32", "1u32", "1u8", "1i128", "1usize", "1.0e10_f64", "0x7fffffff", "0xffffffff",
-                    "0x1_0000_0000", "0b1111", "0o777", "1_000_000", "3.", "1.00000005960464477539062500000001",
-                    "0.1e-0", "1E5", "true", "false", "'c'", "\"s\"", "b'x'", "b\"xy\"", "1.5f16", "1f128",
-                    "f32::MAX", "f32::MIN_POSITIVE", "f64::NAN", "f32::INFINITY", "f32::NEG_INFINITY", "i32::MIN", "u32::MAX",
-                    "std::f32::consts::PI", "core::f64::consts::E", "f32::EPSILON", "i32::BITS", "f32::consts::TAU", "f32::NOPE",
+                    "0",
+                    "1",
+                    "-1",
+                    "2147483647",
+                    "2147483648",
+                    "-2147483648",
+                    "-2147483649",
+                    "4294967295",
+                    "4294967296",
+                    "9223372036854775807",
+                    "9223372036854775808",
+                    "-9223372036854775808",
+                    "18446744073709551615",
+                    "18446744073709551616",
+                    "170141183460469231731687303715884105727",
+                    "170141183460469231731687303715884105728",
+                    "340282366920938463463374607431768211455",
+                    "340282366920938463463374607431768211456",
+                    "99999999999999999999999999999999999999999999999999",
+                    "1e38",
+                    "1e39",
+                    "3.5e38",
+                    "1e308",
+                    "1e309",
+                    "1e-45",
+                    "1e-46",
+                    "1e-324",
+                    "1e-400",
+                    "1e99999",
+                    "0.0",
+                    "-0.0",
+                    "2f32",
+                    "2f64",
+                    "2_f32",
+                    "0x10f32",
+                    "0b1f32",
+                    "0o7f64",
+                    "1e3f32",
+                    "1.0f32",
+                    "1.0f64",
+                    "1i32",
+                    "1u32",
+                    "1u8",
+                    "1i128",
+                    "1usize",
+                    "1.0e10_f64",
+                    "0x7fffffff",
+                    "0xffffffff",
+                    "0x1_0000_0000",
+                    "0b1111",
+                    "0o777",
+                    "1_000_000",
+                    "3.",
+                    "1.00000005960464477539062500000001",
+                    "0.1e-0",
+                    "1E5",
+                    "true",
+                    "false",
+                    "'c'",
+                    "\"s\"",
+                    "b'x'",
+                    "b\"xy\"",
+                    "1.5f16",
+                    "1f128",
+                    "f32::MAX",
+                    "f32::MIN_POSITIVE",
+                    "f64::NAN",
+                    "f32::INFINITY",
+                    "f32::NEG_INFINITY",
+                    "i32::MIN",
+                    "u32::MAX",
+                    "std::f32::consts::PI",
+                    "core::f64::consts::E",
+                    "f32::EPSILON",
+                    "i32::BITS",
+                    "f32::consts::TAU",
+                    "f32::NOPE",
                 ])
                 .to_string(),
         }
@@ -592,8 +876,29 @@ impl Gen {
         let idx = match self.below(10) {
             0..=5 => (self.below(9) as i64 - 4).to_string(),
             6 => self.pick(&["k", "-k", "k + 1", "N", "-N", "N - 1", "k * 2", "i + j"]).to_string(),
-            7 => self.pick(&["40", "-40", "4096", "-4096", "4097", "2147483647", "-2147483648", "2147483648", "9223372036854775808", "-9223372036854775809", "170141183460469231731687303715884105727", "-(-170141183460469231731687303715884105727 - 1)", "(-170141183460469231731687303715884105727 - 1)"]).to_string(),
-            8 => self.pick(&["0.0", "1.5", "true", "0u32", "0usize", "-0", "0i64", "(1)", "{ 2 }", "1 - 1", "3 / 2", "7 % 3", "1 << 1", "x"]).to_string(),
+            7 => self
+                .pick(&[
+                    "40",
+                    "-40",
+                    "4096",
+                    "-4096",
+                    "4097",
+                    "2147483647",
+                    "-2147483648",
+                    "2147483648",
+                    "9223372036854775808",
+                    "-9223372036854775809",
+                    "170141183460469231731687303715884105727",
+                    "-(-170141183460469231731687303715884105727 - 1)",
+                    "(-170141183460469231731687303715884105727 - 1)",
+                ])
+                .to_string(),
+            8 => self
+                .pick(&[
+                    "0.0", "1.5", "true", "0u32", "0usize", "-0", "0i64", "(1)", "{ 2 }", "1 - 1", "3 / 2", "7 % 3",
+                    "1 << 1", "x",
+                ])
+                .to_string(),
             _ => params.first().cloned().unwrap_or_else(|| "p0".to_string()),
         };
         let base = self.pick(&["w", "w", "w", "w", "w", "C", "x", "p0", "W", "w[0]"]);
@@ -606,26 +911,68 @@ impl Gen {
                 0..=3 => self.tap(params),
                 4..=6 => self.lit(ty),
                 7 if !params.is_empty() => params[self.below(params.len() as u64) as usize].clone(),
-                _ => self.pick(&["x", "y", "acc", "k", "N", "C", "w", "C[1]", "(w[0])", "unknown", "Self", "self", "_", "()"]).to_string(),
+                _ => self
+                    .pick(&[
+                        "x", "y", "acc", "k", "N", "C", "w", "C[1]", "(w[0])", "unknown", "Self", "self", "_", "()",
+                    ])
+                    .to_string(),
             };
         }
         self.depth -= 1;
         let any_ty = self.pick(&["f32", "f64", "i32", "u32", "bool"]);
         let out = match self.below(16) {
             0..=3 => {
-                let op = self.pick(&["+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||", "&", "|", "^", "<<", ">>"]);
+                let op = self.pick(&[
+                    "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "&&", "||", "&", "|", "^", "<<", ">>",
+                ]);
                 format!("{} {op} {}", self.expr(ty, params), self.expr(ty, params))
             }
             4 => format!("{}{}", self.pick(&["-", "!", "*", "&", "- -", "!!"]), self.expr(ty, params)),
             5 => format!("({})", self.expr(ty, params)),
-            6 => format!("{} as {}", self.expr(any_ty, params), self.pick(&["f32", "f64", "i32", "u32", "bool", "usize", "i64", "u8", "f16", "char", "Window"])),
+            6 => format!(
+                "{} as {}",
+                self.expr(any_ty, params),
+                self.pick(&["f32", "f64", "i32", "u32", "bool", "usize", "i64", "u8", "f16", "char", "Window"])
+            ),
             7 | 8 => {
-                let m = self.pick(&["abs", "sqrt", "min", "max", "mul_add", "sin", "powi", "clamp", "floor", "to_bits", "rev", "max", "len", "wrapping_add", "wrapping_neg", "wrapping_div", "wrapping_shl", "wrapping_rem"]);
+                let m = self.pick(&[
+                    "abs",
+                    "sqrt",
+                    "min",
+                    "max",
+                    "mul_add",
+                    "sin",
+                    "powi",
+                    "clamp",
+                    "floor",
+                    "to_bits",
+                    "rev",
+                    "max",
+                    "len",
+                    "wrapping_add",
+                    "wrapping_neg",
+                    "wrapping_div",
+                    "wrapping_shl",
+                    "wrapping_rem",
+                ]);
                 let args: Vec<String> = (0..self.below(4)).map(|_| self.expr(ty, params)).collect();
                 format!("{}.{m}({})", self.atom(ty, params), args.join(", "))
             }
             9 => {
-                let f = self.pick(&["f32::max", "f64::min", "i32::abs", "u32::max", "f32::mul_add", "f32::sqrt", "f32::abs", "std::f32::max", "max", "f32::from_bits", "Window::new", "i32::min"]);
+                let f = self.pick(&[
+                    "f32::max",
+                    "f64::min",
+                    "i32::abs",
+                    "u32::max",
+                    "f32::mul_add",
+                    "f32::sqrt",
+                    "f32::abs",
+                    "std::f32::max",
+                    "max",
+                    "f32::from_bits",
+                    "Window::new",
+                    "i32::min",
+                ]);
                 let args: Vec<String> = (0..self.below(4)).map(|_| self.expr(ty, params)).collect();
                 format!("{f}({})", args.join(", "))
             }
@@ -634,7 +981,11 @@ impl Gen {
                 let (a, b) = (self.expr(ty, params), self.expr(ty, params));
                 match self.below(4) {
                     0 => format!("if {c} {{ {a} }}"),
-                    1 => format!("if {c} {{ {a} }} else if {} {{ {b} }} else {{ {} }}", self.expr("bool", params), self.expr(ty, params)),
+                    1 => format!(
+                        "if {c} {{ {a} }} else if {} {{ {b} }} else {{ {} }}",
+                        self.expr("bool", params),
+                        self.expr(ty, params)
+                    ),
                     _ => format!("if {c} {{ {a} }} else {{ {b} }}"),
                 }
             }
@@ -644,7 +995,32 @@ impl Gen {
                 let range = self.range();
                 format!("{{ let mut s = {}; for k in {range} {{ s += {}; }} s }}", self.lit(ty), self.expr(ty, params))
             }
-            _ => self.pick(&["[1.0, 2.0][0]", "(1, 2).0", "|x| x", "x?", "match x { _ => 1.0 }", "loop { break 1.0 }", "unsafe { w[0] }", "w[0..1]", "&w[0]", "*w", "S { x: 1 }", "f::<f32>(1)", "r#match", "'a: { 1.0 }", "w.0", "w[0][0]", "(w[0],)", "async { 1 }", "x = 1", "x += 1", "return 1.0", "break"]).to_string(),
+            _ => self
+                .pick(&[
+                    "[1.0, 2.0][0]",
+                    "(1, 2).0",
+                    "|x| x",
+                    "x?",
+                    "match x { _ => 1.0 }",
+                    "loop { break 1.0 }",
+                    "unsafe { w[0] }",
+                    "w[0..1]",
+                    "&w[0]",
+                    "*w",
+                    "S { x: 1 }",
+                    "f::<f32>(1)",
+                    "r#match",
+                    "'a: { 1.0 }",
+                    "w.0",
+                    "w[0][0]",
+                    "(w[0],)",
+                    "async { 1 }",
+                    "x = 1",
+                    "x += 1",
+                    "return 1.0",
+                    "break",
+                ])
+                .to_string(),
         };
         self.depth += 1;
         out
@@ -661,7 +1037,9 @@ impl Gen {
                 1 => format!("-{e}"),
                 2 => format!("({leaf} {} {e})", self.pick(&["+", "-", "*", "/", "<", "&&"])),
                 3 => format!("if {leaf} > {leaf} {{ {e} }} else {{ {leaf} }}"),
-                4 => format!("({e}).{}", self.pick(&["abs()", "sqrt()", "max(1.0)", "min(w[0])", "mul_add(w[1], 2.0)"])),
+                4 => {
+                    format!("({e}).{}", self.pick(&["abs()", "sqrt()", "max(1.0)", "min(w[0])", "mul_add(w[1], 2.0)"]))
+                }
                 5 => format!("{{ let x = {leaf}; {e} }}"),
                 6 => format!("{}::max({e}, {leaf})", ty),
                 7 => format!("w[{e}]"),
@@ -694,14 +1072,121 @@ impl Gen {
                 continue;
             }
             let t = self.pick(&[
-                "w", "k", "x", "N", "C", "f32", "f64", "i32", "u32", "bool", "usize", "Window", "let", "mut", "for", "in", "if",
-                "else", "as", "fn", "return", "loop", "while", "match", "self", "Self", "true", "false", "const", "static",
-                "unsafe", "async", "move", "std", "consts", "PI", "MAX", "abs", "sqrt", "min", "max", "mul_add", "rev",
-                "step_by", "_", "radius", "warp", "boundary", "strategy", "outputs_per_thread", "zero", "wrap", "pub", "r#type",
-                "+", "-", "*", "/", "%", "=", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "!", "&", "|", "^", "<<", ">>", "+=",
-                "-=", "*=", "/=", "%=", ".", "..", "..=", "::", ":", ";", ",", "#", "?", "->", "=>", "@", "$", "~", "'a",
-                "0", "1", "3", "-1", "40", "4096", "4097", "0.5", "1e309", "2f32", "3u8", "0x10", "99999999999999999999999999999999999999999",
-                "\"s\"", "'c'", "b'x'", "1.0f64", "-0.0", "1e-400", "9223372036854775808", "i32::MIN",
+                "w",
+                "k",
+                "x",
+                "N",
+                "C",
+                "f32",
+                "f64",
+                "i32",
+                "u32",
+                "bool",
+                "usize",
+                "Window",
+                "let",
+                "mut",
+                "for",
+                "in",
+                "if",
+                "else",
+                "as",
+                "fn",
+                "return",
+                "loop",
+                "while",
+                "match",
+                "self",
+                "Self",
+                "true",
+                "false",
+                "const",
+                "static",
+                "unsafe",
+                "async",
+                "move",
+                "std",
+                "consts",
+                "PI",
+                "MAX",
+                "abs",
+                "sqrt",
+                "min",
+                "max",
+                "mul_add",
+                "rev",
+                "step_by",
+                "_",
+                "radius",
+                "warp",
+                "boundary",
+                "strategy",
+                "outputs_per_thread",
+                "zero",
+                "wrap",
+                "pub",
+                "r#type",
+                "+",
+                "-",
+                "*",
+                "/",
+                "%",
+                "=",
+                "==",
+                "!=",
+                "<",
+                "<=",
+                ">",
+                ">=",
+                "&&",
+                "||",
+                "!",
+                "&",
+                "|",
+                "^",
+                "<<",
+                ">>",
+                "+=",
+                "-=",
+                "*=",
+                "/=",
+                "%=",
+                ".",
+                "..",
+                "..=",
+                "::",
+                ":",
+                ";",
+                ",",
+                "#",
+                "?",
+                "->",
+                "=>",
+                "@",
+                "$",
+                "~",
+                "'a",
+                "0",
+                "1",
+                "3",
+                "-1",
+                "40",
+                "4096",
+                "4097",
+                "0.5",
+                "1e309",
+                "2f32",
+                "3u8",
+                "0x10",
+                "99999999999999999999999999999999999999999",
+                "\"s\"",
+                "'c'",
+                "b'x'",
+                "1.0f64",
+                "-0.0",
+                "1e-400",
+                "9223372036854775808",
+                "i32::MIN",
             ]);
             out.push(t.to_string());
         }
@@ -752,7 +1237,8 @@ fn parse(text: &str) -> Option<TokenStream> {
 fn random_case(seed: u64) -> Option<Case> {
     let mut g = Gen { rng: Rng::new(seed), depth: 0, radius: 1, elem: "f32", dims: 1, grid_ok: false };
     let args = g.args();
-    g.grid_ok = !args.split(|c: char| !c.is_ascii_digit()).any(|n| n.len() > 2 || n.parse::<u32>().is_ok_and(|n| n > 64));
+    g.grid_ok =
+        !args.split(|c: char| !c.is_ascii_digit()).any(|n| n.len() > 2 || n.parse::<u32>().is_ok_and(|n| n > 64));
     let item = g.item();
     let (mut args, mut item) = (parse(&args)?, parse(&item)?);
     if g.chance(0.1) {
@@ -1028,14 +1514,17 @@ fn fuzz() {
         panic!("{report}");
     }
     let sum = |f: fn(&Tally) -> u64| tallies.iter().map(f).sum::<u64>();
-    let (ran, expanded, refused, unlexed) = (sum(|t| t.ran), sum(|t| t.expanded), sum(|t| t.refused), sum(|t| t.unlexed));
+    let (ran, expanded, refused, unlexed) =
+        (sum(|t| t.ran), sum(|t| t.expanded), sum(|t| t.refused), sum(|t| t.unlexed));
     let slowest = tallies.iter().map(|t| t.slowest).max().unwrap_or_default();
     let mut stale = Vec::new();
     for (k, (file, msg)) in KNOWN_PANICS.iter().enumerate() {
         let n: u64 = tallies.iter().map(|t| t.known[k].0).sum();
         let first = tallies.iter().filter_map(|t| t.known[k].1.as_ref()).min_by_key(|(seed, _)| *seed);
         match first {
-            Some((_, report)) => eprintln!("KNOWN BUG, still there: {n} cases panic in {file} with `{msg}`; the first:\n{report}\n"),
+            Some((_, report)) => {
+                eprintln!("KNOWN BUG, still there: {n} cases panic in {file} with `{msg}`; the first:\n{report}\n")
+            }
             None => stale.push((file, msg)),
         }
     }
@@ -1067,7 +1556,10 @@ fn the_macro_never_panics() {
 /// error (without `distribution`, the cost model looks for a layout that fits first).
 #[test]
 fn register_hungry_patterns_are_refused() {
-    let (args, item) = ("radius = 4096, warp = 2, outputs_per_thread = 64, distribution = round_robin", "fn f(w: Window<f64>) -> f64 { w[-4096] + w[4096] + w[0] }");
+    let (args, item) = (
+        "radius = 4096, warp = 2, outputs_per_thread = 64, distribution = round_robin",
+        "fn f(w: Window<f64>) -> f64 { w[-4096] + w[4096] + w[0] }",
+    );
     assert_eq!(check(&parse(args).unwrap(), &parse(item).unwrap()), Ok(Outcome::Refused));
 }
 
@@ -1077,11 +1569,21 @@ fn register_hungry_patterns_are_refused() {
 fn shared_memory_stages_past_48_kib_are_refused() {
     for (args, item) in [
         // 256 x 64 + 8192 u32: 96 KiB.
-        ("radius = 4096, outputs_per_thread = 64, strategy = shared_memory", "fn f(w: Window<u32>) -> u32 { w[-4096].max(w[4096]) }"),
+        (
+            "radius = 4096, outputs_per_thread = 64, strategy = shared_memory",
+            "fn f(w: Window<u32>) -> u32 { w[-4096].max(w[4096]) }",
+        ),
         // 256 x 16 + 8192 u32 is 48 KiB exactly; f64 doubles it.
-        ("radius = 4096, outputs_per_thread = 16, strategy = shared_memory", "fn f(w: Window<f64>) -> f64 { w[-4096] + w[4096] }"),
+        (
+            "radius = 4096, outputs_per_thread = 16, strategy = shared_memory",
+            "fn f(w: Window<f64>) -> f64 { w[-4096] + w[4096] }",
+        ),
     ] {
-        assert_eq!(check(&parse(args).unwrap(), &parse(item).unwrap()), Ok(Outcome::Refused), "#[stencil({args})] {item}");
+        assert_eq!(
+            check(&parse(args).unwrap(), &parse(item).unwrap()),
+            Ok(Outcome::Refused),
+            "#[stencil({args})] {item}"
+        );
     }
 }
 
@@ -1091,19 +1593,32 @@ fn shared_memory_stages_past_48_kib_are_refused() {
 fn valid_stencils_expand() {
     for (args, item) in [
         ("radius = 1", "fn f(w: Window<f32>) -> f32 { w[-1] + w[0] + w[1] }"),
-        ("radius = 2, warp = 8, boundary = zero, strategy = naive", "fn f(w: Window<i32>, p: u32) -> i32 { let mut s = 0; for k in -2..=2 { s += w[k]; } s.max(p as i32) }"),
-        ("radius = 3, outputs_per_thread = 4, strategy = shared_memory", "pub fn f(w: Window<f64>) -> f64 { if w[3] > 0.0 { w[-3].mul_add(2.0, 1.0) } else { f64::MAX } }"),
-        ("radius = 5, warp = 8, outputs_per_thread = 8, distribution = granule(4)", "fn f(w: Window<f32>) -> f32 { (w[-5] + w[5]) * 0.5 }"),
+        (
+            "radius = 2, warp = 8, boundary = zero, strategy = naive",
+            "fn f(w: Window<i32>, p: u32) -> i32 { let mut s = 0; for k in -2..=2 { s += w[k]; } s.max(p as i32) }",
+        ),
+        (
+            "radius = 3, outputs_per_thread = 4, strategy = shared_memory",
+            "pub fn f(w: Window<f64>) -> f64 { if w[3] > 0.0 { w[-3].mul_add(2.0, 1.0) } else { f64::MAX } }",
+        ),
+        (
+            "radius = 5, warp = 8, outputs_per_thread = 8, distribution = granule(4)",
+            "fn f(w: Window<f32>) -> f32 { (w[-5] + w[5]) * 0.5 }",
+        ),
         // The largest pattern whose cache fits in registers (with f64 at warp 2 the same taps
         // keep 384 cache registers per lane: refused, see `register_hungry_patterns_are_refused`).
-        ("radius = 4096, warp = 32, outputs_per_thread = 64", "fn f(w: Window<f32>) -> f32 { w[-4096] + w[4096] + w[0] }"),
+        (
+            "radius = 4096, warp = 32, outputs_per_thread = 64",
+            "fn f(w: Window<f32>) -> f32 { w[-4096] + w[4096] + w[0] }",
+        ),
         // The largest 1D shared-memory stage of radius 4096: 256 threads x 16 outputs and the
         // halo of 2 x 4096, 12288 u32 = 48 KiB exactly (see `shared_memory_stages_past_48_kib_are_refused`).
-        ("radius = 4096, outputs_per_thread = 16, strategy = shared_memory", "fn f(w: Window<u32>) -> u32 { w[-4096].max(w[4096]) }"),
+        (
+            "radius = 4096, outputs_per_thread = 16, strategy = shared_memory",
+            "fn f(w: Window<u32>) -> u32 { w[-4096].max(w[4096]) }",
+        ),
     ] {
         let outcome = check(&parse(args).unwrap(), &parse(item).unwrap());
         assert_eq!(outcome, Ok(Outcome::Expanded), "#[stencil({args})] {item}");
     }
 }
-
-

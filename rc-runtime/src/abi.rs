@@ -142,7 +142,8 @@ fn strip_comments(ptx: &str) -> String {
 /// `input` for a second, with `.u64 in_y, .u64 in_x, .u64 out_y, .u64 out_x, .u64
 /// prefetch_rows` after `n_out` in 2D.
 pub(crate) fn expected_signature(dims: Dims, fields: u32, scalars: &[ScalarType]) -> String {
-    let list = KernelParam::list(dims, fields, scalars).into_iter().map(|p| format!(".{} {}", p.ptx_type(), p.suffix()));
+    let list =
+        KernelParam::list(dims, fields, scalars).into_iter().map(|p| format!(".{} {}", p.ptx_type(), p.suffix()));
     list.collect::<Vec<_>>().join(", ")
 }
 
@@ -385,8 +386,9 @@ mod tests {
 
         // A 2D kernel declared without its extents (as a 1D one) is refused, saying what a 2D
         // launch passes.
-        let one_d = entry_params(".entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d, .param .f32 e)", "k")
-            .expect("parses");
+        let one_d =
+            entry_params(".entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d, .param .f32 e)", "k")
+                .expect("parses");
         let err = check("blur", "k", &one_d, Dims::Two, 1, &[ScalarType::F32]).expect_err("no extents");
         assert_eq!(
             err.to_string(),

@@ -50,7 +50,12 @@ pub(crate) fn overlap_bytes(a: (u64, u64), b: (u64, u64)) -> u64 {
 
 /// Refuses an output whose bytes overlap those of the input `buffer` ([`Error::Aliasing`]).
 /// Ranges that only touch (one ends where the other starts) are disjoint.
-pub(crate) fn check_disjoint(stencil: &'static str, buffer: &str, input: (u64, u64), output: (u64, u64)) -> Result<(), Error> {
+pub(crate) fn check_disjoint(
+    stencil: &'static str,
+    buffer: &str,
+    input: (u64, u64),
+    output: (u64, u64),
+) -> Result<(), Error> {
     if overlap_bytes(input, output) > 0 {
         return Err(Error::Aliasing { stencil, buffer: buffer.to_string(), input, output });
     }
@@ -244,7 +249,8 @@ mod tests {
                 "{err:?}"
             );
         }
-        let err = check_owner("s", "output", 0x7000_0000, foreign(Placement::SameDevice), CURRENT).expect_err("unreachable");
+        let err =
+            check_owner("s", "output", 0x7000_0000, foreign(Placement::SameDevice), CURRENT).expect_err("unreachable");
         assert_eq!(
             err.to_string(),
             "stencil `s`: the output buffer (device address 0x70000000) was allocated in CUDA context 0xd0, but the \

@@ -120,9 +120,7 @@ pub(crate) fn for_launch(stream: CuStream) -> Result<CuContext, Error> {
     let mut of_stream: CuContext = ptr::null_mut();
     // SAFETY: `stream` is the caller's live stream (borrowed from its cust or cudarc wrapper);
     // valid out-pointer.
-    check(unsafe { driver::cuStreamGetCtx(stream, &mut of_stream) }, || {
-        "cuStreamGetCtx for the launch stream"
-    })?;
+    check(unsafe { driver::cuStreamGetCtx(stream, &mut of_stream) }, || "cuStreamGetCtx for the launch stream")?;
     match current()? {
         None => Err(Error::NoCurrentContext { stream: of_stream as usize }),
         Some(current) if current != of_stream => {

@@ -103,7 +103,11 @@ pub(crate) fn input_name<T: Element, P: Params>(stencil: &Stencil<T, P>, field: 
 }
 
 /// Vector loads and stores need their buffers aligned to the access size.
-pub(crate) fn check_alignment<T: Element, P: Params>(stencil: &Stencil<T, P>, buffer: &str, address: u64) -> Result<(), Error> {
+pub(crate) fn check_alignment<T: Element, P: Params>(
+    stencil: &Stencil<T, P>,
+    buffer: &str,
+    address: u64,
+) -> Result<(), Error> {
     let required = required_alignment(stencil);
     if address % required as u64 != 0 {
         return Err(Error::Misaligned { stencil: stencil.name(), buffer: buffer.to_string(), required, address });
@@ -157,7 +161,12 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
     let element_bytes = std::mem::size_of::<T>();
     let output_bytes = buffers::byte_range(output.address, output.len, element_bytes);
     for (input, name) in inputs.iter().zip(&names) {
-        buffers::check_disjoint(stencil.name(), name, buffers::byte_range(input.address, input.len, element_bytes), output_bytes)?;
+        buffers::check_disjoint(
+            stencil.name(),
+            name,
+            buffers::byte_range(input.address, input.len, element_bytes),
+            output_bytes,
+        )?;
     }
     let context = context::for_launch(stream)?;
     for (input, name) in inputs.iter().zip(&names) {
@@ -167,7 +176,11 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
     let kernel = module::kernel(context, stencil.name(), stencil.ptx(), stencil.entry())?;
     let types: Vec<ScalarType> = plan.scalars.iter().map(|s| s.ty).collect();
     kernel.check_abi(stencil.name(), stencil.entry(), stencil.pattern().dims(), stencil.fields(), &types)?;
-    check_threads_per_block(stencil.name(), shape, crate::resources::max_threads_per_block(kernel.function(), stencil.name())?)?;
+    check_threads_per_block(
+        stencil.name(),
+        shape,
+        crate::resources::max_threads_per_block(kernel.function(), stencil.name())?,
+    )?;
     let dynamic_shared_bytes = stencil.dynamic_shared_bytes();
     crate::resources::allow_dynamic_shared_bytes(kernel.function(), dynamic_shared_bytes, stencil.name())?;
 
@@ -275,7 +288,9 @@ mod tests {
     fn vector_distributions_refuse_buffers_that_start_mid_vector() {
         assert!(check_alignment(&GRANULE, "input", 0x7000_0000).is_ok());
         let err = check_alignment(&GRANULE, "output", 0x7000_0004).expect_err("4 bytes into a 16-byte vector");
-        assert!(matches!(err, Error::Misaligned { stencil: "g", ref buffer, required: 16, address: 0x7000_0004 } if buffer == "output"));
+        assert!(
+            matches!(err, Error::Misaligned { stencil: "g", ref buffer, required: 16, address: 0x7000_0004 } if buffer == "output")
+        );
         assert_eq!(
             err.to_string(),
             "stencil `g`: the output buffer must start at a multiple of 16 bytes (its distribution loads and \
@@ -355,7 +370,8 @@ mod tests {
     }
 
     fn body_two_fields() -> Result<Body, BodyError> {
-        let nodes = vec![Node::Tap(0, Offset::x(0)), Node::Tap(1, Offset::x(2)), Node::Binary(rc_core::BinaryOp::Add, 0, 1)];
+        let nodes =
+            vec![Node::Tap(0, Offset::x(0)), Node::Tap(1, Offset::x(2)), Node::Binary(rc_core::BinaryOp::Add, 0, 1)];
         Body::new(ScalarType::F32, 2, vec![ScalarType::F32], 2, nodes, 2)
     }
     fn reference_two_fields(w: &[Window<'_, f32>], _: (f32,)) -> f32 {
@@ -376,7 +392,10 @@ mod tests {
     #[test]
     fn every_input_field_is_checked_before_any_cuda_call_and_passed_in_order() {
         let err = plan(&TWO_FIELDS, Extent::x(10), &[10], 6, &(1.0,)).expect_err("one input for two windows");
-        assert!(matches!(err, Error::Length { source: LengthError::InputCount { expected: 2, got: 1 }, .. }), "{err:?}");
+        assert!(
+            matches!(err, Error::Length { source: LengthError::InputCount { expected: 2, got: 1 }, .. }),
+            "{err:?}"
+        );
         assert_eq!(
             err.to_string(),
             "stencil `t`: expected 2 inputs (one per window the function declares, in order), got 1"
@@ -398,7 +417,12 @@ mod tests {
     }
 
     /// The plan of a 1D launch, as `launch` makes it: over the shape `[input_len]`.
-    fn plan_1d<P: Params>(stencil: &Stencil<f32, P>, input_len: usize, output_len: usize, params: &P) -> Result<Plan, Error> {
+    fn plan_1d<P: Params>(
+        stencil: &Stencil<f32, P>,
+        input_len: usize,
+        output_len: usize,
+        params: &P,
+    ) -> Result<Plan, Error> {
         plan(stencil, Extent::x(input_len), &[input_len], output_len, params)
     }
 
@@ -407,7 +431,14 @@ mod tests {
         Body::new(ScalarType::F32, 1, vec![ScalarType::F32], Radius::yx(1, 1), vec![Node::Tap(0, Offset::yx(0, 0))], 0)
     }
     fn body_3d() -> Result<Body, BodyError> {
-        Body::new(ScalarType::F32, 1, vec![ScalarType::F32], Radius::zyx(1, 1, 1), vec![Node::Tap(0, Offset::zyx(0, 0, 0))], 0)
+        Body::new(
+            ScalarType::F32,
+            1,
+            vec![ScalarType::F32],
+            Radius::zyx(1, 1, 1),
+            vec![Node::Tap(0, Offset::zyx(0, 0, 0))],
+            0,
+        )
     }
     const fn grid(name: &'static str, pattern: Pattern, body: fn() -> Result<Body, BodyError>) -> Stencil<f32, (f32,)> {
         Stencil::from_parts(name, pattern, Strategy::RegisterCache, Layout::Granule(4), "", "e", 1, body, reference)
@@ -441,7 +472,10 @@ mod tests {
         // of 16 columns by 2 bands of blocks (the second one partial).
         assert_eq!(plan.launch, Some(LaunchShape { grid: [16, 2, 1], threads_per_block: 256 }));
         // input, output, n, n_out, in_y, in_x, out_y, out_x, prefetch_rows; then p0.
-        assert_eq!(extents_block(&CLAMP_2D, &plan), [0x7000_0000, 0x8000_0000, 200_000, 200_000, 100, 2000, 100, 2000, 48]);
+        assert_eq!(
+            extents_block(&CLAMP_2D, &plan),
+            [0x7000_0000, 0x8000_0000, 200_000, 200_000, 100, 2000, 100, 2000, 48]
+        );
         assert_eq!(kernel_args(&CLAMP_2D, &plan, &[0], 0, 0).bytes(9)[..4], 0.5f32.to_bits().to_ne_bytes());
 
         // `valid` shrinks each dimension by twice its radius: the output's extents differ.
@@ -525,7 +559,10 @@ mod tests {
             format!("stencil `c2`: shape ({}, 2) has more elements than memory can index", usize::MAX)
         );
         // A 1D stencil's shape must be its input's length.
-        assert_eq!(message(&VALID, Extent::x(12), 10, 6), "stencil `s`: input has 10 elements, expected 12 for shape 12");
+        assert_eq!(
+            message(&VALID, Extent::x(12), 10, 6),
+            "stencil `s`: input has 10 elements, expected 12 for shape 12"
+        );
     }
 
     #[test]

@@ -47,13 +47,6 @@ pub use module::cached_kernel_count;
 pub use module::release_cached_modules;
 pub use resources::{resources, Resources, SpillWarning};
 pub use steps::Holds;
-#[cfg(feature = "cudarc")]
-pub use with_cudarc::{
-    launch_cudarc, launch_cudarc_grid, launch_steps_cudarc, launch_steps_cudarc_grid, run_cudarc, run_cudarc_grid, run_steps_cudarc,
-    run_steps_cudarc_grid,
-};
-#[cfg(feature = "cust")]
-pub use with_cust::{launch, launch_grid, launch_steps, launch_steps_grid, run, run_grid, run_steps, run_steps_grid, DeviceElement, OnDevice};
 /// [`run_cudarc`] under the name generated code and examples use, when cust is not enabled.
 #[cfg(all(feature = "cudarc", not(feature = "cust")))]
 pub use with_cudarc::run_cudarc as run;
@@ -64,6 +57,16 @@ pub use with_cudarc::run_cudarc_grid as run_grid;
 pub use with_cudarc::run_steps_cudarc as run_steps;
 #[cfg(all(feature = "cudarc", not(feature = "cust")))]
 pub use with_cudarc::run_steps_cudarc_grid as run_steps_grid;
+#[cfg(feature = "cudarc")]
+pub use with_cudarc::{
+    launch_cudarc, launch_cudarc_grid, launch_steps_cudarc, launch_steps_cudarc_grid, run_cudarc, run_cudarc_grid,
+    run_steps_cudarc, run_steps_cudarc_grid,
+};
+#[cfg(feature = "cust")]
+pub use with_cust::{
+    launch, launch_grid, launch_steps, launch_steps_grid, run, run_grid, run_steps, run_steps_grid, DeviceElement,
+    OnDevice,
+};
 
 /// The cust this crate is built against, for callers that make their own contexts, streams and
 /// buffers.

@@ -62,11 +62,17 @@ impl Kernel {
     /// Blocks of `threads_per_block` threads with `dynamic_shared_bytes` each that the GPU
     /// holds at once ([`crate::resources::resident_blocks`]), asked of the driver at the first
     /// call: a kernel is always launched with its pattern's block.
-    pub(crate) fn resident_blocks(&self, threads_per_block: u32, dynamic_shared_bytes: u32, stencil: &str) -> Result<u64, Error> {
+    pub(crate) fn resident_blocks(
+        &self,
+        threads_per_block: u32,
+        dynamic_shared_bytes: u32,
+        stencil: &str,
+    ) -> Result<u64, Error> {
         if let Some(&blocks) = self.resident.get() {
             return Ok(blocks);
         }
-        let blocks = crate::resources::resident_blocks(self.function, threads_per_block, dynamic_shared_bytes, stencil)?;
+        let blocks =
+            crate::resources::resident_blocks(self.function, threads_per_block, dynamic_shared_bytes, stencil)?;
         Ok(*self.resident.get_or_init(|| blocks))
     }
 

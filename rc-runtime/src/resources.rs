@@ -31,7 +31,12 @@ const CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: c_int = 8;
 const INVALID_CONTEXT: CuResult = 201;
 
 /// One `cuFuncGetAttribute` of `function`, which must stay loaded for the call.
-pub(crate) fn function_attribute(function: CuFunction, attribute: c_int, name: &str, stencil: &str) -> Result<u32, Error> {
+pub(crate) fn function_attribute(
+    function: CuFunction,
+    attribute: c_int,
+    name: &str,
+    stencil: &str,
+) -> Result<u32, Error> {
     let mut value: c_int = 0;
     // SAFETY: valid out-pointer; the caller keeps `function` loaded.
     let code = unsafe { driver::cuFuncGetAttribute(&mut value, attribute, function) };
@@ -58,7 +63,12 @@ pub(crate) fn allow_dynamic_shared_bytes(function: CuFunction, bytes: u32, stenc
 
 /// The most threads per block a loaded kernel can run.
 pub(crate) fn max_threads_per_block(function: CuFunction, stencil: &str) -> Result<u32, Error> {
-    function_attribute(function, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK", stencil)
+    function_attribute(
+        function,
+        CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
+        "CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
+        stencil,
+    )
 }
 
 /// A kernel's resources as compiled for the current GPU. `Display` gives a one-line report,
@@ -94,7 +104,8 @@ impl Resources {
         if self.max_threads_per_multiprocessor == 0 {
             return 0.0;
         }
-        f64::from(self.blocks_per_multiprocessor * self.threads_per_block) / f64::from(self.max_threads_per_multiprocessor)
+        f64::from(self.blocks_per_multiprocessor * self.threads_per_block)
+            / f64::from(self.max_threads_per_multiprocessor)
     }
 
     /// A warning if the kernel keeps anything in local memory: in a register-cache kernel that
@@ -172,13 +183,25 @@ impl fmt::Display for SpillWarning {
 /// How many blocks of `threads_per_block` threads with `dynamic_shared_bytes` each fit on one
 /// multiprocessor at once (the driver's occupancy calculator); `function` must stay loaded in
 /// the current context for the call.
-fn blocks_per_multiprocessor(function: CuFunction, threads_per_block: u32, dynamic_shared_bytes: u32, stencil: &str) -> Result<u32, Error> {
+fn blocks_per_multiprocessor(
+    function: CuFunction,
+    threads_per_block: u32,
+    dynamic_shared_bytes: u32,
+    stencil: &str,
+) -> Result<u32, Error> {
     let mut blocks: c_int = 0;
     // SAFETY: valid out-pointer; the caller keeps `function` loaded in the current context.
     let code = unsafe {
-        driver::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut blocks, function, threads_per_block as c_int, dynamic_shared_bytes as usize)
+        driver::cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            &mut blocks,
+            function,
+            threads_per_block as c_int,
+            dynamic_shared_bytes as usize,
+        )
     };
-    check(code, || format!("cuOccupancyMaxActiveBlocksPerMultiprocessor for stencil `{stencil}` ({threads_per_block} threads)"))?;
+    check(code, || {
+        format!("cuOccupancyMaxActiveBlocksPerMultiprocessor for stencil `{stencil}` ({threads_per_block} threads)")
+    })?;
     Ok(blocks.max(0) as u32)
 }
 
@@ -187,12 +210,18 @@ fn current_device_attribute(attribute: Attribute) -> Result<u32, Error> {
     let mut device: CuDevice = 0;
     // SAFETY: valid out-pointer; a context is current.
     check(unsafe { driver::cuCtxGetDevice(&mut device) }, || "cuCtxGetDevice for the current context")?;
-    attribute_of(device, attribute).map_err(|code| Error::driver(format!("cuDeviceGetAttribute({attribute:?}) for device {device}"), code))
+    attribute_of(device, attribute)
+        .map_err(|code| Error::driver(format!("cuDeviceGetAttribute({attribute:?}) for device {device}"), code))
 }
 
 /// The blocks of a kernel resident on the current context's GPU at once: its multiprocessors
 /// times the blocks that fit on each ([`rc_core::prefetch::rows_ahead`] reads it).
-pub(crate) fn resident_blocks(function: CuFunction, threads_per_block: u32, dynamic_shared_bytes: u32, stencil: &str) -> Result<u64, Error> {
+pub(crate) fn resident_blocks(
+    function: CuFunction,
+    threads_per_block: u32,
+    dynamic_shared_bytes: u32,
+    stencil: &str,
+) -> Result<u64, Error> {
     let per_sm = blocks_per_multiprocessor(function, threads_per_block, dynamic_shared_bytes, stencil)?;
     let sms = current_device_attribute(Attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
     Ok(u64::from(per_sm) * u64::from(sms))
@@ -221,7 +250,8 @@ pub fn resources<T: Element, P: Params>(stencil: &Stencil<T, P>) -> Result<Resou
     let threads_per_block = stencil.pattern().threads_per_block();
     let dynamic_shared_bytes_per_block = stencil.dynamic_shared_bytes();
     allow_dynamic_shared_bytes(function, dynamic_shared_bytes_per_block, stencil.name())?;
-    let blocks = blocks_per_multiprocessor(function, threads_per_block, dynamic_shared_bytes_per_block, stencil.name())?;
+    let blocks =
+        blocks_per_multiprocessor(function, threads_per_block, dynamic_shared_bytes_per_block, stencil.name())?;
     let max_threads = current_device_attribute(Attribute::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?;
 
     Ok(Resources {

@@ -31,15 +31,20 @@ impl SideStream {
         context::for_launch(main)?;
         let (mut least, mut greatest) = (0, 0);
         // SAFETY: valid out-pointers; the current context is `main`'s (checked above).
-        check(unsafe { driver::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) }, || "cuCtxGetStreamPriorityRange")?;
+        check(unsafe { driver::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) }, || {
+            "cuCtxGetStreamPriorityRange"
+        })?;
         let mut side = SideStream { stream: ptr::null_mut(), forked: ptr::null_mut(), joined: ptr::null_mut() };
         // SAFETY: valid out-pointers; a null handle left by a failed call is never destroyed.
-        check(unsafe { driver::cuStreamCreateWithPriority(&mut side.stream, driver::CU_STREAM_NON_BLOCKING, greatest) }, || {
-            format!("creating a side stream of priority {greatest} (cuStreamCreateWithPriority)")
-        })?;
+        check(
+            unsafe { driver::cuStreamCreateWithPriority(&mut side.stream, driver::CU_STREAM_NON_BLOCKING, greatest) },
+            || format!("creating a side stream of priority {greatest} (cuStreamCreateWithPriority)"),
+        )?;
         for event in [&mut side.forked, &mut side.joined] {
             // SAFETY: as above.
-            check(unsafe { driver::cuEventCreate(event, driver::CU_EVENT_DISABLE_TIMING) }, || "creating an event (cuEventCreate)")?;
+            check(unsafe { driver::cuEventCreate(event, driver::CU_EVENT_DISABLE_TIMING) }, || {
+                "creating an event (cuEventCreate)"
+            })?;
         }
         Ok(side)
     }
@@ -62,7 +67,9 @@ fn order(event: CuEvent, first: CuStream, then: CuStream) -> Result<(), Error> {
     // own, the other is the caller's stream it was made for. A wait takes the event's latest
     // record at the time of the call, so one event serves every launch.
     check(unsafe { driver::cuEventRecord(event, first) }, || "recording an event on a stream (cuEventRecord)")?;
-    check(unsafe { driver::cuStreamWaitEvent(then, event, 0) }, || "ordering one stream after another (cuStreamWaitEvent)")
+    check(unsafe { driver::cuStreamWaitEvent(then, event, 0) }, || {
+        "ordering one stream after another (cuStreamWaitEvent)"
+    })
 }
 
 impl Drop for SideStream {

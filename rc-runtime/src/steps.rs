@@ -65,7 +65,13 @@ impl GridBox {
 
 /// Copies box `part` of the grid at device address `src` (of `bytes`-byte elements), packed
 /// row-major, to device address `dst` on `stream`, asynchronously (one 3D copy).
-pub(crate) fn copy_box(part: &GridBox, bytes: usize, src: u64, dst: u64, stream: driver::CuStream) -> Result<(), Error> {
+pub(crate) fn copy_box(
+    part: &GridBox,
+    bytes: usize,
+    src: u64,
+    dst: u64,
+    stream: driver::CuStream,
+) -> Result<(), Error> {
     let null = std::ptr::null_mut();
     let copy = driver::Memcpy3d {
         src_x_bytes: part.start[0] * bytes,
@@ -98,7 +104,9 @@ pub(crate) fn copy_box(part: &GridBox, bytes: usize, src: u64, dst: u64, stream:
     // source grid (its box lies inside it: start + len <= grid along each dimension) and a
     // destination of at least the box's elements; the driver reads `copy` before returning.
     let code = unsafe { driver::cuMemcpy3DAsync_v2(&copy, stream) };
-    check(code, || format!("copying a box of {:?} elements of a coefficient grid of {:?} (cuMemcpy3DAsync)", part.len, part.grid))
+    check(code, || {
+        format!("copying a box of {:?} elements of a coefficient grid of {:?} (cuMemcpy3DAsync)", part.len, part.grid)
+    })
 }
 
 /// A shape's lengths innermost first, 1 along dimensions it does not have.
@@ -136,7 +144,8 @@ impl<T: Element, P: Params> StepRun<T, P> {
         let mut fused: Vec<(u32, Vec<Stencil<T, P>>)> = Vec::new();
         for steps in launches.iter().map(|l| l.steps).filter(|&s| s > 1) {
             if fused.iter().all(|(s, _)| *s != steps) {
-                let (kernels, tile) = stencil.fused_launch(steps).map_err(|source| Error::Program { stencil: stencil.name(), source })?;
+                let (kernels, tile) =
+                    stencil.fused_launch(steps).map_err(|source| Error::Program { stencil: stencil.name(), source })?;
                 check_vector_alignment(stencil, "a", a.0, tile.width)?;
                 check_vector_alignment(stencil, "b", b.0, tile.width)?;
                 fused.push((steps, kernels));
@@ -149,7 +158,10 @@ impl<T: Element, P: Params> StepRun<T, P> {
     /// of its steps (two where it splits, writing disjoint outputs), or `stencil`'s one-step
     /// kernel.
     pub(crate) fn kernels<'a>(&'a self, stencil: &'a Stencil<T, P>, step: &StepLaunch) -> &'a [Stencil<T, P>] {
-        self.fused.iter().find(|(steps, _)| *steps == step.steps).map_or(std::slice::from_ref(stencil), |(_, kernels)| kernels)
+        self.fused
+            .iter()
+            .find(|(steps, _)| *steps == step.steps)
+            .map_or(std::slice::from_ref(stencil), |(_, kernels)| kernels)
     }
 }
 
@@ -189,11 +201,17 @@ pub(crate) fn queue<T: Element, P: Params>(
 /// The final state's length after `steps` steps from host `inputs` (the state, then the
 /// coefficient fields) of shape `shape`, every length checked as [`launches`] checks device
 /// buffers.
-pub(crate) fn host_output_len<T: Element, P: Params>(stencil: &Stencil<T, P>, inputs: &[&[T]], shape: Extent, steps: usize) -> Result<usize, Error> {
+pub(crate) fn host_output_len<T: Element, P: Params>(
+    stencil: &Stencil<T, P>,
+    inputs: &[&[T]],
+    shape: Extent,
+    steps: usize,
+) -> Result<usize, Error> {
     let n = inputs.first().map_or(0, |input| input.len());
     let lens: Vec<usize> = inputs.iter().skip(1).map(|input| input.len()).collect();
     launches(stencil, shape, n, n, &lens, steps)?;
-    let out = time_steps::steps_output_shape(&stencil.pattern(), shape, steps).map_err(|source| Error::Length { stencil: stencil.name(), source })?;
+    let out = time_steps::steps_output_shape(&stencil.pattern(), shape, steps)
+        .map_err(|source| Error::Length { stencil: stencil.name(), source })?;
     Ok(out.len().unwrap_or(0))
 }
 
@@ -219,14 +237,19 @@ pub(crate) fn launches<T: Element, P: Params>(
     }
     let lens: Vec<usize> = std::iter::once(a_len).chain(coefficients.iter().copied()).collect();
     let out = time_steps::steps_output_shape(&pattern, shape, steps).map_err(length)?;
-    time_steps::check_steps_inputs(&pattern, shape, &lens, stencil.fields(), out.len().unwrap_or(0), steps).map_err(length)?;
-    let plan = StepPlan::new(steps, stencil.steps_per_launch().map_err(|source| Error::Program { stencil: stencil.name(), source })?);
+    time_steps::check_steps_inputs(&pattern, shape, &lens, stencil.fields(), out.len().unwrap_or(0), steps)
+        .map_err(length)?;
+    let plan = StepPlan::new(
+        steps,
+        stencil.steps_per_launch().map_err(|source| Error::Program { stencil: stencil.name(), source })?,
+    );
     let (mut from, mut done, mut out) = (Holds::A, 0, Vec::new());
     for steps_of_launch in plan.launches() {
         let advance = steps_of_launch as usize;
         let input_shape = time_steps::steps_output_shape(&pattern, shape, done).map_err(length)?;
         let input_len = input_shape.len().unwrap_or(0);
-        let output_len = time_steps::steps_output_shape(&pattern, shape, done + advance).map_err(length)?.len().unwrap_or(0);
+        let output_len =
+            time_steps::steps_output_shape(&pattern, shape, done + advance).map_err(length)?.len().unwrap_or(0);
         let coefficients = match (pattern.dims(), input_len == a_len) {
             (Dims::One, _) | (_, true) => CoefficientPart::Span { from: (a_len - input_len) / 2, len: input_len },
             _ => {
@@ -247,7 +270,12 @@ pub(crate) fn launches<T: Element, P: Params>(
 
 /// The fused kernel's vector accesses of `width` elements need buffer `name` at `address` to
 /// start on a multiple of their size.
-fn check_vector_alignment<T: Element, P: Params>(stencil: &Stencil<T, P>, name: &str, address: u64, width: u32) -> Result<(), Error> {
+fn check_vector_alignment<T: Element, P: Params>(
+    stencil: &Stencil<T, P>,
+    name: &str,
+    address: u64,
+    width: u32,
+) -> Result<(), Error> {
     let required = width * T::TYPE.bytes();
     if address % required as u64 != 0 {
         return Err(Error::Misaligned { stencil: stencil.name(), buffer: name.to_string(), required, address });

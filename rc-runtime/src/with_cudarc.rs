@@ -8,7 +8,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits};
+use cudarc::driver::{
+    CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits,
+};
 use rc_core::{Element, Extent, Params, Stencil};
 
 use crate::context;
@@ -165,7 +167,11 @@ where
     let stream = run_stream()?;
     let device_inputs = inputs
         .iter()
-        .map(|&input| stream.clone_htod(input).map_err(|e| Error::cudarc(format!("copying {} input elements to the GPU", input.len()), e)))
+        .map(|&input| {
+            stream
+                .clone_htod(input)
+                .map_err(|e| Error::cudarc(format!("copying {} input elements to the GPU", input.len()), e))
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let mut device_output = stream
         .alloc_zeros::<T>(n_out)
@@ -261,8 +267,15 @@ where
                 .map(|c| {
                     let len = part.elements();
                     // SAFETY: the copy below writes every element before any launch reads it.
-                    let copy = unsafe { stream.alloc::<T>(len) }.map_err(|e| Error::cudarc(format!("allocating a copy of {len} coefficient elements"), e))?;
-                    steps::copy_box(&part, std::mem::size_of::<T>(), address(*c), address(&copy), stream.cu_stream().cast())?;
+                    let copy = unsafe { stream.alloc::<T>(len) }
+                        .map_err(|e| Error::cudarc(format!("allocating a copy of {len} coefficient elements"), e))?;
+                    steps::copy_box(
+                        &part,
+                        std::mem::size_of::<T>(),
+                        address(*c),
+                        address(&copy),
+                        stream.cu_stream().cast(),
+                    )?;
                     Ok(copy)
                 })
                 .collect::<Result<Vec<CudaSlice<T>>, Error>>()?,
@@ -278,7 +291,10 @@ where
             .iter()
             .map(|w| match address(w) % required {
                 0 => Ok(None),
-                _ => stream.clone_dtod(w).map(Some).map_err(|e| Error::cudarc("copying a coefficient window (cuMemcpyDtoDAsync)", e)),
+                _ => stream
+                    .clone_dtod(w)
+                    .map(Some)
+                    .map_err(|e| Error::cudarc("copying a coefficient window (cuMemcpyDtoDAsync)", e)),
             })
             .collect::<Result<Vec<_>, _>>()?;
         let coefficients: Vec<&dyn DevicePtr<T>> = windows
@@ -303,7 +319,12 @@ where
 
 /// [`crate::run_steps`] through cudarc: copies in, [`launch_steps_cudarc`] on a new stream of
 /// device 0, waits, copies the final state out. Lengths are checked before the GPU is touched.
-pub fn run_steps_cudarc<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], steps: usize, params: P) -> Result<Vec<T>, Error>
+pub fn run_steps_cudarc<T, P>(
+    stencil: &Stencil<T, P>,
+    inputs: &[&[T]],
+    steps: usize,
+    params: P,
+) -> Result<Vec<T>, Error>
 where
     T: Element + DeviceRepr + ValidAsZeroBits,
     P: Params,
@@ -313,7 +334,13 @@ where
 }
 
 /// [`run_steps_cudarc`] over grids of shape `shape`, one per input field (row-major).
-pub fn run_steps_cudarc_grid<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], shape: impl Into<Extent>, steps: usize, params: P) -> Result<Vec<T>, Error>
+pub fn run_steps_cudarc_grid<T, P>(
+    stencil: &Stencil<T, P>,
+    inputs: &[&[T]],
+    shape: impl Into<Extent>,
+    steps: usize,
+    params: P,
+) -> Result<Vec<T>, Error>
 where
     T: Element + DeviceRepr + ValidAsZeroBits,
     P: Params,
@@ -325,9 +352,14 @@ where
         return Ok(Vec::new());
     }
     let stream = run_stream()?;
-    let copy_in = |input: &[T]| stream.clone_htod(input).map_err(|e| Error::cudarc(format!("copying {} input elements to the GPU", input.len()), e));
+    let copy_in = |input: &[T]| {
+        stream
+            .clone_htod(input)
+            .map_err(|e| Error::cudarc(format!("copying {} input elements to the GPU", input.len()), e))
+    };
     let mut a = copy_in(inputs[0])?;
-    let mut b = stream.alloc_zeros::<T>(n).map_err(|e| Error::cudarc(format!("allocating {n} elements on the GPU"), e))?;
+    let mut b =
+        stream.alloc_zeros::<T>(n).map_err(|e| Error::cudarc(format!("allocating {n} elements on the GPU"), e))?;
     let coefficients = inputs[1..].iter().map(|input| copy_in(input)).collect::<Result<Vec<_>, _>>()?;
     let coefficients: Vec<&CudaSlice<T>> = coefficients.iter().collect();
     let holds = launch_steps_cudarc_grid(stencil, &stream, &mut a, &mut b, &coefficients, shape, steps, params)?;
@@ -335,7 +367,11 @@ where
         Holds::A => &a,
         Holds::B => &b,
     };
-    let output = stream.clone_dtoh(&result.slice(..out)).map_err(|e| Error::cudarc(format!("copying {out} output elements from the GPU"), e))?;
-    stream.synchronize().map_err(|e| Error::cudarc(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e))?;
+    let output = stream
+        .clone_dtoh(&result.slice(..out))
+        .map_err(|e| Error::cudarc(format!("copying {out} output elements from the GPU"), e))?;
+    stream.synchronize().map_err(|e| {
+        Error::cudarc(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e)
+    })?;
     Ok(output)
 }

@@ -192,15 +192,18 @@ where
     let device_inputs = inputs
         .iter()
         .map(|input| {
-            let data: Vec<u8> = input.iter().flat_map(|v| v.to_scalar().bits.to_le_bytes().into_iter().take(bytes)).collect();
-            DeviceBuffer::from_slice(&data).map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
+            let data: Vec<u8> =
+                input.iter().flat_map(|v| v.to_scalar().bits.to_le_bytes().into_iter().take(bytes)).collect();
+            DeviceBuffer::from_slice(&data)
+                .map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
         })
         .collect::<Result<Vec<_>, _>>()?;
     // SAFETY: every byte is written by the kernel before it is read back, and bytes have no
     // invalid values.
     let device_output = unsafe { DeviceBuffer::<u8>::uninitialized(n_out * bytes) }
         .map_err(|e| Error::cust(format!("allocating {n_out} output elements on the GPU"), e))?;
-    let raw = |buffer: &DeviceSlice<u8>| RawBuffer { address: buffer.as_device_ptr().as_raw(), len: buffer.len() / bytes };
+    let raw =
+        |buffer: &DeviceSlice<u8>| RawBuffer { address: buffer.as_device_ptr().as_raw(), len: buffer.len() / bytes };
     let raw_inputs: Vec<RawBuffer> = device_inputs.iter().map(|input| raw(input)).collect();
     if let Some(launch) = planned.launch {
         launch_planned(stencil, &planned, launch, stream.as_inner().cast(), &raw_inputs, raw(&device_output))?;
@@ -325,7 +328,8 @@ where
             let mut copy = unsafe { DeviceBuffer::<D>::uninitialized(len) }
                 .map_err(|e| Error::cust(format!("allocating an aligned copy of {len} coefficient elements"), e))?;
             // SAFETY: both buffers outlive the copy: the copies are kept until the stream is done.
-            unsafe { copy.async_copy_from(window, stream) }.map_err(|e| Error::cust("copying a coefficient window (cuMemcpyDtoDAsync)", e))?;
+            unsafe { copy.async_copy_from(window, stream) }
+                .map_err(|e| Error::cust("copying a coefficient window (cuMemcpyDtoDAsync)", e))?;
             *window = *copy;
             copies.push(copy);
         }
@@ -335,7 +339,9 @@ where
         steps::queue(&plans, stream.as_inner().cast(), &mut side, &raw_inputs(&inputs), raw(&output))?;
     }
     if !copies.is_empty() {
-        stream.synchronize().map_err(|e| Error::cust(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e))?;
+        stream.synchronize().map_err(|e| {
+            Error::cust(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e)
+        })?;
     }
     Ok(run.holds)
 }
@@ -354,7 +360,13 @@ where
 
 /// [`run_steps`] over grids of shape `shape`, one per input field (row-major); returns the
 /// final state's grid (under `valid` each dimension `2 * radius * steps` shorter).
-pub fn run_steps_grid<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], shape: impl Into<Extent>, steps: usize, params: P) -> Result<Vec<T>, Error>
+pub fn run_steps_grid<T, P>(
+    stencil: &Stencil<T, P>,
+    inputs: &[&[T]],
+    shape: impl Into<Extent>,
+    steps: usize,
+    params: P,
+) -> Result<Vec<T>, Error>
 where
     T: OnDevice,
     P: Params,
@@ -370,21 +382,28 @@ where
         .map_err(|e| Error::cust("creating a stream (cuStreamCreateWithPriority)", e))?;
     let copy_in = |input: &[T]| {
         let values: Vec<T::Device> = input.iter().map(|&v| v.to_device()).collect();
-        DeviceBuffer::from_slice(&values).map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
+        DeviceBuffer::from_slice(&values)
+            .map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
     };
     let mut a = copy_in(inputs[0])?;
     // SAFETY: every element of `b` a launch reads was written by the launch before it, and `T`
     // is one of f32, f64, i32, u32, for which any bit pattern is a valid value anyway.
-    let mut b = unsafe { DeviceBuffer::<T::Device>::uninitialized(n) }.map_err(|e| Error::cust(format!("allocating {n} elements on the GPU"), e))?;
+    let mut b = unsafe { DeviceBuffer::<T::Device>::uninitialized(n) }
+        .map_err(|e| Error::cust(format!("allocating {n} elements on the GPU"), e))?;
     let coefficients = inputs[1..].iter().map(|input| copy_in(input)).collect::<Result<Vec<_>, _>>()?;
     let coefficients: Vec<&DeviceSlice<T::Device>> = coefficients.iter().map(|c| &**c).collect();
     let holds = launch_steps_grid(stencil, &stream, &mut a, &mut b, &coefficients, shape, steps, params)?;
-    stream.synchronize().map_err(|e| Error::cust(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e))?;
+    stream.synchronize().map_err(|e| {
+        Error::cust(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e)
+    })?;
     let result = match holds {
         Holds::A => &a,
         Holds::B => &b,
     };
     let mut output = vec![T::zero_ref().to_device(); out];
-    result.index(..out).copy_to(&mut output[..]).map_err(|e| Error::cust(format!("copying {out} output elements from the GPU"), e))?;
+    result
+        .index(..out)
+        .copy_to(&mut output[..])
+        .map_err(|e| Error::cust(format!("copying {out} output elements from the GPU"), e))?;
     Ok(output.into_iter().map(T::from_device).collect())
 }

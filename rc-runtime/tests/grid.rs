@@ -16,10 +16,7 @@ fn run_grid_checks_the_shape_before_touching_cuda() {
     assert!(
         matches!(
             err,
-            Error::Length {
-                stencil: "echo2d",
-                source: LengthError::InputShape { expected: 24, got: 23, .. }
-            }
+            Error::Length { stencil: "echo2d", source: LengthError::InputShape { expected: 24, got: 23, .. } }
         ),
         "{err:?}"
     );
@@ -64,7 +61,9 @@ fn prefetch_rows(gpu: &rc_runtime::GpuInfo) -> u64 {
 
 #[test]
 fn a_2d_kernel_gets_the_lengths_both_extents_and_the_prefetch_distance_in_order() {
-    let Some(gpu) = gpu_or_skip("a_2d_kernel_gets_the_lengths_both_extents_and_the_prefetch_distance_in_order") else { return };
+    let Some(gpu) = gpu_or_skip("a_2d_kernel_gets_the_lengths_both_extents_and_the_prefetch_distance_in_order") else {
+        return;
+    };
     println!("on {gpu}");
     let input = input(28);
     assert_eq!(ECHO_2D.output_shape([4, 7]).expect("fits"), Extent::yx(2, 5));
@@ -93,7 +92,8 @@ fn launch_grid_on_cust_buffers() {
 
     // The output must have the output shape's element count: refused before the launch.
     let mut wrong = DeviceBuffer::from_slice(&[0.0f32; 24]).expect("alloc");
-    let err = rc_runtime::launch_grid(&ECHO_2D, &stream, &[&device_input], &mut wrong, [4, 7], (1.0,)).expect_err("24 outputs");
+    let err = rc_runtime::launch_grid(&ECHO_2D, &stream, &[&device_input], &mut wrong, [4, 7], (1.0,))
+        .expect_err("24 outputs");
     assert_eq!(
         err.to_string(),
         "stencil `echo2d`: output has 24 elements, expected 10 (shape (2, 5)) for an input of shape (4, 7) with boundary `valid`"
@@ -110,11 +110,15 @@ fn launch_cudarc_grid_and_run_cudarc_grid() {
     assert!(matches!(err, Error::Length { source: LengthError::Dimensions { .. }, .. }), "{err:?}");
     let Some(gpu) = gpu_or_skip("launch_cudarc_grid_and_run_cudarc_grid") else { return };
     let input = self::input(28);
-    assert_eq!(rc_runtime::run_cudarc_grid(&ECHO_2D, &[&input], [4, 7], (0.5,)).expect("runs"), echoed(&gpu, &input, 0.5, 0.0));
+    assert_eq!(
+        rc_runtime::run_cudarc_grid(&ECHO_2D, &[&input], [4, 7], (0.5,)).expect("runs"),
+        echoed(&gpu, &input, 0.5, 0.0)
+    );
 
     let stream = CudaContext::new(0).expect("context").new_stream().expect("stream");
     let device_input = stream.clone_htod(&input).expect("copy in");
     let mut device_output = stream.alloc_zeros::<f32>(10).expect("alloc");
-    rc_runtime::launch_cudarc_grid(&ECHO_2D, &stream, &[&device_input], &mut device_output, [4, 7], (3.0,)).expect("launch");
+    rc_runtime::launch_cudarc_grid(&ECHO_2D, &stream, &[&device_input], &mut device_output, [4, 7], (3.0,))
+        .expect("launch");
     assert_eq!(stream.clone_dtoh(&device_output).expect("copy out"), echoed(&gpu, &input, 3.0, 0.0));
 }

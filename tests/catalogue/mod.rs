@@ -4,11 +4,11 @@
 // `w[0] != w[0]` (a NaN test) and negated comparisons are the point of some bodies here.
 #![allow(clippy::eq_op, clippy::nonminimal_bool, clippy::neg_cmp_op_on_partial_ord)]
 
-use rc::prelude::*;
-use rc::testdata::{awkward, first_difference, first_difference_up_to_zero_sign, poison};
 use half::{bf16, f16};
+use rc::prelude::*;
 use rc::runtime::cust::memory::DeviceCopy;
 use rc::runtime::DeviceElement;
+use rc::testdata::{awkward, first_difference, first_difference_up_to_zero_sign, poison};
 use rc::{Element, Params, Stencil};
 
 pub mod grid;
@@ -76,7 +76,13 @@ pub fn max_u32(w: Window<u32>, floor: u32) -> u32 {
 #[stencil(radius = 2, warp = 8, outputs_per_thread = 2)]
 pub fn branches(w: Window<f32>) -> f32 {
     let x = if w[0] > 0.0 && !(w[1] < 0.0) || w[-1] == 0.0 { w[-2] } else { w[2] * 0.5 };
-    let y = if w[0] != w[0] { -1.0 } else if w[1] >= w[-1] { 2.0 } else { 3.0 };
+    let y = if w[0] != w[0] {
+        -1.0
+    } else if w[1] >= w[-1] {
+        2.0
+    } else {
+        3.0
+    };
     x * y
 }
 
@@ -282,7 +288,11 @@ pub fn three_fields_granule(a: Window<f64>, b: Window<f64>, c: Window<f64>, scal
 #[stencil(radius = 2, warp = 8, outputs_per_thread = 2, boundary = clamp, distribution = round_robin)]
 pub fn masked_max_i32(v: Window<i32>, mask: Window<i32>) -> i32 {
     let m = v[-2].max(v[-1]).max(v[0]).max(v[1]).max(v[2]);
-    if mask[0] > 0 { m } else { v[0] }
+    if mask[0] > 0 {
+        m
+    } else {
+        v[0]
+    }
 }
 
 /// Two fields through the naive baseline: every tap of each a load.
@@ -328,7 +338,9 @@ pub fn int_ops_i32(w: Window<i32>, mask: i32) -> i32 {
     let mixed = w[0].wrapping_mul(-1_640_531_535).wrapping_shr(35) / 1000;
     // `& | ^` on bools: both sides evaluated, as in Rust.
     let flags = (w[0] > 0) & (w[1] < 0) | (w[2] % 3 == 0) ^ (w[-1] != 0);
-    quotients.wrapping_add(bits ^ shifts).wrapping_add(wrapped).wrapping_add(mixed) + w[0].wrapping_neg() % 1024 + flags as i32
+    quotients.wrapping_add(bits ^ shifts).wrapping_add(wrapped).wrapping_add(mixed)
+        + w[0].wrapping_neg() % 1024
+        + flags as i32
 }
 
 /// The same on u32: logical `>>`, divisors past `i32::MAX`, a hash's wrapping multiply spreading
@@ -357,7 +369,11 @@ pub fn box17_f16(w: Window<f16>) -> f16 {
 pub fn clipped_f16_granule(w: Window<f16>, limit: f16) -> f16 {
     let edge = (w[3] - w[-3]) * f16::from_f32(0.25) + (w[1] - w[-1]);
     let m = edge.max(-limit).min(limit);
-    if w[0] != w[0] || m == f16::ZERO { w[2] } else { m }
+    if w[0] != w[0] || m == f16::ZERO {
+        w[2]
+    } else {
+        m
+    }
 }
 
 /// bf16 over windows, mixing with f32 through explicit conversions.
@@ -491,7 +507,12 @@ pub fn slices<T>(inputs: &[Vec<T>]) -> Vec<&[T]> {
 }
 
 /// `emulate` against `run_cpu` on awkward data of length `n`: same outputs, same errors.
-pub fn emulation_matches<T: Element, P: Params>(k: &Stencil<T, P>, n: usize, seed: u64, params: P) -> Result<(), String> {
+pub fn emulation_matches<T: Element, P: Params>(
+    k: &Stencil<T, P>,
+    n: usize,
+    seed: u64,
+    params: P,
+) -> Result<(), String> {
     let inputs = awkward_inputs(k, n, seed);
     let inputs = slices(&inputs);
     let want = match k.output_len(n) {

@@ -138,7 +138,9 @@ pub fn random_007(w: Window<f64>, shift0: i32, bias1: f64) -> f64 {
             acc2 += 0.75f64 * w[k];
         }
     }
-    let x3 = (((if w[1] < (1.0 / 3.0) { 0.1 } else { 0.5 }) as f32).max((16777217.0 + 0.0) as f32) as f64).max(0.0).min(10000.0) as u32;
+    let x3 = (((if w[1] < (1.0 / 3.0) { 0.1 } else { 0.5 }) as f32).max((16777217.0 + 0.0) as f32) as f64)
+        .max(0.0)
+        .min(10000.0) as u32;
     (shift0 as f64 - bias1).max(acc2).min(x3 as f64) * C1[2]
 }
 
@@ -167,11 +169,20 @@ pub fn random_009(w: Window<f32>) -> f32 {
 
 #[stencil(radius = 12, warp = 2, outputs_per_thread = 3, boundary = valid)]
 pub fn random_010(w: Window<u32>) -> u32 {
-    let mut y1 = if (1.5 as f32) > (w[2] as f32) { w[0] } else if w[-5] != w[-1] { 5u32 } else { w[-12] };
+    let mut y1 = if (1.5 as f32) > (w[2] as f32) {
+        w[0]
+    } else if w[-5] != w[-1] {
+        5u32
+    } else {
+        w[-12]
+    };
     if w[5] <= w[-3] || w[11] > w[4] {
         y1 = (w[12] << 3);
     }
-    let x3 = { let t2 = 3 * w[3]; t2.max(8u32) };
+    let x3 = {
+        let t2 = 3 * w[3];
+        t2.max(8u32)
+    };
     let x4: u32 = (w[9] / 10).min(if w[12] < w[12] { y1 } else { (-1e10) as u32 });
     let x5 = x3.max(w[9]) - x3.min(w[9]);
     x4 + x5
@@ -279,7 +290,10 @@ pub fn random_017(w: Window<i32>, lo0: i32, hi1: f32) -> i32 {
     for k in 0..=1 {
         acc3 += w[k] + w[-k];
     }
-    let mut x5: i32 = { let t4 = 1e-3 as i32; t4.max(true as i32) };
+    let mut x5: i32 = {
+        let t4 = 1e-3 as i32;
+        t4.max(true as i32)
+    };
     x5 *= 3;
     (hi1.max(-10000.0).min(10000.0) as i32).max(y2).max(acc3) + x5 - w[N]
 }
@@ -316,7 +330,10 @@ pub fn random_019(w: Window<i32>) -> i32 {
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 3, boundary = wrap)]
 pub fn random_020(w: Window<f64>, coef0: [f64; 3], hi1: f64) -> f64 {
     const N: i32 = 1;
-    let x2 = { let t1 = w[N]; t1 * hi1 };
+    let x2 = {
+        let t1 = w[N];
+        t1 * hi1
+    };
     x2 - coef0[2]
 }
 
@@ -353,7 +370,8 @@ pub fn random_023(w: Window<i32>, shift0: i32, gain1: f32) -> i32 {
 
 #[stencil(radius = 4, warp = 16, outputs_per_thread = 5, boundary = zero)]
 pub fn random_024(w: Window<f64>, coef0: [u32; 5], weights1: [f64; 4]) -> f64 {
-    let mut y1 = w[-1] + (if (w[-1] as f32) == ((16777217.0 * 1.0) as f32) { 1.00000005960464477539062500000001 } else { 0.5 }) as f64;
+    let mut y1 = w[-1]
+        + (if (w[-1] as f32) == ((16777217.0 * 1.0) as f32) { 1.00000005960464477539062500000001 } else { 0.5 }) as f64;
     if w[0] < w[-1] {
         let t2 = 2147483647 as f64;
         y1 -= t2;
@@ -371,7 +389,10 @@ pub fn random_025(w: Window<i32>, bias0: i32) -> i32 {
             acc2 += w[k];
         }
     }
-    let x4 = { let t3 = -9i32 + -9; t3.max((t3 & 255)) };
+    let x4 = {
+        let t3 = -9i32 + -9;
+        t3.max((t3 & 255))
+    };
     let mut acc5: i32 = 0;
     for k in 0..=1 {
         acc5 += w[k] + w[-k];
@@ -421,10 +442,22 @@ pub fn random_027(w: Window<i32>, beta0: f32) -> i32 {
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 8, boundary = wrap)]
 pub fn random_028(w: Window<f64>, lo0: f64) -> f64 {
-    let mut x2 = { let t1 = 1e1 * lo0; t1 * (-2.5e-1 + w[-1]) };
+    let mut x2 = {
+        let t1 = 1e1 * lo0;
+        t1 * (-2.5e-1 + w[-1])
+    };
     x2 += lo0.max(3.0000001 as f64);
     let x3 = (x2 - 3 as f64).max(x2 * -1.0) * (w[1] - x2 + w[0].abs().sqrt());
-    let x4 = (1.0 / 3.0 + w[-5] as f32 as f64).mul_add(x3.max(x3) + w[-1].min(3.0 / 3.0), if w[3] >= (-2147483647.5 as f64) { w[-2] + x3 } else if !(w[-2] != w[2]) { f64::abs(w[-3]) } else { x2 });
+    let x4 = (1.0 / 3.0 + w[-5] as f32 as f64).mul_add(
+        x3.max(x3) + w[-1].min(3.0 / 3.0),
+        if w[3] >= (-2147483647.5 as f64) {
+            w[-2] + x3
+        } else if !(w[-2] != w[2]) {
+            f64::abs(w[-3])
+        } else {
+            x2
+        },
+    );
     x4
 }
 
@@ -514,7 +547,8 @@ pub fn random_033(w: Window<f32>) -> f32 {
 
 #[stencil(radius = 6, warp = 8, outputs_per_thread = 3, boundary = valid)]
 pub fn random_034(w: Window<f64>, coef0: [f64; 1]) -> f64 {
-    let c1 = (w[-4].max(-10000.0).min(10000.0) as i32 / (-2147483648i32)) <= (w[1].max(-10000.0).min(10000.0) as i32).min(w[-6].max(-10000.0).min(10000.0) as i32);
+    let c1 = (w[-4].max(-10000.0).min(10000.0) as i32 / (-2147483648i32))
+        <= (w[1].max(-10000.0).min(10000.0) as i32).min(w[-6].max(-10000.0).min(10000.0) as i32);
     let x2 = -16777217.0;
     let x3 = x2 as u32;
     let x4: f64 = x2;
@@ -554,13 +588,17 @@ pub fn random_036(w: Window<f64>, gain0: i32, shift1: f64) -> f64 {
     for k in 0..=7 {
         acc4 += w[k];
     }
-    let x5: f64 = (-2147483647.5 as i32 as f64).max(w[2] / (if c3 { 1.00000005960464477539062500000001 } else { 0.5 }) as f64);
+    let x5: f64 =
+        (-2147483647.5 as i32 as f64).max(w[2] / (if c3 { 1.00000005960464477539062500000001 } else { 0.5 }) as f64);
     ((gain0 as f64 + shift1 + (if B2 { 1.0f64 } else { 0.5 })).max(acc4) + x5) * C1[2] + w[5]
 }
 
 #[stencil(radius = 5, warp = 2, outputs_per_thread = 3, boundary = clamp)]
 pub fn random_037(w: Window<f32>) -> f32 {
-    let x2 = { let t1 = w[-4] * w[3]; t1 * (w[-2] + 1.5e2) };
+    let x2 = {
+        let t1 = w[-4] * w[3];
+        t1 * (w[-2] + 1.5e2)
+    };
     let mut x3 = (x2 - -0.75 + (w[5] + 1e1).sqrt()) * ((if x2 <= x2 { (2147483647) as f32 } else { 0.3 }) * -10.0);
     x3 /= w[0];
     let mut acc4 = 0.0;
@@ -640,7 +678,13 @@ pub fn random_042(w: Window<f64>, gain0: i32) -> f64 {
     const N: i32 = 2;
     let x2: f32 = if (3 as f64) > w[0] && w[-2] == C1[4] { -16777217.0 } else { 0.5 };
     let x3 = w[N - 1].sqrt() * w[1];
-    let mut x4 = if w[4] == w[-2] { w[2] } else if w[N - 1] == w[N - 1] { w[2] } else { w[N] };
+    let mut x4 = if w[4] == w[-2] {
+        w[2]
+    } else if w[N - 1] == w[N - 1] {
+        w[2]
+    } else {
+        w[N]
+    };
     x4 /= f64::max(w[6], w[-1]);
     let mut acc5 = 0.0;
     for k in (-N..N + 1).rev().step_by(2) {
@@ -702,7 +746,8 @@ pub fn random_045(w: Window<f64>, hi0: f64) -> f64 {
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_046(w: Window<f32>) -> f32 {
     let c1 = !(!((w[0] + -2.0) <= w[0] || -1.5 >= w[-1]));
-    let c2 = ((0 - 6) as u32) <= u32::max(2 + w[-1].max(0.0).min(10000.0) as u32, (w[0].max(0.0).min(10000.0) as u32).wrapping_shr(59));
+    let c2 = ((0 - 6) as u32)
+        <= u32::max(2 + w[-1].max(0.0).min(10000.0) as u32, (w[0].max(0.0).min(10000.0) as u32).wrapping_shr(59));
     (if c1 { 1.0f32 } else { f32::MIN_POSITIVE }).max(c2 as i32 as f32)
 }
 
@@ -783,7 +828,8 @@ pub fn random_052(w: Window<i32>) -> i32 {
             acc3 += w[i + j];
         }
     }
-    let x4 = (((w[0].abs() as u32) << 6) + (w[20].max(0) as u32).max(65536 as u32)).max((w[14].max(0) as u32).max(w[-12].max(0) as u32 / 3) - (w[14].max(0) as u32).min(w[-12].max(0) as u32 / 3));
+    let x4 = (((w[0].abs() as u32) << 6) + (w[20].max(0) as u32).max(65536 as u32))
+        .max((w[14].max(0) as u32).max(w[-12].max(0) as u32 / 3) - (w[14].max(0) as u32).min(w[-12].max(0) as u32 / 3));
     let mut acc5: i32 = 0;
     for k in 22..=22 {
         acc5 += w[k];
@@ -797,7 +843,10 @@ pub fn random_053(w: Window<f64>, hi0: f32, shift1: f64) -> f64 {
     let x1 = 8;
     let x2 = x1 as f64;
     let x3 = (w[0].max(0.0).min(10000.0) as u32).min(x1);
-    let x2 = x2 - { let t4 = x2; t4 * w[5] };
+    let x2 = x2 - {
+        let t4 = x2;
+        t4 * w[5]
+    };
     let mut acc6 = if x2 <= ((0.1 * 1.0) as f64) { w[1] } else { -0.5 };
     let mut wt7: f64 = 1.0;
     for k in (5..=7).step_by(2) {
@@ -844,7 +893,11 @@ pub fn random_056(w: Window<f32>, hi0: f32) -> f32 {
             acc1 = w[k];
         }
     }
-    let x2 = if (w[3] as f64 + w[-1] as f64) > (acc1 as f64) { acc1 * w[2] - w[-3].max(0.0).min(10000.0) as u32 as f32 } else { w[-3] };
+    let x2 = if (w[3] as f64 + w[-1] as f64) > (acc1 as f64) {
+        acc1 * w[2] - w[-3].max(0.0).min(10000.0) as u32 as f32
+    } else {
+        w[-3]
+    };
     hi0.min(x2)
 }
 
@@ -854,7 +907,13 @@ pub fn random_057(w: Window<f64>) -> f64 {
     for k in (-16..=-14).rev() {
         acc1 = acc1.max(w[k]);
     }
-    let x2 = if (w[18] as f32) > (w[11] as f32) { acc1 + -0.125_f64 } else if w[14] == w[14] { w[40] * w[-40] } else { -2.5e-1 + w[-21] };
+    let x2 = if (w[18] as f32) > (w[11] as f32) {
+        acc1 + -0.125_f64
+    } else if w[14] == w[14] {
+        w[40] * w[-40]
+    } else {
+        -2.5e-1 + w[-21]
+    };
     let mut acc3 = w[6];
     for k in 7..=39 {
         acc3 = f64::max(acc3, w[k - 1]);
@@ -870,7 +929,10 @@ pub fn random_058(w: Window<f64>, taps0: [f64; 7]) -> f64 {
     } else {
         y1 += taps0[4] * taps0[5];
     }
-    let mut x3 = { let t2 = 1.0 - w[-35]; t2 * w[-40] };
+    let mut x3 = {
+        let t2 = 1.0 - w[-35];
+        t2 * w[-40]
+    };
     x3 *= w[1] / 0.1 as f64;
     (y1 + x3) * w[38]
 }
@@ -923,7 +985,8 @@ pub fn random_062(w: Window<i32>, beta0: f32, shift1: i32) -> i32 {
         acc5 += (w[k + 1] - w[k]).abs();
     }
     let x6 = shift1;
-    ((beta0.max(-10000.0).min(10000.0) as i32 - x2.max(-10000.0).min(10000.0) as i32 + y4).max(acc5) + x6).max(c1[0].max(-10000.0).min(10000.0) as i32)
+    ((beta0.max(-10000.0).min(10000.0) as i32 - x2.max(-10000.0).min(10000.0) as i32 + y4).max(acc5) + x6)
+        .max(c1[0].max(-10000.0).min(10000.0) as i32)
 }
 
 #[stencil(radius = 8, warp = 4, outputs_per_thread = 3, boundary = zero)]
@@ -936,7 +999,10 @@ pub fn random_063(w: Window<f64>, gain0: f64, beta1: i32) -> f64 {
     }
     let c2: bool = ((w[1] as f32 * w[8] as f32) as f64) < y1;
     let x3: f64 = w[-8] - y1;
-    let mut x5 = { let t4 = 10.0_f32 as f64; t4 * w[8] };
+    let mut x5 = {
+        let t4 = 10.0_f32 as f64;
+        t4 * w[8]
+    };
     x5 *= w[1].abs().sqrt();
     beta1 as f64 - (if c2 { 0.75f64 } else { 10.0 }) + x3 + x5
 }
@@ -973,7 +1039,9 @@ pub fn random_066(w: Window<f32>, taps0: [f32; 1]) -> f32 {
     for k in 3..=7 {
         acc4 += w[k] * (k as f32) * 1e1;
     }
-    let x5: f32 = x1 as f32 + ((w[8] as f64) >= ((if (acc4 + 0.1) >= w[-8] { 1.00000005960464477539062500000001 } else { 0.5 }) as f64)) as u32 as f32;
+    let x5: f32 = x1 as f32
+        + ((w[8] as f64) >= ((if (acc4 + 0.1) >= w[-8] { 1.00000005960464477539062500000001 } else { 0.5 }) as f64))
+            as u32 as f32;
     let x6 = x3 + taps0[0];
     let mut x7 = x5;
     x7 += x7 - x2;
@@ -1011,7 +1079,8 @@ pub fn random_068(w: Window<f32>) -> f32 {
     for k in 2..4 {
         acc3 += 3.0 * w[k];
     }
-    let x4 = (w[3].max(acc3) * (c1[0] + y2)).max((1f32 / (if (-3.99 as f32) != ((-0) as f32) { 16777217.0 } else { 0.5 }) as f32).abs());
+    let x4 = (w[3].max(acc3) * (c1[0] + y2))
+        .max((1f32 / (if (-3.99 as f32) != ((-0) as f32) { 16777217.0 } else { 0.5 }) as f32).abs());
     let mut y5 = w[4].min(w[-4]);
     if 0.3f32 == x4 {
         y5 = if w[1] > acc3 { w[1] } else { 2.0 };
@@ -1115,7 +1184,9 @@ pub fn random_074(w: Window<f32>, coef0: [f32; 6]) -> f32 {
 #[stencil(radius = 16, warp = 4, outputs_per_thread = 3, boundary = wrap)]
 pub fn random_075(w: Window<u32>) -> u32 {
     const B1: bool = !true;
-    let x2 = (2.0 * w[5] as f32).abs().max(((if B1 { 16777217.0 } else { 0.5 }) as f32 + 0.25).mul_add(w[16] as f32 / 1e1, 3.0f32.min(0.3f32)));
+    let x2 = (2.0 * w[5] as f32)
+        .abs()
+        .max(((if B1 { 16777217.0 } else { 0.5 }) as f32 + 0.25).mul_add(w[16] as f32 / 1e1, 3.0f32.min(0.3f32)));
     let x3: u32 = (0.3) as u32;
     let mut acc4 = 0;
     for k in 0..=0 {
@@ -1151,13 +1222,23 @@ pub fn random_078(w: Window<f64>) -> f64 {
     for k in -40..41 {
         acc1 = acc1.max(w[-k]);
     }
-    let x2 = acc1 * (if w[-1] >= w[-40] { f64::abs(w[-34]) } else if !(0.25f64 >= w[-29]) { acc1 } else { acc1.abs().sqrt() });
+    let x2 = acc1
+        * (if w[-1] >= w[-40] {
+            f64::abs(w[-34])
+        } else if !(0.25f64 >= w[-29]) {
+            acc1
+        } else {
+            acc1.abs().sqrt()
+        });
     let x3 = (x2 + w[-12] + acc1) as f32;
     let mut acc4 = 0.0;
     for k in -40..=39 {
         acc4 += (w[k + 1] - w[k]).abs();
     }
-    let x6 = { let t5 = w[-31]; t5 * (-std::f64::consts::PI).min(2.0 / 16.0) };
+    let x6 = {
+        let t5 = w[-31];
+        t5 * (-std::f64::consts::PI).min(2.0 / 16.0)
+    };
     let x6 = x6 + ((w[-13] * x6).min(w[-17] / 0.125) * (acc4 + 0.75 + (3.99) as f64));
     x3 as f64 + x6 + w[40]
 }
@@ -1182,12 +1263,22 @@ pub fn random_079(w: Window<f64>, bias0: u32) -> f64 {
 pub fn random_080(w: Window<f32>) -> f32 {
     let mut acc1: f32 = 0.0;
     for k in (0..17).rev().step_by(2) {
-        acc1 = f32::mul_add(w[-k], f32::mul_add(w[-7], w[-16], (if 16f32 > w[-15] { 1.00000005960464477539062500000001 } else { 0.5 }) as f32), acc1);
+        acc1 = f32::mul_add(
+            w[-k],
+            f32::mul_add(w[-7], w[-16], (if 16f32 > w[-15] { 1.00000005960464477539062500000001 } else { 0.5 }) as f32),
+            acc1,
+        );
     }
     let x2 = 5u32 as f32 * w[-2];
     let mut y3 = w[-8] / w[-11];
     if 2.0 > -1_f32 {
-        let t4 = if acc1 <= x2 { w[16] } else if w[1] < 0.0f32 { w[0] } else { x2 };
+        let t4 = if acc1 <= x2 {
+            w[16]
+        } else if w[1] < 0.0f32 {
+            w[0]
+        } else {
+            x2
+        };
         y3 -= t4;
     }
     y3 - w[3]
@@ -1196,7 +1287,9 @@ pub fn random_080(w: Window<f32>) -> f32 {
 #[stencil(radius = 6, warp = 2, outputs_per_thread = 4, boundary = zero)]
 pub fn random_081(w: Window<f64>) -> f64 {
     const C1: [f64; 3] = [std::f64::consts::LN_2, 1.5, -0.0];
-    let c2: bool = (w[-5] <= w[-2] || C1[0] != (-3 as f64)) && (w[-6] >= (C1[2] + 1.0) || w[1] < w[1]) && (w[-3] != w[-6] && !((w[-3].max(0.0).min(10000.0) as u32) <= (w[-1] as u32)));
+    let c2: bool = (w[-5] <= w[-2] || C1[0] != (-3 as f64))
+        && (w[-6] >= (C1[2] + 1.0) || w[1] < w[1])
+        && (w[-3] != w[-6] && !((w[-3].max(0.0).min(10000.0) as u32) <= (w[-1] as u32)));
     let mut acc3 = 0.0;
     for i in 0..=0 {
         for j in -1..=1 {
@@ -1256,8 +1349,14 @@ pub fn random_084(w: Window<f32>, weights0: [f32; 3], gain1: u32) -> f32 {
 #[stencil(radius = 6, warp = 2, outputs_per_thread = 3, boundary = zero)]
 pub fn random_085(w: Window<f32>) -> f32 {
     const C1: [f32; 5] = [1.0, 1.0, 1f32, -1.0, 2.5e-1];
-    let c2 = (C1[0] <= w[1] || (w[0] + 0.3) == -(3.0 / 16.0) || w[-5] != (C1[3] + 0.25)) && (((if (w[-3] as u32) > (w[-1] as u32) { 16777217.0 } else { 0.5 }) as f32) >= (3.99 as f32)) != (w[-1] > w[2]);
-    if c2 { 0.75f32 } else { 2.0f32 }
+    let c2 = (C1[0] <= w[1] || (w[0] + 0.3) == -(3.0 / 16.0) || w[-5] != (C1[3] + 0.25))
+        && (((if (w[-3] as u32) > (w[-1] as u32) { 16777217.0 } else { 0.5 }) as f32) >= (3.99 as f32))
+            != (w[-1] > w[2]);
+    if c2 {
+        0.75f32
+    } else {
+        2.0f32
+    }
 }
 
 #[stencil(radius = 6, warp = 32, outputs_per_thread = 5, boundary = clamp)]
@@ -1284,7 +1383,10 @@ pub fn random_087(w: Window<f32>, lo0: f32) -> f32 {
     } else {
         y2 -= if ((0.1) as f32) < w[-1] { 1.0 } else { -f32::EPSILON };
     }
-    let x4 = { let t3 = w[20].min(w[5]); t3 * y2 };
+    let x4 = {
+        let t3 = w[20].min(w[5]);
+        t3 * y2
+    };
     let x5 = ((1.0 / 16.0 + w[-1]) * (w[19] + acc1)).abs();
     lo0 - x4 + x5
 }
@@ -1296,7 +1398,14 @@ pub fn random_088(w: Window<f32>, alpha0: f32, hi1: f32) -> f32 {
     for k in -28..=26 {
         acc2 += w[k + 2] * (k as f32) * 1e1;
     }
-    let mut x3 = (if 6 == (w[-28] as u32) { f32::abs(w[-14]) } else if acc2 < w[28] && acc2 != acc2 { acc2 } else { alpha0 * 0.75 }).max((acc2 + hi1).max(1.5f32 - w[15]));
+    let mut x3 = (if 6 == (w[-28] as u32) {
+        f32::abs(w[-14])
+    } else if acc2 < w[28] && acc2 != acc2 {
+        acc2
+    } else {
+        alpha0 * 0.75
+    })
+    .max((acc2 + hi1).max(1.5f32 - w[15]));
     x3 *= x3 - x3;
     let mut acc4 = 0.0;
     for k in 1..=23 {
@@ -1387,22 +1496,32 @@ pub fn random_092(w: Window<f32>, taps0: [f64; 3]) -> f32 {
     for k in 0..=3 {
         acc7 += (w[k + 1] - w[k]).abs();
     }
-    let x9 = { let t8 = w[1] / w[0]; t8 * (1.0 + w[-3]) };
+    let x9 = {
+        let t8 = w[1] / w[0];
+        t8 * (1.0 + w[-3])
+    };
     ((y2 - x3 as f32).min(acc4) - acc6).min(acc7).max(x9) + taps0[1] as f32
 }
 
 #[stencil(radius = 35, warp = 8, outputs_per_thread = 6, boundary = zero)]
 pub fn random_093(w: Window<f32>, bias0: f64) -> f32 {
-    let mut x2 = { let t1 = w[8].mul_add(w[-14], 16777217.0 as f32); t1 * t1 };
+    let mut x2 = {
+        let t1 = w[8].mul_add(w[-14], 16777217.0 as f32);
+        t1 * t1
+    };
     x2 += (w[1] + 1.0).abs();
-    let x4 = { let t3 = 2147483647.5 as f32 * w[29]; t3 * (1.00000005960464477539062500000001 + 1.0) as f32 };
+    let x4 = {
+        let t3 = 2147483647.5 as f32 * w[29];
+        t3 * (1.00000005960464477539062500000001 + 1.0) as f32
+    };
     (bias0 as f32).max(x2) + x4 - w[-23]
 }
 
 #[stencil(radius = 1, warp = 32, outputs_per_thread = 5, boundary = clamp)]
 pub fn random_094(w: Window<u32>, lo0: u32, h1: [u32; 7]) -> u32 {
     const C1: [f32; 3] = [0.0, -3f32, -100f32];
-    let x2: u32 = w[1].max(if 9u32 <= w[0] && w[0] == w[1] { w[0] * 2 } else { (w[0] ^ 4) }) - w[1].min(if 9u32 <= w[0] && w[0] == w[1] { w[0] * 2 } else { (w[0] ^ 4) });
+    let x2: u32 = w[1].max(if 9u32 <= w[0] && w[0] == w[1] { w[0] * 2 } else { (w[0] ^ 4) })
+        - w[1].min(if 9u32 <= w[0] && w[0] == w[1] { w[0] * 2 } else { (w[0] ^ 4) });
     let mut x3 = (h1[1].max(h1[5]) - h1[1].min(h1[5])) as i32;
     x3 *= 3;
     let x4 = w[1] as i32;
@@ -1441,7 +1560,13 @@ pub fn random_096(w: Window<f64>, h0: [f64; 7]) -> f64 {
         acc2 += w[k + 1] * (k as f64) * 0.3f64;
     }
     let x3 = w[-1].max(acc2) * acc2.abs().sqrt();
-    let x4: f64 = -(if w[1] != h0[4] { w[0] } else if w[-3] != w[-3] { h0[3] } else { x3 }) / (C1[0] + w[3] - (x3 + w[1]));
+    let x4: f64 = -(if w[1] != h0[4] {
+        w[0]
+    } else if w[-3] != w[-3] {
+        h0[3]
+    } else {
+        x3
+    }) / (C1[0] + w[3] - (x3 + w[1]));
     let x5 = 1.5;
     let x6 = x5 as f32;
     let x7 = x5 + x4;
@@ -1512,7 +1637,10 @@ pub fn random_101(w: Window<i32>, shift0: f64, taps1: [f32; 2]) -> i32 {
     for k in -7..-4 {
         acc7 += (w[k + 1] - w[k]).abs();
     }
-    (shift0.max(-10000.0).min(10000.0) as i32 + x1.max(-10000.0).min(10000.0) as i32 + x2 - x5).max(x6.max(-10000.0).min(10000.0) as i32) + acc7 + taps1[1].max(-10000.0).min(10000.0) as i32
+    (shift0.max(-10000.0).min(10000.0) as i32 + x1.max(-10000.0).min(10000.0) as i32 + x2 - x5)
+        .max(x6.max(-10000.0).min(10000.0) as i32)
+        + acc7
+        + taps1[1].max(-10000.0).min(10000.0) as i32
 }
 
 #[stencil(radius = 12, warp = 16, outputs_per_thread = 8, boundary = valid)]
@@ -1532,8 +1660,14 @@ pub fn random_102(w: Window<f64>) -> f64 {
     for k in -12..=12 {
         acc4 += w[k] * (k as f64) * 2.0f64;
     }
-    let c5 = w[-9] < (w[0] + 0.125) && w[-11] > w[-1] && (w[8] >= acc3 || (w[-1].max(0.0).min(10000.0) as u32) >= (w[2] as u32));
-    let mut x7 = { let t6 = (if ((0.1 * 0.0) as f64) > (acc4 + -10.0) { 1.00000005960464477539062500000001 } else { 0.5 }) as f64 / acc3; t6 * w[-9].max(-10000.0).min(10000.0) as i32 as f64 };
+    let c5 = w[-9] < (w[0] + 0.125)
+        && w[-11] > w[-1]
+        && (w[8] >= acc3 || (w[-1].max(0.0).min(10000.0) as u32) >= (w[2] as u32));
+    let mut x7 = {
+        let t6 = (if ((0.1 * 0.0) as f64) > (acc4 + -10.0) { 1.00000005960464477539062500000001 } else { 0.5 }) as f64
+            / acc3;
+        t6 * w[-9].max(-10000.0).min(10000.0) as i32 as f64
+    };
     x7 *= x7 * w[1];
     c5 as i32 as f64 * x7 * C1[1]
 }
@@ -1663,7 +1797,10 @@ pub fn random_110(w: Window<f64>, scale0: f64) -> f64 {
 pub fn random_111(w: Window<f32>) -> f32 {
     const C1: [f32; 4] = [1_f32, -3.0, 0.125, -16_f32];
     const B2: bool = false;
-    let x4 = { let t3 = w[-2].mul_add(w[1], w[2]); t3 * (C1[1] / t3) };
+    let x4 = {
+        let t3 = w[-2].mul_add(w[1], w[2]);
+        t3 * (C1[1] / t3)
+    };
     let mut y5 = w[-1].abs();
     if B2 && B2 {
         y5 = 10.0f32 / x4;
@@ -1684,7 +1821,10 @@ pub fn random_112(w: Window<f32>, bias0: i32, scale1: f32) -> f32 {
 
 #[stencil(radius = 1, warp = 8, outputs_per_thread = 4, boundary = zero)]
 pub fn random_113(w: Window<f64>, shift0: f64) -> f64 {
-    let x2 = { let t1 = w[-1] * 0.75; t1 * (t1 + 0.0) };
+    let x2 = {
+        let t1 = w[-1] * 0.75;
+        t1 * (t1 + 0.0)
+    };
     let mut acc3 = 0.0;
     for i in 0..=0 {
         for j in -1..=1 {
@@ -1720,7 +1860,10 @@ pub fn random_114(w: Window<f64>, coef0: [f64; 9]) -> f64 {
 pub fn random_115(w: Window<i32>, lo0: i32, beta1: i32) -> i32 {
     const B1: bool = 2.0 <= 1.5;
     let x2 = w[0];
-    let x4 = { let t3 = x2; t3.max((w[1] as f32).max(-10000.0).min(10000.0) as i32) };
+    let x4 = {
+        let t3 = x2;
+        t3.max((w[1] as f32).max(-10000.0).min(10000.0) as i32)
+    };
     let x5 = 0;
     let x6 = x5 as u32;
     let x7 = w[-1].max(x5);
@@ -1974,7 +2117,8 @@ pub fn random_129(w: Window<i32>, beta0: i32) -> i32 {
 
 #[stencil(radius = 8, warp = 4, outputs_per_thread = 8, boundary = zero)]
 pub fn random_130(w: Window<f32>, h0: [u32; 9], beta1: f64) -> f32 {
-    let c1: bool = ((w[-3] as f64 + 2.5e-1) == beta1) != (((if w[7] <= w[-8] { 16777217.0 } else { 0.5 }) as f32) == w[1]);
+    let c1: bool =
+        ((w[-3] as f64 + 2.5e-1) == beta1) != (((if w[7] <= w[-8] { 16777217.0 } else { 0.5 }) as f32) == w[1]);
     ((if c1 { 0.75f32 } else { 3.0 }) + h0[7] as f32) * w[-5]
 }
 
@@ -2219,7 +2363,12 @@ pub fn random_145(w: Window<f32>) -> f32 {
 pub fn random_146(w: Window<f32>, hi0: f32, lo1: f32) -> f32 {
     const C1: [f32; 2] = [0.75f32, 0.0];
     let x2 = 0.75;
-    let x3 = ((if ((1.00000005960464477539062500000001 + 1.0) as f32) >= (1.00000005960464477539062500000001 as f32) { 16777217.0 } else { 0.5 }) as f32).min(x2);
+    let x3 = ((if ((1.00000005960464477539062500000001 + 1.0) as f32) >= (1.00000005960464477539062500000001 as f32) {
+        16777217.0
+    } else {
+        0.5
+    }) as f32)
+        .min(x2);
     let mut acc4 = w[-4];
     for k in (-4..=18).step_by(2) {
         acc4 = acc4.max(w[k]);
@@ -2246,7 +2395,10 @@ pub fn random_147(w: Window<f32>, lo0: f32, weights1: [f32; 6]) -> f32 {
     if weights1[1] < x3 {
         y4 += w[-2] - w[2];
     }
-    let x6 = { let t5 = -w[2]; t5 * weights1[2].abs() };
+    let x6 = {
+        let t5 = -w[2];
+        t5 * weights1[2].abs()
+    };
     lo0.max(x2 as f32).min(x1).max(y4).max(x6)
 }
 
@@ -2326,7 +2478,10 @@ pub fn random_152(w: Window<f32>, hi0: f32, lo1: f32) -> f32 {
         let d3 = w[k - 1] - w[0];
         acc2 = d3.max(acc2);
     }
-    let x5 = { let t4 = acc1 + -(2.0 / 16.0); t4 * (-1.00000005960464477539062500000001 as f32 * w[1]) };
+    let x5 = {
+        let t4 = acc1 + -(2.0 / 16.0);
+        t4 * (-1.00000005960464477539062500000001 as f32 * w[1])
+    };
     let mut acc6 = w[-1];
     for k in -1..=3 {
         if w[k] < acc6 {
@@ -2486,7 +2641,8 @@ pub fn random_161(w: Window<i32>) -> i32 {
     for k in 0..=2 {
         acc4 += (w[k + 1] - w[k]).abs();
     }
-    let c5: bool = ((if acc4 != w[3] { -1000 as i32 } else { C1[2] }) | C1[2]) > ((w[1] >= C1[1] || y2 >= w[-3]) as i32);
+    let c5: bool =
+        ((if acc4 != w[3] { -1000 as i32 } else { C1[2] }) | C1[2]) > ((w[1] >= C1[1] || y2 >= w[-3]) as i32);
     let x6 = ((0) as i32 - C1[2]) as f32;
     acc3 + c5 as i32 + x6.max(-10000.0).min(10000.0) as i32 + w[0]
 }
@@ -2508,7 +2664,8 @@ pub fn random_162(w: Window<i32>, bias0: u32, shift1: u32) -> i32 {
 pub fn random_163(w: Window<f64>, gain0: f64) -> f64 {
     const C1: [f64; 5] = [0.5_f64, -1.0, 2.0, 0.5, -1.0];
     let x2 = w[4] * gain0;
-    let c3 = ((w[-4].max(-10000.0).min(10000.0) as i32).abs() / (-1000)) >= (w[2].max(-10000.0).min(10000.0) as i32 / (-3) / 2147483647i32);
+    let c3 = ((w[-4].max(-10000.0).min(10000.0) as i32).abs() / (-1000))
+        >= (w[2].max(-10000.0).min(10000.0) as i32 / (-3) / 2147483647i32);
     let x4: i32 = C1[0].max(-10000.0).min(10000.0) as i32;
     let mut acc5 = 0.0;
     for k in -4..=-4 {
@@ -2596,7 +2753,8 @@ pub fn random_167(w: Window<i32>, beta0: u32, beta1: i32) -> i32 {
 
 #[stencil(radius = 5, warp = 8, outputs_per_thread = 6, boundary = clamp)]
 pub fn random_168(w: Window<i32>, coef0: [i32; 8]) -> i32 {
-    let c1: bool = !((if ((-5) as i32) < w[0] { w[1].abs() as u32 } else { w[2].abs() as u32 }) >= (w[-4].abs() as u32));
+    let c1: bool =
+        !((if ((-5) as i32) < w[0] { w[1].abs() as u32 } else { w[2].abs() as u32 }) >= (w[-4].abs() as u32));
     let x2: i32 = w[-2];
     (c1 as i32 + x2).min(coef0[6])
 }
@@ -2649,7 +2807,18 @@ pub fn random_171(w: Window<f32>) -> f32 {
     } else {
         y2 *= -1.5 * w[-3];
     }
-    let x3 = f32::mul_add((if y2 != y2 { y2 } else { w[3] }) - (if w[-3] == w[-2] { w[-1] } else if (w[-2] + 2.0 / 3.0) != (-3.99 as f32) { w[1] } else { w[0] }), if w[0] > 0.25 { w[-2] * w[0] } else { x1 - x1 }, w[-3].abs().abs().sqrt());
+    let x3 = f32::mul_add(
+        (if y2 != y2 { y2 } else { w[3] })
+            - (if w[-3] == w[-2] {
+                w[-1]
+            } else if (w[-2] + 2.0 / 3.0) != (-3.99 as f32) {
+                w[1]
+            } else {
+                w[0]
+            }),
+        if w[0] > 0.25 { w[-2] * w[0] } else { x1 - x1 },
+        w[-3].abs().abs().sqrt(),
+    );
     let x4 = w[-3].max(0.0).min(10000.0) as u32;
     x3 * x4 as f32
 }
@@ -2769,7 +2938,10 @@ pub fn random_178(w: Window<f64>) -> f64 {
 
 #[stencil(radius = 8, warp = 8, outputs_per_thread = 4, boundary = valid)]
 pub fn random_179(w: Window<u32>, shift0: u32, gain1: i32) -> u32 {
-    let x2 = { let t1 = shift0; t1.max((t1 | t1)) };
+    let x2 = {
+        let t1 = shift0;
+        t1.max((t1 | t1))
+    };
     let x3 = x2;
     let mut x4 = -((((false) as i32) >> 20i32) * -2);
     x4 *= 3;
@@ -2780,7 +2952,10 @@ pub fn random_179(w: Window<u32>, shift0: u32, gain1: i32) -> u32 {
         y5 += (w[0] >> 13i32);
     }
     let x6 = (w[8] << 7);
-    let x8: u32 = { let t7 = 4u32; t7.max(shift0.max(w[5]) - shift0.min(w[5])) };
+    let x8: u32 = {
+        let t7 = 4u32;
+        t7.max(shift0.max(w[5]) - shift0.min(w[5]))
+    };
     (gain1.max(0) as u32).min(x4.abs() as u32).min(y5).max(x6).max(x8).max(w[-6])
 }
 
@@ -2816,7 +2991,10 @@ pub fn random_181(w: Window<f32>, coef0: [f32; 2]) -> f32 {
         y3 *= t4;
     }
     let x5: f32 = 0.5;
-    let mut x7: f32 = { let t6 = w[0].mul_add(w[8], 1e-3); t6 * (x5 + 10.0) };
+    let mut x7: f32 = {
+        let t6 = w[0].mul_add(w[8], 1e-3);
+        t6 * (x5 + 10.0)
+    };
     x7 /= y1.abs().sqrt();
     y3.min(x7) + w[8]
 }
@@ -2884,7 +3062,8 @@ pub fn random_185(w: Window<i32>, weights0: [i32; 3]) -> i32 {
 pub fn random_186(w: Window<u32>) -> u32 {
     let x1 = 6;
     let x2 = w[2].min(x1);
-    let x3: u32 = if u32::min(w[0], 4) <= (w[1] as f64 as u32) { w[2] + (w[-2] | x2) } else { (w[-1] / 10u32).max(4 * w[2]) };
+    let x3: u32 =
+        if u32::min(w[0], 4) <= (w[1] as f64 as u32) { w[2] + (w[-2] | x2) } else { (w[-1] / 10u32).max(4 * w[2]) };
     let x4 = (x3 + w[0] + 3) as i32;
     let c5 = u32::min(x1.wrapping_neg(), w[0] + 7) != (x3.wrapping_rem(1000) << 20);
     (x4.abs() as u32).max(c5 as u32).min(w[0])
@@ -2893,7 +3072,10 @@ pub fn random_186(w: Window<u32>) -> u32 {
 #[stencil(radius = 7, warp = 2, outputs_per_thread = 4, boundary = wrap)]
 pub fn random_187(w: Window<f64>, beta0: u32, lo1: f64) -> f64 {
     let c1: [i32; 3] = [-4, 2, 1];
-    let x3 = { let t2 = beta0 as f64; t2 * (0.0 * w[7]) };
+    let x3 = {
+        let t2 = beta0 as f64;
+        t2 * (0.0 * w[7])
+    };
     let x4 = (x3 - 5e-1).abs().sqrt().max(-10000.0).min(10000.0) as i32;
     lo1.max(x4 as f64).max(c1[1] as f64)
 }
@@ -2922,7 +3104,8 @@ pub fn random_189(w: Window<i32>, beta0: i32) -> i32 {
     for k in (-26..=2).rev() {
         acc3 += w[k];
     }
-    let x4 = w[-17].max(0) as u32 % 4294967295u32 + ((65536 as u32).max(w[13].abs() as u32) - (65536 as u32).min(w[13].abs() as u32));
+    let x4 = w[-17].max(0) as u32 % 4294967295u32
+        + ((65536 as u32).max(w[13].abs() as u32) - (65536 as u32).min(w[13].abs() as u32));
     ((beta0 + x1).max(acc2) - acc3 + x4 as i32).max(w[-14])
 }
 
@@ -2943,7 +3126,10 @@ pub fn random_190(w: Window<f64>, beta0: f64, gain1: f64) -> f64 {
 #[stencil(radius = 1, warp = 4, outputs_per_thread = 7, boundary = clamp)]
 pub fn random_191(w: Window<u32>, bias0: u32) -> u32 {
     let x1: u32 = w[1];
-    let x3 = { let t2 = x1 % 7; t2.max((w[-1] as i32).max(0) as u32) };
+    let x3 = {
+        let t2 = x1 % 7;
+        t2.max((w[-1] as i32).max(0) as u32)
+    };
     let mut acc4: u32 = 0;
     for k in -1..=1 {
         acc4 += 3 * w[k];
@@ -2984,12 +3170,15 @@ pub fn random_194(w: Window<f64>, bias0: f64) -> f64 {
 
 #[stencil(radius = 26, warp = 32, outputs_per_thread = 4, boundary = zero)]
 pub fn random_195(w: Window<f64>) -> f64 {
-    let x1 = (w[-14].max(0.0).min(10000.0) as u32).min(w[1].max(0.0).min(10000.0) as u32) as f64 - w[4].mul_add(2.5e-1, w[26]).mul_add((2147483647 as f64).max(w[-1]), (16777217 as f64).sqrt());
+    let x1 = (w[-14].max(0.0).min(10000.0) as u32).min(w[1].max(0.0).min(10000.0) as u32) as f64
+        - w[4].mul_add(2.5e-1, w[26]).mul_add((2147483647 as f64).max(w[-1]), (16777217 as f64).sqrt());
     let mut y2 = w[-8] as i32 as f64;
     if -0.1 <= x1 {
         y2 = if w[-13] <= x1 { w[-26] } else { x1 };
     }
-    let x3 = (if y2 <= w[-25] { 1.00000005960464477539062500000001 } else { 0.5 }) as f64 + w[-11] + (if w[13] > ((0.3) as f64) { x1 } else { y2 });
+    let x3 = (if y2 <= w[-25] { 1.00000005960464477539062500000001 } else { 0.5 }) as f64
+        + w[-11]
+        + (if w[13] > ((0.3) as f64) { x1 } else { y2 });
     let mut acc4 = 0.0;
     for i in -4..=1 {
         for j in (-12..=18).rev() {
@@ -3331,7 +3520,21 @@ pub fn random_half_008(w: Window<bf16>, g: f32) -> bf16 {
 #[stencil(radius = 2, warp = 8, outputs_per_thread = 4, boundary = clamp)]
 pub fn random_half_009(w: Window<bf16>, p0: bf16, h: [bf16; 4]) -> bf16 {
     let x1 = w[-2];
-    let x2 = if bf16::from_f32_const(-3.7) < (if -h[3] >= -bf16::from_f32(0.75) { bf16::from_f32(x1.to_f32()) } else { w[-2].max(bf16::from_f32(0.1)) }) { if bf16::from_f32(w[-1].to_f32()) != bf16::from_f32(x1.to_f32()) { w[2] - w[-1] } else { bf16::from_f32(x1.to_f32()) } } else { if h[0].min(x1) == h[3] { x1 } else { bf16::from_f32(w[-1].to_f32()) } };
+    let x2 = if bf16::from_f32_const(-3.7)
+        < (if -h[3] >= -bf16::from_f32(0.75) { bf16::from_f32(x1.to_f32()) } else { w[-2].max(bf16::from_f32(0.1)) })
+    {
+        if bf16::from_f32(w[-1].to_f32()) != bf16::from_f32(x1.to_f32()) {
+            w[2] - w[-1]
+        } else {
+            bf16::from_f32(x1.to_f32())
+        }
+    } else {
+        if h[0].min(x1) == h[3] {
+            x1
+        } else {
+            bf16::from_f32(w[-1].to_f32())
+        }
+    };
     let x3 = ((x1 / p0) - w[0]) + (w[2].min(h[3]) + w[-2]);
     let mut s4 = bf16::ZERO;
     for k in -1..=1 {
@@ -3370,7 +3573,12 @@ pub fn random_half_012(w: Window<bf16>, g: f32) -> bf16 {
     for k in 0..=3 {
         s3 -= w[k] * w[-3];
     }
-    (((if bf16::MIN < bf16::from_f32_const(0.125) { w[-4] } else { bf16::from_f32(0.1) }).max(if w[-4] > w[-4] { w[0] } else { w[-3] })) + s2) + s3
+    (((if bf16::MIN < bf16::from_f32_const(0.125) { w[-4] } else { bf16::from_f32(0.1) }).max(if w[-4] > w[-4] {
+        w[0]
+    } else {
+        w[-3]
+    })) + s2)
+        + s3
 }
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 8, boundary = wrap)]
@@ -3538,7 +3746,7 @@ pub fn random_half_028(w: Window<bf16>, p0: bf16, p1: bf16, g: f32) -> bf16 {
 
 #[stencil(radius = 2, warp = 16, outputs_per_thread = 8, boundary = clamp, distribution = window(4))]
 pub fn random_half_029(w: Window<f16>, p0: f16) -> f16 {
-    let x1 = f16::from_f32(((w[1].to_f32() - w[2].to_f32())).abs());
+    let x1 = f16::from_f32((w[1].to_f32() - w[2].to_f32()).abs());
     let mut s2 = f16::ZERO;
     for k in 0..=0 {
         s2 -= w[k];
@@ -3640,50 +3848,116 @@ pub fn random_half_038(w: Window<bf16>, p0: bf16, p1: bf16) -> bf16 {
 
 #[stencil(radius = 2, warp = 4, outputs_per_thread = 2, boundary = valid)]
 pub fn random_half_039(w: Window<bf16>, p0: bf16, g: f32) -> bf16 {
-    let x1 = if (w[1] + w[1]) >= (if w[-1] == w[2] { w[2] } else { p0 }) { w[-2] } else { if w[2] < w[1] { w[-1] } else { bf16::from_f32(0.1) } };
+    let x1 = if (w[1] + w[1]) >= (if w[-1] == w[2] { w[2] } else { p0 }) {
+        w[-2]
+    } else {
+        if w[2] < w[1] {
+            w[-1]
+        } else {
+            bf16::from_f32(0.1)
+        }
+    };
     ((bf16::from_f32_const(100.0) * bf16::E) - (w[2] * w[0])) + x1
 }
 
 /// Visits every 16-bit stencil above, with the parameters it is checked with.
 pub fn visit_half(v: &mut impl super::VisitHalf) {
-    v.visit(&random_half_000::KERNEL, (f16::from_f32(1.5), [f16::from_f32(3.0), f16::from_f32(2.0), f16::from_f32(1.5), f16::from_f32(0.75)]));
+    v.visit(
+        &random_half_000::KERNEL,
+        (f16::from_f32(1.5), [f16::from_f32(3.0), f16::from_f32(2.0), f16::from_f32(1.5), f16::from_f32(0.75)]),
+    );
     v.visit(&random_half_001::KERNEL, (bf16::from_f32(0.75),));
     v.visit(&random_half_002::KERNEL, (1.5,));
     v.visit(&random_half_003::KERNEL, (bf16::from_f32(1.5),));
     v.visit(&random_half_004::KERNEL, ([f16::from_f32(1.5), f16::from_f32(0.75)],));
     v.visit(&random_half_005::KERNEL, (bf16::from_f32(-1.25), [bf16::from_f32(-1.25), bf16::from_f32(0.75)]));
-    v.visit(&random_half_006::KERNEL, (f16::from_f32(1.5), [f16::from_f32(0.5), f16::from_f32(1.5), f16::from_f32(-0.375), f16::from_f32(0.75)]));
+    v.visit(
+        &random_half_006::KERNEL,
+        (f16::from_f32(1.5), [f16::from_f32(0.5), f16::from_f32(1.5), f16::from_f32(-0.375), f16::from_f32(0.75)]),
+    );
     v.visit(&random_half_007::KERNEL, (bf16::from_f32(-0.375),));
     v.visit(&random_half_008::KERNEL, (0.75,));
-    v.visit(&random_half_009::KERNEL, (bf16::from_f32(3.0), [bf16::from_f32(2.0), bf16::from_f32(-1.25), bf16::from_f32(-0.375), bf16::from_f32(0.75)]));
-    v.visit(&random_half_010::KERNEL, (f16::from_f32(0.125), [f16::from_f32(0.5), f16::from_f32(2.0), f16::from_f32(0.5)]));
+    v.visit(
+        &random_half_009::KERNEL,
+        (
+            bf16::from_f32(3.0),
+            [bf16::from_f32(2.0), bf16::from_f32(-1.25), bf16::from_f32(-0.375), bf16::from_f32(0.75)],
+        ),
+    );
+    v.visit(
+        &random_half_010::KERNEL,
+        (f16::from_f32(0.125), [f16::from_f32(0.5), f16::from_f32(2.0), f16::from_f32(0.5)]),
+    );
     v.visit(&random_half_011::KERNEL, (bf16::from_f32(2.0),));
     v.visit(&random_half_012::KERNEL, (0.125,));
     v.visit(&random_half_013::KERNEL, (f16::from_f32(-1.25), [f16::from_f32(0.125), f16::from_f32(1.5)]));
-    v.visit(&random_half_014::KERNEL, (bf16::from_f32(0.75), bf16::from_f32(1.5), [bf16::from_f32(2.0), bf16::from_f32(1.5), bf16::from_f32(0.5)]));
+    v.visit(
+        &random_half_014::KERNEL,
+        (bf16::from_f32(0.75), bf16::from_f32(1.5), [bf16::from_f32(2.0), bf16::from_f32(1.5), bf16::from_f32(0.5)]),
+    );
     v.visit(&random_half_015::KERNEL, (f16::from_f32(-0.375),));
     v.visit(&random_half_016::KERNEL, (f16::from_f32(0.75),));
     v.visit(&random_half_017::KERNEL, (bf16::from_f32(0.75), 3.0));
     v.visit(&random_half_018::KERNEL, (f16::from_f32(2.0), 0.5));
-    v.visit(&random_half_019::KERNEL, (f16::from_f32(-0.375), f16::from_f32(0.75), [f16::from_f32(-0.375), f16::from_f32(0.5), f16::from_f32(-0.375)]));
+    v.visit(
+        &random_half_019::KERNEL,
+        (
+            f16::from_f32(-0.375),
+            f16::from_f32(0.75),
+            [f16::from_f32(-0.375), f16::from_f32(0.5), f16::from_f32(-0.375)],
+        ),
+    );
     v.visit(&random_half_020::KERNEL, (f16::from_f32(3.0), f16::from_f32(3.0)));
-    v.visit(&random_half_021::KERNEL, (0.75, [bf16::from_f32(0.5), bf16::from_f32(2.0), bf16::from_f32(0.125), bf16::from_f32(0.5)]));
+    v.visit(
+        &random_half_021::KERNEL,
+        (0.75, [bf16::from_f32(0.5), bf16::from_f32(2.0), bf16::from_f32(0.125), bf16::from_f32(0.5)]),
+    );
     v.visit(&random_half_022::KERNEL, (f16::from_f32(3.0),));
     v.visit(&random_half_023::KERNEL, (f16::from_f32(0.5),));
-    v.visit(&random_half_024::KERNEL, ([bf16::from_f32(0.75), bf16::from_f32(3.0), bf16::from_f32(-1.25), bf16::from_f32(0.5)],));
+    v.visit(
+        &random_half_024::KERNEL,
+        ([bf16::from_f32(0.75), bf16::from_f32(3.0), bf16::from_f32(-1.25), bf16::from_f32(0.5)],),
+    );
     v.visit(&random_half_025::KERNEL, (f16::from_f32(0.5),));
-    v.visit(&random_half_026::KERNEL, (f16::from_f32(0.125), [f16::from_f32(-0.375), f16::from_f32(0.5), f16::from_f32(3.0), f16::from_f32(1.5)]));
+    v.visit(
+        &random_half_026::KERNEL,
+        (f16::from_f32(0.125), [f16::from_f32(-0.375), f16::from_f32(0.5), f16::from_f32(3.0), f16::from_f32(1.5)]),
+    );
     v.visit(&random_half_027::KERNEL, ());
     v.visit(&random_half_028::KERNEL, (bf16::from_f32(0.125), bf16::from_f32(0.125), -1.25));
     v.visit(&random_half_029::KERNEL, (f16::from_f32(3.0),));
     v.visit(&random_half_030::KERNEL, (bf16::from_f32(3.0),));
     v.visit(&random_half_031::KERNEL, (bf16::from_f32(0.75),));
-    v.visit(&random_half_032::KERNEL, (bf16::from_f32(0.5), bf16::from_f32(0.5), [bf16::from_f32(0.75), bf16::from_f32(0.5), bf16::from_f32(1.5)]));
-    v.visit(&random_half_033::KERNEL, (f16::from_f32(0.75), 0.125, [f16::from_f32(1.5), f16::from_f32(0.125), f16::from_f32(1.5), f16::from_f32(2.0)]));
+    v.visit(
+        &random_half_032::KERNEL,
+        (bf16::from_f32(0.5), bf16::from_f32(0.5), [bf16::from_f32(0.75), bf16::from_f32(0.5), bf16::from_f32(1.5)]),
+    );
+    v.visit(
+        &random_half_033::KERNEL,
+        (
+            f16::from_f32(0.75),
+            0.125,
+            [f16::from_f32(1.5), f16::from_f32(0.125), f16::from_f32(1.5), f16::from_f32(2.0)],
+        ),
+    );
     v.visit(&random_half_034::KERNEL, (f16::from_f32(-1.25), [f16::from_f32(0.125), f16::from_f32(1.5)]));
     v.visit(&random_half_035::KERNEL, (bf16::from_f32(0.5), [bf16::from_f32(3.0), bf16::from_f32(0.75)]));
-    v.visit(&random_half_036::KERNEL, (bf16::from_f32(0.75), bf16::from_f32(-0.375), [bf16::from_f32(0.75), bf16::from_f32(2.0), bf16::from_f32(-1.25)]));
-    v.visit(&random_half_037::KERNEL, (bf16::from_f32(-0.375), 3.0, [bf16::from_f32(0.5), bf16::from_f32(0.125), bf16::from_f32(0.75), bf16::from_f32(2.0)]));
+    v.visit(
+        &random_half_036::KERNEL,
+        (
+            bf16::from_f32(0.75),
+            bf16::from_f32(-0.375),
+            [bf16::from_f32(0.75), bf16::from_f32(2.0), bf16::from_f32(-1.25)],
+        ),
+    );
+    v.visit(
+        &random_half_037::KERNEL,
+        (
+            bf16::from_f32(-0.375),
+            3.0,
+            [bf16::from_f32(0.5), bf16::from_f32(0.125), bf16::from_f32(0.75), bf16::from_f32(2.0)],
+        ),
+    );
     v.visit(&random_half_038::KERNEL, (bf16::from_f32(-0.375), bf16::from_f32(0.5)));
     v.visit(&random_half_039::KERNEL, (bf16::from_f32(-0.375), 2.0));
 }

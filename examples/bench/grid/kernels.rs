@@ -135,7 +135,9 @@ impl<T: rc::Element> GridStencil<T> {
     pub fn kernels(&self) -> Vec<Stencil<T, ()>> {
         let mut kernels: Vec<Stencil<T, ()>> = Vec::new();
         for k in std::iter::once(self.default).chain(self.others.iter().copied()) {
-            let same = |o: &Stencil<T, ()>| o.pattern() == k.pattern() && o.strategy() == k.strategy() && o.layout() == k.layout();
+            let same = |o: &Stencil<T, ()>| {
+                o.pattern() == k.pattern() && o.strategy() == k.strategy() && o.layout() == k.layout()
+            };
             if !kernels.iter().any(same) {
                 kernels.push(k);
             }

@@ -18,7 +18,8 @@ use crate::common::{Gpu, Result, Timing};
 
 pub fn element<T: GridElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) -> Result<Measured<Row>> {
     let element = T::TYPE;
-    let stencils: Vec<&GridStencil<T>> = T::stencils().iter().filter(|s| options.stencils.iter().any(|n| n == s.name)).collect();
+    let stencils: Vec<&GridStencil<T>> =
+        T::stencils().iter().filter(|s| options.stencils.iter().any(|n| n == s.name)).collect();
     let mut shapes: Vec<Extent> = Vec::new();
     for stencil in &stencils {
         let shape = stencil.shape(options.shape_2d, options.shape_3d);
@@ -95,9 +96,12 @@ fn stencil_rows<T: GridElement>(
     for (i, kernel) in kernels.into_iter().enumerate() {
         let mut row = Row::of_kernel(&base, &kernel, i == 0);
         let what = format!("[{:>2}/{count}] {name} {element} {} {} ({})", i + 1, row.strategy, row.kernel, row.tile());
-        let launch = |input: &DeviceSlice<T>, out: &mut DeviceSlice<T>| Ok(rc::runtime::launch_grid(&kernel, gpu.stream(), &[input], out, shape, ())?);
+        let launch = |input: &DeviceSlice<T>, out: &mut DeviceSlice<T>| {
+            Ok(rc::runtime::launch_grid(&kernel, gpu.stream(), &[input], out, shape, ())?)
+        };
         let checked = format!("{what} on the GPU, shape {}", shape_text(shape));
-        let Some(timing) = buffers.check_and_time(gpu, options, &want, &checked, &mut measured.failures, launch)? else {
+        let Some(timing) = buffers.check_and_time(gpu, options, &want, &checked, &mut measured.failures, launch)?
+        else {
             continue;
         };
         measure_row(&mut row, &kernel, &timing, want.len())?;

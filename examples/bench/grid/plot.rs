@@ -22,7 +22,12 @@ struct Plot {
 }
 
 const PLOTS: [Plot; 2] = [
-    Plot { file: "grid_gb_per_s.svg", y_desc: "effective GB/s: (input + output bytes) / median time", value: |r| Some(r.gb_per_s), line_at: None },
+    Plot {
+        file: "grid_gb_per_s.svg",
+        y_desc: "effective GB/s: (input + output bytes) / median time",
+        value: |r| Some(r.gb_per_s),
+        line_at: None,
+    },
     Plot {
         file: "grid_roofline.svg",
         y_desc: "fraction of the roofline: GB/s / min(copy, FP add bound)",
@@ -83,7 +88,9 @@ fn bars(rows: &[Row], path: &Path, plot: &Plot) -> Result<bool> {
             .y_label_area_size(72)
             .build_cartesian_2d(x, 0.0..top * 1.4)?;
         let label = |x: &SegmentValue<i32>| match x {
-            SegmentValue::CenterOf(j) if j % per_group == middle => groups.get((j / per_group) as usize).map(group_label).unwrap_or_default(),
+            SegmentValue::CenterOf(j) if j % per_group == middle => {
+                groups.get((j / per_group) as usize).map(group_label).unwrap_or_default()
+            }
             _ => String::new(),
         };
         chart
@@ -111,7 +118,10 @@ fn bars(rows: &[Row], path: &Path, plot: &Plot) -> Result<bool> {
                 .filter_map(|(i, group)| {
                     let v = value(series.pick(rows, group)?)?;
                     let at = i as i32 * per_group + k as i32;
-                    Some(Rectangle::new([(SegmentValue::Exact(at), 0.0), (SegmentValue::Exact(at + 1), v)], colour.filled()))
+                    Some(Rectangle::new(
+                        [(SegmentValue::Exact(at), 0.0), (SegmentValue::Exact(at + 1), v)],
+                        colour.filled(),
+                    ))
                 })
                 .collect();
             if bars.is_empty() {

@@ -236,8 +236,15 @@ pub enum Series {
 }
 
 impl Series {
-    pub const ALL: [Series; 7] =
-        [Series::Copy, Series::Default, Series::BestRegisterCache, Series::SharedMemory, Series::Naive, Series::Cupy, Series::Torch];
+    pub const ALL: [Series; 7] = [
+        Series::Copy,
+        Series::Default,
+        Series::BestRegisterCache,
+        Series::SharedMemory,
+        Series::Naive,
+        Series::Cupy,
+        Series::Torch,
+    ];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -276,7 +283,15 @@ impl Series {
 pub fn sort(rows: &mut [Row]) {
     let groups = groups(rows);
     let rank = |s: &str| {
-        let order = [COPY, DEFAULT, Strategy::RegisterCache.name(), Strategy::SharedMemory.name(), Strategy::Naive.name(), CUPY, TORCH];
+        let order = [
+            COPY,
+            DEFAULT,
+            Strategy::RegisterCache.name(),
+            Strategy::SharedMemory.name(),
+            Strategy::Naive.name(),
+            CUPY,
+            TORCH,
+        ];
         order.iter().position(|o| *o == s).unwrap_or(order.len())
     };
     let group_of = |r: &Row| groups.iter().position(|g| g.0 == r.stencil && g.1 == r.element);
@@ -312,7 +327,19 @@ pub fn table(rows: &[Row]) -> String {
     let _ = writeln!(
         out,
         "{:<10} {:<4} {:<22} {:<13} {:<24} {:>8} {:>7} {:>6} {:>5} {:>6} {:>6} {:>5} {:>8}",
-        "stencil", "type", "strategy", "kernel", "tile", "ms", "GB/s", "roof", "regs", "local", "smem", "occ", "shfl/out"
+        "stencil",
+        "type",
+        "strategy",
+        "kernel",
+        "tile",
+        "ms",
+        "GB/s",
+        "roof",
+        "regs",
+        "local",
+        "smem",
+        "occ",
+        "shfl/out"
     );
     for row in rows {
         let _ = writeln!(

@@ -39,7 +39,10 @@ pub fn run(options: &Options) -> Result<()> {
     for element in options.elements() {
         let _ = writeln!(header, "{}", crate::bench::roofline::arithmetic_assumption(&info, element, "taps"));
     }
-    let _ = writeln!(header, "roofline = min(device-to-device copy GB/s measured before the stencil's kernels, arithmetic bound)");
+    let _ = writeln!(
+        header,
+        "roofline = min(device-to-device copy GB/s measured before the stencil's kernels, arithmetic bound)"
+    );
     print!("{header}");
 
     let mut rows = Vec::new();
@@ -66,7 +69,11 @@ pub fn run(options: &Options) -> Result<()> {
         println!("wrote {}", path.display());
     }
     if !failures.is_empty() {
-        return Err(fail(format!("{} kernels FAILED their check (not timed):\n{}", failures.len(), failures.join("\n"))));
+        return Err(fail(format!(
+            "{} kernels FAILED their check (not timed):\n{}",
+            failures.len(),
+            failures.join("\n")
+        )));
     }
     Ok(())
 }
@@ -146,7 +153,8 @@ fn emulate_stencil<T: GridElement>(stencil: &GridStencil<T>, shape: Extent) -> R
     let want = stencil.default.reference_grid_vec(&[&input], shape, ())?;
     let mut checked = 0;
     for kernel in stencil.kernels() {
-        let what = format!("{} {} `{}` on {} in the CPU emulation", stencil.name, T::TYPE, kernel.name(), shape_text(shape));
+        let what =
+            format!("{} {} `{}` on {} in the CPU emulation", stencil.name, T::TYPE, kernel.name(), shape_text(shape));
         compare(&kernel.emulate_grid_vec(&[&input], shape, ())?, &want, &what)?;
         checked += 1;
     }

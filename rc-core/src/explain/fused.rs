@@ -53,7 +53,13 @@ pub(super) fn write(text: &mut String, tile: &FusedTile, boundary: Boundary) -> 
         if i > 0 && shown[i - 1] + 1 != *s {
             writeln!(text, "    ...")?;
         }
-        writeln!(text, "    after step {s:>3}: elements {}..{} exact (halo {} each side)", s * r, elements - s * r, s * r)?;
+        writeln!(
+            text,
+            "    after step {s:>3}: elements {}..{} exact (halo {} each side)",
+            s * r,
+            elements - s * r,
+            s * r
+        )?;
     }
     let end = tile.lead + tile.outputs();
     writeln!(
@@ -114,7 +120,11 @@ fn write_strip(text: &mut String, tile: &FusedTile) -> fmt::Result {
         tile.window_words(),
         t * ry
     )?;
-    writeln!(text, "  {:.3} elements computed per output and step (the x halo, and each strip's first rows computed twice)", tile.recompute())?;
+    writeln!(
+        text,
+        "  {:.3} elements computed per output and step (the x halo, and each strip's first rows computed twice)",
+        tile.recompute()
+    )?;
     if tile.splits() {
         writeln!(
             text,

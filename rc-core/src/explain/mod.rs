@@ -13,8 +13,8 @@ use crate::geometry::Dims;
 use crate::machine::LaunchBounds;
 use crate::program::{Instr, StageScope, WarpProgram};
 use crate::registers::{RegisterEstimate, MAX_REGISTERS_PER_THREAD};
-use crate::strategy::Strategy;
 use crate::schedule::{Fetch, Source};
+use crate::strategy::Strategy;
 
 /// Warps up to this width are shown as a full grid, one column per lane, like Table 2.
 const GRID_MAX_WARP: u32 = 8;
@@ -72,7 +72,11 @@ impl Explanation {
                 Strategy::Naive => writeln!(text, "strategy: naive: every tap is a load from global memory")?,
             }
             if program.fields > 1 {
-                writeln!(text, "input fields: {}, each cached and staged alike on this schedule; the counts below are per field", program.fields)?;
+                writeln!(
+                    text,
+                    "input fields: {}, each cached and staged alike on this schedule; the counts below are per field",
+                    program.fields
+                )?;
             }
             if program.vector == 1 && !program.staged {
                 writeln!(
@@ -179,7 +183,9 @@ impl Explanation {
                         at.stride,
                         served.join(" ")
                     )?,
-                    Source::Local(_) => writeln!(text, "step {}: local, no shuffle: taps {}", step + 1, served.join(" "))?,
+                    Source::Local(_) => {
+                        writeln!(text, "step {}: local, no shuffle: taps {}", step + 1, served.join(" "))?
+                    }
                     Source::Shuffle(phase) => writeln!(
                         text,
                         "step {}: shuffle, lane l reads lane (l + {}) mod {warp}: taps {}",
@@ -211,7 +217,11 @@ impl Explanation {
 
 impl Explanation {
     /// This explanation followed by the fused kernel's: its tile of `tile` under `boundary`.
-    pub fn with_fused(mut self, tile: &crate::time_steps::FusedTile, boundary: crate::pattern::Boundary) -> Explanation {
+    pub fn with_fused(
+        mut self,
+        tile: &crate::time_steps::FusedTile,
+        boundary: crate::pattern::Boundary,
+    ) -> Explanation {
         // Writing to a String cannot fail.
         let _ = fused::write(&mut self.text, tile, boundary);
         self

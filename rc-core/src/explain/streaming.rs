@@ -110,7 +110,9 @@ impl Step {
     fn op(&mut self, op: &Op) {
         match op {
             Op::Load { row, .. } | Op::Shared { row, .. } => self.loads.add(1, Some(*row)),
-            Op::LoadVector { dsts, row, .. } | Op::LoadVectorRule { dsts, row, .. } => self.loads.add(dsts.len(), Some(*row)),
+            Op::LoadVector { dsts, row, .. } | Op::LoadVectorRule { dsts, row, .. } => {
+                self.loads.add(dsts.len(), Some(*row))
+            }
             Op::ReadStage { dsts, .. } => self.loads.add(dsts.len(), None),
             Op::ReadRing { dsts, row, .. } => self.loads.add(dsts.len(), Some(*row)),
             Op::Store { row, .. } => self.stores.add(1, Some(*row)),

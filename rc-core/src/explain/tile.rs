@@ -104,8 +104,18 @@ pub fn write(text: &mut String, program: &WarpProgram) -> fmt::Result {
         let reused: Vec<u32> = reads.rows.intersection(&loaded).copied().collect();
         loaded.extend(&new);
         let registers = loads.iter().filter(|l| new.contains(&l.row)).count();
-        let list = |rows: &[u32]| if rows.is_empty() { "none".to_string() } else { rows.iter().map(u32::to_string).collect::<Vec<_>>().join(" ") };
-        let mut line = format!("  row {}: reads input rows {}", output_label(program, row as u32), list(&reads.rows.iter().copied().collect::<Vec<_>>()));
+        let list = |rows: &[u32]| {
+            if rows.is_empty() {
+                "none".to_string()
+            } else {
+                rows.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
+            }
+        };
+        let mut line = format!(
+            "  row {}: reads input rows {}",
+            output_label(program, row as u32),
+            list(&reads.rows.iter().copied().collect::<Vec<_>>())
+        );
         if !loads.is_empty() {
             let _ = write!(line, "; loads {} ({registers} registers)", list(&new));
             match by_input_rows {
@@ -197,7 +207,10 @@ fn describe_loads(program: &WarpProgram, loads: &[&CacheLoad]) -> String {
         match runs.last_mut() {
             Some(run)
                 if run.last().is_some_and(|last| {
-                    last.cache + 1 == load.cache && last.at.base + 1 == load.at.base && last.at.stride == load.at.stride && last.lanes == load.lanes
+                    last.cache + 1 == load.cache
+                        && last.at.base + 1 == load.at.base
+                        && last.at.stride == load.at.stride
+                        && last.lanes == load.lanes
                 }) =>
             {
                 run.push(load)
@@ -216,7 +229,13 @@ fn describe_loads(program: &WarpProgram, loads: &[&CacheLoad]) -> String {
             };
             match run.len() {
                 1 => format!("rc[{}] = {}{lanes}", first.cache, element(first.at)),
-                _ => format!("rc[{}..{}] = {} .. {}{lanes}", first.cache, last.cache, element(first.at), element(last.at)),
+                _ => format!(
+                    "rc[{}..{}] = {} .. {}{lanes}",
+                    first.cache,
+                    last.cache,
+                    element(first.at),
+                    element(last.at)
+                ),
             }
         })
         .collect::<Vec<_>>()
@@ -225,7 +244,8 @@ fn describe_loads(program: &WarpProgram, loads: &[&CacheLoad]) -> String {
 
 /// Distinct tile elements a row's loads bring in, over all lanes.
 fn distinct_elements(loads: &[&CacheLoad]) -> usize {
-    let elements: BTreeSet<u32> = loads.iter().flat_map(|l| (l.lanes.0..l.lanes.1).map(|lane| l.at.element(lane))).collect();
+    let elements: BTreeSet<u32> =
+        loads.iter().flat_map(|l| (l.lanes.0..l.lanes.1).map(|lane| l.at.element(lane))).collect();
     elements.len()
 }
 
@@ -250,7 +270,8 @@ fn output_rows(program: &WarpProgram) -> Vec<RowReads> {
     let mut current = RowReads::default();
     let mut stores = vec![0u32; pattern.output_rows() as usize];
     for instr in &program.instrs {
-        let reads: BTreeSet<u32> = instr.uses().iter().flat_map(|reg| behind.get(reg).cloned().unwrap_or_default()).collect();
+        let reads: BTreeSet<u32> =
+            instr.uses().iter().flat_map(|reg| behind.get(reg).cloned().unwrap_or_default()).collect();
         match instr {
             Instr::Load { dst, row, cache: Some(_), .. } => {
                 behind.insert(*dst, BTreeSet::from([*row]));
@@ -260,7 +281,11 @@ fn output_rows(program: &WarpProgram) -> Vec<RowReads> {
                 current.rows.insert(*row);
                 current.memory += 1;
             }
-            Instr::Pick { dst, .. } | Instr::Shuffle { dst, .. } | Instr::Pack { dst, .. } | Instr::Unpack { dst, .. } | Instr::Straddle { dst, .. } => {
+            Instr::Pick { dst, .. }
+            | Instr::Shuffle { dst, .. }
+            | Instr::Pack { dst, .. }
+            | Instr::Unpack { dst, .. }
+            | Instr::Straddle { dst, .. } => {
                 current.shuffles += usize::from(matches!(instr, Instr::Shuffle { .. }));
                 behind.insert(*dst, reads.clone());
             }

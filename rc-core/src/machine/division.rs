@@ -43,7 +43,9 @@ impl FastDivisions {
             .instrs
             .iter()
             .filter_map(|i| match i {
-                Instr::Const { dst, value } if value.ty == ScalarType::F32 => Some((*dst, f32::from_bits(value.bits as u32))),
+                Instr::Const { dst, value } if value.ty == ScalarType::F32 => {
+                    Some((*dst, f32::from_bits(value.bits as u32)))
+                }
                 _ => None,
             })
             .collect();
@@ -85,7 +87,9 @@ impl FastDivisions {
             .iter()
             .filter_map(|i| match *i {
                 Instr::Binary { dst, op: BinaryOp::Add, a, b }
-                    if program.reg_type(dst) == ScalarType::F32 && fast_dividends.contains(&dst) && uses.get(&dst) == Some(&1) =>
+                    if program.reg_type(dst) == ScalarType::F32
+                        && fast_dividends.contains(&dst)
+                        && uses.get(&dst) == Some(&1) =>
                 {
                     match (zero(a), zero(b)) {
                         (_, true) => Some((dst, a)),

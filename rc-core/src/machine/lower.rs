@@ -58,7 +58,10 @@ impl Machine {
                 shared_bytes = Some(stage::block_stage_bytes(&program.pattern, element, *elements) * program.fields)
             }
             Op::StageWarp { stage, .. } => {
-                shared_bytes = Some(stage::block_bytes(&program.pattern, stage.padding.granule, element, stage.elements) * program.fields)
+                shared_bytes = Some(
+                    stage::block_bytes(&program.pattern, stage.padding.granule, element, stage.elements)
+                        * program.fields,
+                )
             }
             _ => {}
         });
@@ -90,7 +93,11 @@ impl WarpProgram {
         if self.ring.is_some() || self.staged || self.vector == 1 {
             return false;
         }
-        let lower = Lowering { program: self, divisions: FastDivisions::of(self), width: vector_access_elements(self.vector, self.element) };
+        let lower = Lowering {
+            program: self,
+            divisions: FastDivisions::of(self),
+            width: vector_access_elements(self.vector, self.element),
+        };
         let loads = cache_loads(&self.instrs);
         lower.input_row_order(&loads, &self.instrs[loads.len()..]).is_some()
     }
@@ -155,7 +162,9 @@ fn cache_loads(instrs: &[Instr]) -> Vec<CacheLoad> {
     instrs
         .iter()
         .map_while(|i| match *i {
-            Instr::Load { dst, cache: Some(cache), at, lanes, field, row } => Some(CacheLoad { dst, cache, at, lanes, field, row }),
+            Instr::Load { dst, cache: Some(cache), at, lanes, field, row } => {
+                Some(CacheLoad { dst, cache, at, lanes, field, row })
+            }
             _ => None,
         })
         .collect()
@@ -238,7 +247,10 @@ fn row_segments(instrs: &[Instr], outputs_per_row: u32) -> Vec<RowSegment> {
                 current.row = row;
                 current.stores.push(instr.clone());
                 if current.stores.len() == outputs_per_row as usize {
-                    segments.push(std::mem::replace(&mut current, RowSegment { rest: Vec::new(), stores: Vec::new(), row: row + 1 }));
+                    segments.push(std::mem::replace(
+                        &mut current,
+                        RowSegment { rest: Vec::new(), stores: Vec::new(), row: row + 1 },
+                    ));
                 }
             }
             _ => current.rest.push(instr.clone()),
@@ -258,7 +270,8 @@ impl Lowering<'_> {
         let mut out = Vec::new();
         let mut i = 0;
         while i < instrs.len() {
-            let run: Vec<_> = instrs[i..].iter().map_while(|instr| self.divisions.division(self.program, instr)).collect();
+            let run: Vec<_> =
+                instrs[i..].iter().map_while(|instr| self.divisions.division(self.program, instr)).collect();
             let len = run.len().max(1);
             if let Some(pending) = pending.as_deref_mut() {
                 for instr in &instrs[i..i + len] {
@@ -314,7 +327,8 @@ impl Lowering<'_> {
         if self.program.pipeline.is_none() {
             return self.place(instrs, None);
         }
-        let (loads, rest): (Vec<Instr>, Vec<Instr>) = instrs.iter().cloned().partition(|i| matches!(i, Instr::Load { cache: Some(_), .. }));
+        let (loads, rest): (Vec<Instr>, Vec<Instr>) =
+            instrs.iter().cloned().partition(|i| matches!(i, Instr::Load { cache: Some(_), .. }));
         let loads = cache_loads(&loads);
         let mut step = placed(singles(&loads));
         step.extend(self.place(&rest, None));
@@ -332,7 +346,8 @@ impl Lowering<'_> {
         // Vector loads: with no rule on the interior path, under the rule on the boundary path
         // where rows are whole vectors (the same runs either way).
         let vector_runs = |loads: &[CacheLoad], under_rule: bool| -> Vec<LoadRun> {
-            let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: l.lanes, field: l.field, row: l.row }).collect();
+            let accesses: Vec<Access> =
+                loads.iter().map(|l| Access { at: l.at, lanes: l.lanes, field: l.field, row: l.row }).collect();
             let vector = |run: std::ops::Range<usize>| {
                 let run = &loads[run];
                 let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();
@@ -355,12 +370,20 @@ impl Lowering<'_> {
         let arm = |accesses: &MakeLoads<'_>, interior: bool| {
             let step = match !interior && self.program.pipeline.is_some() {
                 true => [placed(accesses(&loads)), self.path(&segments, PendingLoads::new(Vec::new()), false)].concat(),
-                false => self.path(&segments, PendingLoads::new(accesses(&loads)), interior && self.inside_stores_whole(last + 1)),
+                false => self.path(
+                    &segments,
+                    PendingLoads::new(accesses(&loads)),
+                    interior && self.inside_stores_whole(last + 1),
+                ),
             };
             self.stream(self.prologue(&loads, rest, accesses), step)
         };
         let fallback = match self.boundary_vectors() {
-            true => vec![Stmt::Branch { test: TileTest::RowsInside, taken: arm(&rule_vectors, false), fallback: arm(&singles, false) }],
+            true => vec![Stmt::Branch {
+                test: TileTest::RowsInside,
+                taken: arm(&rule_vectors, false),
+                fallback: arm(&singles, false),
+            }],
             false => arm(&singles, false),
         };
         let taken = [self.prefetch(), arm(&vectors, true)].concat();
@@ -448,9 +471,11 @@ impl Lowering<'_> {
         let mut out = Vec::new();
         for k in 0..pipeline.last {
             // The newest plane's loads, one plane lower per step still to come.
-            let earlier: Vec<CacheLoad> = loads.iter().map(|&l| CacheLoad { row: l.row - (pipeline.last - k) * rows, ..l }).collect();
+            let earlier: Vec<CacheLoad> =
+                loads.iter().map(|&l| CacheLoad { row: l.row - (pipeline.last - k) * rows, ..l }).collect();
             out.extend(placed(accesses(&earlier)));
-            let stages: Vec<Instr> = rest.iter().filter(|i| pipeline.runs_in_prologue(i, k, &needed)).cloned().collect();
+            let stages: Vec<Instr> =
+                rest.iter().filter(|i| pipeline.runs_in_prologue(i, k, &needed)).cloned().collect();
             out.extend(self.place(&stages, None));
             out.extend(self.carry());
         }
@@ -507,7 +532,9 @@ impl Lowering<'_> {
         let (mut loads, mut rest) = (Vec::new(), Vec::new());
         for instr in &self.program.instrs {
             match *instr {
-                Instr::Stage { scope, lead, elements, field } => body.push(Stmt::Op(self.stage(scope, lead, elements, field))),
+                Instr::Stage { scope, lead, elements, field } => {
+                    body.push(Stmt::Op(self.stage(scope, lead, elements, field)))
+                }
                 Instr::Load { dst, cache, at, lanes, field, row } => {
                     loads.push(CacheLoad { dst, cache: cache.unwrap_or(0), at, lanes, field, row })
                 }
@@ -515,7 +542,8 @@ impl Lowering<'_> {
             }
         }
         // Every lane reads its window from the stage, so runs need not share a lane range.
-        let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: (0, 0), field: l.field, row: l.row }).collect();
+        let accesses: Vec<Access> =
+            loads.iter().map(|l| Access { at: l.at, lanes: (0, 0), field: l.field, row: l.row }).collect();
         let vectors = vector::runs(&accesses, self.width).into_iter().map(|run| {
             let run = &loads[run];
             let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();
@@ -536,7 +564,8 @@ impl Lowering<'_> {
         let loads = cache_loads(&program.instrs);
         let rest = &program.instrs[loads.len()..];
         // Every lane reads its window from the ring, so runs need not share a lane range.
-        let accesses: Vec<Access> = loads.iter().map(|l| Access { at: l.at, lanes: (0, 0), field: l.field, row: l.row }).collect();
+        let accesses: Vec<Access> =
+            loads.iter().map(|l| Access { at: l.at, lanes: (0, 0), field: l.field, row: l.row }).collect();
         let reads = vector::aligned_runs(&accesses, self.width).into_iter().map(|run| {
             let run = &loads[run];
             let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();

@@ -120,8 +120,12 @@ impl LaunchBounds {
     /// even the default 256 threads changes ptxas' register allocation (an f32 r = 16 kernel
     /// went from 87 registers to 80 and a spill).
     pub fn of(pattern: &Pattern) -> Option<LaunchBounds> {
-        let asked = pattern.threads_per_block() != Pattern::DEFAULT_THREADS_PER_BLOCK || pattern.min_blocks_per_sm().is_some();
-        asked.then_some(LaunchBounds { max_threads_per_block: pattern.threads_per_block(), min_blocks_per_sm: pattern.min_blocks_per_sm() })
+        let asked =
+            pattern.threads_per_block() != Pattern::DEFAULT_THREADS_PER_BLOCK || pattern.min_blocks_per_sm().is_some();
+        asked.then_some(LaunchBounds {
+            max_threads_per_block: pattern.threads_per_block(),
+            min_blocks_per_sm: pattern.min_blocks_per_sm(),
+        })
     }
 }
 
@@ -129,9 +133,16 @@ impl LaunchBounds {
 pub enum Stmt {
     Op(Op),
     /// `taken` for tiles where `test` holds, `fallback` for the others.
-    Branch { test: TileTest, taken: Vec<Stmt>, fallback: Vec<Stmt> },
+    Branch {
+        test: TileTest,
+        taken: Vec<Stmt>,
+        fallback: Vec<Stmt>,
+    },
     /// `body`, `times` times in a row (at least once), every lane alike.
-    Loop { times: u32, body: Vec<Stmt> },
+    Loop {
+        times: u32,
+        body: Vec<Stmt>,
+    },
 }
 
 /// A condition on the tile, the same for every lane of the warp.
@@ -347,7 +358,9 @@ impl Machine {
             for stmt in stmts {
                 match stmt {
                     Stmt::Op(op) => out.push(op),
-                    Stmt::Branch { test, taken, fallback } => walk(if take(*test) { taken } else { fallback }, take, out),
+                    Stmt::Branch { test, taken, fallback } => {
+                        walk(if take(*test) { taken } else { fallback }, take, out)
+                    }
                     Stmt::Loop { times, body } => {
                         for _ in 0..*times {
                             walk(body, take, out);
@@ -401,7 +414,10 @@ impl Op {
         match self {
             Op::Compute(instr) => instr.def().into_iter().collect(),
             Op::Load { dst, .. } | Op::Shared { dst, .. } => vec![*dst],
-            Op::LoadVector { dsts, .. } | Op::LoadVectorRule { dsts, .. } | Op::ReadStage { dsts, .. } | Op::ReadRing { dsts, .. } => dsts.clone(),
+            Op::LoadVector { dsts, .. }
+            | Op::LoadVectorRule { dsts, .. }
+            | Op::ReadStage { dsts, .. }
+            | Op::ReadRing { dsts, .. } => dsts.clone(),
             Op::Divisions(run) => run.iter().map(|d| d.dst).collect(),
             Op::Carry(moves) => moves.iter().map(|&(dst, _)| dst).collect(),
             Op::Neighbour { dst, .. } => vec![*dst],
@@ -427,6 +443,13 @@ impl Op {
 
     /// Whether this operation fills cache registers.
     pub fn loads_cache(&self) -> bool {
-        matches!(self, Op::Load { cache: Some(_), .. } | Op::LoadVector { .. } | Op::LoadVectorRule { .. } | Op::ReadStage { .. } | Op::ReadRing { .. })
+        matches!(
+            self,
+            Op::Load { cache: Some(_), .. }
+                | Op::LoadVector { .. }
+                | Op::LoadVectorRule { .. }
+                | Op::ReadStage { .. }
+                | Op::ReadRing { .. }
+        )
     }
 }

@@ -35,8 +35,11 @@ fn runs_of(accesses: &[Access], widths: &[usize]) -> Vec<std::ops::Range<usize>>
     let mut i = 0;
     while i < accesses.len() {
         let first = accesses[i];
-        let next = |k: usize| Access { at: AffineLoad { base: first.at.base + k as u32, stride: first.at.stride }, ..first };
-        let fits = |n: usize| first.at.base % n as u32 == 0 && i + n <= accesses.len() && (1..n).all(|k| accesses[i + k] == next(k));
+        let next =
+            |k: usize| Access { at: AffineLoad { base: first.at.base + k as u32, stride: first.at.stride }, ..first };
+        let fits = |n: usize| {
+            first.at.base % n as u32 == 0 && i + n <= accesses.len() && (1..n).all(|k| accesses[i + k] == next(k))
+        };
         let len = widths.iter().copied().find(|&n| fits(n)).unwrap_or(1);
         runs.push(i..i + len);
         i += len;

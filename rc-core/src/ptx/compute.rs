@@ -25,12 +25,15 @@ impl Printer<'_> {
     /// the range where it is exact, and IEEE division for all of them where one is not (rare:
     /// zero, infinite, NaN or tiny dividends). Bit-exact with `div.rn.f32`; see `reciprocal`.
     pub(super) fn divisions(&mut self, run: &[Division]) {
-        self.comment("x / b, b constant: q0 = x * RN(1/b), q = q0 + (x - b*q0) * RN(1/b) == RN(x/b) where |q| >= bound");
+        self.comment(
+            "x / b, b constant: q0 = x * RN(1/b), q = q0 + (x - b*q0) * RN(1/b) == RN(x/b) where |q| >= bound",
+        );
         let exact = self.q();
         for (i, division) in run.iter().enumerate() {
             // For a dividend `sum + 0.0`, the sum: equal wherever the check passes.
             let (x, d, fast) = (self.reg(division.dividend_on_fast_path()), self.reg(division.dst), division.fast);
-            let (q0, r, m) = (self.scratch(ScalarType::F32), self.scratch(ScalarType::F32), self.scratch(ScalarType::F32));
+            let (q0, r, m) =
+                (self.scratch(ScalarType::F32), self.scratch(ScalarType::F32), self.scratch(ScalarType::F32));
             let y = immediate(Scalar::f32(fast.reciprocal));
             let minus_b = immediate(Scalar::f32(-fast.divisor));
             let bound = immediate(Scalar::f32(fast.min_quotient));
@@ -65,7 +68,11 @@ impl Printer<'_> {
                     .flat_map(|&fetch| &program.schedule.fetches[fetch].uses)
                     .map(|(p, d)| format!("output {p} tap {d:+}"))
                     .collect();
-                self.comment(&format!("phase: lane l reads lane (l + {rotate}) mod {}: {}", program.pattern.warp(), taps.join(", ")));
+                self.comment(&format!(
+                    "phase: lane l reads lane (l + {rotate}) mod {}: {}",
+                    program.pattern.warp(),
+                    taps.join(", ")
+                ));
                 self.shuffle(*dst, *src, *rotate);
             }
             Instr::Pack { dst, lo, hi } => self.pack(*dst, *lo, *hi),

@@ -112,7 +112,8 @@ impl Printer<'_> {
         let pattern = self.program.pattern;
         let warp = pattern.warp();
         let three = pattern.dims() == Dims::Three;
-        let [input, output] = [KernelParam::Input { field: 0 }, KernelParam::Output].map(|p| self.param_name(&p.suffix()));
+        let [input, output] =
+            [KernelParam::Input { field: 0 }, KernelParam::Output].map(|p| self.param_name(&p.suffix()));
         let extent = |p: &mut Self, axis: u32, output: bool| -> String {
             let reg = p.a();
             match p.program.declared_axis(axis) {
@@ -124,7 +125,9 @@ impl Printer<'_> {
             }
             reg
         };
-        self.comment("2D/3D: N and N_OUT are the input's and the output's row lengths; global warp t computes tile t, row-major");
+        self.comment(
+            "2D/3D: N and N_OUT are the input's and the output's row lengths; global warp t computes tile t, row-major",
+        );
         self.line(&format!("ld.param.u64 {INPUT}, [{input}];"));
         self.line(&format!("ld.param.u64 {OUTPUT}, [{output}];"));
         let x_in = self.param_name(&KernelParam::Extent { axis: 0, output: false }.suffix());
@@ -133,7 +136,8 @@ impl Printer<'_> {
         self.line(&format!("ld.param.u64 {N_OUT}, [{x_out}];"));
         let in_y = extent(self, 1, false);
         let out_y = extent(self, 1, true);
-        let (in_z, out_z) = if three { (Some(extent(self, 2, false)), Some(extent(self, 2, true))) } else { (None, None) };
+        let (in_z, out_z) =
+            if three { (Some(extent(self, 2, false)), Some(extent(self, 2, true))) } else { (None, None) };
         self.line(&format!("cvta.to.global.u64 {INPUT}, {INPUT};"));
         self.line(&format!("cvta.to.global.u64 {OUTPUT}, {OUTPUT};"));
         self.other_inputs();
@@ -316,7 +320,8 @@ impl Printer<'_> {
     /// against 48 and ran at 0.81 of copy against 0.88 (bench/results/2026-11-24-h200-grid2d3).
     /// 1D and fused kernels forget at every branch, as they always did.
     pub(super) fn kept_across(&self, arms: &[&[Stmt]]) -> Option<KeptPath> {
-        self.keeps_across(arms).then(|| KeptPath { lane_starts: self.lane_starts.clone(), output_rows: self.output_rows.clone() })
+        self.keeps_across(arms)
+            .then(|| KeptPath { lane_starts: self.lane_starts.clone(), output_rows: self.output_rows.clone() })
     }
 
     /// Whether [`Printer::kept_across`] keeps anything across `arms`.
@@ -437,7 +442,11 @@ impl Printer<'_> {
         let grid = self.grid.clone().expect("2D");
         let (y, _) = self.split_row(row, false);
         let at = self.a();
-        self.line(&format!("add.s64 {at}, {}, {};", grid.tile_y, y as i64 - self.program.pattern.shift_along(1) as i64));
+        self.line(&format!(
+            "add.s64 {at}, {}, {};",
+            grid.tile_y,
+            y as i64 - self.program.pattern.shift_along(1) as i64
+        ));
         (at, grid.in_y)
     }
 

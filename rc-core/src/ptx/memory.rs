@@ -202,7 +202,15 @@ impl Printer<'_> {
         }
     }
 
-    pub(super) fn load(&mut self, dst: Reg, cache: Option<u32>, at: AffineLoad, lanes: (u32, u32), field: u32, row: u32) {
+    pub(super) fn load(
+        &mut self,
+        dst: Reg,
+        cache: Option<u32>,
+        at: AffineLoad,
+        lanes: (u32, u32),
+        field: u32,
+        row: u32,
+    ) {
         let d = self.reg(dst);
         let AffineLoad { base, stride } = at;
         let in_row = self.of_row_and_field(field, row);
@@ -272,11 +280,24 @@ impl Printer<'_> {
         self.read_elements("global.nc", &[d.to_string()], &addr, guard);
     }
 
-    pub(super) fn load_vector(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, lanes: (u32, u32), field: u32, row: u32) {
+    pub(super) fn load_vector(
+        &mut self,
+        dsts: &[Reg],
+        first: u32,
+        at: AffineLoad,
+        lanes: (u32, u32),
+        field: u32,
+        row: u32,
+    ) {
         let (bytes, lead) = (self.program.element.bytes(), self.program.schedule.lead);
         let regs: Vec<String> = dsts.iter().map(|&r| self.reg(r)).collect();
         let in_row = self.of_row_and_field(field, row);
-        self.comment(&format!("rc[{first}..{}] = tile elements {}.. + lane * {}{in_row}", first + regs.len() as u32, at.base, at.stride));
+        self.comment(&format!(
+            "rc[{first}..{}] = tile elements {}.. + lane * {}{in_row}",
+            first + regs.len() as u32,
+            at.base,
+            at.stride
+        ));
         let start = self.lane_start(Buffer::Input(field), at.stride, lead, row);
         let addr = format!("{start}+{}", at.base * bytes);
         let guard = self.lane_guard(lanes);
@@ -287,12 +308,25 @@ impl Printer<'_> {
     /// grid) where the interior path reads it, moved along x to where the rule says
     /// ([`Printer::rule_vector`], once per path), then under `clamp` each element of a vector
     /// outside the row takes the edge element.
-    pub(super) fn load_vector_rule(&mut self, dsts: &[Reg], first: u32, at: AffineLoad, lanes: (u32, u32), field: u32, row: u32) {
+    pub(super) fn load_vector_rule(
+        &mut self,
+        dsts: &[Reg],
+        first: u32,
+        at: AffineLoad,
+        lanes: (u32, u32),
+        field: u32,
+        row: u32,
+    ) {
         let (bytes, lead) = (self.program.element.bytes(), self.program.schedule.lead);
         let regs: Vec<String> = dsts.iter().map(|&r| self.reg(r)).collect();
         let in_row = self.of_row_and_field(field, row);
         let x = self.rule_vector(at, regs.len() as u32);
-        let what = format!("rc[{first}..{}] = tile elements {}.. + lane * {}{in_row}", first + regs.len() as u32, at.base, at.stride);
+        let what = format!(
+            "rc[{first}..{}] = tile elements {}.. + lane * {}{in_row}",
+            first + regs.len() as u32,
+            at.base,
+            at.stride
+        );
         self.comment(&format!("{what}, one vector under the rule along x"));
         let start = self.lane_start(Buffer::Input(field), at.stride, lead, row);
         let addr = self.a();
@@ -404,7 +438,9 @@ impl Printer<'_> {
         let of_field = self.of_field(field);
         match rows {
             1 => self.comment(&format!("stage the block's {elements} input elements{of_field} in shared memory")),
-            _ => self.comment(&format!("stage the block's {rows} input rows of {elements} elements{of_field} in shared memory")),
+            _ => self.comment(&format!(
+                "stage the block's {rows} input rows of {elements} elements{of_field} in shared memory"
+            )),
         }
         // The fields' stages follow each other in shared memory.
         let field_offset = field * stage::block_stage_bytes(&pattern, program.element, elements);
@@ -475,7 +511,9 @@ impl Printer<'_> {
         let WarpStage { lead, elements, padding, chunks, region_bytes: region } = *stage;
         let (warp, bytes, width) = (pattern.warp(), program.element.bytes(), padding.width);
         let of_field = self.of_field(field);
-        self.comment(&format!("stage the warp's {elements} input elements{of_field} in its region of shared memory ({region} bytes)"));
+        self.comment(&format!(
+            "stage the warp's {elements} input elements{of_field} in its region of shared memory ({region} bytes)"
+        ));
         let origin = self.a();
         self.line(&format!("sub.s64 {origin}, {TILE_START}, {lead};"));
         // The lane's first vector: input element origin + lane * width, stage position
@@ -546,7 +584,12 @@ impl Printer<'_> {
             let guard = guard_of(self, round);
             let values: Vec<String> = (0..width).map(|_| self.scratch(program.element)).collect();
             let offset = round * warp * width * bytes;
-            self.read_elements("global.nc", &values, &format!("{source}+{offset}"), guard.as_deref().map_or(Guard::All, Guard::Only));
+            self.read_elements(
+                "global.nc",
+                &values,
+                &format!("{source}+{offset}"),
+                guard.as_deref().map_or(Guard::All, Guard::Only),
+            );
             match &first_position {
                 Some(addr) => {
                     let stride = padding.position(warp * width) * bytes;
@@ -597,7 +640,10 @@ impl Printer<'_> {
 
     pub(super) fn store(&mut self, src: Reg, output: u32, at: AffineLoad, row: u32) {
         match self.grid {
-            Some(_) => self.comment(&format!("store output {output} of output row {row}: tile output {} + lane * {}", at.base, at.stride)),
+            Some(_) => self.comment(&format!(
+                "store output {output} of output row {row}: tile output {} + lane * {}",
+                at.base, at.stride
+            )),
             None => self.comment(&format!("store output {output}: tile output {} + lane * {}", at.base, at.stride)),
         }
         let i = self.tile_index(at.base, at.stride);
@@ -620,7 +666,12 @@ impl Printer<'_> {
             Some(_) => format!(" of output row {row}"),
             None => String::new(),
         };
-        self.comment(&format!("store outputs {output}..{}{of_row}: tile output {}.. + lane * {}", output + regs.len() as u32, at.base, at.stride));
+        self.comment(&format!(
+            "store outputs {output}..{}{of_row}: tile output {}.. + lane * {}",
+            output + regs.len() as u32,
+            at.base,
+            at.stride
+        ));
         let start = self.lane_start(Buffer::Output, at.stride, 0, row);
         let addr = format!("{start}+{}", at.base * bytes);
         self.write_elements("global", &addr, &regs, None);

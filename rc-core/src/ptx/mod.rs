@@ -231,7 +231,8 @@ impl<'a> Printer<'a> {
         let pattern = self.program.pattern;
         let warp = pattern.warp();
         let [input, output, n, n_out] =
-            [KernelParam::Input { field: 0 }, KernelParam::Output, KernelParam::Len, KernelParam::OutputLen].map(|p| self.param_name(&p.suffix()));
+            [KernelParam::Input { field: 0 }, KernelParam::Output, KernelParam::Len, KernelParam::OutputLen]
+                .map(|p| self.param_name(&p.suffix()));
         self.comment("tile = global thread / warp; lane = thread within its logical warp");
         self.line(&format!("ld.param.u64 {INPUT}, [{input}];"));
         self.line(&format!("ld.param.u64 {OUTPUT}, [{output}];"));
@@ -305,7 +306,9 @@ impl<'a> Printer<'a> {
             Op::FetchPlane { plane, field } => self.fetch_plane(*plane, *field),
             Op::PutPlane { slot, field } => self.put_plane(*slot, *field),
             Op::BlockBarrier => self.line("bar.sync 0;"),
-            Op::ReadRing { dsts, first_cache, at, field, row, part } => self.read_ring(dsts, *first_cache, *at, *field, *row, *part),
+            Op::ReadRing { dsts, first_cache, at, field, row, part } => {
+                self.read_ring(dsts, *first_cache, *at, *field, *row, *part)
+            }
             Op::TurnRing => self.turn_ring(),
             Op::PrefetchL2 { field, first, rows, elements } => self.prefetch_l2(*field, *first, *rows, *elements),
         }
@@ -484,11 +487,17 @@ impl<'a> Printer<'a> {
         match kernel {
             Kernel::Whole => {}
             Kernel::Interior => {
-                let _ = writeln!(out, "// kernel 1 of 2: the interior path, on the tiles whose test holds (the others do nothing)");
+                let _ = writeln!(
+                    out,
+                    "// kernel 1 of 2: the interior path, on the tiles whose test holds (the others do nothing)"
+                );
             }
             Kernel::Edges => {
                 let _ = writeln!(out);
-                let _ = writeln!(out, "// kernel 2 of 2: the boundary path, on the tiles whose test fails (the others do nothing)");
+                let _ = writeln!(
+                    out,
+                    "// kernel 2 of 2: the boundary path, on the tiles whose test fails (the others do nothing)"
+                );
             }
         }
         let _ = writeln!(out, ".visible .entry {}(", self.entry);

@@ -187,7 +187,8 @@ impl Printer<'_> {
         ));
         let z = self.a();
         self.line(&format!("add.s64 {z}, {tile_z}, {};", plane as i64 - pattern.shift_along(2) as i64));
-        let rounds: Vec<Vec<String>> = regs.vectors.iter().map(|_| (0..width).map(|_| self.scratch(element)).collect()).collect();
+        let rounds: Vec<Vec<String>> =
+            regs.vectors.iter().map(|_| (0..width).map(|_| self.scratch(element)).collect()).collect();
         let last_z = self.a();
         self.line(&format!("sub.s64 {last_z}, {in_z}, 1;"));
         let zz = self.a();
@@ -210,7 +211,12 @@ impl Printer<'_> {
             self.line(&format!("add.s64 {addr}, {base}, {};", vector.offset));
             match self.both(z_inside.clone(), vector.live.clone()) {
                 Some(live) => self.read_elements("global.nc", values, &addr, Guard::Zeroed(&live)),
-                None => self.read_elements("global.nc", values, &addr, vector.guard.as_deref().map_or(Guard::All, Guard::Only)),
+                None => self.read_elements(
+                    "global.nc",
+                    values,
+                    &addr,
+                    vector.guard.as_deref().map_or(Guard::All, Guard::Only),
+                ),
             }
         }
         if grid.in_aligned.is_some() {
@@ -240,7 +246,12 @@ impl Printer<'_> {
                 self.line(&format!("add.s64 {g}, {x}, {row};"));
                 let addr = self.address(&self.input(field), &g, bytes);
                 for (k, value) in values.iter().enumerate() {
-                    self.read_elements("global.nc", std::slice::from_ref(value), &format!("{addr}+{}", k as u32 * bytes), row_guard.as_deref().map_or(Guard::All, Guard::Zeroed));
+                    self.read_elements(
+                        "global.nc",
+                        std::slice::from_ref(value),
+                        &format!("{addr}+{}", k as u32 * bytes),
+                        row_guard.as_deref().map_or(Guard::All, Guard::Zeroed),
+                    );
                 }
                 self.line(&format!("bra {done};"));
                 self.label_line(&each);
@@ -251,7 +262,12 @@ impl Printer<'_> {
                     let guard = self.both(row_guard.clone(), x_inside);
                     self.line(&format!("add.s64 {g}, {g}, {row};"));
                     let addr = self.address(&self.input(field), &g, bytes);
-                    self.read_elements("global.nc", std::slice::from_ref(value), &addr, guard.as_deref().map_or(Guard::All, Guard::Zeroed));
+                    self.read_elements(
+                        "global.nc",
+                        std::slice::from_ref(value),
+                        &addr,
+                        guard.as_deref().map_or(Guard::All, Guard::Zeroed),
+                    );
                 }
                 self.label_line(&done);
             }
@@ -325,7 +341,8 @@ impl Printer<'_> {
         self.line(&format!("mad.lo.u32 {sides}, {TID}, {}, {sides};", ring.side * bytes));
         for (round, (values, guard)) in rounds.iter().enumerate() {
             let offset = field * ring.field_bytes() + round as u32 * ring.threads * ring.side * bytes;
-            for (part, piece) in [(RingPart::Heads, &values[..side]), (RingPart::Tails, &values[values.len() - side..])] {
+            for (part, piece) in [(RingPart::Heads, &values[..side]), (RingPart::Tails, &values[values.len() - side..])]
+            {
                 let at = offset + ring.part_start(part, 0, 0) * bytes;
                 self.write_elements("shared", &format!("{sides}+{at}"), piece, guard.as_deref());
             }
@@ -362,13 +379,21 @@ impl Printer<'_> {
                     let per_row = ring.chunks_per_row() * ring.side * bytes;
                     self.line(&format!("mov.u32 {start}, {SHARED_TILE};"));
                     self.line(&format!("mad.lo.u32 {start}, {s}, {}, {start};", ring.rows * per_row));
-                    self.line(&format!("mad.lo.u32 {start}, {}, {}, {start};", regs.warp, ring.rows_per_warp * per_row));
-                    self.line(&format!("mad.lo.u32 {start}, {LANE}, {}, {start};", at.stride / ring.width * ring.side * bytes));
+                    self.line(&format!(
+                        "mad.lo.u32 {start}, {}, {}, {start};",
+                        regs.warp,
+                        ring.rows_per_warp * per_row
+                    ));
+                    self.line(&format!(
+                        "mad.lo.u32 {start}, {LANE}, {}, {start};",
+                        at.stride / ring.width * ring.side * bytes
+                    ));
                     self.lane_starts.insert((Buffer::RingSides, at.stride, z), start.clone());
                     start
                 }
             };
-            let offset = field * ring.field_bytes() + (ring.part_start(part, 0, y) + ring.part_offset(part, at.base)) * bytes;
+            let offset =
+                field * ring.field_bytes() + (ring.part_start(part, 0, y) + ring.part_offset(part, at.base)) * bytes;
             self.read_elements("shared", &values, &format!("{start}+{offset}"), Guard::All);
             return;
         }
@@ -379,7 +404,11 @@ impl Printer<'_> {
                 let start = self.t();
                 self.line(&format!("mov.u32 {start}, {SHARED_TILE};"));
                 self.line(&format!("mad.lo.u32 {start}, {s}, {}, {start};", ring.slot_bytes()));
-                self.line(&format!("mad.lo.u32 {start}, {}, {}, {start};", regs.warp, ring.rows_per_warp * ring.row_bytes()));
+                self.line(&format!(
+                    "mad.lo.u32 {start}, {}, {}, {start};",
+                    regs.warp,
+                    ring.rows_per_warp * ring.row_bytes()
+                ));
                 self.line(&format!("mad.lo.u32 {start}, {LANE}, {}, {start};", at.stride * bytes));
                 self.lane_starts.insert((Buffer::Ring, at.stride, z), start.clone());
                 start

@@ -82,7 +82,8 @@ impl Printer<'_> {
         let Some(exchange) = self.exchange.as_mut() else { return };
         let parity = exchange.printed % 2;
         exchange.printed += 1;
-        let (layout, own, before, after) = (exchange.layout, exchange.own.clone(), exchange.before.clone(), exchange.after.clone());
+        let (layout, own, before, after) =
+            (exchange.layout, exchange.own.clone(), exchange.before.clone(), exchange.after.clone());
         let (first, last, from_before, from_after) =
             (exchange.first.clone(), exchange.last.clone(), exchange.from_before.clone(), exchange.from_after.clone());
         let ty = format!("b{}", self.program.element.info().register_bits);
@@ -96,7 +97,13 @@ impl Printer<'_> {
                 Side::After => &first,
             };
             let srcs: Vec<String> = moves[range].iter().map(|&(_, src, _)| self.reg(src)).collect();
-            self.access(&format!("st.shared.{ty}"), &srcs, &format!("{own}+{}", layout.offset(parity, 0, slot)), Guard::Only(lane), 0);
+            self.access(
+                &format!("st.shared.{ty}"),
+                &srcs,
+                &format!("{own}+{}", layout.offset(parity, 0, slot)),
+                Guard::Only(lane),
+                0,
+            );
         }
         self.line("bar.sync 0;");
         for &(slot, width) in &accesses {
@@ -106,7 +113,13 @@ impl Printer<'_> {
                 Side::After => (&from_after, &after),
             };
             let dsts: Vec<String> = moves[range].iter().map(|&(dst, _, _)| self.reg(dst)).collect();
-            self.access(&format!("ld.shared.{ty}"), &dsts, &format!("{warp}+{}", layout.offset(parity, 0, slot)), Guard::Only(lane), 0);
+            self.access(
+                &format!("ld.shared.{ty}"),
+                &dsts,
+                &format!("{warp}+{}", layout.offset(parity, 0, slot)),
+                Guard::Only(lane),
+                0,
+            );
         }
     }
 
@@ -403,10 +416,24 @@ impl Printer<'_> {
     /// interior bands), then the edge columns of the interior bands (band after band), then the
     /// interior (band after band). Warps past the last strip keep a band past the output.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn fused_strips(&mut self, t: &str, tiles_x: &str, band: &str, tx: &str, out_y: &str, in_y: &str, tile_y: &str) {
+    pub(super) fn fused_strips(
+        &mut self,
+        t: &str,
+        tiles_x: &str,
+        band: &str,
+        tx: &str,
+        out_y: &str,
+        in_y: &str,
+        tile_y: &str,
+    ) {
         let pattern = self.program.pattern;
         let Some(tile) = self.program.fused else { return };
-        let (outputs, lead, elements, rows) = (pattern.tile_outputs() as u64, self.program.schedule.lead as u64, tile.elements() as u64, pattern.rows_per_warp() as u64);
+        let (outputs, lead, elements, rows) = (
+            pattern.tile_outputs() as u64,
+            self.program.schedule.lead as u64,
+            tile.elements() as u64,
+            pattern.rows_per_warp() as u64,
+        );
         let (shift, box_rows) = (pattern.shift_along(1) as u64, pattern.box_rows().1 as u64);
         self.comment("fused strips: the edge strips first, then the interior strips, each row-major");
         let u = |p: &mut Self, op: &str, args: &str| -> String {
@@ -457,7 +484,8 @@ impl Printer<'_> {
         let x = u(self, "mov", tx);
         // Divides t - from by max(by, 1) into band first + quotient, column remainder.
         let place = |p: &mut Self, from: &str, by: &str, first: &str| -> (String, String) {
-            let (e, d, quotient, column) = (u(p, "sub", &format!("{t}, {from}")), u(p, "max", &format!("{by}, 1")), p.a(), p.a());
+            let (e, d, quotient, column) =
+                (u(p, "sub", &format!("{t}, {from}")), u(p, "max", &format!("{by}, 1")), p.a(), p.a());
             p.divide(&quotient, &e, &d);
             p.line(&format!("mul.lo.u64 {column}, {quotient}, {d};"));
             p.line(&format!("sub.u64 {column}, {e}, {column};"));
@@ -581,7 +609,10 @@ impl Printer<'_> {
     pub(super) fn plane_rule(&mut self, planes: &[Vec<Reg>], first: u32) {
         let boundary = self.program.pattern.boundary();
         let ty = bits_type(self.program.element);
-        self.comment(&format!("boundary rule `{boundary}` along z on box planes {first}..{}", first + planes.len() as u32));
+        self.comment(&format!(
+            "boundary rule `{boundary}` along z on box planes {first}..{}",
+            first + planes.len() as u32
+        ));
         let (z0, in_z) = self.box_plane_z(first);
         let zero = immediate(Scalar::new(self.program.element, 0));
         for (j, plane) in planes.iter().enumerate() {

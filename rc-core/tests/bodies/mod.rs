@@ -350,17 +350,26 @@ impl BodyGen<'_> {
                 // abs, sqrt or mul_add).
                 (0, F16 | BF16) => Node::Unary(UnaryOp::Neg, self.value(ty, d)),
                 (2 | 3, F16 | BF16) => {
-                    let op = pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Min, BinaryOp::Max]);
+                    let op = pick(
+                        self.rng,
+                        &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Min, BinaryOp::Max],
+                    );
                     Node::Binary(op, self.value(ty, d), self.value(ty, d))
                 }
                 (5, F16 | BF16) => Node::Cast(ty, self.value(F32, d)),
-                (5, F32) if self.element.half().is_some() && chance(self.rng, 0.5) => Node::Cast(F32, self.value(self.element, d)),
+                (5, F32) if self.element.half().is_some() && chance(self.rng, 0.5) => {
+                    Node::Cast(F32, self.value(self.element, d))
+                }
                 (2 | 3, F32 | F64) => {
-                    let op = pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Min, BinaryOp::Max]);
+                    let op = pick(
+                        self.rng,
+                        &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Div, BinaryOp::Min, BinaryOp::Max],
+                    );
                     Node::Binary(op, self.value(ty, d), self.value(ty, d))
                 }
                 (2 | 3, I32 | U32) => {
-                    let op = pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Min, BinaryOp::Max]);
+                    let op =
+                        pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Min, BinaryOp::Max]);
                     Node::Binary(op, self.value(ty, d), self.value(ty, d))
                 }
                 (2, Bool) => {
@@ -372,7 +381,11 @@ impl BodyGen<'_> {
                         Some(_) if chance(self.rng, 0.5) => self.element,
                         _ => pick(self.rng, &[F32, F64, I32, U32, Bool]),
                     };
-                    let op = if t == Bool { pick(self.rng, &[CompareOp::Eq, CompareOp::Ne]) } else { pick(self.rng, &COMPARES) };
+                    let op = if t == Bool {
+                        pick(self.rng, &[CompareOp::Eq, CompareOp::Ne])
+                    } else {
+                        pick(self.rng, &COMPARES)
+                    };
                     Node::Compare(op, self.value(t, d), self.value(t, d))
                 }
                 (4, _) => {
@@ -380,7 +393,15 @@ impl BodyGen<'_> {
                     Node::Select { cond, then: self.value(ty, d), otherwise: self.value(ty, d) }
                 }
                 (8, I32 | U32) => {
-                    let ops = [BinaryOp::Div, BinaryOp::Rem, BinaryOp::BitAnd, BinaryOp::BitOr, BinaryOp::BitXor, BinaryOp::Shl, BinaryOp::Shr];
+                    let ops = [
+                        BinaryOp::Div,
+                        BinaryOp::Rem,
+                        BinaryOp::BitAnd,
+                        BinaryOp::BitOr,
+                        BinaryOp::BitXor,
+                        BinaryOp::Shl,
+                        BinaryOp::Shr,
+                    ];
                     let op = pick(self.rng, &ops);
                     let a = self.value(ty, d);
                     let b = match op {
@@ -405,7 +426,9 @@ impl BodyGen<'_> {
                     }
                     let k = 1 + self.rng.below(self.taps.len() as u64);
                     let op = match ty {
-                        F32 | F64 | F16 | BF16 => pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Min, BinaryOp::Max, BinaryOp::Mul]),
+                        F32 | F64 | F16 | BF16 => {
+                            pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Min, BinaryOp::Max, BinaryOp::Mul])
+                        }
                         _ => pick(self.rng, &[BinaryOp::Add, BinaryOp::Sub, BinaryOp::Min, BinaryOp::Max]),
                     };
                     let mut acc = self.value(ty, d.min(1));
@@ -440,12 +463,14 @@ pub fn random_params(rng: &mut Rng) -> Vec<ScalarType> {
     types
 }
 
-pub const COMPARES: [CompareOp; 6] = [CompareOp::Lt, CompareOp::Le, CompareOp::Gt, CompareOp::Ge, CompareOp::Eq, CompareOp::Ne];
+pub const COMPARES: [CompareOp; 6] =
+    [CompareOp::Lt, CompareOp::Le, CompareOp::Gt, CompareOp::Ge, CompareOp::Eq, CompareOp::Ne];
 
 /// A random body of `fields` input fields (at least one).
 pub fn random_body(rng: &mut Rng, element: ScalarType, fields: u32, params: Vec<ScalarType>, taps: &Taps) -> Body {
     let budget = pick(rng, &[4, 12, 40, 120]);
-    let mut g = BodyGen { rng, element, fields, params: params.clone(), taps, nodes: Vec::new(), types: Vec::new(), budget };
+    let mut g =
+        BodyGen { rng, element, fields, params: params.clone(), taps, nodes: Vec::new(), types: Vec::new(), budget };
     // Sometimes dead code first: nodes nothing reads.
     if chance(g.rng, 0.2) {
         let t = pick(g.rng, &[F32, F64, I32, U32, Bool]);
@@ -490,7 +515,14 @@ pub fn random_body(rng: &mut Rng, element: ScalarType, fields: u32, params: Vec<
 /// The body of case `seed`: one case in three a [`mirrored_body`], the others a
 /// [`random_body`] (which of the two from a generator of its own, so the other cases stay what
 /// they were).
-pub fn case_body(seed: u64, rng: &mut Rng, element: ScalarType, fields: u32, params: Vec<ScalarType>, taps: &Taps) -> Body {
+pub fn case_body(
+    seed: u64,
+    rng: &mut Rng,
+    element: ScalarType,
+    fields: u32,
+    params: Vec<ScalarType>,
+    taps: &Taps,
+) -> Body {
     match Rng::new(seed ^ 0x3141_5926_5358_0000).below(3) {
         0 => mirrored_body(rng, element, fields, params, taps),
         _ => random_body(rng, element, fields, params, taps),
@@ -510,7 +542,8 @@ pub fn random_fields(seed: u64) -> u32 {
 /// weight depends only on `|d|` in each dimension, so mirrored taps repeat it. The weight is a
 /// constant written anew at each use (equal bits are one shape), or a parameter.
 pub fn mirrored_body(rng: &mut Rng, element: ScalarType, fields: u32, params: Vec<ScalarType>, taps: &Taps) -> Body {
-    let mut g = BodyGen { rng, element, fields, params: params.clone(), taps, nodes: Vec::new(), types: Vec::new(), budget: 0 };
+    let mut g =
+        BodyGen { rng, element, fields, params: params.clone(), taps, nodes: Vec::new(), types: Vec::new(), budget: 0 };
     let ops = [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Min, BinaryOp::Max];
     let (weigh, reduce, join) = (pick(g.rng, &ops), pick(g.rng, &ops), pick(g.rng, &ops));
     let weight_first = chance(g.rng, 0.5);
@@ -568,5 +601,6 @@ pub fn mirrored_body(rng: &mut Rng, element: ScalarType, fields: u32, params: Ve
         });
     }
     let nodes = g.nodes;
-    Body::new(element, fields, params, taps.radius, nodes, result.expect("a run of at least one tap")).expect("the generator builds well-typed bodies")
+    Body::new(element, fields, params, taps.radius, nodes, result.expect("a run of at least one tap"))
+        .expect("the generator builds well-typed bodies")
 }

@@ -133,8 +133,10 @@ pub fn run_seeded(base: u64, cases: u64, case: impl Fn(u64, ScalarType) -> Resul
         Err(_) => (0..cases).map(|i| base + i).collect(),
     };
     let types = [F32, F64, I32, U32];
-    let failures: Vec<String> =
-        seeds.into_iter().filter_map(|seed| case(seed, types[rc_core::testdata::Rng::new(seed ^ 0x7e).below(4) as usize]).err()).collect();
+    let failures: Vec<String> = seeds
+        .into_iter()
+        .filter_map(|seed| case(seed, types[rc_core::testdata::Rng::new(seed ^ 0x7e).below(4) as usize]).err())
+        .collect();
     let heads: Vec<&str> = failures.iter().filter_map(|f| f.lines().next()).collect();
     assert!(failures.is_empty(), "{} failures:\n{}\nfirst:\n{}", failures.len(), heads.join("\n"), failures[0]);
 }

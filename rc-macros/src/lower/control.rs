@@ -32,7 +32,9 @@ impl Lower<'_> {
             Value::Known(Scalar { ty, .. }) | Value::Node(_, ty) => {
                 return self.type_error(TypeError::Condition { got: ty }, &e.cond, &e.cond)
             }
-            Value::Untyped(lit) => return self.type_error(TypeError::Condition { got: default_type(&lit) }, &e.cond, &e.cond),
+            Value::Untyped(lit) => {
+                return self.type_error(TypeError::Condition { got: default_type(&lit) }, &e.cond, &e.cond)
+            }
             Value::Unit => return self.unsupported(&e.cond, "this operand has no value (it is `()`)"),
         };
         let before = self.scopes.clone();
@@ -50,7 +52,11 @@ impl Lower<'_> {
                         Binding::Value(self.select(cond, t.clone(), f, &e.cond))
                     }
                     (Some(Binding::Array(t)), Binding::Array(f)) if *t != f => Binding::Array(
-                        t.clone().into_iter().zip(f).map(|(t, f)| if t == f { t } else { self.select(cond, t, f, &e.cond) }).collect(),
+                        t.clone()
+                            .into_iter()
+                            .zip(f)
+                            .map(|(t, f)| if t == f { t } else { self.select(cond, t, f, &e.cond) })
+                            .collect(),
                     ),
                     (_, b) => b,
                 };

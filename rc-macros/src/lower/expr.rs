@@ -74,8 +74,13 @@ impl Lower<'_> {
             }
             Expr::Unsafe(_) => self.unsupported(expr, "`unsafe` blocks are not supported in a stencil body"),
             Expr::ForLoop(f) => self.for_loop(f),
-            Expr::Reference(_) => self.unsupported(expr, "references are not supported: a stencil body works on values"),
-            Expr::Closure(_) => self.unsupported(expr, "bind a closure to a name and call it by that name: `let f = |x: f32| x * x; f(w[0])`"),
+            Expr::Reference(_) => {
+                self.unsupported(expr, "references are not supported: a stencil body works on values")
+            }
+            Expr::Closure(_) => self.unsupported(
+                expr,
+                "bind a closure to a name and call it by that name: `let f = |x: f32| x * x; f(w[0])`",
+            ),
             Expr::While(_) | Expr::Loop(_) => {
                 self.unsupported(expr, "only `for` loops over constant ranges are supported (they are unrolled)")
             }
@@ -84,9 +89,10 @@ impl Lower<'_> {
                 self.unsupported(expr, "`break` and `continue` are not supported: loops are unrolled")
             }
             Expr::Macro(_) => self.unsupported(expr, "macros are not supported in a stencil body"),
-            Expr::Array(_) | Expr::Repeat(_) => {
-                self.unsupported(expr, "arrays must be bound to a name first: `let c = [..];` or `const C: [f32; N] = [..];`")
-            }
+            Expr::Array(_) | Expr::Repeat(_) => self.unsupported(
+                expr,
+                "arrays must be bound to a name first: `let c = [..];` or `const C: [f32; N] = [..];`",
+            ),
             Expr::Assign(_) => self.unsupported(expr, "assignment is a statement, not a value"),
             Expr::Match(_) => self.unsupported(expr, "`match` is not supported: use `if`/`else`"),
             _ => self.unsupported(expr, "unsupported expression in a stencil body"),
@@ -103,10 +109,15 @@ impl Lower<'_> {
                 }
                 Some(Binding::Array(_)) => {
                     // rustc refuses an array where a number goes too.
-                    self.cx.error_rustc_refuses_too(p, format!("`{name}` is an array: index it with a constant, `{name}[k]`"));
+                    self.cx.error_rustc_refuses_too(
+                        p,
+                        format!("`{name}` is an array: index it with a constant, `{name}[k]`"),
+                    );
                     Value::Poison
                 }
-                Some(Binding::Helper(_) | Binding::Item(_)) => self.unsupported(p, &format!("`{name}` is a function: call it, `{name}(..)`")),
+                Some(Binding::Helper(_) | Binding::Item(_)) => {
+                    self.unsupported(p, &format!("`{name}` is a function: call it, `{name}(..)`"))
+                }
                 None => self.unsupported(
                     p,
                     &format!(
@@ -118,7 +129,10 @@ impl Lower<'_> {
         }
         match associated_const(&p.path) {
             Some(s) => Value::Known(s),
-            None => self.unsupported(p, "unsupported path: only `f32::MAX`-style constants and `f32::consts::PI`-style constants are known"),
+            None => self.unsupported(
+                p,
+                "unsupported path: only `f32::MAX`-style constants and `f32::consts::PI`-style constants are known",
+            ),
         }
     }
 
@@ -139,7 +153,11 @@ impl Lower<'_> {
         let iv = self.expr(index);
         match binding {
             Some(Binding::Array(values)) => {
-                let Some(i) = self.const_int_or(&iv, index, "an array index must be a constant (a literal, a `const`, or a `for` loop index)") else {
+                let Some(i) = self.const_int_or(
+                    &iv,
+                    index,
+                    "an array index must be a constant (a literal, a `const`, or a `for` loop index)",
+                ) else {
                     return Value::Poison;
                 };
                 match usize::try_from(i).ok().and_then(|i| values.get(i)) {
@@ -147,7 +165,10 @@ impl Lower<'_> {
                     None => {
                         // rustc refuses a constant index out of bounds too.
                         let n = values.len();
-                        self.cx.error_rustc_refuses_too(index, format!("index {i} is out of bounds: `{name}` has {n} elements, indexed 0..{n}"));
+                        self.cx.error_rustc_refuses_too(
+                            index,
+                            format!("index {i} is out of bounds: `{name}` has {n} elements, indexed 0..{n}"),
+                        );
                         Value::Poison
                     }
                 }
@@ -176,7 +197,10 @@ impl Lower<'_> {
             Value::Poison => Value::Poison,
             // rustc refuses it too: numbers have no `len`.
             _ => {
-                self.cx.error_rustc_refuses_too(whole, "`len()` is the length of an array (a `const`, a `let` or an array parameter)");
+                self.cx.error_rustc_refuses_too(
+                    whole,
+                    "`len()` is the length of an array (a `const`, a `let` or an array parameter)",
+                );
                 Value::Poison
             }
         }

@@ -40,7 +40,10 @@ impl Lower<'_> {
     /// `fn name(p: T, ...) -> R { ... }` inside the body.
     pub(super) fn helper_fn(&mut self, f: &ItemFn) {
         let sig = &f.sig;
-        if let Some(bad) = sig.constness.as_ref().map(|c| c as &dyn ToTokens)
+        if let Some(bad) = sig
+            .constness
+            .as_ref()
+            .map(|c| c as &dyn ToTokens)
             .or(sig.asyncness.as_ref().map(|a| a as &dyn ToTokens))
             .or(sig.unsafety.as_ref().map(|u| u as &dyn ToTokens))
             .or(sig.abi.as_ref().map(|a| a as &dyn ToTokens))
@@ -57,7 +60,9 @@ impl Lower<'_> {
                     (Pat::Ident(id), Some(ty)) if id.by_ref.is_none() && id.subpat.is_none() => {
                         params.push((id.ident.to_string(), Some(ty)))
                     }
-                    (Pat::Ident(_), None) => self.cx.error(&pt.ty, "a helper's parameters are f32, f64, i32, u32 or bool"),
+                    (Pat::Ident(_), None) => {
+                        self.cx.error(&pt.ty, "a helper's parameters are f32, f64, i32, u32 or bool")
+                    }
                     (other, _) => self.cx.error(other, "name each helper parameter: `x: f32`"),
                 },
                 FnArg::Receiver(r) => self.cx.error(r, "a helper is a plain function, not a method: drop `self`"),
@@ -76,13 +81,22 @@ impl Lower<'_> {
                 None
             }
         };
-        let helper = Helper { name: sig.ident.to_string(), params, ret, body: HelperBody::Block((*f.block).clone()), captured: None };
+        let helper = Helper {
+            name: sig.ident.to_string(),
+            params,
+            ret,
+            body: HelperBody::Block((*f.block).clone()),
+            captured: None,
+        };
         self.bind(sig.ident.to_string(), Binding::Item(Box::new(Binding::Helper(Rc::new(helper)))));
     }
 
     /// `|x: f32, y| expr` bound by a `let`: captures the scopes as they are now.
     pub(super) fn closure(&mut self, name: &str, c: &syn::ExprClosure) -> Binding {
-        if let Some(bad) = c.movability.as_ref().map(|m| m as &dyn ToTokens)
+        if let Some(bad) = c
+            .movability
+            .as_ref()
+            .map(|m| m as &dyn ToTokens)
             .or(c.asyncness.as_ref().map(|a| a as &dyn ToTokens))
             .or(c.constness.as_ref().map(|k| k as &dyn ToTokens))
         {
@@ -91,12 +105,16 @@ impl Lower<'_> {
         let mut params = Vec::new();
         for input in &c.inputs {
             match input {
-                Pat::Ident(id) if id.by_ref.is_none() && id.subpat.is_none() => params.push((id.ident.to_string(), None)),
+                Pat::Ident(id) if id.by_ref.is_none() && id.subpat.is_none() => {
+                    params.push((id.ident.to_string(), None))
+                }
                 Pat::Type(pt) => match (&*pt.pat, scalar_or_bool(&pt.ty)) {
                     (Pat::Ident(id), Some(ty)) if id.by_ref.is_none() && id.subpat.is_none() => {
                         params.push((id.ident.to_string(), Some(ty)))
                     }
-                    (Pat::Ident(_), None) => self.cx.error(&pt.ty, "a closure's parameters are f32, f64, i32, u32 or bool"),
+                    (Pat::Ident(_), None) => {
+                        self.cx.error(&pt.ty, "a closure's parameters are f32, f64, i32, u32 or bool")
+                    }
                     (other, _) => self.cx.error(other, "name each closure parameter: `x` or `x: f32`"),
                 },
                 other => self.cx.error(other, "name each closure parameter: `x` or `x: f32`"),
@@ -128,7 +146,10 @@ impl Lower<'_> {
             );
         }
         if self.inlining.len() >= MAX_DEPTH {
-            return self.unsupported(call, &format!("helpers call each other more than {MAX_DEPTH} deep here; call fewer in a chain"));
+            return self.unsupported(
+                call,
+                &format!("helpers call each other more than {MAX_DEPTH} deep here; call fewer in a chain"),
+            );
         }
         if args.len() != helper.params.len() {
             return self.unsupported(

@@ -178,8 +178,12 @@ fn eval_lit(lit: &Lit, ty: ScalarType) -> Result<Scalar, String> {
         Lit::Select(..) => Err("a value chosen at run time is not a constant".into()),
         Lit::Var(_, l) => eval_lit(l, ty),
         Lit::Int(v) => match ty {
-            ScalarType::I32 => i32::try_from(*v).map(Scalar::i32).map_err(|_| format!("literal {v} does not fit in i32")),
-            ScalarType::U32 => u32::try_from(*v).map(Scalar::u32).map_err(|_| format!("literal {v} does not fit in u32")),
+            ScalarType::I32 => {
+                i32::try_from(*v).map(Scalar::i32).map_err(|_| format!("literal {v} does not fit in i32"))
+            }
+            ScalarType::U32 => {
+                u32::try_from(*v).map(Scalar::u32).map_err(|_| format!("literal {v} does not fit in u32"))
+            }
             ScalarType::F32 | ScalarType::F64 => {
                 Err(format!("expected {ty}, found the integer literal `{v}` (write `{v}.0`)"))
             }
@@ -221,9 +225,14 @@ fn eval_lit(lit: &Lit, ty: ScalarType) -> Result<Scalar, String> {
                     };
                     eval_lit(&Lit::Int(v), ty)
                 }
-                (BinaryOp::Div | BinaryOp::Rem, Some(xi), Some(yi)) => ops::checked_division(*op, ty, x.bits, y.bits)
-                    .map(|bits| Scalar::new(ty, bits))
-                    .ok_or_else(|| format!("constant arithmetic overflows {ty} or divides by zero: {xi} {} {yi}", Operation::Binary(*op).name())),
+                (BinaryOp::Div | BinaryOp::Rem, Some(xi), Some(yi)) => {
+                    ops::checked_division(*op, ty, x.bits, y.bits).map(|bits| Scalar::new(ty, bits)).ok_or_else(|| {
+                        format!(
+                            "constant arithmetic overflows {ty} or divides by zero: {xi} {} {yi}",
+                            Operation::Binary(*op).name()
+                        )
+                    })
+                }
                 _ => {
                     typing::right_operand(*op, ty, yi).map_err(|e| e.to_string())?;
                     Ok(Scalar::new(ty, ops::binary(*op, ty, x.bits, y.bits)))

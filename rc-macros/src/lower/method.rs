@@ -138,7 +138,10 @@ impl Lower<'_> {
                 }
                 (receiver, 0) => {
                     let got = type_of(&receiver).map_or("a literal".to_string(), |t| t.to_string());
-                    self.unsupported(name_tokens, &format!("`to_f32` is defined on f16 and bf16, not {got}: write `x as f32`"))
+                    self.unsupported(
+                        name_tokens,
+                        &format!("`to_f32` is defined on f16 and bf16, not {got}: write `x as f32`"),
+                    )
                 }
                 (_, n) => self.unsupported(at, &format!("`to_f32` takes 0 argument(s), got {n}")),
             };
@@ -161,13 +164,10 @@ impl Lower<'_> {
             return Value::Poison;
         }
         // The type comes from whichever operand has one; literals follow it.
-        let ty = std::iter::once(&receiver)
-            .chain(&args)
-            .find_map(type_of)
-            .unwrap_or_else(|| match &receiver {
-                Value::Untyped(l) => default_type(l),
-                _ => ScalarType::F64,
-            });
+        let ty = std::iter::once(&receiver).chain(&args).find_map(type_of).unwrap_or_else(|| match &receiver {
+            Value::Untyped(l) => default_type(l),
+            _ => ScalarType::F64,
+        });
         let (mut operands, mut types) = (Vec::with_capacity(3), Vec::with_capacity(3));
         for v in std::iter::once(receiver).chain(args) {
             let v = match v {
@@ -193,7 +193,8 @@ impl Lower<'_> {
         }
         // Fold when everything is known.
         if operands.iter().all(|v| matches!(v, Value::Known(_))) {
-            let bits: Vec<u64> = operands.iter().filter_map(|v| if let Value::Known(s) = v { Some(s.bits) } else { None }).collect();
+            let bits: Vec<u64> =
+                operands.iter().filter_map(|v| if let Value::Known(s) = v { Some(s.bits) } else { None }).collect();
             let out = match name {
                 "abs" => ops::unary(UnaryOp::Abs, ty, bits[0]),
                 "sqrt" => ops::unary(UnaryOp::Sqrt, ty, bits[0]),

@@ -92,12 +92,17 @@ impl Lower<'_> {
             Err(e) => return self.type_error(e, at.op, at.whole),
         };
         match (kind, a, b) {
-            (Kind::Binary(op @ (BinaryOp::Div | BinaryOp::Rem)), Value::Known(x), Value::Known(y)) if ta.is_integer() => {
+            (Kind::Binary(op @ (BinaryOp::Div | BinaryOp::Rem)), Value::Known(x), Value::Known(y))
+                if ta.is_integer() =>
+            {
                 // Folded as rustc folds it, which refuses what would panic.
                 match ops::checked_division(op, ta, x.bits, y.bits) {
                     Some(bits) => Value::Known(Scalar::new(ta, bits)),
                     None => {
-                        let message = format!("this division overflows {ta} or divides by zero: {x} {} {y}", typing::Operation::Binary(op).name());
+                        let message = format!(
+                            "this division overflows {ta} or divides by zero: {x} {} {y}",
+                            typing::Operation::Binary(op).name()
+                        );
                         self.cx.error_rustc_refuses_too(at.whole, message);
                         Value::Poison
                     }
@@ -114,9 +119,12 @@ impl Lower<'_> {
                 }
             }
             (Kind::Binary(op), a, b) => self.binary_value(op, a, b, ta, at.whole),
-            (Kind::Compare(op), Value::Known(x), Value::Known(y)) => Value::Known(Scalar::new(result, ops::compare(op, ta, x.bits, y.bits))),
+            (Kind::Compare(op), Value::Known(x), Value::Known(y)) => {
+                Value::Known(Scalar::new(result, ops::compare(op, ta, x.bits, y.bits)))
+            }
             (Kind::Compare(op), a, b) => {
-                let (Some(x), Some(y)) = (self.node_for(a, Some(ta), at.whole), self.node_for(b, Some(ta), at.whole)) else {
+                let (Some(x), Some(y)) = (self.node_for(a, Some(ta), at.whole), self.node_for(b, Some(ta), at.whole))
+                else {
                     return Value::Poison;
                 };
                 Value::Node(self.push(Node::Compare(op, x, y), result), result)
@@ -154,7 +162,14 @@ impl Lower<'_> {
 
     /// `op` over two type-checked operands of type `ty`: folded when both are known, a node
     /// otherwise.
-    pub(super) fn binary_value(&mut self, op: BinaryOp, a: Value, b: Value, ty: ScalarType, at: &dyn ToTokens) -> Value {
+    pub(super) fn binary_value(
+        &mut self,
+        op: BinaryOp,
+        a: Value,
+        b: Value,
+        ty: ScalarType,
+        at: &dyn ToTokens,
+    ) -> Value {
         if let (Value::Known(x), Value::Known(y)) = (&a, &b) {
             return Value::Known(Scalar::new(ty, ops::binary(op, ty, x.bits, y.bits)));
         }
@@ -189,18 +204,25 @@ impl Lower<'_> {
     pub(super) fn cast(&mut self, v: Value, ty: &Type, at: &Expr) -> Value {
         let Some(to) = scalar(ty) else {
             if is_index_type(strip_type(ty)) {
-                const MESSAGE: &str = "a cast to an index type needs a constant integer: array indices and tap offsets are \
+                const MESSAGE: &str =
+                    "a cast to an index type needs a constant integer: array indices and tap offsets are \
                     constants (a literal, a `const`, or a `for` loop index)";
-                return self.const_int_or(&v, at, MESSAGE).map_or(Value::Poison, |i| Value::Untyped(Lit::Int(i as i128)));
+                return self
+                    .const_int_or(&v, at, MESSAGE)
+                    .map_or(Value::Poison, |i| Value::Untyped(Lit::Int(i as i128)));
             }
             return self.unsupported(ty, "unsupported cast target: a stencil computes with f32, f64, i32 and u32");
         };
         // Rust has no `as` to or from the half crate's types.
         if to.half().is_some() {
-            return self.unsupported(ty, &format!("`as` cannot convert to {to}: write `{to}::from_f32(x)` (from an f32)"));
+            return self
+                .unsupported(ty, &format!("`as` cannot convert to {to}: write `{to}::from_f32(x)` (from an f32)"));
         }
         if let Some(from) = super::type_of(&v).filter(|t| t.half().is_some()) {
-            return self.unsupported(at, &format!("`as` cannot convert a {from}: write `x.to_f32()` (then `as {to}` from the f32)"));
+            return self.unsupported(
+                at,
+                &format!("`as` cannot convert a {from}: write `x.to_f32()` (then `as {to}` from the f32)"),
+            );
         }
         match v {
             Value::Poison => Value::Poison,
@@ -210,7 +232,11 @@ impl Lower<'_> {
                 // be one (`3000000000 as u32`, `1.1 as f32`); anything else keeps its own type.
                 let ty_of_lit = match &lit {
                     Lit::Int(_) | Lit::Float(_) if is_float_lit(&lit) == to.is_float() => to,
-                    Lit::Neg(inner) if matches!(**inner, Lit::Int(_) | Lit::Float(_)) && is_float_lit(&lit) == to.is_float() => to,
+                    Lit::Neg(inner)
+                        if matches!(**inner, Lit::Int(_) | Lit::Float(_)) && is_float_lit(&lit) == to.is_float() =>
+                    {
+                        to
+                    }
                     // Expressions, selects and variables keep their own (fallback) type.
                     l => default_type(l),
                 };

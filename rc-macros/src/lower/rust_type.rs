@@ -7,7 +7,6 @@ use rc_core::ScalarType;
 
 use crate::signature::scalar;
 
-
 /// A type a `let` or `const` may declare: the scalar types and `bool`.
 pub(super) fn scalar_or_bool(ty: &Type) -> Option<ScalarType> {
     match strip_type(ty) {
@@ -18,10 +17,9 @@ pub(super) fn scalar_or_bool(ty: &Type) -> Option<ScalarType> {
 
 pub(super) fn is_index_type(ty: &Type) -> bool {
     match ty {
-        Type::Path(tp) => tp
-            .path
-            .get_ident()
-            .is_some_and(|i| ["usize", "isize", "i64", "u64", "i16", "u16", "i8", "u8"].contains(&i.to_string().as_str())),
+        Type::Path(tp) => tp.path.get_ident().is_some_and(|i| {
+            ["usize", "isize", "i64", "u64", "i16", "u16", "i8", "u8"].contains(&i.to_string().as_str())
+        }),
         _ => false,
     }
 }

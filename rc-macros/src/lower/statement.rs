@@ -71,7 +71,10 @@ impl Lower<'_> {
             Expr::Path(p) if p.path.get_ident().is_some() => {
                 let name = p.path.segments[0].ident.to_string();
                 if self.captured(&name) {
-                    self.cx.error(target, format!("a closure cannot assign to `{name}`, which it captured: return the new value instead"));
+                    self.cx.error(
+                        target,
+                        format!("a closure cannot assign to `{name}`, which it captured: return the new value instead"),
+                    );
                     return;
                 }
                 match self.lookup(&name) {
@@ -81,7 +84,9 @@ impl Lower<'_> {
                     }
                     Some(Binding::Window(_)) => self.cx.error(target, "the window is read-only"),
                     Some(Binding::Array(_)) => self.cx.error(target, "assigning a whole array is not supported"),
-                    Some(Binding::Helper(_) | Binding::Item(_)) => self.cx.error(target, format!("`{name}` is a function: it cannot be assigned to")),
+                    Some(Binding::Helper(_) | Binding::Item(_)) => {
+                        self.cx.error(target, format!("`{name}` is a function: it cannot be assigned to"))
+                    }
                     None => self.cx.error(target, format!("unknown name `{name}`")),
                 }
             }

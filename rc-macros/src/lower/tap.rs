@@ -32,7 +32,9 @@ impl Lower<'_> {
         let mut offsets = Vec::with_capacity(components.len());
         for (i, component) in components.iter().enumerate() {
             let v = self.expr(component);
-            offsets.push(self.const_int_or(&v, component, NOT_CONSTANT).and_then(|d| self.within_radius(d, dims, i, component)));
+            offsets.push(
+                self.const_int_or(&v, component, NOT_CONSTANT).and_then(|d| self.within_radius(d, dims, i, component)),
+            );
         }
         let offsets: Option<Vec<i32>> = offsets.into_iter().collect();
         match offsets.as_deref().and_then(Offset::new) {
@@ -65,7 +67,9 @@ impl Lower<'_> {
         let element = self.element;
         // Another window kind takes this many offsets: perhaps the stencil was meant to be that.
         let other = Dims::ALL.into_iter().find(|d| d.count() == got && *d != Dims::One && tuple);
-        let or_declare = other.map_or(String::new(), |d| format!(", or declare `{window}: {}<{element}>` for a {d} stencil", window_name(d)));
+        let or_declare = other.map_or(String::new(), |d| {
+            format!(", or declare `{window}: {}<{element}>` for a {d} stencil", window_name(d))
+        });
         match (dims, tuple) {
             (Dims::One, _) => format!("`Window` is 1D and indexed by one offset: write `{window}[d]`{or_declare}"),
             (_, false) => {
@@ -76,7 +80,9 @@ impl Lower<'_> {
             (_, true) => {
                 let names = axes(dims);
                 let offsets = if got == 1 { "1 offset".to_string() } else { format!("{got} offsets") };
-                format!("a {dims} window is indexed by ({names}), got {offsets}: write `{window}[({names})]`{or_declare}")
+                format!(
+                    "a {dims} window is indexed by ({names}), got {offsets}: write `{window}[({names})]`{or_declare}"
+                )
             }
         }
     }

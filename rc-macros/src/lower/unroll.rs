@@ -29,7 +29,10 @@ impl Lower<'_> {
         let Some(indices) = self.range(&f.expr) else { return Value::Poison };
         self.unrolled += indices.len();
         if self.unrolled > MAX_UNROLLED_ITERATIONS {
-            return self.unsupported(&f.expr, &format!("loops unroll to more than {MAX_UNROLLED_ITERATIONS} iterations in total"));
+            return self.unsupported(
+                &f.expr,
+                &format!("loops unroll to more than {MAX_UNROLLED_ITERATIONS} iterations in total"),
+            );
         }
         for k in indices {
             self.scopes.push(HashMap::new());
@@ -58,7 +61,10 @@ impl Lower<'_> {
                 let end = if matches!(r.limits, RangeLimits::Closed(_)) { e as i128 + 1 } else { e as i128 };
                 let count = end - s as i128;
                 if count > MAX_UNROLLED_ITERATIONS as i128 {
-                    self.cx.error(expr, format!("the loop would unroll to {count} iterations, more than {MAX_UNROLLED_ITERATIONS}"));
+                    self.cx.error(
+                        expr,
+                        format!("the loop would unroll to {count} iterations, more than {MAX_UNROLLED_ITERATIONS}"),
+                    );
                     return None;
                 }
                 let end = end as i64;

@@ -61,7 +61,10 @@ impl Lower<'_> {
         at: &Expr,
     ) -> Value {
         if args.len() != method.arity() {
-            return self.unsupported(at, &format!("`{}` takes {} argument(s), got {}", method.name, method.arity(), args.len()));
+            return self.unsupported(
+                at,
+                &format!("`{}` takes {} argument(s), got {}", method.name, method.arity(), args.len()),
+            );
         }
         if receiver == Value::Poison || args.contains(&Value::Poison) {
             return Value::Poison;
@@ -70,10 +73,11 @@ impl Lower<'_> {
         // The type comes from whichever operand has one (a shift's amount is its own); literals
         // follow it.
         let typed_operands = if shift { &args[..0] } else { &args[..] };
-        let ty = std::iter::once(&receiver).chain(typed_operands).find_map(type_of).unwrap_or_else(|| match &receiver {
-            Value::Untyped(l) => default_type(l),
-            _ => ScalarType::I32,
-        });
+        let ty =
+            std::iter::once(&receiver).chain(typed_operands).find_map(type_of).unwrap_or_else(|| match &receiver {
+                Value::Untyped(l) => default_type(l),
+                _ => ScalarType::I32,
+            });
         let receiver = match receiver {
             Value::Untyped(lit) => self.typed(&lit, ty, at),
             v => v,
@@ -120,7 +124,15 @@ impl Lower<'_> {
     }
 
     /// `x.wrapping_shl(n)`, `x.wrapping_shr(n)`: `n` a constant u32, taken modulo the width.
-    fn wrapping_shift(&mut self, method: Wrapping, receiver: Value, amount: Value, ty: ScalarType, amount_at: &Expr, at: &Expr) -> Value {
+    fn wrapping_shift(
+        &mut self,
+        method: Wrapping,
+        receiver: Value,
+        amount: Value,
+        ty: ScalarType,
+        amount_at: &Expr,
+        at: &Expr,
+    ) -> Value {
         let message = TypeError::RuntimeOperand { op: method.op }.to_string();
         let Some(n) = self.const_int_or(&amount, amount_at, &message) else { return Value::Poison };
         let is_u32 = match &amount {

@@ -79,12 +79,30 @@ pub fn box3_reference(w: &[Window<'_, f32>], (scale,): (f32,)) -> f32 {
 
 const PATTERN: Pattern = Pattern::new_unchecked(1, 32, 1, Boundary::Valid);
 
-pub static BOX3: Stencil<f32, (f32,)> =
-    Stencil::from_parts("box3", PATTERN, Strategy::RegisterCache, Layout::RoundRobin, BOX3_PTX, "rc_test_box3", 1, box3_body, box3_reference);
+pub static BOX3: Stencil<f32, (f32,)> = Stencil::from_parts(
+    "box3",
+    PATTERN,
+    Strategy::RegisterCache,
+    Layout::RoundRobin,
+    BOX3_PTX,
+    "rc_test_box3",
+    1,
+    box3_body,
+    box3_reference,
+);
 
 /// The same kernel, but the handle says it takes an `f64` parameter: the ABI check must refuse it.
-pub static BOX3_WRONG_PARAMS: Stencil<f32, (f64,)> =
-    Stencil::from_parts("box3_wrong_params", PATTERN, Strategy::RegisterCache, Layout::RoundRobin, BOX3_PTX, "rc_test_box3", 1, wrong_body, wrong_reference);
+pub static BOX3_WRONG_PARAMS: Stencil<f32, (f64,)> = Stencil::from_parts(
+    "box3_wrong_params",
+    PATTERN,
+    Strategy::RegisterCache,
+    Layout::RoundRobin,
+    BOX3_PTX,
+    "rc_test_box3",
+    1,
+    wrong_body,
+    wrong_reference,
+);
 
 fn wrong_body() -> Result<Body, BodyError> {
     let nodes = vec![Node::Tap(0, Offset::x(0))];
@@ -114,12 +132,30 @@ pub const BROKEN_PTX: &str = r#"
 }
 "#;
 
-pub static BROKEN: Stencil<f32, (f32,)> =
-    Stencil::from_parts("broken", PATTERN, Strategy::RegisterCache, Layout::RoundRobin, BROKEN_PTX, "rc_test_broken", 1, box3_body, box3_reference);
+pub static BROKEN: Stencil<f32, (f32,)> = Stencil::from_parts(
+    "broken",
+    PATTERN,
+    Strategy::RegisterCache,
+    Layout::RoundRobin,
+    BROKEN_PTX,
+    "rc_test_broken",
+    1,
+    box3_body,
+    box3_reference,
+);
 
 /// PTX with a NUL byte in it.
-pub static WITH_NUL: Stencil<f32, (f32,)> =
-    Stencil::from_parts("with_nul", PATTERN, Strategy::RegisterCache, Layout::RoundRobin, ".version 7.0\0", "rc_test_box3", 1, box3_body, box3_reference);
+pub static WITH_NUL: Stencil<f32, (f32,)> = Stencil::from_parts(
+    "with_nul",
+    PATTERN,
+    Strategy::RegisterCache,
+    Layout::RoundRobin,
+    ".version 7.0\0",
+    "rc_test_box3",
+    1,
+    box3_body,
+    box3_reference,
+);
 
 /// The GPU, or `None` after printing why the calling test is skipped.
 pub fn gpu_or_skip(test: &str) -> Option<rc_runtime::GpuInfo> {
