@@ -1,9 +1,8 @@
 //! Where the register cache keeps each tile element, and which outputs each lane computes.
 //! The scheduler works against the [`Distribution`] trait, so a new layout is a new impl here.
 
-use crate::error::{LengthError, ScheduleError};
-use crate::geometry::Extent;
-use crate::pattern::{LaunchShape, Pattern};
+use crate::error::ScheduleError;
+use crate::pattern::Pattern;
 use crate::scalar::ScalarType;
 use crate::strategy::Strategy;
 
@@ -31,6 +30,9 @@ impl AffineLoad {
 pub trait Distribution {
     /// A one-line description for `explain()`.
     fn describe(&self) -> String;
+    /// The layout this distribution is: what decides how its launch numbers tiles
+    /// ([`Layout::stacks_warps`]).
+    fn layout(&self) -> Layout;
     /// Tile element 0 is input index `tile * tile_outputs - lead`. At least the pattern's shift
     /// (the halo before the first output); more keeps tiles aligned to vector loads.
     fn lead(&self) -> u32;
@@ -81,6 +83,9 @@ impl RoundRobin {
 }
 
 impl Distribution for RoundRobin {
+    fn layout(&self) -> Layout {
+        Layout::RoundRobin
+    }
     fn describe(&self) -> String {
         format!("round-robin: tile element e -> lane e mod {0}, rc[e div {0}]", self.warp)
     }
@@ -135,6 +140,9 @@ impl Granule {
 }
 
 impl Distribution for Granule {
+    fn layout(&self) -> Layout {
+        Layout::Granule(self.v)
+    }
     fn describe(&self) -> String {
         format!(
             "granules of {v}: tile element e -> lane (e div {v}) mod {w}, rc[(e div {vw}) * {v} + e mod {v}]",
@@ -196,6 +204,9 @@ impl LaneWindow {
 }
 
 impl Distribution for LaneWindow {
+    fn layout(&self) -> Layout {
+        Layout::Window(self.granule.v)
+    }
     fn describe(&self) -> String {
         let (v, w) = (self.granule.v, self.granule.warp);
         format!(
@@ -289,6 +300,12 @@ impl StagedWindow {
 }
 
 impl Distribution for StagedWindow {
+    fn layout(&self) -> Layout {
+        match self.from {
+            Stage::Warp => Layout::Staged(self.window.vector()),
+            Stage::PlaneRing => Layout::Planes(self.window.vector()),
+        }
+    }
     fn describe(&self) -> String {
         let from = match self.from {
             Stage::Warp => "the warp's input staged in shared memory",
@@ -370,21 +387,6 @@ impl Layout {
 }
 
 impl Layout {
-    /// The launch that covers an output of shape `output` with this layout's tiles under
-    /// `strategy`: stacked along y where [`Layout::stacks_warps`] says so
-    /// ([`Pattern::stacked_launch_shape`]), else numbered row-major ([`Pattern::launch_shape_of`]).
-    pub fn launch_shape(
-        self,
-        strategy: Strategy,
-        pattern: &Pattern,
-        output: Extent,
-    ) -> Result<LaunchShape, LengthError> {
-        match self.stacks_warps(strategy, pattern) {
-            true => pattern.stacked_launch_shape(output),
-            false => pattern.launch_shape_of(output),
-        }
-    }
-
     /// Whether a block's warps stack along y, each block computing one block tile (the launch
     /// and the kernel's prologue both follow it): staged planes, and the register cache's
     /// windows and granules on a 2D tile whose rows are not streamed ([`Pattern::stacks_warps`]).

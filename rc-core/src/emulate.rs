@@ -26,13 +26,10 @@ impl WarpProgram {
     }
 
     /// Computes every output of `inputs`, one grid of shape `shape` per input field, into
-    /// `output`: every tile in turn, row-major ([`Pattern::launch_shape_of`]; tiles outside a
-    /// ring of staged planes write disjoint outputs from the input alone, so the order in which
-    /// a launch takes them, row-major or stacked along y, does not change a bit), staged planes
-    /// block by block. Warps past the last tile are skipped: on the GPU they run but store
-    /// nothing.
-    ///
-    /// [`Pattern::launch_shape_of`]: crate::pattern::Pattern::launch_shape_of
+    /// `output`: each kernel of the program over the blocks of its launch, each block's warps
+    /// on the tiles the launch map gives them ([`crate::launch_map`]), so a map that loses or
+    /// repeats a tile fails here as it would on the GPU. Warps past the last tile are skipped:
+    /// on the GPU they run but store nothing.
     pub fn emulate_grid<T: Element>(
         &self,
         inputs: &[&[T]],
@@ -66,37 +63,26 @@ impl WarpProgram {
             ring_phase: 0,
             fetched: vec![Vec::new(); self.fields as usize],
         };
-        let tile_shape = innermost_first(pattern.tile());
-        let per_block = pattern.tiles_per_block() as usize;
-        if let Some(ring) = &self.ring {
-            // Staged planes: block by block as the launch numbers them, its warps stacked along
-            // y; each warp's run stages the block's ring itself, which every warp of the block
-            // would find the same.
-            let [bx, by, bz] = pattern.stacked_blocks_along(out_shape).map(|b| b as usize);
-            for b in 0..bx * by * bz {
-                let (x, y, z) = (b % bx, b / bx % by, b / bx / by);
-                for w in 0..per_block {
-                    tile.warp_in_block = w;
-                    tile.origin =
-                        [x * tile_shape[0], (y * per_block + w) * tile_shape[1], z * tile_shape[2]].map(|o| o as i64);
+        let out_lens = innermost_first(out_shape);
+        for &kernel in self.machine.kernels() {
+            let Some(launch) = self.launch.launch_shape(kernel, shape, out_shape)? else { continue };
+            let body = self.machine.kernel_body(kernel);
+            for warp in self.launch.warps(launch, shape, out_shape) {
+                // Warps past the last tile run on the GPU and store nothing; a warp of a ring
+                // of staged planes runs wherever it is, as it stages planes for its block.
+                let past = warp.start.iter().zip(out_lens).any(|(&start, len)| start >= len as u64);
+                if past && self.ring.is_none() {
+                    continue;
+                }
+                tile.warp_in_block = warp.warp_in_block as usize;
+                tile.origin = warp.start.map(|start| start as i64);
+                if let Some(ring) = &self.ring {
+                    // Each warp's run stages the block's ring itself, which every warp of the
+                    // block would find the same.
                     tile.ring =
                         vec![vec![None; (ring.field_bytes() / ring.element_bytes) as usize]; self.fields as usize];
                     tile.ring_phase = 0;
-                    tile.stmts(&self.machine.body)?;
                 }
-            }
-            return Ok(());
-        }
-        let tiles = innermost_first(pattern.tiles_along(out_shape));
-        // A split program's kernels, each over every tile: they write disjoint outputs, so the
-        // order the GPU runs them in (side by side) does not change what they store.
-        for &kernel in self.machine.kernels() {
-            let body = self.machine.kernel_body(kernel);
-            for t in 0..tiles.iter().product() {
-                let (tx, rest) = (t % tiles[0], t / tiles[0]);
-                let (ty, tz) = (rest % tiles[1], rest / tiles[1]);
-                tile.warp_in_block = t % per_block;
-                tile.origin = [tx * tile_shape[0], ty * tile_shape[1], tz * tile_shape[2]].map(|o| o as i64);
                 tile.stmts(&body)?;
             }
         }

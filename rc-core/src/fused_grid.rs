@@ -35,7 +35,7 @@
 //! boundary path (the strips along the edges); each leaves the other's strips alone, so they may
 //! run at once (rc's runtime runs the edge kernel on a second stream beside the interior's).
 //! Both number the edge strips first, so each kernel's strips fill whole blocks (the PTX
-//! prologue's `fused_strips`), and the edge path's rule along x selects by masks computed once
+//! launch map's [`crate::launch_map::TileOrder::EdgesFirst`]), and the edge path's rule along x selects by masks computed once
 //! per strip (`step_rule_masked`): on an H200, 8192 x 8192 heat at T = 10 went from 2.75x to
 //! 3.01x the copy per launch (bench/results/2026-11-24-h200-fused2d3). The edges kernel is
 //! launched over only its own blocks ([`FusedTile::strips`]) and the numbering divides in 32
@@ -43,7 +43,7 @@
 //! copied (3.34x; bench/results/2026-11-24-h200-heat2d4).
 
 use crate::distribution::vector_access_elements;
-use crate::geometry::{Extent, Offset};
+use crate::geometry::Offset;
 use crate::machine::{Op, Stmt};
 use crate::pattern::{Boundary, Pattern};
 use crate::program::Reg;
@@ -130,43 +130,6 @@ impl FusedTile {
     pub const fn window_words(&self) -> u32 {
         self.steps * 2 * self.radius_y * self.per_lane * (16 / self.width).div_ceil(4)
     }
-
-    /// The strips of a 2D launch from an input of shape `input` to an output of shape `output`
-    /// under `boundary`, as the PTX prologue numbers them (`fused_strips`: the edge strips
-    /// first): the launch of the edges kernel covers only its own, so no block without one is
-    /// dispatched beside the interior's (2425 of 8192 x 8192 heat's 2528 at T = 10 were).
-    pub fn strips(&self, boundary: Boundary, input: Extent, output: Extent) -> Strips {
-        let [in_x, in_y, out_x, out_y] =
-            [input.along(0), input.along(1), output.along(0), output.along(1)].map(|n| n as u64);
-        let (outputs, rows) = (u64::from(self.outputs), u64::from(self.rows));
-        let (tiles_x, bands) = (out_x.div_ceil(outputs), out_y.div_ceil(rows));
-        // `first..past` of the positions `i` along an axis of `count` tiles whose input
-        // `i * step - before ..+ len` lies in `0..n`.
-        let inside = |count: u64, step: u64, before: u64, len: u64, n: u64| -> (u64, u64) {
-            let first = count.min(before.div_ceil(step));
-            let past = (n + before).checked_sub(len).map_or(0, |room| room / step + 1);
-            (first, past.min(count).max(first))
-        };
-        let lead = u64::from(self.schedule_lead(boundary));
-        let (a, c) = inside(tiles_x, outputs, lead, u64::from(self.elements()), in_x);
-        // Rows not whole vectors: no strip is interior.
-        let c = if in_x % u64::from(self.width) == 0 { c } else { a };
-        let shift = match boundary {
-            Boundary::Valid => 0,
-            _ => self.steps * self.radius_y,
-        };
-        let (p, q) = inside(bands, rows, u64::from(shift), rows + u64::from(2 * self.steps * self.radius_y), in_y);
-        let all = tiles_x * bands;
-        Strips { edges: all - (c - a) * (q - p), all }
-    }
-}
-
-/// How many strips a 2D fused launch computes, and how many of them cross an edge of the input
-/// (the edges kernel's; numbered first).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Strips {
-    pub edges: u64,
-    pub all: u64,
 }
 
 /// What the 2D fused program's `distribution` says.

@@ -42,6 +42,35 @@ impl fmt::Display for Dims {
     }
 }
 
+/// An axis of a grid, x innermost: what the `axis` of [`Offset::along`] and the kernel's
+/// extents count (0 is x).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Axis {
+    X = 0,
+    Y = 1,
+    Z = 2,
+}
+
+impl Axis {
+    /// Innermost first.
+    pub const ALL: [Axis; MAX_DIMS] = [Axis::X, Axis::Y, Axis::Z];
+
+    /// The axis' place in a component list stored innermost first.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Axis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Axis::X => "x",
+            Axis::Y => "y",
+            Axis::Z => "z",
+        })
+    }
+}
+
 /// One component per dimension, outermost first as written, stored innermost first so that x
 /// is always at the same place whatever the dimension. [`Offset`], [`Radius`] and [`Extent`]
 /// are its three uses.

@@ -6,7 +6,8 @@
 //! [`distribution`] (where the cache keeps each element) → [`schedule`] (fetches, phases,
 //! publish/read, conflict proof) → [`program`] (the warp program: what each lane computes) →
 //! [`machine`] (the machine program: how it runs, every vector access, path, stage and division
-//! run decided) → `emulate` on the CPU and [`ptx`] for the GPU, which both only follow it;
+//! run decided) with its [`launch_map`] (which block runs which tile, as an index program) →
+//! `emulate` on the CPU and [`ptx`] for the GPU, which both only follow them;
 //! [`registers`] and [`auto`] count it, [`explain`] shows it to people. [`pairs`] puts two 16-bit
 //! elements in each 32-bit cache register and shuffle. Offsets, radii and
 //! extents come from [`geometry`], element types from the table in [`scalar`].
@@ -22,6 +23,7 @@ pub mod fused_grid;
 pub mod fused_grid3;
 pub mod geometry;
 pub mod half_float;
+pub mod launch_map;
 pub mod machine;
 pub mod ops;
 pub mod order;

@@ -5,12 +5,13 @@ use std::collections::HashMap;
 
 use crate::body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
 use crate::distribution::{AffineLoad, Distribution, Layout, RoundRobin};
-use crate::error::{Error, ScheduleError};
-use crate::geometry::{Dims, Offset};
-use crate::machine::Machine;
+use crate::error::{Error, LengthError, ScheduleError};
+use crate::geometry::{Dims, Extent, Offset};
+use crate::launch_map::LaunchMap;
+use crate::machine::{Kernel, Machine};
 use crate::order;
 use crate::pairs::{whole_words, ShuffledFetches};
-use crate::pattern::Pattern;
+use crate::pattern::{LaunchShape, Pattern};
 use crate::pipeline::Pipeline;
 use crate::ring::PlaneRing;
 use crate::scalar::{Scalar, ScalarType};
@@ -170,9 +171,9 @@ pub struct WarpProgram {
     /// Staged planes: cache loads read the block's ring of input planes ([`crate::ring`]);
     /// the tile streams along z without a pipeline, each step reading every plane of its box.
     pub ring: Option<PlaneRing>,
-    /// A block's warps stack along y ([`crate::Layout::stacks_warps`]): the prologue numbers
-    /// block tiles, not one tile per warp.
-    pub stacked: bool,
+    /// Which block runs which tile ([`crate::launch_map`]): the PTX prints it, the emulator runs
+    /// it, the runtime launches its shape.
+    pub launch: LaunchMap,
     pub schedule: Schedule,
     /// Cache registers of one input row of the tile: row `k`'s `rc[i]` of the x schedule is
     /// cache register `k * row_registers + i`.
@@ -210,8 +211,19 @@ impl WarpProgram {
             Strategy::RegisterCache => layout.build(&pattern)?,
             _ => Box::new(RoundRobin::new(&pattern)),
         };
-        let program = WarpProgram::compile_with(pattern, strategy, distribution.as_ref(), body)?;
-        Ok(WarpProgram { stacked: layout.stacks_warps(strategy, &pattern), ..program })
+        WarpProgram::compile_with(pattern, strategy, distribution.as_ref(), body)
+    }
+
+    /// The launch of kernel `kernel` of this program from an input of shape `input` to an
+    /// output of shape `output`, both as declared ([`LaunchMap::launch_shape`] on the shapes the
+    /// program's tile runs on); none where the kernel has no tile.
+    pub fn launch_shape(
+        &self,
+        kernel: Kernel,
+        input: Extent,
+        output: Extent,
+    ) -> Result<Option<LaunchShape>, LengthError> {
+        self.launch.launch_shape(kernel, self.declared.lifted_shape(input), self.declared.lifted_shape(output))
     }
 
     pub fn compile_with(
@@ -422,7 +434,7 @@ impl WarpProgram {
             distribution: distribution.describe(),
             vector: distribution.vector(),
             staged: distribution.staged(),
-            stacked: distribution.ring(),
+            launch: LaunchMap::new(pattern, distribution.layout().stacks_warps(strategy, &declared)),
             ring,
             schedule,
             row_registers: registers,

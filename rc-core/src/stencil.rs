@@ -10,6 +10,8 @@ use crate::distribution::Layout;
 use crate::error::{BodyError, Error, LengthError};
 use crate::explain::Explanation;
 use crate::geometry::Extent;
+use crate::launch_map::LaunchMap;
+use crate::machine::Kernel;
 use crate::pattern::{LaunchShape, Pattern};
 use crate::program::WarpProgram;
 use crate::scalar::{Element, Params};
@@ -182,18 +184,25 @@ impl<T: Element, P: Params> Stencil<T, P> {
         Ok((kernels, tile))
     }
 
-    /// The launch of this kernel from an input of shape `input` to an output of shape `output`
-    /// ([`Layout::launch_shape`]); the edges kernel of a split 2D fused launch covers only the
-    /// edge strips, which both kernels number first ([`time_steps::FusedTile::strips`]), and
-    /// none where every strip is interior.
+    /// Which block of a launch of this kernel runs which tile ([`crate::launch_map`]), and which
+    /// kernel of its program the handle launches: the edges kernel of a split 2D fused launch,
+    /// whose launch covers only the edge strips, or the whole program.
+    pub fn launch_map(&self) -> (LaunchMap, Kernel) {
+        match self.edges_of {
+            Some(tile) => (LaunchMap::fused(&tile, self.pattern), Kernel::Edges),
+            None => {
+                let stacked = self.layout.stacks_warps(self.strategy, &self.pattern);
+                (LaunchMap::new(self.pattern.lifted(), stacked), Kernel::Whole)
+            }
+        }
+    }
+
+    /// The launch of this kernel from an input of shape `input` to an output of shape `output`,
+    /// as its launch map gives it ([`LaunchMap::launch_shape`]); none where it has no tile (the
+    /// edges kernel of a fused launch whose strips are all interior).
     pub fn launch_shape(&self, input: Extent, output: Extent) -> Result<Option<LaunchShape>, LengthError> {
-        let shape = self.layout.launch_shape(self.strategy, &self.pattern, output)?;
-        let Some(tile) = self.edges_of else { return Ok(Some(shape)) };
-        let edges = tile.strips(self.pattern.boundary(), input, output).edges;
-        let blocks = edges.div_ceil(u64::from(self.pattern.tiles_per_block()));
-        // At most the blocks of all strips, which fit the grid.
-        let blocks = u32::try_from(blocks).map_or(shape.grid[0], |blocks| shape.grid[0].min(blocks));
-        Ok((blocks > 0).then_some(LaunchShape::linear(blocks, shape.threads_per_block)))
+        let (map, kernel) = self.launch_map();
+        map.launch_shape(kernel, self.pattern.lifted_shape(input), self.pattern.lifted_shape(output))
     }
 
     /// The annotated function's name.

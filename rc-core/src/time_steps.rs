@@ -34,6 +34,7 @@ use crate::body::{Body, Node, NodeId};
 use crate::distribution::{vector_access_elements, AffineLoad};
 use crate::error::{Error, LengthError, ScheduleError};
 use crate::geometry::{Dims, Extent, Offset};
+use crate::launch_map::LaunchMap;
 use crate::machine::{LaunchBounds, Machine, Op, Side, Stmt, TileTest};
 use crate::pattern::{check_fields, Boundary, Pattern};
 use crate::program::{Instr, Reg, WarpProgram};
@@ -425,7 +426,7 @@ impl WarpProgram {
             instrs: Vec::new(),
             pipeline: None,
             fused: Some(tile),
-            stacked: false,
+            launch: LaunchMap::fused(&tile, launch),
             fetch_order: Vec::new(),
             reg_types: build.reg_types,
             machine,

@@ -6,6 +6,8 @@ mod common;
 
 use common::grid_taps as taps;
 use rc_core::body::{BinaryOp, Body, Node};
+use rc_core::launch_map::TileOrder;
+use rc_core::machine::Kernel;
 use rc_core::{Boundary, Extent, Layout, Offset, Pattern, Radius, Scalar, ScalarType, Strategy, WarpProgram};
 
 /// A sum of `taps` with distinct weights (so a misplaced tap shows), over f32.
@@ -256,13 +258,14 @@ fn two_and_three_d_kernels_assemble() {
     }
 }
 
-/// The launch and the kernel agree on how tiles are numbered: where the launch stacks a block's
-/// warps along y (2D windows and granules of the register cache, staged planes), the prologue
-/// numbers block tiles; everywhere else (round-robin, the baselines, streamed rows, 3D register
-/// tiles, fused time steps) one tile per warp, row-major. A grid of 13 tile rows by 16 tiles
-/// tells the two launches apart (32 blocks stacked, 26 row-major).
+/// The launch map stacks a block's warps along y where the layout says so (2D windows and
+/// granules of the register cache in bands, staged planes in numbered blocks), and numbers one
+/// tile per warp, row-major, everywhere else (round-robin, the baselines, streamed rows, 3D
+/// register tiles, fused time steps); the PTX prints the map's numbering. Every launch's warps
+/// cover every tile exactly once. A grid of 13 tile rows by 16 tiles tells the launches apart
+/// (32 blocks stacked, 26 row-major).
 #[test]
-fn the_launch_numbers_tiles_as_the_prologue_does() {
+fn the_launch_map_stacks_warps_where_the_layout_says_and_places_every_tile_once() {
     let shapes = [
         (Radius::yx(1, 1), Extent::yx(13 * 3, 16 * 128 - 5)),
         (Radius::zyx(1, 1, 1), Extent::zyx(10, 13 * 3, 16 * 128 - 5)),
@@ -270,28 +273,50 @@ fn the_launch_numbers_tiles_as_the_prologue_does() {
     for (radius, shape) in shapes {
         let (_, kernels) = gpu_kernels(radius, true);
         for (pattern, strategy, layout, program) in kernels {
+            let what = format!("{pattern} {strategy} {layout}");
             let ptx = rc_core::ptx::print(&program, "k");
-            let numbers_blocks = ptx.contains("computes block tile b");
             let out_shape = pattern.output_shape(shape).expect("an output");
-            let launch = layout.launch_shape(strategy, &pattern, out_shape).expect("fits");
+            let launch = program.launch_shape(Kernel::Whole, shape, out_shape).expect("fits").expect("a launch");
             let stacked = pattern.stacked_launch_shape(out_shape).expect("fits");
             let expected = layout.stacks_warps(strategy, &pattern);
-            assert_eq!((numbers_blocks, launch == stacked), (expected, expected), "{pattern} {strategy} {layout}");
+            let numbers_blocks = ptx.contains("computes block tile b");
+            assert_eq!((program.launch.stacks_warps(), numbers_blocks), (expected, expected), "{what}");
+            assert_eq!(launch == stacked, expected, "{what}");
+            let order = program.launch.order;
+            match (expected, radius.dims()) {
+                (true, rc_core::Dims::Two) => assert_eq!(order, TileOrder::Bands, "{what}"),
+                (true, _) => assert_eq!(order, TileOrder::StackedBlocks, "{what}"),
+                (false, _) => assert_eq!(order, TileOrder::RowMajor, "{what}"),
+            }
             let wanted = matches!(layout, Layout::Planes(_))
                 || (radius.dims() == rc_core::Dims::Two
                     && strategy == Strategy::RegisterCache
                     && layout != Layout::RoundRobin
                     && !pattern.streams_rows());
-            assert_eq!(expected, wanted, "{pattern} {strategy} {layout}");
+            assert_eq!(expected, wanted, "{what}");
+            let lifted = (pattern.lifted_shape(shape), pattern.lifted_shape(out_shape));
+            let tile = program.pattern.tile().components().into_iter().rev().collect::<Vec<_>>();
+            let tiles = program.pattern.tiles_along(lifted.1).components().into_iter().rev().collect::<Vec<_>>();
+            let out = lifted.1.components().into_iter().rev().collect::<Vec<_>>();
+            let mut placed = std::collections::HashSet::new();
+            for warp in program.launch.warps(launch, lifted.0, lifted.1) {
+                if warp.start.iter().zip(&out).any(|(&s, &n)| s >= n as u64) {
+                    continue;
+                }
+                let at: Vec<u64> = warp.start.iter().zip(&tile).map(|(&s, &t)| s / t as u64).collect();
+                assert!(warp.start.iter().zip(&tile).all(|(&s, &t)| s % t as u64 == 0), "{what}: {warp:?}");
+                assert!(placed.insert(at), "{what}: {warp:?} runs a tile another warp runs");
+            }
+            assert_eq!(placed.len(), tiles.iter().product::<usize>(), "{what}: tiles placed");
         }
     }
-    // Fused time steps launch as round-robin over their own pattern: row-major.
+    // Fused time steps launch over their own pattern, row-major (2D: edge strips first).
     let radius = Radius::yx(1, 1);
     let body = weighted(radius, &taps(radius, true));
     let pattern = Pattern::grid(radius, 32, 4, 4, 1, Boundary::Clamp).expect("valid");
     let fused = WarpProgram::compile_steps(pattern, &body, 4).expect("compiles");
-    assert!(!fused.stacked && !rc_core::ptx::print(&fused, "k").contains("computes block tile b"));
-    assert!(!Layout::RoundRobin.stacks_warps(fused.strategy, &fused.pattern));
+    assert!(!fused.launch.stacks_warps() && !rc_core::ptx::print(&fused, "k").contains("computes block tile b"));
+    assert!(matches!(fused.launch.order, TileOrder::EdgesFirst(_)));
 }
 
 /// A 2D launch of stacked block tiles is a grid of the block tiles along x by the bands of
@@ -379,7 +404,7 @@ fn write_gpu_cases() {
                 let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
                 std::fs::write(dir.join(format!("{k}.ptx")), &ptx).expect("writes");
                 std::fs::write(dir.join(format!("{k}.want")), bytes(&got)).expect("writes");
-                let launch = layout.launch_shape(program.strategy, &pattern, out_shape).expect("fits");
+                let launch = program.launch_shape(Kernel::Whole, shape, out_shape).expect("fits").expect("a launch");
                 let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
                 // 2D kernels' prefetch distance: none, about half the rows, past the last row.
                 let prefetch_rows = (k % 3) as u64 * (out_shape.along(1) as u64 / 2 + 1);
@@ -525,7 +550,7 @@ fn write_perf_cases() {
             &body,
         )
         .expect("a choice");
-        let mut programs: Vec<(String, Pattern, Layout, WarpProgram)> = Vec::new();
+        let mut programs: Vec<(String, Pattern, WarpProgram)> = Vec::new();
         let chosen = WarpProgram::compile_for(choice.pattern, rc, choice.layout, &body).expect("compiles");
         let bounds = choice.pattern.min_blocks_per_sm().unwrap_or(0);
         let streamed = if choice.pattern.streams_rows() { "|streamed" } else { "" };
@@ -536,7 +561,7 @@ fn write_perf_cases() {
             choice.pattern.rows_per_warp(),
             choice.pattern.planes_per_warp()
         );
-        programs.push((what.replace(' ', "_"), choice.pattern, choice.layout, chosen));
+        programs.push((what.replace(' ', "_"), choice.pattern, chosen));
         for (strategy, layout, outputs, rows, planes, min_blocks) in tiles {
             let Ok(pattern) = Pattern::grid(radius, 32, outputs, rows, planes.max(1), Boundary::Clamp)
                 .and_then(|p| p.with_streamed_rows(planes == 0))
@@ -552,7 +577,7 @@ fn write_perf_cases() {
                 min_blocks.unwrap_or(0)
             )
             .replace(' ', "_");
-            programs.push((what, pattern, layout, program));
+            programs.push((what, pattern, program));
         }
         // Staged planes: blocks of 4 or 8 warps stacked along y, as the probe
         // (bench/probes/staged3d.cu) ran them; rings past 48 KiB are dynamic shared memory.
@@ -596,7 +621,7 @@ fn write_perf_cases() {
             let Ok(program) = WarpProgram::compile_for(pattern, rc, layout, &body) else { continue };
             let what = format!("{rc}|{layout}|p{outputs}|r{rows}|z32|mb{}|t{threads}", min_blocks.unwrap_or(0))
                 .replace(' ', "_");
-            programs.push((what, pattern, layout, program));
+            programs.push((what, pattern, program));
         }
         // 2D blocks of 16 and 32 warps stacked along y: more of each block's input rows shared
         // through its L1 (the y halo re-read from L2 shrinks).
@@ -621,11 +646,11 @@ fn write_perf_cases() {
             let Ok(program) = WarpProgram::compile_for(pattern, rc, layout, &body) else { continue };
             let what = format!("{rc}|{layout}|p{outputs}|r{rows}|z1|mb{}|t{threads}", min_blocks.unwrap_or(0))
                 .replace(' ', "_");
-            programs.push((what, pattern, layout, program));
+            programs.push((what, pattern, program));
         }
-        for (what, pattern, layout, program) in programs {
+        for (what, pattern, program) in programs {
             let out_shape = pattern.output_shape(shape).expect("an output");
-            let launch = layout.launch_shape(program.strategy, &pattern, out_shape).expect("fits");
+            let launch = program.launch_shape(Kernel::Whole, shape, out_shape).expect("fits").expect("a launch");
             std::fs::write(dir.join(format!("{k}.ptx")), rc_core::ptx::print(&program, "k")).expect("writes");
             let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
             let what = format!("{name}|{what}");

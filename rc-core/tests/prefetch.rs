@@ -6,6 +6,8 @@
 mod common;
 
 use common::grid_sum;
+use rc_core::launch_map::LaunchMap;
+use rc_core::machine::Kernel;
 use rc_core::machine::{Op, Stmt, TileTest};
 use rc_core::prefetch::rows_ahead;
 use rc_core::{Boundary, Dims, Extent, LaunchShape, Layout, Pattern, PatternError, Radius, Strategy, WarpProgram};
@@ -17,7 +19,9 @@ fn box4_tile(boundary: Boundary) -> Pattern {
 
 /// The launch of `pattern` over an output of shape `output`.
 fn launch(pattern: &Pattern, output: Extent) -> LaunchShape {
-    Layout::Window(4).launch_shape(Strategy::RegisterCache, pattern, output).expect("fits")
+    let stacked = Layout::Window(4).stacks_warps(Strategy::RegisterCache, pattern);
+    // A one-step launch's shape depends on the output alone.
+    LaunchMap::new(*pattern, stacked).launch_shape(Kernel::Whole, output, output).expect("fits").expect("a launch")
 }
 
 /// Half the resident blocks over the block columns, rounded, in bands of the block's 16 rows:

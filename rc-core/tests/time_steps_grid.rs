@@ -8,7 +8,8 @@
 //! Seeded: case `i` comes from seed `BASE_SEED + i`; rerun one with
 //! `RC_STEPS_SEED=<seed> cargo test -p rc-core --test time_steps_grid`.
 
-use rc_core::machine::{Op, Stmt};
+use rc_core::launch_map::{StripGeometry, TileOrder};
+use rc_core::machine::{Kernel, Op, Stmt};
 use rc_core::testdata::{awkward, first_difference, poison, Rng};
 use rc_core::time_steps::FusedTile;
 use rc_core::{Body, Boundary, Element, Extent, Offset, Pattern, Radius, Scalar, WarpProgram};
@@ -198,7 +199,6 @@ fn the_2d_tile_streams_its_strip_with_one_window_per_step() {
 
 #[test]
 fn a_2d_launch_runs_as_an_interior_kernel_and_an_edges_kernel_that_share_out_its_strips() {
-    use rc_core::machine::Kernel;
     let body = common::star_sum_row_major(Radius::yx(1, 1));
     for boundary in Boundary::ALL {
         let pattern = Pattern::grid(Radius::yx(1, 1), 32, 1, 1, 1, boundary).expect("valid");
@@ -234,11 +234,37 @@ fn a_2d_launch_runs_as_an_interior_kernel_and_an_edges_kernel_that_share_out_its
     }
 }
 
-/// The printed prologue of a fused 2D launch numbers its strips edge strips first: global warp
-/// `t` below the strips' count computes each strip once, the strips whose input box crosses an
-/// edge (the interior test fails) before every interior one, so each kernel's strips fill whole
-/// blocks. Checked by running the prologue's index arithmetic (a few u64 operations) for every
-/// warp of grids from one point to several edge and interior columns and bands.
+/// The emulator runs the launch map, as the GPU runs the PTX it prints: a map whose strips
+/// disagree with the tiles' interior test (its lead short by one vector) leaves the edges
+/// kernel's launch short of the edge strips, and their outputs stay unwritten, on the CPU.
+#[test]
+fn a_launch_map_that_misplaces_edge_strips_fails_in_the_emulator() {
+    let body = common::star_sum_row_major(Radius::yx(1, 1));
+    let pattern = Pattern::grid(Radius::yx(1, 1), 32, 1, 1, 1, Boundary::Clamp).expect("valid");
+    let program = WarpProgram::compile_steps(pattern, &body, 4).expect("compiles");
+    let shape = Extent::yx(300, 520);
+    let input = awkward::<f32>(shape.len().expect("finite"), 7);
+    let out_len = program.declared.output_shape(shape).expect("an output").len().expect("finite");
+    let unwritten = |program: &WarpProgram| {
+        let mut out = vec![poison::<f32>(); out_len];
+        program.emulate_grid(&[&input], shape, &mut out, &[]).expect("emulates");
+        out.iter().filter(|v| v.to_bits() == poison::<f32>().to_bits()).count()
+    };
+    assert_eq!(unwritten(&program), 0, "the map as compiled");
+    let mut broken = program.clone();
+    let TileOrder::EdgesFirst(strips) = program.launch.order else { panic!("{:?}", program.launch.order) };
+    // The map believes each strip's input starts a vector later: the first column's strips
+    // count as interior, and the interior kernel's strips skip the edge path.
+    broken.launch.order = TileOrder::EdgesFirst(StripGeometry { lead: strips.lead - strips.width, ..strips });
+    assert!(unwritten(&broken) > 0, "a misplaced map must leave outputs unwritten");
+}
+
+/// A fused 2D launch numbers its strips edge strips first ([`TileOrder::EdgesFirst`]): the
+/// launch map's warps below the strips' count compute each strip once, the strips whose input
+/// box crosses an edge (the interior test fails) before every interior one, so each kernel's
+/// strips fill whole blocks; warps past them compute none; the edges kernel's launch covers
+/// exactly the edge strips. The PTX prints the map's index program and the emulator runs it,
+/// for every warp of grids from one point to several edge and interior columns and bands.
 #[test]
 fn fused_2d_strips_are_numbered_edge_strips_first() {
     for (radius, boundary, steps) in [
@@ -252,11 +278,11 @@ fn fused_2d_strips_are_numbered_edge_strips_first() {
             .expect("valid");
         let program = WarpProgram::compile_steps(pattern, &body, steps).expect("compiles");
         let (launch, tile) = (program.pattern, program.fused.expect("fused"));
-        let ptx = rc_core::ptx::print(&program, "k");
-        let numbering = Numbering::of(&ptx, launch.tile_outputs(), launch.rows_per_warp());
+        assert!(matches!(program.launch.order, TileOrder::EdgesFirst(_)), "{boundary}: {:?}", program.launch.order);
         let (outputs, rows) = (u64::from(launch.tile_outputs()), u64::from(launch.rows_per_warp()));
         for (in_y, in_x) in [(1, 1), (5, 3), (64, 130), (100, 232), (300, 520), (330, 1032), (700, 1030)] {
-            let Ok(out) = launch.output_shape(Extent::yx(in_y, in_x)) else { continue };
+            let input = Extent::yx(in_y, in_x);
+            let Ok(out) = launch.output_shape(input) else { continue };
             let (out_y, out_x) = (out.along(1) as u64, out.along(0) as u64);
             let (tiles_x, bands) = (out_x.div_ceil(outputs), out_y.div_ceil(rows));
             let inside = |x: u64, y: u64| {
@@ -273,8 +299,10 @@ fn fused_2d_strips_are_numbered_edge_strips_first() {
             };
             let mut seen = std::collections::HashSet::new();
             let mut interior_from = None;
-            for t in 0..(tiles_x * bands).next_multiple_of(4) {
-                let (x, y) = numbering.strip(t, [in_x as u64, out_x, in_y as u64, out_y]);
+            let shape = program.launch.launch_shape(Kernel::Whole, input, out).expect("fits").expect("a launch");
+            for (t, warp) in program.launch.warps(shape, input, out).enumerate() {
+                let t = t as u64;
+                let (x, y) = (warp.start[0] / outputs, warp.start[1] / rows);
                 let what = format!("{boundary} T={steps}, {in_y} x {in_x}: warp {t} computes strip ({x}, {y})");
                 if t >= tiles_x * bands {
                     assert!(y >= bands, "{what}: past the strips, it computes one");
@@ -286,152 +314,17 @@ fn fused_2d_strips_are_numbered_edge_strips_first() {
                     false => assert!(interior_from.is_none(), "{what}: an edge strip after interior ones"),
                 }
             }
-            // The host's count, which the edges kernel's launch covers, is the prologue's.
-            let strips = tile.strips(boundary, Extent::yx(in_y, in_x), out);
-            assert_eq!(strips.all, tiles_x * bands, "{boundary} T={steps}, {in_y} x {in_x}: strips");
+            assert_eq!(seen.len() as u64, tiles_x * bands, "{boundary} T={steps}, {in_y} x {in_x}: strips");
+            // The edges kernel's launch covers the edge strips' blocks, none past them.
+            let edges = interior_from.unwrap_or(tiles_x * bands);
+            let edge_launch = program.launch.launch_shape(Kernel::Edges, input, out).expect("fits");
+            let per_block = u64::from(launch.tiles_per_block());
             assert_eq!(
-                strips.edges,
-                interior_from.unwrap_or(strips.all),
+                edge_launch.map_or(0, |l| l.blocks()),
+                edges.div_ceil(per_block),
                 "{boundary} T={steps}, {in_y} x {in_x}: edge strips"
             );
         }
-    }
-}
-
-/// The index arithmetic of a printed fused 2D prologue, from the warp's global index to its strip.
-struct Numbering {
-    lines: Vec<Vec<String>>,
-    /// Registers of the parameters in_x, out_x, in_y, out_y, and of the global warp index.
-    params: [String; 4],
-    warp: String,
-    /// Registers of the strip's first output along x and first row, and the strips' outputs
-    /// along x and rows.
-    tile_x: String,
-    tile_y: String,
-    outputs: u64,
-    rows: u64,
-}
-
-impl Numbering {
-    /// The lines after the warp's global index up to the first that is not u64 arithmetic (the
-    /// row start's `sub.s64 _, tile_y, shift`).
-    fn of(ptx: &str, outputs: u32, rows: u32) -> Numbering {
-        let split = |line: &str| -> Vec<String> {
-            line.trim().trim_end_matches(';').split([' ', ',']).filter(|w| !w.is_empty()).map(str::to_string).collect()
-        };
-        let entry: Vec<&str> = ptx.lines().skip_while(|l| !l.starts_with(".visible .entry k(")).collect();
-        let param = |name: &str| -> String {
-            let line =
-                entry.iter().find(|l| l.contains(&format!("[k_{name}]"))).unwrap_or_else(|| panic!("loads {name}"));
-            split(line)[1].clone()
-        };
-        let params = ["in_x", "out_x", "in_y", "out_y"].map(param);
-        let from = entry.iter().position(|l| l.trim().starts_with("shr.u64")).expect("the warp's global index");
-        let warp = split(entry[from])[1].clone();
-        let mut lines = Vec::new();
-        let mut tile_y = String::new();
-        for line in entry[from + 1..].iter().filter(|l| !l.trim().starts_with("//")) {
-            let words = split(line);
-            if words[0] == "sub.s64" {
-                tile_y = words[2].clone();
-                break;
-            }
-            lines.push(words);
-        }
-        let last_x =
-            lines.iter().rev().find(|w| w[0] == "mul.lo.u64" && w[3] == outputs.to_string()).expect("the strip's x");
-        Numbering {
-            tile_x: last_x[1].clone(),
-            lines,
-            params,
-            warp,
-            tile_y,
-            outputs: u64::from(outputs),
-            rows: u64::from(rows),
-        }
-    }
-
-    /// The strip (column, band) warp `t` computes over a grid of `extents` (in_x, out_x, in_y, out_y).
-    fn strip(&self, t: u64, extents: [u64; 4]) -> (u64, u64) {
-        let mut regs: std::collections::HashMap<String, u64> = self.params.iter().cloned().zip(extents).collect();
-        let mut preds: std::collections::HashMap<String, bool> = std::collections::HashMap::new();
-        regs.insert(self.warp.clone(), t);
-        let value = |regs: &std::collections::HashMap<String, u64>, w: &str| -> u64 {
-            regs.get(w).copied().unwrap_or_else(|| w.parse().unwrap_or_else(|_| panic!("reads {w}")))
-        };
-        let label = |name: &str| {
-            self.lines.iter().position(|w| w[0] == format!("{name}:")).unwrap_or_else(|| panic!("no label {name}"))
-        };
-        let mut at = 0;
-        while let Some(w) = self.lines.get(at) {
-            at += 1;
-            // Branches: `bra L`, `@q bra L`, `@!q bra L`; labels end in a colon.
-            if w[0].ends_with(':') {
-                continue;
-            }
-            if w[0] == "bra" {
-                at = label(&w[1]);
-                continue;
-            }
-            if let Some(guard) = w[0].strip_prefix('@') {
-                let (negated, q) = match guard.strip_prefix('!') {
-                    Some(q) => (true, q),
-                    None => (false, guard),
-                };
-                assert_eq!(w[1], "bra", "only branches are predicated in the numbering");
-                if preds[q] != negated {
-                    at = label(&w[2]);
-                }
-                continue;
-            }
-            let op: Vec<&str> = w[0].split('.').collect();
-            match op[0] {
-                "setp" => {
-                    let (a, b) = (value(&regs, &w[2]), value(&regs, &w[3]));
-                    let holds = match op[1] {
-                        "lt" => a < b,
-                        "le" => a <= b,
-                        "ge" => a >= b,
-                        "eq" => a == b,
-                        other => panic!("setp.{other}"),
-                    };
-                    preds.insert(w[1].clone(), holds);
-                }
-                "selp" => {
-                    let pick = if preds[&w[4]] { value(&regs, &w[2]) } else { value(&regs, &w[3]) };
-                    regs.insert(w[1].clone(), pick);
-                }
-                "mov" => {
-                    let a = value(&regs, &w[2]);
-                    regs.insert(w[1].clone(), a);
-                }
-                // u64 to u32 truncates, u32 to u64 extends (the registers hold the value).
-                "cvt" => {
-                    let a = value(&regs, &w[2]);
-                    regs.insert(w[1].clone(), if op[1] == "u32" { a & 0xffff_ffff } else { a });
-                }
-                name => {
-                    let (a, b) = (value(&regs, &w[2]), value(&regs, &w[3]));
-                    let result = match name {
-                        "add" => a.wrapping_add(b),
-                        "sub" => a.wrapping_sub(b),
-                        "mul" => a.wrapping_mul(b),
-                        "div" if op[1] == "u32" => {
-                            u64::from((a as u32).checked_div(b as u32).expect("no division by zero"))
-                        }
-                        "div" => a.checked_div(b).expect("no division by zero"),
-                        "or" => a | b,
-                        "shr" => a >> b,
-                        "min" => a.min(b),
-                        "max" => a.max(b),
-                        "and" => a & b,
-                        other => panic!("{other} in the strip's numbering"),
-                    };
-                    regs.insert(w[1].clone(), result);
-                }
-            }
-        }
-        (regs[&self.tile_x] / self.outputs, regs[&self.tile_y] / self.rows)
     }
 }
 

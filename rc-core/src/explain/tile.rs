@@ -22,7 +22,7 @@ pub fn write(text: &mut String, program: &WarpProgram) -> fmt::Result {
         "tile: {warp} lanes x {p} outputs per lane along x = {} outputs per row, {rows} rows per warp{plane_text}: {outputs} outputs per warp",
         pattern.tile_outputs()
     )?;
-    if program.stacked && program.ring.is_none() {
+    if program.launch.order == crate::launch_map::TileOrder::Bands {
         let warps = pattern.tiles_per_block();
         writeln!(
             text,

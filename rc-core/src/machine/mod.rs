@@ -19,6 +19,7 @@
 //! iteration; a value carried to the next iteration is copied by the body.
 
 mod division;
+pub mod index;
 mod lower;
 mod vector;
 

@@ -102,12 +102,8 @@ pub(super) struct FetchVector {
 }
 
 impl Printer<'_> {
-    /// The 2D/3D prologue: parameters, then the tile: global warp `t` computes tile `t`,
-    /// numbered row-major ([`Pattern::launch_shape_of`]), or, for staged planes and 2D windows
-    /// and granules, block `b` block tile `b` ([`Pattern::stacked_launch_shape`]).
-    ///
-    /// [`Pattern::launch_shape_of`]: crate::pattern::Pattern::launch_shape_of
-    /// [`Pattern::stacked_launch_shape`]: crate::pattern::Pattern::stacked_launch_shape
+    /// The 2D/3D prologue: parameters, then the tile the launch map places the warp on
+    /// ([`crate::launch_map`]), then where its rows start.
     pub(super) fn grid_prologue(&mut self) {
         let pattern = self.program.pattern;
         let warp = pattern.warp();
@@ -145,88 +141,14 @@ impl Printer<'_> {
         self.line(&format!("mov.u32 {TID}, %tid.x;"));
         self.line(&format!("mov.u32 {CTAID}, %ctaid.x;"));
         self.line(&format!("and.b32 {LANE}, {TID}, {};", warp - 1));
-        // The warp's tile, numbered row-major over the tiles (x fastest): tx = t mod tiles_x,
-        // then the tile row and plane from t div tiles_x.
-        let (tile_x, rows, planes) = (pattern.tile_outputs(), pattern.rows_per_warp(), pattern.planes_per_warp());
-        let t = self.a();
-        if !self.program.stacked {
-            let (tid64, ntid) = (self.a(), self.t());
-            self.line(&format!("mov.u32 {ntid}, %ntid.x;"));
-            self.line(&format!("mul.wide.u32 {t}, {CTAID}, {ntid};"));
-            self.line(&format!("cvt.u64.u32 {tid64}, {TID};"));
-            self.line(&format!("add.u64 {t}, {t}, {tid64};"));
-            self.line(&format!("shr.u64 {t}, {t}, {};", warp.trailing_zeros()));
-        }
-        // Staged planes and 2D windows and granules number blocks, not warps: block b's warps
-        // stack along y ([`Pattern::stacked_launch_shape`], [`crate::Layout::stacks_warps`]).
-        let stacked = self.program.stacked.then(|| {
-            let w = self.t();
-            match self.program.ring.is_some() {
-                true => self.comment("staged planes: block b computes block tile b, row-major; its warp w the w-th tile along y"),
-                false => self.comment("2D tiles: block (x, y, z) computes block tile b = x of band y + z * nctaid.y; its warp w the w-th tile along y"),
-            }
-            self.line(&format!("shr.u32 {w}, {TID}, {};", warp.trailing_zeros()));
-            if three {
-                self.line(&format!("cvt.u64.u32 {t}, {CTAID};"));
-            }
-            w
+        let extents =
+            [(in_y.clone(), out_y.clone()), (in_z.clone().unwrap_or_default(), out_z.clone().unwrap_or_default())];
+        let placed = self.placement(&|axis, output| match (extents.get(axis.index().wrapping_sub(1)), output) {
+            (Some((_, out)), true) => out.clone(),
+            (Some((input, _)), false) => input.clone(),
+            (None, _) => String::new(),
         });
-        let (band, tx) = (self.a(), self.a());
-        let tiles_x = match stacked.is_some() && !three {
-            // 2D block tiles: the grid's x is the block tile along x, y + z * nctaid.y its band
-            // ([`Pattern::stacked_launch_shape`]).
-            true => {
-                let (y, z, ny, b) = (self.t(), self.t(), self.t(), self.t());
-                self.line(&format!("mov.u32 {y}, %ctaid.y;"));
-                self.line(&format!("mov.u32 {z}, %ctaid.z;"));
-                self.line(&format!("mov.u32 {ny}, %nctaid.y;"));
-                self.line(&format!("mad.lo.u32 {b}, {z}, {ny}, {y};"));
-                self.line(&format!("cvt.u64.u32 {band}, {b};"));
-                self.line(&format!("cvt.u64.u32 {tx}, {CTAID};"));
-                None
-            }
-            false => {
-                let tiles_x = self.tiles(N_OUT, tile_x);
-                self.divide(&band, &t, &tiles_x);
-                self.line(&format!("mul.lo.u64 {tx}, {band}, {tiles_x};"));
-                self.line(&format!("sub.u64 {tx}, {t}, {tx};"));
-                Some(tiles_x)
-            }
-        };
-        self.line(&format!("mul.lo.u64 {TILE_START}, {tx}, {tile_x};"));
-        let (tile_y, tile_z) = (self.a(), if three { Some(self.a()) } else { None });
-        match &tile_z {
-            // Fused strips: the edge strips first (see `fused_strips`).
-            None if self.program.fused.is_some() => {
-                let tiles_x = tiles_x.expect("fused tiles are numbered row-major");
-                self.fused_strips(&t, &tiles_x, &band, &tx, &out_y, &in_y, &tile_y)
-            }
-            None => {
-                if let Some(w) = &stacked {
-                    let w64 = self.a();
-                    self.line(&format!("cvt.u64.u32 {w64}, {w};"));
-                    self.line(&format!("mad.lo.u64 {band}, {band}, {}, {w64};", pattern.tiles_per_block()));
-                }
-                self.line(&format!("mul.lo.u64 {tile_y}, {band}, {rows};"));
-            }
-            Some(tile_z) => {
-                let tiles_y = match &stacked {
-                    None => self.tiles(&out_y, rows),
-                    Some(_) => self.tiles(&out_y, pattern.block_rows()),
-                };
-                let (tz, ty) = (self.a(), self.a());
-                self.divide(&tz, &band, &tiles_y);
-                self.line(&format!("mul.lo.u64 {ty}, {tz}, {tiles_y};"));
-                self.line(&format!("sub.u64 {ty}, {band}, {ty};"));
-                if let Some(w) = &stacked {
-                    let w64 = self.a();
-                    self.line(&format!("cvt.u64.u32 {w64}, {w};"));
-                    self.line(&format!("mad.lo.u64 {ty}, {ty}, {}, {w64};", pattern.tiles_per_block()));
-                }
-                self.line(&format!("mul.lo.u64 {tile_y}, {ty}, {rows};"));
-                self.line(&format!("mul.lo.u64 {tile_z}, {tz}, {planes};"));
-            }
-        }
+        let (tile_y, tile_z) = (placed.start[1].clone().unwrap_or_default(), placed.start[2].clone());
         let bytes = self.program.element.bytes();
         let (row_in, row_out) = (self.t(), self.t());
         self.line(&format!("cvt.u32.u64 {row_in}, {N};"));
@@ -278,10 +200,10 @@ impl Printer<'_> {
             }
             _ => None,
         };
-        let ring = stacked.filter(|_| self.program.ring.is_some()).map(|warp| {
+        let ring = placed.warp_in_block.filter(|_| self.program.ring.is_some()).map(|warp| {
             let (phase, first_row) = (self.t(), self.a());
             self.line(&format!("mov.u32 {phase}, 0;"));
-            self.line(&format!("mul.wide.u32 {first_row}, {warp}, {rows};"));
+            self.line(&format!("mul.wide.u32 {first_row}, {warp}, {};", pattern.rows_per_warp()));
             self.line(&format!("sub.s64 {first_row}, {tile_y}, {first_row};"));
             self.line(&format!("sub.s64 {first_row}, {first_row}, {};", pattern.shift_along(1)));
             let first_x = self.a();
@@ -330,22 +252,6 @@ impl Printer<'_> {
         one_step && !arms.iter().any(|arm| arm.iter().any(moves_tile))
     }
 
-    /// Tiles of `per_tile` along a length `len` (a u64 register): `ceil(len / per_tile)`, by a
-    /// shift where `per_tile` is a power of two, else by [`Printer::divide`].
-    pub(super) fn tiles(&mut self, len: &str, per_tile: u32) -> String {
-        let n = self.a();
-        self.line(&format!("add.u64 {n}, {len}, {};", per_tile - 1));
-        match per_tile.is_power_of_two() {
-            true => self.line(&format!("shr.u64 {n}, {n}, {};", per_tile.trailing_zeros())),
-            false => {
-                let by = self.a();
-                self.line(&format!("mov.u64 {by}, {per_tile};"));
-                self.divide(&n, &n, &by);
-            }
-        }
-        n
-    }
-
     /// Starts an arm of a branch (or the code after it) with what `kept` holds, or with nothing.
     pub(super) fn resume_path(&mut self, kept: &Option<KeptPath>) {
         match kept {
@@ -370,27 +276,6 @@ impl Printer<'_> {
                 self.lane_start(Buffer::Output, at.stride, 0, *row);
             }
         }
-    }
-
-    /// `dst = a / b` (u64, the same for every lane of the warp): in 32 bits where both fit,
-    /// as ptxas prints a 64-bit division as a call of about 67 instructions (two of them were
-    /// 8% of a 2D box r = 4 tile's instructions; a power of two was divided the same way; the
-    /// fused 2D prologue's seven were ~2% of an interior strip's and most of an empty warp's).
-    pub(super) fn divide(&mut self, dst: &str, a: &str, b: &str) {
-        let (wide, small) = (self.a(), self.q());
-        let (a32, b32, q32) = (self.t(), self.t(), self.t());
-        let (slow, done) = (self.label("divide_wide"), self.label("divided"));
-        self.line(&format!("or.b64 {wide}, {a}, {b};"));
-        self.line(&format!("setp.le.u64 {small}, {wide}, 4294967295;"));
-        self.line(&format!("@!{small} bra {slow};"));
-        self.line(&format!("cvt.u32.u64 {a32}, {a};"));
-        self.line(&format!("cvt.u32.u64 {b32}, {b};"));
-        self.line(&format!("div.u32 {q32}, {a32}, {b32};"));
-        self.line(&format!("cvt.u64.u32 {dst}, {q32};"));
-        self.line(&format!("bra {done};"));
-        self.label_line(&slow);
-        self.line(&format!("div.u64 {dst}, {a}, {b};"));
-        self.label_line(&done);
     }
 
     /// A streaming tile moves one plane along z: its plane and its rows' starts follow, and

@@ -23,6 +23,7 @@
 
 mod compute;
 mod grid;
+mod index;
 mod memory;
 mod prefetch;
 mod ring;
@@ -34,6 +35,7 @@ use std::fmt::Write;
 
 use crate::abi::KernelParam;
 use crate::geometry::Dims;
+use crate::machine::index::{IndexKind, IndexReg};
 use crate::machine::{Kernel, Op, Stmt, TileTest, WarpStage};
 use crate::program::{Reg, WarpProgram};
 use crate::scalar::ScalarType;
@@ -133,6 +135,8 @@ const OUTPUT: &str = "%a1";
 const N: &str = "%a2";
 const N_OUT: &str = "%a3";
 const TILE_START: &str = "%a4";
+/// [`TILE_START`] as the launch map's index programs name it.
+const TILE_START_INDEX: IndexReg = IndexReg { kind: IndexKind::U64, number: 4 };
 const N_MINUS_1: &str = "%a5";
 const LANE: &str = "%t0";
 const TID: &str = "%t1";
@@ -248,12 +252,7 @@ impl<'a> Printer<'a> {
         self.line(&format!("mov.u32 {ntid}, %ntid.x;"));
         // Blocks hold whole 32-lane warps, so tid's low bits are the lane in a logical warp.
         self.line(&format!("and.b32 {LANE}, {tid}, {};", warp - 1));
-        let (global, tid64) = (self.a(), self.a());
-        self.line(&format!("mul.wide.u32 {global}, {ctaid}, {ntid};"));
-        self.line(&format!("cvt.u64.u32 {tid64}, {tid};"));
-        self.line(&format!("add.u64 {global}, {global}, {tid64};"));
-        self.line(&format!("shr.u64 {global}, {global}, {};", warp.trailing_zeros()));
-        self.line(&format!("mul.lo.u64 {TILE_START}, {global}, {};", pattern.tile_outputs()));
+        self.placement(&|_, _| String::new());
         self.exchange_prologue();
     }
 
