@@ -14,7 +14,8 @@
 //! - its text form ([`MachineText`], from
 //!   [`WarpProgram::machine_text`](crate::WarpProgram::machine_text)) prints it for a person: a
 //!   header with what the kernel declares, then one line per operation, branches and loops as
-//!   indented blocks, registers with their types where first written; the snapshot tests
+//!   indented blocks, registers with their types where first written; `explain()` gives it
+//!   ([`crate::Explanation::machine_program`]), and the snapshot tests
 //!   (`tests/machine_text.rs`) diff it.
 //!
 //! Control flow is structured and uniform across the warp, so the emulator can run a tile's
