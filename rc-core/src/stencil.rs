@@ -452,7 +452,8 @@ impl<T: Element, P: Params> Stencil<T, P> {
     }
 
     /// The schedule as a table to check against the register-cache article's Table 2, and
-    /// the fused kernel's tile and shrinking halo where there is one.
+    /// the fused kernel's tile and shrinking halo where there is one; the one-step kernel's
+    /// machine program as text ([`Explanation::machine_program`]).
     pub fn explain(&self) -> Result<Explanation, Error> {
         let explanation = Explanation::new(self.name, &self.program()?);
         Ok(match self.fused {

@@ -344,7 +344,8 @@ fn generate(
 
             #entry_points
 
-            /// The schedule as a table: per phase, what each lane publishes and reads.
+            /// The schedule as a table: per phase, what each lane publishes and reads; its
+            /// `machine_program()` (or `{:#}`) is the machine program the kernel runs, as text.
             pub fn explain() -> ::std::result::Result<::rc::Explanation, ::rc::Error> {
                 Self::KERNEL.explain()
             }

@@ -34,6 +34,8 @@ pub struct Explanation {
     pub local_fetches: usize,
     pub reused_reads: usize,
     text: String,
+    /// The machine program as text ([`WarpProgram::machine_text`]).
+    machine_program: String,
 }
 
 impl Explanation {
@@ -211,7 +213,20 @@ impl Explanation {
             local_fetches: schedule.fetches.len() - phases,
             reused_reads: uses - schedule.fetches.len(),
             text,
+            machine_program: program.machine_text().to_string(),
         }
+    }
+
+    /// The machine program the explained kernel runs ([`crate::machine`]) as text: what the
+    /// kernel declares, then one line per operation, branches and loops as indented blocks
+    /// ([`crate::machine::MachineText`]). Lines name the registers, tile elements and cache
+    /// registers the operations use, so two versions of a stencil (or of the compiler) can be
+    /// diffed. It is the one-step kernel's program: a stencil's fused kernel
+    /// ([`Explanation::with_fused`]) shows only its tile here, and
+    /// [`WarpProgram::compile_steps`] gives its program. The [`fmt::Display`] text leaves it out;
+    /// the alternate form (`{:#}`) adds it at the end.
+    pub fn machine_program(&self) -> &str {
+        &self.machine_program
     }
 }
 
@@ -300,8 +315,15 @@ fn launch_bounds(declared: Option<LaunchBounds>, threads_per_block: u32) -> Stri
 }
 
 impl fmt::Display for Explanation {
+    /// The schedule; with the alternate flag (`{:#}`), followed by the machine program
+    /// ([`Explanation::machine_program`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
+        f.write_str(&self.text)?;
+        if f.alternate() {
+            writeln!(f)?;
+            f.write_str(&self.machine_program)?;
+        }
+        Ok(())
     }
 }
 

@@ -10,7 +10,13 @@
 //! - the PTX printer ([`crate::ptx`]) prints it, statement for statement;
 //! - the emulator (`emulate.rs`) runs it, both paths of every branch as the GPU would take them,
 //!   and refuses an access the path's own test should have excluded;
-//! - the register estimate ([`crate::registers`]) and the cost model ([`crate::auto`]) count it.
+//! - the register estimate ([`crate::registers`]) and the cost model ([`crate::auto`]) count it;
+//! - its text form ([`MachineText`], from
+//!   [`WarpProgram::machine_text`](crate::WarpProgram::machine_text)) prints it for a person: a
+//!   header with what the kernel declares, then one line per operation, branches and loops as
+//!   indented blocks, registers with their types where first written; `explain()` gives it
+//!   ([`crate::Explanation::machine_program`]), and the snapshot tests
+//!   (`tests/machine_text.rs`) diff it.
 //!
 //! Control flow is structured and uniform across the warp, so the emulator can run a tile's
 //! lanes in lockstep: a [`Stmt::Branch`] on a property of the tile, and a [`Stmt::Loop`] with a
@@ -21,9 +27,11 @@
 mod division;
 pub mod index;
 mod lower;
+mod text;
 mod vector;
 
 pub use division::Division;
+pub use text::MachineText;
 
 use std::borrow::Cow;
 
