@@ -468,3 +468,20 @@ impl IndexInputs for Thread {
         }
     }
 }
+
+impl std::fmt::Display for TileOrder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TileOrder::RowMajor => f.write_str("row-major, one tile per warp"),
+            TileOrder::Bands => {
+                f.write_str("2D bands: block (x, y, z) a block tile of column x, band y + z * blocks.y")
+            }
+            TileOrder::StackedBlocks => f.write_str("stacked blocks: block b block tile b, row-major"),
+            TileOrder::EdgesFirst(s) => write!(
+                f,
+                "fused strips, edge strips first (lead {}, {} elements, {}-element vectors, shift {}, {} box rows)",
+                s.lead, s.elements, s.width, s.shift, s.box_rows
+            ),
+        }
+    }
+}

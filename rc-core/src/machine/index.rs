@@ -330,3 +330,58 @@ impl fmt::Display for IndexReg {
         write!(f, "{prefix}{}", self.number)
     }
 }
+
+impl fmt::Display for Operand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Operand::Reg(reg) => write!(f, "{reg}"),
+            Operand::Imm(value) => write!(f, "{value}"),
+            Operand::Given(Given::Thread) => f.write_str("thread"),
+            Operand::Given(Given::BlockX) => f.write_str("block.x"),
+            Operand::Given(Given::BlockThreads) => f.write_str("block_threads"),
+            Operand::Given(Given::RowLength { output }) => write!(f, "{}.x", if output { "out" } else { "in" }),
+            Operand::Given(Given::Extent { axis, output }) => write!(f, "{}.{axis}", if output { "out" } else { "in" }),
+        }
+    }
+}
+
+/// One operation a line, as the machine program's text form shows it
+/// ([`crate::machine::text`]).
+impl fmt::Display for IndexOp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IndexOp::Note(text) => write!(f, "// {text}"),
+            IndexOp::Read { dst, special } => match special {
+                Special::BlockThreads => write!(f, "{dst} = block_threads"),
+                Special::Block(axis) => write!(f, "{dst} = block.{axis}"),
+                Special::Blocks(axis) => write!(f, "{dst} = blocks.{axis}"),
+            },
+            IndexOp::Move { dst, a } => write!(f, "{dst} = {a}"),
+            IndexOp::Widen { dst, a } => write!(f, "{dst} = widen {a}"),
+            IndexOp::MulWide { dst, a, b } => write!(f, "{dst} = mul.wide {a}, {b}"),
+            IndexOp::Arith { op, dst, a, b } => {
+                let name = match op {
+                    Arith::Add => "add",
+                    Arith::Sub => "sub",
+                    Arith::MulLo => "mul",
+                    Arith::Min => "min",
+                    Arith::Max => "max",
+                    Arith::Shr => "shr",
+                    Arith::And => "and",
+                };
+                write!(f, "{dst} = {name} {a}, {b}")
+            }
+            IndexOp::Mad { dst, a, b, c } => write!(f, "{dst} = mad {a}, {b}, {c}"),
+            IndexOp::Divide { dst, a, b, .. } => write!(f, "{dst} = div {a}, {b}"),
+            IndexOp::Compare { cmp, dst, a, b } => {
+                let cmp = match cmp {
+                    Compare::Lt => "lt",
+                    Compare::Ge => "ge",
+                    Compare::Eq => "eq",
+                };
+                write!(f, "{dst} = {cmp} {a}, {b}")
+            }
+            IndexOp::Select { dst, a, b, pred } => write!(f, "{dst} = {pred} ? {a} : {b}"),
+        }
+    }
+}

@@ -10,6 +10,7 @@ use crate::ring::RingPart;
 use crate::scalar::ScalarType;
 use crate::schedule::LanePieces;
 
+use super::index::IndexRegs;
 use super::{Division, LaunchBounds, Op, Side, Stmt, TileTest, WarpStage};
 
 /// Spaces per level of nesting.
@@ -65,6 +66,16 @@ impl fmt::Display for MachineText<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let program = self.program;
         header(f, program)?;
+        writeln!(f)?;
+        // The launch map's placement of a warp, its registers numbered from 0.
+        let placement = program.launch.placement(&mut IndexRegs::default(), None);
+        writeln!(f, "launch map: {}", program.launch.order)?;
+        writeln!(f, "placement {{")?;
+        for op in &placement.program.ops {
+            writeln!(f, "{:INDENT$}{op}", "")?;
+        }
+        let start = placement.start.map(|reg| reg.map_or("-".to_string(), |reg| reg.to_string()));
+        writeln!(f, "}} -> tile start x {}, y {}, z {}", start[0], start[1], start[2])?;
         writeln!(f)?;
         writeln!(f, "body {{")?;
         let mut printer =
