@@ -255,4 +255,6 @@ pub enum Error {
     Schedule(#[from] ScheduleError),
     #[error(transparent)]
     Emulation(#[from] EmulationError),
+    #[error(transparent)]
+    Verify(#[from] crate::machine::verify::VerifyError),
 }

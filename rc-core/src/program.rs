@@ -446,6 +446,10 @@ impl WarpProgram {
             machine: Machine::default(),
         };
         program.machine = Machine::lower(&program);
+        // Tests and debug builds check what the back ends rely on ([`crate::machine::verify`]).
+        if cfg!(debug_assertions) {
+            crate::machine::verify::verify(&program)?;
+        }
         Ok(program)
     }
 

@@ -393,7 +393,7 @@ impl WarpProgram {
             split: tile.splits(),
         };
         let loads = (0..tile.per_lane).map(|reg| LoadPlan { reg, lanes: (0, tile.warp) }).collect();
-        Ok(WarpProgram {
+        let program = WarpProgram {
             pattern: launch,
             declared: launch,
             strategy: Strategy::RegisterCache,
@@ -430,7 +430,12 @@ impl WarpProgram {
             fetch_order: Vec::new(),
             reg_types: build.reg_types,
             machine,
-        })
+        };
+        // Tests and debug builds check what the back ends rely on ([`crate::machine::verify`]).
+        if cfg!(debug_assertions) {
+            crate::machine::verify::verify(&program)?;
+        }
+        Ok(program)
     }
 }
 

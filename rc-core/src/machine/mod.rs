@@ -29,6 +29,7 @@ pub mod index;
 mod lower;
 mod text;
 mod vector;
+pub mod verify;
 
 pub use division::Division;
 pub use text::MachineText;
