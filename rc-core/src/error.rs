@@ -4,9 +4,10 @@ use std::fmt;
 
 use thiserror::Error;
 
+use crate::boundary::Boundary;
 use crate::distribution::Layout;
 use crate::geometry::{Dims, Extent, Offset, Radius};
-use crate::pattern::{Boundary, Pattern};
+use crate::pattern::Pattern;
 use crate::registers::{RegisterEstimate, MAX_REGISTERS_PER_THREAD};
 use crate::scalar::ScalarType;
 use crate::strategy::Strategy;

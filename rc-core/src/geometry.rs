@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::pattern::Boundary;
+use crate::boundary::Boundary;
 
 /// The most dimensions a stencil has.
 pub const MAX_DIMS: usize = 3;

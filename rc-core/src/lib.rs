@@ -14,6 +14,7 @@
 pub mod abi;
 pub mod auto;
 pub mod body;
+pub mod boundary;
 pub mod distribution;
 mod emulate;
 pub mod error;
@@ -49,11 +50,12 @@ pub mod window;
 pub mod zero_start;
 
 pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
+pub use boundary::Boundary;
 pub use distribution::{Distribution, Granule, LaneWindow, Layout, RoundRobin, Stage, StagedWindow};
 pub use error::{BodyError, DistributionError, EmulationError, Error, Given, LengthError, PatternError, ScheduleError};
 pub use explain::Explanation;
 pub use geometry::{Dims, Extent, Offset, Radius};
-pub use pattern::{Boundary, LaunchShape, Pattern};
+pub use pattern::{LaunchShape, Pattern};
 pub use program::{Instr, WarpProgram};
 pub use registers::RegisterEstimate;
 pub use scalar::{Element, HalfFormat, Param, Params, Scalar, ScalarType};

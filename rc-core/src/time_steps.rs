@@ -31,11 +31,12 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use crate::body::{Body, Node, NodeId};
+use crate::boundary::Boundary;
 use crate::distribution::{vector_access_elements, AffineLoad};
 use crate::error::{Error, LengthError, ScheduleError};
 use crate::geometry::{Dims, Extent, Offset};
 use crate::machine::{LaunchBounds, Machine, Op, Side, Stmt, TileTest};
-use crate::pattern::{check_fields, Boundary, Pattern};
+use crate::pattern::{check_fields, Pattern};
 use crate::program::{Instr, Reg, WarpProgram};
 use crate::scalar::ScalarType;
 use crate::schedule::{LoadPlan, Schedule};

@@ -4,8 +4,8 @@
 
 use std::ops::Index;
 
+use crate::boundary::Boundary;
 use crate::geometry::{Dims, Extent, Radius, MAX_DIMS};
-use crate::pattern::Boundary;
 use crate::scalar::Element;
 
 /// The input elements around one output's centre. In 1D, `w[d]` is the element at offset `d`
