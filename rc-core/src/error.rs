@@ -5,10 +5,8 @@ use std::fmt;
 use thiserror::Error;
 
 use crate::boundary::Boundary;
-use crate::distribution::Layout;
 use crate::geometry::{Dims, Extent, Offset, Radius};
-use crate::pattern::Pattern;
-use crate::registers::{RegisterEstimate, MAX_REGISTERS_PER_THREAD};
+use crate::layout::Layout;
 use crate::scalar::ScalarType;
 use crate::strategy::Strategy;
 use crate::typing::TypeError;
@@ -38,26 +36,23 @@ impl fmt::Display for Given {
 /// An invalid `#[stencil(...)]` pattern: one variant per argument, checked by [`crate::validate`].
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum PatternError {
-    #[error("radius must be an integer from 1 to {}, got {got}", Pattern::MAX_RADIUS)]
-    Radius { got: Given },
+    #[error("radius must be an integer from 1 to {max}, got {got}")]
+    Radius { got: Given, max: u32 },
     #[error("warp must be a power of two from 2 to 32 (the shuffle segment width), got {got}")]
     Warp { got: Given },
-    #[error("outputs_per_thread must be an integer from 1 to {}, got {got}", Pattern::MAX_OUTPUTS_PER_THREAD)]
-    OutputsPerThread { got: Given },
-    #[error("{}", rows_per_warp(what, *.dims, .got))]
-    RowsPerWarp { what: &'static str, dims: Dims, got: Given },
+    #[error("outputs_per_thread must be an integer from 1 to {max}, got {got}")]
+    OutputsPerThread { got: Given, max: u32 },
+    /// `max`: the most rows (planes) a tile of a stencil that has the dimension may have.
+    #[error("{}", rows_per_warp(what, *.dims, .got, *.max))]
+    RowsPerWarp { what: &'static str, dims: Dims, got: Given, max: u32 },
+    #[error("max_threads_per_block must be a multiple of 32 (whole warps) from 32 to {max}, got {got}")]
+    ThreadsPerBlock { got: Given, max: u32 },
+    #[error("min_blocks_per_sm must be an integer from 1 to {max}, got {got}")]
+    MinBlocksPerSm { got: Given, max: u32 },
     #[error(
-        "max_threads_per_block must be a multiple of 32 (whole warps) from 32 to {}, got {got}",
-        Pattern::MAX_THREADS_PER_BLOCK
+        "fuse must be an integer from 1 to {max} (time steps per launch; 1 launches every step on its own), got {got}"
     )]
-    ThreadsPerBlock { got: Given },
-    #[error("min_blocks_per_sm must be an integer from 1 to {}, got {got}", Pattern::MAX_MIN_BLOCKS_PER_SM)]
-    MinBlocksPerSm { got: Given },
-    #[error(
-        "fuse must be an integer from 1 to {} (time steps per launch; 1 launches every step on its own), got {got}",
-        Pattern::MAX_FUSE
-    )]
-    Fuse { got: Given },
+    Fuse { got: Given, max: u32 },
     #[error("stream = true streams a 2D tile's rows, but this stencil is {dims}: {}; remove `stream`", match dims { Dims::Three => "in 3D a tile streams along z when planes_per_warp > 1 (the default)", _ => "a 1D tile has no rows to stream" })]
     StreamRows { dims: Dims },
     #[error("prefetch = true prefetches the rows a 2D tile's later bands read, but this stencil {}", match (dims, stream_rows) { (Dims::Two, _) => "streams its rows (stream = true), whose loop has no interior path to prefetch from: remove `prefetch`, or `stream` to keep the tile's rows in registers", (Dims::Three, _) => "is 3D (its tiles stream along z or stage planes): remove `prefetch`", _ => "is 1D (a tile has no rows below it): remove `prefetch`" })]
@@ -77,13 +72,12 @@ pub enum DistributionError {
     NoRegisterCache { strategy: Strategy },
 }
 
-fn rows_per_warp(what: &str, dims: Dims, got: &Given) -> String {
+fn rows_per_warp(what: &str, dims: Dims, got: &Given, most: u32) -> String {
     let along = if what == "planes_per_warp" { "z (3D stencils)" } else { "y (2D and 3D stencils)" };
     let need = if what == "planes_per_warp" { Dims::Three } else { Dims::Two };
     if dims < need {
         format!("{what} tiles along {along}; a {dims} stencil has none, got {got}")
     } else {
-        let most = if what == "planes_per_warp" { Pattern::MAX_PLANES_PER_WARP } else { Pattern::MAX_ROWS_PER_WARP };
         format!("{what} must be an integer from 1 to {most}, got {got}")
     }
 }
@@ -107,7 +101,7 @@ fn block_stage_too_large(dims: Dims, bytes: u32, fields: u32, rows: u32, element
 
 /// `outputs_per_thread: None` is an attribute that leaves it at its default, 1.
 fn whole_rows(layout: Layout, outputs_per_thread: Option<u32>) -> String {
-    let v = crate::validate::row_length(layout);
+    let v = layout.row_length();
     let rows = format!("{layout} gives each lane whole rows of {v} consecutive outputs");
     match outputs_per_thread {
         Some(p) => format!("{rows}, so outputs_per_thread must be a multiple of {v}, got {p}"),
@@ -187,13 +181,23 @@ pub enum ScheduleError {
     NotARotation { output: u32, tap: i32 },
     #[error("distribution {}", whole_rows(*.layout, Some(*.outputs_per_thread)))]
     WholeRows { layout: Layout, outputs_per_thread: u32 },
+    /// The estimate's parts ([`crate::RegisterEstimate`]) and `max`, the registers a thread can have.
     #[error(
-        "radius {} with outputs_per_thread {} keeps an estimated {estimate}; the cache and the addressing alone \
-         ({} + {} = {}) are more than the {} registers a thread can have; lower the radius or outputs_per_thread",
-        .pattern.radius(), .pattern.outputs_per_thread(), .estimate.cache, .estimate.addressing, .estimate.floor(),
-        MAX_REGISTERS_PER_THREAD
+        "radius {radius} with outputs_per_thread {outputs_per_thread} keeps an estimated {cache} cached registers + \
+         {live_values} live values + {addressing} for addressing = {total} registers per thread; the cache and the \
+         addressing alone ({cache} + {addressing} = {}) are more than the {max} registers a thread can have; lower the \
+         radius or outputs_per_thread",
+        .cache + .addressing
     )]
-    RegistersExceeded { pattern: Pattern, estimate: RegisterEstimate },
+    RegistersExceeded {
+        radius: Radius,
+        outputs_per_thread: u32,
+        cache: u32,
+        live_values: u32,
+        addressing: u32,
+        total: u32,
+        max: u32,
+    },
     #[error("distribution {layout} stages {bytes} bytes of input per block in shared memory, more than the {limit} a kernel may declare; use a smaller V, fewer outputs_per_thread or a smaller max_threads_per_block")]
     StageTooLarge { layout: String, bytes: u32, limit: u32 },
     #[error(
@@ -209,20 +213,20 @@ pub enum ScheduleError {
     NoCandidate,
     #[error("cannot fuse {steps} time steps of a radius {radius} stencil over {element} in one launch: a lane owns at most {words} 32-bit words, so at most {max_steps} steps fit (fuse = 1 to {max_steps})")]
     FusedSteps { steps: u32, radius: u32, element: ScalarType, words: u32, max_steps: u32 },
+    /// `words`: the 32-bit words the rows a lane keeps may hold in all.
     #[error(
         "cannot fuse {steps} time steps of a radius ({radius_y}, {radius_x}) 2D stencil over {element} in one launch: the rows each \
-         lane keeps (2 * {radius_y} per step, 16 bytes or more each) hold at most {} 32-bit words in all, so at most \
-         {max_steps} steps fit (fuse = 1 to {max_steps})",
-        2 * crate::fused_grid::WINDOW_WORDS
+         lane keeps (2 * {radius_y} per step, 16 bytes or more each) hold at most {words} 32-bit words in all, so at most \
+         {max_steps} steps fit (fuse = 1 to {max_steps})"
     )]
-    FusedGridSteps { steps: u32, radius_y: u32, radius_x: u32, element: ScalarType, max_steps: u32 },
+    FusedGridSteps { steps: u32, radius_y: u32, radius_x: u32, element: ScalarType, words: u32, max_steps: u32 },
+    /// `words`: the 32-bit words the planes a lane keeps may hold in all.
     #[error(
         "cannot fuse {steps} time steps of a radius {radius} 3D stencil over {element} in one launch: the planes each lane keeps \
-         (2 * rz + 1 per step, each of its rows 16 bytes or more) hold at most {} 32-bit words in all, so at most {max_steps} steps \
-         fit (fuse = 1 to {max_steps})",
-        2 * crate::fused_grid3::PLANE_WINDOW_WORDS
+         (2 * rz + 1 per step, each of its rows 16 bytes or more) hold at most {words} 32-bit words in all, so at most {max_steps} steps \
+         fit (fuse = 1 to {max_steps})"
     )]
-    FusedVolumeSteps { steps: u32, radius: Radius, element: ScalarType, max_steps: u32 },
+    FusedVolumeSteps { steps: u32, radius: Radius, element: ScalarType, words: u32, max_steps: u32 },
     #[error("the body reads {body} taps, but the pattern is {pattern}")]
     Dimensions { body: Dims, pattern: Dims },
     #[error("a tile of radius {radius} reads {rows} input rows; 2D and 3D tiles may read at most {max_rows} ((planes_per_warp + 2 rz) * (rows_per_warp + 2 ry)) with radii of at most {max_radius}: lower the radius, rows_per_warp or planes_per_warp")]

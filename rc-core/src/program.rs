@@ -4,9 +4,10 @@
 use std::collections::HashMap;
 
 use crate::body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
-use crate::distribution::{AffineLoad, Distribution, Layout, RoundRobin};
+use crate::distribution::{AffineLoad, Distribution, RoundRobin};
 use crate::error::{Error, ScheduleError};
 use crate::geometry::{Dims, Offset};
+use crate::layout::Layout;
 use crate::machine::Machine;
 use crate::order;
 use crate::pairs::{whole_words, ShuffledFetches};

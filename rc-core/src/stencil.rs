@@ -6,10 +6,10 @@ use std::collections::btree_map::{BTreeMap, Entry};
 use std::marker::PhantomData;
 
 use crate::body::Body;
-use crate::distribution::Layout;
 use crate::error::{BodyError, Error, LengthError};
 use crate::explain::Explanation;
 use crate::geometry::Extent;
+use crate::layout::Layout;
 use crate::pattern::{LaunchShape, Pattern};
 use crate::program::WarpProgram;
 use crate::scalar::{Element, Params};

@@ -124,9 +124,16 @@ impl FusedTile {
                     radius_y: pattern.radius().along(1),
                     radius_x: radius,
                     element,
+                    words: 2 * crate::fused_grid::WINDOW_WORDS,
                     max_steps,
                 },
-                Dims::Three => ScheduleError::FusedVolumeSteps { steps, radius: pattern.radius(), element, max_steps },
+                Dims::Three => ScheduleError::FusedVolumeSteps {
+                    steps,
+                    radius: pattern.radius(),
+                    element,
+                    words: 2 * crate::fused_grid3::PLANE_WINDOW_WORDS,
+                    max_steps,
+                },
             }
         })
     }

@@ -3,11 +3,11 @@
 //! so that a front end (the macro) can check each on its own, report every refusal at once and put
 //! each on the argument that caused it; [`Pattern::new`] runs the pattern's.
 
-use crate::distribution::Layout;
 use crate::error::{DistributionError, Given, PatternError, ScheduleError};
 use crate::geometry::Dims;
+use crate::layout::Layout;
 use crate::pattern::Pattern;
-use crate::registers::RegisterEstimate;
+use crate::registers::{RegisterEstimate, MAX_REGISTERS_PER_THREAD};
 use crate::strategy::Strategy;
 
 /// `got` as a `u32` within `min..=max` (and `accept`ed), or `refuse(got)`.
@@ -30,7 +30,7 @@ fn any(_: u32) -> bool {
 
 /// The largest tap offset.
 pub fn radius(got: Given) -> Result<u32, PatternError> {
-    integer(got, 1, Pattern::MAX_RADIUS, any, |got| PatternError::Radius { got })
+    integer(got, 1, Pattern::MAX_RADIUS, any, |got| PatternError::Radius { got, max: Pattern::MAX_RADIUS })
 }
 
 /// The logical warp width: a shuffle segment, so a power of two.
@@ -39,7 +39,10 @@ pub fn warp(got: Given) -> Result<u32, PatternError> {
 }
 
 pub fn outputs_per_thread(got: Given) -> Result<u32, PatternError> {
-    integer(got, 1, Pattern::MAX_OUTPUTS_PER_THREAD, any, |got| PatternError::OutputsPerThread { got })
+    integer(got, 1, Pattern::MAX_OUTPUTS_PER_THREAD, any, |got| PatternError::OutputsPerThread {
+        got,
+        max: Pattern::MAX_OUTPUTS_PER_THREAD,
+    })
 }
 
 /// `rows_per_warp` (`what`, meaningful from `from` dimensions on) of a stencil of `dims`
@@ -47,7 +50,7 @@ pub fn outputs_per_thread(got: Given) -> Result<u32, PatternError> {
 pub fn rows_per_warp(what: &'static str, dims: Dims, from: Dims, got: Given) -> Result<u32, PatternError> {
     let most = if from == Dims::Three { Pattern::MAX_PLANES_PER_WARP } else { Pattern::MAX_ROWS_PER_WARP };
     let max = if dims >= from { most } else { 1 };
-    integer(got, 1, max, any, |got| PatternError::RowsPerWarp { what, dims, got })
+    integer(got, 1, max, any, |got| PatternError::RowsPerWarp { what, dims, got, max: most })
 }
 
 /// `stream = true` streams a 2D tile's rows; only 2D tiles have rows to stream that way.
@@ -70,16 +73,25 @@ pub fn prefetch(dims: Dims, stream_rows: bool, prefetch: bool) -> Result<(), Pat
 
 /// Whole warps, so that every lane of a physical warp takes part in every shuffle.
 pub fn threads_per_block(got: Given) -> Result<u32, PatternError> {
-    integer(got, 32, Pattern::MAX_THREADS_PER_BLOCK, |t| t % 32 == 0, |got| PatternError::ThreadsPerBlock { got })
+    integer(
+        got,
+        32,
+        Pattern::MAX_THREADS_PER_BLOCK,
+        |t| t % 32 == 0,
+        |got| PatternError::ThreadsPerBlock { got, max: Pattern::MAX_THREADS_PER_BLOCK },
+    )
 }
 
 /// `fuse = T`: time steps per launch of a fused kernel ([`crate::time_steps`]).
 pub fn fuse(got: Given) -> Result<u32, PatternError> {
-    integer(got, 1, Pattern::MAX_FUSE, any, |got| PatternError::Fuse { got })
+    integer(got, 1, Pattern::MAX_FUSE, any, |got| PatternError::Fuse { got, max: Pattern::MAX_FUSE })
 }
 
 pub fn min_blocks_per_sm(got: Given) -> Result<u32, PatternError> {
-    integer(got, 1, Pattern::MAX_MIN_BLOCKS_PER_SM, any, |got| PatternError::MinBlocksPerSm { got })
+    integer(got, 1, Pattern::MAX_MIN_BLOCKS_PER_SM, any, |got| PatternError::MinBlocksPerSm {
+        got,
+        max: Pattern::MAX_MIN_BLOCKS_PER_SM,
+    })
 }
 
 /// The V of `granule(V)`, `window(V)` or `staged(V)` (`kind`): a power of two, so a lane's
@@ -88,17 +100,9 @@ pub fn vector_size(kind: &'static str, got: Given) -> Result<u32, DistributionEr
     integer(got, 1, 32, u32::is_power_of_two, |got| DistributionError::VectorSize { kind, got })
 }
 
-/// Consecutive outputs a lane computes together under `layout` (1 for round-robin).
-pub(crate) fn row_length(layout: Layout) -> u32 {
-    match layout {
-        Layout::RoundRobin => 1,
-        Layout::Granule(v) | Layout::Window(v) | Layout::Staged(v) | Layout::Planes(v) => v,
-    }
-}
-
 /// A lane computes whole rows of `layout`'s outputs; `None` is the default of 1 output per thread.
 pub fn whole_rows(layout: Layout, outputs_per_thread: Option<u32>) -> Result<(), DistributionError> {
-    let v = row_length(layout);
+    let v = layout.row_length();
     if outputs_per_thread.unwrap_or(Pattern::DEFAULT_OUTPUTS_PER_THREAD) % v == 0 {
         Ok(())
     } else {
@@ -117,7 +121,15 @@ pub fn distribution_for(strategy: Strategy) -> Result<(), DistributionError> {
 /// A compiled kernel whose cache and addressing alone exceed a thread's registers cannot run.
 pub fn registers(pattern: Pattern, estimate: RegisterEstimate) -> Result<(), ScheduleError> {
     if estimate.exceeds_limit() {
-        Err(ScheduleError::RegistersExceeded { pattern, estimate })
+        Err(ScheduleError::RegistersExceeded {
+            radius: pattern.radius(),
+            outputs_per_thread: pattern.outputs_per_thread(),
+            cache: estimate.cache,
+            live_values: estimate.live_values,
+            addressing: estimate.addressing,
+            total: estimate.total,
+            max: MAX_REGISTERS_PER_THREAD,
+        })
     } else {
         Ok(())
     }
@@ -129,7 +141,7 @@ mod tests {
 
     #[test]
     fn each_argument_is_refused_outside_its_range_and_the_refusal_says_what_was_given() {
-        assert_eq!(radius(Given::Integer(0)), Err(PatternError::Radius { got: Given::Integer(0) }));
+        assert_eq!(radius(Given::Integer(0)), Err(PatternError::Radius { got: Given::Integer(0), max: 4096 }));
         assert_eq!(radius(Given::Integer(4096)), Ok(4096));
         let e = radius(Given::Text("2.5".into())).unwrap_err();
         assert_eq!(e.to_string(), "radius must be an integer from 1 to 4096, got `2.5`");
