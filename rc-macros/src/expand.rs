@@ -195,26 +195,7 @@ fn generate(
     let name_str = name.to_string();
     let entry = format!("rc_{name_str}");
     let ptx = rc_core::ptx::print(program, &entry);
-    let (warp, outputs) = (pattern.warp(), pattern.outputs_per_thread());
-    let boundary = tokens::boundary(pattern.boundary());
-    let pattern_tokens = match pattern.dims() {
-        Dims::One => {
-            let radius = pattern.radius().along_x();
-            quote!(::rc::__private::Pattern::new_unchecked(#radius, #warp, #outputs, #boundary))
-        }
-        _ => {
-            let radius = tokens::radius(pattern.radius());
-            let (rows, planes) = (pattern.rows_per_warp(), pattern.planes_per_warp());
-            let stream = pattern.streams_rows();
-            let prefetch = pattern.prefetches();
-            quote!(::rc::__private::Pattern::grid_unchecked(#radius, #warp, #outputs, #rows, #planes, #boundary).with_streamed_rows_unchecked(#stream).with_prefetch_unchecked(#prefetch))
-        }
-    };
-    let threads = pattern.threads_per_block();
-    let min_blocks = match pattern.min_blocks_per_sm() {
-        Some(m) => quote!(::core::option::Option::Some(#m)),
-        None => quote!(::core::option::Option::None),
-    };
+    let pattern_tokens = tokens::pattern(pattern);
     let strategy_tokens = tokens::strategy(strategy);
     let layout_tokens = tokens::layout(layout);
     let elem = tokens::rust_type(sig.element);
@@ -314,7 +295,7 @@ fn generate(
             /// The kernel handle: pattern, PTX, lowered body and CPU reference together.
             pub const KERNEL: ::rc::Stencil<#elem, #params_ty> = ::rc::Stencil::from_parts(
                 #name_str,
-                #pattern_tokens.with_launch_bounds_unchecked(#threads, #min_blocks),
+                #pattern_tokens,
                 #strategy_tokens,
                 #layout_tokens,
                 Self::__PTX,
