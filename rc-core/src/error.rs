@@ -10,6 +10,7 @@ use crate::layout::Layout;
 use crate::scalar::ScalarType;
 use crate::strategy::Strategy;
 use crate::typing::TypeError;
+use crate::window;
 
 /// What an argument was given: an integer, or source text that is not one (shown as written).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,6 +39,9 @@ impl fmt::Display for Given {
 pub enum PatternError {
     #[error("radius must be an integer from 1 to {max}, got {got}")]
     Radius { got: Given, max: u32 },
+    /// `radius = (..)` with `components` components for a window of `dims` dimensions.
+    #[error("{}", radius_components(*.components, *.dims))]
+    RadiusComponents { components: usize, dims: Dims },
     #[error("warp must be a power of two from 2 to 32 (the shuffle segment width), got {got}")]
     Warp { got: Given },
     #[error("outputs_per_thread must be an integer from 1 to {max}, got {got}")]
@@ -57,6 +61,12 @@ pub enum PatternError {
     StreamRows { dims: Dims },
     #[error("prefetch = true prefetches the rows a 2D tile's later bands read, but this stencil {}", match (dims, stream_rows) { (Dims::Two, _) => "streams its rows (stream = true), whose loop has no interior path to prefetch from: remove `prefetch`, or `stream` to keep the tile's rows in registers", (Dims::Three, _) => "is 3D (its tiles stream along z or stage planes): remove `prefetch`", _ => "is 1D (a tile has no rows below it): remove `prefetch`" })]
     Prefetch { dims: Dims, stream_rows: bool },
+    /// `boundary = ...` naming no rule; `got` as written.
+    #[error("boundary must be one of {}, got `{got}`", names(Boundary::ALL.map(Boundary::name)))]
+    Boundary { got: String },
+    /// `strategy = ...` naming no strategy; `got` as written.
+    #[error("strategy must be one of {}, got `{got}`", names(Strategy::ALL.map(Strategy::name)))]
+    Strategy { got: String },
 }
 
 /// A distribution the pattern or the strategy cannot have, checked by [`crate::validate`].
@@ -70,6 +80,29 @@ pub enum DistributionError {
         "`distribution` chooses where the register cache keeps elements; strategy `{strategy}` has no register cache"
     )]
     NoRegisterCache { strategy: Strategy },
+    /// `distribution = ...` naming no distribution; `got` as written.
+    #[error(
+        "distribution must be `auto`, `round_robin`, `granule(V)`, `window(V)`, `staged(V)` or `planes(V)` (3D) with V \
+         a power of two from 1 to 32, got `{got}`"
+    )]
+    Unknown { got: String },
+}
+
+/// `` `a`, `b`, `c` ``.
+fn names<const N: usize>(names: [&str; N]) -> String {
+    let quoted: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
+    quoted.join(", ")
+}
+
+fn radius_components(components: usize, dims: Dims) -> String {
+    let got = if components == 1 { "1 component".to_string() } else { format!("{components} components") };
+    let dimensions = if dims == Dims::One { "1 dimension".to_string() } else { format!("{} dimensions", dims.count()) };
+    let write = match dims {
+        Dims::One => "write one number, `radius = r`",
+        Dims::Two => "write `radius = (ry, rx)` or one number for both",
+        Dims::Three => "write `radius = (rz, ry, rx)` or one number for all three",
+    };
+    format!("radius has {got} but `{}` has {dimensions}: {write}", window::type_name(dims))
 }
 
 fn rows_per_warp(what: &str, dims: Dims, got: &Given, most: u32) -> String {
@@ -170,6 +203,80 @@ pub enum BodyError {
     ResultType { expected: ScalarType, got: ScalarType },
     #[error("the body has no nodes")]
     Empty,
+    /// Component `component` (outermost first) of a tap of a stencil of `dims` dimensions,
+    /// `offset`, past that dimension's `radius`.
+    #[error("{}", tap_outside(*.dims, *.component, *.offset, *.radius))]
+    TapComponent { dims: Dims, component: usize, offset: i64, radius: u32 },
+}
+
+fn tap_outside(dims: Dims, component: usize, d: i64, r: u32) -> String {
+    match dims {
+        Dims::One => format!("tap offset {d} is outside the radius: taps must lie in -{r}..={r}"),
+        _ => {
+            let axis = dims.axis(component);
+            format!("d{axis} = {d} is outside radius r{axis} = {r}: d{axis} must lie in -{r}..={r}")
+        }
+    }
+}
+
+/// A stencil function's signature that rc cannot compile: element and parameter types it has no
+/// kernel for, windows that differ, a result that is not one element, parameters past a launch's
+/// parameter space. Names are the parameters' as written.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum SignatureError {
+    #[error("unsupported element type: a window holds {}", supported_types())]
+    Element,
+    #[error(
+        "unsupported parameter type: extra parameters are passed at launch, scalars ({}) or arrays of them, `[f32; 5]`",
+        supported_types()
+    )]
+    Param,
+    #[error("unsupported array element type: an array parameter holds {}", supported_types())]
+    ArrayElement,
+    /// Window `name` of `dims` dimensions beside the first window, `first`, of `first_dims`,
+    /// whose element type is `element`.
+    #[error(
+        "windows of different dimensions: `{name}` is a {dims} `{}` but `{first}` a {first_dims} `{}`; a stencil's \
+         windows share one shape: write `{name}: {}<{element}>`",
+        window::type_name(*.dims), window::type_name(*.first_dims), window::type_name(*.first_dims)
+    )]
+    WindowDims { name: String, dims: Dims, first: String, first_dims: Dims, element: ScalarType },
+    /// Window `name` holding `element` beside the first window, `first`, holding `first_element`;
+    /// both of `dims` dimensions.
+    #[error(
+        "windows of different element types: `{name}` holds {element} but `{first}` holds {first_element}; a \
+         stencil's windows hold one element type: write `{name}: {}<{first_element}>`",
+        window::type_name(*.dims)
+    )]
+    WindowElement { name: String, element: ScalarType, first: String, first_element: ScalarType, dims: Dims },
+    #[error("a stencil returns one output element: add `-> {element}`")]
+    NoResult { element: ScalarType },
+    #[error("wrong return type: a stencil over {}<{element}> returns {element}", window::type_name(*.dims))]
+    ResultType { dims: Dims, element: ScalarType },
+    /// The parameters up to `name`, parameter `param` (numbered from 0 after the windows),
+    /// take `bytes` of the `max` bytes a kernel's parameter space has.
+    #[error(
+        "the parameters up to `{name}` take {bytes} bytes of the kernel's parameter space, more than the {max} a \
+         launch passes: pass fewer or smaller arrays"
+    )]
+    ParamSpace { param: usize, name: String, bytes: u32, max: u32 },
+}
+
+/// The element types a stencil may use, as its source writes them: `f32, ..., half::f16 or
+/// half::bf16`.
+fn supported_types() -> String {
+    let names: Vec<String> = ScalarType::ELEMENTS
+        .iter()
+        .map(|ty| match ty.half() {
+            Some(_) => format!("half::{ty}"),
+            None => ty.to_string(),
+        })
+        .collect();
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// A schedule the compiler refused to produce.
@@ -260,4 +367,62 @@ pub enum Error {
     Schedule(#[from] ScheduleError),
     #[error(transparent)]
     Emulation(#[from] EmulationError),
+}
+
+/// The argument of a stencil's attribute a refusal is about, for a front end to put it on that
+/// argument's tokens ([`crate::plan`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Argument {
+    Radius,
+    OutputsPerThread,
+    Prefetch,
+    Distribution,
+    Fuse,
+    /// The attribute as a whole: values that together make no pattern.
+    Attribute,
+    /// The stencil itself (its name): what it needs does not fit, whatever one argument says.
+    Function,
+}
+
+/// What a declared stencil cannot compile to ([`crate::plan`]).
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum PlanError {
+    #[error(transparent)]
+    Pattern(#[from] PatternError),
+    #[error(transparent)]
+    Distribution(#[from] DistributionError),
+    /// `distribution = auto`, where the cost model found nothing that compiles.
+    #[error("distribution = auto: {0}")]
+    Auto(Error),
+    #[error("cannot schedule this stencil: {0}")]
+    Schedule(Error),
+    /// A compiled kernel past a thread's registers ([`crate::validate::registers`]).
+    #[error(transparent)]
+    Registers(#[from] ScheduleError),
+    #[error(
+        "prefetch = true prefetches from the interior path of a 2D register-cache tile of vector loads, which this \
+         kernel ({strategy}, distribution {layout}) does not have: use strategy = register_cache with distribution = \
+         window(V) or granule(V), or remove `prefetch`"
+    )]
+    PrefetchWithoutInterior { strategy: Strategy, layout: Layout },
+    /// `fuse = steps`, which the kernel cannot run in one launch.
+    #[error("fuse = {steps}: {error}")]
+    Fuse { steps: u32, error: Error },
+    /// The steps the cost model chose, which only chooses what compiles: a bug in rc.
+    #[error("cannot fuse time steps: {0}")]
+    FuseChosen(Error),
+}
+
+/// A refusal of a declared stencil, and the argument it is about.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("{error}")]
+pub struct Refusal {
+    pub argument: Argument,
+    pub error: PlanError,
+}
+
+impl Refusal {
+    pub fn new(argument: Argument, error: impl Into<PlanError>) -> Refusal {
+        Refusal { argument, error: error.into() }
+    }
 }

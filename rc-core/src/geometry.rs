@@ -26,6 +26,13 @@ impl Dims {
         self as usize
     }
 
+    /// The name of component `i` (outermost first, as written) of this many dimensions: `x` in
+    /// 1D; `y`, `x` in 2D; `z`, `y`, `x` in 3D.
+    pub const fn axis(self, i: usize) -> &'static str {
+        const AXES: [&str; MAX_DIMS] = ["z", "y", "x"];
+        AXES[MAX_DIMS - self.count() + i]
+    }
+
     fn of(count: usize) -> Option<Dims> {
         match count {
             1 => Some(Dims::One),

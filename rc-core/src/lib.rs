@@ -30,6 +30,7 @@ pub mod order;
 pub mod pairs;
 pub mod pattern;
 pub mod pipeline;
+pub mod plan;
 pub mod prefetch;
 pub mod program;
 pub mod ptx;
@@ -53,11 +54,15 @@ pub mod zero_start;
 pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
 pub use boundary::Boundary;
 pub use distribution::{Distribution, Granule, LaneWindow, RoundRobin, Stage, StagedWindow};
-pub use error::{BodyError, DistributionError, EmulationError, Error, Given, LengthError, PatternError, ScheduleError};
+pub use error::{
+    Argument, BodyError, DistributionError, EmulationError, Error, Given, LengthError, PatternError, PlanError,
+    Refusal, ScheduleError, SignatureError,
+};
 pub use explain::Explanation;
 pub use geometry::{Dims, Extent, Offset, Radius};
 pub use layout::Layout;
 pub use pattern::{LaunchShape, Pattern};
+pub use plan::{Arg, Attribute, Declaration, DistributionArg, Plan};
 pub use program::{Instr, WarpProgram};
 pub use registers::RegisterEstimate;
 pub use scalar::{Element, HalfFormat, Param, Params, Scalar, ScalarType};

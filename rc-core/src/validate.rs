@@ -1,13 +1,17 @@
 //! Every refusal of what a user declares, checked and phrased here once: the pattern's arguments,
-//! the distribution, and the registers the compiled kernel needs. One function per declared value,
+//! the distribution, the signature's types and parameters, taps, and the registers the compiled
+//! kernel needs ([`crate::plan`] checks how the arguments go together). One function per declared value,
 //! so that a front end (the macro) can check each on its own, report every refusal at once and put
 //! each on the argument that caused it; [`Pattern::new`] runs the pattern's.
 
-use crate::error::{DistributionError, Given, PatternError, ScheduleError};
-use crate::geometry::Dims;
+use crate::abi::KernelParam;
+use crate::boundary::Boundary;
+use crate::error::{BodyError, DistributionError, Given, PatternError, ScheduleError, SignatureError};
+use crate::geometry::{Dims, Radius};
 use crate::layout::Layout;
 use crate::pattern::Pattern;
 use crate::registers::{RegisterEstimate, MAX_REGISTERS_PER_THREAD};
+use crate::scalar::ScalarType;
 use crate::strategy::Strategy;
 
 /// `got` as a `u32` within `min..=max` (and `accept`ed), or `refuse(got)`.
@@ -31,6 +35,45 @@ fn any(_: u32) -> bool {
 /// The largest tap offset.
 pub fn radius(got: Given) -> Result<u32, PatternError> {
     integer(got, 1, Pattern::MAX_RADIUS, any, |got| PatternError::Radius { got, max: Pattern::MAX_RADIUS })
+}
+
+/// `radius = (..)` of `components` components for a window of `dims` dimensions: one per
+/// dimension.
+pub fn radius_components(dims: Dims, components: usize) -> Result<(), PatternError> {
+    match components == dims.count() {
+        true => Ok(()),
+        false => Err(PatternError::RadiusComponents { components, dims }),
+    }
+}
+
+/// `boundary = name`: one of the rules, by name (`written`: the value as written).
+pub fn boundary(written: &str) -> Result<Boundary, PatternError> {
+    Boundary::from_name(written).ok_or_else(|| PatternError::Boundary { got: written.to_string() })
+}
+
+/// `strategy = name`: one of the strategies, by name (`written`: the value as written).
+pub fn strategy(written: &str) -> Result<Strategy, PatternError> {
+    Strategy::ALL
+        .into_iter()
+        .find(|s| s.name() == written)
+        .ok_or_else(|| PatternError::Strategy { got: written.to_string() })
+}
+
+/// `distribution = name` or `name(V)` (`size`: V, if written), `auto` aside, which the caller
+/// reads; `written`: the value as written. A wrong V is refused by [`vector_size`].
+pub fn distribution(name: &str, size: Option<Given>, written: &str) -> Result<Layout, DistributionError> {
+    let sized: Option<(&'static str, fn(u32) -> Layout)> = match name {
+        "granule" => Some(("granule", Layout::Granule)),
+        "window" => Some(("window", Layout::Window)),
+        "staged" => Some(("staged", Layout::Staged)),
+        "planes" => Some(("planes", Layout::Planes)),
+        _ => None,
+    };
+    match (name, size, sized) {
+        ("round_robin", None, _) => Ok(Layout::RoundRobin),
+        (_, Some(size), Some((kind, layout))) => vector_size(kind, size).map(layout),
+        _ => Err(DistributionError::Unknown { got: written.to_string() }),
+    }
 }
 
 /// The logical warp width: a shuffle segment, so a power of two.
@@ -116,6 +159,62 @@ pub fn distribution_for(strategy: Strategy) -> Result<(), DistributionError> {
         Strategy::RegisterCache => Ok(()),
         strategy => Err(DistributionError::NoRegisterCache { strategy }),
     }
+}
+
+/// Component `component` (outermost first) of a tap, `offset`: within its dimension's radius.
+pub fn tap(radius: Radius, component: usize, offset: i64) -> Result<i32, BodyError> {
+    let r = radius.components()[component];
+    match (-i64::from(r)..=i64::from(r)).contains(&offset) {
+        true => Ok(offset as i32),
+        false => Err(BodyError::TapComponent { dims: radius.dims(), component, offset, radius: r }),
+    }
+}
+
+/// A stencil's windows, the first `first` and another `other`, each its name, dimensions and
+/// element type: they share one shape and one element type.
+pub fn same_windows(first: (&str, Dims, ScalarType), other: (&str, Dims, ScalarType)) -> Result<(), SignatureError> {
+    let ((first, first_dims, first_element), (name, dims, element)) = (first, other);
+    if dims != first_dims {
+        let (name, first) = (name.to_string(), first.to_string());
+        return Err(SignatureError::WindowDims { name, dims, first, first_dims, element: first_element });
+    }
+    if element != first_element {
+        let (name, first) = (name.to_string(), first.to_string());
+        return Err(SignatureError::WindowElement { name, element, first, first_element, dims });
+    }
+    Ok(())
+}
+
+/// The result type of a stencil of `dims` dimensions over `element`s: `got`, `None` where the
+/// result is no element type at all.
+pub fn result(dims: Dims, element: ScalarType, got: Option<ScalarType>) -> Result<(), SignatureError> {
+    match got == Some(element) {
+        true => Ok(()),
+        false => Err(SignatureError::ResultType { dims, element }),
+    }
+}
+
+/// The parameters of a stencil of `dims` dimensions and `fields` input fields, each its name and
+/// its scalars, in order: the first past the kernel's parameter space is refused.
+pub fn parameter_space<'a>(
+    dims: Dims,
+    fields: u32,
+    params: impl IntoIterator<Item = (&'a str, &'a [ScalarType])>,
+) -> Result<(), SignatureError> {
+    let mut types = Vec::new();
+    for (param, (name, scalars)) in params.into_iter().enumerate() {
+        types.extend_from_slice(scalars);
+        let bytes = KernelParam::space(&KernelParam::list(dims, fields, &types));
+        if bytes > KernelParam::MAX_SPACE {
+            return Err(SignatureError::ParamSpace {
+                param,
+                name: name.to_string(),
+                bytes,
+                max: KernelParam::MAX_SPACE,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A compiled kernel whose cache and addressing alone exceed a thread's registers cannot run.
