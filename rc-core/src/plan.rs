@@ -336,3 +336,96 @@ impl Declaration {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::body::{BinaryOp, Node};
+    use crate::geometry::Offset;
+    use crate::scalar::ScalarType;
+
+    /// `w[-1] + w[0] + w[1]` (1D) or `w[(-1, 0)] + w[(0, 0)] + w[(0, 1)]` (2D), over f32.
+    fn sum(radius: Radius) -> Body {
+        let taps: Vec<Offset> = match radius.dims() {
+            Dims::One => [-1, 0, 1].map(Offset::x).to_vec(),
+            _ => [(-1, 0), (0, 0), (0, 1)].map(|(y, x)| Offset::new(&[y, x]).expect("2D")).to_vec(),
+        };
+        let mut nodes: Vec<Node> = taps.into_iter().map(|offset| Node::Tap(0, offset)).collect();
+        nodes.push(Node::Binary(BinaryOp::Add, 0, 1));
+        nodes.push(Node::Binary(BinaryOp::Add, 3, 2));
+        Body::new(ScalarType::F32, 1, Vec::new(), radius, nodes, 4).expect("a valid body")
+    }
+
+    fn attribute(radius: Radius) -> Attribute {
+        Attribute { radius: Arg::Given(radius), ..Attribute::default() }
+    }
+
+    fn arguments(refusals: &[Refusal]) -> Vec<Argument> {
+        refusals.iter().map(|r| r.argument).collect()
+    }
+
+    #[test]
+    fn what_the_attribute_leaves_out_takes_its_default() {
+        let r = Radius::yx(1, 1);
+        let plain = attribute(r).declare(Some(Dims::Two)).expect("declared").pattern();
+        assert_eq!((plain.rows_per_warp(), plain.planes_per_warp(), plain.warp()), (4, 1, 32));
+        assert_eq!((plain.threads_per_block(), plain.boundary()), (256, Boundary::Valid));
+        let streamed = Attribute { stream: Arg::Given(true), ..attribute(r) };
+        let streamed = streamed.declare(Some(Dims::Two)).expect("declared").pattern();
+        assert_eq!((streamed.rows_per_warp(), streamed.streams_rows()), (Pattern::DEFAULT_STREAMED_ROWS, true));
+    }
+
+    #[test]
+    fn values_that_do_not_go_together_are_refused_on_the_argument_to_change() {
+        let r = Radius::x(1);
+        let prefetch = Attribute { prefetch: Arg::Given(true), ..attribute(r) };
+        let refusals = prefetch.declare(Some(Dims::One)).expect_err("1D has no rows to prefetch");
+        assert_eq!(arguments(&refusals), [Argument::Prefetch]);
+        let naive = Attribute {
+            strategy: Arg::Given(Strategy::Naive),
+            distribution: Arg::Given(DistributionArg::Layout(Layout::Window(4))),
+            ..attribute(r)
+        };
+        // No register cache, and window(4) with the default single output per thread.
+        let refusals = naive.declare(Some(Dims::One)).expect_err("two refusals");
+        assert_eq!(arguments(&refusals), [Argument::Distribution, Argument::Distribution]);
+        // An outputs_per_thread refused on its own takes part in no combination.
+        let refused = Attribute { outputs_per_thread: Arg::Refused, ..naive };
+        let refusals = refused.declare(Some(Dims::One)).expect_err("refused");
+        assert_eq!(arguments(&refusals), [Argument::Distribution]);
+        let malformed = Attribute { malformed: true, ..attribute(r) };
+        assert_eq!(malformed.declare(Some(Dims::One)), Err(Vec::new()));
+        assert_eq!(Attribute::default().declare(Some(Dims::One)), Err(Vec::new()), "no radius");
+    }
+
+    #[test]
+    fn the_cost_model_picks_the_distribution_unless_one_is_named_or_the_strategy_has_none() {
+        let (r, body) = (Radius::x(1), sum(Radius::x(1)));
+        let chosen = attribute(r).declare(Some(Dims::One)).and_then(|d| d.plan(&body)).expect("compiles");
+        assert_ne!(chosen.layout, Layout::RoundRobin, "the cost model weighs round-robin last");
+        let naive = Attribute { strategy: Arg::Given(Strategy::Naive), ..attribute(r) };
+        let plan = naive.declare(Some(Dims::One)).and_then(|d| d.plan(&body)).expect("compiles");
+        assert_eq!((plan.strategy, plan.layout), (Strategy::Naive, Layout::RoundRobin));
+        let named = Attribute { distribution: Arg::Given(DistributionArg::Layout(Layout::RoundRobin)), ..attribute(r) };
+        let plan = named.declare(Some(Dims::One)).and_then(|d| d.plan(&body)).expect("compiles");
+        assert_eq!(plan.layout, Layout::RoundRobin);
+    }
+
+    #[test]
+    fn a_refusal_of_the_compiled_kernel_names_the_argument_and_says_what_the_macro_said() {
+        let grid = Radius::yx(1, 1);
+        let fuse = Attribute { fuse: Arg::Given(100), ..attribute(grid) };
+        let refusals = fuse.declare(Some(Dims::Two)).and_then(|d| d.plan(&sum(grid))).expect_err("too many steps");
+        assert_eq!(arguments(&refusals), [Argument::Fuse]);
+        assert!(refusals[0].to_string().starts_with("fuse = 100: cannot fuse 100 time steps"), "{}", refusals[0]);
+        let prefetch = Attribute {
+            prefetch: Arg::Given(true),
+            strategy: Arg::Given(Strategy::Naive),
+            distribution: Arg::Absent,
+            ..attribute(grid)
+        };
+        let refusals = prefetch.declare(Some(Dims::Two)).and_then(|d| d.plan(&sum(grid))).expect_err("no interior");
+        assert_eq!(arguments(&refusals), [Argument::Prefetch]);
+        assert!(refusals[0].to_string().contains("this kernel (naive, distribution round_robin) does not have"));
+    }
+}

@@ -53,26 +53,25 @@ pub fn boundary(written: &str) -> Result<Boundary, PatternError> {
 
 /// `strategy = name`: one of the strategies, by name (`written`: the value as written).
 pub fn strategy(written: &str) -> Result<Strategy, PatternError> {
-    Strategy::ALL
-        .into_iter()
-        .find(|s| s.name() == written)
-        .ok_or_else(|| PatternError::Strategy { got: written.to_string() })
+    Strategy::from_name(written).ok_or_else(|| PatternError::Strategy { got: written.to_string() })
 }
 
 /// `distribution = name` or `name(V)` (`size`: V, if written), `auto` aside, which the caller
 /// reads; `written`: the value as written. A wrong V is refused by [`vector_size`].
 pub fn distribution(name: &str, size: Option<Given>, written: &str) -> Result<Layout, DistributionError> {
-    let sized: Option<(&'static str, fn(u32) -> Layout)> = match name {
-        "granule" => Some(("granule", Layout::Granule)),
-        "window" => Some(("window", Layout::Window)),
-        "staged" => Some(("staged", Layout::Staged)),
-        "planes" => Some(("planes", Layout::Planes)),
-        _ => None,
+    let unknown = || DistributionError::Unknown { got: written.to_string() };
+    let Some(size) = size else {
+        return match name {
+            "round_robin" => Ok(Layout::RoundRobin),
+            _ => Err(unknown()),
+        };
     };
-    match (name, size, sized) {
-        ("round_robin", None, _) => Ok(Layout::RoundRobin),
-        (_, Some(size), Some((kind, layout))) => vector_size(kind, size).map(layout),
-        _ => Err(DistributionError::Unknown { got: written.to_string() }),
+    match name {
+        "granule" => vector_size("granule", size).map(Layout::Granule),
+        "window" => vector_size("window", size).map(Layout::Window),
+        "staged" => vector_size("staged", size).map(Layout::Staged),
+        "planes" => vector_size("planes", size).map(Layout::Planes),
+        _ => Err(unknown()),
     }
 }
 
@@ -276,6 +275,49 @@ mod tests {
             e.to_string(),
             "staged(4) gives each lane whole rows of 4 consecutive outputs: set outputs_per_thread to a multiple of 4"
         );
+    }
+
+    #[test]
+    fn names_are_looked_up_here_and_a_refusal_lists_every_name() {
+        assert_eq!(distribution("window", Some(Given::Integer(8)), "window(8)"), Ok(Layout::Window(8)));
+        assert_eq!(distribution("round_robin", None, "round_robin"), Ok(Layout::RoundRobin));
+        assert!(matches!(
+            distribution("granule", Some(Given::Integer(3)), "granule(3)"),
+            Err(DistributionError::VectorSize { .. })
+        ));
+        assert_eq!(
+            distribution("granule", None, "granule").unwrap_err().to_string(),
+            "distribution must be `auto`, `round_robin`, `granule(V)`, `window(V)`, `staged(V)` or `planes(V)` (3D) with V \
+             a power of two from 1 to 32, got `granule`"
+        );
+        assert_eq!(boundary("wrap"), Ok(Boundary::Wrap));
+        assert_eq!(
+            boundary("periodic").unwrap_err().to_string(),
+            "boundary must be one of `valid`, `zero`, `clamp`, `wrap`, got `periodic`"
+        );
+        assert_eq!(strategy("naive"), Ok(Strategy::Naive));
+        assert!(strategy("fast").is_err());
+    }
+
+    #[test]
+    fn taps_radius_tuples_and_parameters_are_checked_against_the_window() {
+        let r = Radius::yx(1, 2);
+        assert_eq!(tap(r, 1, -2), Ok(-2));
+        assert_eq!(tap(r, 0, 2).unwrap_err().to_string(), "dy = 2 is outside radius ry = 1: dy must lie in -1..=1");
+        assert_eq!(
+            tap(Radius::x(3), 0, 4).unwrap_err().to_string(),
+            "tap offset 4 is outside the radius: taps must lie in -3..=3"
+        );
+        assert_eq!(radius_components(Dims::Two, 2), Ok(()));
+        assert_eq!(
+            radius_components(Dims::Three, 2).unwrap_err().to_string(),
+            "radius has 2 components but `Window3` has 3 dimensions: write `radius = (rz, ry, rx)` or one number for all three"
+        );
+        let small = [ScalarType::F32; 4];
+        let large = [ScalarType::F64; 600];
+        assert_eq!(parameter_space(Dims::One, 1, [("a", &small[..])]), Ok(()));
+        let e = parameter_space(Dims::One, 1, [("a", &small[..]), ("b", &large[..])]).unwrap_err();
+        assert!(matches!(e, SignatureError::ParamSpace { param: 1, .. }), "{e:?}");
     }
 
     #[test]
