@@ -8,8 +8,12 @@
 //! [`machine`] (the machine program: how it runs, every vector access, path, stage and division
 //! run decided) → `emulate` on the CPU and [`ptx`] for the GPU, which both only follow it;
 //! [`registers`] and [`auto`] count it, [`explain`] shows it to people. [`pairs`] puts two 16-bit
-//! elements in each 32-bit cache register and shuffle. Offsets, radii and
-//! extents come from [`geometry`], element types from the table in [`scalar`].
+//! elements in each 32-bit cache register and shuffle. [`plan`] takes a stencil's attribute from
+//! what it declares to the kernels it compiles to (the macro only reads syntax into it and puts
+//! its refusals on tokens); [`validate`] checks each declared value and [`error`] phrases every
+//! refusal. Offsets, radii and extents come from [`geometry`], boundary rules from [`boundary`],
+//! distributions' names from [`layout`], operations from [`operation`], element types from the
+//! table in [`scalar`].
 
 pub mod abi;
 pub mod auto;
@@ -25,6 +29,7 @@ pub mod geometry;
 pub mod half_float;
 pub mod layout;
 pub mod machine;
+pub mod operation;
 pub mod ops;
 pub mod order;
 pub mod pairs;
