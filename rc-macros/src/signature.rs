@@ -162,17 +162,13 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
     let element = first.element?;
     for w in windows.iter().skip(1) {
         // A window of an unsupported type was refused above; only its dimensions are compared.
-        let other = (name_of(w.decl), w.dims, w.element.unwrap_or(element));
-        match validate::same_windows((&first_name, dims, element), (&other.0, other.1, other.2)) {
-            Ok(()) => {}
-            Err(e @ SignatureError::WindowDims { .. }) => {
-                cx.error(&w.decl.ty, e);
-                consistent = false;
+        let (name, other) = (name_of(w.decl), w.element.unwrap_or(element));
+        if let Err(e) = validate::same_windows((&first_name, dims, element), (&name, w.dims, other)) {
+            match e {
+                SignatureError::WindowDims { .. } => cx.error(&w.decl.ty, e),
+                _ => cx.error(w.element_ty, e),
             }
-            Err(e) => {
-                cx.error(w.element_ty, e);
-                consistent = false;
-            }
+            consistent = false;
         }
     }
     if !consistent {
