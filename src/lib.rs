@@ -62,6 +62,7 @@ pub mod prelude {
 pub mod __private {
     pub use crate::__rc_gpu_methods as gpu_methods;
     pub use rc_core::body::{BinaryOp, Body, CompareOp, Node, UnaryOp};
+    pub use rc_core::pattern::PatternParts;
     pub use rc_core::{Boundary, Layout, Offset, Pattern, Radius, Scalar, ScalarType, Stencil, Strategy};
 }
 

@@ -248,10 +248,22 @@ fn launch_bounds_are_validated() {
     use rc::core::{Given, PatternError};
     use rc::{Boundary, Pattern};
     let p = Pattern::new(1, 32, 1, Boundary::Valid).expect("valid");
-    assert_eq!(p.with_launch_bounds(100, None), Err(PatternError::ThreadsPerBlock { got: Given::Integer(100) }));
-    assert_eq!(p.with_launch_bounds(2048, None), Err(PatternError::ThreadsPerBlock { got: Given::Integer(2048) }));
-    assert_eq!(p.with_launch_bounds(256, Some(0)), Err(PatternError::MinBlocksPerSm { got: Given::Integer(0) }));
-    assert_eq!(p.with_launch_bounds(256, Some(33)), Err(PatternError::MinBlocksPerSm { got: Given::Integer(33) }));
+    assert_eq!(
+        p.with_launch_bounds(100, None),
+        Err(PatternError::ThreadsPerBlock { got: Given::Integer(100), max: 1024 })
+    );
+    assert_eq!(
+        p.with_launch_bounds(2048, None),
+        Err(PatternError::ThreadsPerBlock { got: Given::Integer(2048), max: 1024 })
+    );
+    assert_eq!(
+        p.with_launch_bounds(256, Some(0)),
+        Err(PatternError::MinBlocksPerSm { got: Given::Integer(0), max: 32 })
+    );
+    assert_eq!(
+        p.with_launch_bounds(256, Some(33)),
+        Err(PatternError::MinBlocksPerSm { got: Given::Integer(33), max: 32 })
+    );
     assert_eq!(p.with_launch_bounds(256, None), Ok(p));
     assert_eq!(
         p.with_launch_bounds(1024, Some(2)).map(|b| (b.threads_per_block(), b.min_blocks_per_sm())),

@@ -27,9 +27,9 @@
 use std::fmt;
 
 use crate::body::{BinaryOp, Body, Node};
-use crate::distribution::Layout;
 use crate::error::{Error, PatternError, ScheduleError};
 use crate::geometry::Dims;
+use crate::layout::Layout;
 use crate::machine::{LaunchBounds, Op};
 use crate::pattern::Pattern;
 use crate::program::{Instr, WarpProgram};

@@ -2,6 +2,7 @@
 //! The scheduler works against the [`Distribution`] trait, so a new layout is a new impl here.
 
 use crate::error::ScheduleError;
+pub use crate::layout::Layout;
 use crate::pattern::Pattern;
 use crate::scalar::ScalarType;
 use crate::strategy::Strategy;
@@ -358,22 +359,6 @@ fn whole_rows(pattern: &Pattern, layout: Layout, v: u32) -> Result<(), ScheduleE
     Ok(())
 }
 
-/// Which distribution a stencil uses, as the attribute names it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Layout {
-    #[default]
-    RoundRobin,
-    /// Granules of this many consecutive elements.
-    Granule(u32),
-    /// Windows of this many consecutive outputs.
-    Window(u32),
-    /// Windows of this many consecutive outputs, read from the block's staged input.
-    Staged(u32),
-    /// Windows of this many consecutive outputs, read from the block's ring of staged input
-    /// planes (3D).
-    Planes(u32),
-}
-
 impl Layout {
     pub fn build(self, pattern: &Pattern) -> Result<Box<dyn Distribution>, ScheduleError> {
         Ok(match self {
@@ -416,16 +401,4 @@ impl Layout {
 /// (the widest access), or the whole run if it is shorter.
 pub fn vector_access_elements(vector: u32, element: ScalarType) -> u32 {
     (vector * element.bytes()).clamp(element.bytes(), 16) / element.bytes()
-}
-
-impl std::fmt::Display for Layout {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Layout::RoundRobin => f.write_str("round_robin"),
-            Layout::Granule(v) => write!(f, "granule({v})"),
-            Layout::Window(v) => write!(f, "window({v})"),
-            Layout::Staged(v) => write!(f, "staged({v})"),
-            Layout::Planes(v) => write!(f, "planes({v})"),
-        }
-    }
 }

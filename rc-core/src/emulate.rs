@@ -7,11 +7,11 @@
 //! the CPU reference, and an access the GPU would make out of bounds or misaligned as an error.
 
 use crate::body::BinaryOp;
+use crate::boundary::Boundary;
 use crate::error::{EmulationError, Error};
 use crate::geometry::{Dims, Extent, MAX_DIMS};
 use crate::machine::{Division, Op, Side, Stmt, TileTest, WarpStage};
 use crate::ops;
-use crate::pattern::Boundary;
 use crate::program::Reg;
 use crate::program::{Instr, WarpProgram};
 use crate::ring::{PlaneRing, RingPart};

@@ -4,13 +4,13 @@ use std::fmt;
 
 use thiserror::Error;
 
-use crate::distribution::Layout;
+use crate::boundary::Boundary;
 use crate::geometry::{Dims, Extent, Offset, Radius};
-use crate::pattern::{Boundary, Pattern};
-use crate::registers::{RegisterEstimate, MAX_REGISTERS_PER_THREAD};
+use crate::layout::Layout;
 use crate::scalar::ScalarType;
 use crate::strategy::Strategy;
 use crate::typing::TypeError;
+use crate::window;
 
 /// What an argument was given: an integer, or source text that is not one (shown as written).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,30 +37,36 @@ impl fmt::Display for Given {
 /// An invalid `#[stencil(...)]` pattern: one variant per argument, checked by [`crate::validate`].
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum PatternError {
-    #[error("radius must be an integer from 1 to {}, got {got}", Pattern::MAX_RADIUS)]
-    Radius { got: Given },
+    #[error("radius must be an integer from 1 to {max}, got {got}")]
+    Radius { got: Given, max: u32 },
+    /// `radius = (..)` with `components` components for a window of `dims` dimensions.
+    #[error("{}", radius_components(*.components, *.dims))]
+    RadiusComponents { components: usize, dims: Dims },
     #[error("warp must be a power of two from 2 to 32 (the shuffle segment width), got {got}")]
     Warp { got: Given },
-    #[error("outputs_per_thread must be an integer from 1 to {}, got {got}", Pattern::MAX_OUTPUTS_PER_THREAD)]
-    OutputsPerThread { got: Given },
-    #[error("{}", rows_per_warp(what, *.dims, .got))]
-    RowsPerWarp { what: &'static str, dims: Dims, got: Given },
+    #[error("outputs_per_thread must be an integer from 1 to {max}, got {got}")]
+    OutputsPerThread { got: Given, max: u32 },
+    /// `max`: the most rows (planes) a tile of a stencil that has the dimension may have.
+    #[error("{}", rows_per_warp(what, *.dims, .got, *.max))]
+    RowsPerWarp { what: &'static str, dims: Dims, got: Given, max: u32 },
+    #[error("max_threads_per_block must be a multiple of 32 (whole warps) from 32 to {max}, got {got}")]
+    ThreadsPerBlock { got: Given, max: u32 },
+    #[error("min_blocks_per_sm must be an integer from 1 to {max}, got {got}")]
+    MinBlocksPerSm { got: Given, max: u32 },
     #[error(
-        "max_threads_per_block must be a multiple of 32 (whole warps) from 32 to {}, got {got}",
-        Pattern::MAX_THREADS_PER_BLOCK
+        "fuse must be an integer from 1 to {max} (time steps per launch; 1 launches every step on its own), got {got}"
     )]
-    ThreadsPerBlock { got: Given },
-    #[error("min_blocks_per_sm must be an integer from 1 to {}, got {got}", Pattern::MAX_MIN_BLOCKS_PER_SM)]
-    MinBlocksPerSm { got: Given },
-    #[error(
-        "fuse must be an integer from 1 to {} (time steps per launch; 1 launches every step on its own), got {got}",
-        Pattern::MAX_FUSE
-    )]
-    Fuse { got: Given },
+    Fuse { got: Given, max: u32 },
     #[error("stream = true streams a 2D tile's rows, but this stencil is {dims}: {}; remove `stream`", match dims { Dims::Three => "in 3D a tile streams along z when planes_per_warp > 1 (the default)", _ => "a 1D tile has no rows to stream" })]
     StreamRows { dims: Dims },
     #[error("prefetch = true prefetches the rows a 2D tile's later bands read, but this stencil {}", match (dims, stream_rows) { (Dims::Two, _) => "streams its rows (stream = true), whose loop has no interior path to prefetch from: remove `prefetch`, or `stream` to keep the tile's rows in registers", (Dims::Three, _) => "is 3D (its tiles stream along z or stage planes): remove `prefetch`", _ => "is 1D (a tile has no rows below it): remove `prefetch`" })]
     Prefetch { dims: Dims, stream_rows: bool },
+    /// `boundary = ...` naming no rule; `got` as written.
+    #[error("boundary must be one of {}, got `{got}`", names(Boundary::ALL.map(Boundary::name)))]
+    Boundary { got: String },
+    /// `strategy = ...` naming no strategy; `got` as written.
+    #[error("strategy must be one of {}, got `{got}`", names(Strategy::ALL.map(Strategy::name)))]
+    Strategy { got: String },
 }
 
 /// A distribution the pattern or the strategy cannot have, checked by [`crate::validate`].
@@ -74,15 +80,37 @@ pub enum DistributionError {
         "`distribution` chooses where the register cache keeps elements; strategy `{strategy}` has no register cache"
     )]
     NoRegisterCache { strategy: Strategy },
+    /// `distribution = ...` naming no distribution; `got` as written.
+    #[error(
+        "distribution must be `auto`, `round_robin`, `granule(V)`, `window(V)`, `staged(V)` or `planes(V)` (3D) with V \
+         a power of two from 1 to 32, got `{got}`"
+    )]
+    Unknown { got: String },
 }
 
-fn rows_per_warp(what: &str, dims: Dims, got: &Given) -> String {
+/// `` `a`, `b`, `c` ``.
+fn names<const N: usize>(names: [&str; N]) -> String {
+    let quoted: Vec<String> = names.iter().map(|name| format!("`{name}`")).collect();
+    quoted.join(", ")
+}
+
+fn radius_components(components: usize, dims: Dims) -> String {
+    let got = if components == 1 { "1 component".to_string() } else { format!("{components} components") };
+    let dimensions = if dims == Dims::One { "1 dimension".to_string() } else { format!("{} dimensions", dims.count()) };
+    let write = match dims {
+        Dims::One => "write one number, `radius = r`",
+        Dims::Two => "write `radius = (ry, rx)` or one number for both",
+        Dims::Three => "write `radius = (rz, ry, rx)` or one number for all three",
+    };
+    format!("radius has {got} but `{}` has {dimensions}: {write}", window::type_name(dims))
+}
+
+fn rows_per_warp(what: &str, dims: Dims, got: &Given, most: u32) -> String {
     let along = if what == "planes_per_warp" { "z (3D stencils)" } else { "y (2D and 3D stencils)" };
     let need = if what == "planes_per_warp" { Dims::Three } else { Dims::Two };
     if dims < need {
         format!("{what} tiles along {along}; a {dims} stencil has none, got {got}")
     } else {
-        let most = if what == "planes_per_warp" { Pattern::MAX_PLANES_PER_WARP } else { Pattern::MAX_ROWS_PER_WARP };
         format!("{what} must be an integer from 1 to {most}, got {got}")
     }
 }
@@ -106,7 +134,7 @@ fn block_stage_too_large(dims: Dims, bytes: u32, fields: u32, rows: u32, element
 
 /// `outputs_per_thread: None` is an attribute that leaves it at its default, 1.
 fn whole_rows(layout: Layout, outputs_per_thread: Option<u32>) -> String {
-    let v = crate::validate::row_length(layout);
+    let v = layout.row_length();
     let rows = format!("{layout} gives each lane whole rows of {v} consecutive outputs");
     match outputs_per_thread {
         Some(p) => format!("{rows}, so outputs_per_thread must be a multiple of {v}, got {p}"),
@@ -175,6 +203,80 @@ pub enum BodyError {
     ResultType { expected: ScalarType, got: ScalarType },
     #[error("the body has no nodes")]
     Empty,
+    /// Component `component` (outermost first) of a tap of a stencil of `dims` dimensions,
+    /// `offset`, past that dimension's `radius`.
+    #[error("{}", tap_outside(*.dims, *.component, *.offset, *.radius))]
+    TapComponent { dims: Dims, component: usize, offset: i64, radius: u32 },
+}
+
+fn tap_outside(dims: Dims, component: usize, d: i64, r: u32) -> String {
+    match dims {
+        Dims::One => format!("tap offset {d} is outside the radius: taps must lie in -{r}..={r}"),
+        _ => {
+            let axis = dims.axis(component);
+            format!("d{axis} = {d} is outside radius r{axis} = {r}: d{axis} must lie in -{r}..={r}")
+        }
+    }
+}
+
+/// A stencil function's signature that rc cannot compile: element and parameter types it has no
+/// kernel for, windows that differ, a result that is not one element, parameters past a launch's
+/// parameter space. Names are the parameters' as written.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum SignatureError {
+    #[error("unsupported element type: a window holds {}", supported_types())]
+    Element,
+    #[error(
+        "unsupported parameter type: extra parameters are passed at launch, scalars ({}) or arrays of them, `[f32; 5]`",
+        supported_types()
+    )]
+    Param,
+    #[error("unsupported array element type: an array parameter holds {}", supported_types())]
+    ArrayElement,
+    /// Window `name` of `dims` dimensions beside the first window, `first`, of `first_dims`,
+    /// whose element type is `element`.
+    #[error(
+        "windows of different dimensions: `{name}` is a {dims} `{}` but `{first}` a {first_dims} `{}`; a stencil's \
+         windows share one shape: write `{name}: {}<{element}>`",
+        window::type_name(*.dims), window::type_name(*.first_dims), window::type_name(*.first_dims)
+    )]
+    WindowDims { name: String, dims: Dims, first: String, first_dims: Dims, element: ScalarType },
+    /// Window `name` holding `element` beside the first window, `first`, holding `first_element`;
+    /// both of `dims` dimensions.
+    #[error(
+        "windows of different element types: `{name}` holds {element} but `{first}` holds {first_element}; a \
+         stencil's windows hold one element type: write `{name}: {}<{first_element}>`",
+        window::type_name(*.dims)
+    )]
+    WindowElement { name: String, element: ScalarType, first: String, first_element: ScalarType, dims: Dims },
+    #[error("a stencil returns one output element: add `-> {element}`")]
+    NoResult { element: ScalarType },
+    #[error("wrong return type: a stencil over {}<{element}> returns {element}", window::type_name(*.dims))]
+    ResultType { dims: Dims, element: ScalarType },
+    /// The parameters up to `name`, parameter `param` (numbered from 0 after the windows),
+    /// take `bytes` of the `max` bytes a kernel's parameter space has.
+    #[error(
+        "the parameters up to `{name}` take {bytes} bytes of the kernel's parameter space, more than the {max} a \
+         launch passes: pass fewer or smaller arrays"
+    )]
+    ParamSpace { param: usize, name: String, bytes: u32, max: u32 },
+}
+
+/// The element types a stencil may use, as its source writes them: `f32, ..., half::f16 or
+/// half::bf16`.
+fn supported_types() -> String {
+    let names: Vec<String> = ScalarType::ELEMENTS
+        .iter()
+        .map(|ty| match ty.half() {
+            Some(_) => format!("half::{ty}"),
+            None => ty.to_string(),
+        })
+        .collect();
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
 }
 
 /// A schedule the compiler refused to produce.
@@ -186,13 +288,23 @@ pub enum ScheduleError {
     NotARotation { output: u32, tap: i32 },
     #[error("distribution {}", whole_rows(*.layout, Some(*.outputs_per_thread)))]
     WholeRows { layout: Layout, outputs_per_thread: u32 },
+    /// The estimate's parts ([`crate::RegisterEstimate`]) and `max`, the registers a thread can have.
     #[error(
-        "radius {} with outputs_per_thread {} keeps an estimated {estimate}; the cache and the addressing alone \
-         ({} + {} = {}) are more than the {} registers a thread can have; lower the radius or outputs_per_thread",
-        .pattern.radius(), .pattern.outputs_per_thread(), .estimate.cache, .estimate.addressing, .estimate.floor(),
-        MAX_REGISTERS_PER_THREAD
+        "radius {radius} with outputs_per_thread {outputs_per_thread} keeps an estimated {cache} cached registers + \
+         {live_values} live values + {addressing} for addressing = {total} registers per thread; the cache and the \
+         addressing alone ({cache} + {addressing} = {}) are more than the {max} registers a thread can have; lower the \
+         radius or outputs_per_thread",
+        .cache + .addressing
     )]
-    RegistersExceeded { pattern: Pattern, estimate: RegisterEstimate },
+    RegistersExceeded {
+        radius: Radius,
+        outputs_per_thread: u32,
+        cache: u32,
+        live_values: u32,
+        addressing: u32,
+        total: u32,
+        max: u32,
+    },
     #[error("distribution {layout} stages {bytes} bytes of input per block in shared memory, more than the {limit} a kernel may declare; use a smaller V, fewer outputs_per_thread or a smaller max_threads_per_block")]
     StageTooLarge { layout: String, bytes: u32, limit: u32 },
     #[error(
@@ -208,20 +320,20 @@ pub enum ScheduleError {
     NoCandidate,
     #[error("cannot fuse {steps} time steps of a radius {radius} stencil over {element} in one launch: a lane owns at most {words} 32-bit words, so at most {max_steps} steps fit (fuse = 1 to {max_steps})")]
     FusedSteps { steps: u32, radius: u32, element: ScalarType, words: u32, max_steps: u32 },
+    /// `words`: the 32-bit words the rows a lane keeps may hold in all.
     #[error(
         "cannot fuse {steps} time steps of a radius ({radius_y}, {radius_x}) 2D stencil over {element} in one launch: the rows each \
-         lane keeps (2 * {radius_y} per step, 16 bytes or more each) hold at most {} 32-bit words in all, so at most \
-         {max_steps} steps fit (fuse = 1 to {max_steps})",
-        2 * crate::fused_grid::WINDOW_WORDS
+         lane keeps (2 * {radius_y} per step, 16 bytes or more each) hold at most {words} 32-bit words in all, so at most \
+         {max_steps} steps fit (fuse = 1 to {max_steps})"
     )]
-    FusedGridSteps { steps: u32, radius_y: u32, radius_x: u32, element: ScalarType, max_steps: u32 },
+    FusedGridSteps { steps: u32, radius_y: u32, radius_x: u32, element: ScalarType, words: u32, max_steps: u32 },
+    /// `words`: the 32-bit words the planes a lane keeps may hold in all.
     #[error(
         "cannot fuse {steps} time steps of a radius {radius} 3D stencil over {element} in one launch: the planes each lane keeps \
-         (2 * rz + 1 per step, each of its rows 16 bytes or more) hold at most {} 32-bit words in all, so at most {max_steps} steps \
-         fit (fuse = 1 to {max_steps})",
-        2 * crate::fused_grid3::PLANE_WINDOW_WORDS
+         (2 * rz + 1 per step, each of its rows 16 bytes or more) hold at most {words} 32-bit words in all, so at most {max_steps} steps \
+         fit (fuse = 1 to {max_steps})"
     )]
-    FusedVolumeSteps { steps: u32, radius: Radius, element: ScalarType, max_steps: u32 },
+    FusedVolumeSteps { steps: u32, radius: Radius, element: ScalarType, words: u32, max_steps: u32 },
     #[error("the body reads {body} taps, but the pattern is {pattern}")]
     Dimensions { body: Dims, pattern: Dims },
     #[error("a tile of radius {radius} reads {rows} input rows; 2D and 3D tiles may read at most {max_rows} ((planes_per_warp + 2 rz) * (rows_per_warp + 2 ry)) with radii of at most {max_radius}: lower the radius, rows_per_warp or planes_per_warp")]
@@ -257,4 +369,62 @@ pub enum Error {
     Emulation(#[from] EmulationError),
     #[error(transparent)]
     Verify(#[from] crate::machine::verify::VerifyError),
+}
+
+/// The argument of a stencil's attribute a refusal is about, for a front end to put it on that
+/// argument's tokens ([`crate::plan`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Argument {
+    Radius,
+    OutputsPerThread,
+    Prefetch,
+    Distribution,
+    Fuse,
+    /// The attribute as a whole: values that together make no pattern.
+    Attribute,
+    /// The stencil itself (its name): what it needs does not fit, whatever one argument says.
+    Function,
+}
+
+/// What a declared stencil cannot compile to ([`crate::plan`]).
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum PlanError {
+    #[error(transparent)]
+    Pattern(#[from] PatternError),
+    #[error(transparent)]
+    Distribution(#[from] DistributionError),
+    /// `distribution = auto`, where the cost model found nothing that compiles.
+    #[error("distribution = auto: {0}")]
+    Auto(Error),
+    #[error("cannot schedule this stencil: {0}")]
+    Schedule(Error),
+    /// A compiled kernel past a thread's registers ([`crate::validate::registers`]).
+    #[error(transparent)]
+    Registers(#[from] ScheduleError),
+    #[error(
+        "prefetch = true prefetches from the interior path of a 2D register-cache tile of vector loads, which this \
+         kernel ({strategy}, distribution {layout}) does not have: use strategy = register_cache with distribution = \
+         window(V) or granule(V), or remove `prefetch`"
+    )]
+    PrefetchWithoutInterior { strategy: Strategy, layout: Layout },
+    /// `fuse = steps`, which the kernel cannot run in one launch.
+    #[error("fuse = {steps}: {error}")]
+    Fuse { steps: u32, error: Error },
+    /// The steps the cost model chose, which only chooses what compiles: a bug in rc.
+    #[error("cannot fuse time steps: {0}")]
+    FuseChosen(Error),
+}
+
+/// A refusal of a declared stencil, and the argument it is about.
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+#[error("{error}")]
+pub struct Refusal {
+    pub argument: Argument,
+    pub error: PlanError,
+}
+
+impl Refusal {
+    pub fn new(argument: Argument, error: impl Into<PlanError>) -> Refusal {
+        Refusal { argument, error: error.into() }
+    }
 }

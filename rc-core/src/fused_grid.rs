@@ -42,10 +42,11 @@
 //! bits (3.16x), and the interior path's windows take one register row more, so no new row is
 //! copied (3.34x; bench/results/2026-11-24-h200-heat2d4).
 
+use crate::boundary::Boundary;
 use crate::distribution::vector_access_elements;
 use crate::geometry::Offset;
 use crate::machine::{Op, Stmt};
-use crate::pattern::{Boundary, Pattern};
+use crate::pattern::Pattern;
 use crate::program::Reg;
 use crate::scalar::ScalarType;
 use crate::terms::Computed;

@@ -27,10 +27,11 @@
 
 use std::collections::BTreeMap;
 
+use crate::boundary::Boundary;
 use crate::distribution::vector_access_elements;
 use crate::geometry::Offset;
 use crate::machine::{Op, Stmt};
-use crate::pattern::{Boundary, Pattern};
+use crate::pattern::Pattern;
 use crate::program::Reg;
 use crate::scalar::ScalarType;
 use crate::terms::Computed;

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::pattern::Boundary;
+use crate::boundary::Boundary;
 
 /// The most dimensions a stencil has.
 pub const MAX_DIMS: usize = 3;
@@ -24,6 +24,13 @@ impl Dims {
 
     pub const fn count(self) -> usize {
         self as usize
+    }
+
+    /// The name of component `i` (outermost first, as written) of this many dimensions: `x` in
+    /// 1D; `y`, `x` in 2D; `z`, `y`, `x` in 3D.
+    pub const fn axis(self, i: usize) -> &'static str {
+        const AXES: [&str; MAX_DIMS] = ["z", "y", "x"];
+        AXES[MAX_DIMS - self.count() + i]
     }
 
     fn of(count: usize) -> Option<Dims> {

@@ -9,12 +9,17 @@
 //! run decided) with its [`launch_map`] (which block runs which tile, as an index program) →
 //! `emulate` on the CPU and [`ptx`] for the GPU, which both only follow them;
 //! [`registers`] and [`auto`] count it, [`explain`] shows it to people. [`pairs`] puts two 16-bit
-//! elements in each 32-bit cache register and shuffle. Offsets, radii and
-//! extents come from [`geometry`], element types from the table in [`scalar`].
+//! elements in each 32-bit cache register and shuffle. [`plan`] takes a stencil's attribute from
+//! what it declares to the kernels it compiles to (the macro only reads syntax into it and puts
+//! its refusals on tokens); [`validate`] checks each declared value and [`error`] phrases every
+//! refusal. Offsets, radii and extents come from [`geometry`], boundary rules from [`boundary`],
+//! distributions' names from [`layout`], operations from [`operation`], element types from the
+//! table in [`scalar`].
 
 pub mod abi;
 pub mod auto;
 pub mod body;
+pub mod boundary;
 pub mod distribution;
 mod emulate;
 pub mod error;
@@ -24,12 +29,15 @@ pub mod fused_grid3;
 pub mod geometry;
 pub mod half_float;
 pub mod launch_map;
+pub mod layout;
 pub mod machine;
+pub mod operation;
 pub mod ops;
 pub mod order;
 pub mod pairs;
 pub mod pattern;
 pub mod pipeline;
+pub mod plan;
 pub mod prefetch;
 pub mod program;
 pub mod ptx;
@@ -51,11 +59,17 @@ pub mod window;
 pub mod zero_start;
 
 pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
-pub use distribution::{Distribution, Granule, LaneWindow, Layout, RoundRobin, Stage, StagedWindow};
-pub use error::{BodyError, DistributionError, EmulationError, Error, Given, LengthError, PatternError, ScheduleError};
+pub use boundary::Boundary;
+pub use distribution::{Distribution, Granule, LaneWindow, RoundRobin, Stage, StagedWindow};
+pub use error::{
+    Argument, BodyError, DistributionError, EmulationError, Error, Given, LengthError, PatternError, PlanError,
+    Refusal, ScheduleError, SignatureError,
+};
 pub use explain::Explanation;
 pub use geometry::{Dims, Extent, Offset, Radius};
-pub use pattern::{Boundary, LaunchShape, Pattern};
+pub use layout::Layout;
+pub use pattern::{LaunchShape, Pattern};
+pub use plan::{Arg, Attribute, Declaration, DistributionArg, Plan};
 pub use program::{Instr, WarpProgram};
 pub use registers::RegisterEstimate;
 pub use scalar::{Element, HalfFormat, Param, Params, Scalar, ScalarType};

@@ -2,7 +2,7 @@
 //! The emulator runs these; the PTX back end prints instructions with the same semantics.
 //! Values travel as bits (`u64`) tagged by their [`ScalarType`].
 
-use crate::body::{BinaryOp, CompareOp, UnaryOp};
+use crate::operation::{BinaryOp, CompareOp, UnaryOp};
 use crate::scalar::ScalarType;
 
 fn f32_of(bits: u64) -> f32 {

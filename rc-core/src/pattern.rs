@@ -3,63 +3,10 @@
 
 use std::fmt;
 
+pub use crate::boundary::Boundary;
 use crate::error::{LengthError, PatternError};
 use crate::geometry::{Dims, Extent, Radius};
-use crate::scalar::Element;
 use crate::validate;
-
-/// What a tap that falls outside the input reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Boundary {
-    /// Only outputs whose whole window lies inside the input: `n - 2r` outputs, output `i`
-    /// centred on input `i + r` (numpy's `'valid'`).
-    Valid,
-    /// `n` outputs; taps outside the input read zero.
-    Zero,
-    /// `n` outputs; taps outside the input read the nearest edge element.
-    Clamp,
-    /// `n` outputs; taps outside the input wrap around (periodic signal).
-    Wrap,
-}
-
-impl Boundary {
-    pub const ALL: [Boundary; 4] = [Boundary::Valid, Boundary::Zero, Boundary::Clamp, Boundary::Wrap];
-
-    pub const fn name(self) -> &'static str {
-        match self {
-            Boundary::Valid => "valid",
-            Boundary::Zero => "zero",
-            Boundary::Clamp => "clamp",
-            Boundary::Wrap => "wrap",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Boundary> {
-        Boundary::ALL.into_iter().find(|b| b.name() == name)
-    }
-
-    /// Which input element a read of input index `g` (possibly outside `0..len`) returns under this
-    /// rule, or `None` for a zero. `len` must not be 0.
-    pub fn source(self, len: usize, g: i64) -> Option<usize> {
-        let n = len as i64;
-        match self {
-            Boundary::Valid | Boundary::Zero => (0..n).contains(&g).then_some(g as usize),
-            Boundary::Clamp => Some(g.clamp(0, n - 1) as usize),
-            Boundary::Wrap => Some(g.rem_euclid(n) as usize),
-        }
-    }
-
-    /// The element at input index `g` under this rule. `input` must not be empty.
-    pub fn read<T: Element>(self, input: &[T], g: i64) -> T {
-        self.source(input.len(), g).map_or(*T::zero_ref(), |i| input[i])
-    }
-}
-
-impl fmt::Display for Boundary {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
 
 /// A validated access pattern.
 ///
@@ -481,6 +428,135 @@ impl Pattern {
     }
 }
 
+/// A pattern's fields, all of them, each named as generated code writes it: [`Pattern::parts`]
+/// takes a pattern apart and [`Pattern::from_parts`] (a `const fn`) puts it back, so the macro
+/// rebuilds the pattern it compiled in a `const` by printing [`PatternParts::named`], and a
+/// field added to `Pattern` is added here, in rc-core, and nowhere else. Unchecked: for
+/// generated code, whose pattern was validated when it was declared.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PatternParts {
+    pub radius: Radius,
+    pub warp: u32,
+    pub outputs_per_thread: u32,
+    pub rows_per_warp: u32,
+    pub planes_per_warp: u32,
+    pub stream_rows: bool,
+    pub boundary: Boundary,
+    pub threads_per_block: u32,
+    pub min_blocks_per_sm: Option<u32>,
+    pub tile_outputs: Option<u32>,
+    pub prefetch: bool,
+}
+
+/// One part of a pattern, by the kind of value it is, for a front end to print as a constant
+/// expression.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    U32(u32),
+    OptionU32(Option<u32>),
+    Bool(bool),
+    Radius(Radius),
+    Boundary(Boundary),
+}
+
+impl PatternParts {
+    /// Every part with its field's name, in the order the fields are declared.
+    pub const fn named(&self) -> [(&'static str, Part); 11] {
+        let PatternParts {
+            radius,
+            warp,
+            outputs_per_thread,
+            rows_per_warp,
+            planes_per_warp,
+            stream_rows,
+            boundary,
+            threads_per_block,
+            min_blocks_per_sm,
+            tile_outputs,
+            prefetch,
+        } = *self;
+        [
+            ("radius", Part::Radius(radius)),
+            ("warp", Part::U32(warp)),
+            ("outputs_per_thread", Part::U32(outputs_per_thread)),
+            ("rows_per_warp", Part::U32(rows_per_warp)),
+            ("planes_per_warp", Part::U32(planes_per_warp)),
+            ("stream_rows", Part::Bool(stream_rows)),
+            ("boundary", Part::Boundary(boundary)),
+            ("threads_per_block", Part::U32(threads_per_block)),
+            ("min_blocks_per_sm", Part::OptionU32(min_blocks_per_sm)),
+            ("tile_outputs", Part::OptionU32(tile_outputs)),
+            ("prefetch", Part::Bool(prefetch)),
+        ]
+    }
+}
+
+impl Pattern {
+    /// This pattern's fields ([`PatternParts`]).
+    #[doc(hidden)]
+    pub const fn parts(&self) -> PatternParts {
+        let Pattern {
+            radius,
+            warp,
+            outputs_per_thread,
+            rows_per_warp,
+            planes_per_warp,
+            stream_rows,
+            boundary,
+            threads_per_block,
+            min_blocks_per_sm,
+            tile_outputs,
+            prefetch,
+        } = *self;
+        PatternParts {
+            radius,
+            warp,
+            outputs_per_thread,
+            rows_per_warp,
+            planes_per_warp,
+            stream_rows,
+            boundary,
+            threads_per_block,
+            min_blocks_per_sm,
+            tile_outputs,
+            prefetch,
+        }
+    }
+
+    /// The pattern of `parts`, unchecked: for generated code, whose pattern was validated when
+    /// it was declared ([`PatternParts`]).
+    #[doc(hidden)]
+    pub const fn from_parts(parts: PatternParts) -> Pattern {
+        let PatternParts {
+            radius,
+            warp,
+            outputs_per_thread,
+            rows_per_warp,
+            planes_per_warp,
+            stream_rows,
+            boundary,
+            threads_per_block,
+            min_blocks_per_sm,
+            tile_outputs,
+            prefetch,
+        } = parts;
+        Pattern {
+            radius,
+            warp,
+            outputs_per_thread,
+            rows_per_warp,
+            planes_per_warp,
+            stream_rows,
+            boundary,
+            threads_per_block,
+            min_blocks_per_sm,
+            tile_outputs,
+            prefetch,
+        }
+    }
+}
+
 /// Block and grid for one launch: 1D blocks, one thread per lane of a tile, in a grid of
 /// `grid[0] x grid[1] x grid[2]` blocks (`[blocks, 1, 1]` where tiles are numbered row-major).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -717,5 +793,33 @@ pub fn check_fields(inputs: &[usize], fields: u32) -> Result<usize, LengthError>
     match rest.iter().position(|&len| len != first) {
         Some(i) => Err(LengthError::InputLength { input: i + 1, expected: first, got: rest[i] }),
         None => Ok(first),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pattern_taken_apart_and_put_back_is_itself_and_names_each_part_once() {
+        let grid = Pattern::grid(Radius::yx(2, 1), 16, 4, 8, 1, Boundary::Clamp)
+            .and_then(|p| p.with_prefetch(true))
+            .and_then(|p| p.with_launch_bounds(128, Some(3)))
+            .expect("valid");
+        let patterns = [
+            Pattern::new_unchecked(3, 32, 2, Boundary::Wrap),
+            grid,
+            grid.with_tile_outputs_unchecked(48),
+            Pattern::grid_unchecked(Radius::zyx(1, 1, 1), 32, 4, 2, 32, Boundary::Zero),
+        ];
+        for pattern in patterns {
+            assert_eq!(Pattern::from_parts(pattern.parts()), pattern);
+        }
+        let names: Vec<&str> = grid.parts().named().iter().map(|(name, _)| *name).collect();
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len());
+        assert!(names.contains(&"threads_per_block"));
     }
 }

@@ -4,10 +4,11 @@
 use std::collections::HashMap;
 
 use crate::body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
-use crate::distribution::{AffineLoad, Distribution, Layout, RoundRobin};
+use crate::distribution::{AffineLoad, Distribution, RoundRobin};
 use crate::error::{Error, LengthError, ScheduleError};
 use crate::geometry::{Dims, Extent, Offset};
 use crate::launch_map::LaunchMap;
+use crate::layout::Layout;
 use crate::machine::{Kernel, Machine};
 use crate::order;
 use crate::pairs::{whole_words, ShuffledFetches};

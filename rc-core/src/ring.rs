@@ -182,8 +182,8 @@ impl PlaneRing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::boundary::Boundary;
     use crate::geometry::Radius;
-    use crate::pattern::Boundary;
 
     #[test]
     fn the_probe_ring_of_a_star_r1_block_of_four_warps_is_29376_bytes() {

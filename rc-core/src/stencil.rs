@@ -6,11 +6,11 @@ use std::collections::btree_map::{BTreeMap, Entry};
 use std::marker::PhantomData;
 
 use crate::body::Body;
-use crate::distribution::Layout;
 use crate::error::{BodyError, Error, LengthError};
 use crate::explain::Explanation;
 use crate::geometry::Extent;
 use crate::launch_map::LaunchMap;
+use crate::layout::Layout;
 use crate::machine::Kernel;
 use crate::pattern::{LaunchShape, Pattern};
 use crate::program::WarpProgram;

@@ -31,12 +31,13 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use crate::body::{Body, Node, NodeId};
+use crate::boundary::Boundary;
 use crate::distribution::{vector_access_elements, AffineLoad};
 use crate::error::{Error, LengthError, ScheduleError};
 use crate::geometry::{Dims, Extent, Offset};
 use crate::launch_map::LaunchMap;
 use crate::machine::{LaunchBounds, Machine, Op, Side, Stmt, TileTest};
-use crate::pattern::{check_fields, Boundary, Pattern};
+use crate::pattern::{check_fields, Pattern};
 use crate::program::{Instr, Reg, WarpProgram};
 use crate::scalar::ScalarType;
 use crate::schedule::{LoadPlan, Schedule};
@@ -124,9 +125,16 @@ impl FusedTile {
                     radius_y: pattern.radius().along(1),
                     radius_x: radius,
                     element,
+                    words: 2 * crate::fused_grid::WINDOW_WORDS,
                     max_steps,
                 },
-                Dims::Three => ScheduleError::FusedVolumeSteps { steps, radius: pattern.radius(), element, max_steps },
+                Dims::Three => ScheduleError::FusedVolumeSteps {
+                    steps,
+                    radius: pattern.radius(),
+                    element,
+                    words: 2 * crate::fused_grid3::PLANE_WINDOW_WORDS,
+                    max_steps,
+                },
             }
         })
     }

@@ -4,7 +4,7 @@
 
 use thiserror::Error;
 
-use crate::body::{binary_name, compare_name, unary_name, BinaryOp, CompareOp, UnaryOp};
+use crate::operation::{binary_name, compare_name, unary_name, BinaryOp, CompareOp, UnaryOp};
 use crate::scalar::ScalarType::{self, Bool, BF16, F16, F32, F64, I32, U32};
 
 /// An operation of a body, as its type rule names it.

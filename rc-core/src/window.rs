@@ -4,9 +4,18 @@
 
 use std::ops::Index;
 
+use crate::boundary::Boundary;
 use crate::geometry::{Dims, Extent, Radius, MAX_DIMS};
-use crate::pattern::Boundary;
 use crate::scalar::Element;
+
+/// The window type a stencil of `dims` dimensions reads, as its source names it.
+pub const fn type_name(dims: Dims) -> &'static str {
+    match dims {
+        Dims::One => "Window",
+        Dims::Two => "Window2",
+        Dims::Three => "Window3",
+    }
+}
 
 /// The input elements around one output's centre. In 1D, `w[d]` is the element at offset `d`
 /// from the centre, `-r <= d <= r`; taps outside the input follow the boundary rule. A 2D or 3D

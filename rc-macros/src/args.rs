@@ -7,52 +7,59 @@ use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Expr, Lit, Meta, Token};
 
-use rc_core::{validate, Boundary, Dims, Given, Layout, Pattern, Radius, Strategy};
+use rc_core::error::DistributionError;
+use rc_core::{validate, Arg, Argument, Attribute, Declaration, Dims, DistributionArg, Given, Layout, Radius, Refusal};
 
 use crate::ctxt::Ctxt;
-use crate::signature::window_name;
 
-/// Whether the cost model picks the distribution.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Auto {
-    /// `distribution = ...` names one (or the strategy has no register cache).
-    No,
-    /// `distribution = auto`.
-    Asked,
-    /// No `distribution`: the cost model picks, and where no candidate compiles, the
-    /// round-robin distribution's own error says why.
-    Default,
-}
-
-/// What the attribute says. The radius is kept on its own so the body can still be checked
+/// What the attribute says: the declaration rc-core made of it, where every argument is
+/// written (for refusals about it), and the radius on its own, so the body can still be checked
 /// (tap offsets) when another argument is wrong.
 pub struct Args {
     pub radius: Option<Radius>,
-    pub pattern: Option<Pattern>,
-    pub strategy: Strategy,
-    pub layout: Layout,
-    /// Where `radius = ...` and `outputs_per_thread = ...` give their values, for errors about
-    /// the compiled pattern (its register estimate).
-    pub radius_span: Option<Span>,
-    pub outputs_span: Option<Span>,
-    /// The layout `distribution = ...` names, for errors about what it needs (its stage).
-    pub distribution_tokens: Option<TokenStream>,
-    /// The cost model chooses: `distribution = auto`, or no `distribution` with the register
-    /// cache (the default). The layout (and, unless `outputs_per_thread` was given, the
-    /// outputs per thread) are the cost model's choice, made once the body is known.
-    pub auto: Auto,
-    /// Whether `outputs_per_thread` was given.
-    pub outputs_fixed: bool,
-    /// Whether `rows_per_warp` was given.
-    pub rows_fixed: bool,
-    /// Whether `max_threads_per_block` or `min_blocks_per_sm` was given.
-    pub bounds_fixed: bool,
-    /// `prefetch = true` or `false` and its tokens, if given.
-    pub prefetch: Option<(bool, TokenStream)>,
-    /// Whether `prefetch` was given.
-    pub prefetch_fixed: bool,
-    /// `fuse = T` and its tokens: time steps per fused launch (1D).
-    pub fuse: Option<(u32, TokenStream)>,
+    /// `None` where an argument was refused (or the attribute's syntax is wrong).
+    pub declaration: Option<Declaration>,
+    written: Written,
+}
+
+/// Where the arguments a refusal may be about are written: `radius` and `outputs_per_thread`
+/// as the spans of their values, the others as their tokens.
+#[derive(Default)]
+struct Written {
+    radius: Option<Span>,
+    outputs_per_thread: Option<Span>,
+    prefetch: Option<TokenStream>,
+    distribution: Option<TokenStream>,
+    fuse: Option<TokenStream>,
+}
+
+impl Args {
+    /// Reports `refusal` on the argument it is about (`name`: the stencil's name).
+    pub fn report(&self, refusal: Refusal, name: &syn::Ident, cx: &mut Ctxt) {
+        report(&self.written, refusal, Some(name), cx);
+    }
+}
+
+/// Puts `refusal` on the tokens of the argument it is about; one about the stencil itself on its
+/// name (`None`: the attribute, for the values refused before the function is read).
+fn report(written: &Written, refusal: Refusal, name: Option<&syn::Ident>, cx: &mut Ctxt) {
+    let tokens = match refusal.argument {
+        Argument::Prefetch => written.prefetch.as_ref(),
+        Argument::Distribution => written.distribution.as_ref(),
+        Argument::Fuse => written.fuse.as_ref(),
+        Argument::Radius | Argument::OutputsPerThread | Argument::Attribute | Argument::Function => None,
+    };
+    let span = match refusal.argument {
+        Argument::OutputsPerThread => written.outputs_per_thread.or(written.radius),
+        Argument::Radius => written.radius,
+        _ => None,
+    };
+    match (tokens, span, name) {
+        (Some(tokens), ..) => cx.error(tokens, refusal),
+        (None, Some(span), _) => cx.error_at(span, refusal),
+        (None, None, Some(name)) if refusal.argument == Argument::Function => cx.error(name, refusal),
+        (None, None, _) => cx.error_at(Span::call_site(), refusal),
+    }
 }
 
 const KNOWN: &str =
@@ -60,204 +67,129 @@ const KNOWN: &str =
      `strategy`, `distribution`, `max_threads_per_block`, `min_blocks_per_sm`, `fuse`";
 
 /// Reads the attribute of a stencil of `dims` dimensions (`None` when the signature has no
-/// window, whose own error says so: then nothing is checked against the dimensions).
+/// window, whose own error says so: then nothing is checked against the dimensions). Each value
+/// is checked on its own tokens; rc-core checks how they go together and makes the declaration.
 pub fn parse(tokens: TokenStream, dims: Option<Dims>, cx: &mut Ctxt) -> Args {
     let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
         Ok(metas) => metas,
         Err(e) => {
             cx.push(syn::Error::new(e.span(), format!("expected `name = value` arguments ({KNOWN}): {e}")));
-            return Args {
-                radius: None,
-                pattern: None,
-                strategy: Strategy::default(),
-                layout: Layout::default(),
-                radius_span: None,
-                outputs_span: None,
-                distribution_tokens: None,
-                auto: Auto::No,
-                outputs_fixed: false,
-                rows_fixed: false,
-                bounds_fixed: false,
-                prefetch: None,
-                prefetch_fixed: false,
-                fuse: None,
-            };
+            return Args { radius: None, declaration: None, written: Written::default() };
         }
     };
-    let mut radius: Option<Radius> = None;
-    let mut rows: Option<u32> = None;
-    let mut planes: Option<u32> = None;
-    let mut stream: Option<bool> = None;
-    let mut prefetch: Option<(bool, &Expr)> = None;
-    let mut warp: Option<u32> = None;
-    let mut outputs: Option<u32> = None;
-    let mut boundary: Option<Boundary> = None;
-    let mut strategy = Strategy::default();
-    let mut layout: Option<(Layout, &Expr)> = None;
-    let mut auto: Option<&Expr> = None;
+    let mut attribute = Attribute::default();
+    let mut written = Written::default();
     let mut seen: Vec<String> = Vec::new();
-    let mut radius_seen = false;
-    let mut threads: Option<u32> = None;
-    let mut min_blocks: Option<u32> = None;
-    let mut fuse: Option<(u32, TokenStream)> = None;
-    let (mut radius_span, mut outputs_span) = (None, None);
     for meta in &metas {
         let Meta::NameValue(nv) = meta else {
             cx.error(meta, format!("expected `name = value`, one of {KNOWN}"));
+            attribute.malformed = true;
             continue;
         };
         let Some(name) = nv.path.get_ident().map(|i| i.to_string()) else {
             cx.error(&nv.path, format!("unknown argument; expected one of {KNOWN}"));
+            attribute.malformed = true;
             continue;
         };
         if seen.contains(&name) {
             cx.error(&nv.path, format!("duplicate argument `{name}`"));
+            attribute.malformed = true;
             continue;
         }
         seen.push(name.clone());
+        let value = &nv.value;
         match name.as_str() {
             "radius" => {
-                radius_seen = true;
-                radius_span = Some(syn::spanned::Spanned::span(&nv.value));
-                radius = radius_value(&nv.value, dims, cx);
+                written.radius = Some(syn::spanned::Spanned::span(value));
+                attribute.radius = arg(radius_value(value, dims, cx));
             }
             // Without a window the range alone is checked (as for a 3D stencil, which has both).
             "rows_per_warp" => {
                 let verdict =
-                    validate::rows_per_warp("rows_per_warp", dims.unwrap_or(Dims::Three), Dims::Two, given(&nv.value));
-                rows = checked(verdict, &nv.value, cx);
+                    validate::rows_per_warp("rows_per_warp", dims.unwrap_or(Dims::Three), Dims::Two, given(value));
+                attribute.rows_per_warp = accepted(verdict, value, cx);
             }
             "planes_per_warp" => {
-                let verdict = validate::rows_per_warp(
-                    "planes_per_warp",
-                    dims.unwrap_or(Dims::Three),
-                    Dims::Three,
-                    given(&nv.value),
-                );
-                planes = checked(verdict, &nv.value, cx);
+                let verdict =
+                    validate::rows_per_warp("planes_per_warp", dims.unwrap_or(Dims::Three), Dims::Three, given(value));
+                attribute.planes_per_warp = accepted(verdict, value, cx);
             }
             "stream" => {
-                stream = match strip_group(&nv.value) {
-                    Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. }) => Some(b.value),
+                attribute.stream = match strip_group(value) {
+                    Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. }) => Arg::Given(b.value),
                     _ => {
-                        cx.error(&nv.value, "stream takes `true` (a 2D tile's rows are steps of a loop, partial results carried from row to row) or `false` (straight-line rows)");
-                        None
+                        cx.error(value, "stream takes `true` (a 2D tile's rows are steps of a loop, partial results carried from row to row) or `false` (straight-line rows)");
+                        Arg::Refused
                     }
                 };
-                if let (Some(on), Some(d)) = (stream, dims) {
-                    checked(validate::stream_rows(d, on), &nv.value, cx);
+                // Checked against the window alone, as rows_per_warp is.
+                if let (Arg::Given(on), Some(d)) = (attribute.stream, dims) {
+                    if checked(validate::stream_rows(d, on), value, cx).is_none() {
+                        attribute.stream = Arg::Refused;
+                    }
                 }
             }
             "prefetch" => {
-                let value = &nv.value;
-                prefetch = match strip_group(value) {
-                    Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. }) => Some((b.value, value)),
+                written.prefetch = Some(quote::quote!(#value));
+                attribute.prefetch = match strip_group(value) {
+                    Expr::Lit(syn::ExprLit { lit: Lit::Bool(b), .. }) => Arg::Given(b.value),
                     _ => {
                         cx.error(value, "prefetch takes `true` (a 2D tile's interior path prefetches into L2 the rows a later band of blocks reads) or `false` (it does not)");
-                        None
+                        Arg::Refused
                     }
                 };
             }
-            "warp" => warp = checked(validate::warp(given(&nv.value)), &nv.value, cx),
+            "warp" => attribute.warp = accepted(validate::warp(given(value)), value, cx),
             "outputs_per_thread" => {
-                outputs_span = Some(syn::spanned::Spanned::span(&nv.value));
-                outputs = checked(validate::outputs_per_thread(given(&nv.value)), &nv.value, cx);
+                written.outputs_per_thread = Some(syn::spanned::Spanned::span(value));
+                attribute.outputs_per_thread = accepted(validate::outputs_per_thread(given(value)), value, cx);
             }
-            "boundary" => boundary = boundary_value(&nv.value, cx),
-            "max_threads_per_block" => threads = checked(validate::threads_per_block(given(&nv.value)), &nv.value, cx),
-            "min_blocks_per_sm" => min_blocks = checked(validate::min_blocks_per_sm(given(&nv.value)), &nv.value, cx),
+            "boundary" => attribute.boundary = accepted(validate::boundary(&written_text(value)), value, cx),
+            "max_threads_per_block" => {
+                attribute.max_threads_per_block = accepted(validate::threads_per_block(given(value)), value, cx)
+            }
+            "min_blocks_per_sm" => {
+                attribute.min_blocks_per_sm = accepted(validate::min_blocks_per_sm(given(value)), value, cx)
+            }
             "fuse" => {
-                let value = &nv.value;
-                fuse = checked(validate::fuse(given(value)), value, cx).map(|t| (t, quote::quote!(#value)));
+                written.fuse = Some(quote::quote!(#value));
+                attribute.fuse = accepted(validate::fuse(given(value)), value, cx);
             }
-            "strategy" => strategy = strategy_value(&nv.value, cx).unwrap_or_default(),
-            "distribution" if matches!(strip_group(&nv.value), Expr::Path(p) if p.path.is_ident("auto")) => {
-                auto = Some(&nv.value)
+            "strategy" => attribute.strategy = accepted(validate::strategy(&written_text(value)), value, cx),
+            "distribution" => {
+                written.distribution = Some(quote::quote!(#value));
+                attribute.distribution = match strip_group(value) {
+                    Expr::Path(p) if p.path.is_ident("auto") => Arg::Given(DistributionArg::Auto),
+                    _ => arg(layout_value(value, cx)).map(DistributionArg::Layout),
+                };
             }
-            "distribution" => layout = layout_value(&nv.value, cx).map(|l| (l, &nv.value)),
             other => {
-                cx.error(&nv.path, format!("unknown argument `{other}`{}; expected one of {KNOWN}", suggestion(other)))
+                cx.error(&nv.path, format!("unknown argument `{other}`{}; expected one of {KNOWN}", suggestion(other)));
+                attribute.malformed = true;
             }
         }
     }
-    // After the loop: `stream` may come after `prefetch`.
-    if let (Some((on, value)), Some(d)) = (prefetch, dims) {
-        checked(validate::prefetch(d, stream.unwrap_or(false), on), value, cx);
-    }
-    let prefetch = prefetch.map(|(on, value)| (on, quote::quote!(#value)));
-    if let Some(value) = auto.or(layout.map(|(_, value)| value)) {
-        checked(validate::distribution_for(strategy), value, cx);
-    }
-    // Rows are checked against an outputs_per_thread that was valid, or left at its default.
-    if let (Some((l, value)), true) = (layout, outputs.is_some() || outputs_span.is_none()) {
-        checked(validate::whole_rows(l, outputs), value, cx);
-    }
-    let distribution_tokens = layout.map(|(_, value)| quote::quote!(#value));
-    let layout_given = layout.is_some();
-    let layout = layout.map_or(Layout::default(), |(l, _)| l);
-    if !radius_seen && !seen.iter().any(|name| suggestion(name).contains("radius")) {
+    let declaration = match attribute.declare(dims) {
+        Ok(declaration) => Some(declaration),
+        Err(refusals) => {
+            for refusal in refusals {
+                report(&written, refusal, None, cx);
+            }
+            None
+        }
+    };
+    if attribute.radius == Arg::Absent && !seen.iter().any(|name| suggestion(name).contains("radius")) {
         cx.error_at(
             Span::call_site(),
             "missing argument `radius`: write `#[stencil(radius = R)]` with the largest tap offset R >= 1",
         );
     }
-    let auto = match (auto, layout_given, strategy) {
-        (Some(_), ..) => Auto::Asked,
-        (None, false, Strategy::RegisterCache) => Auto::Default,
-        _ => Auto::No,
-    };
-    let outputs_fixed = outputs.is_some();
-    let rows_fixed = rows.is_some();
-    let bounds_fixed = threads.is_some() || min_blocks.is_some();
-    let args = |pattern| Args {
-        radius,
-        pattern,
-        strategy,
-        layout,
-        radius_span,
-        outputs_span,
-        distribution_tokens,
-        auto,
-        outputs_fixed,
-        rows_fixed,
-        bounds_fixed,
-        prefetch: prefetch.clone(),
-        prefetch_fixed: prefetch.is_some(),
-        fuse: fuse.clone(),
-    };
-    if cx.has_errors() {
-        return args(None);
-    }
-    let Some(r) = radius else { return args(None) };
-    let (warp, outputs, boundary) = (
-        warp.unwrap_or(Pattern::DEFAULT_WARP),
-        outputs.unwrap_or(Pattern::DEFAULT_OUTPUTS_PER_THREAD),
-        boundary.unwrap_or(Boundary::Valid),
-    );
-    let pattern = match r.dims() {
-        Dims::One => Pattern::new(r.along_x(), warp, outputs, boundary),
-        d => Pattern::grid(
-            r,
-            warp,
-            outputs,
-            rows.unwrap_or(match stream {
-                Some(true) => Pattern::DEFAULT_STREAMED_ROWS,
-                _ => Pattern::default_rows_per_warp(d),
-            }),
-            planes.unwrap_or(Pattern::default_planes_per_warp(d)),
-            boundary,
-        ),
-    }
-    .and_then(|p| p.with_streamed_rows(stream.unwrap_or(false)))
-    .and_then(|p| p.with_prefetch(prefetch.as_ref().is_some_and(|(on, _)| *on)))
-    .and_then(|p| p.with_launch_bounds(threads.unwrap_or(Pattern::DEFAULT_THREADS_PER_BLOCK), min_blocks));
-    match pattern {
-        Ok(pattern) => args(Some(pattern)),
-        Err(e) => {
-            cx.error_at(Span::call_site(), e);
-            args(None)
-        }
-    }
+    Args { radius: attribute.radius.given(), declaration, written }
+}
+
+/// An argument's value, `None` where it was refused (and reported).
+fn arg<T>(value: Option<T>) -> Arg<T> {
+    value.map_or(Arg::Refused, Arg::Given)
 }
 
 /// `radius = r` (every dimension) or `radius = (ry, rx)` / `(rz, ry, rx)`, one component per
@@ -267,18 +199,8 @@ fn radius_value(value: &Expr, dims: Option<Dims>, cx: &mut Ctxt) -> Option<Radiu
         let r = checked(validate::radius(given(value)), value, cx)?;
         return Radius::new(&vec![r; dims.unwrap_or(Dims::One).count()]);
     };
-    if let Some(dims) = dims.filter(|d| d.count() != tuple.elems.len()) {
-        let n = tuple.elems.len();
-        let components = if n == 1 { "1 component".to_string() } else { format!("{n} components") };
-        let dimensions =
-            if dims == Dims::One { "1 dimension".to_string() } else { format!("{} dimensions", dims.count()) };
-        let write = match dims {
-            Dims::One => "write one number, `radius = r`".to_string(),
-            Dims::Two => "write `radius = (ry, rx)` or one number for both".to_string(),
-            Dims::Three => "write `radius = (rz, ry, rx)` or one number for all three".to_string(),
-        };
-        cx.error(value, format!("radius has {components} but `{}` has {dimensions}: {write}", window_name(dims)));
-        return None;
+    if let Some(dims) = dims {
+        checked(validate::radius_components(dims, tuple.elems.len()), value, cx)?;
     }
     // Every component is checked, so each wrong one is reported.
     let components: Vec<Option<u32>> = tuple.elems.iter().map(|c| checked(validate::radius(given(c)), c, cx)).collect();
@@ -339,58 +261,39 @@ fn checked<T, E: std::fmt::Display>(verdict: Result<T, E>, tokens: &Expr, cx: &m
     verdict.map_err(|e| cx.error(tokens, e)).ok()
 }
 
-/// One of the names rc-core gives a choice (`boundary = zero`, `strategy = naive`).
-fn named<T: Copy>(value: &Expr, argument: &str, all: &[T], name: fn(T) -> &'static str, cx: &mut Ctxt) -> Option<T> {
-    let ident = match strip_group(value) {
-        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
-        _ => None,
-    };
-    let found = all.iter().copied().find(|&choice| ident.as_deref() == Some(name(choice)));
-    if found.is_none() {
-        let names: Vec<String> = all.iter().map(|&choice| format!("`{}`", name(choice))).collect();
-        let got = strip_group(value);
-        cx.error(value, format!("{argument} must be one of {}, got `{}`", names.join(", "), quote::quote!(#got)));
-    }
-    found
+/// [`checked`], as the attribute's argument.
+fn accepted<T, E: std::fmt::Display>(verdict: Result<T, E>, tokens: &Expr, cx: &mut Ctxt) -> Arg<T> {
+    arg(checked(verdict, tokens, cx))
 }
 
-fn boundary_value(value: &Expr, cx: &mut Ctxt) -> Option<Boundary> {
-    named(value, "boundary", &Boundary::ALL, Boundary::name, cx)
+/// A name's tokens as written (`zero`, `"zero"`), for rc-core to look up.
+fn written_text(value: &Expr) -> String {
+    let value = strip_group(value);
+    quote::quote!(#value).to_string()
 }
 
-fn strategy_value(value: &Expr, cx: &mut Ctxt) -> Option<Strategy> {
-    named(value, "strategy", &Strategy::ALL, Strategy::name, cx)
-}
-
-/// `round_robin`, `granule(V)`, `window(V)`, `staged(V)` or `planes(V)` with V a power of two from 1 to 32 (`auto` is handled by the caller).
+/// `round_robin`, or `granule(V)`, `window(V)`, `staged(V)` or `planes(V)` with V a power of two
+/// from 1 to 32 (`auto` is handled by the caller): the name and V read here, rc-core says which
+/// distribution they name. A wrong V is refused on its tokens, anything else on the value's.
 fn layout_value(value: &Expr, cx: &mut Ctxt) -> Option<Layout> {
-    let expected = "distribution must be `auto`, `round_robin`, `granule(V)`, `window(V)`, `staged(V)` or `planes(V)` (3D) with V a power of two from 1 to 32";
-    let call_of = |name: &str| match strip_group(value) {
-        Expr::Call(call)
-            if matches!(strip_group(&call.func), Expr::Path(p) if p.path.is_ident(name)) && call.args.len() == 1 =>
-        {
-            Some(call.args[0].clone())
+    let (name, size) = match strip_group(value) {
+        Expr::Path(p) => (p.path.get_ident().map(|i| i.to_string()), None),
+        Expr::Call(call) if call.args.len() == 1 => match strip_group(&call.func) {
+            Expr::Path(p) => (p.path.get_ident().map(|i| i.to_string()), Some(&call.args[0])),
+            _ => (None, None),
+        },
+        _ => (None, None),
+    };
+    let written = quote::quote!(#value).to_string();
+    match validate::distribution(name.as_deref().unwrap_or_default(), size.map(given), &written) {
+        Ok(layout) => Some(layout),
+        Err(e @ DistributionError::VectorSize { .. }) => {
+            cx.error(size, e);
+            None
         }
-        _ => None,
-    };
-    let sized = |make: fn(u32) -> Layout, kind: &'static str, arg: &Expr, cx: &mut Ctxt| {
-        checked(validate::vector_size(kind, given(arg)), arg, cx).map(make)
-    };
-    match strip_group(value) {
-        Expr::Path(p) if p.path.is_ident("round_robin") => Some(Layout::RoundRobin),
-        _ => {
-            if let Some(arg) = call_of("granule") {
-                sized(Layout::Granule, "granule", &arg, cx)
-            } else if let Some(arg) = call_of("window") {
-                sized(Layout::Window, "window", &arg, cx)
-            } else if let Some(arg) = call_of("staged") {
-                sized(Layout::Staged, "staged", &arg, cx)
-            } else if let Some(arg) = call_of("planes") {
-                sized(Layout::Planes, "planes", &arg, cx)
-            } else {
-                cx.error(value, format!("{expected}, got `{}`", quote::quote!(#value)));
-                None
-            }
+        Err(e) => {
+            cx.error(value, e);
+            None
         }
     }
 }

@@ -5,9 +5,8 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::{Ident, ItemFn};
 
-use rc_core::{Dims, Layout, ScalarType, ScheduleError, Strategy, WarpProgram};
+use rc_core::{Dims, Plan, ScalarType};
 
-use crate::args::Auto;
 use crate::ctxt::Ctxt;
 use crate::signature::Signature;
 use crate::{args, lower, signature, tokens};
@@ -31,137 +30,27 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
         (Some(radius), Some(s)) => lower::lower(&f.block, s, radius, &mut cx),
         _ => None,
     };
-    // `distribution = auto`, or no distribution: the cost model picks the layout (and the
-    // outputs per thread, unless given) from the compiled candidates.
-    let (pattern, layout) = match (args.pattern, &body, args.auto) {
-        (Some(pattern), Some(b), Auto::Asked | Auto::Default) => match rc_core::auto::choose_given(
-            pattern,
-            rc_core::auto::Given {
-                outputs: args.outputs_fixed,
-                rows: args.rows_fixed,
-                bounds: args.bounds_fixed,
-                prefetch: args.prefetch_fixed,
-            },
-            b,
-        ) {
-            Ok(choice) => (Some(choice.pattern), choice.layout),
-            Err(e) if args.auto == Auto::Asked => {
-                cx.error(&f.sig.ident, format!("distribution = auto: {e}"));
-                (None, args.layout)
-            }
-            // Nothing fits: compiling the round-robin distribution reports the precise error.
-            Err(_) => (Some(pattern), Layout::RoundRobin),
-        },
-        _ => (args.pattern, args.layout),
-    };
-    // What the tile's size is written on: `outputs_per_thread` when it was raised from 1, else
-    // `radius`.
-    let tile_span = |pattern: rc_core::Pattern| match (pattern.outputs_per_thread(), args.outputs_span) {
-        (2.., Some(span)) => span,
-        _ => args.radius_span.unwrap_or_else(proc_macro2::Span::call_site),
-    };
-    let program = match (pattern, &body) {
-        (Some(pattern), Some(b)) => match WarpProgram::compile_for(pattern, args.strategy, layout, b) {
-            Ok(p) => match rc_core::validate::registers(pattern, p.register_estimate()) {
-                Ok(()) => Some(p),
-                Err(e) => {
-                    cx.error_at(tile_span(pattern), e);
-                    None
-                }
-            },
-            Err(e) => {
-                let message = format!("cannot schedule this stencil: {e}");
-                match (&e, &args.distribution_tokens) {
-                    // A stage too large for shared memory is the named distribution's doing.
-                    (
-                        rc_core::Error::Schedule(
-                            ScheduleError::StageTooLarge { .. } | ScheduleError::RingTooLarge { .. },
-                        ),
-                        Some(tokens),
-                    ) => cx.error(tokens, message),
-                    // The block's stage grows with its tile.
-                    (rc_core::Error::Schedule(ScheduleError::BlockStageTooLarge { .. }), _) => {
-                        cx.error_at(tile_span(pattern), message)
-                    }
-                    _ => cx.error(&f.sig.ident, message),
+    // rc-core compiles the declaration: the distribution (the cost model's, unless named), the
+    // kernel, the fused kernel; each refusal goes on the argument it is about.
+    let plan = match (&args.declaration, &body) {
+        (Some(declaration), Some(b)) => match declaration.plan(b) {
+            Ok(plan) => Some(plan),
+            Err(refusals) => {
+                for refusal in refusals {
+                    args.report(refusal, &f.sig.ident, &mut cx);
                 }
                 None
             }
         },
         _ => None,
     };
-    // `prefetch = true` on a kernel with no interior path of vector loads would print nothing.
-    if let (Some(p), Some((true, tokens))) = (&program, &args.prefetch) {
-        if !p.machine.prefetches() {
-            cx.error(
-                tokens,
-                format!(
-                    "prefetch = true prefetches from the interior path of a 2D register-cache tile of vector loads, which this kernel ({}, distribution {layout}) does not have: use strategy = register_cache with distribution = window(V) or granule(V), or remove `prefetch`",
-                    args.strategy
-                ),
-            );
-        }
-    }
-    // The fused kernel, `fuse = T` time steps per launch or the cost model's choice; none for a
-    // 2D tile that streams its rows (its program's pattern is the 3D one it runs as).
-    let fused = match (&program, &body) {
-        (Some(p), Some(b)) if !p.declared.streams_rows() => fused(p.pattern, b, &args.fuse, &f.sig.ident, &mut cx),
-        _ => Some(Fused { steps: 1, program: None }),
-    };
     let keep_body = signature_ok && cx.function_is_rust();
-    match (cx.into_result(), pattern, sig, body, program, fused) {
-        (Ok(()), Some(pattern), Some(sig), Some(body), Some(program), Some(fused)) => {
-            generate(&f, pattern, args.strategy, layout, &sig, &body, &program, &fused)
-        }
+    match (cx.into_result(), sig, body, plan) {
+        (Ok(()), Some(sig), Some(body), Some(plan)) => generate(&f, &sig, &body, &plan),
         (Err(e), ..) => fallback(&f, e, keep_body),
         // Every path that yields None above has reported an error.
         (Ok(()), ..) => {
             fallback(&f, syn::Error::new_spanned(&f.sig.ident, "#[stencil] could not compile this function"), keep_body)
-        }
-    }
-}
-
-/// The fused kernel of a stencil: its time steps per launch, and its program where that
-/// is more than 1 (a run's last launch of fewer steps prints its own at run time).
-struct Fused {
-    steps: u32,
-    program: Option<WarpProgram>,
-}
-
-/// `fuse = T` (refused on its tokens where the tile cannot hold `T` steps or the kernel would
-/// need too many registers), or the cost model's choice.
-fn fused(
-    pattern: rc_core::Pattern,
-    body: &rc_core::Body,
-    fuse: &Option<(u32, TokenStream)>,
-    name: &Ident,
-    cx: &mut Ctxt,
-) -> Option<Fused> {
-    let steps = match fuse {
-        Some((steps, _)) => *steps,
-        None => rc_core::auto::steps_per_launch(&pattern, body),
-    };
-    if steps == 1 {
-        return Some(Fused { steps, program: None });
-    }
-    let compile = |steps| {
-        WarpProgram::compile_steps(pattern, body, steps).and_then(|program| {
-            let launch = program.pattern;
-            rc_core::validate::registers(launch, program.register_estimate())
-                .map(|()| program)
-                .map_err(rc_core::Error::from)
-        })
-    };
-    match (compile(steps), fuse) {
-        (Ok(program), _) => Some(Fused { steps, program: Some(program) }),
-        (Err(e), Some((_, tokens))) => {
-            cx.error(tokens, format!("fuse = {steps}: {e}"));
-            None
-        }
-        // The cost model only chooses what compiles.
-        (Err(e), None) => {
-            cx.error(name, format!("cannot fuse time steps: {e}"));
-            None
         }
     }
 }
@@ -178,43 +67,14 @@ fn fallback(f: &ItemFn, e: syn::Error, keep_body: bool) -> TokenStream {
     quote!(#error #(#attrs)* #[allow(unused_variables)] #vis #sig { ::core::unimplemented!() })
 }
 
-// One argument per part the module is made of, all computed by `stencil`.
-#[allow(clippy::too_many_arguments)]
-fn generate(
-    f: &ItemFn,
-    pattern: rc_core::Pattern,
-    strategy: Strategy,
-    layout: Layout,
-    sig: &Signature,
-    body: &rc_core::Body,
-    program: &WarpProgram,
-    fused: &Fused,
-) -> TokenStream {
+fn generate(f: &ItemFn, sig: &Signature, body: &rc_core::Body, plan: &Plan) -> TokenStream {
+    let Plan { pattern, strategy, layout, ref program, steps_per_launch: steps, ref fused } = *plan;
     let name = &f.sig.ident;
     let vis = &f.vis;
     let name_str = name.to_string();
     let entry = format!("rc_{name_str}");
     let ptx = rc_core::ptx::print(program, &entry);
-    let (warp, outputs) = (pattern.warp(), pattern.outputs_per_thread());
-    let boundary = tokens::boundary(pattern.boundary());
-    let pattern_tokens = match pattern.dims() {
-        Dims::One => {
-            let radius = pattern.radius().along_x();
-            quote!(::rc::__private::Pattern::new_unchecked(#radius, #warp, #outputs, #boundary))
-        }
-        _ => {
-            let radius = tokens::radius(pattern.radius());
-            let (rows, planes) = (pattern.rows_per_warp(), pattern.planes_per_warp());
-            let stream = pattern.streams_rows();
-            let prefetch = pattern.prefetches();
-            quote!(::rc::__private::Pattern::grid_unchecked(#radius, #warp, #outputs, #rows, #planes, #boundary).with_streamed_rows_unchecked(#stream).with_prefetch_unchecked(#prefetch))
-        }
-    };
-    let threads = pattern.threads_per_block();
-    let min_blocks = match pattern.min_blocks_per_sm() {
-        Some(m) => quote!(::core::option::Option::Some(#m)),
-        None => quote!(::core::option::Option::None),
-    };
+    let pattern_tokens = tokens::pattern(pattern);
     let strategy_tokens = tokens::strategy(strategy);
     let layout_tokens = tokens::layout(layout);
     let elem = tokens::rust_type(sig.element);
@@ -224,8 +84,7 @@ fn generate(
     let entry_points = entry_points(sig.dims, &sig.windows, sig.element, &param_names, &param_types);
     let fused_entry = format!("rc_{name_str}_steps");
     let fused_edges = rc_core::ptx::kernel_entry(&fused_entry, rc_core::machine::Kernel::Edges);
-    let fused_ptx = fused.program.as_ref().map_or(String::new(), |p| rc_core::ptx::print(p, &fused_entry));
-    let steps = fused.steps;
+    let fused_ptx = fused.as_ref().map_or(String::new(), |p| rc_core::ptx::print(p, &fused_entry));
     let (with_fused, fused_consts) = (
         quote!(.with_fused(#steps, Self::__FUSED_PTX, Self::FUSED_ENTRY, Self::FUSED_EDGES_ENTRY)),
         quote! {
@@ -260,7 +119,7 @@ fn generate(
     let steps_api = format!(
         " `run_cpu_steps`, `emulate_steps`, `run_steps` and `launch_steps` run time steps (the output the next \
          input), {} per launch of the fused kernel (`FUSED_PTX`; `explain` shows its tile).",
-        fused.steps
+        steps
     );
     let shape_api = match sig.dims {
         Dims::One => steps_api,
@@ -314,7 +173,7 @@ fn generate(
             /// The kernel handle: pattern, PTX, lowered body and CPU reference together.
             pub const KERNEL: ::rc::Stencil<#elem, #params_ty> = ::rc::Stencil::from_parts(
                 #name_str,
-                #pattern_tokens.with_launch_bounds_unchecked(#threads, #min_blocks),
+                #pattern_tokens,
                 #strategy_tokens,
                 #layout_tokens,
                 Self::__PTX,

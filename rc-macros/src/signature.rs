@@ -7,9 +7,8 @@
 use quote::ToTokens;
 use syn::{Expr, FnArg, GenericArgument, Ident, ItemFn, Lit, Pat, PatType, PathArguments, ReturnType, Type};
 
-use rc_core::abi::KernelParam;
 use rc_core::geometry::Dims;
-use rc_core::ScalarType;
+use rc_core::{validate, ScalarType, SignatureError};
 
 use crate::args::strip_group;
 use crate::ctxt::Ctxt;
@@ -47,8 +46,6 @@ pub struct Signature {
     pub element: ScalarType,
     pub params: Vec<Param>,
 }
-
-const SUPPORTED: &str = "f32, f64, i32, u32, half::f16 or half::bf16";
 
 /// A window parameter as declared: its tokens, its kind, its element type's tokens, and that
 /// type if supported.
@@ -119,7 +116,7 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
                         // Without any window, the first parameter's error says where the window goes.
                         (None, _) if i == 0 && window_dims(f).is_none() => None,
                         (None, other) => {
-                            cx.error(other, format!("unsupported parameter type: extra parameters are passed at launch, scalars ({SUPPORTED}) or arrays of them, `[f32; 5]`"));
+                            cx.error(other, SignatureError::Param);
                             None
                         }
                     };
@@ -157,34 +154,20 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
             }
         }
         if w.element.is_none() {
-            cx.error(w.element_ty, format!("unsupported element type: a window holds {SUPPORTED}"));
+            cx.error(w.element_ty, SignatureError::Element);
             consistent = false;
         }
     }
     let (dims, first_name) = (first.dims, name_of(first.decl));
     let element = first.element?;
     for w in windows.iter().skip(1) {
-        let name = name_of(w.decl);
-        if w.dims != dims {
-            let (kind, first_kind) = (window_name(w.dims), window_name(dims));
-            cx.error(
-                &w.decl.ty,
-                format!(
-                    "windows of different dimensions: `{name}` is a {} `{kind}` but `{first_name}` a {dims} `{first_kind}`; \
-                     a stencil's windows share one shape: write `{name}: {first_kind}<{element}>`",
-                    w.dims
-                ),
-            );
-            consistent = false;
-        } else if let Some(other) = w.element.filter(|&other| other != element) {
-            cx.error(
-                w.element_ty,
-                format!(
-                    "windows of different element types: `{name}` holds {other} but `{first_name}` holds {element}; a \
-                     stencil's windows hold one element type: write `{name}: {}<{element}>`",
-                    window_name(dims)
-                ),
-            );
+        // A window of an unsupported type was refused above; only its dimensions are compared.
+        let (name, other) = (name_of(w.decl), w.element.unwrap_or(element));
+        if let Err(e) = validate::same_windows((&first_name, dims, element), (&name, w.dims, other)) {
+            match e {
+                SignatureError::WindowDims { .. } => cx.error(&w.decl.ty, e),
+                _ => cx.error(w.element_ty, e),
+            }
             consistent = false;
         }
     }
@@ -195,19 +178,15 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
 
     match &sig.output {
         ReturnType::Default => {
-            cx.error(&sig.ident, format!("a stencil returns one output element: add `-> {element}`"));
+            cx.error(&sig.ident, SignatureError::NoResult { element });
             return None;
         }
-        ReturnType::Type(_, ty) => match scalar(ty) {
-            Some(out) if out == element => {}
-            _ => {
-                cx.error(
-                    ty,
-                    format!("wrong return type: a stencil over {}<{element}> returns {element}", window_name(dims)),
-                );
+        ReturnType::Type(_, ty) => {
+            if let Err(e) = validate::result(dims, element, scalar(ty)) {
+                cx.error(ty, e);
                 return None;
             }
-        },
+        }
     }
     Some(Signature { windows: names, dims, element, params })
 }
@@ -224,7 +203,7 @@ fn name_of(pt: &PatType) -> String {
 fn array_param(array: &syn::TypeArray, cx: &mut Ctxt) -> Option<ParamType> {
     let elem = scalar(&array.elem);
     if elem.is_none() {
-        cx.error(&array.elem, format!("unsupported array element type: an array parameter holds {SUPPORTED}"));
+        cx.error(&array.elem, SignatureError::ArrayElement);
     }
     let len = match strip_group(&array.len) {
         Expr::Lit(syn::ExprLit { lit: Lit::Int(n), .. }) if matches!(n.suffix(), "" | "usize") => {
@@ -245,17 +224,14 @@ fn array_param(array: &syn::TypeArray, cx: &mut Ctxt) -> Option<ParamType> {
 /// Refuses parameters (arrays, mostly) past the kernel's parameter space, on the first that
 /// does not fit.
 fn check_param_bytes(dims: Dims, fields: u32, params: &[Param], cx: &mut Ctxt) {
-    let mut types = Vec::new();
-    for param in params {
-        types.extend(param.ty.into_iter().flat_map(ParamType::scalars));
-        let bytes = KernelParam::space(&KernelParam::list(dims, fields, &types));
-        if bytes > KernelParam::MAX_SPACE {
-            let max = KernelParam::MAX_SPACE;
-            cx.error(
-                &param.name,
-                format!("the parameters up to `{}` take {bytes} bytes of the kernel's parameter space, more than the {max} a launch passes: pass fewer or smaller arrays", param.name),
-            );
-            return;
+    let names: Vec<String> = params.iter().map(|p| p.name.to_string()).collect();
+    let scalars: Vec<Vec<ScalarType>> =
+        params.iter().map(|p| p.ty.into_iter().flat_map(ParamType::scalars).collect()).collect();
+    let listed = names.iter().map(String::as_str).zip(scalars.iter().map(Vec::as_slice));
+    if let Err(e) = validate::parameter_space(dims, fields, listed) {
+        match &e {
+            SignatureError::ParamSpace { param, .. } if *param < params.len() => cx.error(&params[*param].name, e),
+            _ => cx.error_at(proc_macro2::Span::call_site(), e),
         }
     }
 }
@@ -283,11 +259,7 @@ pub fn window_dims(f: &ItemFn) -> Option<Dims> {
 
 /// The window type of a stencil of `dims` dimensions, as the user writes it.
 pub fn window_name(dims: Dims) -> &'static str {
-    match dims {
-        Dims::One => "Window",
-        Dims::Two => "Window2",
-        Dims::Three => "Window3",
-    }
+    rc_core::window::type_name(dims)
 }
 
 /// `Window<T>`, `Window2<T>` or `Window3<T>` (any path ending in those): its dimensions and T's

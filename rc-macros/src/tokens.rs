@@ -1,12 +1,14 @@
 //! Rust tokens that rebuild a body at run time, for the emulator and `explain()`. The PTX is
 //! printed from the same body at compile time; a test checks both paths print the same PTX.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::quote;
+use syn::Ident;
 
 use rc_core::body::{BinaryOp, Body, CompareOp, Node, UnaryOp};
 use rc_core::geometry::Coords;
-use rc_core::{Boundary, Layout, Scalar, ScalarType, Strategy};
+use rc_core::pattern::Part;
+use rc_core::{Boundary, Layout, Pattern, Scalar, ScalarType, Strategy};
 
 use crate::signature::ParamType;
 
@@ -45,6 +47,24 @@ pub fn param_type(ty: ParamType) -> TokenStream {
             quote!([#t; #n])
         }
     }
+}
+
+/// A constant expression that rebuilds `pattern`: `Pattern::from_parts(PatternParts { .. })`
+/// with every part rc-core names ([`rc_core::pattern::PatternParts::named`]).
+pub fn pattern(pattern: Pattern) -> TokenStream {
+    let parts = pattern.parts().named().into_iter().map(|(name, part)| {
+        let name = Ident::new(name, Span::call_site());
+        let value = match part {
+            Part::U32(v) => quote!(#v),
+            Part::OptionU32(Some(v)) => quote!(::core::option::Option::Some(#v)),
+            Part::OptionU32(None) => quote!(::core::option::Option::None),
+            Part::Bool(b) => quote!(#b),
+            Part::Radius(r) => radius(r),
+            Part::Boundary(b) => boundary(b),
+        };
+        quote!(#name: #value)
+    });
+    quote!(::rc::__private::Pattern::from_parts(::rc::__private::PatternParts { #(#parts),* }))
 }
 
 pub fn boundary(b: Boundary) -> TokenStream {

@@ -4,8 +4,8 @@
 
 use std::fmt::{self, Write};
 
+use crate::boundary::Boundary;
 use crate::geometry::Dims;
-use crate::pattern::Boundary;
 use crate::time_steps::FusedTile;
 
 /// Steps shown one by one; longer runs show their first and last ones.

@@ -14,8 +14,8 @@ use std::collections::HashMap;
 
 use super::{Buffer, Op, Printer, Stmt, CTAID, INPUT, LANE, N, N_MINUS_1, N_OUT, OUTPUT, TID, TILE_START};
 use crate::abi::KernelParam;
+use crate::boundary::Boundary;
 use crate::geometry::Dims;
-use crate::pattern::Boundary;
 
 /// Registers a 2D or 3D kernel's prologue sets up.
 #[derive(Clone, Debug)]

@@ -2,9 +2,9 @@
 
 use super::types::{narrow, ptx_type};
 use super::{Buffer, Printer, CTAID, LANE, N, N_MINUS_1, N_OUT, OUTPUT, SHARED_TILE, TID, TILE_START};
+use crate::boundary::Boundary;
 use crate::distribution::AffineLoad;
 use crate::machine::WarpStage;
-use crate::pattern::Boundary;
 use crate::program::Reg;
 use crate::stage;
 

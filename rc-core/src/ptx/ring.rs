@@ -4,8 +4,8 @@
 use super::grid::{FetchVector, RingRegs};
 use super::memory::Guard;
 use super::{Buffer, Printer, LANE, N, N_MINUS_1, SHARED_TILE, TID};
+use crate::boundary::Boundary;
 use crate::distribution::AffineLoad;
-use crate::pattern::Boundary;
 use crate::program::Reg;
 use crate::ring::{PlaneRing, RingPart};
 

@@ -4,8 +4,8 @@
 use super::memory::Guard;
 use super::types::{bits_type, immediate};
 use super::{Printer, LANE, N, N_MINUS_1, N_OUT, OUTPUT, SHARED_TILE, TID, TILE_START};
+use crate::boundary::Boundary;
 use crate::machine::{Op, Side, Stmt, TileTest};
-use crate::pattern::Boundary;
 use crate::program::Reg;
 use crate::scalar::Scalar;
 use crate::time_steps::BlockExchange;

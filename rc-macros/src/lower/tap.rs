@@ -7,7 +7,7 @@ use quote::ToTokens;
 use syn::{Expr, UnOp};
 
 use rc_core::body::Node;
-use rc_core::{Dims, Offset};
+use rc_core::{validate, Dims, Offset};
 
 use super::{Lower, Value};
 use crate::args::strip_group;
@@ -32,9 +32,8 @@ impl Lower<'_> {
         let mut offsets = Vec::with_capacity(components.len());
         for (i, component) in components.iter().enumerate() {
             let v = self.expr(component);
-            offsets.push(
-                self.const_int_or(&v, component, NOT_CONSTANT).and_then(|d| self.within_radius(d, dims, i, component)),
-            );
+            offsets
+                .push(self.const_int_or(&v, component, NOT_CONSTANT).and_then(|d| self.within_radius(d, i, component)));
         }
         let offsets: Option<Vec<i32>> = offsets.into_iter().collect();
         match offsets.as_deref().and_then(Offset::new) {
@@ -44,20 +43,8 @@ impl Lower<'_> {
     }
 
     /// Component `i` (outermost first) of a tap, `d`, if it lies within its dimension's radius.
-    fn within_radius(&mut self, d: i64, dims: Dims, i: usize, at: &Expr) -> Option<i32> {
-        let r = self.radius.components()[i] as i64;
-        if (-r..=r).contains(&d) {
-            return Some(d as i32);
-        }
-        let message = match dims {
-            Dims::One => format!("tap offset {d} is outside the radius: taps must lie in -{r}..={r}"),
-            _ => {
-                let axis = AXES[AXES.len() - dims.count() + i];
-                format!("d{axis} = {d} is outside radius r{axis} = {r}: d{axis} must lie in -{r}..={r}")
-            }
-        };
-        self.cx.error(at, message);
-        None
+    fn within_radius(&mut self, d: i64, i: usize, at: &Expr) -> Option<i32> {
+        validate::tap(self.radius, i, d).map_err(|e| self.cx.error(at, e)).ok()
     }
 
     /// Why `window[index]` with `got` offsets (written as a tuple or not) does not fit this
@@ -88,12 +75,9 @@ impl Lower<'_> {
     }
 }
 
-/// The axes, outermost first.
-const AXES: [&str; 3] = ["z", "y", "x"];
-
 /// `dy, dx` for 2D, `dz, dy, dx` for 3D.
 fn axes(dims: Dims) -> String {
-    let names: Vec<String> = AXES[AXES.len() - dims.count()..].iter().map(|a| format!("d{a}")).collect();
+    let names: Vec<String> = (0..dims.count()).map(|i| format!("d{}", dims.axis(i))).collect();
     names.join(", ")
 }
 
