@@ -1,7 +1,8 @@
 //! The boundary rule on one coordinate, printed here once for every place that applies it: a
 //! load's index and a lane's vector along x (`read_global`, `rule_vector` in [`super::memory`]),
 //! the tile's input rows along y and z (`input_row_source` in [`super::grid`]), the ring's
-//! fetches along x, y and z ([`super::ring`]).
+//! fetches along x, y and z ([`super::ring`]), and the edge row or plane that fused steps copy
+//! from ([`super::time_steps`]).
 //!
 //! A coordinate `c` (s64, possibly outside `0..n`) is, as [`Boundary::source`] states it for
 //! the emulator and the CPU reference:
