@@ -215,16 +215,8 @@ impl<T: Element> Tile<'_, T> {
     /// Input element `x` of input row `row` of the tile of input field `field` under the
     /// boundary rule in each dimension (zero outside for `valid` and `zero`).
     fn read_bounded(&self, field: u32, row: u32, x: i64) -> u64 {
-        let boundary = self.program.pattern.boundary();
         let [y, z] = self.input_row(row);
-        let mut linear = 0;
-        for (axis, g) in [z, y, x].into_iter().enumerate().map(|(i, g)| (2 - i, g)) {
-            match boundary.source(self.in_shape[axis], g) {
-                Some(i) => linear = linear * self.in_shape[axis] + i,
-                None => return 0,
-            }
-        }
-        self.inputs[field as usize][linear].to_scalar().bits
+        self.read_point(field, [x, y, z])
     }
 
     /// Input elements `x..x + width` of input row `row` of input field `field` of one vector
@@ -654,10 +646,7 @@ impl<T: Element> Tile<'_, T> {
             let (y, x) = (y0 + c / cpr, x0 + c % cpr * width as i64);
             // The whole plane inside, or rows whole vectors long and this vector inside along x
             // (its row under the rule along y and z): one vector load.
-            let row = match (boundary.source(ny as usize, y), boundary.source(nz as usize, z)) {
-                (Some(y), Some(z)) => Some((z as i64 * ny + y as i64) * nx),
-                _ => None,
-            };
+            let row = boundary.place(&self.in_shape[1..], &[y, z]).map(|row| row as i64 * nx);
             let vector = inside || (nx % width as i64 == 0 && (0..nx).contains(&x));
             if let (true, Some(row)) = (vector, row) {
                 let linear = (row + x) as usize;
@@ -683,16 +672,9 @@ impl<T: Element> Tile<'_, T> {
 
     /// Input point `at` (innermost first, possibly outside) of input field `field` under the
     /// boundary rule in each dimension (zero outside for `valid` and `zero`).
-    fn read_point(&self, field: u32, at: [i64; 3]) -> u64 {
-        let boundary = self.program.pattern.boundary();
-        let mut linear = 0;
-        for axis in (0..MAX_DIMS).rev() {
-            match boundary.source(self.in_shape[axis], at[axis]) {
-                Some(i) => linear = linear * self.in_shape[axis] + i,
-                None => return 0,
-            }
-        }
-        self.inputs[field as usize][linear].to_scalar().bits
+    fn read_point(&self, field: u32, at: [i64; MAX_DIMS]) -> u64 {
+        let input = self.inputs[field as usize];
+        self.program.pattern.boundary().place(&self.in_shape, &at).map_or(0, |i| input[i].to_scalar().bits)
     }
 
     /// Per lane: every quotient by the fast path; where one of them fails its range check,

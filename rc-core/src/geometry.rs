@@ -244,9 +244,18 @@ impl Boundary {
     /// under this rule, as a row-major position, or `None` for a zero: the rule applies in each
     /// dimension on its own. `extent` must not be empty.
     pub fn locate(self, extent: Extent, index: &[i64]) -> Option<usize> {
-        let inside: Option<Vec<usize>> =
-            index.iter().zip(extent.components()).map(|(&g, n)| self.source(n, g)).collect();
-        Some(extent.linear(&inside?))
+        let dims = extent.dims().count();
+        let mut at = [0; MAX_DIMS];
+        for (slot, &g) in at.iter_mut().zip(index.iter().rev()) {
+            *slot = g;
+        }
+        self.place(&extent.innermost_first[..dims], &at[..dims])
+    }
+
+    /// [`Boundary::locate`] in the order the emulator and the windows hold a grid: `shape` and
+    /// `at` innermost (x) first, one entry per dimension, no length 0.
+    pub(crate) fn place(self, shape: &[usize], at: &[i64]) -> Option<usize> {
+        shape.iter().zip(at).rev().try_fold(0, |linear, (&n, &g)| Some(linear * n + self.source(n, g)?))
     }
 }
 

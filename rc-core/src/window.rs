@@ -58,16 +58,13 @@ impl<'a, T: Element> Window<'a, T> {
     /// stencil reads only its window.
     fn at(&self, offset: [i32; MAX_DIMS], dims: Dims) -> &'a T {
         assert!(self.radius.dims() == dims, "a {} window indexed with {} offsets", self.radius.dims(), dims.count());
-        let mut linear = 0usize;
-        for axis in (0..dims.count()).rev() {
+        let (dims, mut at) = (dims.count(), self.centre);
+        for axis in (0..dims).rev() {
             let (d, r) = (offset[axis], self.radius.along(axis));
             assert!(d.unsigned_abs() <= r, "window tap {d} along {} is outside the radius {r}", AXES[axis]);
-            match self.boundary.source(self.shape[axis], self.centre[axis] + d as i64) {
-                Some(i) => linear = linear * self.shape[axis] + i,
-                None => return T::zero_ref(),
-            }
+            at[axis] += d as i64;
         }
-        &self.input[linear]
+        self.boundary.place(&self.shape[..dims], &at[..dims]).map_or(T::zero_ref(), |i| &self.input[i])
     }
 }
 

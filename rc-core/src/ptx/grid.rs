@@ -12,6 +12,7 @@
 
 use std::collections::HashMap;
 
+use super::rule::Last;
 use super::{Buffer, Op, Printer, Stmt, CTAID, INPUT, LANE, N, N_MINUS_1, N_OUT, OUTPUT, TID, TILE_START};
 use crate::abi::KernelParam;
 use crate::boundary::Boundary;
@@ -461,31 +462,11 @@ impl Printer<'_> {
         let pattern = self.program.pattern;
         let (y, z) = self.split_row(row, false);
         let mut guard: Option<String> = None;
+        // Each dimension's predicate (`valid`, `zero`) is and-ed into the one before it.
         let mut coordinate = |p: &mut Self, start: &str, offset: i64, n: &str| -> String {
             let c = p.a();
             p.line(&format!("add.s64 {c}, {start}, {offset};"));
-            match pattern.boundary() {
-                Boundary::Valid | Boundary::Zero => {
-                    let q = p.q();
-                    match &guard {
-                        Some(prev) => p.line(&format!("setp.lt.and.u64 {q}, {c}, {n}, {prev};")),
-                        None => p.line(&format!("setp.lt.u64 {q}, {c}, {n};")),
-                    }
-                    guard = Some(q);
-                }
-                Boundary::Clamp => {
-                    let last = p.a();
-                    p.line(&format!("sub.s64 {last}, {n}, 1;"));
-                    p.line(&format!("max.s64 {c}, {c}, 0;"));
-                    p.line(&format!("min.s64 {c}, {c}, {last};"));
-                }
-                Boundary::Wrap => {
-                    let q = p.q();
-                    p.line(&format!("rem.s64 {c}, {c}, {n};"));
-                    p.line(&format!("setp.lt.s64 {q}, {c}, 0;"));
-                    p.line(&format!("@{q} add.s64 {c}, {c}, {n};"));
-                }
-            }
+            guard = p.rule_coordinate(&c, n, Last::Less(1), guard.take());
             c
         };
         self.comment(&format!("input row {row} of the tile (row {y}, plane {z} of its box) under the boundary rule"));

@@ -1,5 +1,6 @@
 //! Printing loads, stores and stages: addresses, lane guards and the boundary rule.
 
+use super::rule::Last;
 use super::types::{narrow, ptx_type};
 use super::{Buffer, Printer, CTAID, LANE, N, N_MINUS_1, N_OUT, OUTPUT, SHARED_TILE, TID, TILE_START};
 use crate::boundary::Boundary;
@@ -233,49 +234,14 @@ impl Printer<'_> {
     /// dimension, or zero where `guard` is false.
     fn read_global(&mut self, d: &str, g: String, mut guard: Option<String>, field: u32, row: u32) {
         let program = self.program;
-        let index = match program.pattern.boundary() {
-            Boundary::Valid | Boundary::Zero => {
-                // g < n as unsigned: an index below zero wrapped around and fails too.
-                let q = self.q();
-                self.line(&format!("setp.lt.u64 {q}, {g}, {N};"));
-                guard = Some(match guard {
-                    Some(prev) => {
-                        let both = self.q();
-                        self.line(&format!("and.pred {both}, {prev}, {q};"));
-                        both
-                    }
-                    None => q,
-                });
-                g
-            }
-            Boundary::Clamp => {
-                self.line(&format!("max.s64 {g}, {g}, 0;"));
-                self.line(&format!("min.s64 {g}, {g}, {N_MINUS_1};"));
-                g
-            }
-            Boundary::Wrap => {
-                let q = self.q();
-                self.line(&format!("rem.s64 {g}, {g}, {N};"));
-                self.line(&format!("setp.lt.s64 {q}, {g}, 0;"));
-                self.line(&format!("@{q} add.s64 {g}, {g}, {N};"));
-                g
-            }
-        };
+        let inside = self.rule_coordinate(&g, N, Last::In(N_MINUS_1), None);
+        guard = self.both(guard, inside);
         if self.grid.is_some() {
             let (start, inside) = self.input_row_source(row);
-            self.line(&format!("add.s64 {index}, {index}, {start};"));
-            if let Some(inside) = inside {
-                guard = Some(match guard {
-                    Some(prev) => {
-                        let both = self.q();
-                        self.line(&format!("and.pred {both}, {prev}, {inside};"));
-                        both
-                    }
-                    None => inside,
-                });
-            }
+            self.line(&format!("add.s64 {g}, {g}, {start};"));
+            guard = self.both(guard, inside);
         }
-        let addr = self.address(&self.input(field), &index, program.element.bytes());
+        let addr = self.address(&self.input(field), &g, program.element.bytes());
         let guard = guard.as_deref().map_or(Guard::All, Guard::Zeroed);
         self.read_elements("global.nc", &[d.to_string()], &addr, guard);
     }
@@ -369,17 +335,16 @@ impl Printer<'_> {
         // last vector as its last place.
         let to = self.a();
         self.line(&format!("mov.s64 {to}, {g};"));
-        let (sides, last) = match self.program.pattern.boundary() {
+        let sides = match self.program.pattern.boundary() {
             Boundary::Clamp => {
-                let (before, after, last) = (self.q(), self.q(), self.a());
+                let (before, after) = (self.q(), self.q());
                 self.line(&format!("setp.lt.s64 {before}, {g}, 0;"));
                 self.line(&format!("setp.ge.s64 {after}, {g}, {N};"));
-                self.line(&format!("sub.s64 {last}, {N}, {width};"));
-                (Some((before, after)), last)
+                Some((before, after))
             }
-            _ => (None, N.to_string()),
+            _ => None,
         };
-        let inside = self.rule_coordinate(&to, N, &last);
+        let inside = self.rule_coordinate(&to, N, Last::Less(width), None);
         let shift = self.a();
         self.line(&format!("sub.s64 {shift}, {to}, {g};"));
         self.line(&format!("mul.lo.s64 {shift}, {shift}, {bytes};"));

@@ -14,6 +14,7 @@
 //!
 //! - `mod.rs`: the printer's state, the prologue, statements and branches, declarations;
 //! - `memory.rs`: loads, stores and stages;
+//! - `rule.rs`: the boundary rule on one coordinate, for every place that applies it;
 //! - `prefetch.rs`: the L2 prefetch of an interior 2D tile;
 //! - `compute.rs`: arithmetic, picks, shuffles, 16-bit pairs in and out of words, divisions by
 //!   constants;
@@ -27,6 +28,7 @@ mod index;
 mod memory;
 mod prefetch;
 mod ring;
+mod rule;
 mod time_steps;
 mod types;
 

@@ -3,6 +3,7 @@
 
 use super::grid::{FetchVector, RingRegs};
 use super::memory::Guard;
+use super::rule::Last;
 use super::{Buffer, Printer, LANE, N, N_MINUS_1, SHARED_TILE, TID};
 use crate::boundary::Boundary;
 use crate::distribution::AffineLoad;
@@ -27,42 +28,6 @@ impl Printer<'_> {
         self.line(&format!("setp.ge.u32 {q}, {s}, {slots};"));
         self.line(&format!("@{q} sub.u32 {s}, {s}, {slots};"));
         s
-    }
-
-    /// Coordinate `c` (s64, possibly outside `0..n`) under the boundary rule, in place; the
-    /// predicate that it is inside under `valid` and `zero` (else `None`).
-    pub(super) fn rule_coordinate(&mut self, c: &str, n: &str, last: &str) -> Option<String> {
-        match self.program.pattern.boundary() {
-            Boundary::Valid | Boundary::Zero => {
-                let q = self.q();
-                self.line(&format!("setp.lt.u64 {q}, {c}, {n};"));
-                Some(q)
-            }
-            Boundary::Clamp => {
-                self.line(&format!("max.s64 {c}, {c}, 0;"));
-                self.line(&format!("min.s64 {c}, {c}, {last};"));
-                None
-            }
-            Boundary::Wrap => {
-                let q = self.q();
-                self.line(&format!("rem.s64 {c}, {c}, {n};"));
-                self.line(&format!("setp.lt.s64 {q}, {c}, 0;"));
-                self.line(&format!("@{q} add.s64 {c}, {c}, {n};"));
-                None
-            }
-        }
-    }
-
-    /// `a and b` of optional predicates.
-    pub(super) fn both(&mut self, a: Option<String>, b: Option<String>) -> Option<String> {
-        match (a, b) {
-            (Some(a), Some(b)) => {
-                let q = self.q();
-                self.line(&format!("and.pred {q}, {a}, {b};"));
-                Some(q)
-            }
-            (a, b) => a.or(b),
-        }
     }
 
     /// Where thread t's copy vector of round `round` lies in every plane: its input row y and
@@ -135,37 +100,21 @@ impl Printer<'_> {
             let (ry, rx) = (self.a(), self.a());
             self.line(&format!("mov.s64 {ry}, {y};"));
             self.line(&format!("mov.s64 {rx}, {x};"));
-            let live = match boundary {
-                Boundary::Clamp => {
-                    self.rule_coordinate(&ry, in_y, &last_y);
-                    self.clamp(&rx, &last_x);
-                    None
-                }
-                Boundary::Wrap => {
-                    self.rule_coordinate(&ry, in_y, &last_y);
-                    self.rule_coordinate(&rx, N, N_MINUS_1);
-                    None
-                }
-                Boundary::Valid | Boundary::Zero => {
-                    let y_inside = self.rule_coordinate(&ry, in_y, &last_y);
-                    let x_inside = self.rule_coordinate(&rx, N, N_MINUS_1);
-                    self.clamp(&ry, &last_y);
-                    self.clamp(&rx, &last_x);
-                    self.both(y_inside, x_inside)
-                }
-            };
+            // Along x the vector's last place is the row's last vector (rows are whole vectors).
+            let y_inside = self.rule_coordinate(&ry, in_y, Last::In(&last_y), None);
+            let x_inside = self.rule_coordinate(&rx, N, Last::In(&last_x), None);
+            if y_inside.is_some() {
+                // `valid` and `zero`: an outside vector reads the nearest one, zeroed by `live`.
+                self.clamp_coordinate(&ry, &ry, in_y, Last::In(&last_y));
+                self.clamp_coordinate(&rx, &rx, N, Last::In(&last_x));
+            }
+            let live = self.both(y_inside, x_inside);
             let offset = self.a();
             self.line(&format!("mad.lo.s64 {offset}, {ry}, {N}, {rx};"));
             self.line(&format!("mul.lo.s64 {offset}, {offset}, {bytes};"));
             vectors.push(FetchVector { offset, side, live, guard });
         }
         vectors
-    }
-
-    /// `c` (s64) clamped to `0..=last`, in place.
-    fn clamp(&mut self, c: &str, last: &str) {
-        self.line(&format!("max.s64 {c}, {c}, 0;"));
-        self.line(&format!("min.s64 {c}, {c}, {last};"));
     }
 
     /// Thread t reads copy vectors t, t + T, ... of box plane `plane` of input field `field`
@@ -193,14 +142,14 @@ impl Printer<'_> {
         self.line(&format!("sub.s64 {last_z}, {in_z}, 1;"));
         let zz = self.a();
         self.line(&format!("mov.s64 {zz}, {z};"));
-        let z_inside = self.rule_coordinate(&zz, &in_z, &last_z);
+        let z_inside = self.rule_coordinate(&zz, &in_z, Last::In(&last_z), None);
         let (elements, fetched) = (self.label("plane_elements"), self.label("plane_fetched"));
         if let Some(aligned) = &grid.in_aligned {
             self.line(&format!("@!{aligned} bra {elements};"));
         }
         self.comment("rows of whole vectors: one load per vector, at its offset in the plane");
         if z_inside.is_some() {
-            self.clamp(&zz, &last_z);
+            self.clamp_coordinate(&zz, &zz, &in_z, Last::In(&last_z));
         }
         let base = self.a();
         self.line(&format!("mul.lo.s64 {base}, {zz}, {};", grid.in_y));
@@ -227,7 +176,7 @@ impl Printer<'_> {
             self.line(&format!("sub.s64 {last_y}, {}, 1;", grid.in_y));
             for (round, (values, vector)) in rounds.iter().zip(&regs.vectors).enumerate() {
                 let (yy, x) = self.vector_place(round as u32, &regs.first_row, &regs.first_x);
-                let y_inside = self.rule_coordinate(&yy, &grid.in_y, &last_y);
+                let y_inside = self.rule_coordinate(&yy, &grid.in_y, Last::In(&last_y), None);
                 let row = self.a();
                 self.line(&format!("mad.lo.s64 {row}, {zz}, {}, {yy};", grid.in_y));
                 self.line(&format!("mul.lo.s64 {row}, {row}, {N};"));
@@ -258,7 +207,7 @@ impl Printer<'_> {
                 for (k, value) in values.iter().enumerate() {
                     let g = self.a();
                     self.line(&format!("add.s64 {g}, {x}, {k};"));
-                    let x_inside = self.rule_coordinate(&g, N, N_MINUS_1);
+                    let x_inside = self.rule_coordinate(&g, N, Last::In(N_MINUS_1), None);
                     let guard = self.both(row_guard.clone(), x_inside);
                     self.line(&format!("add.s64 {g}, {g}, {row};"));
                     let addr = self.address(&self.input(field), &g, bytes);

@@ -2,6 +2,7 @@
 //! `shfl.sync.up`/`down`, the boundary rule after each step, the stores of the tile's centre.
 
 use super::memory::Guard;
+use super::rule::Last;
 use super::types::{bits_type, immediate};
 use super::{Printer, LANE, N, N_MINUS_1, N_OUT, OUTPUT, SHARED_TILE, TID, TILE_START};
 use crate::boundary::Boundary;
@@ -409,16 +410,14 @@ impl Printer<'_> {
         let (y0, in_y) = self.box_row_y(first);
         let zero = immediate(Scalar::new(self.program.element, 0));
         for (j, dst) in dsts.iter().enumerate() {
-            let (y, inside) = (self.a(), self.q());
+            let y = self.a();
             self.line(&format!("add.s64 {y}, {y0}, {j};"));
-            self.line(&format!("setp.lt.u64 {inside}, {y}, {in_y};"));
+            let inside = self.coordinate_inside(&y, &in_y, None);
             let picks: Vec<(String, usize)> = match boundary {
                 Boundary::Clamp => {
                     // m = clamp(y) - y0: the window row that holds the nearest edge row.
-                    let (m, last) = (self.a(), self.a());
-                    self.line(&format!("sub.s64 {last}, {in_y}, 1;"));
-                    self.line(&format!("max.s64 {m}, {y}, 0;"));
-                    self.line(&format!("min.s64 {m}, {m}, {last};"));
+                    let m = self.a();
+                    self.clamp_coordinate(&m, &y, &in_y, Last::Less(1));
                     self.line(&format!("sub.s64 {m}, {m}, {y0};"));
                     (0..rows.len())
                         .filter(|&other| other != j)
@@ -500,16 +499,14 @@ impl Printer<'_> {
         let (z0, in_z) = self.box_plane_z(first);
         let zero = immediate(Scalar::new(self.program.element, 0));
         for (j, plane) in planes.iter().enumerate() {
-            let (z, inside) = (self.a(), self.q());
+            let z = self.a();
             self.line(&format!("add.s64 {z}, {z0}, {j};"));
-            self.line(&format!("setp.lt.u64 {inside}, {z}, {in_z};"));
+            let inside = self.coordinate_inside(&z, &in_z, None);
             match boundary {
                 Boundary::Clamp => {
                     // m = clamp(z) - z0: the window plane that holds the nearest edge plane.
-                    let (m, last) = (self.a(), self.a());
-                    self.line(&format!("sub.s64 {last}, {in_z}, 1;"));
-                    self.line(&format!("max.s64 {m}, {z}, 0;"));
-                    self.line(&format!("min.s64 {m}, {m}, {last};"));
+                    let m = self.a();
+                    self.clamp_coordinate(&m, &z, &in_z, Last::Less(1));
                     self.line(&format!("sub.s64 {m}, {m}, {z0};"));
                     for (other, edge) in planes.iter().enumerate().filter(|&(other, _)| other != j) {
                         let q = self.q();
