@@ -50,6 +50,10 @@ pub struct Signature {
 
 const SUPPORTED: &str = "f32, f64, i32, u32, half::f16 or half::bf16";
 
+/// Output fields of a stencil function: it returns one element, its one output field (one
+/// output buffer parameter of its kernel).
+const OUTPUT_FIELDS: u32 = 1;
+
 /// A window parameter as declared: its tokens, its kind, its element type's tokens, and that
 /// type if supported.
 struct WindowParam<'a> {
@@ -248,7 +252,7 @@ fn check_param_bytes(dims: Dims, fields: u32, params: &[Param], cx: &mut Ctxt) {
     let mut types = Vec::new();
     for param in params {
         types.extend(param.ty.into_iter().flat_map(ParamType::scalars));
-        let bytes = KernelParam::space(&KernelParam::list(dims, fields, &types));
+        let bytes = KernelParam::space(&KernelParam::list(dims, fields, OUTPUT_FIELDS, &types));
         if bytes > KernelParam::MAX_SPACE {
             let max = KernelParam::MAX_SPACE;
             cx.error(
