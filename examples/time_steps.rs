@@ -309,7 +309,7 @@ fn measure_grid(
         unsafe { b.async_copy_from(&a, gpu.stream()) }.during("cuMemcpyDtoDAsync")
     })?;
     let one = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
-        Ok(rc::runtime::launch_grid(stencil, gpu.stream(), &[&a], &mut b, shape, ())?)
+        Ok(rc::runtime::launch_grid(stencil, gpu.stream(), &[&a], &mut [&mut b], shape, ())?)
     })?;
     let fused = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
         match rc::runtime::launch_steps_grid(stencil, gpu.stream(), &mut a, &mut b, &[], shape, t, ())? {
@@ -354,7 +354,7 @@ fn measure(gpu: &Gpu, options: &Options, name: &str, stencil: &Stencil<f32, ()>)
     })?;
     let copy_gb = per_step(&copy, 1);
     let one = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
-        Ok(rc::runtime::launch(stencil, gpu.stream(), &[&a], &mut b, ())?)
+        Ok(rc::runtime::launch(stencil, gpu.stream(), &[&a], &mut [&mut b], ())?)
     })?;
     let fused = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
         let holds = rc::runtime::launch_steps(stencil, gpu.stream(), &mut a, &mut b, &[], t, ())?;

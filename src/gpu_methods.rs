@@ -49,7 +49,8 @@ macro_rules! __rc_launch_cust {
             shape: [usize; $n],
             $($name: $ty),*
         ) -> ::std::result::Result<(), $crate::runtime::Error> {
-            $crate::runtime::launch_grid(&Self::KERNEL, stream, &[$($field),+], output, shape, ($($name,)*))
+            // The stencil's one output field, as the list of output buffers the runtime takes.
+            $crate::runtime::launch_grid(&Self::KERNEL, stream, &[$($field),+], &mut [output], shape, ($($name,)*))
         }
 
         $crate::__rc_steps_cust! { shape [usize; $n]; [$($field),+]; $device; $($name: $ty),* }
@@ -64,7 +65,8 @@ macro_rules! __rc_launch_cust {
             output: &mut $crate::runtime::cust::memory::DeviceSlice<$device>,
             $($name: $ty),*
         ) -> ::std::result::Result<(), $crate::runtime::Error> {
-            $crate::runtime::launch(&Self::KERNEL, stream, &[$($field),+], output, ($($name,)*))
+            // The stencil's one output field, as the list of output buffers the runtime takes.
+            $crate::runtime::launch(&Self::KERNEL, stream, &[$($field),+], &mut [output], ($($name,)*))
         }
 
         $crate::__rc_steps_cust! { [$($field),+]; $device; $($name: $ty),* }
@@ -146,7 +148,9 @@ macro_rules! __rc_launch_cudarc {
         where
             O: $crate::runtime::cudarc::driver::DevicePtrMut<$elem>,
         {
-            $crate::runtime::launch_cudarc_grid(&Self::KERNEL, stream, &[$($field),+], output, shape, ($($name,)*))
+            // The stencil's one output field, as the list of output buffers the runtime takes.
+            let output: &mut dyn $crate::runtime::cudarc::driver::DevicePtrMut<$elem> = output;
+            $crate::runtime::launch_cudarc_grid(&Self::KERNEL, stream, &[$($field),+], &mut [output], shape, ($($name,)*))
         }
 
         $crate::__rc_steps_cudarc! { shape [usize; $n]; [$($field),+]; $elem; $($name: $ty),* }
@@ -164,7 +168,9 @@ macro_rules! __rc_launch_cudarc {
         where
             O: $crate::runtime::cudarc::driver::DevicePtrMut<$elem>,
         {
-            $crate::runtime::launch_cudarc(&Self::KERNEL, stream, &[$($field),+], output, ($($name,)*))
+            // The stencil's one output field, as the list of output buffers the runtime takes.
+            let output: &mut dyn $crate::runtime::cudarc::driver::DevicePtrMut<$elem> = output;
+            $crate::runtime::launch_cudarc(&Self::KERNEL, stream, &[$($field),+], &mut [output], ($($name,)*))
         }
 
         $crate::__rc_steps_cudarc! { [$($field),+]; $elem; $($name: $ty),* }

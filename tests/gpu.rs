@@ -47,7 +47,7 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
             // No output exists: the launch must refuse with a length error, before any launch.
             let d_out = DeviceBuffer::from_slice(&[poison::<T>()]).map_err(|e| what(e.to_string()))?;
             let mut empty = d_out.index(0..0);
-            return match rc::runtime::launch(k, stream, &d_in, &mut empty, params) {
+            return match rc::runtime::launch(k, stream, &d_in, &mut [&mut empty], params) {
                 Err(rc::runtime::Error::Length { .. }) => Ok(()),
                 other => Err(what(format!("expected a length error, got {other:?}"))),
             };
@@ -56,7 +56,7 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
     let mut want = vec![poison::<T>(); n_out];
     k.run_cpu(inputs, &mut want, params).map_err(|e| what(e.to_string()))?;
     let got = launch_guarded(n_out, poison(), stream, |out| {
-        rc::runtime::launch(k, stream, &d_in, out, params).map_err(|e| e.to_string())
+        rc::runtime::launch(k, stream, &d_in, &mut [out], params).map_err(|e| e.to_string())
     })
     .map_err(what)?;
     let got = &got[..];
@@ -130,7 +130,7 @@ impl catalogue::VisitHalf for OnGpu<'_> {
                 k.run_cpu(&catalogue::slices(&inputs), &mut want, params).map_err(|e| e.to_string())?;
                 let poisoned = poison::<T>().to_scalar().bits as u16;
                 let got = launch_guarded(n_out, poisoned, self.stream, |out| {
-                    rc::runtime::launch(k, self.stream, &d_in, out, params).map_err(|e| e.to_string())
+                    rc::runtime::launch(k, self.stream, &d_in, &mut [out], params).map_err(|e| e.to_string())
                 })?;
                 let got: Vec<T> = got.iter().map(|&b| T::from_bits(b as u64)).collect();
                 match catalogue::compare_outputs(k, &got, &want) {
@@ -200,7 +200,7 @@ macro_rules! box_stencil {
             nodes.push(Node::Const($make((2 * R + 1) as $t)));
             nodes.push(Node::Binary(BinaryOp::Div, sum, nodes.len() as u32 - 1));
             let result = nodes.len() as u32 - 1;
-            Body::new(<$t as Element>::TYPE, 1, vec![], R, nodes, result)
+            Body::new(<$t as Element>::TYPE, 1, vec![], R, nodes, vec![result])
         }
 
         fn reference<const R: u32>(w: &[Window<'_, $t>], _: ()) -> $t {
@@ -262,7 +262,7 @@ mod fields_f32 {
             }
         }
         let result = nodes.len() as u32 - 1;
-        Body::new(ScalarType::F32, F, vec![], R, nodes, result)
+        Body::new(ScalarType::F32, F, vec![], R, nodes, vec![result])
     }
 
     fn reference<const R: u32>(w: &[Window<'_, f32>], _: ()) -> f32 {

@@ -48,7 +48,7 @@ fn gpu_matches_reference<T: Element, D: DeviceElement<T> + PartialEq, P: Params 
             // No output exists: the launch must refuse with a length error before launching.
             let d_out = DeviceBuffer::from_slice(&[to(poison::<T>())]).map_err(|e| what(e.to_string()))?;
             let mut empty = d_out.index(0..0);
-            return match rc::runtime::launch_grid(k, stream, &d_in, &mut empty, shape, params) {
+            return match rc::runtime::launch_grid(k, stream, &d_in, &mut [&mut empty], shape, params) {
                 Err(rc::runtime::Error::Length { .. }) => Ok(()),
                 other => Err(what(format!("expected a length error, got {other:?}"))),
             };
@@ -58,7 +58,7 @@ fn gpu_matches_reference<T: Element, D: DeviceElement<T> + PartialEq, P: Params 
     let mut want = vec![poison::<T>(); n_out];
     k.run_cpu_grid(inputs, shape, &mut want, params).map_err(|e| what(e.to_string()))?;
     let got = launch_guarded(n_out, to(poison()), stream, |out| {
-        rc::runtime::launch_grid(k, stream, &d_in, out, shape, params).map_err(|e| e.to_string())
+        rc::runtime::launch_grid(k, stream, &d_in, &mut [out], shape, params).map_err(|e| e.to_string())
     })
     .map_err(what)?;
     let got: Vec<T> = got.into_iter().map(from).collect();

@@ -75,11 +75,11 @@ fn an_output_overlapping_the_input_is_refused_before_any_launch() {
         .collect();
     cases.push((buffer.index(N_OUT - 1..N_OUT - 1 + N), buffer.index(0..N_OUT), 4));
     for (input, mut output, shared) in cases {
-        let err = rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut output, ())
+        let err = rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut [&mut output], ())
             .expect_err("the output overlaps the input");
         let (input_range, output_range) = (range(&input), range(&output));
         assert!(
-            matches!(err, Error::Aliasing { stencil: "box3", ref buffer, input, output } if buffer == "input" && input == input_range && output == output_range),
+            matches!(err, Error::Aliasing { stencil: "box3", ref buffer, ref written, input, output } if buffer == "input" && written == "output" && input == input_range && output == output_range),
             "{err:?}"
         );
         let text = err.to_string();
@@ -103,7 +103,7 @@ fn adjacent_views_of_one_allocation_launch() {
     let buffer = DeviceBuffer::from_slice(&contents).expect("allocate");
     let input = buffer.index(0..N);
     let mut output = buffer.index(N..N + N_OUT);
-    rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut output, ()).expect("adjacent, not overlapping");
+    rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut [&mut output], ()).expect("adjacent, not overlapping");
     stream.synchronize().expect("kernel runs");
     let got = host(&buffer);
     assert_eq!(bits(&got[..N]), bits(&data), "the input changed");
@@ -115,7 +115,7 @@ fn adjacent_views_of_one_allocation_launch() {
     let buffer = DeviceBuffer::from_slice(&contents).expect("allocate");
     let input = buffer.index(N_OUT..N_OUT + N);
     let mut output = buffer.index(0..N_OUT);
-    rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut output, ()).expect("adjacent, not overlapping");
+    rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut [&mut output], ()).expect("adjacent, not overlapping");
     stream.synchronize().expect("kernel runs");
     let got = host(&buffer);
     assert_eq!(bits(&got[..N_OUT]), bits(&want), "output before the input");
@@ -139,19 +139,19 @@ fn buffers_of_another_context_are_refused() {
         DeviceBuffer::from_slice(&vec![poison::<f32>(); N_OUT]).expect("allocate in the second context");
     ContextStack::pop().expect("back to the stream's context");
 
-    let err = rc::runtime::launch(&box3::KERNEL, &stream, &[&foreign_input], &mut own_output, ())
+    let err = rc::runtime::launch(&box3::KERNEL, &stream, &[&foreign_input], &mut [&mut own_output], ())
         .expect_err("the input is another context's memory");
     assert!(matches!(err, Error::ForeignBuffer { stencil: "box3", ref buffer, .. } if buffer == "input"), "{err:?}");
     let text = err.to_string();
     assert!(text.starts_with("stencil `box3`: the input buffer (device address 0x"), "{text}");
     assert!(text.contains("expected a buffer the launch's context can reach"), "{text}");
 
-    let err = rc::runtime::launch(&box3::KERNEL, &stream, &[&own_input], &mut foreign_output, ())
+    let err = rc::runtime::launch(&box3::KERNEL, &stream, &[&own_input], &mut [&mut foreign_output], ())
         .expect_err("the output is another context's memory");
     assert!(matches!(err, Error::ForeignBuffer { stencil: "box3", ref buffer, .. } if buffer == "output"), "{err:?}");
 
     // The launch's own buffers still launch, and nothing was written by the refused launches.
-    rc::runtime::launch(&box3::KERNEL, &stream, &[&own_input], &mut own_output, ()).expect("own buffers");
+    rc::runtime::launch(&box3::KERNEL, &stream, &[&own_input], &mut [&mut own_output], ()).expect("own buffers");
     stream.synchronize().expect("kernel runs");
     assert_eq!(bits(&host(&own_output)), bits(&reference(&data)));
 
@@ -176,7 +176,7 @@ fn managed_memory_launches() {
     let input =
         unsafe { DeviceSlice::from_raw_parts(DevicePointer::from_raw(managed.as_unified_ptr().as_raw() as u64), N) };
     let mut output = DeviceBuffer::from_slice(&vec![poison::<f32>(); N_OUT]).expect("allocate");
-    rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut output, ()).expect("managed input");
+    rc::runtime::launch(&box3::KERNEL, &stream, &[&input], &mut [&mut output], ()).expect("managed input");
     stream.synchronize().expect("kernel runs");
     assert_eq!(bits(&host(&output)), bits(&reference(&data)));
     drop(managed);
@@ -193,8 +193,8 @@ fn an_output_overlapping_a_second_input_is_refused_and_one_buffer_may_be_both_in
     let (u, k) = (DeviceBuffer::from_slice(&data).expect("allocate"), buffer.index(0..N));
     // The output starts inside `k`, the second input.
     let mut output = buffer.index(N - 2..2 * N - 4);
-    let err =
-        rc::runtime::launch(&product3::KERNEL, &stream, &[&u, &k], &mut output, ()).expect_err("overlaps input 1");
+    let err = rc::runtime::launch(&product3::KERNEL, &stream, &[&u, &k], &mut [&mut output], ())
+        .expect_err("overlaps input 1");
     assert!(matches!(err, Error::Aliasing { stencil: "product3", ref buffer, .. } if buffer == "input 1"), "{err:?}");
     assert!(err.to_string().contains("overlaps the input 1 buffer (device bytes "), "{err}");
     stream.synchronize().expect("nothing queued can fail");
@@ -202,7 +202,7 @@ fn an_output_overlapping_a_second_input_is_refused_and_one_buffer_may_be_both_in
 
     // One buffer as both inputs: they are only read, so they may overlap each other.
     let mut output = DeviceBuffer::from_slice(&vec![poison::<f32>(); N_OUT]).expect("allocate");
-    rc::runtime::launch(&product3::KERNEL, &stream, &[&u, &u], &mut output, ()).expect("one buffer, two inputs");
+    rc::runtime::launch(&product3::KERNEL, &stream, &[&u, &u], &mut [&mut output], ()).expect("one buffer, two inputs");
     stream.synchronize().expect("kernel runs");
     let want = product3::KERNEL.reference_vec(&[&data, &data], ()).expect("the CPU reference runs");
     assert_eq!(bits(&host(&output)), bits(&want));

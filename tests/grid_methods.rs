@@ -12,7 +12,14 @@ use rc::runtime::Error;
 use rc::{LengthError, Window};
 
 fn body_2d() -> Result<Body, BodyError> {
-    Body::new(ScalarType::F32, 1, vec![ScalarType::F32], Radius::yx(1, 1), vec![Node::Tap(0, Offset::yx(0, 0))], 0)
+    Body::new(
+        ScalarType::F32,
+        1,
+        vec![ScalarType::F32],
+        Radius::yx(1, 1),
+        vec![Node::Tap(0, Offset::yx(0, 0))],
+        vec![0],
+    )
 }
 fn body_3d() -> Result<Body, BodyError> {
     Body::new(
@@ -21,7 +28,7 @@ fn body_3d() -> Result<Body, BodyError> {
         vec![ScalarType::F32],
         Radius::zyx(1, 1, 1),
         vec![Node::Tap(0, Offset::zyx(0, 0, 0))],
-        0,
+        vec![0],
     )
 }
 fn centre(w: &[Window<'_, f32>], _: (f32,)) -> f32 {

@@ -146,7 +146,7 @@ fn box_body(ty: rc::ScalarType, r: u32) -> rc::core::Body {
     nodes.push(Node::Const(c(f64::from(2 * r + 1))));
     nodes.push(Node::Binary(BinaryOp::Div, s, nodes.len() as u32 - 1));
     let result = nodes.len() as u32 - 1;
-    rc::core::Body::new(ty, 1, vec![], r, nodes, result).expect("a valid body")
+    rc::core::Body::new(ty, 1, vec![], r, nodes, vec![result]).expect("a valid body")
 }
 
 /// The bench's box filters (every strategy, f32 and f64) and more: radius, outputs per thread,
@@ -348,8 +348,15 @@ fn grid_sum(r: u32, star: bool) -> rc::core::Body {
     nodes.push(Node::Const(rc::Scalar::f32(1.0 / taps.len() as f32)));
     nodes.push(Node::Binary(BinaryOp::Mul, acc, nodes.len() as u32 - 1));
     let result = nodes.len() as u32 - 1;
-    rc::core::Body::new(rc::ScalarType::F32, 1, vec![], rc::Radius::zyx(r as u32, r as u32, r as u32), nodes, result)
-        .expect("a valid body")
+    rc::core::Body::new(
+        rc::ScalarType::F32,
+        1,
+        vec![],
+        rc::Radius::zyx(r as u32, r as u32, r as u32),
+        nodes,
+        vec![result],
+    )
+    .expect("a valid body")
 }
 
 /// The cost model bounds a 3D tile streaming along z by its estimate plus

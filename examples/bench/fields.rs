@@ -111,7 +111,7 @@ pub fn run(options: &Options, info: &GpuInfo, out: &Path) -> Result<()> {
         let mut out = d_output.index(..n_out);
         let device: Vec<&DeviceSlice<f32>> = d_inputs[..*count].iter().map(|b| &**b).collect();
         let launch = |out: &mut DeviceSlice<f32>| -> Result<()> {
-            Ok(rc::runtime::launch(kernel, gpu.stream(), &device, out, ())?)
+            Ok(rc::runtime::launch(kernel, gpu.stream(), &device, &mut [out], ())?)
         };
         let checked = (|| -> Result<()> {
             out.copy_from(&d_poison.index(..n_out)).during("poisoning the output (cuMemcpyDtoD)")?;

@@ -143,7 +143,7 @@ pub fn run(options: &Options, info: &GpuInfo, out: &Path) -> Result<()> {
             let n_out = want.len();
             let mut out = d_output.index(..n_out);
             let launch = |out: &mut DeviceSlice<u16>| -> Result<()> {
-                Ok(rc::runtime::launch(kernel, gpu.stream(), &[&*d_input], out, ())?)
+                Ok(rc::runtime::launch(kernel, gpu.stream(), &[&*d_input], &mut [out], ())?)
             };
             let checked = (|| -> Result<()> {
                 out.copy_from(&d_poison.index(..n_out)).during("poisoning the output (cuMemcpyDtoD)")?;

@@ -78,7 +78,7 @@ pub fn element<T: BenchElement>(gpu: &Gpu, info: &GpuInfo, options: &Options) ->
 
         let mut measure = |what: &str, kernel: &Stencil<T, ()>| -> Result<Option<Row>> {
             let launch = |input: &DeviceSlice<T>, out: &mut DeviceSlice<T>| {
-                Ok(rc::runtime::launch(kernel, gpu.stream(), &[input], out, ())?)
+                Ok(rc::runtime::launch(kernel, gpu.stream(), &[input], &mut [out], ())?)
             };
             let Some(timing) = buffers.check_and_time(
                 gpu,

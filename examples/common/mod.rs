@@ -141,7 +141,7 @@ impl Backend {
             Backend::Gpu(gpu) => {
                 let input = gpu.upload(input)?;
                 let mut output = gpu.poisoned(stencil.output_len(input.len())?)?;
-                rc::runtime::launch(stencil, gpu.stream(), &[&input], &mut output, params)?;
+                rc::runtime::launch(stencil, gpu.stream(), &[&input], &mut [&mut output], params)?;
                 gpu.download(&output)?
             }
             Backend::Emulation => stencil.emulate_vec(&[input], params)?,
@@ -165,10 +165,10 @@ impl Backend {
             Backend::Gpu(gpu) => {
                 let input_dev = gpu.upload(input)?;
                 let mut output_dev = gpu.poisoned(want.len())?;
-                rc::runtime::launch(stencil, gpu.stream(), &[&input_dev], &mut output_dev, params)?;
+                rc::runtime::launch(stencil, gpu.stream(), &[&input_dev], &mut [&mut output_dev], params)?;
                 self.compare(stencil, &gpu.download(&output_dev)?, &want, &data)?;
                 let timing = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
-                    Ok(rc::runtime::launch(stencil, gpu.stream(), &[&input_dev], &mut output_dev, params)?)
+                    Ok(rc::runtime::launch(stencil, gpu.stream(), &[&input_dev], &mut [&mut output_dev], params)?)
                 })?;
                 Speed::Gpu { timing, bytes: (n + want.len()) * std::mem::size_of::<T>() }
             }

@@ -9,11 +9,11 @@ use crate::scalar::ScalarType;
 pub enum KernelParam {
     /// Input field `field`'s device address (`.u64`).
     Input { field: u32 },
-    /// The output's device address (`.u64`).
-    Output,
+    /// Output field `field`'s device address (`.u64`).
+    Output { field: u32 },
     /// The input's length in elements, every field's (`.u64`).
     Len,
-    /// The output's length in elements (`.u64`).
+    /// The output's length in elements, every output field's (`.u64`).
     OutputLen,
     /// A 2D or 3D grid's length along dimension `axis` (0 is x), of the input or the output
     /// (`.u64`). 1D stencils have only `Len` and `OutputLen`.
@@ -39,13 +39,14 @@ impl KernelParam {
         list.iter().fold(0, |end, p| end.next_multiple_of(p.bytes()) + p.bytes())
     }
 
-    /// The parameter list of a stencil of `dims` dimensions with `fields` input fields whose
-    /// parameters have types `params`: the buffers (every input field's, then the output's),
-    /// their lengths, in 2D and 3D the input's and then the output's shape (outermost first),
-    /// in 2D the prefetch distance, then the parameters.
-    pub fn list(dims: Dims, fields: u32, params: &[ScalarType]) -> Vec<KernelParam> {
+    /// The parameter list of a stencil of `dims` dimensions with `fields` input fields and
+    /// `outputs` output fields whose parameters have types `params`: the buffers (every input
+    /// field's, then every output field's), their lengths, in 2D and 3D the input's and then the
+    /// output's shape (outermost first), in 2D the prefetch distance, then the parameters.
+    pub fn list(dims: Dims, fields: u32, outputs: u32, params: &[ScalarType]) -> Vec<KernelParam> {
         let inputs = (0..fields).map(|field| KernelParam::Input { field });
-        let leading = inputs.chain([KernelParam::Output, KernelParam::Len, KernelParam::OutputLen]);
+        let outputs = (0..outputs).map(|field| KernelParam::Output { field });
+        let leading = inputs.chain(outputs).chain([KernelParam::Len, KernelParam::OutputLen]);
         let axes = |output| (0..dims.count() as u32).rev().map(move |axis| KernelParam::Extent { axis, output });
         let shape: Vec<KernelParam> = match dims {
             Dims::One => Vec::new(),
@@ -57,12 +58,14 @@ impl KernelParam {
     }
 
     /// The name's suffix after the entry's name (`rc_box7_input`, `rc_step_input1`,
-    /// `rc_box7_p0`): field 0 is `input`, as in a one-field kernel.
+    /// `rc_box7_output`, `rc_pair_output1`, `rc_box7_p0`): input field 0 is `input` and output
+    /// field 0 `output`, as in a kernel of one input and one output.
     pub fn suffix(self) -> String {
         match self {
             KernelParam::Input { field: 0 } => "input".into(),
             KernelParam::Input { field } => format!("input{field}"),
-            KernelParam::Output => "output".into(),
+            KernelParam::Output { field: 0 } => "output".into(),
+            KernelParam::Output { field } => format!("output{field}"),
             KernelParam::Len => "n".into(),
             KernelParam::OutputLen => "n_out".into(),
             KernelParam::Extent { axis, output } => {

@@ -634,8 +634,9 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
     // The interior path, the one nearly every tile takes.
     let interior = program.machine.path(|_| true);
     interior.iter().for_each(|op| count(op));
-    // Outputs a lane stores on it: every row and plane of its tile, not only those along x.
-    let p = interior
+    // Outputs a lane stores on it: every row and plane of its tile, not only those along x; each
+    // output is one element stored in each output field.
+    let stored = interior
         .iter()
         .map(|op| match op {
             Op::Store { .. } => 1,
@@ -644,6 +645,7 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         })
         .sum::<usize>()
         .max(1) as f64;
+    let p = stored / f64::from(program.output_fields);
     // The whole-tile test before vector stores.
     if interior.iter().any(|op| matches!(op, Op::StoreVector { .. })) {
         instructions += 6.0;
@@ -676,8 +678,10 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         registers: estimate,
         needed_registers: needed_registers(program, slack(program)),
         warps_per_scheduler,
-        // Every input field read once, the output written once.
-        dram: (program.fields + 1) as f64 * bytes / DRAM_BYTES_PER_CLOCK / dram_efficiency.max(1e-3),
+        // Every input field read once, every output field written once.
+        dram: (program.fields + program.output_fields) as f64 * bytes
+            / DRAM_BYTES_PER_CLOCK
+            / dram_efficiency.max(1e-3),
         // Per thread: a hardware warp issues each instruction once for its 32 threads,
         // whatever the logical warp.
         issue: instructions / (ISSUE_PER_CLOCK * 32.0 * p) / efficiency.max(1e-3),

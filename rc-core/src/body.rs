@@ -1,6 +1,6 @@
-//! The body of a stencil as the compiler sees it: one output's computation, a typed DAG over
-//! the taps of its input fields' windows, parameters and constants, in the exact order of
-//! operations the Rust source has.
+//! The body of a stencil as the compiler sees it: the computation of one point of every output
+//! field, a typed DAG over the taps of its input fields' windows, parameters and constants, in
+//! the exact order of operations the Rust source has, with one result node per output field.
 //! `let`s, `for` loops and `if`s are gone by now: the macro unrolls and renames them into this.
 
 use std::fmt;
@@ -64,19 +64,21 @@ pub struct Body {
     radius: Radius,
     nodes: Vec<Node>,
     types: Vec<ScalarType>,
-    result: NodeId,
+    /// One node per output field, in order: what the point of that field is.
+    results: Vec<NodeId>,
 }
 
 impl Body {
     /// Checks that operands come first, types agree, taps read one of the `fields` input fields
-    /// within `radius`, and the result has the element type.
+    /// within `radius`, and that there is at least one result (one per output field, in order),
+    /// each a node of the element type.
     pub fn new(
         element: ScalarType,
         fields: u32,
         params: Vec<ScalarType>,
         radius: impl Into<Radius>,
         nodes: Vec<Node>,
-        result: NodeId,
+        results: Vec<NodeId>,
     ) -> Result<Body, BodyError> {
         let radius = radius.into();
         if nodes.is_empty() {
@@ -94,13 +96,18 @@ impl Body {
             }
             types.push(type_of(i, &nodes[..=i], element, fields, &params, radius, &types)?);
         }
-        let got = *types
-            .get(result as usize)
-            .ok_or(BodyError::ForwardReference { node: nodes.len(), operand: result as usize })?;
-        if got != element {
-            return Err(BodyError::ResultType { expected: element, got });
+        if results.is_empty() {
+            return Err(BodyError::NoResults);
         }
-        Ok(Body { element, fields, params, radius, nodes, types, result })
+        for (output, &result) in results.iter().enumerate() {
+            let got = *types
+                .get(result as usize)
+                .ok_or(BodyError::ForwardReference { node: nodes.len(), operand: result as usize })?;
+            if got != element {
+                return Err(BodyError::ResultType { output, expected: element, got });
+            }
+        }
+        Ok(Body { element, fields, params, radius, nodes, types, results })
     }
 
     /// This 2D body as the 3D body of a tile that streams its rows ([`Pattern::lifted`]): each
@@ -136,14 +143,21 @@ impl Body {
     pub fn ty(&self, id: NodeId) -> ScalarType {
         self.types[id as usize]
     }
-    pub fn result(&self) -> NodeId {
-        self.result
+    /// The result of each output field, in order (at least one).
+    pub fn results(&self) -> &[NodeId] {
+        &self.results
+    }
+    /// Output fields: one per result.
+    pub fn output_fields(&self) -> u32 {
+        self.results.len() as u32
     }
 
-    /// Which nodes the result depends on (dead code is neither fetched nor computed).
+    /// Which nodes the results depend on (dead code is neither fetched nor computed).
     pub fn live(&self) -> Vec<bool> {
         let mut live = vec![false; self.nodes.len()];
-        live[self.result as usize] = true;
+        for &result in &self.results {
+            live[result as usize] = true;
+        }
         for i in (0..self.nodes.len()).rev() {
             if live[i] {
                 for operand in self.nodes[i].operands() {
@@ -154,7 +168,7 @@ impl Body {
         live
     }
 
-    /// The distinct tap offsets the result depends on in any field, ascending.
+    /// The distinct tap offsets the results depend on in any field, ascending.
     pub fn used_taps(&self) -> Vec<Offset> {
         let mut taps: Vec<Offset> = self.used_field_taps().into_iter().map(|(_, d)| d).collect();
         taps.sort_unstable();
@@ -162,7 +176,7 @@ impl Body {
         taps
     }
 
-    /// The distinct `(field, offset)` taps the result depends on, ascending.
+    /// The distinct `(field, offset)` taps the results depend on, ascending.
     pub fn used_field_taps(&self) -> Vec<(u32, Offset)> {
         let live = self.live();
         let mut taps: Vec<(u32, Offset)> = self
@@ -179,7 +193,7 @@ impl Body {
         taps
     }
 
-    /// Whether the result depends on `min` or `max`, whose sign of a zero result Rust leaves
+    /// Whether a result depends on `min` or `max`, whose sign of a zero result Rust leaves
     /// unspecified (so a reference built with other optimisations may return the other zero).
     pub fn uses_min_or_max(&self) -> bool {
         let live = self.live();
@@ -197,10 +211,10 @@ impl Body {
 }
 
 impl Body {
-    /// Evaluates the body directly, node by node, for one output whose taps read
-    /// `tap(field, d)`. An oracle independent of scheduling: the emulator must agree with it bit
-    /// for bit.
-    pub fn eval(&self, tap: impl Fn(u32, Offset) -> Scalar, params: &[Scalar]) -> Scalar {
+    /// Evaluates the body directly, node by node, for one point whose taps read
+    /// `tap(field, d)`: its value in each output field, in order. An oracle independent of
+    /// scheduling: the emulator must agree with it bit for bit.
+    pub fn eval(&self, tap: impl Fn(u32, Offset) -> Scalar, params: &[Scalar]) -> Vec<Scalar> {
         let mut bits: Vec<u64> = Vec::with_capacity(self.nodes.len());
         for node in &self.nodes {
             let v = |n: NodeId| bits[n as usize];
@@ -224,7 +238,7 @@ impl Body {
             };
             bits.push(value);
         }
-        Scalar::new(self.element, bits[self.result as usize])
+        self.results.iter().map(|&result| Scalar::new(self.element, bits[result as usize])).collect()
     }
 }
 
@@ -275,7 +289,7 @@ fn type_of(
 }
 
 impl fmt::Display for Body {
-    /// One line per live node, e.g. `%3 = %1 + %2 : f32`.
+    /// One line per live node, e.g. `%3 = %1 + %2 : f32`, then what it returns.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let live = self.live();
         for (i, node) in self.nodes.iter().enumerate().filter(|(i, _)| live[*i]) {
@@ -294,6 +308,11 @@ impl fmt::Display for Body {
             };
             writeln!(f, "%{i} = {rhs} : {}", self.types[i])?;
         }
-        write!(f, "return %{}", self.result)
+        // One result as it always printed; several as a tuple, in output order.
+        let results: Vec<String> = self.results.iter().map(|r| format!("%{r}")).collect();
+        match results.as_slice() {
+            [one] => write!(f, "return {one}"),
+            _ => write!(f, "return ({})", results.join(", ")),
+        }
     }
 }

@@ -20,16 +20,25 @@ use crate::stencil::first_len;
 
 impl WarpProgram {
     /// Computes every output of the 1D input fields `inputs` (one slice per field, all of one
-    /// length) into `output` (which must have the exact output length).
+    /// length) into `output`, the program's one output field (which must have the exact output
+    /// length).
     pub fn emulate<T: Element>(&self, inputs: &[&[T]], output: &mut [T], params: &[Scalar]) -> Result<(), Error> {
-        self.emulate_grid(inputs, Extent::x(first_len(inputs)), output, params)
+        self.emulate_outputs(inputs, &mut [output], params)
+    }
+
+    /// [`WarpProgram::emulate`] into `outputs`, one slice per output field, each of the exact
+    /// output length.
+    pub fn emulate_outputs<T: Element>(
+        &self,
+        inputs: &[&[T]],
+        outputs: &mut [&mut [T]],
+        params: &[Scalar],
+    ) -> Result<(), Error> {
+        self.emulate_grid_outputs(inputs, Extent::x(first_len(inputs)), outputs, params)
     }
 
     /// Computes every output of `inputs`, one grid of shape `shape` per input field, into
-    /// `output`: each kernel of the program over the blocks of its launch, each block's warps
-    /// on the tiles the launch map gives them ([`crate::launch_map`]), so a map that loses or
-    /// repeats a tile fails here as it would on the GPU. Warps past the last tile are skipped:
-    /// on the GPU they run but store nothing.
+    /// `output`, the program's one output field ([`WarpProgram::emulate_grid_outputs`]).
     pub fn emulate_grid<T: Element>(
         &self,
         inputs: &[&[T]],
@@ -37,9 +46,25 @@ impl WarpProgram {
         output: &mut [T],
         params: &[Scalar],
     ) -> Result<(), Error> {
+        self.emulate_grid_outputs(inputs, shape, &mut [output], params)
+    }
+
+    /// Computes every output of `inputs`, one grid of shape `shape` per input field, into
+    /// `outputs`, one grid per output field: each kernel of the program over the blocks of its
+    /// launch, each block's warps on the tiles the launch map gives them
+    /// ([`crate::launch_map`]), so a map that loses or repeats a tile fails here as it would on
+    /// the GPU. Warps past the last tile are skipped: on the GPU they run but store nothing.
+    pub fn emulate_grid_outputs<T: Element>(
+        &self,
+        inputs: &[&[T]],
+        shape: Extent,
+        outputs: &mut [&mut [T]],
+        params: &[Scalar],
+    ) -> Result<(), Error> {
         let (pattern, declared) = (self.pattern, self.declared);
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
-        let out_shape = declared.check_inputs(shape, &lens, self.fields, output.len())?;
+        let out_lens: Vec<usize> = outputs.iter().map(|output| output.len()).collect();
+        let out_shape = declared.check_buffers(shape, &lens, self.fields, &out_lens, self.output_fields)?;
         let (shape, out_shape) = (declared.lifted_shape(shape), declared.lifted_shape(out_shape));
         if out_shape.len() == Some(0) {
             return Ok(());
@@ -48,7 +73,7 @@ impl WarpProgram {
         let mut tile = Tile {
             program: self,
             inputs,
-            output,
+            outputs,
             in_shape: innermost_first(shape),
             out_shape: innermost_first(out_shape),
             params,
@@ -100,11 +125,12 @@ fn innermost_first(shape: Extent) -> [usize; MAX_DIMS] {
 }
 
 /// One tile's state while its warp runs.
-struct Tile<'a, T> {
+struct Tile<'a, 'o, T> {
     program: &'a WarpProgram,
     /// One slice per input field.
     inputs: &'a [&'a [T]],
-    output: &'a mut [T],
+    /// One slice per output field.
+    outputs: &'a mut [&'o mut [T]],
     /// The input's and the output's shapes, innermost first.
     in_shape: [usize; MAX_DIMS],
     out_shape: [usize; MAX_DIMS],
@@ -129,7 +155,7 @@ struct Tile<'a, T> {
     fetched: Vec<Vec<u64>>,
 }
 
-impl<T: Element> Tile<'_, T> {
+impl<T: Element> Tile<'_, '_, T> {
     fn stmts(&mut self, stmts: &[Stmt]) -> Result<(), Error> {
         for stmt in stmts {
             match stmt {
@@ -340,10 +366,10 @@ impl<T: Element> Tile<'_, T> {
             }
             Op::StageWarp { stage, field } => self.stage_warp(stage, *field)?,
             Op::Divisions(run) => self.divisions(run),
-            Op::Store { src, at, row, .. } => {
+            Op::Store { src, field, at, row, .. } => {
                 for lane in 0..warp {
                     if let Some(i) = self.output_at(*row, self.origin[0] + at.element(lane as u32) as i64) {
-                        self.output[i] = T::from_bits(self.get(*src, lane));
+                        self.outputs[*field as usize][i] = T::from_bits(self.get(*src, lane));
                     }
                 }
             }
@@ -367,7 +393,9 @@ impl<T: Element> Tile<'_, T> {
                 }
             }
             Op::StepRule { values, dsts } => self.step_rule(values, dsts),
-            Op::StoreOwned { srcs, lead, width, row } => self.store_owned(srcs, *lead, *width as usize, *row)?,
+            Op::StoreOwned { srcs, field, lead, width, row } => {
+                self.store_owned(srcs, *field, *lead, *width as usize, *row)?
+            }
             Op::StreamRows(rows) => self.origin[1] += *rows as i64,
             Op::RowRule { row, window, at, first } => self.row_rule(row, window, *at, *first),
             Op::PlaneRowsRule { rows, first, dsts } => self.plane_rows_rule(rows, *first, dsts),
@@ -433,21 +461,23 @@ impl<T: Element> Tile<'_, T> {
                 let ring = self.plane_ring()?;
                 self.ring_phase = (self.ring_phase + 1) % ring.slots;
             }
-            Op::StoreVector { srcs, at, row, .. } => {
+            Op::StoreVector { srcs, field, at, row, .. } => {
+                let output = *field as usize;
                 for lane in 0..warp {
                     let x = self.origin[0] + at.element(lane as u32) as i64;
                     let (first, last) = (self.output_at(*row, x), self.output_at(*row, x + srcs.len() as i64 - 1));
                     let i = match (first, last) {
                         (Some(i), Some(_)) if i % srcs.len() == 0 => i,
                         _ => {
-                            let (first, width, len) = (first.map_or(x, |i| i as i64), srcs.len(), self.output.len());
+                            let len = self.outputs[output].len();
+                            let (first, width) = (first.map_or(x, |i| i as i64), srcs.len());
                             return Err(
                                 EmulationError::Access { what: "whole-tile vector store", first, width, len }.into()
                             );
                         }
                     };
                     for (k, &src) in srcs.iter().enumerate() {
-                        self.output[i + k] = T::from_bits(self.get(src, lane));
+                        self.outputs[output][i + k] = T::from_bits(self.get(src, lane));
                     }
                 }
             }
@@ -556,9 +586,10 @@ impl<T: Element> Tile<'_, T> {
     }
 
     /// Fused time steps: lane `l`'s element `j` goes to tile output `l * k + j - lead` of
-    /// output row `row` where that is one of the tile's outputs, in accesses of `width`
-    /// elements.
-    fn store_owned(&mut self, srcs: &[Reg], lead: u32, width: usize, row: u32) -> Result<(), Error> {
+    /// output row `row` of output field `field` where that is one of the tile's outputs, in
+    /// accesses of `width` elements.
+    fn store_owned(&mut self, srcs: &[Reg], field: u32, lead: u32, width: usize, row: u32) -> Result<(), Error> {
+        let output = field as usize;
         let (k, outputs) = (srcs.len() as i64, self.program.pattern.tile_outputs() as i64);
         for lane in 0..self.warp {
             for (c, chunk) in srcs.chunks(width).enumerate() {
@@ -572,14 +603,14 @@ impl<T: Element> Tile<'_, T> {
                     (Some(i), Some(_)) if i % width == 0 && o + width as i64 <= outputs => i,
                     (Some(_), None) | (None, _) if width == 1 => continue,
                     _ => {
-                        let (first, len) = (first.map_or(x, |i| i as i64), self.output.len());
+                        let (first, len) = (first.map_or(x, |i| i as i64), self.outputs[output].len());
                         return Err(
                             EmulationError::Access { what: "fused tile vector store", first, width, len }.into()
                         );
                     }
                 };
                 for (m, &src) in chunk.iter().enumerate() {
-                    self.output[i + m] = T::from_bits(self.get(src, lane));
+                    self.outputs[output][i + m] = T::from_bits(self.get(src, lane));
                 }
             }
         }

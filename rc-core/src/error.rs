@@ -181,6 +181,10 @@ pub enum LengthError {
     InputCount { expected: usize, got: usize },
     #[error("input {input} has {got} elements, expected {expected} as input 0 has: a stencil's inputs share one length (one shape in 2D and 3D), numbered from 0 in the order the windows are declared")]
     InputLength { input: usize, expected: usize, got: usize },
+    #[error("expected {expected} {} (one per output field, in the order the body returns them), got {got}", if *.expected == 1 { "output" } else { "outputs" })]
+    OutputCount { expected: usize, got: usize },
+    #[error("output {output} has {got} elements, expected {expected} as output 0 has: a stencil's outputs share one length (one shape in 2D and 3D), numbered from 0 in the order the body returns them")]
+    OutputLength { output: usize, expected: usize, got: usize },
 }
 
 /// A stencil body that the compiler cannot lower. The macro reports these on the offending
@@ -199,8 +203,10 @@ pub enum BodyError {
     NoFields,
     #[error("node {node}: parameter {index} does not exist (the stencil has {count})")]
     NoSuchParam { node: usize, index: u32, count: usize },
-    #[error("the body returns {got}, expected the element type {expected}")]
-    ResultType { expected: ScalarType, got: ScalarType },
+    #[error("the body returns {got} for output field {output}, expected the element type {expected}")]
+    ResultType { output: usize, expected: ScalarType, got: ScalarType },
+    #[error("a body returns at least one value (one per output field), got none")]
+    NoResults,
     #[error("the body has no nodes")]
     Empty,
     /// Component `component` (outermost first) of a tap of a stencil of `dims` dimensions,
@@ -334,6 +340,8 @@ pub enum ScheduleError {
          fit (fuse = 1 to {max_steps})"
     )]
     FusedVolumeSteps { steps: u32, radius: Radius, element: ScalarType, words: u32, max_steps: u32 },
+    #[error("time steps feed each output field back as the input field of the same number: a body of {outputs} output fields needs at least {outputs} input fields, got {fields}")]
+    StateFields { outputs: u32, fields: u32 },
     #[error("the body reads {body} taps, but the pattern is {pattern}")]
     Dimensions { body: Dims, pattern: Dims },
     #[error("a tile of radius {radius} reads {rows} input rows; 2D and 3D tiles may read at most {max_rows} ((planes_per_warp + 2 rz) * (rows_per_warp + 2 ry)) with radii of at most {max_radius}: lower the radius, rows_per_warp or planes_per_warp")]

@@ -171,19 +171,27 @@ pub(crate) fn strip(build: &mut Build, interior: bool) -> Vec<Stmt> {
     let fill = 2 * tile.steps * tile.radius_y;
     let mut out = Vec::new();
     let invariant = build.invariants(&mut out);
-    // windows[s][p]: the lane's elements of one of the rows of step s (0: the input) its next
-    // step reads, and on the interior path one more, which the row it produces enters (none
-    // if ry = 0).
+    // windows[f][s][p]: the lane's elements of one of the rows of state field f of step s (0:
+    // the input) its next step reads, and on the interior path one more, which the row it
+    // produces enters (none if ry = 0).
     let held = 2 * tile.radius_y;
     let sets = if held == 0 { 0 } else { held + u32::from(interior) };
-    let windows: Vec<Vec<Vec<Reg>>> = (0..tile.steps)
-        .map(|_| (0..sets).map(|_| (0..tile.per_lane).map(|_| build.reg(build.body.element())).collect()).collect())
+    let states = build.state_fields();
+    let element = build.body.element();
+    let windows: Vec<Vec<Vec<Vec<Reg>>>> = (0..states)
+        .map(|_| {
+            (0..tile.steps)
+                .map(|_| (0..sets).map(|_| (0..tile.per_lane).map(|_| build.reg(element)).collect()).collect())
+                .collect()
+        })
         .collect();
-    let ahead: Vec<Reg> = (0..tile.per_lane).map(|_| build.reg(build.body.element())).collect();
+    let ahead: Vec<Vec<Reg>> = (0..states).map(|_| (0..tile.per_lane).map(|_| build.reg(element)).collect()).collect();
     if fill > 0 {
         out.push(Stmt::Op(Op::StreamRows(-(fill as i32))));
     }
-    build.load_into(0, interior, fill, &ahead, &mut out);
+    for (field, ahead) in ahead.iter().enumerate() {
+        build.load_into(field as u32, interior, fill, ahead, &mut out);
+    }
     let strip = Strip { windows: &windows, ahead: &ahead, invariant: &invariant, interior };
     let period = sets.max(1);
     // Filling, step s's rows above box row s * ry lie outside every output's cone: an
@@ -204,11 +212,12 @@ pub(crate) fn strip(build: &mut Build, interior: bool) -> Vec<Stmt> {
     out
 }
 
-/// What every iteration of a strip's path reads: the windows' registers, the next input row's,
-/// the body's invariant values, and whether the path is the interior one.
+/// What every iteration of a strip's path reads: the windows' registers and the next input
+/// row's, each per state field ([`Build::state_fields`]), the body's invariant values, and
+/// whether the path is the interior one.
 struct Strip<'a> {
-    windows: &'a [Vec<Vec<Reg>>],
-    ahead: &'a [Reg],
+    windows: &'a [Vec<Vec<Vec<Reg>>>],
+    ahead: &'a [Vec<Reg>],
     invariant: &'a [Option<Reg>],
     interior: bool,
 }
@@ -219,110 +228,147 @@ impl Strip<'_> {
     /// load the next (if `next`), store step `T`'s row (if `store`), and move the tile one row
     /// down. Of a window's `m` register rows, window row `j` (`0` the oldest) is register row
     /// `(j + turn) % m`, and the new row enters register row `(2 * ry + turn) % m` (the oldest
-    /// where `m` is `2 * ry`).
+    /// where `m` is `2 * ry`). Every state field steps alike.
     fn iteration(&self, build: &mut Build, store: bool, next: bool, turn: u32, steps: u32) -> Vec<Stmt> {
         let (tile, body) = (build.tile, build.body);
         let (invariant, interior) = (self.invariant, self.interior);
         let (t, ry, k) = (tile.steps, tile.radius_y, tile.per_lane as i64);
         let (held, span) = ((2 * ry) as usize, (2 * ry + 1) as usize);
-        let sets = self.windows.first().map_or(1, Vec::len).max(1);
-        let windows: Vec<Vec<Vec<Reg>>> =
-            self.windows.iter().map(|w| (0..held).map(|j| w[(j + turn as usize) % sets].clone()).collect()).collect();
-        let free: Vec<Option<&[Reg]>> =
-            self.windows.iter().map(|w| w.get((held + turn as usize) % sets).map(Vec::as_slice)).collect();
+        let states = build.state_fields();
+        let sets = self.windows.first().and_then(|field| field.first()).map_or(1, Vec::len).max(1);
+        // windows[f][s][j]: window row j of state field f of step s; free[f][s]: the registers
+        // its new row enters.
+        let windows: Vec<Vec<Vec<Vec<Reg>>>> = self
+            .windows
+            .iter()
+            .map(|field| {
+                field.iter().map(|w| (0..held).map(|j| w[(j + turn as usize) % sets].clone()).collect()).collect()
+            })
+            .collect();
+        let free: Vec<Vec<Option<&[Reg]>>> = self
+            .windows
+            .iter()
+            .map(|field| field.iter().map(|w| w.get((held + turn as usize) % sets).map(Vec::as_slice)).collect())
+            .collect();
         let mut out = Vec::new();
         // Input box row of the newest step-0 row: box rows count from `T * ry` above output row 0.
         let newest = 2 * t * ry;
-        // The row step s - 1 produced this iteration (the input row for s = 1).
-        let mut produced: Vec<Reg> = self.ahead.to_vec();
+        // The row step s - 1 produced this iteration (the input row for s = 1), per state field.
+        let mut produced: Vec<Vec<Reg>> = self.ahead.to_vec();
         for s in 1..=steps {
             // Step s computes box row `centre` from step s - 1's rows (box rows centre - ry ..= centre + ry).
             let centre = newest - s * ry;
             let first = centre - ry;
-            let window = &windows[s as usize - 1];
-            let rows: Vec<Vec<Reg>> = window.iter().cloned().chain([produced.clone()]).collect();
-            let mut state: Vec<Option<Owned>> = (0..span).map(|_| None).collect();
+            let rows: Vec<Vec<Vec<Reg>>> = windows
+                .iter()
+                .zip(&produced)
+                .map(|(field, produced)| field[s as usize - 1].iter().cloned().chain([produced.clone()]).collect())
+                .collect();
+            let mut state: Vec<Vec<Option<Owned>>> = (0..states).map(|_| (0..span).map(|_| None).collect()).collect();
             let mut coefficients: Vec<Vec<Option<Owned>>> =
-                (1..body.fields()).map(|_| (0..span).map(|_| None).collect()).collect();
+                (states..body.fields()).map(|_| (0..span).map(|_| None).collect()).collect();
             for (field, d) in body.used_field_taps() {
                 let j = (d.along(1) + ry as i32) as usize;
-                if field == 0 && state[j].is_none() {
-                    state[j] = Some(build.exchange(0, Some(d.along(1)), rows[j].clone(), &mut out));
-                } else if field > 0 && coefficients[field as usize - 1][j].is_none() {
-                    let own: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();
-                    // Coefficients load element by element: see `Build::load_into`.
-                    build.load_into(field, false, first + j as u32, &own, &mut out);
-                    coefficients[field as usize - 1][j] = Some(build.exchange(field, Some(d.along(1)), own, &mut out));
+                match field.checked_sub(states) {
+                    None if state[field as usize][j].is_none() => {
+                        let own = rows[field as usize][j].clone();
+                        state[field as usize][j] = Some(build.exchange(field, Some(d.along(1)), own, &mut out));
+                    }
+                    Some(c) if coefficients[c as usize][j].is_none() => {
+                        let own: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();
+                        // Coefficients load element by element: see `Build::load_into`.
+                        build.load_into(field, false, first + j as u32, &own, &mut out);
+                        coefficients[c as usize][j] = Some(build.exchange(field, Some(d.along(1)), own, &mut out));
+                    }
+                    _ => {}
                 }
             }
-            let mut values = Vec::with_capacity(k as usize);
+            let mut values: Vec<Vec<Reg>> = vec![Vec::with_capacity(k as usize); states as usize];
             let mut computed = Computed::default();
             for e in 0..k {
                 let tap = |field: u32, d: Offset| {
                     let j = (d.along(1) + ry as i32) as usize;
-                    let owned = match field {
-                        0 => &state[j],
-                        f => &coefficients[f as usize - 1][j],
+                    let owned = match field.checked_sub(states) {
+                        None => &state[field as usize][j],
+                        Some(c) => &coefficients[c as usize][j],
                     };
                     owned.as_ref().and_then(|o| o.at(e + d.along_x() as i64)).unwrap_or_default()
                 };
-                values.push(build.element(invariant, [e, 0, 0], tap, &mut computed, &mut out));
-            }
-            let values = match (interior, build.boundary) {
-                (false, Boundary::Zero | Boundary::Clamp) => {
-                    let dsts: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();
-                    out.push(Stmt::Op(Op::StepRule { values, dsts: dsts.clone() }));
-                    dsts
+                let results = build.element(invariant, [e, 0, 0], tap, &mut computed, &mut out);
+                for (field, result) in values.iter_mut().zip(results) {
+                    field.push(result);
                 }
-                _ => values,
-            };
-            if s < t && !interior && matches!(build.boundary, Boundary::Zero | Boundary::Clamp) {
-                // Only while the strip fills can a step's new row be the input's first.
-                let first = !store;
-                out.push(Stmt::Op(Op::RowRule {
-                    row: values.clone(),
-                    window: windows[s as usize].clone(),
-                    at: centre,
-                    first,
-                }));
+            }
+            for (field, field_values) in values.iter_mut().enumerate() {
+                if let (false, Boundary::Zero | Boundary::Clamp) = (interior, build.boundary) {
+                    let dsts: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();
+                    let values = std::mem::replace(field_values, dsts.clone());
+                    out.push(Stmt::Op(Op::StepRule { values, dsts }));
+                }
+                if s < t && !interior && matches!(build.boundary, Boundary::Zero | Boundary::Clamp) {
+                    // Only while the strip fills can a step's new row be the input's first.
+                    let first = !store;
+                    out.push(Stmt::Op(Op::RowRule {
+                        row: field_values.clone(),
+                        window: windows[field][s as usize].clone(),
+                        at: centre,
+                        first,
+                    }));
+                }
             }
             // Step s - 1's new row enters its window's free registers (none if ry = 0), and the
             // input row's registers take the next row: a value of step s that is still one of
-            // those registers (a body returning a tap) is first copied aside.
-            let (slot, overwritten): (&[Reg], &[Reg]) = match (free[s as usize - 1], s == 1 && next) {
-                (Some(slot), true) => (slot, self.ahead),
-                (Some(slot), false) => (slot, &[]),
-                (None, true) => (&[], self.ahead),
-                (None, false) => (&[], &[]),
+            // those registers, of any state field (a body returning a tap), is first copied aside.
+            let slots: Vec<&[Reg]> = free.iter().map(|field| field[s as usize - 1].unwrap_or(&[])).collect();
+            let overwritten: Vec<Reg> = match s == 1 && next {
+                true => self.ahead.concat(),
+                false => Vec::new(),
             };
-            let values = build.aside(values, |reg| slot.contains(&reg) || overwritten.contains(&reg), &mut out);
-            if !slot.is_empty() {
-                out.push(Stmt::Op(Op::Carry(slot.iter().copied().zip(produced.iter().copied()).collect())));
+            let flat = build.aside(
+                values.concat(),
+                |reg| slots.iter().any(|slot| slot.contains(&reg)) || overwritten.contains(&reg),
+                &mut out,
+            );
+            let values: Vec<Vec<Reg>> = flat.chunks((k as usize).max(1)).map(<[Reg]>::to_vec).collect();
+            for (slot, produced) in slots.iter().zip(&produced) {
+                if !slot.is_empty() {
+                    out.push(Stmt::Op(Op::Carry(slot.iter().copied().zip(produced.iter().copied()).collect())));
+                }
             }
             if s == 1 && next {
-                build.load_into(0, interior, newest + 1, self.ahead, &mut out);
+                for (field, ahead) in self.ahead.iter().enumerate() {
+                    build.load_into(field as u32, interior, newest + 1, ahead, &mut out);
+                }
             }
             produced = values;
         }
         // The last step run's new row enters its window, which no step reads this iteration.
         if steps < t {
-            if let Some(slot) = free[steps as usize] {
-                out.push(Stmt::Op(Op::Carry(slot.iter().copied().zip(produced.iter().copied()).collect())));
+            for (free, produced) in free.iter().zip(&produced) {
+                if let Some(slot) = free[steps as usize] {
+                    out.push(Stmt::Op(Op::Carry(slot.iter().copied().zip(produced.iter().copied()).collect())));
+                }
             }
             if steps == 0 && next {
-                build.load_into(0, interior, newest + 1, self.ahead, &mut out);
+                for (field, ahead) in self.ahead.iter().enumerate() {
+                    build.load_into(field as u32, interior, newest + 1, ahead, &mut out);
+                }
             }
         }
         if store {
-            out.push(match (interior, build.boundary) {
-                // The interior's outputs all exist, in rows of whole vectors (as its input's).
-                (true, Boundary::Zero | Boundary::Clamp | Boundary::Wrap)
-                    if tile.width > 1 && tile.lead % tile.width == 0 =>
-                {
-                    Stmt::Op(Op::StoreOwned { srcs: produced, lead: tile.lead, width: tile.width, row: 0 })
-                }
-                _ => build.stores(produced),
-            });
+            for (field, produced) in produced.into_iter().enumerate() {
+                let field = field as u32;
+                out.push(match (interior, build.boundary) {
+                    // The interior's outputs all exist, in rows of whole vectors (as its input's).
+                    (true, Boundary::Zero | Boundary::Clamp | Boundary::Wrap)
+                        if tile.width > 1 && tile.lead % tile.width == 0 =>
+                    {
+                        let (lead, width) = (tile.lead, tile.width);
+                        Stmt::Op(Op::StoreOwned { srcs: produced, field, lead, width, row: 0 })
+                    }
+                    _ => build.stores(field, produced),
+                });
+            }
         }
         out.push(Stmt::Op(Op::StreamRows(1)));
         out

@@ -113,13 +113,16 @@ pub(crate) fn column(build: &mut Build, interior: bool) -> Vec<Stmt> {
     let invariant = build.invariants(&mut out);
     let span = 2 * tile.radius_z + 1;
     let element = build.body.element();
+    let states = build.state_fields();
     let plane = |build: &mut Build, rows: u32| -> Vec<Vec<Reg>> {
         (0..rows).map(|_| (0..tile.per_lane).map(|_| build.reg(element)).collect()).collect()
     };
-    // windows[s][p][y]: the lane's elements of row y of one of step s's window planes.
-    let windows: Vec<Vec<Vec<Vec<Reg>>>> =
-        (0..tile.steps).map(|s| (0..span).map(|_| plane(build, tile.plane_rows(s))).collect()).collect();
-    let ahead = plane(build, tile.plane_rows(0));
+    // windows[f][s][p][y]: the lane's elements of row y of one of step s's window planes of
+    // state field f.
+    let windows: Vec<Vec<Vec<Vec<Vec<Reg>>>>> = (0..states)
+        .map(|_| (0..tile.steps).map(|s| (0..span).map(|_| plane(build, tile.plane_rows(s))).collect()).collect())
+        .collect();
+    let ahead: Vec<Vec<Vec<Reg>>> = (0..states).map(|_| plane(build, tile.plane_rows(0))).collect();
     if fill > 0 {
         out.push(Stmt::Op(Op::StreamPlanes(-(fill as i32))));
     }
@@ -138,22 +141,25 @@ pub(crate) fn column(build: &mut Build, interior: bool) -> Vec<Stmt> {
     out
 }
 
-/// What every iteration of a column's path reads: the windows' registers, the next input
-/// plane's, the body's invariant values, and whether the path is the interior one.
+/// What every iteration of a column's path reads: the windows' registers and the next input
+/// plane's, each per state field ([`Build::state_fields`]), the body's invariant values, and
+/// whether the path is the interior one.
 struct Column<'a> {
-    windows: &'a [Vec<Vec<Vec<Reg>>>],
-    ahead: &'a [Vec<Reg>],
+    windows: &'a [Vec<Vec<Vec<Vec<Reg>>>>],
+    ahead: &'a [Vec<Vec<Reg>>],
     invariant: &'a [Option<Reg>],
     interior: bool,
 }
 
 impl Column<'_> {
-    /// Loads input box plane `plane` (every row of the tile's input box) into the next plane's
-    /// registers.
+    /// Loads input box plane `plane` (every row of the tile's input box) of each state field
+    /// into the next plane's registers.
     fn load(&self, build: &mut Build, plane: u32, out: &mut Vec<Stmt>) {
         let rows = build.tile.plane_rows(0);
-        for (y, own) in self.ahead.iter().enumerate() {
-            build.load_into(0, self.interior, plane * rows + y as u32, own, out);
+        for (field, ahead) in self.ahead.iter().enumerate() {
+            for (y, own) in ahead.iter().enumerate() {
+                build.load_into(field as u32, self.interior, plane * rows + y as u32, own, out);
+            }
         }
     }
 
@@ -161,46 +167,59 @@ impl Column<'_> {
     /// `2 * T * rz` ahead of it (loaded the iteration before), load the next (if `next`), step
     /// each window's planes once, store step `T`'s plane (if `store`), and move the tile one
     /// plane along z. Window plane `j` (`2 * rz` the newest) is register plane `(j + turn) %
-    /// (2 * rz + 1)`.
+    /// (2 * rz + 1)`. Every state field steps alike.
     fn iteration(&self, build: &mut Build, store: bool, next: bool, turn: u32) -> Vec<Stmt> {
         let (tile, body) = (build.tile, build.body);
         let (t, rz, ry, k) = (tile.steps, tile.radius_z, tile.radius_y, tile.per_lane as i64);
         let span = (2 * rz + 1) as usize;
         let box_rows = tile.plane_rows(0);
-        let windows: Vec<Vec<Vec<Vec<Reg>>>> =
-            self.windows.iter().map(|w| (0..span).map(|j| w[(j + turn as usize) % span].clone()).collect()).collect();
+        let states = build.state_fields();
+        // windows[f][s][j]: window plane j of state field f of step s.
+        let windows: Vec<Vec<Vec<Vec<Vec<Reg>>>>> = self
+            .windows
+            .iter()
+            .map(|field| {
+                field.iter().map(|w| (0..span).map(|j| w[(j + turn as usize) % span].clone()).collect()).collect()
+            })
+            .collect();
         let rules = !self.interior && matches!(build.boundary, Boundary::Zero | Boundary::Clamp);
         let mut out = Vec::new();
         // Input box plane of the newest step-0 plane: box planes count from `T * rz` before output plane 0.
         let newest = 2 * t * rz;
-        out.push(Stmt::Op(Op::Carry(windows[0][span - 1].concat().into_iter().zip(self.ahead.concat()).collect())));
+        for (field, ahead) in windows.iter().zip(self.ahead) {
+            out.push(Stmt::Op(Op::Carry(field[0][span - 1].concat().into_iter().zip(ahead.concat()).collect())));
+        }
         if next {
             self.load(build, newest + 1, &mut out);
         }
-        let mut produced: Vec<Vec<Reg>> = Vec::new();
+        let mut produced: Vec<Vec<Vec<Reg>>> = Vec::new();
         for s in 1..=t {
             // Step s computes box plane `centre` from step s - 1's window (planes centre - rz ..= centre + rz),
             // its rows from box row `s * ry` on, reading step s - 1's rows from `(s - 1) * ry` on.
             let centre = newest - s * rz;
             let first = centre - rz;
-            let window = &windows[s as usize - 1];
             if rules && s >= 2 {
-                out.push(Stmt::Op(Op::PlaneRule { planes: window.iter().map(|p| p.concat()).collect(), first }));
+                for field in &windows {
+                    let planes = field[s as usize - 1].iter().map(|p| p.concat()).collect();
+                    out.push(Stmt::Op(Op::PlaneRule { planes, first }));
+                }
             }
             // Each row's edges, exchanged once per step for every row of the step that reads it.
-            let mut state: BTreeMap<(usize, usize), Owned> = BTreeMap::new();
+            let mut state: BTreeMap<(u32, usize, usize), Owned> = BTreeMap::new();
             let mut coefficients: BTreeMap<(u32, usize, usize), Owned> = BTreeMap::new();
-            let mut values: Vec<Vec<Reg>> = Vec::new();
+            // values[f][y]: row y of state field f's new plane.
+            let mut values: Vec<Vec<Vec<Reg>>> = vec![Vec::new(); states as usize];
             let mut computed = Computed::default();
             for y in 0..tile.plane_rows(s) as usize {
                 for (field, d) in body.used_field_taps() {
                     let (dz, j, i) =
                         (d.along(2), (d.along(2) + rz as i32) as usize, (y as i32 + d.along(1) + ry as i32) as usize);
                     let reads = |e: Offset| e.along(2) == dz;
-                    if field == 0 && !state.contains_key(&(j, i)) {
-                        let owned = build.exchange_for(0, reads, window[j][i].clone(), &mut out);
-                        state.insert((j, i), owned);
-                    } else if field > 0 && !coefficients.contains_key(&(field, j, i)) {
+                    if field < states && !state.contains_key(&(field, j, i)) {
+                        let own = windows[field as usize][s as usize - 1][j][i].clone();
+                        let owned = build.exchange_for(field, reads, own, &mut out);
+                        state.insert((field, j, i), owned);
+                    } else if field >= states && !coefficients.contains_key(&(field, j, i)) {
                         let own: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();
                         // Coefficients load element by element: see `Build::load_into`.
                         let row = (first + j as u32) * box_rows + (s - 1) * ry + i as u32;
@@ -209,45 +228,52 @@ impl Column<'_> {
                         coefficients.insert((field, j, i), owned);
                     }
                 }
-                let mut row = Vec::with_capacity(k as usize);
+                let mut rows: Vec<Vec<Reg>> = vec![Vec::with_capacity(k as usize); states as usize];
                 for e in 0..k {
                     let tap = |field: u32, d: Offset| {
                         let (j, i) = ((d.along(2) + rz as i32) as usize, (y as i32 + d.along(1) + ry as i32) as usize);
-                        let owned = match field {
-                            0 => state.get(&(j, i)),
-                            f => coefficients.get(&(f, j, i)),
+                        let owned = match field < states {
+                            true => state.get(&(field, j, i)),
+                            false => coefficients.get(&(field, j, i)),
                         };
                         owned.and_then(|o| o.at(e + d.along_x() as i64)).unwrap_or_default()
                     };
-                    row.push(build.element(self.invariant, [e, y as i64, 0], tap, &mut computed, &mut out));
+                    let results = build.element(self.invariant, [e, y as i64, 0], tap, &mut computed, &mut out);
+                    for (row, result) in rows.iter_mut().zip(results) {
+                        row.push(result);
+                    }
                 }
-                if rules && s < t {
-                    let dsts: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();
-                    out.push(Stmt::Op(Op::StepRule { values: row, dsts: dsts.clone() }));
-                    row = dsts;
+                for (field, mut row) in values.iter_mut().zip(rows) {
+                    if rules && s < t {
+                        let dsts: Vec<Reg> = (0..k).map(|_| build.reg(body.element())).collect();
+                        out.push(Stmt::Op(Op::StepRule { values: row, dsts: dsts.clone() }));
+                        row = dsts;
+                    }
+                    field.push(row);
                 }
-                values.push(row);
             }
             if rules && s < t {
-                let dsts: Vec<Vec<Reg>> =
-                    values.iter().map(|row| row.iter().map(|_| build.reg(body.element())).collect()).collect();
-                out.push(Stmt::Op(Op::PlaneRowsRule {
-                    rows: values,
-                    first: centre * box_rows + s * ry,
-                    dsts: dsts.clone(),
-                }));
-                values = dsts;
+                for field in values.iter_mut() {
+                    let dsts: Vec<Vec<Reg>> =
+                        field.iter().map(|row| row.iter().map(|_| build.reg(body.element())).collect()).collect();
+                    let rows = std::mem::replace(field, dsts.clone());
+                    out.push(Stmt::Op(Op::PlaneRowsRule { rows, first: centre * box_rows + s * ry, dsts }));
+                }
             }
             if s < t {
                 // The newest plane of step s's window, in the registers of its oldest plane.
-                let slot = windows[s as usize][span - 1].concat();
-                out.push(Stmt::Op(Op::Carry(slot.into_iter().zip(values.concat()).collect())));
+                for (field, values) in windows.iter().zip(&values) {
+                    let slot = field[s as usize][span - 1].concat();
+                    out.push(Stmt::Op(Op::Carry(slot.into_iter().zip(values.concat()).collect())));
+                }
             }
             produced = values;
         }
         if store {
-            for (row, srcs) in produced.into_iter().enumerate() {
-                out.push(build.stores_row(srcs, row as u32));
+            for (field, rows) in produced.into_iter().enumerate() {
+                for (row, srcs) in rows.into_iter().enumerate() {
+                    out.push(build.stores_row(field as u32, srcs, row as u32));
+                }
             }
         }
         out.push(Stmt::Op(Op::StreamPlanes(1)));

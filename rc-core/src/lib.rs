@@ -2,7 +2,8 @@
 //! and `rc-runtime` (which launches it). No syn and no CUDA in here.
 //!
 //! The path from a stencil to a kernel, one file each:
-//! [`pattern`] (what the user declared) → [`body`] (one output's computation) →
+//! [`pattern`] (what the user declared) → [`body`] (one point's computation, a result per
+//! output field) →
 //! [`distribution`] (where the cache keeps each element) → [`schedule`] (fetches, phases,
 //! publish/read, conflict proof) → [`program`] (the warp program: what each lane computes) →
 //! [`machine`] (the machine program: how it runs, every vector access, path, stage and division

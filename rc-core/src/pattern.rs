@@ -720,21 +720,27 @@ impl Pattern {
         input.output(self.radius, self.boundary).ok_or(LengthError::ShapeSmallerThanWindow { shape: input, window })
     }
 
-    /// Checks that an input of `input_len` elements has shape `input` and that the output has
-    /// exactly the elements that shape calls for; returns the output's shape.
-    /// [`Pattern::check_shapes`] for a stencil of `fields` inputs whose lengths are `inputs`:
-    /// one per field, input 0 of shape `input`, every other as long as input 0.
-    pub fn check_inputs(
+    /// [`Pattern::check_shapes`] for a stencil of `fields` input fields whose buffers' lengths
+    /// are `inputs` and `output_fields` output fields whose buffers' lengths are `outputs`: one
+    /// buffer per field, input 0 of shape `input`, every other input as long as input 0, output
+    /// 0 of the shape that input calls for, every other output as long as output 0. Returns the
+    /// output's shape.
+    pub fn check_buffers(
         &self,
         input: Extent,
         inputs: &[usize],
         fields: u32,
-        output_len: usize,
+        outputs: &[usize],
+        output_fields: u32,
     ) -> Result<Extent, LengthError> {
         let first = inputs.first().copied().filter(|_| inputs.len() == fields as usize);
         let first = first.ok_or(LengthError::InputCount { expected: fields as usize, got: inputs.len() })?;
-        let output = self.check_shapes(input, first, output_len)?;
+        let first_output = outputs.first().copied().filter(|_| outputs.len() == output_fields as usize);
+        let first_output =
+            first_output.ok_or(LengthError::OutputCount { expected: output_fields as usize, got: outputs.len() })?;
+        let output = self.check_shapes(input, first, first_output)?;
         check_fields(inputs, fields)?;
+        check_output_fields(outputs, output_fields)?;
         Ok(output)
     }
 
@@ -792,6 +798,19 @@ pub fn check_fields(inputs: &[usize], fields: u32) -> Result<usize, LengthError>
     };
     match rest.iter().position(|&len| len != first) {
         Some(i) => Err(LengthError::InputLength { input: i + 1, expected: first, got: rest[i] }),
+        None => Ok(first),
+    }
+}
+
+/// Checks there is one output per output field (`output_fields`) and that all have output 0's
+/// length, which it returns.
+pub fn check_output_fields(outputs: &[usize], output_fields: u32) -> Result<usize, LengthError> {
+    let (&first, rest) = match outputs.split_first() {
+        Some(split) if outputs.len() == output_fields as usize => split,
+        _ => return Err(LengthError::OutputCount { expected: output_fields as usize, got: outputs.len() }),
+    };
+    match rest.iter().position(|&len| len != first) {
+        Some(i) => Err(LengthError::OutputLength { output: i + 1, expected: first, got: rest[i] }),
         None => Ok(first),
     }
 }

@@ -353,7 +353,7 @@ mod tests {
         let mut nodes: Vec<Node> = taps.into_iter().map(|offset| Node::Tap(0, offset)).collect();
         nodes.push(Node::Binary(BinaryOp::Add, 0, 1));
         nodes.push(Node::Binary(BinaryOp::Add, 3, 2));
-        Body::new(ScalarType::F32, 1, Vec::new(), radius, nodes, 4).expect("a valid body")
+        Body::new(ScalarType::F32, 1, Vec::new(), radius, nodes, vec![4]).expect("a valid body")
     }
 
     fn attribute(radius: Radius) -> Attribute {

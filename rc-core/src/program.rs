@@ -133,9 +133,11 @@ pub enum Instr {
         c: Reg,
     },
     /// Lane `lane` writes `src` to tile output `at.element(lane)` of output row `row` (0 in
-    /// 1D), if that output exists. `output` is the lane's output along x it stores.
+    /// 1D) of output field `field`, if that output exists. `output` is the lane's output along
+    /// x it stores.
     Store {
         src: Reg,
+        field: u32,
         output: u32,
         at: AffineLoad,
         row: u32,
@@ -163,6 +165,8 @@ pub struct WarpProgram {
     pub element: ScalarType,
     /// Input fields: each one its own buffer, cache registers and stage, on one schedule.
     pub fields: u32,
+    /// Output fields: each one its own buffer, stored from its own result of the body.
+    pub output_fields: u32,
     pub params: Vec<ScalarType>,
     pub distribution: String,
     /// Consecutive elements a lane keeps in consecutive cache registers (the vector width).
@@ -408,13 +412,15 @@ impl WarpProgram {
                     reg
                 }
             };
-            if id == body.result() {
+            // Every output field whose result this node is (a node may be several fields').
+            for (field, _) in body.results().iter().enumerate().filter(|&(_, &result)| result == id) {
                 let p = p as u32;
                 let at = AffineLoad {
                     base: distribution.output(0, p),
                     stride: distribution.output(1, p) - distribution.output(0, p),
                 };
-                lower.instrs.push(Instr::Store { src: values[id as usize], output: p, at, row });
+                let (src, field) = (values[id as usize], field as u32);
+                lower.instrs.push(Instr::Store { src, field, output: p, at, row });
             }
         }
         let Lower { instrs, mut reg_types, fetch_order, cache, .. } = lower;
@@ -431,6 +437,7 @@ impl WarpProgram {
             strategy,
             element: body.element(),
             fields,
+            output_fields: body.output_fields(),
             params: body.params().to_vec(),
             distribution: distribution.describe(),
             vector: distribution.vector(),
@@ -471,6 +478,12 @@ impl WarpProgram {
 
     pub fn reg_types(&self) -> &[ScalarType] {
         &self.reg_types
+    }
+
+    /// Stores each lane makes per output row of a step: one per output along x it computes, in
+    /// each output field.
+    pub fn stores_per_row(&self) -> u32 {
+        self.pattern.outputs_per_thread() * self.output_fields
     }
 
     /// 32-bit warp shuffles each lane executes, per output it computes (of every output row of

@@ -8,9 +8,9 @@ use crate::machine::{Op, TileTest};
 use crate::program::{Instr, Reg, WarpProgram};
 use crate::scalar::ScalarType;
 
-/// 32-bit registers a lane needs besides its values and shuffle source lanes: the input and
-/// output pointers, `n`, `n_out`, `n - 1` and the tile start (64-bit each), the lane, and address
-/// scratch. Chosen so that the estimate's median error against ptxas is 0 on rc's test kernels
+/// 32-bit registers a lane needs besides its values and shuffle source lanes: the pointers of
+/// input and output field 0, `n`, `n_out`, `n - 1` and the tile start (64-bit each), the lane,
+/// and address scratch. Chosen so that the estimate's median error against ptxas is 0 on rc's test kernels
 /// (see `tests/registers.rs`).
 pub const ADDRESSING_REGISTERS: u32 = 8;
 
@@ -28,8 +28,8 @@ pub struct RegisterEstimate {
     /// Other values (fetched taps, intermediates, results) live at the peak.
     pub live_values: u32,
     /// Pointers, lengths, lane and tile start ([`ADDRESSING_REGISTERS`]), two more per input
-    /// field after the first (its address), plus one shuffle source lane (`lane + k`) per
-    /// distinct rotation.
+    /// and per output field after the first (its address), plus one shuffle source lane
+    /// (`lane + k`) per distinct rotation.
     pub addressing: u32,
     /// `cache + live_values + addressing`.
     pub total: u32,
@@ -107,8 +107,9 @@ impl WarpProgram {
                 rotations.insert(*rotate);
             }
         });
-        // Each input field after the first keeps its own 64-bit address.
-        let addressing = ADDRESSING_REGISTERS + 2 * (self.fields - 1) + rotations.len() as u32;
+        // Each input and output field after the first keeps its own 64-bit address.
+        let other_fields = self.fields.saturating_sub(1) + self.output_fields.saturating_sub(1);
+        let addressing = ADDRESSING_REGISTERS + 2 * other_fields + rotations.len() as u32;
         RegisterEstimate {
             cache: best_cache,
             live_values: best_other,

@@ -233,7 +233,13 @@ impl<T: Element, P: Params> Stencil<T, P> {
     pub const fn fields(&self) -> u32 {
         self.fields
     }
-    /// The body as the compiler sees it: one output's computation over window taps.
+    /// Output fields, one output buffer each: one, the element the function returns (its
+    /// [`Reference`] returns one; so its body has one result).
+    pub const fn output_fields(&self) -> u32 {
+        1
+    }
+    /// The body as the compiler sees it: one point's computation over window taps, one result
+    /// per output field.
     pub fn body(&self) -> Result<Body, Error> {
         Ok((self.body)()?)
     }
@@ -274,7 +280,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
     ) -> Result<(), Error> {
         let shape = shape.into();
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
-        let out_shape = self.pattern.check_inputs(shape, &lens, self.fields, output.len())?;
+        let out_shape = self.pattern.check_buffers(shape, &lens, self.fields, &[output.len()], self.output_fields())?;
         let n_out = out_shape.len().unwrap_or(0);
         let (pattern, reference) = (self.pattern, self.reference);
         let radius = pattern.radius();
@@ -349,8 +355,10 @@ impl<T: Element, P: Params> Stencil<T, P> {
     ) -> Result<(), Error> {
         // The reference knows no launches: one step at a time.
         let one_by_one = StepPlan::new(steps, 1);
-        self.steps_with(inputs, shape.into(), output, steps, one_by_one, |_, inputs, shape, out| {
-            self.run_cpu_grid(inputs, shape, out, params)
+        self.steps_with(inputs, shape.into(), output, steps, one_by_one, |_, inputs, shape, outputs| match outputs {
+            [output] => self.run_cpu_grid(inputs, shape, output, params),
+            // `steps_with` checked there is one per output field: the reference's one.
+            _ => Err(LengthError::OutputCount { expected: 1, got: outputs.len() }.into()),
         })
     }
 
@@ -375,19 +383,20 @@ impl<T: Element, P: Params> Stencil<T, P> {
         let scalars = params.scalars();
         // Each program compiled once, when its first launch comes: by steps per launch.
         let mut programs: BTreeMap<u32, WarpProgram> = BTreeMap::new();
-        self.steps_with(inputs, shape.into(), output, steps, plan, |launch_steps, inputs, shape, out| {
+        self.steps_with(inputs, shape.into(), output, steps, plan, |launch_steps, inputs, shape, outputs| {
             let program = match programs.entry(launch_steps) {
                 Entry::Occupied(program) => program.into_mut(),
                 Entry::Vacant(slot) => {
                     slot.insert(if launch_steps > 1 { self.fused_program(launch_steps)? } else { self.program()? })
                 }
             };
-            program.emulate_grid(inputs, shape, out, &scalars)
+            program.emulate_grid_outputs(inputs, shape, outputs, &scalars)
         })
     }
 
     /// Runs `steps` time steps as `plan` launches them, through `launch(steps of the launch,
-    /// inputs, their shape, output)`, ping-pong between two host buffers.
+    /// inputs, their shape, outputs)`, ping-pong between two host buffers per state field (the
+    /// first input fields, one per output field: [`time_steps::step_inputs`]).
     fn steps_with(
         &self,
         inputs: &[&[T]],
@@ -395,29 +404,35 @@ impl<T: Element, P: Params> Stencil<T, P> {
         output: &mut [T],
         steps: usize,
         plan: StepPlan,
-        mut launch: impl FnMut(u32, &[&[T]], Extent, &mut [T]) -> Result<(), Error>,
+        mut launch: impl FnMut(u32, &[&[T]], Extent, &mut [&mut [T]]) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
         if shape.dims() != self.pattern.dims() {
-            return Err(
-                crate::error::LengthError::Dimensions { expected: self.pattern.dims(), got: shape.dims() }.into()
-            );
+            return Err(LengthError::Dimensions { expected: self.pattern.dims(), got: shape.dims() }.into());
         }
-        time_steps::check_steps_inputs(&self.pattern, shape, &lens, self.fields, output.len(), steps)?;
-        let mut state: Vec<T> = inputs.first().map_or(Vec::new(), |input| input.to_vec());
+        let outputs = [output];
+        let out_lens: Vec<usize> = outputs.iter().map(|output| output.len()).collect();
+        let output_fields = self.output_fields();
+        time_steps::check_steps_inputs(&self.pattern, shape, &lens, self.fields, &out_lens, output_fields, steps)?;
+        // The checks above made sure there are at least as many inputs as state fields.
+        let mut state: Vec<Vec<T>> = inputs.iter().take(output_fields as usize).map(|input| input.to_vec()).collect();
         let mut done = 0;
         for launch_steps in plan.launches() {
             let advance = launch_steps as usize;
             let now = time_steps::steps_output_shape(&self.pattern, shape, done)?;
             let next_shape = time_steps::steps_output_shape(&self.pattern, shape, done + advance)?;
-            let mut next = vec![*T::zero_ref(); next_shape.len().unwrap_or(0)];
-            let fields = time_steps::step_inputs(&self.pattern, shape, inputs, &state, done);
+            let mut next = vec![vec![*T::zero_ref(); next_shape.len().unwrap_or(0)]; state.len()];
+            let current: Vec<&[T]> = state.iter().map(Vec::as_slice).collect();
+            let fields = time_steps::step_inputs(&self.pattern, shape, inputs, &current, done);
             let fields: Vec<&[T]> = fields.iter().map(|f| &**f).collect();
-            launch(launch_steps, &fields, now, &mut next)?;
+            let mut outs: Vec<&mut [T]> = next.iter_mut().map(Vec::as_mut_slice).collect();
+            launch(launch_steps, &fields, now, &mut outs)?;
             state = next;
             done += advance;
         }
-        output.copy_from_slice(&state);
+        for (output, field) in outputs.into_iter().zip(&state) {
+            output.copy_from_slice(field);
+        }
         Ok(())
     }
 

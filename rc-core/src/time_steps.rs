@@ -19,8 +19,11 @@
 //! periodic domain is translation invariant); under `valid` what lies outside is never stored.
 //! Tiles whose elements all lie inside the input skip the rule (the common case).
 //!
-//! The other input fields (coefficients) stay as given: each lane loads its elements of them
-//! once and exchanges their edges once, before the steps.
+//! The state the steps carry forward is a list of fields: output field `f` of a step is input
+//! field `f` of the next, one state field per output field of the body (one today), each
+//! loaded, exchanged, stepped and stored alike. The other input fields (coefficients) stay as
+//! given: each lane loads its elements of them once and exchanges their edges once, before the
+//! steps.
 //!
 //! Every element computes the body's operations in the body's order, as `run_cpu` does, so `T`
 //! fused steps are bit for bit `T` applications of the stencil; a term that two of a lane's
@@ -37,7 +40,7 @@ use crate::error::{Error, LengthError, ScheduleError};
 use crate::geometry::{Dims, Extent, Offset};
 use crate::launch_map::LaunchMap;
 use crate::machine::{LaunchBounds, Machine, Op, Side, Stmt, TileTest};
-use crate::pattern::{check_fields, Pattern};
+use crate::pattern::{check_fields, check_output_fields, Pattern};
 use crate::program::{Instr, Reg, WarpProgram};
 use crate::scalar::ScalarType;
 use crate::schedule::{LoadPlan, Schedule};
@@ -378,6 +381,11 @@ impl WarpProgram {
                 }
             }
         }
+        // Each output field is the next step's input field of the same number.
+        if body.output_fields() > body.fields() {
+            let (outputs, fields) = (body.output_fields(), body.fields());
+            return Err(ScheduleError::StateFields { outputs, fields }.into());
+        }
         let tile = FusedTile::new(&pattern, body.element(), steps)?;
         let launch = tile.launch_pattern(&pattern);
         let mut build =
@@ -407,6 +415,7 @@ impl WarpProgram {
             strategy: Strategy::RegisterCache,
             element: body.element(),
             fields: body.fields(),
+            output_fields: body.output_fields(),
             params: body.params().to_vec(),
             distribution: match dims {
                 Dims::One if tile.spans_block() => format!(
@@ -530,7 +539,9 @@ pub fn longest_neighbour_run(stmts: &[Stmt]) -> u32 {
     most
 }
 
-/// Builds the fused machine program's two paths (1D here, 2D in [`crate::fused_grid`]).
+/// Builds the fused machine program's two paths (1D here, 2D in [`crate::fused_grid`]). Every
+/// list indexed by state field has one entry per output field of the body
+/// ([`Build::state_fields`]).
 pub(crate) struct Build<'a> {
     pub(crate) body: &'a Body,
     pub(crate) tile: FusedTile,
@@ -565,6 +576,13 @@ impl Build<'_> {
     pub(crate) fn reg(&mut self, ty: ScalarType) -> Reg {
         self.reg_types.push(ty);
         self.reg_types.len() as Reg - 1
+    }
+
+    /// The fields the steps carry forward: input fields `0..state_fields`, output field `f` of
+    /// a step being input field `f` of the next (one per output field of the body); the input
+    /// fields after them are coefficients.
+    pub(crate) fn state_fields(&self) -> u32 {
+        self.body.output_fields()
     }
 
     /// The lane-relative element indices (`-r..0` and `k..k + r`) the body reads of `field`
@@ -619,7 +637,7 @@ impl Build<'_> {
     pub(crate) fn load_into(&mut self, field: u32, interior: bool, row: u32, own: &[Reg], out: &mut Vec<Stmt>) {
         let (k, warp, width) = (self.tile.per_lane, self.tile.warp, self.tile.width);
         let at = |base: u32| AffineLoad { base, stride: k };
-        if interior && field == 0 {
+        if interior && field < self.state_fields() {
             for (c, dsts) in own.chunks(width as usize).enumerate() {
                 let first_cache = c as u32 * width;
                 let load = Op::LoadVector {
@@ -652,9 +670,9 @@ impl Build<'_> {
     fn path(&mut self, interior: bool) -> Vec<Stmt> {
         let body = self.body;
         let mut out = Vec::new();
-        let state = self.load(0, interior, &mut out);
+        let state: Vec<Vec<Reg>> = (0..self.state_fields()).map(|field| self.load(field, interior, &mut out)).collect();
         let mut coefficients = Vec::new();
-        for field in 1..body.fields() {
+        for field in self.state_fields()..body.fields() {
             let own = self.load(field, interior, &mut out);
             coefficients.push(self.exchange(field, None, own, &mut out));
         }
@@ -679,7 +697,9 @@ impl Build<'_> {
             }
             false => state,
         };
-        out.push(self.stores(last));
+        for (field, srcs) in last.into_iter().enumerate() {
+            out.push(self.stores(field as u32, srcs));
+        }
         out
     }
 
@@ -704,7 +724,7 @@ impl Build<'_> {
     /// The new value of the element at `output` (its position in the run `computed` records):
     /// the body's operations in its order, each tap the register `tap(field, offset)` names,
     /// each term another output of the run has computed read from there ([`Computed`]).
-    /// Returns the result's register.
+    /// Returns each result's register, one per state field.
     pub(crate) fn element(
         &mut self,
         invariant: &[Option<Reg>],
@@ -712,7 +732,7 @@ impl Build<'_> {
         tap: impl Fn(u32, Offset) -> Reg,
         computed: &mut Computed,
         out: &mut Vec<Stmt>,
-    ) -> Reg {
+    ) -> Vec<Reg> {
         let body = self.body;
         let live = body.live();
         let mut value: Vec<Reg> = vec![0; body.nodes().len()];
@@ -733,45 +753,59 @@ impl Build<'_> {
                 }
             };
         }
-        value[body.result() as usize]
+        body.results().iter().map(|&result| value[result as usize]).collect()
     }
 
-    /// One time step of `state` (the lane's elements of field 0): the neighbours' edges, the
-    /// body for each element, the boundary rule where the path needs it. Returns its statements
-    /// and the registers of the new elements.
+    /// One time step of `state` (the lane's elements of each state field): the neighbours'
+    /// edges, the body for each element, the boundary rule where the path needs it. Returns its
+    /// statements and the registers of the new elements, per state field.
     fn step(
         &mut self,
-        state: &[Reg],
+        state: &[Vec<Reg>],
         coefficients: &[Owned],
         invariant: &[Option<Reg>],
         interior: bool,
-    ) -> (Vec<Stmt>, Vec<Reg>) {
-        let (k, element) = (self.tile.per_lane as usize, self.body.element());
+    ) -> (Vec<Stmt>, Vec<Vec<Reg>>) {
+        let (k, element, states) = (self.tile.per_lane as usize, self.body.element(), self.state_fields());
         let mut step = Vec::new();
-        let current = self.exchange(0, None, state.to_vec(), &mut step);
-        let mut values = Vec::with_capacity(k);
+        let mut current = Vec::with_capacity(state.len());
+        for (field, own) in state.iter().enumerate() {
+            current.push(self.exchange(field as u32, None, own.clone(), &mut step));
+        }
+        let mut values = vec![Vec::with_capacity(k); state.len()];
         let mut computed = Computed::default();
         for j in 0..k as i64 {
             let tap = |field: u32, d: Offset| {
-                let owned = if field == 0 { &current } else { &coefficients[field as usize - 1] };
+                let owned = match field.checked_sub(states) {
+                    None => &current[field as usize],
+                    Some(coefficient) => &coefficients[coefficient as usize],
+                };
                 owned.at(j + d.along_x() as i64).unwrap_or_default()
             };
-            values.push(self.element(invariant, [j, 0, 0], tap, &mut computed, &mut step));
+            let results = self.element(invariant, [j, 0, 0], tap, &mut computed, &mut step);
+            for (field, result) in values.iter_mut().zip(results) {
+                field.push(result);
+            }
         }
         if !matches!(self.boundary, Boundary::Zero | Boundary::Clamp) || interior {
             return (step, values);
         }
-        let dsts: Vec<Reg> = (0..k).map(|_| self.reg(element)).collect();
-        step.push(Stmt::Op(Op::StepRule { values, dsts: dsts.clone() }));
-        (step, dsts)
+        let mut ruled = Vec::with_capacity(values.len());
+        for values in values {
+            let dsts: Vec<Reg> = (0..k).map(|_| self.reg(element)).collect();
+            step.push(Stmt::Op(Op::StepRule { values, dsts: dsts.clone() }));
+            ruled.push(dsts);
+        }
+        (step, ruled)
     }
 
-    /// `state = next`, element by element. The carry copies in order, so a new value that is
-    /// still an old element (a body that returns a tap) is first copied aside, or an earlier
-    /// copy would overwrite it.
-    fn carry(&mut self, state: &[Reg], next: Vec<Reg>) -> Vec<Stmt> {
+    /// `state = next`, element by element, every state field in one carry. The carry copies in
+    /// order, so a new value that is still an old element (of any state field: a body that
+    /// returns a tap) is first copied aside, or an earlier copy would overwrite it.
+    fn carry(&mut self, state: &[Vec<Reg>], next: Vec<Vec<Reg>>) -> Vec<Stmt> {
         let mut out = Vec::new();
-        let next = self.aside(next, |reg| state.contains(&reg), &mut out);
+        let state = state.concat();
+        let next = self.aside(next.concat(), |reg| state.contains(&reg), &mut out);
         out.push(Stmt::Op(Op::Carry(state.iter().copied().zip(next).collect())));
         out
     }
@@ -801,20 +835,20 @@ impl Build<'_> {
         values
     }
 
-    /// The stores of the tile's outputs: vectors where the whole tile's outputs exist and the
-    /// lead keeps them aligned, one checked store per element otherwise.
-    pub(crate) fn stores(&self, srcs: Vec<Reg>) -> Stmt {
-        self.stores_row(srcs, 0)
+    /// The stores of the tile's outputs of output field `field`: vectors where the whole tile's
+    /// outputs exist and the lead keeps them aligned, one checked store per element otherwise.
+    pub(crate) fn stores(&self, field: u32, srcs: Vec<Reg>) -> Stmt {
+        self.stores_row(field, srcs, 0)
     }
 
     /// [`Build::stores`] into output row `row` of the tile.
-    pub(crate) fn stores_row(&self, srcs: Vec<Reg>, row: u32) -> Stmt {
+    pub(crate) fn stores_row(&self, field: u32, srcs: Vec<Reg>, row: u32) -> Stmt {
         let (lead, width) = (self.tile.lead, self.tile.width);
-        let single = Stmt::Op(Op::StoreOwned { srcs: srcs.clone(), lead, width: 1, row });
+        let single = Stmt::Op(Op::StoreOwned { srcs: srcs.clone(), field, lead, width: 1, row });
         if width == 1 || lead % width != 0 {
             return single;
         }
-        let taken = vec![Stmt::Op(Op::StoreOwned { srcs, lead, width, row })];
+        let taken = vec![Stmt::Op(Op::StoreOwned { srcs, field, lead, width, row })];
         Stmt::Branch { test: TileTest::Whole { row }, taken, fallback: vec![single] }
     }
 }
@@ -869,17 +903,21 @@ pub fn steps_output_shape(pattern: &Pattern, shape: Extent, steps: usize) -> Res
     Ok(Extent::new(&out).unwrap_or(shape))
 }
 
-/// Checks the inputs' count and lengths (one per field, each of `shape`) and that `output_len`
-/// is [`steps_output_shape`]'s; returns that shape.
+/// Checks the inputs' count and lengths (one per field, each of `shape`) and the outputs' (one
+/// per output field, the state fields' final values, each of [`steps_output_shape`]'s length);
+/// returns that shape. The state fields are the first input fields, one per output field
+/// ([`step_inputs`]): each step's output field `f` is the next step's input field `f`.
 pub fn check_steps_inputs(
     pattern: &Pattern,
     shape: Extent,
     inputs: &[usize],
     fields: u32,
-    output_len: usize,
+    outputs: &[usize],
+    output_fields: u32,
     steps: usize,
 ) -> Result<Extent, LengthError> {
     let input = check_fields(inputs, fields)?;
+    let output_len = check_output_fields(outputs, output_fields)?;
     let elements = shape.len().ok_or(LengthError::ShapeOverflow { shape })?;
     if shape.dims() != Dims::One && input != elements {
         return Err(LengthError::InputShape { shape, expected: elements, got: input });
@@ -892,28 +930,30 @@ pub fn check_steps_inputs(
     Ok(out)
 }
 
-/// The inputs of the step after `done` steps: the stepping field's current values `state`, and
-/// each other field (a coefficient, which stays as given) where the state lies: under `valid`
-/// the state has lost `r * done` elements at each end of each dimension, and so does each
-/// coefficient (in 1D a slice of it, in 2D and 3D a copy of the part).
+/// The inputs of the step after `done` steps: the state fields' current values `state` (input
+/// fields `0..state.len()`, one per output field), then each other field (a coefficient, which
+/// stays as given) where the state lies: under `valid` the state has lost `r * done` elements
+/// at each end of each dimension, and so does each coefficient (in 1D a slice of it, in 2D and
+/// 3D a copy of the part).
 pub fn step_inputs<'a, T: Clone>(
     pattern: &Pattern,
     shape: Extent,
     inputs: &[&'a [T]],
-    state: &'a [T],
+    state: &[&'a [T]],
     done: usize,
 ) -> Vec<Cow<'a, [T]>> {
     let valid = pattern.boundary() == Boundary::Valid && done > 0;
     let now = steps_output_shape(pattern, shape, done).unwrap_or(shape);
-    let coefficients = inputs.iter().skip(1).map(|&c| match (valid, shape.dims()) {
+    let len = state.first().map_or(0, |field| field.len());
+    let coefficients = inputs.iter().skip(state.len()).map(|&c| match (valid, shape.dims()) {
         (false, _) => Cow::Borrowed(c),
         (true, Dims::One) => {
             let trim = pattern.radius().along_x() as usize * done;
-            Cow::Borrowed(&c[trim.min(c.len())..][..state.len().min(c.len().saturating_sub(trim))])
+            Cow::Borrowed(&c[trim.min(c.len())..][..len.min(c.len().saturating_sub(trim))])
         }
         (true, _) => Cow::Owned(cut(pattern, shape, now, c, done)),
     });
-    std::iter::once(Cow::Borrowed(state)).chain(coefficients).collect()
+    state.iter().map(|&field| Cow::Borrowed(field)).chain(coefficients).collect()
 }
 
 /// The part of grid `c` (of shape `shape`) of shape `now` that starts `r * done` in along each

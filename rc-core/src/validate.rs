@@ -193,17 +193,18 @@ pub fn result(dims: Dims, element: ScalarType, got: Option<ScalarType>) -> Resul
     }
 }
 
-/// The parameters of a stencil of `dims` dimensions and `fields` input fields, each its name and
-/// its scalars, in order: the first past the kernel's parameter space is refused.
+/// The parameters of a stencil of `dims` dimensions, `fields` input fields and `outputs` output
+/// fields, each its name and its scalars, in order: the first past the kernel's parameter space is refused.
 pub fn parameter_space<'a>(
     dims: Dims,
     fields: u32,
+    outputs: u32,
     params: impl IntoIterator<Item = (&'a str, &'a [ScalarType])>,
 ) -> Result<(), SignatureError> {
     let mut types = Vec::new();
     for (param, (name, scalars)) in params.into_iter().enumerate() {
         types.extend_from_slice(scalars);
-        let bytes = KernelParam::space(&KernelParam::list(dims, fields, &types));
+        let bytes = KernelParam::space(&KernelParam::list(dims, fields, outputs, &types));
         if bytes > KernelParam::MAX_SPACE {
             return Err(SignatureError::ParamSpace {
                 param,
@@ -315,8 +316,8 @@ mod tests {
         );
         let small = [ScalarType::F32; 4];
         let large = [ScalarType::F64; 600];
-        assert_eq!(parameter_space(Dims::One, 1, [("a", &small[..])]), Ok(()));
-        let e = parameter_space(Dims::One, 1, [("a", &small[..]), ("b", &large[..])]).unwrap_err();
+        assert_eq!(parameter_space(Dims::One, 1, 1, [("a", &small[..])]), Ok(()));
+        let e = parameter_space(Dims::One, 1, 1, [("a", &small[..]), ("b", &large[..])]).unwrap_err();
         assert!(matches!(e, SignatureError::ParamSpace { param: 1, .. }), "{e:?}");
     }
 

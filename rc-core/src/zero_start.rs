@@ -55,7 +55,10 @@ pub fn hoist(body: &Body) -> Body {
             user[operand as usize] = Some(i as NodeId);
         }
     }
-    uses[body.result() as usize] += 1;
+    // A result is read by its output's store.
+    for &result in body.results() {
+        uses[result as usize] += 1;
+    }
     let is_positive_zero = |id: NodeId| matches!(nodes[id as usize], Node::Const(c) if matches!(c.ty, ScalarType::F32 | ScalarType::F64) && c.bits == 0);
     let is_positive = |id: NodeId| match nodes[id as usize] {
         Node::Const(c) if c.ty == ScalarType::F32 => f32::from_bits(c.bits as u32) > 0.0,
@@ -82,7 +85,7 @@ pub fn hoist(body: &Body) -> Body {
             last = next;
         }
         let end = match (uses[last as usize], user[last as usize]) {
-            (1, Some(reader)) if last != body.result() => match nodes[reader as usize] {
+            (1, Some(reader)) if !body.results().contains(&last) => match nodes[reader as usize] {
                 Node::Binary(BinaryOp::Div, x, divisor) if x == last => match nodes[divisor as usize] {
                     Node::Const(c)
                         if c.ty == ScalarType::F32 && Reciprocal::of(f32::from_bits(c.bits as u32)).is_some() =>
@@ -143,7 +146,8 @@ pub fn hoist(body: &Body) -> Body {
     }
     // Rebuilt from a valid body with types unchanged, so this does not fail; if it did, the
     // original body is still correct.
-    Body::new(body.element(), body.fields(), body.params().to_vec(), body.radius(), out, map[body.result() as usize])
+    let results = body.results().iter().map(|&result| map[result as usize]).collect();
+    Body::new(body.element(), body.fields(), body.params().to_vec(), body.radius(), out, results)
         .unwrap_or_else(|_| body.clone())
 }
 

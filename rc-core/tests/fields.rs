@@ -20,7 +20,7 @@ fn sum_of_fields(fields: u32, r: u32) -> Body {
         }
     }
     let result = nodes.len() as NodeId - 1;
-    Body::new(ScalarType::F32, fields, vec![], r, nodes, result).expect("a valid body")
+    Body::new(ScalarType::F32, fields, vec![], r, nodes, vec![result]).expect("a valid body")
 }
 
 fn compile(fields: u32, strategy: Strategy, layout: Layout) -> WarpProgram {
@@ -56,15 +56,15 @@ fn memory_reads(program: &WarpProgram, field: u32) -> Vec<String> {
 #[test]
 fn a_body_reads_only_the_fields_it_declares() {
     let tap = |field| vec![Node::Tap(field, Offset::x(0))];
-    let err = Body::new(ScalarType::F32, 2, vec![], 1, tap(2), 0).expect_err("field 2 of 2");
+    let err = Body::new(ScalarType::F32, 2, vec![], 1, tap(2), vec![0]).expect_err("field 2 of 2");
     assert_eq!(err, BodyError::NoSuchField { node: 0, field: 2, fields: 2 });
     assert_eq!(err.to_string(), "node 0: tap of input field 2, but the body has 2 (numbered from 0)");
-    assert_eq!(Body::new(ScalarType::F32, 0, vec![], 1, tap(0), 0), Err(BodyError::NoFields));
-    let body = Body::new(ScalarType::F32, 3, vec![], 1, tap(1), 0).expect("field 1 of 3");
+    assert_eq!(Body::new(ScalarType::F32, 0, vec![], 1, tap(0), vec![0]), Err(BodyError::NoFields));
+    let body = Body::new(ScalarType::F32, 3, vec![], 1, tap(1), vec![0]).expect("field 1 of 3");
     assert_eq!((body.fields(), body.used_field_taps()), (3, vec![(1, Offset::x(0))]));
     // `eval` asks for the field it reads.
     let value = body.eval(|field, d| Scalar::f32(10.0 * field as f32 + d.along_x() as f32), &[]);
-    assert_eq!(value, Scalar::f32(10.0));
+    assert_eq!(value, vec![Scalar::f32(10.0)]);
     assert_eq!(body.to_string(), "%0 = w1[0] : f32\nreturn %0");
 }
 
@@ -103,7 +103,7 @@ fn every_field_has_its_own_stage() {
 #[test]
 fn each_field_has_its_own_pointer_and_one_field_kernels_keep_theirs() {
     let names = |fields| -> Vec<String> {
-        KernelParam::list(Dims::Two, fields, &[ScalarType::F32]).into_iter().map(|p| p.suffix()).collect()
+        KernelParam::list(Dims::Two, fields, 1, &[ScalarType::F32]).into_iter().map(|p| p.suffix()).collect()
     };
     assert_eq!(names(1), ["input", "output", "n", "n_out", "in_y", "in_x", "out_y", "out_x", "prefetch_rows", "p0"]);
     assert_eq!(

@@ -28,7 +28,7 @@ fn weighted(radius: Radius, taps: &[Offset]) -> Body {
         });
     }
     let result = acc.expect("taps");
-    Body::new(ScalarType::F32, 1, vec![], radius, nodes, result).expect("a valid body")
+    Body::new(ScalarType::F32, 1, vec![], radius, nodes, vec![result]).expect("a valid body")
 }
 
 /// A plain sum times 1 / taps: one add per tap (the benchmark's body).
@@ -41,7 +41,7 @@ fn mean(radius: Radius, taps: &[Offset]) -> Body {
     }
     nodes.push(Node::Const(Scalar::f32(1.0 / taps.len() as f32)));
     nodes.push(Node::Binary(BinaryOp::Mul, acc, nodes.len() as u32 - 1));
-    Body::new(ScalarType::F32, 1, vec![], radius, nodes.clone(), nodes.len() as u32 - 1).expect("valid")
+    Body::new(ScalarType::F32, 1, vec![], radius, nodes.clone(), vec![nodes.len() as u32 - 1]).expect("valid")
 }
 
 fn reference(body: &Body, pattern: Pattern, input: &[f32], shape: Extent) -> Vec<f32> {
@@ -62,7 +62,7 @@ fn reference(body: &Body, pattern: Pattern, input: &[f32], shape: Extent) -> Vec
                 let at: Vec<i64> = centre.iter().zip(d.components()).map(|(&c, d)| c + d as i64).collect();
                 Scalar::f32(pattern.boundary().locate(shape, &at).map_or(0.0, |i| input[i]))
             };
-            f32::from_bits(body.eval(tap, &[]).bits as u32)
+            f32::from_bits(body.eval(tap, &[])[0].bits as u32)
         })
         .collect()
 }
@@ -683,7 +683,7 @@ fn auto_chooses_a_16_byte_distribution_for_2d_and_3d() {
             body
         } else {
             let nodes = vec![Node::Tap(0, Offset::new(&vec![0; radius.dims().count()]).expect("dims"))];
-            Body::new(element, 1, vec![], radius, nodes, 0).expect("valid")
+            Body::new(element, 1, vec![], radius, nodes, vec![0]).expect("valid")
         };
         let pattern = Pattern::grid(radius, 32, 1, 8, 1, Boundary::Clamp).expect("valid");
         let choice = rc_core::auto::choose(pattern, false, &body).expect("a choice");

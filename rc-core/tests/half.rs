@@ -37,7 +37,7 @@ fn mixed_body(ty: ScalarType, radius: Radius) -> Body {
         Node::Cast(ty, 14),                                     // 15
         Node::Select { cond: 9, then: 11, otherwise: 15 },      // 16
     ];
-    Body::new(ty, 1, vec![ty], radius, nodes, 16).expect("type-checks")
+    Body::new(ty, 1, vec![ty], radius, nodes, vec![16]).expect("type-checks")
 }
 
 /// The 1D configurations: every layout with vectors of 1 to 8 elements, and the other strategies.
@@ -77,7 +77,7 @@ fn reference(body: &Body, pattern: &Pattern, input: &[u16], params: &[Scalar]) -
                 };
                 Scalar::new(body.element(), bits as u64)
             };
-            body.eval(tap, params).bits as u16
+            body.eval(tap, params)[0].bits as u16
         })
         .collect()
 }

@@ -30,7 +30,7 @@ fn heat() -> Body {
         Node::Binary(BinaryOp::Mul, 7, 8),
         Node::Binary(BinaryOp::Add, 6, 9),
     ];
-    Body::new(ScalarType::F32, 1, vec![], 1, nodes, 10).expect("a valid body")
+    Body::new(ScalarType::F32, 1, vec![], 1, nodes, vec![10]).expect("a valid body")
 }
 
 /// 1D heat, r = 1, round-robin: loads, shuffles, arithmetic, stores.

@@ -203,7 +203,7 @@ fn each_input_field_prefetches_its_own_rows() {
     use rc_core::{Offset, ScalarType};
     let nodes =
         vec![Node::Tap(0, Offset::yx(-1, 0)), Node::Tap(1, Offset::yx(1, 1)), Node::Binary(BinaryOp::Add, 0, 1)];
-    let body = Body::new(ScalarType::F32, 2, vec![], Radius::yx(1, 1), nodes, 2).expect("valid");
+    let body = Body::new(ScalarType::F32, 2, vec![], Radius::yx(1, 1), nodes, vec![2]).expect("valid");
     let pattern = Pattern::grid(Radius::yx(1, 1), 32, 4, 4, 1, Boundary::Clamp)
         .and_then(|p| p.with_prefetch(true))
         .expect("valid");

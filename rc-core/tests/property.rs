@@ -281,7 +281,7 @@ fn reference<T: Element>(case: &Case, oracle: Oracle, inputs: &[&[T]], n_out: us
         .map(|i| {
             let c = centre(&case.pattern, oracle, i);
             let tap = |field: u32, d: Offset| boundary.read(inputs[field as usize], c + d.along_x() as i64).to_scalar();
-            T::from_bits(case.body.eval(tap, &case.params).bits)
+            T::from_bits(case.body.eval(tap, &case.params)[0].bits)
         })
         .collect()
 }
@@ -353,14 +353,14 @@ fn candidates(case: &Case) -> Vec<Case> {
     let body = &case.body;
     let live = live_count(body);
     for id in 0..body.nodes().len() as NodeId {
-        if body.ty(id) == body.element() && id != body.result() {
+        if body.ty(id) == body.element() && id != body.results()[0] {
             if let Ok(b) = Body::new(
                 body.element(),
                 body.fields(),
                 body.params().to_vec(),
                 body.radius(),
                 body.nodes().to_vec(),
-                id,
+                vec![id],
             ) {
                 if live_count(&b) < live {
                     out.push(Case { body: b, ..case.clone() });
@@ -377,7 +377,7 @@ fn candidates(case: &Case) -> Vec<Case> {
             body.params().to_vec(),
             radius,
             body.nodes().to_vec(),
-            body.result(),
+            vec![body.results()[0]],
         )
         .ok()?;
         Some(Case { pattern, body, ..case.clone() })

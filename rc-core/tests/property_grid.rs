@@ -290,10 +290,17 @@ fn live_count(body: &Body) -> usize {
 fn sub_bodies(body: &Body) -> Vec<Body> {
     let live = live_count(body);
     let mut out: Vec<Body> = (0..body.nodes().len() as NodeId)
-        .filter(|&id| body.ty(id) == body.element() && id != body.result())
+        .filter(|&id| body.ty(id) == body.element() && id != body.results()[0])
         .filter_map(|id| {
-            Body::new(body.element(), body.fields(), body.params().to_vec(), body.radius(), body.nodes().to_vec(), id)
-                .ok()
+            Body::new(
+                body.element(),
+                body.fields(),
+                body.params().to_vec(),
+                body.radius(),
+                body.nodes().to_vec(),
+                vec![id],
+            )
+            .ok()
         })
         .filter(|b| live_count(b) < live)
         .collect();
@@ -645,7 +652,7 @@ fn reference<T: Element>(case: &Case, inputs: &[&[T]], shape: Extent, out: Exten
             let tap = |field: u32, d: Offset| {
                 source(pattern, shape, &c, d).map_or(Scalar::new(T::TYPE, 0), |i| inputs[field as usize][i].to_scalar())
             };
-            T::from_bits(case.stencil.body.eval(tap, &case.stencil.params).bits)
+            T::from_bits(case.stencil.body.eval(tap, &case.stencil.params)[0].bits)
         })
         .collect()
 }
@@ -782,7 +789,7 @@ fn staged_planes_emulate_bit_exact_on_random_3d_stencils() {
 #[test]
 fn a_body_returning_a_tap_stores_every_output_row() {
     let radius = Radius::yx(1, 1);
-    let body = Body::new(ScalarType::F32, 1, vec![], radius, vec![rc_core::Node::Tap(0, Offset::yx(0, 0))], 0)
+    let body = Body::new(ScalarType::F32, 1, vec![], radius, vec![rc_core::Node::Tap(0, Offset::yx(0, 0))], vec![0])
         .expect("a body");
     let shape = Extent::from([4, 8]);
     let input: Vec<f32> = (0..32).map(|i| i as f32).collect();

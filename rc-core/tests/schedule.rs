@@ -309,15 +309,16 @@ fn a_body_with_2d_taps_is_refused_by_a_1d_pattern_and_by_a_1d_radius() {
     use rc_core::body::{Body, Node};
     use rc_core::{Dims, Error, Offset, Radius, ScalarType, ScheduleError};
     let tap = Offset::new(&[1, -1]).expect("2D");
-    let body = Body::new(ScalarType::F32, 1, vec![], Radius::new(&[1, 1]).expect("2D"), vec![Node::Tap(0, tap)], 0)
-        .expect("a 2D body");
+    let body =
+        Body::new(ScalarType::F32, 1, vec![], Radius::new(&[1, 1]).expect("2D"), vec![Node::Tap(0, tap)], vec![0])
+            .expect("a 2D body");
     let pattern = Pattern::new(1, 32, 1, Boundary::Zero).expect("valid");
     assert_eq!(
         WarpProgram::compile(pattern, &body).err(),
         Some(Error::Schedule(ScheduleError::Dimensions { body: Dims::Two, pattern: Dims::One }))
     );
-    let refused =
-        Body::new(ScalarType::F32, 1, vec![], 1, vec![Node::Tap(0, tap)], 0).expect_err("a 2D tap on a 1D radius");
+    let refused = Body::new(ScalarType::F32, 1, vec![], 1, vec![Node::Tap(0, tap)], vec![0])
+        .expect_err("a 2D tap on a 1D radius");
     assert_eq!(
         refused.to_string(),
         "node 0: tap (1, -1) is outside the radius 1 (or has another number of dimensions)"

@@ -37,7 +37,7 @@ fn step_by_definition<T: Element>(body: &Body, pattern: &Pattern, inputs: &[&[T]
             let tap = |field: u32, d: Offset| {
                 pattern.boundary().read(inputs[field as usize], centre + d.along_x() as i64).to_scalar()
             };
-            T::from_bits(body.eval(tap, params).bits)
+            T::from_bits(body.eval(tap, params)[0].bits)
         })
         .collect()
 }
@@ -130,7 +130,7 @@ fn heat_body() -> Result<Body, rc_core::BodyError> {
         Node::Binary(BinaryOp::Mul, 7, 8),
         Node::Binary(BinaryOp::Add, 6, 9),
     ];
-    Body::new(F32, 1, vec![], 1, nodes, 10)
+    Body::new(F32, 1, vec![], 1, nodes, vec![10])
 }
 
 fn heat_reference(w: &[Window<'_, f32>], (): ()) -> f32 {
@@ -280,7 +280,7 @@ fn nine_tap_body() -> Body {
         }
         sum = Some(nodes.len() as u32 - 1);
     }
-    Body::new(F32, 1, vec![], 4, nodes, sum.expect("nine taps")).expect("valid")
+    Body::new(F32, 1, vec![], 4, nodes, vec![sum.expect("nine taps")]).expect("valid")
 }
 
 #[test]
@@ -380,5 +380,5 @@ fn integer_body(r: u32, ty: ScalarType) -> Body {
     nodes.push(Node::Const(three));
     nodes.push(Node::Binary(BinaryOp::Div, nodes.len() as u32 - 2, nodes.len() as u32 - 1));
     let result = nodes.len() as u32 - 1;
-    Body::new(ty, 1, vec![], r, nodes, result).expect("type-checks")
+    Body::new(ty, 1, vec![], r, nodes, vec![result]).expect("type-checks")
 }

@@ -49,7 +49,7 @@ fn step_by_definition<T: Element>(
                 .map_or(*T::zero_ref(), |i| inputs[field as usize][i])
                 .to_scalar()
         };
-        result.push(T::from_bits(body.eval(tap, params).bits));
+        result.push(T::from_bits(body.eval(tap, params)[0].bits));
     }
     (result, out)
 }

@@ -56,7 +56,7 @@ fn a_vector_store_of_a_row_that_may_not_exist_is_refused() {
 fn a_store_of_a_register_nothing_wrote_is_refused() {
     let mut program = window_2d();
     let unwritten = program.reg_types().len() as u32 + 7;
-    let store = Op::Store { src: unwritten, output: 0, at: AffineLoad { base: 0, stride: 1 }, row: 0 };
+    let store = Op::Store { src: unwritten, field: 0, output: 0, at: AffineLoad { base: 0, stride: 1 }, row: 0 };
     program.machine.body.insert(0, Stmt::Op(store));
     assert_eq!(
         verify(&program),
@@ -73,7 +73,7 @@ fn a_store_of_a_register_nothing_wrote_is_refused() {
         row: 0,
     };
     let one_arm = Stmt::Branch { test: TileTest::RowsInside, taken: vec![Stmt::Op(load)], fallback: vec![] };
-    let store = Op::Store { src: unwritten, output: 0, at: AffineLoad { base: 0, stride: 1 }, row: 0 };
+    let store = Op::Store { src: unwritten, field: 0, output: 0, at: AffineLoad { base: 0, stride: 1 }, row: 0 };
     program.machine.body.extend([one_arm, Stmt::Op(store)]);
     assert!(matches!(verify(&program), Err(VerifyError::ReadBeforeWrite { .. })), "{:?}", verify(&program));
 }

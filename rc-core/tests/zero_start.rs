@@ -19,7 +19,7 @@ fn box_body(r: u32, divisor: f32) -> Body {
     nodes.push(Node::Const(Scalar::f32(divisor)));
     nodes.push(Node::Binary(BinaryOp::Div, sum, nodes.len() as u32 - 1));
     let result = nodes.len() as u32 - 1;
-    Body::new(ScalarType::F32, 1, vec![], r, nodes, result).expect("valid body")
+    Body::new(ScalarType::F32, 1, vec![], r, nodes, vec![result]).expect("valid body")
 }
 
 /// Values where the sign of zero, NaN and infinities matter, and ordinary ones.
@@ -62,7 +62,7 @@ fn a_sum_from_zero_adds_the_zero_last_and_keeps_every_bit() {
         // Every combination of special values in the window.
         every_window(2 * r as usize + 1, |window| {
             let tap = |_: u32, d: Offset| Scalar::f32(window[(d.along_x() + r as i32) as usize]);
-            let (want, got) = (body.eval(tap, &[]), hoisted.eval(tap, &[]));
+            let (want, got) = (body.eval(tap, &[])[0], hoisted.eval(tap, &[])[0]);
             assert!(same(want, got), "r = {r}, window {window:?}: {want:?} became {got:?}");
         });
     }
@@ -81,12 +81,13 @@ fn sums_whose_partial_results_are_read_elsewhere_or_not_divided_stay_as_written(
         Node::Const(Scalar::f32(3.0)),
         Node::Binary(BinaryOp::Div, 5, 6),
     ];
-    let shared = Body::new(ScalarType::F32, 1, vec![], 1, nodes, 7).expect("valid");
+    let shared = Body::new(ScalarType::F32, 1, vec![], 1, nodes, vec![7]).expect("valid");
     assert_eq!(hoist(&shared), shared);
     // A sum that is not divided gains nothing from moving its first addition.
     let mut nodes = box_body(1, 3.0).nodes().to_vec();
     nodes.truncate(nodes.len() - 2);
-    let undivided = Body::new(ScalarType::F32, 1, vec![], 1, nodes.clone(), nodes.len() as u32 - 1).expect("valid");
+    let undivided =
+        Body::new(ScalarType::F32, 1, vec![], 1, nodes.clone(), vec![nodes.len() as u32 - 1]).expect("valid");
     assert_eq!(hoist(&undivided), undivided);
     // Dividing by a constant without a fast path (a power of two is exact anyway; 0 is not normal).
     let by_zero = box_body(1, 0.0);
@@ -145,7 +146,7 @@ fn scaled_body(r: u32, ty: ScalarType, scale: f64) -> Body {
     let (a, b) = if r % 2 == 0 { (sum, sum + 1) } else { (sum + 1, sum) };
     nodes.push(Node::Binary(BinaryOp::Mul, a, b));
     let result = nodes.len() as u32 - 1;
-    Body::new(ty, 1, vec![], r, nodes, result).expect("valid body")
+    Body::new(ty, 1, vec![], r, nodes, vec![result]).expect("valid body")
 }
 
 fn fused(body: &Body) -> usize {
@@ -182,7 +183,7 @@ fn a_sum_from_zero_times_a_positive_constant_becomes_one_fused_operation_and_kee
             };
             every_window(2 * r as usize + 1, |window| {
                 let tap = |_: u32, d: Offset| value(window[(d.along_x() + r as i32) as usize]);
-                let (want, got) = (body.eval(tap, &[]), hoisted.eval(tap, &[]));
+                let (want, got) = (body.eval(tap, &[])[0], hoisted.eval(tap, &[])[0]);
                 assert!(same(want, got), "{ty:?} * {scale}, r = {r}, window {window:?}: {want:?} became {got:?}");
             });
         }
@@ -199,13 +200,13 @@ fn a_sum_from_zero_times_zero_a_negative_constant_or_a_parameter_stays_as_writte
     let mut nodes = scaled_body(1, ScalarType::F32, 2.0).nodes().to_vec();
     let last = nodes.len() - 2;
     nodes[last] = Node::Param(0);
-    let by_param =
-        Body::new(ScalarType::F32, 1, vec![ScalarType::F32], 1, nodes.clone(), nodes.len() as u32 - 1).expect("valid");
+    let by_param = Body::new(ScalarType::F32, 1, vec![ScalarType::F32], 1, nodes.clone(), vec![nodes.len() as u32 - 1])
+        .expect("valid");
     assert_eq!(hoist(&by_param), by_param);
     // Without the zero's -0.0 case the rewrite would be wrong: check that it matters.
     let body = scaled_body(1, ScalarType::F32, 3.0);
     let zeros = |_: u32, _: Offset| Scalar::f32(-0.0);
-    assert_eq!(body.eval(zeros, &[]).bits, 0, "(0.0 + -0.0 + -0.0 + -0.0) * 3.0 is +0.0");
+    assert_eq!(body.eval(zeros, &[])[0].bits, 0, "(0.0 + -0.0 + -0.0 + -0.0) * 3.0 is +0.0");
 }
 
 #[test]

@@ -47,6 +47,10 @@ pub struct Signature {
     pub params: Vec<Param>,
 }
 
+/// Output fields of a stencil function: it returns one element, its one output field (one
+/// output buffer parameter of its kernel).
+const OUTPUT_FIELDS: u32 = 1;
+
 /// A window parameter as declared: its tokens, its kind, its element type's tokens, and that
 /// type if supported.
 struct WindowParam<'a> {
@@ -228,7 +232,7 @@ fn check_param_bytes(dims: Dims, fields: u32, params: &[Param], cx: &mut Ctxt) {
     let scalars: Vec<Vec<ScalarType>> =
         params.iter().map(|p| p.ty.into_iter().flat_map(ParamType::scalars).collect()).collect();
     let listed = names.iter().map(String::as_str).zip(scalars.iter().map(Vec::as_slice));
-    if let Err(e) = validate::parameter_space(dims, fields, listed) {
+    if let Err(e) = validate::parameter_space(dims, fields, OUTPUT_FIELDS, listed) {
         match &e {
             SignatureError::ParamSpace { param, .. } if *param < params.len() => cx.error(&params[*param].name, e),
             _ => cx.error_at(proc_macro2::Span::call_site(), e),

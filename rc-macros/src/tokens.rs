@@ -169,9 +169,9 @@ pub fn body(body: &Body) -> TokenStream {
     let params = body.params().iter().map(|&t| scalar_type(t));
     let radius = radius(body.radius());
     let nodes = body.nodes().iter().map(node);
-    let result = body.result();
+    let results = body.results();
     quote! {
-        ::rc::__private::Body::new(#element, #fields, ::std::vec![#(#params),*], #radius, ::std::vec![#(#nodes),*], #result)
+        ::rc::__private::Body::new(#element, #fields, ::std::vec![#(#params),*], #radius, ::std::vec![#(#nodes),*], ::std::vec![#(#results),*])
     }
 }
 

@@ -1,7 +1,7 @@
 //! The kernel ABI: what a stencil's `.entry` takes, and the argument block a launch passes.
 //!
 //! The parameter list is rc-core's [`KernelParam::list`] (the PTX back end declares it): the
-//! device pointers of every input field and of the output, their lengths, in 2D and 3D the input's
+//! device pointers of every input field and of every output field, their lengths, in 2D and 3D the input's
 //! and then the output's extent along each dimension (outermost first), in 2D the rows a tile
 //! prefetches ahead, then each stencil parameter by value (an array `[T; N]` as `N` consecutive
 //! scalars).
@@ -136,14 +136,16 @@ fn strip_comments(ptx: &str) -> String {
     out
 }
 
-/// The parameter list a kernel of `dims` dimensions with `fields` input fields for `scalars`
-/// must declare ([`KernelParam::list`], which the PTX back end declares), for messages: `.u64
-/// input, .u64 output, .u64 n, .u64 n_out, .f32 p0` in 1D with one field, `.u64 input1` after
-/// `input` for a second, with `.u64 in_y, .u64 in_x, .u64 out_y, .u64 out_x, .u64
+/// The parameter list a kernel of `dims` dimensions with `fields` input fields and `outputs`
+/// output fields for `scalars` must declare ([`KernelParam::list`], which the PTX back end
+/// declares), for messages: `.u64 input, .u64 output, .u64 n, .u64 n_out, .f32 p0` in 1D with
+/// one field of each, `.u64 input1` after `input` for a second input, `.u64 output1` after
+/// `output` for a second output, with `.u64 in_y, .u64 in_x, .u64 out_y, .u64 out_x, .u64
 /// prefetch_rows` after `n_out` in 2D.
-pub(crate) fn expected_signature(dims: Dims, fields: u32, scalars: &[ScalarType]) -> String {
-    let list =
-        KernelParam::list(dims, fields, scalars).into_iter().map(|p| format!(".{} {}", p.ptx_type(), p.suffix()));
+pub(crate) fn expected_signature(dims: Dims, fields: u32, outputs: u32, scalars: &[ScalarType]) -> String {
+    let list = KernelParam::list(dims, fields, outputs, scalars)
+        .into_iter()
+        .map(|p| format!(".{} {}", p.ptx_type(), p.suffix()));
     list.collect::<Vec<_>>().join(", ")
 }
 
@@ -154,27 +156,32 @@ pub(crate) fn describe_params(params: &[PtxParam]) -> String {
 }
 
 /// Whether a kernel declaring `declared` takes the arguments of a `dims`-dimensional stencil
-/// with `fields` input fields and parameters `scalars`: same count, same sizes. Sizes are what
-/// `cuLaunchKernel` goes by; the types are rc-core's to keep consistent.
-pub(crate) fn matches(declared: &[PtxParam], dims: Dims, fields: u32, scalars: &[ScalarType]) -> bool {
-    declared.iter().map(|p| p.bytes).eq(KernelParam::list(dims, fields, scalars).into_iter().map(KernelParam::bytes))
+/// with `fields` input fields, `outputs` output fields and parameters `scalars`: same count,
+/// same sizes. Sizes are what `cuLaunchKernel` goes by; the types are rc-core's to keep
+/// consistent.
+pub(crate) fn matches(declared: &[PtxParam], dims: Dims, fields: u32, outputs: u32, scalars: &[ScalarType]) -> bool {
+    let expected = KernelParam::list(dims, fields, outputs, scalars);
+    declared.iter().map(|p| p.bytes).eq(expected.into_iter().map(KernelParam::bytes))
 }
 
 /// Refuses a kernel whose `.entry` does not declare the parameters a launch of a
-/// `dims`-dimensional stencil with `fields` input fields and parameters `scalars` passes
-/// ([`Error::KernelAbi`]).
+/// `dims`-dimensional stencil with `fields` input fields, `outputs` output fields and
+/// parameters `scalars` passes ([`Error::KernelAbi`]).
+// One argument per part of the signature, besides the names for the message.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn check(
     stencil: &'static str,
     entry: &'static str,
     declared: &[PtxParam],
     dims: Dims,
     fields: u32,
+    outputs: u32,
     scalars: &[ScalarType],
 ) -> Result<(), Error> {
-    if matches(declared, dims, fields, scalars) {
+    if matches(declared, dims, fields, outputs, scalars) {
         return Ok(());
     }
-    let expected = expected_signature(dims, fields, scalars);
+    let expected = expected_signature(dims, fields, outputs, scalars);
     Err(Error::KernelAbi { stencil, entry, expected, got: describe_params(declared) })
 }
 
@@ -206,9 +213,9 @@ fn scalar_slot(scalar: Scalar) -> Slot {
 /// What one launch passes, by meaning; [`KernelArgs::new`] puts it in the kernel's order.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct LaunchValues<'a> {
-    /// The buffers' device addresses: one input per field, the output.
+    /// The buffers' device addresses: one input per input field, one output per output field.
     pub inputs: &'a [u64],
-    pub output: u64,
+    pub outputs: &'a [u64],
     /// The buffers' lengths in elements.
     pub n: u64,
     pub n_out: u64,
@@ -226,12 +233,13 @@ impl KernelArgs {
     pub(crate) fn new(dims: Dims, values: &LaunchValues<'_>) -> KernelArgs {
         let types: Vec<ScalarType> = values.scalars.iter().map(|s| s.ty).collect();
         let wide = |v: u64| Slot(v.to_ne_bytes());
-        let slots = KernelParam::list(dims, values.inputs.len() as u32, &types)
+        let slots = KernelParam::list(dims, values.inputs.len() as u32, values.outputs.len() as u32, &types)
             .into_iter()
             .map(|param| match param {
-                // In bounds: the list has one `Input` per entry of `inputs`.
+                // In bounds: the list has one `Input` per entry of `inputs`, one `Output` per
+                // entry of `outputs`.
                 KernelParam::Input { field } => wide(values.inputs[field as usize]),
-                KernelParam::Output => wide(values.output),
+                KernelParam::Output { field } => wide(values.outputs[field as usize]),
                 KernelParam::Len => wide(values.n),
                 KernelParam::OutputLen => wide(values.n_out),
                 KernelParam::Extent { axis, output } => {
@@ -313,27 +321,34 @@ mod tests {
     fn matching_goes_by_count_and_size() {
         let p = |ty: &str, bytes| PtxParam { ty: ty.into(), bytes };
         let four = vec![p(".u64", 8); 4];
-        assert!(matches(&four, Dims::One, 1, &[]));
+        assert!(matches(&four, Dims::One, 1, 1, &[]));
         let mut with_f32 = four.clone();
         with_f32.push(p(".f32", 4));
-        assert!(matches(&with_f32, Dims::One, 1, &[ScalarType::F32]));
-        assert!(matches(&with_f32, Dims::One, 1, &[ScalarType::U32]));
-        assert!(!matches(&with_f32, Dims::One, 1, &[ScalarType::F64]));
-        assert!(!matches(&with_f32, Dims::One, 1, &[]));
-        assert!(!matches(&four, Dims::One, 1, &[ScalarType::F32]));
+        assert!(matches(&with_f32, Dims::One, 1, 1, &[ScalarType::F32]));
+        assert!(matches(&with_f32, Dims::One, 1, 1, &[ScalarType::U32]));
+        assert!(!matches(&with_f32, Dims::One, 1, 1, &[ScalarType::F64]));
+        assert!(!matches(&with_f32, Dims::One, 1, 1, &[]));
+        assert!(!matches(&four, Dims::One, 1, 1, &[ScalarType::F32]));
         assert_eq!(
-            expected_signature(Dims::One, 1, &[ScalarType::F32, ScalarType::F64]),
+            expected_signature(Dims::One, 1, 1, &[ScalarType::F32, ScalarType::F64]),
             ".u64 input, .u64 output, .u64 n, .u64 n_out, .f32 p0, .f64 p1"
         );
         // A second field's pointer comes after the first's: 5 pointers and lengths, then p0.
         let mut two_fields = vec![p(".u64", 8); 5];
         two_fields.push(p(".f32", 4));
-        assert!(matches(&two_fields, Dims::One, 2, &[ScalarType::F32]));
-        assert!(!matches(&two_fields, Dims::One, 1, &[ScalarType::F32]));
-        assert!(!matches(&with_f32, Dims::One, 2, &[ScalarType::F32]));
+        assert!(matches(&two_fields, Dims::One, 2, 1, &[ScalarType::F32]));
+        assert!(!matches(&two_fields, Dims::One, 1, 1, &[ScalarType::F32]));
+        assert!(!matches(&with_f32, Dims::One, 2, 1, &[ScalarType::F32]));
         assert_eq!(
-            expected_signature(Dims::One, 2, &[ScalarType::F32]),
+            expected_signature(Dims::One, 2, 1, &[ScalarType::F32]),
             ".u64 input, .u64 input1, .u64 output, .u64 n, .u64 n_out, .f32 p0"
+        );
+        // A second output field's pointer comes after the first output's, before the lengths.
+        assert!(matches(&two_fields, Dims::One, 1, 2, &[ScalarType::F32]));
+        assert!(!matches(&with_f32, Dims::One, 1, 2, &[ScalarType::F32]));
+        assert_eq!(
+            expected_signature(Dims::One, 2, 2, &[]),
+            ".u64 input, .u64 input1, .u64 output, .u64 output1, .u64 n, .u64 n_out"
         );
         assert_eq!(describe_params(&with_f32[3..]), "2 parameters: (.u64 (8 bytes), .f32 (4 bytes))");
     }
@@ -343,7 +358,7 @@ mod tests {
         let scalars = [Scalar::f32(-0.0), Scalar::f64(1.5), Scalar::i32(-2), Scalar::u32(7)];
         let values = LaunchValues {
             inputs: &[0x1000],
-            output: 0x2000,
+            outputs: &[0x2000],
             n: 10,
             n_out: 8,
             input_shape: Extent::x(10),
@@ -365,6 +380,10 @@ mod tests {
         let args = KernelArgs::new(Dims::One, &LaunchValues { inputs: &[0x1000, 0x3000], ..values });
         assert_eq!(args.values()[..5], [0x1000, 0x3000, 0x2000, 10, 8]);
         assert_eq!(args.bytes(5)[..4], (-0.0f32).to_bits().to_ne_bytes());
+        // A second output field's address follows the first output's, before the lengths.
+        let args = KernelArgs::new(Dims::One, &LaunchValues { outputs: &[0x2000, 0x4000], ..values });
+        assert_eq!(args.values()[..5], [0x1000, 0x2000, 0x4000, 10, 8]);
+        assert_eq!(args.bytes(5)[..4], (-0.0f32).to_bits().to_ne_bytes());
     }
 
     /// A 2D kernel's list as the PTX back end declares it (`KernelParam::list(Dims::Two, ..)`).
@@ -379,17 +398,17 @@ mod tests {
     fn a_2d_kernel_takes_both_extents_after_the_lengths() {
         let declared = entry_params(&ptx_2d(", .param .f32 k_p0"), "k").expect("parses");
         assert_eq!(declared.len(), 10);
-        assert!(check("blur", "k", &declared, Dims::Two, 1, &[ScalarType::F32]).is_ok());
+        assert!(check("blur", "k", &declared, Dims::Two, 1, 1, &[ScalarType::F32]).is_ok());
         // The same list is not a 1D kernel's, nor a 3D one's.
-        assert!(!matches(&declared, Dims::One, 1, &[ScalarType::F32]));
-        assert!(!matches(&declared, Dims::Three, 1, &[ScalarType::F32]));
+        assert!(!matches(&declared, Dims::One, 1, 1, &[ScalarType::F32]));
+        assert!(!matches(&declared, Dims::Three, 1, 1, &[ScalarType::F32]));
 
         // A 2D kernel declared without its extents (as a 1D one) is refused, saying what a 2D
         // launch passes.
         let one_d =
             entry_params(".entry k(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 d, .param .f32 e)", "k")
                 .expect("parses");
-        let err = check("blur", "k", &one_d, Dims::Two, 1, &[ScalarType::F32]).expect_err("no extents");
+        let err = check("blur", "k", &one_d, Dims::Two, 1, 1, &[ScalarType::F32]).expect_err("no extents");
         assert_eq!(
             err.to_string(),
             "kernel ABI mismatch for stencil `blur`: expected `.entry k` taking (.u64 input, .u64 output, .u64 n, \
@@ -397,7 +416,7 @@ mod tests {
              .u64 (8 bytes), .u64 (8 bytes), .u64 (8 bytes), .f32 (4 bytes))"
         );
         assert_eq!(
-            expected_signature(Dims::Three, 1, &[]),
+            expected_signature(Dims::Three, 1, 1, &[]),
             ".u64 input, .u64 output, .u64 n, .u64 n_out, .u64 in_z, .u64 in_y, .u64 in_x, .u64 out_z, .u64 out_y, \
              .u64 out_x"
         );
@@ -408,7 +427,7 @@ mod tests {
         let scalars = [Scalar::f32(0.25)];
         let values = LaunchValues {
             inputs: &[0x1000],
-            output: 0x2000,
+            outputs: &[0x2000],
             n: 6 * 40,
             n_out: 4 * 38,
             input_shape: Extent::yx(6, 40),

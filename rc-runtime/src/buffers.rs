@@ -1,5 +1,6 @@
-//! The device buffers a launch is given (one input per field, the output): the output must not
-//! overlap an input, and the launch's context must be able to reach them all. `launch` refuses both mistakes before the kernel is loaded or launched.
+//! The device buffers a launch is given (one input per input field, one output per output
+//! field): an output must not overlap an input or another output, and the launch's context must
+//! be able to reach them all. `launch` refuses both mistakes before the kernel is loaded or launched.
 //!
 //! # Overlap
 //! Decided from device addresses alone, with no driver call: rc's kernels need sm_70 and a 64-bit
@@ -48,16 +49,33 @@ pub(crate) fn overlap_bytes(a: (u64, u64), b: (u64, u64)) -> u64 {
     a.1.min(b.1).saturating_sub(a.0.max(b.0))
 }
 
-/// Refuses an output whose bytes overlap those of the input `buffer` ([`Error::Aliasing`]).
-/// Ranges that only touch (one ends where the other starts) are disjoint.
+/// Refuses an output (`written`) whose bytes overlap those of the input `buffer`
+/// ([`Error::Aliasing`]). Ranges that only touch (one ends where the other starts) are disjoint.
 pub(crate) fn check_disjoint(
     stencil: &'static str,
     buffer: &str,
+    written: &str,
     input: (u64, u64),
     output: (u64, u64),
 ) -> Result<(), Error> {
     if overlap_bytes(input, output) > 0 {
-        return Err(Error::Aliasing { stencil, buffer: buffer.to_string(), input, output });
+        let (buffer, written) = (buffer.to_string(), written.to_string());
+        return Err(Error::Aliasing { stencil, buffer, written, input, output });
+    }
+    Ok(())
+}
+
+/// Refuses two outputs, `first` and `second`, whose bytes overlap ([`Error::OutputsOverlap`]).
+pub(crate) fn check_outputs_disjoint(
+    stencil: &'static str,
+    first: &str,
+    second: &str,
+    a: (u64, u64),
+    b: (u64, u64),
+) -> Result<(), Error> {
+    if overlap_bytes(a, b) > 0 {
+        let (first, second) = (first.to_string(), second.to_string());
+        return Err(Error::OutputsOverlap { stencil, first, second, a, b });
     }
     Ok(())
 }
@@ -203,11 +221,12 @@ mod tests {
 
     #[test]
     fn overlapping_buffers_are_refused_with_both_ranges() {
-        assert!(check_disjoint("s", "input", (0x1000, 0x1100), (0x1100, 0x11f8)).is_ok());
-        assert!(check_disjoint("s", "input", (0x1100, 0x11f8), (0x1000, 0x1100)).is_ok());
-        let err = check_disjoint("s", "input", (0x1000, 0x1100), (0x10fc, 0x11f4)).expect_err("4 bytes shared");
+        assert!(check_disjoint("s", "input", "output", (0x1000, 0x1100), (0x1100, 0x11f8)).is_ok());
+        assert!(check_disjoint("s", "input", "output", (0x1100, 0x11f8), (0x1000, 0x1100)).is_ok());
+        let err =
+            check_disjoint("s", "input", "output", (0x1000, 0x1100), (0x10fc, 0x11f4)).expect_err("4 bytes shared");
         assert!(
-            matches!(err, Error::Aliasing { stencil: "s", ref buffer, input: (0x1000, 0x1100), output: (0x10fc, 0x11f4) } if buffer == "input"),
+            matches!(err, Error::Aliasing { stencil: "s", ref buffer, input: (0x1000, 0x1100), output: (0x10fc, 0x11f4), .. } if buffer == "input"),
             "{err:?}"
         );
         assert_eq!(
@@ -217,10 +236,27 @@ mod tests {
              threads read input elements that other threads' outputs overwrite"
         );
         // In place: the same range.
-        assert!(check_disjoint("s", "input", (0x1000, 0x1100), (0x1000, 0x1100)).is_err());
-        // Of several inputs, the one overlapped is named.
-        let err = check_disjoint("s", "input 1", (0x1000, 0x1100), (0x10fc, 0x11f4)).expect_err("4 bytes shared");
-        assert!(err.to_string().contains("overlaps the input 1 buffer (device bytes 0x1000..0x1100)"), "{err}");
+        assert!(check_disjoint("s", "input", "output", (0x1000, 0x1100), (0x1000, 0x1100)).is_err());
+        // Of several inputs, the one overlapped is named; of several outputs, the one writing.
+        let err =
+            check_disjoint("s", "input 1", "output 1", (0x1000, 0x1100), (0x10fc, 0x11f4)).expect_err("4 bytes shared");
+        assert!(
+            err.to_string().contains("the output 1 buffer (device bytes 0x10fc..0x11f4) overlaps the input 1 buffer"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn overlapping_outputs_are_refused_naming_both() {
+        assert!(check_outputs_disjoint("s", "output 0", "output 1", (0x1000, 0x1100), (0x1100, 0x1200)).is_ok());
+        let err = check_outputs_disjoint("s", "output 0", "output 1", (0x1000, 0x1100), (0x1080, 0x1180))
+            .expect_err("128 bytes shared");
+        assert_eq!(
+            err.to_string(),
+            "stencil `s`: the output 0 buffer (device bytes 0x1000..0x1100) overlaps the output 1 buffer (device \
+             bytes 0x1080..0x1180) in 128 bytes; expected disjoint output buffers: each output field's elements are \
+             written by the kernel's threads, in no defined order between fields"
+        );
     }
 
     const CURRENT: usize = 0xc0;

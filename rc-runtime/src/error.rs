@@ -170,17 +170,29 @@ pub enum Error {
     )]
     LaunchBounds { stencil: &'static str, expected: u32, got: u32 },
 
-    /// The output's bytes overlap an input's (two views of one allocation), so it is not
+    /// An output's bytes overlap an input's (two views of one allocation), so it is not
     /// launched: threads would read input elements that other threads have already overwritten,
     /// in no defined order. `input` and `output` are the byte ranges `[start, end)` of the two
-    /// buffers' device addresses; `buffer` names the input (`input`, or `input 1` of several).
+    /// buffers' device addresses; `buffer` names the input (`input`, or `input 1` of several),
+    /// `written` the output (`output`, or `output 1` of several).
     #[error(
-        "stencil `{stencil}`: the output buffer (device bytes {:#x}..{:#x}) overlaps the {buffer} buffer (device \
+        "stencil `{stencil}`: the {written} buffer (device bytes {:#x}..{:#x}) overlaps the {buffer} buffer (device \
          bytes {:#x}..{:#x}) in {} bytes; expected disjoint buffers: a stencil cannot run in place, since its \
          threads read input elements that other threads' outputs overwrite",
         output.0, output.1, input.0, input.1, crate::buffers::overlap_bytes(*input, *output)
     )]
-    Aliasing { stencil: &'static str, buffer: String, input: (u64, u64), output: (u64, u64) },
+    Aliasing { stencil: &'static str, buffer: String, written: String, input: (u64, u64), output: (u64, u64) },
+
+    /// Two output buffers' bytes overlap, so it is not launched: the kernel's threads would
+    /// write both fields' elements to the same bytes, in no defined order. `a` and `b` are the
+    /// byte ranges `[start, end)` of the `first` and `second` outputs' device addresses.
+    #[error(
+        "stencil `{stencil}`: the {first} buffer (device bytes {:#x}..{:#x}) overlaps the {second} buffer (device \
+         bytes {:#x}..{:#x}) in {} bytes; expected disjoint output buffers: each output field's elements are \
+         written by the kernel's threads, in no defined order between fields",
+        a.0, a.1, b.0, b.1, crate::buffers::overlap_bytes(*a, *b)
+    )]
+    OutputsOverlap { stencil: &'static str, first: String, second: String, a: (u64, u64), b: (u64, u64) },
 
     /// The driver reports that a buffer belongs to another CUDA context than the launch's, and
     /// the launch's context cannot reach it (device memory of another context on the same GPU,

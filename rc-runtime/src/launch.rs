@@ -4,8 +4,10 @@
 //!
 //! 1D, 2D and 3D stencils take the same path: a 1D launch is a launch over the shape
 //! `Extent::x(input.len())`, whose checks are the 1D length checks (rc-core's `check_shapes`).
-//! A stencil of several input fields takes one input buffer per field, all of one length
-//! (rc-core's `check_inputs`).
+//! A stencil of several input fields takes one input buffer per field, all of one length, and
+//! one output buffer per output field, all of one length (rc-core's `check_buffers`): the
+//! launch carries its outputs as a list, matched against the kernel's parameters, one element
+//! today.
 
 use std::ptr;
 
@@ -33,22 +35,24 @@ pub(crate) struct Plan {
     pub scalars: Vec<Scalar>,
 }
 
-/// Checks that there is one input per field, each of `inputs` elements and shape `input`, that
-/// an output of `output_len` elements has the shape they call for, and that the grid fits.
+/// Checks that there is one input per input field, each of `inputs` elements and shape
+/// `input`, and one output per output field, each of `outputs` elements, the shape the input
+/// calls for, and that the grid fits.
 pub(crate) fn plan<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
     input: Extent,
     inputs: &[usize],
-    output_len: usize,
+    outputs: &[usize],
     params: &P,
 ) -> Result<Plan, Error> {
     let length = |source| Error::Length { stencil: stencil.name(), source };
     let pattern = stencil.pattern();
     let input_len = inputs.first().copied().unwrap_or(0);
     check_1d_shape(pattern.dims(), input, input_len).map_err(length)?;
-    let output_shape = pattern.check_inputs(input, inputs, stencil.fields(), output_len).map_err(length)?;
-    // `check_shapes` made sure the output has exactly this many elements.
-    let n_out = output_len;
+    let (fields, output_fields) = (stencil.fields(), stencil.output_fields());
+    let output_shape = pattern.check_buffers(input, inputs, fields, outputs, output_fields).map_err(length)?;
+    // `check_buffers` made sure there is an output and every one has exactly this many elements.
+    let n_out = outputs.first().copied().unwrap_or(0);
     let launch = if n_out == 0 { None } else { stencil.launch_shape(input, output_shape).map_err(length)? };
     Ok(Plan { input_shape: input, n: input_len, output_shape, n_out, launch, scalars: params.scalars() })
 }
@@ -62,10 +66,10 @@ pub(crate) fn plans<'a, T: Element, P: Params>(
     kernels: &'a [Stencil<T, P>],
     input: Extent,
     inputs: &[usize],
-    output_len: usize,
+    outputs: &[usize],
     params: &P,
 ) -> Result<Vec<Planned<'a, T, P>>, Error> {
-    kernels.iter().map(|kernel| Ok((kernel, plan(kernel, input, inputs, output_len, params)?))).collect()
+    kernels.iter().map(|kernel| Ok((kernel, plan(kernel, input, inputs, outputs, params)?))).collect()
 }
 
 /// rc-core checks a 1D stencil's 1D launch by the buffers' lengths alone (the 1D API has no
@@ -99,6 +103,15 @@ pub(crate) fn input_name<T: Element, P: Params>(stencil: &Stencil<T, P>, field: 
     match stencil.fields() {
         1 => "input".to_string(),
         _ => format!("input {field}"),
+    }
+}
+
+/// How messages name output field `field`: `output` for a stencil of one output field, `output
+/// 1` of several (numbered from 0 in the order the body returns them).
+pub(crate) fn output_name<T: Element, P: Params>(stencil: &Stencil<T, P>, field: usize) -> String {
+    match stencil.output_fields() {
+        1 => "output".to_string(),
+        _ => format!("output {field}"),
     }
 }
 
@@ -143,39 +156,40 @@ pub(crate) struct RawBuffer {
 /// driver handles and addresses, and has made a `plan` with a launch shape (so shapes and lengths
 /// were checked before any CUDA call). Checks alignment and overlap, then that the stream's
 /// context is current and can reach every buffer, loads the kernel, checks its ABI and block
-/// size, and queues it. `inputs` has one buffer per input field (the plan checked their count
-/// and lengths); they may overlap each other, as the kernel only reads them.
+/// size, and queues it. `inputs` has one buffer per input field and `outputs` one per output
+/// field (the plan checked their counts and lengths); inputs may overlap each other, as the
+/// kernel only reads them, but no output may overlap an input or another output.
 pub(crate) fn launch_planned<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
     plan: &Plan,
     shape: LaunchShape,
     stream: CuStream,
     inputs: &[RawBuffer],
-    output: RawBuffer,
+    outputs: &[RawBuffer],
 ) -> Result<(), Error> {
     let names: Vec<String> = (0..inputs.len()).map(|field| input_name(stencil, field)).collect();
-    for (input, name) in inputs.iter().zip(&names) {
-        check_alignment(stencil, name, input.address)?;
+    let output_names: Vec<String> = (0..outputs.len()).map(|field| output_name(stencil, field)).collect();
+    for (buffer, name) in inputs.iter().chain(outputs).zip(names.iter().chain(&output_names)) {
+        check_alignment(stencil, name, buffer.address)?;
     }
-    check_alignment(stencil, "output", output.address)?;
     let element_bytes = std::mem::size_of::<T>();
-    let output_bytes = buffers::byte_range(output.address, output.len, element_bytes);
-    for (input, name) in inputs.iter().zip(&names) {
-        buffers::check_disjoint(
-            stencil.name(),
-            name,
-            buffers::byte_range(input.address, input.len, element_bytes),
-            output_bytes,
-        )?;
+    let bytes = |buffer: &RawBuffer| buffers::byte_range(buffer.address, buffer.len, element_bytes);
+    for (i, (output, written)) in outputs.iter().zip(&output_names).enumerate() {
+        for (input, name) in inputs.iter().zip(&names) {
+            buffers::check_disjoint(stencil.name(), name, written, bytes(input), bytes(output))?;
+        }
+        for (other, other_name) in outputs.iter().zip(&output_names).skip(i + 1) {
+            buffers::check_outputs_disjoint(stencil.name(), written, other_name, bytes(output), bytes(other))?;
+        }
     }
     let context = context::for_launch(stream)?;
-    for (input, name) in inputs.iter().zip(&names) {
-        buffers::check_reachable(stencil.name(), name, input.address, context)?;
+    for (buffer, name) in inputs.iter().chain(outputs).zip(names.iter().chain(&output_names)) {
+        buffers::check_reachable(stencil.name(), name, buffer.address, context)?;
     }
-    buffers::check_reachable(stencil.name(), "output", output.address, context)?;
     let kernel = module::kernel(context, stencil.name(), stencil.ptx(), stencil.entry())?;
     let types: Vec<ScalarType> = plan.scalars.iter().map(|s| s.ty).collect();
-    kernel.check_abi(stencil.name(), stencil.entry(), stencil.pattern().dims(), stencil.fields(), &types)?;
+    let (dims, fields, output_fields) = (stencil.pattern().dims(), stencil.fields(), stencil.output_fields());
+    kernel.check_abi(stencil.name(), stencil.entry(), dims, fields, output_fields, &types)?;
     check_threads_per_block(
         stencil.name(),
         shape,
@@ -192,16 +206,17 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
         false => 0,
     };
     let addresses: Vec<u64> = inputs.iter().map(|input| input.address).collect();
-    let mut args = kernel_args(stencil, plan, &addresses, output.address, prefetch_rows);
+    let output_addresses: Vec<u64> = outputs.iter().map(|output| output.address).collect();
+    let mut args = kernel_args(stencil, plan, &addresses, &output_addresses, prefetch_rows);
     let mut pointers = args.pointers();
     // SAFETY: the function belongs to the current context (looked up with it) and stays loaded
     // while `kernel` lives; the argument block matches the parameter list the entry declares
     // (checked above); the buffers are live device allocations of the lengths passed (the back
     // ends take them from their buffer types, and the plan checked that the shapes have exactly
     // those element counts), which the driver did not report as another context's (checked
-    // above), and the output's bytes are disjoint from the inputs' (checked above: cust's
-    // `DeviceSlice` is `Copy`, so an exclusive borrow alone does not prove that). The driver
-    // copies the arguments before returning.
+    // above), and each output's bytes are disjoint from the inputs' and the other outputs'
+    // (checked above: cust's `DeviceSlice` is `Copy`, so an exclusive borrow alone does not prove
+    // that). The driver copies the arguments before returning.
     let code = unsafe {
         driver::cuLaunchKernel(
             kernel.function(),
@@ -234,19 +249,19 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
     })
 }
 
-/// The argument block of `plan`'s launch over the input buffers at `inputs` (one per field) and
-/// the output at `output`, a 2D tile prefetching `prefetch_rows` rows ahead, in the order of the
-/// stencil's kernel parameter list.
+/// The argument block of `plan`'s launch over the input buffers at `inputs` (one per input
+/// field) and the output buffers at `outputs` (one per output field), a 2D tile prefetching
+/// `prefetch_rows` rows ahead, in the order of the stencil's kernel parameter list.
 pub(crate) fn kernel_args<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
     plan: &Plan,
     inputs: &[u64],
-    output: u64,
+    outputs: &[u64],
     prefetch_rows: u64,
 ) -> KernelArgs {
     let values = LaunchValues {
         inputs,
-        output,
+        outputs,
         n: plan.n as u64,
         n_out: plan.n_out as u64,
         input_shape: plan.input_shape,
@@ -265,7 +280,7 @@ mod tests {
     use super::*;
 
     fn body() -> Result<Body, BodyError> {
-        Body::new(ScalarType::F32, 1, vec![ScalarType::F32], 2, vec![Node::Tap(0, rc_core::Offset::x(0))], 0)
+        Body::new(ScalarType::F32, 1, vec![ScalarType::F32], 2, vec![Node::Tap(0, rc_core::Offset::x(0))], vec![0])
     }
     fn reference(w: &[Window<'_, f32>], _: (f32,)) -> f32 {
         w[0][0]
@@ -372,7 +387,7 @@ mod tests {
     fn body_two_fields() -> Result<Body, BodyError> {
         let nodes =
             vec![Node::Tap(0, Offset::x(0)), Node::Tap(1, Offset::x(2)), Node::Binary(rc_core::BinaryOp::Add, 0, 1)];
-        Body::new(ScalarType::F32, 2, vec![ScalarType::F32], 2, nodes, 2)
+        Body::new(ScalarType::F32, 2, vec![ScalarType::F32], 2, nodes, vec![2])
     }
     fn reference_two_fields(w: &[Window<'_, f32>], _: (f32,)) -> f32 {
         w[0][0] + w[1][2]
@@ -391,7 +406,7 @@ mod tests {
 
     #[test]
     fn every_input_field_is_checked_before_any_cuda_call_and_passed_in_order() {
-        let err = plan(&TWO_FIELDS, Extent::x(10), &[10], 6, &(1.0,)).expect_err("one input for two windows");
+        let err = plan(&TWO_FIELDS, Extent::x(10), &[10], &[6], &(1.0,)).expect_err("one input for two windows");
         assert!(
             matches!(err, Error::Length { source: LengthError::InputCount { expected: 2, got: 1 }, .. }),
             "{err:?}"
@@ -400,16 +415,37 @@ mod tests {
             err.to_string(),
             "stencil `t`: expected 2 inputs (one per window the function declares, in order), got 1"
         );
-        let err = plan(&TWO_FIELDS, Extent::x(10), &[10, 9], 6, &(1.0,)).expect_err("input 1 is shorter");
+        let err = plan(&TWO_FIELDS, Extent::x(10), &[10, 9], &[6], &(1.0,)).expect_err("input 1 is shorter");
         assert_eq!(
             err.to_string(),
             "stencil `t`: input 1 has 9 elements, expected 10 as input 0 has: a stencil's inputs share one length (one \
              shape in 2D and 3D), numbered from 0 in the order the windows are declared"
         );
-        let plan = plan(&TWO_FIELDS, Extent::x(10), &[10, 10], 6, &(0.5,)).expect("fits");
-        let args = kernel_args(&TWO_FIELDS, &plan, &[0x7000_0000, 0x9000_0000], 0x8000_0000, 0);
+        let plan = plan(&TWO_FIELDS, Extent::x(10), &[10, 10], &[6], &(0.5,)).expect("fits");
+        let args = kernel_args(&TWO_FIELDS, &plan, &[0x7000_0000, 0x9000_0000], &[0x8000_0000], 0);
         assert_eq!(args.values()[..5], [0x7000_0000, 0x9000_0000, 0x8000_0000, 10, 6]);
         assert_eq!((input_name(&TWO_FIELDS, 1), input_name(&VALID, 0)), ("input 1".to_string(), "input".to_string()));
+    }
+
+    #[test]
+    fn the_outputs_are_a_list_checked_against_the_output_fields_before_any_cuda_call() {
+        // One output field: a list of one buffer, neither none nor two.
+        let err = plan(&VALID, Extent::x(10), &[10], &[6, 6], &(1.0,)).expect_err("two outputs for one field");
+        assert!(
+            matches!(err, Error::Length { source: LengthError::OutputCount { expected: 1, got: 2 }, .. }),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "stencil `s`: expected 1 output (one per output field, in the order the body returns them), got 2"
+        );
+        let err = plan(&VALID, Extent::x(10), &[10], &[], &(1.0,)).expect_err("no output");
+        assert!(matches!(err, Error::Length { source: LengthError::OutputCount { expected: 1, got: 0 }, .. }));
+        // The output buffers' addresses go where the kernel's `Output` parameters are.
+        let plan = plan(&VALID, Extent::x(10), &[10], &[6], &(1.0,)).expect("fits");
+        let args = kernel_args(&VALID, &plan, &[0x7000_0000], &[0x8000_0000], 0);
+        assert_eq!(args.values()[..4], [0x7000_0000, 0x8000_0000, 10, 6]);
+        assert_eq!(output_name(&VALID, 0), "output");
     }
 
     fn plan_empty() -> Plan {
@@ -423,12 +459,19 @@ mod tests {
         output_len: usize,
         params: &P,
     ) -> Result<Plan, Error> {
-        plan(stencil, Extent::x(input_len), &[input_len], output_len, params)
+        plan(stencil, Extent::x(input_len), &[input_len], &[output_len], params)
     }
 
     // 2D and 3D: the body is never evaluated here, but it is a 2D (3D) body, as the macro's.
     fn body_2d() -> Result<Body, BodyError> {
-        Body::new(ScalarType::F32, 1, vec![ScalarType::F32], Radius::yx(1, 1), vec![Node::Tap(0, Offset::yx(0, 0))], 0)
+        Body::new(
+            ScalarType::F32,
+            1,
+            vec![ScalarType::F32],
+            Radius::yx(1, 1),
+            vec![Node::Tap(0, Offset::yx(0, 0))],
+            vec![0],
+        )
     }
     fn body_3d() -> Result<Body, BodyError> {
         Body::new(
@@ -437,7 +480,7 @@ mod tests {
             vec![ScalarType::F32],
             Radius::zyx(1, 1, 1),
             vec![Node::Tap(0, Offset::zyx(0, 0, 0))],
-            0,
+            vec![0],
         )
     }
     const fn grid(name: &'static str, pattern: Pattern, body: fn() -> Result<Body, BodyError>) -> Stencil<f32, (f32,)> {
@@ -457,14 +500,14 @@ mod tests {
     /// The plan's argument block as `u64`s, the stencil parameters left out; 2D tiles prefetch
     /// 48 rows ahead.
     fn extents_block<P: Params>(stencil: &Stencil<f32, P>, plan: &Plan) -> Vec<u64> {
-        let args = kernel_args(stencil, plan, &[0x7000_0000], 0x8000_0000, 48);
+        let args = kernel_args(stencil, plan, &[0x7000_0000], &[0x8000_0000], 48);
         let values = args.values();
         values[..values.len() - plan.scalars.len()].to_vec()
     }
 
     #[test]
     fn a_2d_plan_has_both_shapes_the_blocks_and_the_extents_in_kernel_order() {
-        let plan = plan(&CLAMP_2D, Extent::yx(100, 2000), &[200_000], 200_000, &(0.5,)).expect("fits");
+        let plan = plan(&CLAMP_2D, Extent::yx(100, 2000), &[200_000], &[200_000], &(0.5,)).expect("fits");
         assert_eq!(plan.input_shape, Extent::yx(100, 2000));
         assert_eq!(plan.output_shape, Extent::yx(100, 2000));
         assert_eq!((plan.n, plan.n_out), (200_000, 200_000));
@@ -476,10 +519,10 @@ mod tests {
             extents_block(&CLAMP_2D, &plan),
             [0x7000_0000, 0x8000_0000, 200_000, 200_000, 100, 2000, 100, 2000, 48]
         );
-        assert_eq!(kernel_args(&CLAMP_2D, &plan, &[0], 0, 0).bytes(9)[..4], 0.5f32.to_bits().to_ne_bytes());
+        assert_eq!(kernel_args(&CLAMP_2D, &plan, &[0], &[0], 0).bytes(9)[..4], 0.5f32.to_bits().to_ne_bytes());
 
         // `valid` shrinks each dimension by twice its radius: the output's extents differ.
-        let plan = super::plan(&VALID_2D, Extent::yx(10, 40), &[400], 8 * 38, &(0.5,)).expect("fits");
+        let plan = super::plan(&VALID_2D, Extent::yx(10, 40), &[400], &[8 * 38], &(0.5,)).expect("fits");
         assert_eq!(plan.output_shape, Extent::yx(8, 38));
         assert_eq!(plan.launch, Some(LaunchShape::linear(1, 256)));
         assert_eq!(extents_block(&VALID_2D, &plan), [0x7000_0000, 0x8000_0000, 400, 304, 10, 40, 8, 38, 48]);
@@ -487,14 +530,14 @@ mod tests {
 
     #[test]
     fn a_3d_plan_has_both_shapes_the_blocks_and_the_extents_in_kernel_order() {
-        let plan = plan(&ZERO_3D, Extent::zyx(5, 9, 130), &[5 * 9 * 130], 5 * 9 * 130, &(1.0,)).expect("fits");
+        let plan = plan(&ZERO_3D, Extent::zyx(5, 9, 130), &[5 * 9 * 130], &[5 * 9 * 130], &(1.0,)).expect("fits");
         assert_eq!(plan.output_shape, Extent::zyx(5, 9, 130));
         // 3 tile planes x 3 tile rows x 3 tiles along x = 27 tiles, numbered row-major: 4 blocks
         // of 8 warps.
         assert_eq!(plan.launch, Some(LaunchShape::linear(4, 256)));
         assert_eq!(extents_block(&ZERO_3D, &plan), [0x7000_0000, 0x8000_0000, 5850, 5850, 5, 9, 130, 5, 9, 130]);
 
-        let plan = super::plan(&VALID_3D, Extent::zyx(4, 6, 40), &[960], 2 * 4 * 38, &(1.0,)).expect("fits");
+        let plan = super::plan(&VALID_3D, Extent::zyx(4, 6, 40), &[960], &[2 * 4 * 38], &(1.0,)).expect("fits");
         assert_eq!(plan.output_shape, Extent::zyx(2, 4, 38));
         assert_eq!(plan.launch, Some(LaunchShape::linear(1, 256)));
         assert_eq!(extents_block(&VALID_3D, &plan), [0x7000_0000, 0x8000_0000, 960, 304, 4, 6, 40, 2, 4, 38]);
@@ -511,7 +554,7 @@ mod tests {
     #[test]
     fn every_shape_error_says_what_was_expected_before_any_cuda_call() {
         let message = |stencil: &Stencil<f32, (f32,)>, shape: Extent, input_len, output_len| {
-            let err = plan(stencil, shape, &[input_len], output_len, &(1.0,)).expect_err("refused");
+            let err = plan(stencil, shape, &[input_len], &[output_len], &(1.0,)).expect_err("refused");
             assert!(matches!(err, Error::Length { .. }), "{err:?}");
             err.to_string()
         };

@@ -77,16 +77,20 @@ impl Kernel {
     }
 
     /// Whether the entry takes the arguments of a `dims`-dimensional stencil with `fields` input
-    /// fields and parameters of types `scalars` ([`Error::KernelAbi`] if not).
+    /// fields, `outputs` output fields and parameters of types `scalars` ([`Error::KernelAbi`]
+    /// if not).
+    // One argument per part of the signature, besides the names for the message.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn check_abi(
         &self,
         stencil: &'static str,
         entry: &'static str,
         dims: Dims,
         fields: u32,
+        outputs: u32,
         scalars: &[ScalarType],
     ) -> Result<(), Error> {
-        abi::check(stencil, entry, &self.params, dims, fields, scalars)
+        abi::check(stencil, entry, &self.params, dims, fields, outputs, scalars)
     }
 }
 

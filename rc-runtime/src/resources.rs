@@ -275,7 +275,7 @@ mod tests {
     use super::*;
 
     fn body() -> Result<Body, BodyError> {
-        Body::new(ScalarType::F32, 1, vec![], 1, vec![Node::Tap(0, rc_core::Offset::x(0))], 0)
+        Body::new(ScalarType::F32, 1, vec![], 1, vec![Node::Tap(0, rc_core::Offset::x(0))], vec![0])
     }
     fn reference(w: &[Window<'_, f32>], _: ()) -> f32 {
         w[0][0]

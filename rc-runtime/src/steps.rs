@@ -176,10 +176,10 @@ pub(crate) fn queue<T: Element, P: Params>(
     stream: CuStream,
     side: &mut Option<SideStream>,
     inputs: &[RawBuffer],
-    output: RawBuffer,
+    outputs: &[RawBuffer],
 ) -> Result<(), Error> {
     let launch = |(kernel, plan): &Planned<'_, T, P>, on: CuStream| match plan.launch {
-        Some(shape) => launch_planned(kernel, plan, shape, on, inputs, output),
+        Some(shape) => launch_planned(kernel, plan, shape, on, inputs, outputs),
         None => Ok(()),
     };
     let Some((first, beside)) = plans.split_first() else {
@@ -235,10 +235,13 @@ pub(crate) fn launches<T: Element, P: Params>(
     if shape.dims() != pattern.dims() {
         return Err(length(LengthError::Dimensions { expected: pattern.dims(), got: shape.dims() }));
     }
+    // The state's one field (`a`, stepped in place of input field 0) and its final value, one
+    // output field.
     let lens: Vec<usize> = std::iter::once(a_len).chain(coefficients.iter().copied()).collect();
     let out = time_steps::steps_output_shape(&pattern, shape, steps).map_err(length)?;
-    time_steps::check_steps_inputs(&pattern, shape, &lens, stencil.fields(), out.len().unwrap_or(0), steps)
-        .map_err(length)?;
+    let outputs = [out.len().unwrap_or(0)];
+    let (fields, output_fields) = (stencil.fields(), stencil.output_fields());
+    time_steps::check_steps_inputs(&pattern, shape, &lens, fields, &outputs, output_fields, steps).map_err(length)?;
     let plan = StepPlan::new(
         steps,
         stencil.steps_per_launch().map_err(|source| Error::Program { stencil: stencil.name(), source })?,

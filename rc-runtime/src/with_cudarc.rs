@@ -19,70 +19,71 @@ use crate::launch::{self, output_shape, plan, RawBuffer};
 use crate::side_stream::SideStream;
 use crate::steps::{self, CoefficientPart, Holds, StepRun};
 
-/// Launches `stencil` over `inputs` into `output` on `stream`, asynchronously: it returns once
-/// the launch is queued, and `output` is written when the stream gets there. The inputs (one per
-/// input field, in the order the windows are declared: `&[&input]` for one) and `output` are
-/// cudarc `CudaSlice`s or views of them (`slice(..)`, `slice_mut(..)`); buffers used on other
-/// streams are ordered against this one as cudarc does for its own launches.
+/// Launches `stencil` over `inputs` into `outputs` on `stream`, asynchronously: it returns once
+/// the launch is queued, and the outputs are written when the stream gets there. The inputs (one
+/// per input field, in the order the windows are declared: `&[&input]` for one) and the outputs
+/// (one per output field: `&mut [&mut output]` for the one a stencil has today) are cudarc
+/// `CudaSlice`s or views of them (`slice(..)`, `slice_mut(..)`); buffers used on other streams
+/// are ordered against this one as cudarc does for its own launches.
 ///
-/// The same rules as [`crate::launch`]: the inputs all of one length, `output` of exactly
+/// The same rules as [`crate::launch`]: the inputs all of one length, each output of exactly
 /// `stencil.output_len(len)` elements (an empty output launches nothing), not overlapping an
-/// input ([`Error::Aliasing`]), every buffer reachable from the stream's context
+/// input ([`Error::Aliasing`]) or another output ([`Error::OutputsOverlap`]), every buffer
+/// reachable from the stream's context
 /// ([`Error::ForeignBuffer`]), vector distributions need 16-byte aligned buffers
 /// ([`Error::Misaligned`]), and the context must be a primary one (`CudaContext::new`). The
 /// stream's context is made current on this thread, as cudarc's own launches do.
 ///
 /// This is [`launch_cudarc_grid`] over the shape `[len]`.
-pub fn launch_cudarc<T, P, O>(
+pub fn launch_cudarc<T, P>(
     stencil: &Stencil<T, P>,
     stream: &CudaStream,
     inputs: &[&dyn DevicePtr<T>],
-    output: &mut O,
+    outputs: &mut [&mut dyn DevicePtrMut<T>],
     params: P,
 ) -> Result<(), Error>
 where
     T: Element + DeviceRepr,
     P: Params,
-    O: DevicePtrMut<T>,
 {
     let shape = Extent::x(inputs.first().map_or(0, |input| input.len()));
-    launch_cudarc_grid(stencil, stream, inputs, output, shape, params)
+    launch_cudarc_grid(stencil, stream, inputs, outputs, shape, params)
 }
 
-/// Launches `stencil` over `inputs`, grids of shape `shape` (one per input field), into `output`
-/// on `stream`, asynchronously, as [`launch_cudarc`] does for 1D.
+/// Launches `stencil` over `inputs`, grids of shape `shape` (one per input field), into
+/// `outputs` (one grid per output field) on `stream`, asynchronously, as [`launch_cudarc`] does
+/// for 1D.
 ///
 /// The same shapes as cust's `launch_grid`: `shape` is the inputs', outermost first (`[len]`,
 /// `[rows, cols]` or `[depth, rows, cols]`, as many dimensions as the stencil); the grids are
-/// contiguous and row-major, x fastest, with no padding between rows; `output` has exactly the
-/// element count of `stencil.output_shape(shape)`. Shape errors are [`Error::Length`], before
+/// contiguous and row-major, x fastest, with no padding between rows; each output has exactly
+/// the element count of `stencil.output_shape(shape)`. Shape errors are [`Error::Length`], before
 /// any CUDA call. Rows are packed, not pitched, so the kernels of vector distributions use
 /// 16-byte vector loads (stores) only where an input (output) row is a whole number of 16-byte
 /// vectors, and a slower element-wise path otherwise, with the same results.
-pub fn launch_cudarc_grid<T, P, O>(
+pub fn launch_cudarc_grid<T, P>(
     stencil: &Stencil<T, P>,
     stream: &CudaStream,
     inputs: &[&dyn DevicePtr<T>],
-    output: &mut O,
+    outputs: &mut [&mut dyn DevicePtrMut<T>],
     shape: impl Into<Extent>,
     params: P,
 ) -> Result<(), Error>
 where
     T: Element + DeviceRepr,
     P: Params,
-    O: DevicePtrMut<T>,
 {
-    launch_kernels(std::slice::from_ref(stencil), stream, inputs, output, shape.into(), params, &mut None)
+    launch_kernels(std::slice::from_ref(stencil), stream, inputs, outputs, shape.into(), params, &mut None)
 }
 
 /// Launches `kernels` (one, or a split fused launch's two: `steps::queue`) over the same
 /// buffers, ordered as [`launch_cudarc_grid`] orders one: the buffers' cudarc events are
 /// waited for and recorded on `stream`, which the side stream forks from and joins.
-fn launch_kernels<T, P, O>(
+fn launch_kernels<T, P>(
     kernels: &[Stencil<T, P>],
     stream: &CudaStream,
     inputs: &[&dyn DevicePtr<T>],
-    output: &mut O,
+    outputs: &mut [&mut dyn DevicePtrMut<T>],
     shape: Extent,
     params: P,
     side: &mut Option<SideStream>,
@@ -90,16 +91,15 @@ fn launch_kernels<T, P, O>(
 where
     T: Element + DeviceRepr,
     P: Params,
-    O: DevicePtrMut<T>,
 {
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
-    let plans = launch::plans(kernels, shape, &lens, output.len(), &params)?;
+    let output_lens: Vec<usize> = outputs.iter().map(|output| output.len()).collect();
+    let plans = launch::plans(kernels, shape, &lens, &output_lens, &params)?;
     if plans.iter().all(|(_, plan)| plan.launch.is_none()) {
         return Ok(());
     }
     let context = stream.context();
     context.bind_to_thread().map_err(|e| Error::cudarc("making the stream's context current (cuCtxSetCurrent)", e))?;
-    let output_len = output.len();
     // The guards record, when dropped after the launch is queued, that `stream` used the buffers.
     let (raw_inputs, inputs_used): (Vec<RawBuffer>, Vec<_>) = inputs
         .iter()
@@ -108,19 +108,25 @@ where
             (RawBuffer { address, len: input.len() }, used)
         })
         .unzip();
-    let (output_address, output_used) = output.device_ptr_mut(stream);
-    let output = RawBuffer { address: output_address, len: output_len };
+    let (raw_outputs, outputs_used): (Vec<RawBuffer>, Vec<_>) = outputs
+        .iter_mut()
+        .zip(output_lens)
+        .map(|(output, len)| {
+            let (address, used) = output.device_ptr_mut(stream);
+            (RawBuffer { address, len }, used)
+        })
+        .unzip();
     // Waiting for the buffers' other streams is recorded as the context's error, not returned.
     let launched = context
         .check_err()
         .map_err(|e| Error::cudarc("ordering the buffers' streams before the launch", e))
-        .and_then(|()| steps::queue(&plans, stream.cu_stream().cast(), side, &raw_inputs, output));
+        .and_then(|()| steps::queue(&plans, stream.cu_stream().cast(), side, &raw_inputs, &raw_outputs));
     if launched.is_err() {
         // Nothing was queued (a split launch's queued kernel is joined into `stream` already),
         // so there is no use to record; recording one would also fail for a buffer of another
         // context (its events belong to that context, not the stream's).
         std::mem::forget(inputs_used);
-        std::mem::forget(output_used);
+        std::mem::forget(outputs_used);
     }
     launched
 }
@@ -161,7 +167,8 @@ where
     let shape = shape.into();
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
     let (_, n_out) = output_shape(stencil, shape, lens.first().copied().unwrap_or(0))?;
-    if plan(stencil, shape, &lens, n_out, &params)?.launch.is_none() {
+    // The stencil's one output field ([`Stencil::output_fields`]).
+    if plan(stencil, shape, &lens, &[n_out], &params)?.launch.is_none() {
         return Ok(Vec::new());
     }
     let stream = run_stream()?;
@@ -177,7 +184,7 @@ where
         .alloc_zeros::<T>(n_out)
         .map_err(|e| Error::cudarc(format!("allocating {n_out} output elements on the GPU"), e))?;
     let device_inputs: Vec<&dyn DevicePtr<T>> = device_inputs.iter().map(|input| input as &dyn DevicePtr<T>).collect();
-    launch_cudarc_grid(stencil, &stream, &device_inputs, &mut device_output, shape, params)?;
+    launch_cudarc_grid(stencil, &stream, &device_inputs, &mut [&mut device_output], shape, params)?;
     stream
         .synchronize()
         .map_err(|e| Error::cudarc(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;
@@ -307,7 +314,7 @@ where
             .collect();
         let mut launch_one = |state: &dyn DevicePtr<T>, output: &mut CudaViewMut<'_, T>| {
             let inputs: Vec<&dyn DevicePtr<T>> = std::iter::once(state).chain(coefficients.iter().copied()).collect();
-            launch_kernels(kernels, stream, &inputs, output, step.input_shape, params, &mut side)
+            launch_kernels(kernels, stream, &inputs, &mut [output], step.input_shape, params, &mut side)
         };
         match step.from {
             Holds::A => launch_one(&a.slice(..step.input_len), &mut b.slice_mut(..step.output_len))?,

@@ -61,15 +61,17 @@ macro_rules! on_device_as_bits {
 #[cfg(feature = "half")]
 on_device_as_bits!(half::f16, half::bf16);
 
-/// Launches `stencil` over `inputs` into `output` on `stream`, asynchronously: it returns once
-/// the launch is queued, and `output` is written when the stream gets there (synchronise the
-/// stream or record an event before reading it).
+/// Launches `stencil` over `inputs` into `outputs` on `stream`, asynchronously: it returns once
+/// the launch is queued, and the outputs are written when the stream gets there (synchronise
+/// the stream or record an event before reading them).
 ///
 /// `inputs` has one buffer per input field (`stencil.fields()`, one per window the function
 /// declares, in order: `&[&input]` for one), all of one length ([`Error::Length`] otherwise).
-/// `output` must have exactly `stencil.output_len(len)` elements; an empty output launches
-/// nothing. `output` must not overlap an input ([`Error::Aliasing`]; inputs may overlap each
-/// other), and every buffer must be memory the stream's context can reach
+/// `outputs` has one buffer per output field (`stencil.output_fields()`: `&mut [&mut output]`
+/// for the one a stencil has today), each of exactly `stencil.output_len(len)` elements; an
+/// empty output launches nothing. An output must not overlap an input ([`Error::Aliasing`];
+/// inputs may overlap each other) or another output ([`Error::OutputsOverlap`]), and every
+/// buffer must be memory the stream's context can reach
 /// ([`Error::ForeignBuffer`] when the driver reports device memory of another context that this
 /// one cannot map). The stream's context must be current on this thread and must be a primary
 /// context (cust's `Context`, `quick_init`). The first launch in a context compiles the PTX for
@@ -80,7 +82,7 @@ pub fn launch<T, D, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
     inputs: &[&DeviceSlice<D>],
-    output: &mut DeviceSlice<D>,
+    outputs: &mut [&mut DeviceSlice<D>],
     params: P,
 ) -> Result<(), Error>
 where
@@ -89,16 +91,16 @@ where
     P: Params,
 {
     let shape = Extent::x(inputs.first().map_or(0, |input| input.len()));
-    launch_grid(stencil, stream, inputs, output, shape, params)
+    launch_grid(stencil, stream, inputs, outputs, shape, params)
 }
 
 /// Launches `stencil` over `inputs`, grids of shape `shape` (one per input field), into
-/// `output` on `stream`, asynchronously, as [`launch`] does for 1D.
+/// `outputs` (one grid per output field) on `stream`, asynchronously, as [`launch`] does for 1D.
 ///
 /// `shape` is the inputs' shape, outermost first: `[len]`, `[rows, cols]` or `[depth, rows,
 /// cols]`, with as many dimensions as the stencil. The grids are contiguous and row-major, x
 /// (the last component) fastest, with no padding between rows: each input has exactly the
-/// shape's element count, and `output` exactly that of `stencil.output_shape(shape)` (each dimension
+/// shape's element count, and each output exactly that of `stencil.output_shape(shape)` (each dimension
 /// shrunk by twice its radius under `valid`, the same shape under the other boundaries).
 /// Wrong counts, a shape with another number of dimensions, an empty dimension, or one
 /// shorter than a window under `valid` are refused with [`Error::Length`] before any CUDA call.
@@ -115,7 +117,7 @@ pub fn launch_grid<T, D, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
     inputs: &[&DeviceSlice<D>],
-    output: &mut DeviceSlice<D>,
+    outputs: &mut [&mut DeviceSlice<D>],
     shape: impl Into<Extent>,
     params: P,
 ) -> Result<(), Error>
@@ -125,11 +127,13 @@ where
     P: Params,
 {
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
-    let plan = plan(stencil, shape.into(), &lens, output.len(), &params)?;
+    let output_lens: Vec<usize> = outputs.iter().map(|output| output.len()).collect();
+    let plan = plan(stencil, shape.into(), &lens, &output_lens, &params)?;
     let Some(launch) = plan.launch else {
         return Ok(());
     };
-    launch_planned(stencil, &plan, launch, stream.as_inner().cast(), &raw_inputs(inputs), raw(output))
+    let raw_outputs: Vec<RawBuffer> = outputs.iter().map(|output| raw(output)).collect();
+    launch_planned(stencil, &plan, launch, stream.as_inner().cast(), &raw_inputs(inputs), &raw_outputs)
 }
 
 /// A buffer as the driver sees it.
@@ -179,7 +183,8 @@ where
     let shape = shape.into();
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
     let (_, n_out) = output_shape(stencil, shape, lens.first().copied().unwrap_or(0))?;
-    let planned = plan(stencil, shape, &lens, n_out, &params)?;
+    // The stencil's one output field ([`Stencil::output_fields`]).
+    let planned = plan(stencil, shape, &lens, &[n_out], &params)?;
     if planned.launch.is_none() {
         return Ok(Vec::new());
     }
@@ -206,7 +211,7 @@ where
         |buffer: &DeviceSlice<u8>| RawBuffer { address: buffer.as_device_ptr().as_raw(), len: buffer.len() / bytes };
     let raw_inputs: Vec<RawBuffer> = device_inputs.iter().map(|input| raw(input)).collect();
     if let Some(launch) = planned.launch {
-        launch_planned(stencil, &planned, launch, stream.as_inner().cast(), &raw_inputs, raw(&device_output))?;
+        launch_planned(stencil, &planned, launch, stream.as_inner().cast(), &raw_inputs, &[raw(&device_output)])?;
     }
     stream
         .synchronize()
@@ -335,8 +340,8 @@ where
         }
         let inputs: Vec<&DeviceSlice<D>> = std::iter::once(&state).chain(&windows).collect();
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
-        let plans = launch::plans(kernels, step.input_shape, &lens, output.len(), &params)?;
-        steps::queue(&plans, stream.as_inner().cast(), &mut side, &raw_inputs(&inputs), raw(&output))?;
+        let plans = launch::plans(kernels, step.input_shape, &lens, &[output.len()], &params)?;
+        steps::queue(&plans, stream.as_inner().cast(), &mut side, &raw_inputs(&inputs), &[raw(&output)])?;
     }
     if !copies.is_empty() {
         stream.synchronize().map_err(|e| {

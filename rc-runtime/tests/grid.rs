@@ -84,7 +84,8 @@ fn launch_grid_on_cust_buffers() {
     let input = input(28);
     let device_input = DeviceBuffer::from_slice(&input).expect("copy in");
     let mut device_output = DeviceBuffer::from_slice(&[f32::NAN; 10]).expect("alloc");
-    rc_runtime::launch_grid(&ECHO_2D, &stream, &[&device_input], &mut device_output, [4, 7], (-2.5,)).expect("launch");
+    rc_runtime::launch_grid(&ECHO_2D, &stream, &[&device_input], &mut [&mut device_output], [4, 7], (-2.5,))
+        .expect("launch");
     stream.synchronize().expect("sync");
     let got = device_output.as_host_vec().expect("copy out");
     assert!(got[9].is_nan(), "the kernel writes 9 outputs: {got:?}");
@@ -92,7 +93,7 @@ fn launch_grid_on_cust_buffers() {
 
     // The output must have the output shape's element count: refused before the launch.
     let mut wrong = DeviceBuffer::from_slice(&[0.0f32; 24]).expect("alloc");
-    let err = rc_runtime::launch_grid(&ECHO_2D, &stream, &[&device_input], &mut wrong, [4, 7], (1.0,))
+    let err = rc_runtime::launch_grid(&ECHO_2D, &stream, &[&device_input], &mut [&mut wrong], [4, 7], (1.0,))
         .expect_err("24 outputs");
     assert_eq!(
         err.to_string(),
@@ -118,7 +119,7 @@ fn launch_cudarc_grid_and_run_cudarc_grid() {
     let stream = CudaContext::new(0).expect("context").new_stream().expect("stream");
     let device_input = stream.clone_htod(&input).expect("copy in");
     let mut device_output = stream.alloc_zeros::<f32>(10).expect("alloc");
-    rc_runtime::launch_cudarc_grid(&ECHO_2D, &stream, &[&device_input], &mut device_output, [4, 7], (3.0,))
+    rc_runtime::launch_cudarc_grid(&ECHO_2D, &stream, &[&device_input], &mut [&mut device_output], [4, 7], (3.0,))
         .expect("launch");
     assert_eq!(stream.clone_dtoh(&device_output).expect("copy out"), echoed(&gpu, &input, 3.0, 0.0));
 }

@@ -90,10 +90,10 @@ fn launch_is_asynchronous_on_the_callers_stream_and_loads_once() {
     let device_input = DeviceBuffer::from_slice(&input).expect("copy in");
     let mut device_output = DeviceBuffer::from_slice(&vec![0.0f32; 4998]).expect("alloc");
 
-    rc_runtime::launch(&BOX3, &stream, &[&device_input], &mut device_output, (2.0,)).expect("first launch");
+    rc_runtime::launch(&BOX3, &stream, &[&device_input], &mut [&mut device_output], (2.0,)).expect("first launch");
     let cached = rc_runtime::cached_kernel_count();
     for _ in 0..10 {
-        rc_runtime::launch(&BOX3, &stream, &[&device_input], &mut device_output, (3.0,)).expect("launch");
+        rc_runtime::launch(&BOX3, &stream, &[&device_input], &mut [&mut device_output], (3.0,)).expect("launch");
     }
     assert_eq!(rc_runtime::cached_kernel_count(), cached, "repeated launches must not load the module again");
     stream.synchronize().expect("sync");
@@ -102,7 +102,8 @@ fn launch_is_asynchronous_on_the_callers_stream_and_loads_once() {
 
     // Wrong output length: refused before the launch, saying what was expected.
     let mut short = DeviceBuffer::from_slice(&[0.0f32; 10]).expect("alloc");
-    let err = rc_runtime::launch(&BOX3, &stream, &[&device_input], &mut short, (1.0,)).expect_err("wrong length");
+    let err =
+        rc_runtime::launch(&BOX3, &stream, &[&device_input], &mut [&mut short], (1.0,)).expect_err("wrong length");
     assert_eq!(
         err.to_string(),
         "stencil `box3`: output has 10 elements, expected 4998 for an input of 5000 elements with boundary `valid`"

@@ -97,7 +97,7 @@ fn stencil_rows<T: GridElement>(
         let mut row = Row::of_kernel(&base, &kernel, i == 0);
         let what = format!("[{:>2}/{count}] {name} {element} {} {} ({})", i + 1, row.strategy, row.kernel, row.tile());
         let launch = |input: &DeviceSlice<T>, out: &mut DeviceSlice<T>| {
-            Ok(rc::runtime::launch_grid(&kernel, gpu.stream(), &[input], out, shape, ())?)
+            Ok(rc::runtime::launch_grid(&kernel, gpu.stream(), &[input], &mut [out], shape, ())?)
         };
         let checked = format!("{what} on the GPU, shape {}", shape_text(shape));
         let Some(timing) = buffers.check_and_time(gpu, options, &want, &checked, &mut measured.failures, launch)?

@@ -80,6 +80,14 @@ impl Explanation {
                     program.fields
                 )?;
             }
+            if program.output_fields > 1 {
+                writeln!(
+                    text,
+                    "output fields: {}, each output point stores one element of each ({} bytes per output point)",
+                    program.output_fields,
+                    program.output_fields * program.element.bytes()
+                )?;
+            }
             if program.vector == 1 && !program.staged {
                 writeln!(
                     text,

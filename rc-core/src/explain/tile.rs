@@ -295,7 +295,7 @@ fn output_rows(program: &WarpProgram) -> Vec<RowReads> {
         if let Instr::Store { row, .. } = instr {
             let row = *row as usize;
             stores[row] += 1;
-            if stores[row] == pattern.outputs_per_thread() {
+            if stores[row] == program.stores_per_row() {
                 rows[row] = std::mem::take(&mut current);
             }
         }

@@ -236,9 +236,10 @@ struct RowSegment {
     row: u32,
 }
 
-/// `instrs` cut after each output row's last store: the stores of a row go out as soon as it is
-/// done, so a 2D or 3D tile keeps one row's outputs in registers, not all of them.
-fn row_segments(instrs: &[Instr], outputs_per_row: u32) -> Vec<RowSegment> {
+/// `instrs` cut after each output row's last store (`stores_per_row` of them: each output of the
+/// row in each output field): the stores of a row go out as soon as it is done, so a 2D or 3D
+/// tile keeps one row's outputs in registers, not all of them.
+fn row_segments(instrs: &[Instr], stores_per_row: u32) -> Vec<RowSegment> {
     let mut segments = Vec::new();
     let mut current = RowSegment { rest: Vec::new(), stores: Vec::new(), row: 0 };
     for instr in instrs {
@@ -246,7 +247,7 @@ fn row_segments(instrs: &[Instr], outputs_per_row: u32) -> Vec<RowSegment> {
             Instr::Store { row, .. } => {
                 current.row = row;
                 current.stores.push(instr.clone());
-                if current.stores.len() == outputs_per_row as usize {
+                if current.stores.len() == stores_per_row as usize {
                     segments.push(std::mem::replace(
                         &mut current,
                         RowSegment { rest: Vec::new(), stores: Vec::new(), row: row + 1 },
@@ -296,7 +297,7 @@ impl Lowering<'_> {
         }
         Some(match *instr {
             Instr::Load { dst, cache, at, lanes, field, row } => Op::Load { dst, cache, at, lanes, field, row },
-            Instr::Store { src, output, at, row } => Op::Store { src, output, at, row },
+            Instr::Store { src, field, output, at, row } => Op::Store { src, field, output, at, row },
             Instr::Shared { dst, at, field, row } => Op::Shared { dst, at, field, row },
             Instr::Stage { scope, lead, elements, field } => self.stage(scope, lead, elements, field),
             ref compute => Op::Compute(compute.clone()),
@@ -339,7 +340,7 @@ impl Lowering<'_> {
         let instrs = &self.program.instrs;
         let loads = cache_loads(instrs);
         let rest = &self.evaluation_order(&loads, &instrs[loads.len()..]);
-        let segments = row_segments(rest, self.program.pattern.outputs_per_thread());
+        let segments = row_segments(rest, self.program.stores_per_row());
         let Some(last) = loads.iter().map(|l| l.at.element(l.lanes.1 - 1)).max() else {
             return self.stream(Vec::new(), self.path(&segments, PendingLoads::new(Vec::new()), false));
         };
@@ -451,7 +452,7 @@ impl Lowering<'_> {
         }
         let by_rows = by_input_rows(loads, rest);
         let peak = |order: &[Instr]| {
-            let segments = row_segments(order, program.pattern.outputs_per_thread());
+            let segments = row_segments(order, program.stores_per_row());
             let body = self.path(&segments, PendingLoads::new(singles(loads)), false);
             peak_live(&Machine { body, ..Machine::default() })
         };
@@ -549,7 +550,7 @@ impl Lowering<'_> {
             let dsts: Vec<Reg> = run.iter().map(|l| l.dst).collect();
             (dsts.clone(), vec![Op::ReadStage { dsts, first_cache: run[0].cache, at: run[0].at, field: run[0].field }])
         });
-        let segments = row_segments(&rest, self.program.pattern.outputs_per_thread());
+        let segments = row_segments(&rest, self.program.stores_per_row());
         body.extend(self.path(&segments, PendingLoads::new(vectors.collect()), false));
         body
     }
@@ -573,7 +574,7 @@ impl Lowering<'_> {
             let part = ring.part_for(at.base, at.stride, dsts.len() as u32);
             (dsts.clone(), vec![Op::ReadRing { dsts, first_cache: first, at, field, row, part }])
         });
-        let segments = row_segments(rest, program.pattern.outputs_per_thread());
+        let segments = row_segments(rest, program.stores_per_row());
         let op = |op: Op| Stmt::Op(op);
         let fields = 0..program.fields;
         let mut body: Vec<Stmt> = Vec::new();
@@ -593,23 +594,29 @@ impl Lowering<'_> {
     }
 
     /// The stores of output row `row`, after its computation: vectors where the whole row's
-    /// outputs exist, one checked store per output otherwise.
+    /// outputs exist, one checked store per output otherwise. Each output field's stores go
+    /// together (in the order the row computed them), so that its consecutive outputs share
+    /// vectors.
     fn stores(&self, stores: &[Instr], row: u32) -> Stmt {
-        let items: Vec<(Reg, u32, AffineLoad)> = stores
+        let mut items: Vec<(Reg, u32, u32, AffineLoad)> = stores
             .iter()
             .filter_map(|i| match *i {
-                Instr::Store { src, output, at, .. } => Some((src, output, at)),
+                Instr::Store { src, field, output, at, .. } => Some((src, field, output, at)),
                 _ => None,
             })
             .collect();
-        let fallback = items.iter().map(|&(src, output, at)| Stmt::Op(Op::Store { src, output, at, row })).collect();
+        items.sort_by_key(|&(_, field, ..)| field);
+        let fallback =
+            items.iter().map(|&(src, field, output, at)| Stmt::Op(Op::Store { src, field, output, at, row })).collect();
         let full = (0, self.program.pattern.warp());
-        let accesses: Vec<Access> = items.iter().map(|&(_, _, at)| Access { at, lanes: full, field: 0, row }).collect();
+        let accesses: Vec<Access> =
+            items.iter().map(|&(_, field, _, at)| Access { at, lanes: full, field, row }).collect();
         let taken = vector::runs(&accesses, self.width)
             .into_iter()
             .map(|run| {
-                let (_, output, at) = items[run.start];
-                Stmt::Op(Op::StoreVector { srcs: items[run].iter().map(|&(src, ..)| src).collect(), output, at, row })
+                let (_, field, output, at) = items[run.start];
+                let srcs = items[run].iter().map(|&(src, ..)| src).collect();
+                Stmt::Op(Op::StoreVector { srcs, field, output, at, row })
             })
             .collect();
         Stmt::Branch { test: TileTest::Whole { row }, taken, fallback }

@@ -228,12 +228,12 @@ pub enum Op {
     StageWarp { stage: WarpStage, field: u32 },
     /// Divisions by constants with a fast path and one check for all of them ([`Division`]).
     Divisions(Vec<Division>),
-    /// Lane `lane` writes `src` to tile output `at.element(lane)` of output row `row`, if
-    /// that output exists.
-    Store { src: Reg, output: u32, at: AffineLoad, row: u32 },
-    /// Lane `lane` writes `srcs[k]` to tile output `at.element(lane) + k` in one vector access
-    /// (inside a [`TileTest::Whole`] path: every output exists).
-    StoreVector { srcs: Vec<Reg>, output: u32, at: AffineLoad, row: u32 },
+    /// Lane `lane` writes `src` to tile output `at.element(lane)` of output row `row` of output
+    /// field `field`, if that output exists.
+    Store { src: Reg, field: u32, output: u32, at: AffineLoad, row: u32 },
+    /// Lane `lane` writes `srcs[k]` to tile output `at.element(lane) + k` of output field
+    /// `field` in one vector access (inside a [`TileTest::Whole`] path: every output exists).
+    StoreVector { srcs: Vec<Reg>, field: u32, output: u32, at: AffineLoad, row: u32 },
     /// The end of a streaming tile's step: `dst = src` for each pair in order, the planes the
     /// next step reads as older taking this step's values ([`Pipeline::carries`]).
     ///
@@ -251,11 +251,11 @@ pub enum Op {
     /// step's value at input index 0 or `n - 1` (from the lane that holds it).
     StepRule { values: Vec<Reg>, dsts: Vec<Reg> },
     /// Fused time steps: lane `lane` writes `srcs[j]` to tile output `lane * srcs.len() + j -
-    /// lead` of output row `row` wherever that is one of the tile's outputs (`0..tile_outputs`) and exists; in
-    /// vector accesses of `width` elements when `width > 1`, only where the outputs' row exists
-    /// and is whole (a [`TileTest::Whole`] path, or a 2D strip's interior path under `zero`,
-    /// `clamp` and `wrap`, whose outputs all exist).
-    StoreOwned { srcs: Vec<Reg>, lead: u32, width: u32, row: u32 },
+    /// lead` of output row `row` of output field `field` wherever that is one of the tile's
+    /// outputs (`0..tile_outputs`) and exists; in vector accesses of `width` elements when
+    /// `width > 1`, only where the outputs' row exists and is whole (a [`TileTest::Whole`] path,
+    /// or a 2D strip's interior path under `zero`, `clamp` and `wrap`, whose outputs all exist).
+    StoreOwned { srcs: Vec<Reg>, field: u32, lead: u32, width: u32, row: u32 },
     /// Fused time steps in 2D: the tile moves this many rows along y (down if positive): the
     /// rows every later operation names are counted from there.
     StreamRows(i32),

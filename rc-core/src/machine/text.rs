@@ -24,7 +24,7 @@ const RANGE_MIN: usize = 3;
 /// live in the warp program.
 ///
 /// Written in the spirit of cranelift's `write.rs`: a header with what the kernel declares
-/// (pattern, element, input fields, parameters, vector width, shared memory, launch bounds,
+/// (pattern, element, input and output fields, parameters, vector width, shared memory, launch bounds,
 /// kernels, the fused tile if any), then the body, a block indented for each tile branch and
 /// each loop:
 ///
@@ -97,6 +97,7 @@ fn header(f: &mut dyn Write, program: &WarpProgram) -> fmt::Result {
     writeln!(f, "distribution: {}", program.distribution)?;
     writeln!(f, "element: {}", program.element)?;
     writeln!(f, "input fields: {}", program.fields)?;
+    writeln!(f, "output fields: {}", program.output_fields)?;
     let params: Vec<String> = program.params.iter().enumerate().map(|(i, ty)| format!("{i}: {ty}")).collect();
     writeln!(f, "params: {}", if params.is_empty() { "none".to_string() } else { params.join(", ") })?;
     writeln!(f, "lead: {} (tile element 0 is input index tile_start - {0})", program.schedule.lead)?;
@@ -238,10 +239,13 @@ impl Printer<'_> {
             Op::Shared { dst, at, field, row } => format!("{} = {}", self.defs(&[*dst]), shared(*at, *field, *row)),
             Op::StageWarp { stage, field } => stage_warp(stage, *field),
             Op::Divisions(run) => return self.divisions(run),
-            Op::Store { src, output, at, row } => store(*src, *output, *at, *row),
-            Op::StoreVector { srcs, output, at, row } => {
-                format!("store.v{} {} to row {row} {} output {output}", srcs.len(), regs(srcs), element(*at))
-            }
+            Op::Store { src, field, output, at, row } => store(*src, *field, *output, *at, *row),
+            Op::StoreVector { srcs, field, output, at, row } => format!(
+                "store.v{} {} to field {field} row {row} {} output {output}",
+                srcs.len(),
+                regs(srcs),
+                element(*at)
+            ),
             Op::Carry(moves) => {
                 let (dsts, srcs): (Vec<Reg>, Vec<Reg>) = moves.iter().copied().unzip();
                 format!("{} = carry {}", self.defs(&dsts), regs(&srcs))
@@ -255,8 +259,8 @@ impl Printer<'_> {
                 format!("{} = neighbour {} from {lane}", self.defs(&[*dst]), reg(*src))
             }
             Op::StepRule { values, dsts } => format!("{} = step_rule {}", self.defs(dsts), regs(values)),
-            Op::StoreOwned { srcs, lead, width, row } => {
-                format!("store_owned {} to row {row} lead {lead} width {width}", regs(srcs))
+            Op::StoreOwned { srcs, field, lead, width, row } => {
+                format!("store_owned {} to field {field} row {row} lead {lead} width {width}", regs(srcs))
             }
             Op::StreamRows(rows) => format!("stream_rows {rows:+}"),
             // The rules below rewrite their registers in place: they are written, and read.
@@ -347,7 +351,7 @@ impl Printer<'_> {
             }
             Instr::Cast { dst, a } => (*dst, format!("cast {}", reg(*a))),
             Instr::MulAdd { dst, a, b, c } => (*dst, format!("mul_add {}, {}, {}", reg(*a), reg(*b), reg(*c))),
-            Instr::Store { src, output, at, row } => return store(*src, *output, *at, *row),
+            Instr::Store { src, field, output, at, row } => return store(*src, *field, *output, *at, *row),
         };
         format!("{} = {text}", self.defs(&[dst]))
     }
@@ -478,8 +482,8 @@ fn stage_warp(stage: &WarpStage, field: u32) -> String {
     )
 }
 
-fn store(src: Reg, output: u32, at: AffineLoad, row: u32) -> String {
-    format!("store {} to row {row} {} output {output}", reg(src), element(at))
+fn store(src: Reg, field: u32, output: u32, at: AffineLoad, row: u32) -> String {
+    format!("store {} to field {field} row {row} {} output {output}", reg(src), element(at))
 }
 
 /// Each piece as the lane it starts at and its register: `0: r1, 4: r2`.

@@ -3,7 +3,8 @@
 use crate::distribution::AffineLoad;
 
 /// What must agree for accesses to share a vector: tile element `base + lane * stride` of the
-/// same lanes, in the same row of the same input field (the output's stores: field 0).
+/// same lanes, in the same row of the same field (input field for loads, output field for
+/// stores).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Access {
     pub at: AffineLoad,

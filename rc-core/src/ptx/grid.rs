@@ -15,7 +15,6 @@ use std::collections::HashMap;
 use super::rule::Last;
 use super::{Buffer, Op, Printer, Stmt, CTAID, INPUT, LANE, N, N_MINUS_1, N_OUT, OUTPUT, TID, TILE_START};
 use crate::abi::KernelParam;
-use crate::boundary::Boundary;
 use crate::geometry::Dims;
 
 /// Registers a 2D or 3D kernel's prologue sets up.
@@ -110,7 +109,7 @@ impl Printer<'_> {
         let warp = pattern.warp();
         let three = pattern.dims() == Dims::Three;
         let [input, output] =
-            [KernelParam::Input { field: 0 }, KernelParam::Output].map(|p| self.param_name(&p.suffix()));
+            [KernelParam::Input { field: 0 }, KernelParam::Output { field: 0 }].map(|p| self.param_name(&p.suffix()));
         let extent = |p: &mut Self, axis: u32, output: bool| -> String {
             let reg = p.a();
             match p.program.declared_axis(axis) {
@@ -137,7 +136,7 @@ impl Printer<'_> {
             if three { (Some(extent(self, 2, false)), Some(extent(self, 2, true))) } else { (None, None) };
         self.line(&format!("cvta.to.global.u64 {INPUT}, {INPUT};"));
         self.line(&format!("cvta.to.global.u64 {OUTPUT}, {OUTPUT};"));
-        self.other_inputs();
+        self.other_fields();
         self.line(&format!("sub.u64 {N_MINUS_1}, {N}, 1;"));
         self.line(&format!("mov.u32 {TID}, %tid.x;"));
         self.line(&format!("mov.u32 {CTAID}, %ctaid.x;"));
@@ -273,8 +272,8 @@ impl Printer<'_> {
             return;
         }
         for stmt in taken {
-            if let Stmt::Op(Op::StoreVector { at, row, .. }) = stmt {
-                self.lane_start(Buffer::Output, at.stride, 0, *row);
+            if let Stmt::Op(Op::StoreVector { field, at, row, .. }) = stmt {
+                self.lane_start(Buffer::Output(*field), at.stride, 0, *row);
             }
         }
     }
@@ -417,7 +416,7 @@ impl Printer<'_> {
     /// row 0 (`start`): the lane's start in that row, on paths with no boundary rule.
     pub(super) fn row_start(&mut self, buffer: Buffer, row: u32, start: &str) -> String {
         let Some(grid) = self.grid.clone() else { return start.to_string() };
-        let output = buffer == Buffer::Output;
+        let output = matches!(buffer, Buffer::Output(_));
         let (y, z) = self.split_row(row, output);
         let (pitch, plane) = if output { (&grid.pitch_out, &grid.plane_out) } else { (&grid.pitch_in, &grid.plane_in) };
         let at = self.a();
@@ -434,7 +433,7 @@ impl Printer<'_> {
     /// pitch took an IMAD.WIDE on the FMA pipe (2D box r = 4: 0.699 -> 0.713 of its add bound).
     pub(super) fn next_row_start(&mut self, buffer: Buffer, stride: u32, row: u32) -> Option<String> {
         let grid = self.grid.clone().filter(|_| self.program.fused.is_none() && row > 0)?;
-        let output = buffer == Buffer::Output;
+        let output = matches!(buffer, Buffer::Output(_));
         let (y, _) = self.split_row(row, output);
         let previous = self.lane_starts.get(&(buffer, stride, row - 1)).filter(|_| y > 0)?.clone();
         let len = if output { &grid.row_out } else { &grid.row_in };
@@ -447,7 +446,7 @@ impl Printer<'_> {
     /// paths with no boundary rule.
     pub(super) fn add_row0(&mut self, buffer: Buffer, index: &str) {
         let Some(grid) = &self.grid else { return };
-        let row0 = if buffer == Buffer::Output { grid.row0_out.clone() } else { grid.row0_in.clone() };
+        let row0 = if matches!(buffer, Buffer::Output(_)) { grid.row0_out.clone() } else { grid.row0_in.clone() };
         self.line(&format!("add.s64 {index}, {index}, {row0};"));
     }
 

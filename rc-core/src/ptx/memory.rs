@@ -179,7 +179,9 @@ impl Printer<'_> {
             self.add_row0(buffer, &g);
             let base = match buffer {
                 Buffer::Input(field) => self.input(field),
-                _ => OUTPUT.to_string(),
+                Buffer::Output(field) => self.output(field),
+                // Only global buffers have lane starts from here.
+                Buffer::Stage | Buffer::Ring | Buffer::RingSides => OUTPUT.to_string(),
             };
             self.address(&base, &g, self.program.element.bytes())
         };
@@ -200,6 +202,14 @@ impl Printer<'_> {
         match self.program.fields {
             1 => String::new(),
             _ => format!(" of field {field}"),
+        }
+    }
+
+    /// ` of output field F` with several output fields, for a comment; nothing with one.
+    pub(super) fn of_output_field(&self, field: u32) -> String {
+        match self.program.output_fields {
+            1 => String::new(),
+            _ => format!(" of output field {field}"),
         }
     }
 
@@ -603,13 +613,15 @@ impl Printer<'_> {
         self.read_elements("shared", &[d], &format!("{addr}{offset}"), Guard::All);
     }
 
-    pub(super) fn store(&mut self, src: Reg, output: u32, at: AffineLoad, row: u32) {
+    pub(super) fn store(&mut self, src: Reg, field: u32, output: u32, at: AffineLoad, row: u32) {
+        let of_field = self.of_output_field(field);
         match self.grid {
             Some(_) => self.comment(&format!(
-                "store output {output} of output row {row}: tile output {} + lane * {}",
+                "store output {output} of output row {row}{of_field}: tile output {} + lane * {}",
                 at.base, at.stride
             )),
-            None => self.comment(&format!("store output {output}: tile output {} + lane * {}", at.base, at.stride)),
+            None => self
+                .comment(&format!("store output {output}{of_field}: tile output {} + lane * {}", at.base, at.stride)),
         }
         let i = self.tile_index(at.base, at.stride);
         let q = self.q();
@@ -620,24 +632,25 @@ impl Printer<'_> {
             self.line(&format!("add.u64 {i}, {i}, {start};"));
         }
         let bytes = self.program.element.bytes();
-        let addr = self.address(OUTPUT, &i, bytes);
+        let addr = self.address(&self.output(field), &i, bytes);
         self.write_elements("global", &addr, &[self.reg(src)], Some(&q));
     }
 
-    pub(super) fn store_vector(&mut self, srcs: &[Reg], output: u32, at: AffineLoad, row: u32) {
+    pub(super) fn store_vector(&mut self, srcs: &[Reg], field: u32, output: u32, at: AffineLoad, row: u32) {
         let bytes = self.program.element.bytes();
         let regs: Vec<String> = srcs.iter().map(|&src| self.reg(src)).collect();
         let of_row = match self.grid {
             Some(_) => format!(" of output row {row}"),
             None => String::new(),
         };
+        let of_field = self.of_output_field(field);
         self.comment(&format!(
-            "store outputs {output}..{}{of_row}: tile output {}.. + lane * {}",
+            "store outputs {output}..{}{of_row}{of_field}: tile output {}.. + lane * {}",
             output + regs.len() as u32,
             at.base,
             at.stride
         ));
-        let start = self.lane_start(Buffer::Output, at.stride, 0, row);
+        let start = self.lane_start(Buffer::Output(field), at.stride, 0, row);
         let addr = format!("{start}+{}", at.base * bytes);
         self.write_elements("global", &addr, &regs, None);
     }

@@ -8,9 +8,9 @@
 //! round-to-nearest (`add.rn`, `mul.rn`, ...), which also forbids ptxas from contracting into
 //! FMA; sign flips and `abs` are bit operations, exactly as Rust defines them.
 //!
-//! Kernel parameters, in order ([`KernelParam::list`]): one input pointer per input field, the
-//! output pointer, input length `n`, output length `n_out` (all `.u64`), in 2D and 3D the
-//! extents, then one parameter per stencil parameter.
+//! Kernel parameters, in order ([`KernelParam::list`]): one input pointer per input field, one
+//! output pointer per output field, input length `n`, output length `n_out` (all `.u64`), in 2D
+//! and 3D the extents, then one parameter per stencil parameter.
 //!
 //! - `mod.rs`: the printer's state, the prologue, statements and branches, declarations;
 //! - `memory.rs`: loads, stores and stages;
@@ -79,7 +79,8 @@ pub fn kernel_entry(entry: &str, kernel: Kernel) -> String {
 enum Buffer {
     /// Input field `.0`.
     Input(u32),
-    Output,
+    /// Output field `.0`.
+    Output(u32),
     /// The warp's region of the stage.
     Stage,
     /// The ring of staged planes (keyed by box plane, not row).
@@ -119,6 +120,9 @@ struct Printer<'a> {
     /// Each input field's global address: [`INPUT`] for field 0, then registers the prologue
     /// loads for the others.
     inputs: Vec<String>,
+    /// Each output field's global address: [`OUTPUT`] for field 0, then registers the prologue
+    /// loads for the others (after the inputs').
+    outputs: Vec<String>,
     /// Input rows under the boundary rule and output rows' existence, computed once per path.
     input_rows: HashMap<u32, (String, Option<String>)>,
     output_rows: HashMap<u32, String>,
@@ -167,6 +171,7 @@ impl<'a> Printer<'a> {
             block_stage: None,
             grid: None,
             inputs: vec![INPUT.to_string()],
+            outputs: vec![OUTPUT.to_string()],
             input_rows: HashMap::new(),
             output_rows: HashMap::new(),
             ring_fetched: HashMap::new(),
@@ -219,15 +224,30 @@ impl<'a> Printer<'a> {
         self.inputs[field as usize].clone()
     }
 
-    /// The prologue's part for input fields after the first: each one's global address in a
-    /// register of its own (field 0's is [`INPUT`]).
-    fn other_inputs(&mut self) {
+    /// Output field `field`'s global address.
+    fn output(&self, field: u32) -> String {
+        self.outputs[field as usize].clone()
+    }
+
+    /// The prologue's part for the fields after the first: each input field's, then each output
+    /// field's global address in a register of its own (field 0's are [`INPUT`] and [`OUTPUT`]).
+    fn other_fields(&mut self) {
         for field in 1..self.program.fields {
-            let (name, reg) = (self.param_name(&KernelParam::Input { field }.suffix()), self.a());
-            self.line(&format!("ld.param.u64 {reg}, [{name}];"));
-            self.line(&format!("cvta.to.global.u64 {reg}, {reg};"));
+            let reg = self.global_param(KernelParam::Input { field });
             self.inputs.push(reg);
         }
+        for field in 1..self.program.output_fields {
+            let reg = self.global_param(KernelParam::Output { field });
+            self.outputs.push(reg);
+        }
+    }
+
+    /// A buffer parameter's global address, in a register of its own.
+    fn global_param(&mut self, param: KernelParam) -> String {
+        let (name, reg) = (self.param_name(&param.suffix()), self.a());
+        self.line(&format!("ld.param.u64 {reg}, [{name}];"));
+        self.line(&format!("cvta.to.global.u64 {reg}, {reg};"));
+        reg
     }
 
     fn prologue(&mut self) {
@@ -236,9 +256,13 @@ impl<'a> Printer<'a> {
         }
         let pattern = self.program.pattern;
         let warp = pattern.warp();
-        let [input, output, n, n_out] =
-            [KernelParam::Input { field: 0 }, KernelParam::Output, KernelParam::Len, KernelParam::OutputLen]
-                .map(|p| self.param_name(&p.suffix()));
+        let [input, output, n, n_out] = [
+            KernelParam::Input { field: 0 },
+            KernelParam::Output { field: 0 },
+            KernelParam::Len,
+            KernelParam::OutputLen,
+        ]
+        .map(|p| self.param_name(&p.suffix()));
         self.comment("tile = global thread / warp; lane = thread within its logical warp");
         self.line(&format!("ld.param.u64 {INPUT}, [{input}];"));
         self.line(&format!("ld.param.u64 {OUTPUT}, [{output}];"));
@@ -246,7 +270,7 @@ impl<'a> Printer<'a> {
         self.line(&format!("ld.param.u64 {N_OUT}, [{n_out}];"));
         self.line(&format!("cvta.to.global.u64 {INPUT}, {INPUT};"));
         self.line(&format!("cvta.to.global.u64 {OUTPUT}, {OUTPUT};"));
-        self.other_inputs();
+        self.other_fields();
         self.line(&format!("sub.u64 {N_MINUS_1}, {N}, 1;"));
         let (tid, ctaid, ntid) = (TID, CTAID, NTID);
         self.line(&format!("mov.u32 {tid}, %tid.x;"));
@@ -292,13 +316,13 @@ impl<'a> Printer<'a> {
             Op::Shared { dst, at, field, row } => self.shared(*dst, *at, *field, *row),
             Op::StageWarp { stage, field } => self.stage_warp(stage, *field),
             Op::Divisions(run) => self.divisions(run),
-            Op::Store { src, output, at, row } => self.store(*src, *output, *at, *row),
-            Op::StoreVector { srcs, output, at, row } => self.store_vector(srcs, *output, *at, *row),
+            Op::Store { src, field, output, at, row } => self.store(*src, *field, *output, *at, *row),
+            Op::StoreVector { srcs, field, output, at, row } => self.store_vector(srcs, *field, *output, *at, *row),
             Op::Carry(moves) => self.carry(moves),
             Op::Advance => self.advance(),
             Op::Neighbour { dst, src, from } => self.neighbour(*dst, *src, *from),
             Op::StepRule { values, dsts } => self.step_rule(values, dsts),
-            Op::StoreOwned { srcs, lead, width, row } => self.store_owned(srcs, *lead, *width, *row),
+            Op::StoreOwned { srcs, field, lead, width, row } => self.store_owned(srcs, *field, *lead, *width, *row),
             Op::StreamRows(rows) => self.stream_rows(*rows),
             Op::RowRule { row, window, at, first } => self.row_rule(row, window, *at, *first),
             Op::PlaneRowsRule { rows, first, dsts } => self.plane_rows_rule(rows, *first, dsts),
@@ -502,10 +526,11 @@ impl<'a> Printer<'a> {
             }
         }
         let _ = writeln!(out, ".visible .entry {}(", self.entry);
-        let params: Vec<String> = KernelParam::list(program.declared.dims(), program.fields, &program.params)
-            .into_iter()
-            .map(|p| format!("\t.param .{} {}", p.ptx_type(), self.param_name(&p.suffix())))
-            .collect();
+        let params: Vec<String> =
+            KernelParam::list(program.declared.dims(), program.fields, program.output_fields, &program.params)
+                .into_iter()
+                .map(|p| format!("\t.param .{} {}", p.ptx_type(), self.param_name(&p.suffix())))
+                .collect();
         let _ = writeln!(out, "{}", params.join(",\n"));
         let _ = writeln!(out, ")");
         if let Some(bounds) = program.machine.launch_bounds {

@@ -4,7 +4,7 @@
 use super::memory::Guard;
 use super::rule::Last;
 use super::types::{bits_type, immediate};
-use super::{Printer, LANE, N, N_MINUS_1, N_OUT, OUTPUT, SHARED_TILE, TID, TILE_START};
+use super::{Printer, LANE, N, N_MINUS_1, N_OUT, SHARED_TILE, TID, TILE_START};
 use crate::boundary::Boundary;
 use crate::machine::{Op, Side, Stmt, TileTest};
 use crate::program::Reg;
@@ -358,12 +358,16 @@ impl Printer<'_> {
         }
     }
 
-    /// The lane's elements that are tile outputs (`lane * k + j - lead` in `0..tile_outputs`),
-    /// each stored where it exists, or in vectors of `width` on a whole tile.
-    pub(super) fn store_owned(&mut self, srcs: &[Reg], lead: u32, width: u32, row: u32) {
+    /// The lane's elements that are tile outputs (`lane * k + j - lead` in `0..tile_outputs`) of
+    /// output field `field`, each stored where it exists, or in vectors of `width` on a whole
+    /// tile.
+    pub(super) fn store_owned(&mut self, srcs: &[Reg], field: u32, lead: u32, width: u32, row: u32) {
         let bytes = self.program.element.bytes();
         let (k, outputs) = (srcs.len() as u32, self.program.pattern.tile_outputs());
-        self.comment(&format!("store the tile's outputs: element l * {k} + j is tile output l * {k} + j - {lead}"));
+        let (of_field, base) = (self.of_output_field(field), self.output(field));
+        self.comment(&format!(
+            "store the tile's outputs{of_field}: element l * {k} + j is tile output l * {k} + j - {lead}"
+        ));
         let first = self.a();
         self.line(&format!("mul.wide.u32 {first}, {LANE}, {k};"));
         self.line(&format!("sub.s64 {first}, {first}, {lead};"));
@@ -382,16 +386,16 @@ impl Printer<'_> {
             let addr = match row.as_ref() {
                 // The lane's address in row 0 first, the same in every row, then the row's offset.
                 Some((row, _)) if width > 1 => {
-                    let (lane, at) = (self.address(OUTPUT, &i, bytes), self.a());
+                    let (lane, at) = (self.address(&base, &i, bytes), self.a());
                     self.line(&format!("mad.lo.s64 {at}, {row}, {bytes}, {lane};"));
                     at
                 }
                 Some((row, exists)) => {
                     self.line(&format!("and.pred {q}, {q}, {exists};"));
                     self.line(&format!("add.s64 {i}, {i}, {row};"));
-                    self.address(OUTPUT, &i, bytes)
+                    self.address(&base, &i, bytes)
                 }
-                None => self.address(OUTPUT, &i, bytes),
+                None => self.address(&base, &i, bytes),
             };
             let regs: Vec<String> = chunk.iter().map(|&r| self.reg(r)).collect();
             self.write_elements("global", &addr, &regs, Some(&q));

@@ -509,7 +509,8 @@ pub fn random_body(rng: &mut Rng, element: ScalarType, fields: u32, params: Vec<
         g.value(t, 2);
     }
     let nodes = g.nodes;
-    Body::new(element, fields, params, taps.radius, nodes, result).expect("the generator builds well-typed bodies")
+    Body::new(element, fields, params, taps.radius, nodes, vec![result])
+        .expect("the generator builds well-typed bodies")
 }
 
 /// The body of case `seed`: one case in three a [`mirrored_body`], the others a
@@ -601,6 +602,6 @@ pub fn mirrored_body(rng: &mut Rng, element: ScalarType, fields: u32, params: Ve
         });
     }
     let nodes = g.nodes;
-    Body::new(element, fields, params, taps.radius, nodes, result.expect("a run of at least one tap"))
+    Body::new(element, fields, params, taps.radius, nodes, vec![result.expect("a run of at least one tap")])
         .expect("the generator builds well-typed bodies")
 }

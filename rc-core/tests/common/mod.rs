@@ -25,7 +25,7 @@ pub fn box_body(r: u32, ty: ScalarType) -> Body {
     nodes.push(Node::Const(div));
     nodes.push(Node::Binary(BinaryOp::Div, acc, nodes.len() as u32 - 1));
     let result = nodes.len() as u32 - 1;
-    Body::new(ty, 1, vec![], r, nodes, result).expect("box body type-checks")
+    Body::new(ty, 1, vec![], r, nodes, vec![result]).expect("box body type-checks")
 }
 
 /// The sum of a 2D or 3D star's taps (the centre, then each axis' arms, outermost axis first)
@@ -53,7 +53,7 @@ fn sum_of(ty: ScalarType, radius: Radius, taps: &[Offset]) -> Body {
         nodes.push(Node::Binary(BinaryOp::Add, sum, tap));
         sum = nodes.len() as u32 - 1;
     }
-    Body::new(ty, 1, vec![], radius, nodes, sum).expect("a valid body")
+    Body::new(ty, 1, vec![], radius, nodes, vec![sum]).expect("a valid body")
 }
 
 /// Every tap of the box of `radius` in row-major order, outermost first (with `star`, only

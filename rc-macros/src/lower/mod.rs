@@ -86,7 +86,7 @@ pub fn lower(block: &Block, sig: &Signature, radius: Radius, cx: &mut Ctxt) -> O
         return None;
     }
     let params = sig.params.iter().filter_map(|p| p.ty).flat_map(ParamType::scalars).collect();
-    match Body::new(sig.element, sig.windows.len() as u32, params, radius, nodes, result?) {
+    match Body::new(sig.element, sig.windows.len() as u32, params, radius, nodes, vec![result?]) {
         Ok(body) => Some(body),
         // Body::new applies the same type rules (rc_core::typing); a refusal here is a lowering bug.
         Err(e) => {

@@ -1,4 +1,4 @@
-//! A 2D kernel written by hand to the 2D kernel ABI (`KernelParam::list(Dims::Two, [f32])`):
+//! A 2D kernel written by hand to the 2D kernel ABI (`KernelParam::list(Dims::Two, 1, 1, [f32])`):
 //! thread 0 of block 0 writes what the launch passed, so a test can check the argument block's
 //! order on a GPU without rc-core's 2D PTX back end.
 
@@ -14,7 +14,14 @@ use rc_core::{Boundary, Layout, Offset, Pattern, Radius, ScalarType, Stencil, St
 pub const ECHO_2D_PTX: &str = include_str!("echo2d.ptx");
 
 fn echo_body() -> Result<Body, BodyError> {
-    Body::new(ScalarType::F32, 1, vec![ScalarType::F32], Radius::yx(1, 1), vec![Node::Tap(0, Offset::yx(0, 0))], 0)
+    Body::new(
+        ScalarType::F32,
+        1,
+        vec![ScalarType::F32],
+        Radius::yx(1, 1),
+        vec![Node::Tap(0, Offset::yx(0, 0))],
+        vec![0],
+    )
 }
 
 fn echo_reference(w: &[Window<'_, f32>], _: (f32,)) -> f32 {

@@ -70,7 +70,7 @@ pub fn box3_body() -> Result<Body, BodyError> {
         Node::Param(0),
         Node::Binary(BinaryOp::Mul, 4, 5),
     ];
-    Body::new(ScalarType::F32, 1, vec![ScalarType::F32], 1, nodes, 6)
+    Body::new(ScalarType::F32, 1, vec![ScalarType::F32], 1, nodes, vec![6])
 }
 
 pub fn box3_reference(w: &[Window<'_, f32>], (scale,): (f32,)) -> f32 {
@@ -106,7 +106,7 @@ pub static BOX3_WRONG_PARAMS: Stencil<f32, (f64,)> = Stencil::from_parts(
 
 fn wrong_body() -> Result<Body, BodyError> {
     let nodes = vec![Node::Tap(0, Offset::x(0))];
-    Body::new(ScalarType::F32, 1, vec![ScalarType::F64], 1, nodes, 0)
+    Body::new(ScalarType::F32, 1, vec![ScalarType::F64], 1, nodes, vec![0])
 }
 
 fn wrong_reference(w: &[Window<'_, f32>], _: (f64,)) -> f32 {
