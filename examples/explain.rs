@@ -73,8 +73,8 @@ fn run() -> Result<(), Box<dyn Error>> {
 fn check_grid(stencil: &rc::Stencil<f32, ()>, shape: [usize; 2]) -> Result<(), Box<dyn Error>> {
     let n = shape[0] * shape[1];
     for (data, input) in [("awkward data", awkward(n, 1)), ("a noisy sine", common::noisy_sine(n))] {
-        let emulated = stencil.emulate_grid_vec(&[&input], shape, ())?;
-        let reference = stencil.reference_grid_vec(&[&input], shape, ())?;
+        let emulated = stencil.emulate_grid_vec(&[&input], shape, ())?.remove(0);
+        let reference = stencil.reference_grid_vec(&[&input], shape, ())?.remove(0);
         common::compare(
             &emulated,
             &reference,
@@ -93,8 +93,8 @@ fn check_grid(stencil: &rc::Stencil<f32, ()>, shape: [usize; 2]) -> Result<(), B
 /// The emulated warp program against the plain function, on awkward data and on a smooth signal.
 fn check(stencil: &rc::Stencil<f32, ()>, n: usize) -> Result<(), Box<dyn Error>> {
     for (data, input) in [("awkward data", awkward(n, 1)), ("a noisy sine", common::noisy_sine(n))] {
-        let emulated = stencil.emulate_vec(&[&input], ())?;
-        let reference = stencil.reference_vec(&[&input], ())?;
+        let emulated = stencil.emulate_vec(&[&input], ())?.remove(0);
+        let reference = stencil.reference_vec(&[&input], ())?.remove(0);
         common::compare(&emulated, &reference, &format!("stencil `{}` emulated on {data}", stencil.name()))?;
     }
     println!("{}: check: passed (emulation = run_cpu, bit for bit, on awkward data and a noisy sine)", stencil.name());

@@ -208,8 +208,8 @@ fn run() -> Result<(), Box<dyn Error>> {
             let steps = options.steps.min(100);
             let input = common::noisy_sine(n);
             let (mut want, mut got) = (vec![0.0; n], vec![0.0; n]);
-            stencil.run_cpu_steps(&[&input], &mut want, steps, ())?;
-            stencil.emulate_steps(&[&input], &mut got, steps, ())?;
+            stencil.run_cpu_steps(&[&input], &mut [&mut want], steps, ())?;
+            stencil.emulate_steps(&[&input], &mut [&mut got], steps, ())?;
             compare(&got, &want, &format!("{name}: emulate_steps, {steps} steps of {n}"))?;
             println!(
                 "{name}: emulate_steps equals run_cpu_steps ({steps} steps of {n} elements); no GPU, nothing timed"
@@ -296,8 +296,8 @@ fn measure_grid(
     let t = stencil.steps_per_launch()? as usize;
     let input = common::noisy_sine(check.len().unwrap_or(0));
     let mut want = vec![0.0; input.len()];
-    stencil.run_cpu_steps_grid(&[&input], check, &mut want, options.steps, ())?;
-    let got = rc::runtime::run_steps_grid(stencil, &[&input], check, options.steps, ())?;
+    stencil.run_cpu_steps_grid(&[&input], check, &mut [&mut want], options.steps, ())?;
+    let got = rc::runtime::run_steps_grid(stencil, &[&input], check, options.steps, ())?.remove(0);
     compare(&got, &want, &format!("{name}: run_steps, {} steps of {check:?}", options.steps))?;
 
     let n = shape.len().unwrap_or(0);
@@ -312,13 +312,22 @@ fn measure_grid(
         Ok(rc::runtime::launch_grid(stencil, gpu.stream(), &[&a], &mut [&mut b], shape, ())?)
     })?;
     let fused = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
-        match rc::runtime::launch_steps_grid(stencil, gpu.stream(), &mut a, &mut b, &[], shape, t, ())? {
+        match rc::runtime::launch_steps_grid(stencil, gpu.stream(), &mut [&mut a], &mut [&mut b], &[], shape, t, ())? {
             Holds::B => Ok(()),
             Holds::A => Err(fail(format!("{t} steps are one fused launch, which writes b"))),
         }
     })?;
     let whole = gpu.time(1, TIMED_RUNS, || {
-        rc::runtime::launch_steps_grid(stencil, gpu.stream(), &mut a, &mut b, &[], shape, options.steps, ())?;
+        rc::runtime::launch_steps_grid(
+            stencil,
+            gpu.stream(),
+            &mut [&mut a],
+            &mut [&mut b],
+            &[],
+            shape,
+            options.steps,
+            (),
+        )?;
         Ok(())
     })?;
     let (copy_gb, one_gb, fused_gb, whole_gb) =
@@ -338,8 +347,8 @@ fn measure(gpu: &Gpu, options: &Options, name: &str, stencil: &Stencil<f32, ()>)
     let check_n = options.check_n.min(options.n);
     let input = common::noisy_sine(check_n);
     let mut want = vec![0.0; check_n];
-    stencil.run_cpu_steps(&[&input], &mut want, options.steps, ())?;
-    let got = rc::runtime::run_steps(stencil, &[&input], options.steps, ())?;
+    stencil.run_cpu_steps(&[&input], &mut [&mut want], options.steps, ())?;
+    let got = rc::runtime::run_steps(stencil, &[&input], options.steps, ())?.remove(0);
     compare(&got, &want, &format!("{name}: run_steps, {} steps of {check_n}", options.steps))?;
 
     let n = options.n;
@@ -357,14 +366,14 @@ fn measure(gpu: &Gpu, options: &Options, name: &str, stencil: &Stencil<f32, ()>)
         Ok(rc::runtime::launch(stencil, gpu.stream(), &[&a], &mut [&mut b], ())?)
     })?;
     let fused = gpu.time(WARM_UP_LAUNCHES, TIMED_LAUNCHES, || {
-        let holds = rc::runtime::launch_steps(stencil, gpu.stream(), &mut a, &mut b, &[], t, ())?;
+        let holds = rc::runtime::launch_steps(stencil, gpu.stream(), &mut [&mut a], &mut [&mut b], &[], t, ())?;
         match holds {
             Holds::B => Ok(()),
             Holds::A => Err(fail(format!("{t} steps are one fused launch, which writes b"))),
         }
     })?;
     let whole = gpu.time(1, TIMED_RUNS, || {
-        rc::runtime::launch_steps(stencil, gpu.stream(), &mut a, &mut b, &[], options.steps, ())?;
+        rc::runtime::launch_steps(stencil, gpu.stream(), &mut [&mut a], &mut [&mut b], &[], options.steps, ())?;
         Ok(())
     })?;
     let (one_gb, fused_gb, whole_gb) = (per_step(&one, 1), per_step(&fused, t), per_step(&whole, options.steps));

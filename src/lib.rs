@@ -61,6 +61,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::__rc_gpu_methods as gpu_methods;
+    pub use crate::__rc_gpu_steps as gpu_steps;
     pub use rc_core::body::{BinaryOp, Body, CompareOp, Node, UnaryOp};
     pub use rc_core::pattern::PatternParts;
     pub use rc_core::{Boundary, Layout, Offset, Pattern, Radius, Scalar, ScalarType, Stencil, Strategy};

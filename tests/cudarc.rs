@@ -81,11 +81,11 @@ fn run_cudarc_without_a_gpu_says_so_and_why() {
 fn run_cudarc_matches_the_cpu_bit_for_bit() {
     let Some(_stream) = gpu("run_cudarc_matches_the_cpu_bit_for_bit") else { return };
     let data = input(100_003);
-    let got = rc::runtime::run_cudarc(&box5::KERNEL, &[&data], ()).expect("runs");
-    assert_eq!(bits(&got), bits(&box5::KERNEL.reference_vec(&[&data], ()).expect("reference")));
+    let got = rc::runtime::run_cudarc(&box5::KERNEL, &[&data], ()).expect("runs").remove(0);
+    assert_eq!(bits(&got), bits(&box5::KERNEL.reference_vec(&[&data], ()).expect("reference").remove(0)));
     let data64: Vec<f64> = (0..4099).map(|i| (i as f64 * 0.11).cos()).collect();
-    let got = rc::runtime::run_cudarc(&scaled::KERNEL, &[&data64], (0.5,)).expect("runs");
-    let expected = scaled::KERNEL.reference_vec(&[&data64], (0.5,)).expect("reference");
+    let got = rc::runtime::run_cudarc(&scaled::KERNEL, &[&data64], (0.5,)).expect("runs").remove(0);
+    let expected = scaled::KERNEL.reference_vec(&[&data64], (0.5,)).expect("reference").remove(0);
     assert!(got.iter().zip(&expected).all(|(a, b)| a.to_bits() == b.to_bits()));
 }
 
@@ -93,8 +93,8 @@ fn run_cudarc_matches_the_cpu_bit_for_bit() {
 fn array_parameters_launch_through_cudarc() {
     let Some(stream) = gpu("array_parameters_launch_through_cudarc") else { return };
     let (data, h) = (input(4099), [0.125, -0.5, 1.25, -0.5, 0.125]);
-    let expected = fir::KERNEL.reference_vec(&[&data], (h,)).expect("reference");
-    assert_eq!(bits(&rc::runtime::run_cudarc(&fir::KERNEL, &[&data], (h,)).expect("runs")), bits(&expected));
+    let expected = fir::KERNEL.reference_vec(&[&data], (h,)).expect("reference").remove(0);
+    assert_eq!(bits(&rc::runtime::run_cudarc(&fir::KERNEL, &[&data], (h,)).expect("runs").remove(0)), bits(&expected));
     let device_input = stream.clone_htod(&data).expect("copy in");
     let mut device_output = stream.clone_htod(&vec![0.0f32; data.len()]).expect("alloc");
     fir::launch_cudarc(&stream, &device_input, &mut device_output, h).expect("launch");
@@ -113,7 +113,7 @@ fn launch_cudarc_writes_views_and_nothing_beyond_them() {
     let mut view = device_output.slice_mut(4..4 + n_out);
     box5::launch_cudarc(&stream, &device_input, &mut view).expect("launch");
     let got = stream.clone_dtoh(&device_output).expect("copy out");
-    let expected = box5::KERNEL.reference_vec(&[&data], ()).expect("reference");
+    let expected = box5::KERNEL.reference_vec(&[&data], ()).expect("reference").remove(0);
     assert_eq!(bits(&got[4..4 + n_out]), bits(&expected));
     assert!(got[..4].iter().chain(&got[4 + n_out..]).all(|v| v.to_bits() == guard.to_bits()), "guards overwritten");
 }
@@ -166,8 +166,11 @@ fn two_fields_launch_from_a_slice_and_a_view_and_run_from_host_slices() {
     );
     let Some(stream) = gpu("two_fields_launch_from_a_slice_and_a_view_and_run_from_host_slices") else { return };
     let (u, k): (Vec<f32>, Vec<f32>) = (input(4099), (0..4099).map(|i| 1.0 + (i % 7) as f32 * 0.25).collect());
-    let expected = diffuse::KERNEL.reference_vec(&[&u, &k], (0.1,)).expect("reference");
-    assert_eq!(bits(&rc::runtime::run_cudarc(&diffuse::KERNEL, &[&u, &k], (0.1,)).expect("runs")), bits(&expected));
+    let expected = diffuse::KERNEL.reference_vec(&[&u, &k], (0.1,)).expect("reference").remove(0);
+    assert_eq!(
+        bits(&rc::runtime::run_cudarc(&diffuse::KERNEL, &[&u, &k], (0.1,)).expect("runs").remove(0)),
+        bits(&expected)
+    );
     // `k` is a view 16 bytes into a larger buffer: each input may be a slice or a view.
     let device_u = stream.clone_htod(&u).expect("copy in");
     let mut padded = vec![0.0f32; 4];
@@ -193,7 +196,7 @@ fn time_steps_through_cudarc_equal_run_cpu_steps() {
     for steps in [1, 5, 6, 7, 20, 101] {
         let mut want = vec![0.0; u.len() - 2 * steps];
         varying::run_cpu_steps(&u, &k, &mut want, steps).expect("reference");
-        let got = rc::runtime::run_steps_cudarc(&varying::KERNEL, &[&u, &k], steps, ()).expect("runs");
+        let got = rc::runtime::run_steps_cudarc(&varying::KERNEL, &[&u, &k], steps, ()).expect("runs").remove(0);
         assert_eq!(bits(&got), bits(&want), "run_steps_cudarc, {steps} steps");
         let (mut a, mut b, d_k) = (
             stream.clone_htod(&u).expect("in"),
@@ -226,7 +229,8 @@ fn time_steps_in_2d_through_cudarc_equal_run_cpu_steps() {
         for steps in [1, t - 1, t, 2 * t + 3] {
             let mut want = vec![0.0; u.len()];
             heat2d::run_cpu_steps(&u, shape, &mut want, steps).expect("reference");
-            let got = rc::runtime::run_steps_cudarc_grid(&heat2d::KERNEL, &[&u], shape, steps, ()).expect("runs");
+            let got =
+                rc::runtime::run_steps_cudarc_grid(&heat2d::KERNEL, &[&u], shape, steps, ()).expect("runs").remove(0);
             assert_eq!(bits(&got), bits(&want), "run_steps_cudarc_grid, {shape:?}, {steps} steps");
             let (mut a, mut b) =
                 (stream.clone_htod(&u).expect("in"), stream.clone_htod(&vec![f32::NAN; u.len()]).expect("in"));
@@ -293,7 +297,8 @@ fn sixteen_bit_fused_steps_in_warp_tiles_and_grids_equal_run_cpu_steps() {
         five_f16_warps::emulate_steps(&data, &mut emulated, steps).expect("emulation");
         assert_eq!(rc::testdata::first_difference(&emulated, &want), None, "f16 warp tiles emulated, {steps} steps");
         if gpu.is_some() {
-            let got = rc::runtime::run_steps_cudarc(&five_f16_warps::KERNEL, &[&data], steps, ()).expect("runs");
+            let got =
+                rc::runtime::run_steps_cudarc(&five_f16_warps::KERNEL, &[&data], steps, ()).expect("runs").remove(0);
             assert_eq!(rc::testdata::first_difference(&got, &want), None, "f16 warp tiles, {steps} steps");
         }
     }
@@ -306,8 +311,9 @@ fn sixteen_bit_fused_steps_in_warp_tiles_and_grids_equal_run_cpu_steps() {
         heat2d_f16::emulate_steps(&data, shape, &mut emulated, steps).expect("emulation");
         assert_eq!(rc::testdata::first_difference(&emulated, &want), None, "f16 2D emulated, {steps} steps");
         if gpu.is_some() {
-            let got =
-                rc::runtime::run_steps_cudarc_grid(&heat2d_f16::KERNEL, &[&data], shape, steps, ()).expect("runs");
+            let got = rc::runtime::run_steps_cudarc_grid(&heat2d_f16::KERNEL, &[&data], shape, steps, ())
+                .expect("runs")
+                .remove(0);
             assert_eq!(rc::testdata::first_difference(&got, &want), None, "f16 2D, {steps} steps");
         }
     }
@@ -325,7 +331,7 @@ fn sixteen_bit_block_tiles_of_fused_steps_equal_run_cpu_steps() {
         nine_f16::emulate_steps(&data, &mut emulated, steps).expect("emulation");
         assert_eq!(rc::testdata::first_difference(&emulated, &want), None, "f16 r = 4 emulated, {steps} steps");
         if gpu.is_some() {
-            let got = rc::runtime::run_steps_cudarc(&nine_f16::KERNEL, &[&data], steps, ()).expect("runs");
+            let got = rc::runtime::run_steps_cudarc(&nine_f16::KERNEL, &[&data], steps, ()).expect("runs").remove(0);
             assert_eq!(rc::testdata::first_difference(&got, &want), None, "f16 r = 4, {steps} steps");
         }
     }
@@ -336,7 +342,7 @@ fn sixteen_bit_block_tiles_of_fused_steps_equal_run_cpu_steps() {
         seven_bf16::emulate_steps(&data, &mut emulated, steps).expect("emulation");
         assert_eq!(rc::testdata::first_difference(&emulated, &want), None, "bf16 r = 3 emulated, {steps} steps");
         if gpu.is_some() {
-            let got = rc::runtime::run_steps_cudarc(&seven_bf16::KERNEL, &[&data], steps, ()).expect("runs");
+            let got = rc::runtime::run_steps_cudarc(&seven_bf16::KERNEL, &[&data], steps, ()).expect("runs").remove(0);
             assert_eq!(rc::testdata::first_difference(&got, &want), None, "bf16 r = 3, {steps} steps");
         }
     }
@@ -348,8 +354,13 @@ fn sixteen_bit_stencils_launch_and_run_through_cudarc_bit_for_bit() {
     let Some(stream) = gpu("sixteen_bit_stencils_launch_and_run_through_cudarc_bit_for_bit") else { return };
     let data: Vec<f16> = rc::testdata::awkward(100_003, 5);
     let gain = f16::from_f32(0.2);
-    let expected: Vec<u16> =
-        box5_f16::KERNEL.reference_vec(&[&data], (gain,)).expect("reference").iter().map(|v| v.to_bits()).collect();
+    let expected: Vec<u16> = box5_f16::KERNEL
+        .reference_vec(&[&data], (gain,))
+        .expect("reference")
+        .remove(0)
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
     let device_input = stream.clone_htod(&data).expect("copy in");
     let mut device_output = stream.clone_htod(&vec![f16::NAN; data.len()]).expect("alloc");
     box5_f16::launch_cudarc(&stream, &device_input, &mut device_output, gain).expect("launch");
@@ -359,7 +370,7 @@ fn sixteen_bit_stencils_launch_and_run_through_cudarc_bit_for_bit() {
     };
     assert!(same(&got, &expected) && got.len() == expected.len(), "launch_cudarc f16");
     let data: Vec<bf16> = rc::testdata::awkward(4099, 6);
-    let got = rc::runtime::run_cudarc(&edge_bf16::KERNEL, &[&data], ()).expect("runs");
-    let expected = edge_bf16::KERNEL.reference_vec(&[&data], ()).expect("reference");
+    let got = rc::runtime::run_cudarc(&edge_bf16::KERNEL, &[&data], ()).expect("runs").remove(0);
+    let expected = edge_bf16::KERNEL.reference_vec(&[&data], ()).expect("reference").remove(0);
     assert_eq!(rc::testdata::first_difference(&got, &expected), None, "run_cudarc bf16");
 }

@@ -107,7 +107,7 @@ fn inputs_of_different_lengths_are_refused_naming_both() {
     let err = mix2::run_cpu(&k, &u, [2, 3], &mut out).expect_err("u is shorter");
     assert!(matches!(err, Error::Length(LengthError::InputShape { expected: 6, got: 5, .. })), "{err:?}");
     // The handle takes the inputs as a slice: one per window.
-    let err = difference::KERNEL.run_cpu(&[&U], &mut [0.0; 5], (1.0,)).expect_err("one input for two windows");
+    let err = difference::KERNEL.run_cpu(&[&U], &mut [&mut [0.0; 5]], (1.0,)).expect_err("one input for two windows");
     assert_eq!(err, Error::Length(LengthError::InputCount { expected: 2, got: 1 }));
     assert_eq!(err.to_string(), "expected 2 inputs (one per window the function declares, in order), got 1");
 }
@@ -127,7 +127,10 @@ fn run_takes_one_host_slice_per_window() {
     let got = difference::run(&U, &K, 2.0);
     match rc::runtime::gpu() {
         Ok(_) => {
-            assert_eq!(got.expect("runs"), difference::KERNEL.reference_vec(&[&U, &K], (2.0,)).expect("reference"))
+            assert_eq!(
+                got.expect("runs"),
+                difference::KERNEL.reference_vec(&[&U, &K], (2.0,)).expect("reference").remove(0)
+            )
         }
         Err(_) => assert!(got.expect_err("no GPU").is_no_device()),
     }

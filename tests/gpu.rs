@@ -54,7 +54,7 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
         }
     };
     let mut want = vec![poison::<T>(); n_out];
-    k.run_cpu(inputs, &mut want, params).map_err(|e| what(e.to_string()))?;
+    k.run_cpu(inputs, &mut [&mut want], params).map_err(|e| what(e.to_string()))?;
     let got = launch_guarded(n_out, poison(), stream, |out| {
         rc::runtime::launch(k, stream, &d_in, &mut [out], params).map_err(|e| e.to_string())
     })
@@ -127,7 +127,7 @@ impl catalogue::VisitHalf for OnGpu<'_> {
                 let d_in: Vec<&DeviceSlice<u16>> = d_in.iter().map(|d| &**d).collect();
                 let n_out = k.output_len(n).map_err(|e| e.to_string())?;
                 let mut want = vec![poison::<T>(); n_out];
-                k.run_cpu(&catalogue::slices(&inputs), &mut want, params).map_err(|e| e.to_string())?;
+                k.run_cpu(&catalogue::slices(&inputs), &mut [&mut want], params).map_err(|e| e.to_string())?;
                 let poisoned = poison::<T>().to_scalar().bits as u16;
                 let got = launch_guarded(n_out, poisoned, self.stream, |out| {
                     rc::runtime::launch(k, self.stream, &d_in, &mut [out], params).map_err(|e| e.to_string())
@@ -147,8 +147,8 @@ impl catalogue::VisitHalf for OnGpu<'_> {
         let inputs = catalogue::awkward_inputs(k, 1000 + r, 3);
         let mut want = vec![poison::<T>(); k.output_len(1000 + r).unwrap_or(0)];
         match (
-            rc::runtime::run(k, &catalogue::slices(&inputs), params),
-            k.run_cpu(&catalogue::slices(&inputs), &mut want, params),
+            rc::runtime::run(k, &catalogue::slices(&inputs), params).map(|mut fields| fields.remove(0)),
+            k.run_cpu(&catalogue::slices(&inputs), &mut [&mut want], params),
         ) {
             (Ok(got), Ok(())) if catalogue::compare_outputs(k, &got, &want).is_none() => {}
             (got, cpu) => self.failures.push(format!("{}: run gave {got:?}, run_cpu {cpu:?}", k.name())),
@@ -203,12 +203,15 @@ macro_rules! box_stencil {
             Body::new(<$t as Element>::TYPE, 1, vec![], R, nodes, vec![result])
         }
 
-        fn reference<const R: u32>(w: &[Window<'_, $t>], _: ()) -> $t {
+        fn reference<const R: u32>(w: &[Window<'_, $t>], _: (), out: &mut [$t]) {
+            // One output field.
+            out[0] = {
             let mut s = 0.0;
             for k in -(R as i32)..=(R as i32) {
                 s += w[0][k];
             }
             s / (2 * R + 1) as $t
+            };
         }
 
         /// The strings are leaked: the runtime caches modules by the PTX's address, which must
@@ -231,7 +234,7 @@ macro_rules! box_stencil {
             let entry: &'static str = Box::leak(format!("rc_{name}").into_boxed_str());
             let program = WarpProgram::compile_for(pattern, strategy, layout, &body()?)?;
             let ptx: &'static str = Box::leak(ptx::print(&program, entry).into_boxed_str());
-            Ok(Stencil::from_parts(Box::leak(name.into_boxed_str()), pattern, strategy, layout, ptx, entry, 1, body, reference))
+            Ok(Stencil::from_parts(Box::leak(name.into_boxed_str()), pattern, strategy, layout, ptx, entry, 1, 1, body, reference))
         }
     };
 }
@@ -265,14 +268,17 @@ mod fields_f32 {
         Body::new(ScalarType::F32, F, vec![], R, nodes, vec![result])
     }
 
-    fn reference<const R: u32>(w: &[Window<'_, f32>], _: ()) -> f32 {
-        let mut s = 0.0;
-        for (field, window) in w.iter().enumerate() {
-            for k in -(R as i32)..=(R as i32) {
-                s += (field + 1) as f32 * window[k];
+    fn reference<const R: u32>(w: &[Window<'_, f32>], _: (), out: &mut [f32]) {
+        // One output field.
+        out[0] = {
+            let mut s = 0.0;
+            for (field, window) in w.iter().enumerate() {
+                for k in -(R as i32)..=(R as i32) {
+                    s += (field + 1) as f32 * window[k];
+                }
             }
-        }
-        s
+            s
+        };
     }
 
     /// The stencil over `fields` fields for `pattern` (radius 1, 3, 8, 17 or 40), its PTX
@@ -322,6 +328,7 @@ mod fields_f32 {
             ptx,
             entry,
             fields,
+            1,
             body,
             reference,
         ))

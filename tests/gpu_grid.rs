@@ -56,7 +56,7 @@ fn gpu_matches_reference<T: Element, D: DeviceElement<T> + PartialEq, P: Params 
     };
     let n_out = out_shape.len().ok_or_else(|| what("output too large".into()))?;
     let mut want = vec![poison::<T>(); n_out];
-    k.run_cpu_grid(inputs, shape, &mut want, params).map_err(|e| what(e.to_string()))?;
+    k.run_cpu_grid(inputs, shape, &mut [&mut want], params).map_err(|e| what(e.to_string()))?;
     let got = launch_guarded(n_out, to(poison()), stream, |out| {
         rc::runtime::launch_grid(k, stream, &d_in, &mut [out], shape, params).map_err(|e| e.to_string())
     })

@@ -496,3 +496,169 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps_in_3d() {
     grid_steps_case!(record, &stream, f32, 3, "varying3d valid", varying3d_valid, fields 2, t 2, &SHAPES_3D, Some([1, 1, 1]), ());
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// Gray-Scott on a torus, fused 4 steps per launch: two state fields.
+#[stencil(radius = 1, boundary = wrap, fuse = 4)]
+fn gray_scott_gpu(u: Window2<f32>, v: Window2<f32>, f: f32, k: f32) -> (f32, f32) {
+    let lap_u = u[(-1, 0)] + u[(1, 0)] + u[(0, -1)] + u[(0, 1)] - 4.0 * u[(0, 0)];
+    let lap_v = v[(-1, 0)] + v[(1, 0)] + v[(0, -1)] + v[(0, 1)] - 4.0 * v[(0, 0)];
+    let uvv = u[(0, 0)] * v[(0, 0)] * v[(0, 0)];
+    (u[(0, 0)] + 0.16 * lap_u - uvv + f * (1.0 - u[(0, 0)]), v[(0, 0)] + 0.08 * lap_v + uvv - (f + k) * v[(0, 0)])
+}
+
+/// Leapfrog waves in 1D with a speed field (a coefficient), fused 6 steps per launch.
+#[stencil(radius = 1, boundary = clamp, fuse = 6)]
+fn wave_gpu(u: Window<f32>, prev: Window<f32>, c2: Window<f32>) -> (f32, f32) {
+    (2.0 * u[0] - prev[0] + c2[0] * (u[-1] - 2.0 * u[0] + u[1]), u[0])
+}
+
+/// Three f64 fields under `valid` in 2D with a coefficient: the coefficient's packed boxes.
+#[stencil(radius = 1, boundary = valid, fuse = 2)]
+fn cycle_valid(a: Window2<f64>, b: Window2<f64>, c: Window2<f64>, s: Window2<f64>) -> [f64; 3] {
+    [
+        a[(0, 0)] + s[(0, 0)] * (b[(1, 0)] - c[(0, -1)]),
+        b[(0, 0)] + s[(0, 0)] * (c[(-1, 0)] - a[(0, 1)]),
+        c[(0, 0)] - 0.5 * a[(0, 0)],
+    ]
+}
+
+/// A 3D system, one step per launch or as the model fuses it.
+#[stencil(radius = 1, boundary = zero)]
+fn pair3d(u: Window3<f32>, v: Window3<f32>) -> (f32, f32) {
+    (
+        u[(0, 0, 0)] + 0.1 * (v[(1, 0, 0)] + v[(-1, 0, 0)] - 2.0 * u[(0, 0, 0)]),
+        v[(0, 0, 0)] - 0.1 * (u[(0, 1, 0)] - u[(0, 0, -1)]),
+    )
+}
+
+/// Every state field of a system read back after `launch_steps` on guarded, poisoned buffers.
+fn read_states<T: Element + DeviceCopy>(
+    holds: Holds,
+    a: &[Guarded<T>],
+    b: &[Guarded<T>],
+    out: usize,
+) -> Result<Vec<Vec<T>>, String> {
+    let result = match holds {
+        Holds::A => a,
+        Holds::B => b,
+    };
+    result.iter().map(|field| field.read(out)).collect()
+}
+
+fn compare_fields<T: Element>(what: &str, got: &[Vec<T>], want: &[Vec<T>]) -> Result<(), String> {
+    for (field, (got, want)) in got.iter().zip(want).enumerate() {
+        if let Some(i) = first_difference(got, want) {
+            return Err(format!("{what}: field {field}, element {i}: got {:?} want {:?}", got.get(i), want.get(i)));
+        }
+    }
+    match got.len() == want.len() {
+        true => Ok(()),
+        false => Err(format!("{what}: {} fields, want {}", got.len(), want.len())),
+    }
+}
+
+#[test]
+fn systems_step_every_field_together_on_the_gpu() {
+    let Some((_context, stream)) = gpu("systems_step_every_field_together_on_the_gpu") else { return };
+    let mut failures: Vec<String> = Vec::new();
+
+    // Gray-Scott: run (one step), run_steps and launch_steps on every step count around T.
+    let shape = [67, 131];
+    let n = 67 * 131;
+    let (u, v) = (awkward::<f32>(n, 1), awkward::<f32>(n, 2));
+    let (u, v): (Vec<f32>, Vec<f32>) =
+        (u.iter().map(|x| x.abs().fract()).collect(), v.iter().map(|x| x.abs().fract()).collect());
+    match gray_scott_gpu::run(&u, &v, shape, 0.035, 0.065) {
+        Ok(got) => {
+            let want = gray_scott_gpu::KERNEL.reference_grid_vec(&[&u, &v], shape, (0.035, 0.065)).expect("reference");
+            failures.extend(compare_fields("gray-scott run", &[got.0, got.1], &want).err());
+        }
+        Err(e) => failures.push(format!("gray-scott run: {e}")),
+    }
+    for steps in [1, 3, 4, 5, 9] {
+        let (mut wu, mut wv) = (vec![poison::<f32>(); n], vec![poison::<f32>(); n]);
+        gray_scott_gpu::run_cpu_steps(&u, &v, shape, &mut wu, &mut wv, steps, 0.035, 0.065).expect("reference");
+        let want = vec![wu, wv];
+        match gray_scott_gpu::run_steps(&u, &v, shape, steps, 0.035, 0.065) {
+            Ok((gu, gv)) => {
+                failures.extend(compare_fields(&format!("gray-scott run_steps {steps}"), &[gu, gv], &want).err())
+            }
+            Err(e) => failures.push(format!("gray-scott run_steps {steps}: {e}")),
+        }
+        let a = [Guarded::new(n, Some(&u)), Guarded::new(n, Some(&v))];
+        let b = [Guarded::<f32>::new(n, None), Guarded::<f32>::new(n, None)];
+        let launched = gray_scott_gpu::launch_steps(
+            &stream,
+            &mut a[0].view(),
+            &mut b[0].view(),
+            &mut a[1].view(),
+            &mut b[1].view(),
+            shape,
+            steps,
+            0.035,
+            0.065,
+        );
+        let read = launched
+            .map_err(|e| e.to_string())
+            .and_then(|holds| stream.synchronize().map(|()| holds).map_err(|e| format!("kernel failed: {e:?}")))
+            .and_then(|holds| read_states(holds, &a, &b, n));
+        match read {
+            Ok(got) => failures.extend(compare_fields(&format!("gray-scott launch_steps {steps}"), &got, &want).err()),
+            Err(e) => failures.push(format!("gray-scott launch_steps {steps}: {e}")),
+        }
+    }
+
+    // Leapfrog with a coefficient field, 1D.
+    let n = 5000;
+    let (u, prev, c2) = (awkward::<f32>(n, 3), awkward::<f32>(n, 4), vec![0.2f32; n]);
+    for steps in [2, 6, 13] {
+        let (mut wu, mut wp) = (vec![poison::<f32>(); n], vec![poison::<f32>(); n]);
+        wave_gpu::run_cpu_steps(&u, &prev, &c2, &mut wu, &mut wp, steps).expect("reference");
+        match wave_gpu::run_steps(&u, &prev, &c2, steps) {
+            Ok((gu, gp)) => {
+                failures.extend(compare_fields(&format!("wave run_steps {steps}"), &[gu, gp], &[wu, wp]).err())
+            }
+            Err(e) => failures.push(format!("wave run_steps {steps}: {e}")),
+        }
+    }
+
+    // Three f64 fields under `valid` with a coefficient.
+    let shape = [40, 70];
+    let n = 40 * 70;
+    let fields: Vec<Vec<f64>> =
+        (0..4).map(|f| awkward::<f64>(n, 10 + f).iter().map(|x| x.abs().fract()).collect()).collect();
+    for steps in [1, 2, 3, 5] {
+        let out = (40 - 2 * steps) * (70 - 2 * steps);
+        let mut want = vec![vec![poison::<f64>(); out]; 3];
+        let [w0, w1, w2] = &mut want[..] else { unreachable!() };
+        cycle_valid::run_cpu_steps(&fields[0], &fields[1], &fields[2], &fields[3], shape, w0, w1, w2, steps)
+            .expect("reference");
+        match cycle_valid::run_steps(&fields[0], &fields[1], &fields[2], &fields[3], shape, steps) {
+            Ok(got) => failures.extend(compare_fields(&format!("valid system run_steps {steps}"), &got, &want).err()),
+            Err(e) => failures.push(format!("valid system run_steps {steps}: {e}")),
+        }
+    }
+
+    // 3D.
+    let shape = [9, 13, 70];
+    let n = 9 * 13 * 70;
+    let (u, v) = (awkward::<f32>(n, 20), awkward::<f32>(n, 21));
+    match pair3d::run(&u, &v, shape) {
+        Ok((gu, gv)) => {
+            let want = pair3d::KERNEL.reference_grid_vec(&[&u, &v], shape, ()).expect("reference");
+            failures.extend(compare_fields("3D run", &[gu, gv], &want).err());
+        }
+        Err(e) => failures.push(format!("3D run: {e}")),
+    }
+    for steps in [1, 3] {
+        let (mut wu, mut wv) = (vec![poison::<f32>(); n], vec![poison::<f32>(); n]);
+        pair3d::run_cpu_steps(&u, &v, shape, &mut wu, &mut wv, steps).expect("reference");
+        match pair3d::run_steps(&u, &v, shape, steps) {
+            Ok((gu, gv)) => {
+                failures.extend(compare_fields(&format!("3D run_steps {steps}"), &[gu, gv], &[wu, wv]).err())
+            }
+            Err(e) => failures.push(format!("3D run_steps {steps}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}

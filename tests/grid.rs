@@ -32,8 +32,10 @@ fn emulation_matches<T: Element, P: Params>(
             if !e.to_string().contains(&format!("shape {shape}")) {
                 return Err(format!("{name} {shape}: the refusal `{e}` does not name the shape"));
             }
-            let (cpu, emulated) =
-                (k.run_cpu_grid(&input, shape, &mut [], params), k.emulate_grid(&input, shape, &mut [], params));
+            let (cpu, emulated) = (
+                k.run_cpu_grid(&input, shape, &mut [&mut []], params),
+                k.emulate_grid(&input, shape, &mut [&mut []], params),
+            );
             return match (cpu, emulated) {
                 (Err(a), Err(b)) if a == e && b == e => Ok(()),
                 other => Err(format!("{name} {shape}: expected `{e}` from both, got {other:?}")),
@@ -43,8 +45,9 @@ fn emulation_matches<T: Element, P: Params>(
     let n_out = out_shape.len().expect("a small shape");
     let mut reference = vec![poison::<T>(); n_out];
     let mut emulated = vec![poison::<T>(); n_out];
-    k.run_cpu_grid(&input, shape, &mut reference, params).map_err(|e| format!("{name} {shape}: run_cpu: {e}"))?;
-    k.emulate_grid(&input, shape, &mut emulated, params).map_err(|e| format!("{name} {shape}: emulate: {e}"))?;
+    k.run_cpu_grid(&input, shape, &mut [&mut reference], params)
+        .map_err(|e| format!("{name} {shape}: run_cpu: {e}"))?;
+    k.emulate_grid(&input, shape, &mut [&mut emulated], params).map_err(|e| format!("{name} {shape}: emulate: {e}"))?;
     match catalogue::compare_outputs(k, &emulated, &reference) {
         None => Ok(()),
         Some(i) => Err(format!(
@@ -113,8 +116,8 @@ fn scaled_sums_of_signed_zeros_emulate_their_reference() {
             let input = rc::testdata::signed_zeros(shape.len().expect("small"), kind, 3 + u64::from(kind));
             let mut reference = vec![poison::<f32>(); shape.len().expect("small")];
             let mut emulated = reference.clone();
-            k.run_cpu_grid(&[&input], shape, &mut reference, ()).expect("runs");
-            k.emulate_grid(&[&input], shape, &mut emulated, ()).expect("emulates");
+            k.run_cpu_grid(&[&input], shape, &mut [&mut reference], ()).expect("runs");
+            k.emulate_grid(&[&input], shape, &mut [&mut emulated], ()).expect("emulates");
             let differ = reference
                 .iter()
                 .zip(&emulated)

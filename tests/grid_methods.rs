@@ -31,8 +31,9 @@ fn body_3d() -> Result<Body, BodyError> {
         vec![0],
     )
 }
-fn centre(w: &[Window<'_, f32>], _: (f32,)) -> f32 {
-    w[0][0]
+fn centre(w: &[Window<'_, f32>], _: (f32,), out: &mut [f32]) {
+    // One output field.
+    out[0] = w[0][0];
 }
 
 /// The echo kernel's stencil: radius (1, 1), `valid`, so shape (4, 6) gives 8 outputs, exactly
@@ -49,10 +50,24 @@ impl echo2d {
         include_str!("../rc-runtime/tests/common/echo2d.ptx"),
         "rc_test_echo2d",
         1,
+        1,
         body_2d,
         centre,
     );
-    rc::__private::gpu_methods! { shape [usize; 2]; [input]; f32, f32; shape: f32 }
+    rc::__private::gpu_methods! {
+        shape [usize; 2]; [input] -> [output]: Vec<f32> = |fields: Vec<Vec<f32>>| -> Result<Vec<f32>, rc::runtime::Error> {
+            let [field] = rc::runtime::output_fields(&Self::KERNEL, fields)?;
+            Ok(field)
+        };
+        f32, f32; shape: f32
+    }
+    rc::__private::gpu_steps! {
+        shape [usize; 2]; [(a, b)] []; [input]: Vec<f32> = |fields: Vec<Vec<f32>>| -> Result<Vec<f32>, rc::runtime::Error> {
+            let [field] = rc::runtime::output_fields(&Self::KERNEL, fields)?;
+            Ok(field)
+        };
+        f32, f32; shape: f32
+    }
 }
 
 /// A 3D stencil whose kernel is never loaded: only its shape checks run.
@@ -67,10 +82,24 @@ impl box3d {
         "",
         "rc_box3d",
         1,
+        1,
         body_3d,
         centre,
     );
-    rc::__private::gpu_methods! { shape [usize; 3]; [input]; f32, f32; alpha: f32 }
+    rc::__private::gpu_methods! {
+        shape [usize; 3]; [input] -> [output]: Vec<f32> = |fields: Vec<Vec<f32>>| -> Result<Vec<f32>, rc::runtime::Error> {
+            let [field] = rc::runtime::output_fields(&Self::KERNEL, fields)?;
+            Ok(field)
+        };
+        f32, f32; alpha: f32
+    }
+    rc::__private::gpu_steps! {
+        shape [usize; 3]; [(a, b)] []; [input]: Vec<f32> = |fields: Vec<Vec<f32>>| -> Result<Vec<f32>, rc::runtime::Error> {
+            let [field] = rc::runtime::output_fields(&Self::KERNEL, fields)?;
+            Ok(field)
+        };
+        f32, f32; alpha: f32
+    }
 }
 
 fn input(n: usize) -> Vec<f32> {

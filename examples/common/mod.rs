@@ -144,7 +144,7 @@ impl Backend {
                 rc::runtime::launch(stencil, gpu.stream(), &[&input], &mut [&mut output], params)?;
                 gpu.download(&output)?
             }
-            Backend::Emulation => stencil.emulate_vec(&[input], params)?,
+            Backend::Emulation => stencil.emulate_vec(&[input], params)?.remove(0),
         };
         self.compare(stencil, &got, &reference(stencil, input, params)?, data)
     }
@@ -175,7 +175,7 @@ impl Backend {
             Backend::Emulation => {
                 let mut got = vec![poison::<T>(); want.len()];
                 let start = Instant::now();
-                stencil.emulate(&[input], &mut got, params)?;
+                stencil.emulate(&[input], &mut [&mut got], params)?;
                 let elapsed = start.elapsed();
                 self.compare(stencil, &got, &want, &data)?;
                 Speed::Emulated(elapsed)
@@ -228,7 +228,7 @@ pub fn print_report(report: &Resources) {
 
 /// The CPU reference (`run_cpu`, which uses every core) into a new vector.
 pub fn reference<T: Element, P: Params>(stencil: &Stencil<T, P>, input: &[T], params: P) -> Result<Vec<T>> {
-    Ok(stencil.reference_vec(&[input], params)?)
+    Ok(stencil.reference_vec(&[input], params)?.remove(0))
 }
 
 /// Fails with the first output where `got` (what was run) differs from `want` (the CPU

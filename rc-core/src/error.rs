@@ -159,6 +159,11 @@ pub enum LengthError {
         "the two buffers of a run of time steps have {a} and {b} elements; both must hold the input (the same length)"
     )]
     StepBuffers { a: usize, b: usize },
+    #[error(
+        "a run of time steps of {expected} state fields (one per output field) takes {expected} pairs of buffers, one \
+         pair per state field; got {a} first and {b} second buffers"
+    )]
+    StateBuffers { expected: usize, a: usize, b: usize },
     #[error("output has {got} elements, expected {expected} for {steps} steps on an input of {input} elements with boundary `{boundary}`")]
     StepsOutput { expected: usize, got: usize, input: usize, steps: usize, boundary: Boundary },
     #[error("{outputs} outputs need {blocks} thread blocks, more than the {max} their grid allows")]
@@ -255,10 +260,18 @@ pub enum SignatureError {
         window::type_name(*.dims)
     )]
     WindowElement { name: String, element: ScalarType, first: String, first_element: ScalarType, dims: Dims },
-    #[error("a stencil returns one output element: add `-> {element}`")]
+    #[error(
+        "a stencil returns one element per output field: add `-> {element}`, or `-> ({element}, {element})` for two fields"
+    )]
     NoResult { element: ScalarType },
-    #[error("wrong return type: a stencil over {}<{element}> returns {element}", window::type_name(*.dims))]
+    #[error(
+        "wrong return type: a stencil over {}<{element}> returns {element}, or one {element} per output field as a \
+         tuple `({element}, {element})` or an array `[{element}; N]`",
+        window::type_name(*.dims)
+    )]
     ResultType { dims: Dims, element: ScalarType },
+    #[error("the array a stencil returns has one element per output field: give its length as an integer literal of at least 1, `[{element}; 9]`")]
+    ResultArrayLen { element: ScalarType },
     /// The parameters up to `name`, parameter `param` (numbered from 0 after the windows),
     /// take `bytes` of the `max` bytes a kernel's parameter space has.
     #[error(

@@ -33,8 +33,9 @@ pub struct FusedKernel {
 }
 
 /// The user's function, called with one window per input field (in the order the function
-/// declares them) and a tuple of its extra parameters.
-pub type Reference<T, P> = for<'a> fn(&[Window<'a, T>], P) -> T;
+/// declares them) and a tuple of its extra parameters; it writes what it returns into the last
+/// argument, one element per output field ([`Stencil::output_fields`]), in order.
+pub type Reference<T, P> = for<'a> fn(&[Window<'a, T>], P, &mut [T]);
 
 /// A compiled stencil over elements `T` with extra parameters `P` (a tuple).
 pub struct Stencil<T: Element, P: Params> {
@@ -45,6 +46,7 @@ pub struct Stencil<T: Element, P: Params> {
     ptx: &'static str,
     entry: &'static str,
     fields: u32,
+    outputs: u32,
     body: fn() -> Result<Body, BodyError>,
     reference: Reference<T, P>,
     /// The fused kernel (`fuse = T` or the macro's choice); `None`: the cost model's choice,
@@ -72,6 +74,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
         ptx: &'static str,
         entry: &'static str,
         fields: u32,
+        outputs: u32,
         body: fn() -> Result<Body, BodyError>,
         reference: Reference<T, P>,
     ) -> Stencil<T, P> {
@@ -83,6 +86,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
             ptx,
             entry,
             fields,
+            outputs,
             body,
             reference,
             fused: None,
@@ -233,10 +237,10 @@ impl<T: Element, P: Params> Stencil<T, P> {
     pub const fn fields(&self) -> u32 {
         self.fields
     }
-    /// Output fields, one output buffer each: one, the element the function returns (its
-    /// [`Reference`] returns one; so its body has one result).
+    /// Output fields, one output buffer each: one per element the function returns (one for
+    /// `-> T`, two for `-> (T, T)`, N for `-> [T; N]`), in order; its body has one result each.
     pub const fn output_fields(&self) -> u32 {
-        1
+        self.outputs
     }
     /// The body as the compiler sees it: one point's computation over window taps, one result
     /// per output field.
@@ -260,27 +264,29 @@ impl<T: Element, P: Params> Stencil<T, P> {
         Ok(self.pattern.output_shape(shape.into())?)
     }
 
-    /// The reference: the user's function, called once per output on the CPU. `inputs` has one
-    /// slice per input field ([`Stencil::fields`], in the order the windows are declared), all
-    /// of one length. Outputs are independent, so large inputs are split across the machine's
-    /// cores; every output is still one call of the function on its own windows, so the result
-    /// does not depend on the split.
-    pub fn run_cpu(&self, inputs: &[&[T]], output: &mut [T], params: P) -> Result<(), Error> {
-        self.run_cpu_grid(inputs, Extent::x(first_len(inputs)), output, params)
+    /// The reference: the user's function, called once per output point on the CPU. `inputs`
+    /// has one slice per input field ([`Stencil::fields`], in the order the windows are
+    /// declared), all of one length; `outputs` one per output field
+    /// ([`Stencil::output_fields`]), each of the output length. Points are independent, so
+    /// large inputs are split across the machine's cores; every point is still one call of the
+    /// function on its own windows, so the result does not depend on the split.
+    pub fn run_cpu(&self, inputs: &[&[T]], outputs: &mut [&mut [T]], params: P) -> Result<(), Error> {
+        self.run_cpu_grid(inputs, Extent::x(first_len(inputs)), outputs, params)
     }
 
     /// [`Stencil::run_cpu`] over grids of shape `shape` (row-major, x fastest), one per input
-    /// field: the output has [`Stencil::output_shape`]'s shape.
+    /// field: each output has [`Stencil::output_shape`]'s shape.
     pub fn run_cpu_grid(
         &self,
         inputs: &[&[T]],
         shape: impl Into<Extent>,
-        output: &mut [T],
+        outputs: &mut [&mut [T]],
         params: P,
     ) -> Result<(), Error> {
         let shape = shape.into();
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
-        let out_shape = self.pattern.check_buffers(shape, &lens, self.fields, &[output.len()], self.output_fields())?;
+        let out_lens: Vec<usize> = outputs.iter().map(|output| output.len()).collect();
+        let out_shape = self.pattern.check_buffers(shape, &lens, self.fields, &out_lens, self.output_fields())?;
         let n_out = out_shape.len().unwrap_or(0);
         let (pattern, reference) = (self.pattern, self.reference);
         let radius = pattern.radius();
@@ -293,13 +299,26 @@ impl<T: Element, P: Params> Stencil<T, P> {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         // Below this, starting threads costs more than it saves.
         let chunk = n_out.div_ceil(threads).max(1 << 15);
+        let fields = outputs.len();
+        // Chunk c of every output field, for one thread.
+        let mut chunks: Vec<Vec<&mut [T]>> = Vec::new();
+        for output in outputs.iter_mut() {
+            for (c, part) in output[..n_out].chunks_mut(chunk).enumerate() {
+                match chunks.get_mut(c) {
+                    Some(parts) => parts.push(part),
+                    None => chunks.push(vec![part]),
+                }
+            }
+        }
         std::thread::scope(|scope| {
-            for (c, outputs) in output[..n_out].chunks_mut(chunk).enumerate() {
+            for (c, mut parts) in chunks.into_iter().enumerate() {
                 let (offset, out_lens) = (&offset, &out_lens);
                 scope.spawn(move || {
                     let mut centre = vec![0i64; dims];
                     let mut windows = Vec::with_capacity(inputs.len());
-                    for (j, out) in outputs.iter_mut().enumerate() {
+                    let mut point = vec![*T::zero_ref(); fields];
+                    let points = parts.first().map_or(0, |part| part.len());
+                    for j in 0..points {
                         let mut rest = c * chunk + j;
                         for axis in (0..dims).rev() {
                             centre[axis] = (rest % out_lens[axis]) as i64 + offset[axis];
@@ -309,7 +328,10 @@ impl<T: Element, P: Params> Stencil<T, P> {
                         windows.extend(
                             inputs.iter().map(|input| Window::grid(input, shape, &centre, radius, pattern.boundary())),
                         );
-                        *out = reference(&windows, params);
+                        reference(&windows, params, &mut point);
+                        for (part, value) in parts.iter_mut().zip(&point) {
+                            part[j] = *value;
+                        }
                     }
                 });
             }
@@ -318,10 +340,10 @@ impl<T: Element, P: Params> Stencil<T, P> {
     }
 
     /// Runs the lowered warp program on the CPU: lanes in lockstep, shuffles as permutations,
-    /// the same instruction sequence the PTX back end prints. `inputs` as for
+    /// the same instruction sequence the PTX back end prints. `inputs` and `outputs` as for
     /// [`Stencil::run_cpu`].
-    pub fn emulate(&self, inputs: &[&[T]], output: &mut [T], params: P) -> Result<(), Error> {
-        self.emulate_grid(inputs, Extent::x(first_len(inputs)), output, params)
+    pub fn emulate(&self, inputs: &[&[T]], outputs: &mut [&mut [T]], params: P) -> Result<(), Error> {
+        self.emulate_grid(inputs, Extent::x(first_len(inputs)), outputs, params)
     }
 
     /// [`Stencil::emulate`] over grids of shape `shape`, one per input field.
@@ -329,18 +351,25 @@ impl<T: Element, P: Params> Stencil<T, P> {
         &self,
         inputs: &[&[T]],
         shape: impl Into<Extent>,
-        output: &mut [T],
+        outputs: &mut [&mut [T]],
         params: P,
     ) -> Result<(), Error> {
-        self.program()?.emulate_grid(inputs, shape.into(), output, &params.scalars())
+        self.program()?.emulate_grid_outputs(inputs, shape.into(), outputs, &params.scalars())
     }
 
     /// `steps` time steps on the CPU: [`Stencil::run_cpu`] applied `steps` times, each step's
-    /// output the next one's input field 0; the other fields (coefficients) stay as given,
-    /// read where the state lies ([`time_steps::step_inputs`]). `output` has the input's length,
-    /// or under `valid` `n - 2 * r * steps`.
-    pub fn run_cpu_steps(&self, inputs: &[&[T]], output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
-        self.run_cpu_steps_grid(inputs, Extent::x(first_len(inputs)), output, steps, params)
+    /// output field k the next one's input field k (the state: the first
+    /// [`Stencil::output_fields`] inputs); the other fields (coefficients) stay as given, read
+    /// where the state lies ([`time_steps::step_inputs`]). Each of `outputs` (one per state
+    /// field, the final state) has the input's length, or under `valid` `n - 2 * r * steps`.
+    pub fn run_cpu_steps(
+        &self,
+        inputs: &[&[T]],
+        outputs: &mut [&mut [T]],
+        steps: usize,
+        params: P,
+    ) -> Result<(), Error> {
+        self.run_cpu_steps_grid(inputs, Extent::x(first_len(inputs)), outputs, steps, params)
     }
 
     /// [`Stencil::run_cpu_steps`] over grids of shape `shape`, one per input field: under
@@ -349,16 +378,14 @@ impl<T: Element, P: Params> Stencil<T, P> {
         &self,
         inputs: &[&[T]],
         shape: impl Into<Extent>,
-        output: &mut [T],
+        outputs: &mut [&mut [T]],
         steps: usize,
         params: P,
     ) -> Result<(), Error> {
         // The reference knows no launches: one step at a time.
         let one_by_one = StepPlan::new(steps, 1);
-        self.steps_with(inputs, shape.into(), output, steps, one_by_one, |_, inputs, shape, outputs| match outputs {
-            [output] => self.run_cpu_grid(inputs, shape, output, params),
-            // `steps_with` checked there is one per output field: the reference's one.
-            _ => Err(LengthError::OutputCount { expected: 1, got: outputs.len() }.into()),
+        self.steps_with(inputs, shape.into(), outputs, steps, one_by_one, |_, inputs, shape, outputs| {
+            self.run_cpu_grid(inputs, shape, outputs, params)
         })
     }
 
@@ -366,8 +393,14 @@ impl<T: Element, P: Params> Stencil<T, P> {
     /// [`Stencil::steps_per_launch`] steps, each the fused warp program emulated lane by lane,
     /// then one launch for the steps left (fused, or the one-step kernel for one step). Bit for
     /// bit [`Stencil::run_cpu_steps`].
-    pub fn emulate_steps(&self, inputs: &[&[T]], output: &mut [T], steps: usize, params: P) -> Result<(), Error> {
-        self.emulate_steps_grid(inputs, Extent::x(first_len(inputs)), output, steps, params)
+    pub fn emulate_steps(
+        &self,
+        inputs: &[&[T]],
+        outputs: &mut [&mut [T]],
+        steps: usize,
+        params: P,
+    ) -> Result<(), Error> {
+        self.emulate_steps_grid(inputs, Extent::x(first_len(inputs)), outputs, steps, params)
     }
 
     /// [`Stencil::emulate_steps`] over grids of shape `shape`, one per input field.
@@ -375,7 +408,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
         &self,
         inputs: &[&[T]],
         shape: impl Into<Extent>,
-        output: &mut [T],
+        outputs: &mut [&mut [T]],
         steps: usize,
         params: P,
     ) -> Result<(), Error> {
@@ -383,7 +416,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
         let scalars = params.scalars();
         // Each program compiled once, when its first launch comes: by steps per launch.
         let mut programs: BTreeMap<u32, WarpProgram> = BTreeMap::new();
-        self.steps_with(inputs, shape.into(), output, steps, plan, |launch_steps, inputs, shape, outputs| {
+        self.steps_with(inputs, shape.into(), outputs, steps, plan, |launch_steps, inputs, shape, outputs| {
             let program = match programs.entry(launch_steps) {
                 Entry::Occupied(program) => program.into_mut(),
                 Entry::Vacant(slot) => {
@@ -401,7 +434,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
         &self,
         inputs: &[&[T]],
         shape: Extent,
-        output: &mut [T],
+        outputs: &mut [&mut [T]],
         steps: usize,
         plan: StepPlan,
         mut launch: impl FnMut(u32, &[&[T]], Extent, &mut [&mut [T]]) -> Result<(), Error>,
@@ -410,7 +443,6 @@ impl<T: Element, P: Params> Stencil<T, P> {
         if shape.dims() != self.pattern.dims() {
             return Err(LengthError::Dimensions { expected: self.pattern.dims(), got: shape.dims() }.into());
         }
-        let outputs = [output];
         let out_lens: Vec<usize> = outputs.iter().map(|output| output.len()).collect();
         let output_fields = self.output_fields();
         time_steps::check_steps_inputs(&self.pattern, shape, &lens, self.fields, &out_lens, output_fields, steps)?;
@@ -430,40 +462,49 @@ impl<T: Element, P: Params> Stencil<T, P> {
             state = next;
             done += advance;
         }
-        for (output, field) in outputs.into_iter().zip(&state) {
+        for (output, field) in outputs.iter_mut().zip(&state) {
             output.copy_from_slice(field);
         }
         Ok(())
     }
 
-    /// `run_cpu` into a new vector.
-    pub fn reference_vec(&self, inputs: &[&[T]], params: P) -> Result<Vec<T>, Error> {
-        let mut out = vec![*T::zero_ref(); self.output_len(first_len(inputs))?];
-        self.run_cpu(inputs, &mut out, params)?;
-        Ok(out)
+    /// `run_cpu` into new vectors, one per output field.
+    pub fn reference_vec(&self, inputs: &[&[T]], params: P) -> Result<Vec<Vec<T>>, Error> {
+        self.reference_grid_vec(inputs, Extent::x(first_len(inputs)), params)
     }
 
-    /// `emulate` into a new vector.
-    pub fn emulate_vec(&self, inputs: &[&[T]], params: P) -> Result<Vec<T>, Error> {
-        let mut out = vec![*T::zero_ref(); self.output_len(first_len(inputs))?];
-        self.emulate(inputs, &mut out, params)?;
-        Ok(out)
+    /// `emulate` into new vectors, one per output field.
+    pub fn emulate_vec(&self, inputs: &[&[T]], params: P) -> Result<Vec<Vec<T>>, Error> {
+        self.emulate_grid_vec(inputs, Extent::x(first_len(inputs)), params)
     }
 
-    /// `run_cpu_grid` into a new vector.
-    pub fn reference_grid_vec(&self, inputs: &[&[T]], shape: impl Into<Extent>, params: P) -> Result<Vec<T>, Error> {
+    /// `run_cpu_grid` into new vectors, one per output field.
+    pub fn reference_grid_vec(
+        &self,
+        inputs: &[&[T]],
+        shape: impl Into<Extent>,
+        params: P,
+    ) -> Result<Vec<Vec<T>>, Error> {
         let shape = shape.into();
-        let mut out = vec![*T::zero_ref(); self.output_shape(shape)?.len().unwrap_or(0)];
-        self.run_cpu_grid(inputs, shape, &mut out, params)?;
-        Ok(out)
+        let mut outs = self.new_outputs(shape)?;
+        let mut slices: Vec<&mut [T]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
+        self.run_cpu_grid(inputs, shape, &mut slices, params)?;
+        Ok(outs)
     }
 
-    /// `emulate_grid` into a new vector.
-    pub fn emulate_grid_vec(&self, inputs: &[&[T]], shape: impl Into<Extent>, params: P) -> Result<Vec<T>, Error> {
+    /// `emulate_grid` into new vectors, one per output field.
+    pub fn emulate_grid_vec(&self, inputs: &[&[T]], shape: impl Into<Extent>, params: P) -> Result<Vec<Vec<T>>, Error> {
         let shape = shape.into();
-        let mut out = vec![*T::zero_ref(); self.output_shape(shape)?.len().unwrap_or(0)];
-        self.emulate_grid(inputs, shape, &mut out, params)?;
-        Ok(out)
+        let mut outs = self.new_outputs(shape)?;
+        let mut slices: Vec<&mut [T]> = outs.iter_mut().map(Vec::as_mut_slice).collect();
+        self.emulate_grid(inputs, shape, &mut slices, params)?;
+        Ok(outs)
+    }
+
+    /// One zeroed buffer per output field, each of the output length for inputs of shape `shape`.
+    fn new_outputs(&self, shape: Extent) -> Result<Vec<Vec<T>>, Error> {
+        let len = self.output_shape(shape)?.len().unwrap_or(0);
+        Ok(vec![vec![*T::zero_ref(); len]; self.outputs as usize])
     }
 
     /// The schedule as a table to check against the register-cache article's Table 2, and

@@ -133,8 +133,9 @@ fn heat_body() -> Result<Body, rc_core::BodyError> {
     Body::new(F32, 1, vec![], 1, nodes, vec![10])
 }
 
-fn heat_reference(w: &[Window<'_, f32>], (): ()) -> f32 {
-    0.25 * w[0][-1] + 0.5 * w[0][0] + 0.25 * w[0][1]
+fn heat_reference(w: &[Window<'_, f32>], (): (), out: &mut [f32]) {
+    // One output field.
+    out[0] = 0.25 * w[0][-1] + 0.5 * w[0][0] + 0.25 * w[0][1];
 }
 
 fn heat(boundary: Boundary, steps_per_launch: u32) -> Stencil<f32, ()> {
@@ -146,6 +147,7 @@ fn heat(boundary: Boundary, steps_per_launch: u32) -> Stencil<f32, ()> {
         Layout::RoundRobin,
         "",
         "rc_heat",
+        1,
         1,
         heat_body,
         heat_reference,
@@ -166,13 +168,13 @@ fn emulate_steps_is_run_cpu_steps_for_every_count_of_steps() {
                         Err(_) => continue,
                     };
                     let (mut want, mut got) = (vec![poison::<f32>(); out], vec![poison::<f32>(); out]);
-                    stencil.run_cpu_steps(&[&input], &mut want, steps, ()).expect("runs");
-                    stencil.emulate_steps(&[&input], &mut got, steps, ()).expect("emulates");
+                    stencil.run_cpu_steps(&[&input], &mut [&mut want], steps, ()).expect("runs");
+                    stencil.emulate_steps(&[&input], &mut [&mut got], steps, ()).expect("emulates");
                     assert_eq!(first_difference(&got, &want), None, "{boundary} T={t} n={n} steps={steps}");
                     // The reference itself is run_cpu applied step by step.
                     let mut state = input.clone();
                     for _ in 0..steps {
-                        state = stencil.reference_vec(&[&state], ()).expect("one step");
+                        state = stencil.reference_vec(&[&state], ()).expect("one step").remove(0);
                     }
                     assert_eq!(first_difference(&want, &state), None, "{boundary} n={n} steps={steps}");
                 }
@@ -185,13 +187,13 @@ fn emulate_steps_is_run_cpu_steps_for_every_count_of_steps() {
 fn valid_steps_that_leave_nothing_are_refused_with_the_numbers() {
     let stencil = heat(Boundary::Valid, 16);
     let input = vec![1.0f32; 10];
-    let err = stencil.run_cpu_steps(&[&input], &mut [], 5, ()).expect_err("10 - 2 * 5 = 0");
+    let err = stencil.run_cpu_steps(&[&input], &mut [&mut []], 5, ()).expect_err("10 - 2 * 5 = 0");
     assert_eq!(err, Error::Length(LengthError::StepsOutlastInput { len: 10, radius: 1, steps: 5 }));
     assert_eq!(
         err.to_string(),
         "boundary `valid` shrinks the input by 2 * radius = 2 elements per step: 5 steps of an input of 10 elements leave 0, and at least 1 must be left"
     );
-    let err = stencil.emulate_steps(&[&input], &mut [0.0; 3], 3, ()).expect_err("10 - 6 = 4, not 3");
+    let err = stencil.emulate_steps(&[&input], &mut [&mut [0.0; 3]], 3, ()).expect_err("10 - 6 = 4, not 3");
     assert_eq!(
         err.to_string(),
         "output has 3 elements, expected 4 for 3 steps on an input of 10 elements with boundary `valid`"

@@ -1,8 +1,8 @@
 //! The function's signature: `fn name(u: Window<T>, k: Window<T>, extra: U, ...) -> T`, not
 //! generic: one or more windows first (one input field each), then parameters passed at launch
-//! (scalars, or arrays of them). The
-//! windows' kind (`Window`, `Window2`, `Window3`) fixes the stencil's dimensions; they all have
-//! one kind and one element type.
+//! (scalars, or arrays of them). The windows' kind (`Window`, `Window2`, `Window3`) fixes the
+//! stencil's dimensions; they all have one kind and one element type. It returns one element
+//! per output field: `T`, a tuple `(T, T)` or an array `[T; N]`.
 
 use quote::ToTokens;
 use syn::{Expr, FnArg, GenericArgument, Ident, ItemFn, Lit, Pat, PatType, PathArguments, ReturnType, Type};
@@ -45,11 +45,29 @@ pub struct Signature {
     pub dims: Dims,
     pub element: ScalarType,
     pub params: Vec<Param>,
+    pub returns: Returns,
 }
 
-/// Output fields of a stencil function: it returns one element, its one output field (one
-/// output buffer parameter of its kernel).
-const OUTPUT_FIELDS: u32 = 1;
+/// What the function returns, one element per output field (one output buffer each, in order):
+/// one element, a tuple of them, or an array of them. The generated functions return their
+/// results the same way (`run` a `Vec` per output field: `Vec<T>`, `(Vec<T>, Vec<T>)` or
+/// `[Vec<T>; N]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Returns {
+    One,
+    Tuple(u32),
+    Array(u32),
+}
+
+impl Returns {
+    /// Output fields: one per element returned.
+    pub fn outputs(self) -> u32 {
+        match self {
+            Returns::One => 1,
+            Returns::Tuple(n) | Returns::Array(n) => n,
+        }
+    }
+}
 
 /// A window parameter as declared: its tokens, its kind, its element type's tokens, and that
 /// type if supported.
@@ -178,21 +196,63 @@ pub fn check(f: &ItemFn, cx: &mut Ctxt) -> Option<Signature> {
     if !consistent {
         return None;
     }
-    check_param_bytes(dims, windows.len() as u32, &params, cx);
+    let returns = returns(sig, dims, element, cx)?;
+    check_param_bytes(dims, windows.len() as u32, returns.outputs(), &params, cx);
+    Some(Signature { windows: names, dims, element, params, returns })
+}
 
-    match &sig.output {
+/// The return type: the element, a tuple of elements or an array of them (a literal length),
+/// every element the windows' type. Each refusal is on its own tokens.
+fn returns(sig: &syn::Signature, dims: Dims, element: ScalarType, cx: &mut Ctxt) -> Option<Returns> {
+    let ty = match &sig.output {
+        ReturnType::Type(_, ty) => strip(ty),
         ReturnType::Default => {
             cx.error(&sig.ident, SignatureError::NoResult { element });
             return None;
         }
-        ReturnType::Type(_, ty) => {
-            if let Err(e) = validate::result(dims, element, scalar(ty)) {
-                cx.error(ty, e);
-                return None;
+    };
+    let mut ok = true;
+    let mut check = |ty: &Type, cx: &mut Ctxt| {
+        if let Err(e) = validate::result(dims, element, scalar(ty)) {
+            cx.error(ty, e);
+            ok = false;
+        }
+    };
+    let returns = match ty {
+        Type::Tuple(tuple) if tuple.elems.is_empty() => {
+            cx.error(ty, SignatureError::NoResult { element });
+            return None;
+        }
+        Type::Tuple(tuple) => {
+            tuple.elems.iter().for_each(|elem| check(elem, cx));
+            Returns::Tuple(tuple.elems.len() as u32)
+        }
+        Type::Array(array) => {
+            check(&array.elem, cx);
+            match literal_len(&array.len) {
+                Some(n) if n >= 1 => Returns::Array(n),
+                _ => {
+                    cx.error(&array.len, SignatureError::ResultArrayLen { element });
+                    return None;
+                }
             }
         }
+        _ => {
+            check(ty, cx);
+            Returns::One
+        }
+    };
+    ok.then_some(returns)
+}
+
+/// An array length written as an integer literal that fits the output count.
+fn literal_len(len: &Expr) -> Option<u32> {
+    match strip_group(len) {
+        Expr::Lit(syn::ExprLit { lit: Lit::Int(n), .. }) if matches!(n.suffix(), "" | "usize") => {
+            n.base10_parse::<u32>().ok()
+        }
+        _ => None,
     }
-    Some(Signature { windows: names, dims, element, params })
 }
 
 /// A parameter's name as written (its pattern's tokens when it is not a plain name).
@@ -225,14 +285,14 @@ fn array_param(array: &syn::TypeArray, cx: &mut Ctxt) -> Option<ParamType> {
     Some(ParamType::Array(elem?, len?))
 }
 
-/// Refuses parameters (arrays, mostly) past the kernel's parameter space, on the first that
-/// does not fit.
-fn check_param_bytes(dims: Dims, fields: u32, params: &[Param], cx: &mut Ctxt) {
+/// Refuses parameters (arrays, mostly) past the kernel's parameter space, which also holds
+/// `fields` input and `outputs` output pointers, on the first that does not fit.
+fn check_param_bytes(dims: Dims, fields: u32, outputs: u32, params: &[Param], cx: &mut Ctxt) {
     let names: Vec<String> = params.iter().map(|p| p.name.to_string()).collect();
     let scalars: Vec<Vec<ScalarType>> =
         params.iter().map(|p| p.ty.into_iter().flat_map(ParamType::scalars).collect()).collect();
     let listed = names.iter().map(String::as_str).zip(scalars.iter().map(Vec::as_slice));
-    if let Err(e) = validate::parameter_space(dims, fields, OUTPUT_FIELDS, listed) {
+    if let Err(e) = validate::parameter_space(dims, fields, outputs, listed) {
         match &e {
             SignatureError::ParamSpace { param, .. } if *param < params.len() => cx.error(&params[*param].name, e),
             _ => cx.error_at(proc_macro2::Span::call_site(), e),

@@ -83,6 +83,18 @@ fn check_1d_shape(stencil: Dims, input: Extent, input_len: usize) -> Result<(), 
     Ok(())
 }
 
+/// The output fields `run` returned, one `Vec` each, as the array of them a stencil of `N`
+/// output fields returns (generated code turns it into the function's own tuple or array).
+#[doc(hidden)]
+pub fn output_fields<T: Element, P: Params, const N: usize>(
+    stencil: &Stencil<T, P>,
+    fields: Vec<Vec<T>>,
+) -> Result<[Vec<T>; N], Error> {
+    let got = fields.len();
+    <[Vec<T>; N]>::try_from(fields)
+        .map_err(|_| Error::Length { stencil: stencil.name(), source: LengthError::OutputCount { expected: N, got } })
+}
+
 /// The output's shape for an input of shape `input` with `input_len` elements, as the error
 /// `run` reports (before it allocates the output).
 pub(crate) fn output_shape<T: Element, P: Params>(
@@ -282,12 +294,13 @@ mod tests {
     fn body() -> Result<Body, BodyError> {
         Body::new(ScalarType::F32, 1, vec![ScalarType::F32], 2, vec![Node::Tap(0, rc_core::Offset::x(0))], vec![0])
     }
-    fn reference(w: &[Window<'_, f32>], _: (f32,)) -> f32 {
-        w[0][0]
+    fn reference(w: &[Window<'_, f32>], _: (f32,), out: &mut [f32]) {
+        // One output field.
+        out[0] = { w[0][0] };
     }
     /// A stencil for the checks `launch` makes before CUDA: its PTX is never loaded.
     const fn stencil(name: &'static str, pattern: Pattern, strategy: Strategy, layout: Layout) -> Stencil<f32, (f32,)> {
-        Stencil::from_parts(name, pattern, strategy, layout, "", "e", 1, body, reference)
+        Stencil::from_parts(name, pattern, strategy, layout, "", "e", 1, 1, body, reference)
     }
     const VALID: Stencil<f32, (f32,)> =
         stencil("s", Pattern::new_unchecked(2, 32, 4, Boundary::Valid), Strategy::RegisterCache, Layout::RoundRobin);
@@ -389,8 +402,9 @@ mod tests {
             vec![Node::Tap(0, Offset::x(0)), Node::Tap(1, Offset::x(2)), Node::Binary(rc_core::BinaryOp::Add, 0, 1)];
         Body::new(ScalarType::F32, 2, vec![ScalarType::F32], 2, nodes, vec![2])
     }
-    fn reference_two_fields(w: &[Window<'_, f32>], _: (f32,)) -> f32 {
-        w[0][0] + w[1][2]
+    fn reference_two_fields(w: &[Window<'_, f32>], _: (f32,), out: &mut [f32]) {
+        // One output field.
+        out[0] = { w[0][0] + w[1][2] };
     }
     const TWO_FIELDS: Stencil<f32, (f32,)> = Stencil::from_parts(
         "t",
@@ -400,6 +414,7 @@ mod tests {
         "",
         "e",
         2,
+        21,
         body_two_fields,
         reference_two_fields,
     );
@@ -484,7 +499,7 @@ mod tests {
         )
     }
     const fn grid(name: &'static str, pattern: Pattern, body: fn() -> Result<Body, BodyError>) -> Stencil<f32, (f32,)> {
-        Stencil::from_parts(name, pattern, Strategy::RegisterCache, Layout::Granule(4), "", "e", 1, body, reference)
+        Stencil::from_parts(name, pattern, Strategy::RegisterCache, Layout::Granule(4), "", "e", 1, 1, body, reference)
     }
     /// Tiles of 8 rows of 128 outputs (32 lanes x 4), 8 warps (tiles) per block.
     const CLAMP_2D: Stencil<f32, (f32,)> =

@@ -43,6 +43,8 @@ mod with_cust;
 pub use device::{gpu, GpuInfo};
 pub use error::{DriverError, Error, ModuleLoadError};
 #[doc(hidden)]
+pub use launch::output_fields;
+#[doc(hidden)]
 pub use module::cached_kernel_count;
 pub use module::release_cached_modules;
 pub use resources::{resources, Resources, SpillWarning};

@@ -277,8 +277,9 @@ mod tests {
     fn body() -> Result<Body, BodyError> {
         Body::new(ScalarType::F32, 1, vec![], 1, vec![Node::Tap(0, rc_core::Offset::x(0))], vec![0])
     }
-    fn reference(w: &[Window<'_, f32>], _: ()) -> f32 {
-        w[0][0]
+    fn reference(w: &[Window<'_, f32>], _: (), out: &mut [f32]) {
+        // One output field.
+        out[0] = { w[0][0] };
     }
     const COPY: Stencil<f32, ()> = Stencil::from_parts(
         "c",
@@ -287,6 +288,7 @@ mod tests {
         Layout::RoundRobin,
         "",
         "e",
+        1,
         1,
         body,
         reference,

@@ -1,7 +1,9 @@
-//! Time steps on the GPU: `steps` steps of a stencil on two ping-pong buffers, as launches of
-//! the fused kernel (`T` steps each) and then one launch for the steps left, fused or the
-//! one-step kernel (rc-core's `StepPlan`), each launch reading one buffer and writing the other. The back ends
-//! (`with_cust.rs`) only turn the launches into their buffer types.
+//! Time steps on the GPU: `steps` steps of a stencil on two ping-pong buffers per state field
+//! (`a` and `b`, one pair per output field, which is the next state of the input field of its
+//! number), as launches of the fused kernel (`T` steps each) and then one launch for the steps
+//! left, fused or the one-step kernel (rc-core's `StepPlan`), each launch reading every state
+//! field's one buffer and writing its other. The back ends (`with_cust.rs`, `with_cudarc.rs`)
+//! only turn the launches into their buffer types.
 
 use rc_core::time_steps::{self, StepPlan};
 use rc_core::{Dims, Element, Extent, LengthError, Params, Stencil};
@@ -12,7 +14,7 @@ use crate::launch::{launch_planned, Planned, RawBuffer};
 use crate::side_stream::SideStream;
 
 /// Which of the two ping-pong buffers holds the result of a run of time steps (under `valid`,
-/// in its first `n - 2 * radius * steps` elements).
+/// in its first `n - 2 * radius * steps` elements), the same for every state field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Holds {
     /// The first buffer, the one the input was in (also after an even number of launches).
@@ -127,27 +129,31 @@ pub(crate) struct StepRun<T: Element, P: Params> {
 }
 
 impl<T: Element, P: Params> StepRun<T, P> {
-    /// The run of `steps` steps of `stencil` on buffers `a` (holding the input, of shape
-    /// `shape`) and `b`, as `(address, length)`, with coefficient fields of `coefficients`
-    /// elements each. Lengths are checked here, before any CUDA call, and where a fused launch
-    /// comes, the alignment its vector accesses need of `a` and `b` (every launch checks the
-    /// rest).
+    /// The run of `steps` steps of `stencil` on buffers `a` (one per state field, holding the
+    /// input, of shape `shape`) and `b`, as `(address, length)`, with coefficient fields of
+    /// `coefficients` elements each. Lengths are checked here, before any CUDA call, and where
+    /// a fused launch comes, the alignment its vector accesses need of `a` and `b` (every
+    /// launch checks the rest).
     pub(crate) fn plan(
         stencil: &Stencil<T, P>,
         shape: Extent,
-        a: (u64, usize),
-        b: (u64, usize),
+        a: &[(u64, usize)],
+        b: &[(u64, usize)],
         coefficients: &[usize],
         steps: usize,
     ) -> Result<StepRun<T, P>, Error> {
-        let (launches, holds) = launches(stencil, shape, a.1, b.1, coefficients, steps)?;
+        let lens = |buffers: &[(u64, usize)]| buffers.iter().map(|&(_, len)| len).collect::<Vec<usize>>();
+        let (launches, holds) = launches(stencil, shape, &lens(a), &lens(b), coefficients, steps)?;
         let mut fused: Vec<(u32, Vec<Stencil<T, P>>)> = Vec::new();
         for steps in launches.iter().map(|l| l.steps).filter(|&s| s > 1) {
             if fused.iter().all(|(s, _)| *s != steps) {
                 let (kernels, tile) =
                     stencil.fused_launch(steps).map_err(|source| Error::Program { stencil: stencil.name(), source })?;
-                check_vector_alignment(stencil, "a", a.0, tile.width)?;
-                check_vector_alignment(stencil, "b", b.0, tile.width)?;
+                for (name, buffers) in [("a", a), ("b", b)] {
+                    for (field, &(address, _)) in buffers.iter().enumerate() {
+                        check_vector_alignment(stencil, &buffer_name(name, field, buffers.len()), address, tile.width)?;
+                    }
+                }
                 fused.push((steps, kernels));
             }
         }
@@ -198,7 +204,7 @@ pub(crate) fn queue<T: Element, P: Params>(
     queued.and(joined)
 }
 
-/// The final state's length after `steps` steps from host `inputs` (the state, then the
+/// The final state's length after `steps` steps from host `inputs` (the state fields, then the
 /// coefficient fields) of shape `shape`, every length checked as [`launches`] checks device
 /// buffers.
 pub(crate) fn host_output_len<T: Element, P: Params>(
@@ -207,40 +213,45 @@ pub(crate) fn host_output_len<T: Element, P: Params>(
     shape: Extent,
     steps: usize,
 ) -> Result<usize, Error> {
-    let n = inputs.first().map_or(0, |input| input.len());
-    let lens: Vec<usize> = inputs.iter().skip(1).map(|input| input.len()).collect();
-    launches(stencil, shape, n, n, &lens, steps)?;
+    let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
+    let (state, coefficients) = lens.split_at(lens.len().min(stencil.output_fields() as usize));
+    launches(stencil, shape, state, state, coefficients, steps)?;
     let out = time_steps::steps_output_shape(&stencil.pattern(), shape, steps)
         .map_err(|source| Error::Length { stencil: stencil.name(), source })?;
     Ok(out.len().unwrap_or(0))
 }
 
-/// The launches of `steps` steps of `stencil` on buffers `a` (holding the input, of shape
-/// `shape`) and `b`, of `a_len` and `b_len` elements, with coefficient fields of `coefficients`
-/// elements each; and the buffer that holds the result. Lengths are checked here, before any
-/// CUDA call.
+/// The launches of `steps` steps of `stencil` on buffers `a` (one per state field, holding the
+/// input, of shape `shape`) and `b`, of `a_lens` and `b_lens` elements, with coefficient fields
+/// of `coefficients` elements each; and the buffer that holds the result. Lengths are checked
+/// here, before any CUDA call.
 pub(crate) fn launches<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
     shape: Extent,
-    a_len: usize,
-    b_len: usize,
+    a_lens: &[usize],
+    b_lens: &[usize],
     coefficients: &[usize],
     steps: usize,
 ) -> Result<(Vec<StepLaunch>, Holds), Error> {
     let length = |source| Error::Length { stencil: stencil.name(), source };
-    if a_len != b_len {
-        return Err(length(LengthError::StepBuffers { a: a_len, b: b_len }));
+    let (fields, output_fields) = (stencil.fields(), stencil.output_fields());
+    let states = output_fields as usize;
+    if a_lens.len() != states || b_lens.len() != states {
+        return Err(length(LengthError::StateBuffers { expected: states, a: a_lens.len(), b: b_lens.len() }));
+    }
+    if let Some((&a, &b)) = a_lens.iter().zip(b_lens).find(|(a, b)| a != b) {
+        return Err(length(LengthError::StepBuffers { a, b }));
     }
     let pattern = stencil.pattern();
     if shape.dims() != pattern.dims() {
         return Err(length(LengthError::Dimensions { expected: pattern.dims(), got: shape.dims() }));
     }
-    // The state's one field (`a`, stepped in place of input field 0) and its final value, one
-    // output field.
-    let lens: Vec<usize> = std::iter::once(a_len).chain(coefficients.iter().copied()).collect();
+    // The state fields (`a`, stepped in place of the first input fields), then the coefficients;
+    // each state field's final value is an output field.
+    let lens: Vec<usize> = a_lens.iter().chain(coefficients).copied().collect();
+    let a_len = a_lens.first().copied().unwrap_or(0);
     let out = time_steps::steps_output_shape(&pattern, shape, steps).map_err(length)?;
-    let outputs = [out.len().unwrap_or(0)];
-    let (fields, output_fields) = (stencil.fields(), stencil.output_fields());
+    let outputs = vec![out.len().unwrap_or(0); states];
     time_steps::check_steps_inputs(&pattern, shape, &lens, fields, &outputs, output_fields, steps).map_err(length)?;
     let plan = StepPlan::new(
         steps,
@@ -269,6 +280,15 @@ pub(crate) fn launches<T: Element, P: Params>(
         done += advance;
     }
     Ok((out, from))
+}
+
+/// The name a message gives buffer `name` (`a` or `b`) of state field `field` of `fields`: the
+/// argument's own name with one state field, else numbered (`a1`).
+pub(crate) fn buffer_name(name: &str, field: usize, fields: usize) -> String {
+    match fields {
+        1 => name.to_string(),
+        _ => format!("{name}{field}"),
+    }
 }
 
 /// The fused kernel's vector accesses of `width` elements need buffer `name` at `address` to

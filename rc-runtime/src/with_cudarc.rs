@@ -142,7 +142,7 @@ static RUN_CONTEXT: Mutex<Option<Arc<CudaContext>>> = Mutex::new(None);
 /// [`Error::NoDevice`] (see [`Error::is_no_device`]).
 ///
 /// This is [`run_cudarc_grid`] over the shape `[len]`.
-pub fn run_cudarc<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], params: P) -> Result<Vec<T>, Error>
+pub fn run_cudarc<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], params: P) -> Result<Vec<Vec<T>>, Error>
 where
     T: Element + DeviceRepr + ValidAsZeroBits,
     P: Params,
@@ -159,7 +159,7 @@ pub fn run_cudarc_grid<T, P>(
     inputs: &[&[T]],
     shape: impl Into<Extent>,
     params: P,
-) -> Result<Vec<T>, Error>
+) -> Result<Vec<Vec<T>>, Error>
 where
     T: Element + DeviceRepr + ValidAsZeroBits,
     P: Params,
@@ -167,9 +167,9 @@ where
     let shape = shape.into();
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
     let (_, n_out) = output_shape(stencil, shape, lens.first().copied().unwrap_or(0))?;
-    // The stencil's one output field ([`Stencil::output_fields`]).
-    if plan(stencil, shape, &lens, &[n_out], &params)?.launch.is_none() {
-        return Ok(Vec::new());
+    let fields = stencil.output_fields() as usize;
+    if plan(stencil, shape, &lens, &vec![n_out; fields], &params)?.launch.is_none() {
+        return Ok(vec![Vec::new(); fields]);
     }
     let stream = run_stream()?;
     let device_inputs = inputs
@@ -180,17 +180,24 @@ where
                 .map_err(|e| Error::cudarc(format!("copying {} input elements to the GPU", input.len()), e))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let mut device_output = stream
-        .alloc_zeros::<T>(n_out)
-        .map_err(|e| Error::cudarc(format!("allocating {n_out} output elements on the GPU"), e))?;
+    let mut device_outputs = (0..fields)
+        .map(|_| {
+            stream
+                .alloc_zeros::<T>(n_out)
+                .map_err(|e| Error::cudarc(format!("allocating {n_out} output elements on the GPU"), e))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let device_inputs: Vec<&dyn DevicePtr<T>> = device_inputs.iter().map(|input| input as &dyn DevicePtr<T>).collect();
-    launch_cudarc_grid(stencil, &stream, &device_inputs, &mut [&mut device_output], shape, params)?;
+    let mut outputs: Vec<&mut dyn DevicePtrMut<T>> =
+        device_outputs.iter_mut().map(|output| output as &mut dyn DevicePtrMut<T>).collect();
+    launch_cudarc_grid(stencil, &stream, &device_inputs, &mut outputs, shape, params)?;
     stream
         .synchronize()
         .map_err(|e| Error::cudarc(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;
-    stream
-        .clone_dtoh(&device_output)
-        .map_err(|e| Error::cudarc(format!("copying {n_out} output elements from the GPU"), e))
+    let copy_out = |output: &CudaSlice<T>| {
+        stream.clone_dtoh(output).map_err(|e| Error::cudarc(format!("copying {n_out} output elements from the GPU"), e))
+    };
+    device_outputs.iter().map(copy_out).collect()
 }
 
 /// A new stream on device 0's primary context (made by the first call and kept for the
@@ -220,16 +227,16 @@ fn run_stream() -> Result<Arc<CudaStream>, Error> {
 }
 
 /// [`crate::launch_steps`] on cudarc slices: `steps` time steps of `stencil` on `stream`,
-/// asynchronously, `a` holding the state and `b` as long, each launch reading one and writing
-/// the other; `coefficients` are the other input fields, which stay as given. Returns which
-/// buffer holds the result (under `valid`, its first `n - 2 * radius * steps` elements). The same
+/// asynchronously, `a` holding the state (one buffer per state field) and `b` as many as long,
+/// each launch reading one of each pair and writing the other; `coefficients` are the other
+/// input fields, which stay as given. Returns which buffers hold the result (under `valid`, its first `n - 2 * radius * steps` elements). The same
 /// checks as cust's `launch_steps`; under `valid` with coefficient fields a one-step launch whose
 /// coefficient window starts mid-vector reads an aligned copy of it (freed in stream order).
 pub fn launch_steps_cudarc<T, P>(
     stencil: &Stencil<T, P>,
     stream: &Arc<CudaStream>,
-    a: &mut CudaSlice<T>,
-    b: &mut CudaSlice<T>,
+    a: &mut [&mut CudaSlice<T>],
+    b: &mut [&mut CudaSlice<T>],
     coefficients: &[&CudaSlice<T>],
     steps: usize,
     params: P,
@@ -238,7 +245,7 @@ where
     T: Element + DeviceRepr,
     P: Params,
 {
-    let shape = Extent::x(a.len());
+    let shape = Extent::x(a.first().map_or(0, |a| a.len()));
     launch_steps_cudarc_grid(stencil, stream, a, b, coefficients, shape, steps, params)
 }
 
@@ -248,8 +255,8 @@ where
 pub fn launch_steps_cudarc_grid<T, P>(
     stencil: &Stencil<T, P>,
     stream: &Arc<CudaStream>,
-    a: &mut CudaSlice<T>,
-    b: &mut CudaSlice<T>,
+    a: &mut [&mut CudaSlice<T>],
+    b: &mut [&mut CudaSlice<T>],
     coefficients: &[&CudaSlice<T>],
     shape: impl Into<Extent>,
     steps: usize,
@@ -261,7 +268,10 @@ where
 {
     let lens: Vec<usize> = coefficients.iter().map(|c| c.len()).collect();
     let address = |buffer: &dyn DevicePtr<T>| buffer.device_ptr(stream).0;
-    let run = StepRun::plan(stencil, shape.into(), (address(&*a), a.len()), (address(&*b), b.len()), &lens, steps)?;
+    let addresses = |buffers: &[&mut CudaSlice<T>]| -> Vec<(u64, usize)> {
+        buffers.iter().map(|buffer| (address(&**buffer), buffer.len())).collect()
+    };
+    let run = StepRun::plan(stencil, shape.into(), &addresses(a), &addresses(b), &lens, steps)?;
     // Made by the first launch that splits, dropped when all are queued.
     let mut side = None;
     for step in &run.launches {
@@ -312,26 +322,35 @@ where
                 None => window as &dyn DevicePtr<T>,
             })
             .collect();
-        let mut launch_one = |state: &dyn DevicePtr<T>, output: &mut CudaViewMut<'_, T>| {
-            let inputs: Vec<&dyn DevicePtr<T>> = std::iter::once(state).chain(coefficients.iter().copied()).collect();
-            launch_kernels(kernels, stream, &inputs, &mut [output], step.input_shape, params, &mut side)
+        let (input_len, output_len) = (step.input_len, step.output_len);
+        let (state, mut outputs): (Vec<CudaView<'_, T>>, Vec<CudaViewMut<'_, T>>) = match step.from {
+            Holds::A => (
+                a.iter().map(|field| field.slice(..input_len)).collect(),
+                b.iter_mut().map(|field| field.slice_mut(..output_len)).collect(),
+            ),
+            Holds::B => (
+                b.iter().map(|field| field.slice(..input_len)).collect(),
+                a.iter_mut().map(|field| field.slice_mut(..output_len)).collect(),
+            ),
         };
-        match step.from {
-            Holds::A => launch_one(&a.slice(..step.input_len), &mut b.slice_mut(..step.output_len))?,
-            Holds::B => launch_one(&b.slice(..step.input_len), &mut a.slice_mut(..step.output_len))?,
-        }
+        let inputs: Vec<&dyn DevicePtr<T>> =
+            state.iter().map(|field| field as &dyn DevicePtr<T>).chain(coefficients.iter().copied()).collect();
+        let mut outputs: Vec<&mut dyn DevicePtrMut<T>> =
+            outputs.iter_mut().map(|output| output as &mut dyn DevicePtrMut<T>).collect();
+        launch_kernels(kernels, stream, &inputs, &mut outputs, step.input_shape, params, &mut side)?;
     }
     Ok(run.holds)
 }
 
 /// [`crate::run_steps`] through cudarc: copies in, [`launch_steps_cudarc`] on a new stream of
-/// device 0, waits, copies the final state out. Lengths are checked before the GPU is touched.
+/// device 0, waits, copies the final state out, one `Vec` per state field. Lengths are checked
+/// before the GPU is touched.
 pub fn run_steps_cudarc<T, P>(
     stencil: &Stencil<T, P>,
     inputs: &[&[T]],
     steps: usize,
     params: P,
-) -> Result<Vec<T>, Error>
+) -> Result<Vec<Vec<T>>, Error>
 where
     T: Element + DeviceRepr + ValidAsZeroBits,
     P: Params,
@@ -347,7 +366,7 @@ pub fn run_steps_cudarc_grid<T, P>(
     shape: impl Into<Extent>,
     steps: usize,
     params: P,
-) -> Result<Vec<T>, Error>
+) -> Result<Vec<Vec<T>>, Error>
 where
     T: Element + DeviceRepr + ValidAsZeroBits,
     P: Params,
@@ -355,8 +374,10 @@ where
     let shape = shape.into();
     let n = inputs.first().map_or(0, |input| input.len());
     let out = steps::host_output_len(stencil, inputs, shape, steps)?;
+    // `host_output_len` checked there is one input per state field.
+    let (state, coefficients) = inputs.split_at(stencil.output_fields() as usize);
     if out == 0 {
-        return Ok(Vec::new());
+        return Ok(vec![Vec::new(); state.len()]);
     }
     let stream = run_stream()?;
     let copy_in = |input: &[T]| {
@@ -364,21 +385,33 @@ where
             .clone_htod(input)
             .map_err(|e| Error::cudarc(format!("copying {} input elements to the GPU", input.len()), e))
     };
-    let mut a = copy_in(inputs[0])?;
-    let mut b =
-        stream.alloc_zeros::<T>(n).map_err(|e| Error::cudarc(format!("allocating {n} elements on the GPU"), e))?;
-    let coefficients = inputs[1..].iter().map(|input| copy_in(input)).collect::<Result<Vec<_>, _>>()?;
+    let mut a = state.iter().map(|input| copy_in(input)).collect::<Result<Vec<_>, _>>()?;
+    let mut b = state
+        .iter()
+        .map(|_| {
+            stream.alloc_zeros::<T>(n).map_err(|e| Error::cudarc(format!("allocating {n} elements on the GPU"), e))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let coefficients = coefficients.iter().map(|input| copy_in(input)).collect::<Result<Vec<_>, _>>()?;
     let coefficients: Vec<&CudaSlice<T>> = coefficients.iter().collect();
-    let holds = launch_steps_cudarc_grid(stencil, &stream, &mut a, &mut b, &coefficients, shape, steps, params)?;
+    let mut a_slices: Vec<&mut CudaSlice<T>> = a.iter_mut().collect();
+    let mut b_slices: Vec<&mut CudaSlice<T>> = b.iter_mut().collect();
+    let holds =
+        launch_steps_cudarc_grid(stencil, &stream, &mut a_slices, &mut b_slices, &coefficients, shape, steps, params)?;
     let result = match holds {
         Holds::A => &a,
         Holds::B => &b,
     };
-    let output = stream
-        .clone_dtoh(&result.slice(..out))
-        .map_err(|e| Error::cudarc(format!("copying {out} output elements from the GPU"), e))?;
+    let outputs = result
+        .iter()
+        .map(|field| {
+            stream
+                .clone_dtoh(&field.slice(..out))
+                .map_err(|e| Error::cudarc(format!("copying {out} output elements from the GPU"), e))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     stream.synchronize().map_err(|e| {
         Error::cudarc(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e)
     })?;
-    Ok(output)
+    Ok(outputs)
 }

@@ -156,7 +156,7 @@ fn raw_inputs<D: DeviceCopy>(inputs: &[&DeviceSlice<D>]) -> Vec<RawBuffer> {
 /// driver or a GPU it returns [`Error::NoDevice`] (see [`Error::is_no_device`]).
 ///
 /// This is [`run_grid`] over the shape `[len]`.
-pub fn run<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], params: P) -> Result<Vec<T>, Error>
+pub fn run<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], params: P) -> Result<Vec<Vec<T>>, Error>
 where
     T: Element,
     P: Params,
@@ -165,8 +165,8 @@ where
 }
 
 /// Runs `stencil` over `inputs`, grids of shape `shape` (one per input field), on the GPU and
-/// returns the output grid, of `stencil.output_shape(shape)`'s shape: copies in, launches,
-/// waits, copies out, as [`run`].
+/// returns the output grids, one per output field, each of `stencil.output_shape(shape)`'s
+/// shape: copies in, launches, waits, copies out, as [`run`].
 ///
 /// The grids are contiguous and row-major, x fastest (see [`launch_grid`], also for when the
 /// kernel takes its vector path). Shapes are checked before the GPU is touched.
@@ -175,7 +175,7 @@ pub fn run_grid<T, P>(
     inputs: &[&[T]],
     shape: impl Into<Extent>,
     params: P,
-) -> Result<Vec<T>, Error>
+) -> Result<Vec<Vec<T>>, Error>
 where
     T: Element,
     P: Params,
@@ -183,10 +183,10 @@ where
     let shape = shape.into();
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
     let (_, n_out) = output_shape(stencil, shape, lens.first().copied().unwrap_or(0))?;
-    // The stencil's one output field ([`Stencil::output_fields`]).
-    let planned = plan(stencil, shape, &lens, &[n_out], &params)?;
+    let fields = stencil.output_fields() as usize;
+    let planned = plan(stencil, shape, &lens, &vec![n_out; fields], &params)?;
     if planned.launch.is_none() {
-        return Ok(Vec::new());
+        return Ok(vec![Vec::new(); fields]);
     }
     context::ensure_current()?;
     let stream = Stream::new(StreamFlags::DEFAULT, None)
@@ -203,42 +203,52 @@ where
                 .map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    // SAFETY: every byte is written by the kernel before it is read back, and bytes have no
-    // invalid values.
-    let device_output = unsafe { DeviceBuffer::<u8>::uninitialized(n_out * bytes) }
-        .map_err(|e| Error::cust(format!("allocating {n_out} output elements on the GPU"), e))?;
+    let device_outputs = (0..fields)
+        .map(|_| {
+            // SAFETY: every byte is written by the kernel before it is read back, and bytes
+            // have no invalid values.
+            unsafe { DeviceBuffer::<u8>::uninitialized(n_out * bytes) }
+                .map_err(|e| Error::cust(format!("allocating {n_out} output elements on the GPU"), e))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let raw =
         |buffer: &DeviceSlice<u8>| RawBuffer { address: buffer.as_device_ptr().as_raw(), len: buffer.len() / bytes };
     let raw_inputs: Vec<RawBuffer> = device_inputs.iter().map(|input| raw(input)).collect();
+    let raw_outputs: Vec<RawBuffer> = device_outputs.iter().map(|output| raw(output)).collect();
     if let Some(launch) = planned.launch {
-        launch_planned(stencil, &planned, launch, stream.as_inner().cast(), &raw_inputs, &[raw(&device_output)])?;
+        launch_planned(stencil, &planned, launch, stream.as_inner().cast(), &raw_inputs, &raw_outputs)?;
     }
     stream
         .synchronize()
         .map_err(|e| Error::cust(format!("running stencil `{}` (stream synchronize)", stencil.name()), e))?;
-    let mut data = vec![0u8; n_out * bytes];
-    device_output
-        .copy_to(&mut data[..])
-        .map_err(|e| Error::cust(format!("copying {n_out} output elements from the GPU"), e))?;
-    let output = data
-        .chunks_exact(bytes)
-        .map(|b| {
-            let mut bits = [0u8; 8];
-            bits[..bytes].copy_from_slice(b);
-            T::from_bits(u64::from_le_bytes(bits))
-        })
-        .collect();
-    Ok(output)
+    let copy_out = |device_output: &DeviceBuffer<u8>| {
+        let mut data = vec![0u8; n_out * bytes];
+        device_output
+            .copy_to(&mut data[..])
+            .map_err(|e| Error::cust(format!("copying {n_out} output elements from the GPU"), e))?;
+        let output = data
+            .chunks_exact(bytes)
+            .map(|b| {
+                let mut bits = [0u8; 8];
+                bits[..bytes].copy_from_slice(b);
+                T::from_bits(u64::from_le_bytes(bits))
+            })
+            .collect();
+        Ok(output)
+    };
+    device_outputs.iter().map(copy_out).collect()
 }
 
-/// Runs `steps` time steps of `stencil` on `stream`, asynchronously: `a` holds the state (input
-/// field 0), `b` is as long as `a`, and each launch reads one and writes the other
-/// (ping-pong): launches of the fused kernel (`stencil.steps_per_launch()` steps each), then one
-/// launch for the steps left (a fused kernel of that many, or the one-step kernel for one). Returns which buffer holds the result once the
-/// stream gets there; under `valid` it is the first `n - 2 * radius * steps` elements, the
-/// rest of both buffers being scratch. `coefficients` holds the other input fields (one per
-/// window after the first, in order, each as long as `a`), which stay as given: under `valid`
-/// each launch reads them where the state lies.
+/// Runs `steps` time steps of `stencil` on `stream`, asynchronously: `a` holds the state, one
+/// buffer per state field (the first input fields, one per output field, each output field the
+/// next state of the input field of its number), `b` as many buffers as long, and each launch
+/// reads one of each pair and writes the other (ping-pong): launches of the fused kernel
+/// (`stencil.steps_per_launch()` steps each), then one launch for the steps left (a fused
+/// kernel of that many, or the one-step kernel for one). Returns which buffers hold the result
+/// once the stream gets there; under `valid` it is their first `n - 2 * radius * steps`
+/// elements, the rest of both buffers being scratch. `coefficients` holds the other input
+/// fields (one per window after the state's, in order, each as long as `a`), which stay as
+/// given: under `valid` each launch reads them where the state lies.
 ///
 /// Lengths are checked before any CUDA call ([`Error::Length`]). The fused kernel loads and
 /// stores `a` and `b` with 16-byte vectors, so both must start 16-byte aligned
@@ -251,8 +261,8 @@ where
 pub fn launch_steps<T, D, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
-    a: &mut DeviceSlice<D>,
-    b: &mut DeviceSlice<D>,
+    a: &mut [&mut DeviceSlice<D>],
+    b: &mut [&mut DeviceSlice<D>],
     coefficients: &[&DeviceSlice<D>],
     steps: usize,
     params: P,
@@ -262,7 +272,7 @@ where
     D: DeviceElement<T>,
     P: Params,
 {
-    let shape = Extent::x(a.len());
+    let shape = Extent::x(a.first().map_or(0, |a| a.len()));
     launch_steps_grid(stencil, stream, a, b, coefficients, shape, steps, params)
 }
 
@@ -278,8 +288,8 @@ where
 pub fn launch_steps_grid<T, D, P>(
     stencil: &Stencil<T, P>,
     stream: &Stream,
-    a: &mut DeviceSlice<D>,
-    b: &mut DeviceSlice<D>,
+    a: &mut [&mut DeviceSlice<D>],
+    b: &mut [&mut DeviceSlice<D>],
     coefficients: &[&DeviceSlice<D>],
     shape: impl Into<Extent>,
     steps: usize,
@@ -291,20 +301,23 @@ where
     P: Params,
 {
     let lens: Vec<usize> = coefficients.iter().map(|c| c.len()).collect();
-    let address = |buffer: &DeviceSlice<D>| (buffer.as_device_ptr().as_raw(), buffer.len());
-    let run = StepRun::plan(stencil, shape.into(), address(a), address(b), &lens, steps)?;
-    let (a, b) = (*a, *b);
+    let addresses = |buffers: &[&mut DeviceSlice<D>]| -> Vec<(u64, usize)> {
+        buffers.iter().map(|buffer| (buffer.as_device_ptr().as_raw(), buffer.len())).collect()
+    };
+    let run = StepRun::plan(stencil, shape.into(), &addresses(a), &addresses(b), &lens, steps)?;
+    let slices = |buffers: &[&mut DeviceSlice<D>]| -> Vec<DeviceSlice<D>> { buffers.iter().map(|b| **b).collect() };
+    let (a, b) = (slices(a), slices(b));
     // Made by the first launch that splits, dropped when all are queued.
     let mut side = None;
     // Aligned copies of coefficient windows, kept until the launches that read them are done.
     let mut copies: Vec<DeviceBuffer<D>> = Vec::new();
     for step in &run.launches {
         let (from, to) = match step.from {
-            Holds::A => (a, b),
-            Holds::B => (b, a),
+            Holds::A => (&a, &b),
+            Holds::B => (&b, &a),
         };
-        let state = from.index(..step.input_len);
-        let output = to.index(..step.output_len);
+        let state: Vec<DeviceSlice<D>> = from.iter().map(|field| field.index(..step.input_len)).collect();
+        let outputs: Vec<DeviceSlice<D>> = to.iter().map(|field| field.index(..step.output_len)).collect();
         let mut windows: Vec<DeviceSlice<D>> = match step.coefficients {
             CoefficientPart::Span { from, len } => coefficients.iter().map(|c| c.index(from..from + len)).collect(),
             // A grid's coefficients where the shrunk state lies, packed into a copy of their own.
@@ -338,10 +351,12 @@ where
             *window = *copy;
             copies.push(copy);
         }
-        let inputs: Vec<&DeviceSlice<D>> = std::iter::once(&state).chain(&windows).collect();
+        let inputs: Vec<&DeviceSlice<D>> = state.iter().chain(&windows).collect();
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
-        let plans = launch::plans(kernels, step.input_shape, &lens, &[output.len()], &params)?;
-        steps::queue(&plans, stream.as_inner().cast(), &mut side, &raw_inputs(&inputs), &[raw(&output)])?;
+        let out_lens: Vec<usize> = outputs.iter().map(|output| output.len()).collect();
+        let raw_outputs: Vec<RawBuffer> = outputs.iter().map(raw).collect();
+        let plans = launch::plans(kernels, step.input_shape, &lens, &out_lens, &params)?;
+        steps::queue(&plans, stream.as_inner().cast(), &mut side, &raw_inputs(&inputs), &raw_outputs)?;
     }
     if !copies.is_empty() {
         stream.synchronize().map_err(|e| {
@@ -352,9 +367,10 @@ where
 }
 
 /// Runs `steps` time steps of `stencil` on the GPU from host slices (`inputs` as for [`run`]:
-/// the state first, then the coefficient fields) and returns the final state: copies in, runs
-/// [`launch_steps`], waits, copies out. Lengths are checked before the GPU is touched.
-pub fn run_steps<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], steps: usize, params: P) -> Result<Vec<T>, Error>
+/// the state fields first, one per output field, then the coefficient fields) and returns the
+/// final state, one `Vec` per state field: copies in, runs [`launch_steps`], waits, copies out.
+/// Lengths are checked before the GPU is touched.
+pub fn run_steps<T, P>(stencil: &Stencil<T, P>, inputs: &[&[T]], steps: usize, params: P) -> Result<Vec<Vec<T>>, Error>
 where
     T: OnDevice,
     P: Params,
@@ -364,14 +380,14 @@ where
 }
 
 /// [`run_steps`] over grids of shape `shape`, one per input field (row-major); returns the
-/// final state's grid (under `valid` each dimension `2 * radius * steps` shorter).
+/// final state's grids (under `valid` each dimension `2 * radius * steps` shorter).
 pub fn run_steps_grid<T, P>(
     stencil: &Stencil<T, P>,
     inputs: &[&[T]],
     shape: impl Into<Extent>,
     steps: usize,
     params: P,
-) -> Result<Vec<T>, Error>
+) -> Result<Vec<Vec<T>>, Error>
 where
     T: OnDevice,
     P: Params,
@@ -379,8 +395,10 @@ where
     let shape = shape.into();
     let n = inputs.first().map_or(0, |input| input.len());
     let out = steps::host_output_len(stencil, inputs, shape, steps)?;
+    // `host_output_len` checked there is one input per state field.
+    let (state, coefficients) = inputs.split_at(stencil.output_fields() as usize);
     if out == 0 {
-        return Ok(Vec::new());
+        return Ok(vec![Vec::new(); state.len()]);
     }
     context::ensure_current()?;
     let stream = Stream::new(StreamFlags::DEFAULT, None)
@@ -390,14 +408,22 @@ where
         DeviceBuffer::from_slice(&values)
             .map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
     };
-    let mut a = copy_in(inputs[0])?;
-    // SAFETY: every element of `b` a launch reads was written by the launch before it, and `T`
-    // is one of f32, f64, i32, u32, for which any bit pattern is a valid value anyway.
-    let mut b = unsafe { DeviceBuffer::<T::Device>::uninitialized(n) }
-        .map_err(|e| Error::cust(format!("allocating {n} elements on the GPU"), e))?;
-    let coefficients = inputs[1..].iter().map(|input| copy_in(input)).collect::<Result<Vec<_>, _>>()?;
+    let mut a = state.iter().map(|input| copy_in(input)).collect::<Result<Vec<_>, _>>()?;
+    let mut b = state
+        .iter()
+        .map(|_| {
+            // SAFETY: every element of `b` a launch reads was written by the launch before it,
+            // and `T` is one of f32, f64, i32, u32, for which any bit pattern is a valid value
+            // anyway.
+            unsafe { DeviceBuffer::<T::Device>::uninitialized(n) }
+                .map_err(|e| Error::cust(format!("allocating {n} elements on the GPU"), e))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let coefficients = coefficients.iter().map(|input| copy_in(input)).collect::<Result<Vec<_>, _>>()?;
     let coefficients: Vec<&DeviceSlice<T::Device>> = coefficients.iter().map(|c| &**c).collect();
-    let holds = launch_steps_grid(stencil, &stream, &mut a, &mut b, &coefficients, shape, steps, params)?;
+    let mut a_slices: Vec<&mut DeviceSlice<T::Device>> = a.iter_mut().map(|a| &mut **a).collect();
+    let mut b_slices: Vec<&mut DeviceSlice<T::Device>> = b.iter_mut().map(|b| &mut **b).collect();
+    let holds = launch_steps_grid(stencil, &stream, &mut a_slices, &mut b_slices, &coefficients, shape, steps, params)?;
     stream.synchronize().map_err(|e| {
         Error::cust(format!("running {steps} steps of stencil `{}` (stream synchronize)", stencil.name()), e)
     })?;
@@ -405,10 +431,13 @@ where
         Holds::A => &a,
         Holds::B => &b,
     };
-    let mut output = vec![T::zero_ref().to_device(); out];
-    result
-        .index(..out)
-        .copy_to(&mut output[..])
-        .map_err(|e| Error::cust(format!("copying {out} output elements from the GPU"), e))?;
-    Ok(output.into_iter().map(T::from_device).collect())
+    let copy_out = |field: &DeviceBuffer<T::Device>| {
+        let mut output = vec![T::zero_ref().to_device(); out];
+        field
+            .index(..out)
+            .copy_to(&mut output[..])
+            .map_err(|e| Error::cust(format!("copying {out} output elements from the GPU"), e))?;
+        Ok(output.into_iter().map(T::from_device).collect())
+    };
+    result.iter().map(copy_out).collect()
 }

@@ -518,7 +518,7 @@ pub fn emulation_matches<T: Element, P: Params>(
     let want = match k.output_len(n) {
         Ok(len) => len,
         Err(e) => {
-            return match k.emulate(&inputs, &mut [], params) {
+            return match k.emulate(&inputs, &mut [&mut []], params) {
                 Err(got) if got == e => Ok(()),
                 other => Err(format!("n={n}: expected the error `{e}`, emulate gave {other:?}")),
             };
@@ -526,8 +526,8 @@ pub fn emulation_matches<T: Element, P: Params>(
     };
     let mut reference = vec![poison::<T>(); want];
     let mut emulated = vec![poison::<T>(); want];
-    k.run_cpu(&inputs, &mut reference, params).map_err(|e| e.to_string())?;
-    k.emulate(&inputs, &mut emulated, params).map_err(|e| e.to_string())?;
+    k.run_cpu(&inputs, &mut [&mut reference], params).map_err(|e| e.to_string())?;
+    k.emulate(&inputs, &mut [&mut emulated], params).map_err(|e| e.to_string())?;
     match compare_outputs(k, &emulated, &reference) {
         None => Ok(()),
         Some(i) => Err(format!(

@@ -13,6 +13,7 @@ mod helper;
 mod literal;
 mod method;
 mod operator;
+mod results;
 mod rust_type;
 mod scope;
 mod statement;
@@ -80,13 +81,13 @@ struct Lower<'a> {
 pub fn lower(block: &Block, sig: &Signature, radius: Radius, cx: &mut Ctxt) -> Option<Body> {
     let mut learn = Ctxt::default();
     let (_, first) = run(block, sig, radius, &mut learn, HashMap::new());
-    let (result, second) = run(block, sig, radius, cx, first.inferred);
+    let (results, second) = run(block, sig, radius, cx, first.inferred);
     let Lower { nodes, cx, .. } = second;
     if cx.has_errors() {
         return None;
     }
     let params = sig.params.iter().filter_map(|p| p.ty).flat_map(ParamType::scalars).collect();
-    match Body::new(sig.element, sig.windows.len() as u32, params, radius, nodes, vec![result?]) {
+    match Body::new(sig.element, sig.windows.len() as u32, params, radius, nodes, results?) {
         Ok(body) => Some(body),
         // Body::new applies the same type rules (rc_core::typing); a refusal here is a lowering bug.
         Err(e) => {
@@ -102,7 +103,7 @@ fn run<'a>(
     radius: Radius,
     cx: &'a mut Ctxt,
     preset: HashMap<usize, ScalarType>,
-) -> (Option<NodeId>, Lower<'a>) {
+) -> (Option<Vec<NodeId>>, Lower<'a>) {
     let mut lower = Lower {
         cx,
         radius,
@@ -136,13 +137,8 @@ fn run<'a>(
         };
         lower.bind(param.name.to_string(), binding);
     }
-    let value = lower.block(block);
-    let tail: &dyn ToTokens = match block.stmts.last() {
-        Some(stmt) => stmt,
-        None => block,
-    };
-    let result = lower.node_for(value, Some(sig.element), tail);
-    (result, lower)
+    let results = lower.results(block, sig.returns);
+    (results, lower)
 }
 
 impl Lower<'_> {

@@ -18,6 +18,12 @@ use crate::signature::scalar;
 
 impl Lower<'_> {
     pub(super) fn block(&mut self, block: &Block) -> Value {
+        self.block_then(block, |lower, tail| lower.statement(tail)).unwrap_or(Value::Unit)
+    }
+
+    /// Lowers `block`, its tail (the last expression, without `;`) through `tail` in the
+    /// block's scope; `None` where it has no tail.
+    pub(super) fn block_then<R>(&mut self, block: &Block, tail: impl FnOnce(&mut Self, &Expr) -> R) -> Option<R> {
         self.scopes.push(HashMap::new());
         // A block's `fn` items can be called anywhere in it, before their declaration too.
         for stmt in &block.stmts {
@@ -25,18 +31,15 @@ impl Lower<'_> {
                 self.helper_fn(f);
             }
         }
-        let mut last = Value::Unit;
+        let (mut last, mut tail) = (None, Some(tail));
         for (i, stmt) in block.stmts.iter().enumerate() {
-            last = Value::Unit;
             match stmt {
                 Stmt::Local(local) => self.local(local),
                 Stmt::Item(Item::Fn(_)) => {}
                 Stmt::Item(item) => self.item(item),
-                Stmt::Expr(expr, semi) => {
-                    let value = self.statement(expr);
-                    if semi.is_none() && i + 1 == block.stmts.len() {
-                        last = value;
-                    }
+                Stmt::Expr(expr, None) if i + 1 == block.stmts.len() => last = tail.take().map(|tail| tail(self, expr)),
+                Stmt::Expr(expr, _) => {
+                    self.statement(expr);
                 }
                 Stmt::Macro(m) => self.cx.error(m, "macros are not supported in a stencil body"),
             }

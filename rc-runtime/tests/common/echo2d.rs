@@ -24,8 +24,9 @@ fn echo_body() -> Result<Body, BodyError> {
     )
 }
 
-fn echo_reference(w: &[Window<'_, f32>], _: (f32,)) -> f32 {
-    w[0][0]
+fn echo_reference(w: &[Window<'_, f32>], _: (f32,), out: &mut [f32]) {
+    // One output field.
+    out[0] = { w[0][0] };
 }
 
 /// Radius (1, 1), boundary `valid`: an input of shape (4, 6) gives an output of shape (2, 4), the
@@ -38,6 +39,7 @@ pub static ECHO_2D: Stencil<f32, (f32,)> = Stencil::from_parts(
     Layout::RoundRobin,
     ECHO_2D_PTX,
     "rc_test_echo2d",
+    1,
     1,
     echo_body,
     echo_reference,

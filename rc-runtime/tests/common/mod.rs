@@ -73,8 +73,9 @@ pub fn box3_body() -> Result<Body, BodyError> {
     Body::new(ScalarType::F32, 1, vec![ScalarType::F32], 1, nodes, vec![6])
 }
 
-pub fn box3_reference(w: &[Window<'_, f32>], (scale,): (f32,)) -> f32 {
-    (w[0][-1] + w[0][0] + w[0][1]) * scale
+pub fn box3_reference(w: &[Window<'_, f32>], (scale,): (f32,), out: &mut [f32]) {
+    // One output field.
+    out[0] = (w[0][-1] + w[0][0] + w[0][1]) * scale;
 }
 
 const PATTERN: Pattern = Pattern::new_unchecked(1, 32, 1, Boundary::Valid);
@@ -86,6 +87,7 @@ pub static BOX3: Stencil<f32, (f32,)> = Stencil::from_parts(
     Layout::RoundRobin,
     BOX3_PTX,
     "rc_test_box3",
+    1,
     1,
     box3_body,
     box3_reference,
@@ -100,6 +102,7 @@ pub static BOX3_WRONG_PARAMS: Stencil<f32, (f64,)> = Stencil::from_parts(
     BOX3_PTX,
     "rc_test_box3",
     1,
+    1,
     wrong_body,
     wrong_reference,
 );
@@ -109,8 +112,9 @@ fn wrong_body() -> Result<Body, BodyError> {
     Body::new(ScalarType::F32, 1, vec![ScalarType::F64], 1, nodes, vec![0])
 }
 
-fn wrong_reference(w: &[Window<'_, f32>], _: (f64,)) -> f32 {
-    w[0][0]
+fn wrong_reference(w: &[Window<'_, f32>], _: (f64,), out: &mut [f32]) {
+    // One output field.
+    out[0] = { w[0][0] };
 }
 
 /// PTX the JIT compiler rejects (an unknown instruction), so loading it yields a log.
@@ -140,6 +144,7 @@ pub static BROKEN: Stencil<f32, (f32,)> = Stencil::from_parts(
     BROKEN_PTX,
     "rc_test_broken",
     1,
+    1,
     box3_body,
     box3_reference,
 );
@@ -152,6 +157,7 @@ pub static WITH_NUL: Stencil<f32, (f32,)> = Stencil::from_parts(
     Layout::RoundRobin,
     ".version 7.0\0",
     "rc_test_box3",
+    1,
     1,
     box3_body,
     box3_reference,
