@@ -257,3 +257,32 @@ fn run_returns_the_outputs_as_the_function_returns_its_elements() {
         Err(e) => panic!("{e}"),
     }
 }
+
+/// Three f64 fields under `valid` in 2D with a coefficient field, fused 2 steps per launch.
+#[stencil(radius = 1, boundary = valid, fuse = 2)]
+fn cycle_valid(a: Window2<f64>, b: Window2<f64>, c: Window2<f64>, s: Window2<f64>) -> [f64; 3] {
+    [
+        a[(0, 0)] + s[(0, 0)] * (b[(1, 0)] - c[(0, -1)]),
+        b[(0, 0)] + s[(0, 0)] * (c[(-1, 0)] - a[(0, 1)]),
+        c[(0, 0)] - 0.5 * a[(0, 0)],
+    ]
+}
+
+#[test]
+fn fused_steps_of_a_valid_system_shrink_every_field_alike() {
+    let shape = [40, 70];
+    let n = 40 * 70;
+    let fields: Vec<Vec<f64>> = (0..4).map(|f| field(n, 20 + f).iter().map(|&x| f64::from(x)).collect()).collect();
+    for steps in [1, 2, 3, 5] {
+        let out = (40 - 2 * steps) * (70 - 2 * steps);
+        let mut want = vec![vec![f64::NAN; out]; 3];
+        let [w0, w1, w2] = &mut want[..] else { unreachable!() };
+        cycle_valid::run_cpu_steps(&fields[0], &fields[1], &fields[2], &fields[3], shape, w0, w1, w2, steps)
+            .expect("reference");
+        let mut got = vec![vec![f64::NAN; out]; 3];
+        let [g0, g1, g2] = &mut got[..] else { unreachable!() };
+        cycle_valid::emulate_steps(&fields[0], &fields[1], &fields[2], &fields[3], shape, g0, g1, g2, steps)
+            .expect("emulation");
+        assert_eq!(got, want, "{steps} steps");
+    }
+}

@@ -381,19 +381,25 @@ impl<'a> Printer<'a> {
         let (fast, done) = (self.label(names.0), self.label(names.1));
         self.line(&format!("@{q} bra {fast};"));
         let kept = self.kept_across(&[taken, fallback]);
-        self.lane_below.clear();
-        self.resume_path(&kept);
+        // Each arm, and the code after both, starts from what was computed before the branch
+        // (the shuffle source lanes) or kept across it, never from what an arm computed: a
+        // register one arm set is unset on the other path.
+        let lane_plus = self.lane_plus.clone();
+        let start_path = |printer: &mut Self| {
+            printer.lane_below.clear();
+            printer.lane_plus.clone_from(&lane_plus);
+            printer.resume_path(&kept);
+        };
+        start_path(self);
         self.rule_path_start(test, fallback);
         self.stmts(fallback);
         self.edges_x = None;
         self.line(&format!("bra {done};"));
         self.label_line(&fast);
-        self.resume_path(&kept);
+        start_path(self);
         self.stmts(taken);
         self.label_line(&done);
-        if kept.is_some() {
-            self.resume_path(&kept);
-        }
+        start_path(self);
     }
 
     /// `body` `times` times: a counter, the body, a jump back while the counter is below
