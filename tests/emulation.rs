@@ -45,6 +45,16 @@ fn the_macro_prints_the_same_ptx_the_runtime_program_would() {
         assert_eq!(rc::core::ptx::print(&program, k.entry()), k.ptx(), "{}", k.name());
         // ptxas rejects any non-ASCII byte, even inside a comment.
         assert!(k.ptx().is_ascii(), "{}: PTX must be ASCII", k.name());
+        // No register read where a path leaves it unset, in the kernel and its fused kernel.
+        for ptx in [k.ptx(), k.fused_kernel().map_or("", |f| f.ptx)] {
+            let unset = rc::core::ptx::defined::unset_reads(ptx);
+            assert!(
+                unset.is_empty(),
+                "{}: {}",
+                k.name(),
+                unset.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("\n")
+            );
+        }
     }
     same(&box7::KERNEL);
     same(&heat::KERNEL);

@@ -286,3 +286,22 @@ fn fused_steps_of_a_valid_system_shrink_every_field_alike() {
         assert_eq!(got, want, "{steps} steps");
     }
 }
+
+#[test]
+fn every_printed_kernel_reads_only_registers_set_on_every_path() {
+    let kernels = [
+        ("gray_scott", gray_scott::PTX, gray_scott::FUSED_PTX),
+        ("gray_scott_clamp", gray_scott_clamp::PTX, gray_scott_clamp::FUSED_PTX),
+        ("wave", wave::PTX, wave::FUSED_PTX),
+        ("rotate3", rotate3::PTX, rotate3::FUSED_PTX),
+        ("gradient", gradient::PTX, gradient::FUSED_PTX),
+        ("sums", sums::PTX, sums::FUSED_PTX),
+        ("cycle_valid", cycle_valid::PTX, cycle_valid::FUSED_PTX),
+    ];
+    for (name, ptx, fused) in kernels {
+        for text in [ptx, fused] {
+            let found = rc::core::ptx::defined::unset_reads(text);
+            assert!(found.is_empty(), "{name}: {}", found.iter().map(|r| r.to_string()).collect::<Vec<_>>().join("\n"));
+        }
+    }
+}

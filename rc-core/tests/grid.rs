@@ -424,6 +424,27 @@ fn write_gpu_cases() {
     std::fs::write(dir.join("index.txt"), index).expect("writes the index");
 }
 
+/// Every 2D and 3D kernel the GPU cases print reads only registers set on every path to the
+/// read (`rc_core::ptx::defined`): what the emulation cannot see of the printer.
+#[test]
+fn printed_kernels_read_no_register_a_path_leaves_unset() {
+    let configs = [
+        (Radius::yx(1, 1), true),
+        (Radius::yx(2, 1), false),
+        (Radius::yx(1, 2), false),
+        (Radius::zyx(1, 1, 1), true),
+        (Radius::zyx(1, 2, 1), false),
+        (Radius::zyx(2, 1, 2), true),
+    ];
+    for (radius, star) in configs {
+        for (pattern, strategy, layout, program) in gpu_kernels(radius, star).1 {
+            let unset = rc_core::ptx::defined::unset_reads(&rc_core::ptx::print(&program, "k"));
+            let lines: Vec<String> = unset.iter().map(|r| r.to_string()).collect();
+            assert!(unset.is_empty(), "{pattern} {strategy} {layout}:\n{}", lines.join("\n"));
+        }
+    }
+}
+
 /// With RC_GRID_PERF=DIR: writes the PTX of the tile shapes a 2D/3D benchmark tries, with the
 /// launch for a large grid, for a GPU without Rust to time (docs/gpu-runs/grid_perf.py).
 #[test]

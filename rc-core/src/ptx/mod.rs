@@ -23,6 +23,7 @@
 //! - `types.rs`: how each element type is named and written in PTX.
 
 mod compute;
+pub mod defined;
 mod grid;
 mod index;
 mod memory;
