@@ -3,6 +3,8 @@
 //! 1000 steps on a 512 x 512 torus on the GPU (or, without one, 200 steps by the CPU emulation
 //! of the same warp programs, saying so), checked bit for bit against `run_cpu_steps`.
 
+mod common;
+
 use std::error::Error;
 
 use rc::prelude::*;
@@ -20,7 +22,15 @@ const SHAPE: [usize; 2] = [512, 512];
 const FEED: f32 = 0.037;
 const KILL: f32 = 0.06;
 
-fn main() -> Result<(), Box<dyn Error>> {
+fn main() -> std::process::ExitCode {
+    common::exit(run())
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
+    let args = common::Args::parse()?;
+    if args.emit_ptx(&[(gray_scott::ENTRY, gray_scott::PTX), (gray_scott::FUSED_ENTRY, gray_scott::FUSED_PTX)])? {
+        return Ok(());
+    }
     let [rows, cols] = SHAPE;
     // u = 1 everywhere, a square of v in the middle.
     let seeded = |i: usize| (i / cols).abs_diff(rows / 2) < 20 && (i % cols).abs_diff(cols / 2) < 20;

@@ -203,11 +203,11 @@ where
                 .map_err(|e| Error::cust(format!("copying {} input elements to the GPU", input.len()), e))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // Zeroed, as cudarc's `run` allocates them: what a kernel leaves unwritten reads back as 0,
+    // never as a previous allocation's bytes.
     let device_outputs = (0..fields)
         .map(|_| {
-            // SAFETY: every byte is written by the kernel before it is read back, and bytes
-            // have no invalid values.
-            unsafe { DeviceBuffer::<u8>::uninitialized(n_out * bytes) }
+            DeviceBuffer::<u8>::zeroed(n_out * bytes)
                 .map_err(|e| Error::cust(format!("allocating {n_out} output elements on the GPU"), e))
         })
         .collect::<Result<Vec<_>, _>>()?;
