@@ -414,7 +414,7 @@ mod tests {
         "",
         "e",
         2,
-        21,
+        1,
         body_two_fields,
         reference_two_fields,
     );
