@@ -267,6 +267,8 @@ macro_rules! __rc_run {
         /// each `KERNEL.output_shape(shape)`'s elements in the same layout (through cust when
         /// rc's `cust` feature is on, else cudarc). Without a GPU it returns an error whose
         /// `is_no_device()` is true.
+        // One argument per window and parameter, besides the shape and steps.
+        #[allow(clippy::too_many_arguments)]
         pub fn run(
             $($field: &[$elem],)+
             shape: [usize; $n],
@@ -280,6 +282,8 @@ macro_rules! __rc_run {
         /// length) in, launches, waits, copies the outputs out, returned as the function
         /// returns its elements (a `Vec` for each; through cust when rc's `cust` feature is on,
         /// else cudarc). Without a GPU it returns an error whose `is_no_device()` is true.
+        // One argument per window and parameter, besides the shape and steps.
+        #[allow(clippy::too_many_arguments)]
         pub fn run($($field: &[$elem],)+ $($name: $ty),*) -> ::std::result::Result<$ret, $crate::runtime::Error> {
             ($fields)($crate::runtime::run(&Self::KERNEL, &[$($field),+], ($($name,)*))?)
         }
@@ -301,6 +305,8 @@ macro_rules! __rc_run_steps {
         /// shape `shape`; the state windows step, the others stay as given) and returns the
         /// final state's grids as the function returns its elements, bit for bit
         /// `run_cpu_steps`. Without a GPU it returns an error whose `is_no_device()` is true.
+        // One argument per window and parameter, besides the shape and steps.
+        #[allow(clippy::too_many_arguments)]
         pub fn run_steps(
             $($field: &[$elem],)+
             shape: [usize; $n],
@@ -316,6 +322,8 @@ macro_rules! __rc_run_steps {
         /// final state as the function returns its elements, bit for bit `run_cpu_steps`
         /// (through cust when rc's `cust` feature is on, else cudarc). Without a GPU it returns
         /// an error whose `is_no_device()` is true.
+        // One argument per window and parameter, besides the shape and steps.
+        #[allow(clippy::too_many_arguments)]
         pub fn run_steps(
             $($field: &[$elem],)+
             steps: usize,

@@ -269,11 +269,15 @@ fn entry_points(sig: &Signature, param_names: &[&syn::Ident], param_types: &[Tok
             gpu_steps_call(sig, &shape_marker, (&run_returns, &run_fields), (&elem, &device), param_names, param_types);
         return quote! {
             /// Computes every output on the CPU with the annotated function (the reference).
+            // One argument per window, output field and parameter.
+            #[allow(clippy::too_many_arguments)]
             pub fn run_cpu(#(#windows: &[#elem],)* #(#outs: &mut [#elem],)* #(#param_names: #param_types),*) -> ::std::result::Result<(), ::rc::Error> {
                 Self::KERNEL.run_cpu(&[#(#windows),*], &mut [#(#outs),*], (#(#param_names,)*))
             }
 
             /// Runs the kernel's warp program on the CPU, lane by lane, shuffle by shuffle.
+            // One argument per window, output field and parameter.
+            #[allow(clippy::too_many_arguments)]
             pub fn emulate(#(#windows: &[#elem],)* #(#outs: &mut [#elem],)* #(#param_names: #param_types),*) -> ::std::result::Result<(), ::rc::Error> {
                 Self::KERNEL.emulate(&[#(#windows),*], &mut [#(#outs),*], (#(#param_names,)*))
             }
@@ -282,6 +286,8 @@ fn entry_points(sig: &Signature, param_names: &[&syn::Ident], param_types: &[Tok
             /// field k the next one's input k (the state: the first windows, one per output
             /// field); the other inputs (coefficients) stay as given. Each output has the input's
             /// length, or under `valid` `n - 2 * radius * steps`.
+            // One argument per window, output field and parameter.
+            #[allow(clippy::too_many_arguments)]
             pub fn run_cpu_steps(#(#windows: &[#elem],)* #(#outs: &mut [#elem],)* #steps: usize, #(#param_names: #param_types),*) -> ::std::result::Result<(), ::rc::Error> {
                 Self::KERNEL.run_cpu_steps(&[#(#windows),*], &mut [#(#outs),*], #steps, (#(#param_names,)*))
             }
@@ -289,6 +295,8 @@ fn entry_points(sig: &Signature, param_names: &[&syn::Ident], param_types: &[Tok
             /// `steps` time steps as the GPU runs them, on the CPU: launches of the fused kernel's
             /// warp program (`STEPS_PER_LAUNCH` steps each) emulated lane by lane, then one-step
             /// launches for the steps left; bit for bit `run_cpu_steps`.
+            // One argument per window, output field and parameter.
+            #[allow(clippy::too_many_arguments)]
             pub fn emulate_steps(#(#windows: &[#elem],)* #(#outs: &mut [#elem],)* #steps: usize, #(#param_names: #param_types),*) -> ::std::result::Result<(), ::rc::Error> {
                 Self::KERNEL.emulate_steps(&[#(#windows),*], &mut [#(#outs),*], #steps, (#(#param_names,)*))
             }
@@ -306,12 +314,16 @@ fn entry_points(sig: &Signature, param_names: &[&syn::Ident], param_types: &[Tok
         /// Computes every output on the CPU with the annotated function (the reference). Each
         /// input is a row-major grid of shape `shape`, outermost first; each output has
         /// `output_shape(shape)`'s shape.
+        // One argument per window, output field and parameter.
+        #[allow(clippy::too_many_arguments)]
         pub fn run_cpu(#(#windows: &[#elem],)* #shape: #shape_ty, #(#outs: &mut [#elem],)* #(#param_names: #param_types),*) -> ::std::result::Result<(), ::rc::Error> {
             Self::KERNEL.run_cpu_grid(&[#(#windows),*], #shape, &mut [#(#outs),*], (#(#param_names,)*))
         }
 
         /// Runs the kernel's warp program on the CPU, lane by lane, shuffle by shuffle, over
         /// row-major grids of shape `shape`.
+        // One argument per window, output field and parameter.
+        #[allow(clippy::too_many_arguments)]
         pub fn emulate(#(#windows: &[#elem],)* #shape: #shape_ty, #(#outs: &mut [#elem],)* #(#param_names: #param_types),*) -> ::std::result::Result<(), ::rc::Error> {
             Self::KERNEL.emulate_grid(&[#(#windows),*], #shape, &mut [#(#outs),*], (#(#param_names,)*))
         }
@@ -320,12 +332,16 @@ fn entry_points(sig: &Signature, param_names: &[&syn::Ident], param_types: &[Tok
         /// field k the next one's input k (the state: the first windows, one per output field);
         /// the other inputs (coefficients) stay as given. Each output has the input's shape, or
         /// under `valid` each dimension `2 * radius * steps` shorter.
+        // One argument per window, output field and parameter.
+        #[allow(clippy::too_many_arguments)]
         pub fn run_cpu_steps(#(#windows: &[#elem],)* #shape: #shape_ty, #(#outs: &mut [#elem],)* #steps: usize, #(#param_names: #param_types),*) -> ::std::result::Result<(), ::rc::Error> {
             Self::KERNEL.run_cpu_steps_grid(&[#(#windows),*], #shape, &mut [#(#outs),*], #steps, (#(#param_names,)*))
         }
 
         /// `steps` time steps as the GPU runs them, on the CPU: the launches' warp programs
         /// emulated lane by lane; bit for bit `run_cpu_steps`.
+        // One argument per window, output field and parameter.
+        #[allow(clippy::too_many_arguments)]
         pub fn emulate_steps(#(#windows: &[#elem],)* #shape: #shape_ty, #(#outs: &mut [#elem],)* #steps: usize, #(#param_names: #param_types),*) -> ::std::result::Result<(), ::rc::Error> {
             Self::KERNEL.emulate_steps_grid(&[#(#windows),*], #shape, &mut [#(#outs),*], #steps, (#(#param_names,)*))
         }
@@ -382,13 +398,13 @@ fn gpu_steps_call(
 fn run_returns(returns: Returns, elem: &TokenStream) -> (TokenStream, TokenStream) {
     let vec = quote!(::std::vec::Vec<#elem>);
     let fields = Ident::new("fields", Span::mixed_site());
-    let take = quote!(::rc::runtime::output_fields(&Self::KERNEL, #fields)?);
+    let take = quote!(::rc::runtime::output_fields(&Self::KERNEL, #fields));
     let (ret, value) = match returns {
-        Returns::One => (vec.clone(), quote!({ let [r0] = #take; r0 })),
+        Returns::One => (vec.clone(), quote!({ let [r0] = #take?; ::std::result::Result::Ok(r0) })),
         Returns::Tuple(n) => {
             let r: Vec<Ident> = (0..n).map(|i| Ident::new(&format!("r{i}"), Span::mixed_site())).collect();
             let vecs = r.iter().map(|_| &vec);
-            (quote!((#(#vecs,)*)), quote!({ let [#(#r),*] = #take; (#(#r,)*) }))
+            (quote!((#(#vecs,)*)), quote!({ let [#(#r),*] = #take?; ::std::result::Result::Ok((#(#r,)*)) }))
         }
         Returns::Array(n) => {
             let n = n as usize;
@@ -396,7 +412,7 @@ fn run_returns(returns: Returns, elem: &TokenStream) -> (TokenStream, TokenStrea
         }
     };
     let closure = quote! {
-        |#fields: ::std::vec::Vec<#vec>| -> ::std::result::Result<#ret, ::rc::runtime::Error> { ::std::result::Result::Ok(#value) }
+        |#fields: ::std::vec::Vec<#vec>| -> ::std::result::Result<#ret, ::rc::runtime::Error> { #value }
     };
     (ret, closure)
 }

@@ -296,7 +296,7 @@ mod tests {
     }
     fn reference(w: &[Window<'_, f32>], _: (f32,), out: &mut [f32]) {
         // One output field.
-        out[0] = { w[0][0] };
+        out[0] = w[0][0];
     }
     /// A stencil for the checks `launch` makes before CUDA: its PTX is never loaded.
     const fn stencil(name: &'static str, pattern: Pattern, strategy: Strategy, layout: Layout) -> Stencil<f32, (f32,)> {
@@ -404,7 +404,7 @@ mod tests {
     }
     fn reference_two_fields(w: &[Window<'_, f32>], _: (f32,), out: &mut [f32]) {
         // One output field.
-        out[0] = { w[0][0] + w[1][2] };
+        out[0] = w[0][0] + w[1][2];
     }
     const TWO_FIELDS: Stencil<f32, (f32,)> = Stencil::from_parts(
         "t",

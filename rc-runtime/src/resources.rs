@@ -279,7 +279,7 @@ mod tests {
     }
     fn reference(w: &[Window<'_, f32>], _: (), out: &mut [f32]) {
         // One output field.
-        out[0] = { w[0][0] };
+        out[0] = w[0][0];
     }
     const COPY: Stencil<f32, ()> = Stencil::from_parts(
         "c",

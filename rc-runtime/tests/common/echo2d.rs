@@ -26,7 +26,7 @@ fn echo_body() -> Result<Body, BodyError> {
 
 fn echo_reference(w: &[Window<'_, f32>], _: (f32,), out: &mut [f32]) {
     // One output field.
-    out[0] = { w[0][0] };
+    out[0] = w[0][0];
 }
 
 /// Radius (1, 1), boundary `valid`: an input of shape (4, 6) gives an output of shape (2, 4), the

@@ -114,7 +114,7 @@ fn wrong_body() -> Result<Body, BodyError> {
 
 fn wrong_reference(w: &[Window<'_, f32>], _: (f64,), out: &mut [f32]) {
     // One output field.
-    out[0] = { w[0][0] };
+    out[0] = w[0][0];
 }
 
 /// PTX the JIT compiler rejects (an unknown instruction), so loading it yields a log.
