@@ -174,7 +174,7 @@ macro_rules! __rc_launch_cudarc {
         // One argument per window, output and stencil parameter, besides the stream and shape.
         #[allow(clippy::too_many_arguments)]
         pub fn launch_cudarc(
-            stream: &$crate::runtime::cudarc::driver::CudaStream,
+            stream: &::std::sync::Arc<$crate::runtime::cudarc::driver::CudaStream>,
             $($field: &dyn $crate::runtime::cudarc::driver::DevicePtr<$elem>,)+
             $($out: &mut dyn $crate::runtime::cudarc::driver::DevicePtrMut<$elem>,)+
             shape: [usize; $n],
@@ -191,7 +191,7 @@ macro_rules! __rc_launch_cudarc {
         // One argument per window, output and stencil parameter, besides the stream.
         #[allow(clippy::too_many_arguments)]
         pub fn launch_cudarc(
-            stream: &$crate::runtime::cudarc::driver::CudaStream,
+            stream: &::std::sync::Arc<$crate::runtime::cudarc::driver::CudaStream>,
             $($field: &dyn $crate::runtime::cudarc::driver::DevicePtr<$elem>,)+
             $($out: &mut dyn $crate::runtime::cudarc::driver::DevicePtrMut<$elem>,)+
             $($name: $ty),*

@@ -36,7 +36,7 @@ fn centre(w: &[Window<'_, f32>], _: (f32,), out: &mut [f32]) {
     out[0] = w[0][0];
 }
 
-/// The echo kernel's stencil: radius (1, 1), `valid`, so shape (4, 6) gives 8 outputs, exactly
+/// The echo kernel's stencil: radius (1, 1), `valid`, so shape [4, 6] gives 8 outputs, exactly
 /// what the kernel writes. Its parameter is named `shape`, like the generated functions'
 /// argument: hygiene keeps the two apart (this would not compile otherwise).
 #[allow(non_camel_case_types)]
@@ -106,7 +106,7 @@ fn input(n: usize) -> Vec<f32> {
     (0..n).map(|i| (i as f32 * 0.37).sin()).collect()
 }
 
-/// What the echo kernel writes for an input of shape (4, 6), parameter `p0`: n, n_out, the
+/// What the echo kernel writes for an input of shape [4, 6], parameter `p0`: n, n_out, the
 /// input's extents, the output's, p0, and the input's first element.
 fn echoed(input: &[f32], p0: f32) -> Vec<f32> {
     vec![24.0, 8.0, 4.0, 6.0, 2.0, 4.0, p0, input[0]]
@@ -128,7 +128,7 @@ fn gpu(test: &str) -> bool {
 #[test]
 fn run_checks_the_shape_before_touching_cuda() {
     let err = echo2d::run(&input(24), [6, 5], 1.0).expect_err("24 elements, shape 6 x 5");
-    assert_eq!(err.to_string(), "stencil `echo2d`: input has 24 elements, expected 30 for shape (6, 5)");
+    assert_eq!(err.to_string(), "stencil `echo2d`: input has 24 elements, expected 30 for shape [6, 5]");
     let err = box3d::run(&input(4 * 6 * 2), [4, 6, 2], 1.0).expect_err("2 columns < window of 3");
     assert!(
         matches!(err, Error::Length { stencil: "box3d", source: LengthError::ShapeSmallerThanWindow { .. } }),
@@ -136,7 +136,7 @@ fn run_checks_the_shape_before_touching_cuda() {
     );
     assert_eq!(
         err.to_string(),
-        "stencil `box3d`: shape (4, 6, 2) is smaller than one window (3, 3, 3) (2 * radius + 1 along each dimension), \
+        "stencil `box3d`: shape [4, 6, 2] is smaller than one window [3, 3, 3] (2 * radius + 1 along each dimension), \
          which boundary `valid` needs"
     );
     let err = box3d::run(&input(0), [4, 0, 6], 1.0).expect_err("an empty dimension");

@@ -170,17 +170,17 @@ pub enum LengthError {
     GridTooLarge { outputs: usize, blocks: u64, max: u64 },
     #[error("the shape has {got} dimensions, expected {expected} for this stencil")]
     Dimensions { expected: Dims, got: Dims },
-    #[error("shape {shape} has an empty dimension; a 2D or 3D stencil needs at least one element along each")]
+    #[error("shape {} has an empty dimension; a 2D or 3D stencil needs at least one element along each", .shape.as_array())]
     EmptyShape { shape: Extent },
-    #[error("shape {shape} has rows of {got} elements; a 2D or 3D stencil's rows hold at most {max} (its kernels step from row to row in 32-bit lengths): use a 1D stencil for longer rows")]
+    #[error("shape {} has rows of {got} elements; a 2D or 3D stencil's rows hold at most {max} (its kernels step from row to row in 32-bit lengths): use a 1D stencil for longer rows", .shape.as_array())]
     RowTooLong { shape: Extent, got: usize, max: usize },
-    #[error("shape {shape} has more elements than memory can index")]
+    #[error("shape {} has more elements than memory can index", .shape.as_array())]
     ShapeOverflow { shape: Extent },
-    #[error("shape {shape} is smaller than one window {window} (2 * radius + 1 along each dimension), which boundary `valid` needs")]
+    #[error("shape {} is smaller than one window {} (2 * radius + 1 along each dimension), which boundary `valid` needs", .shape.as_array(), .window.as_array())]
     ShapeSmallerThanWindow { shape: Extent, window: Extent },
-    #[error("input has {got} elements, expected {expected} for shape {shape}")]
+    #[error("input has {got} elements, expected {expected} for shape {}", .shape.as_array())]
     InputShape { shape: Extent, expected: usize, got: usize },
-    #[error("output has {got} elements, expected {expected} (shape {shape}) for an input of shape {input} with boundary `{boundary}`")]
+    #[error("output has {got} elements, expected {expected} (shape {}) for an input of shape {} with boundary `{boundary}`", .shape.as_array(), .input.as_array())]
     OutputShape { shape: Extent, expected: usize, got: usize, input: Extent, boundary: Boundary },
     #[error("expected {expected} {} (one per window the function declares, in order), got {got}", if *.expected == 1 { "input" } else { "inputs" })]
     InputCount { expected: usize, got: usize },

@@ -181,6 +181,25 @@ impl<T: Copy + Default> Coords<T> {
     }
 }
 
+impl Extent {
+    /// The shape as the API takes it, outermost first: `[67, 131]` (its `Display` writes it as a
+    /// tap is written, `(67, 131)`, which is not how a shape is passed).
+    pub fn as_array(&self) -> ShapeArray {
+        ShapeArray(*self)
+    }
+}
+
+/// [`Extent::as_array`]: `[len]`, `[rows, cols]` or `[depth, rows, cols]`.
+#[derive(Clone, Copy, Debug)]
+pub struct ShapeArray(Extent);
+
+impl fmt::Display for ShapeArray {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self.0.components().iter().map(|c| c.to_string()).collect();
+        write!(f, "[{}]", parts.join(", "))
+    }
+}
+
 /// `3` in 1D, `(1, -2)` in 2D: as a tap or radius is written.
 impl<T: Copy + Default + fmt::Display> fmt::Display for Coords<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -247,7 +247,7 @@ pub(crate) fn launch_planned<T: Element, P: Params>(
     check(code, || {
         let shape_note = match plan.output_shape.dims() {
             Dims::One => String::new(),
-            _ => format!(" of shape {}", plan.output_shape),
+            _ => format!(" of shape {}", plan.output_shape.as_array()),
         };
         let dynamic_note = match dynamic_shared_bytes {
             0 => String::new(),
@@ -575,29 +575,29 @@ mod tests {
         };
         assert_eq!(
             message(&CLAMP_2D, Extent::yx(20, 300), 5999, 6000),
-            "stencil `c2`: input has 5999 elements, expected 6000 for shape (20, 300)"
+            "stencil `c2`: input has 5999 elements, expected 6000 for shape [20, 300]"
         );
         assert_eq!(
             message(&VALID_2D, Extent::yx(10, 40), 400, 400),
-            "stencil `v2`: output has 400 elements, expected 304 (shape (8, 38)) for an input of shape (10, 40) with \
+            "stencil `v2`: output has 400 elements, expected 304 (shape [8, 38]) for an input of shape [10, 40] with \
              boundary `valid`"
         );
         assert_eq!(
             message(&VALID_3D, Extent::zyx(4, 6, 40), 960, 960),
-            "stencil `v3`: output has 960 elements, expected 304 (shape (2, 4, 38)) for an input of shape (4, 6, 40) \
+            "stencil `v3`: output has 960 elements, expected 304 (shape [2, 4, 38]) for an input of shape [4, 6, 40] \
              with boundary `valid`"
         );
         assert_eq!(
             message(&CLAMP_2D, Extent::yx(0, 300), 0, 0),
-            "stencil `c2`: shape (0, 300) has an empty dimension; a 2D or 3D stencil needs at least one element along each"
+            "stencil `c2`: shape [0, 300] has an empty dimension; a 2D or 3D stencil needs at least one element along each"
         );
         assert_eq!(
             message(&ZERO_3D, Extent::zyx(4, 6, 0), 0, 0),
-            "stencil `z3`: shape (4, 6, 0) has an empty dimension; a 2D or 3D stencil needs at least one element along each"
+            "stencil `z3`: shape [4, 6, 0] has an empty dimension; a 2D or 3D stencil needs at least one element along each"
         );
         assert_eq!(
             message(&VALID_2D, Extent::yx(2, 40), 80, 0),
-            "stencil `v2`: shape (2, 40) is smaller than one window (3, 3) (2 * radius + 1 along each dimension), which \
+            "stencil `v2`: shape [2, 40] is smaller than one window [3, 3] (2 * radius + 1 along each dimension), which \
              boundary `valid` needs"
         );
         assert_eq!(
@@ -614,12 +614,12 @@ mod tests {
         );
         assert_eq!(
             message(&CLAMP_2D, Extent::yx(usize::MAX, 2), 0, 0),
-            format!("stencil `c2`: shape ({}, 2) has more elements than memory can index", usize::MAX)
+            format!("stencil `c2`: shape [{}, 2] has more elements than memory can index", usize::MAX)
         );
         // A 1D stencil's shape must be its input's length.
         assert_eq!(
             message(&VALID, Extent::x(12), 10, 6),
-            "stencil `s`: input has 10 elements, expected 12 for shape 12"
+            "stencil `s`: input has 10 elements, expected 12 for shape [12]"
         );
     }
 
@@ -634,7 +634,7 @@ mod tests {
             "stencil `s`: input has 4 elements, but boundary `valid` needs at least one whole window of 5 (2 * radius + 1)"
         );
         let err = output_shape(&VALID, Extent::x(1000), 999).expect_err("shape and input disagree");
-        assert_eq!(err.to_string(), "stencil `s`: input has 999 elements, expected 1000 for shape 1000");
+        assert_eq!(err.to_string(), "stencil `s`: input has 999 elements, expected 1000 for shape [1000]");
         let err = output_shape(&VALID_2D, Extent::yx(0, 40), 0).expect_err("empty dimension");
         assert!(matches!(err, Error::Length { stencil: "v2", source: LengthError::EmptyShape { .. } }), "{err:?}");
     }

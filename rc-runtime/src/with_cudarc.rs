@@ -37,7 +37,7 @@ use crate::steps::{self, CoefficientPart, Holds, StepRun};
 /// This is [`launch_cudarc_grid`] over the shape `[len]`.
 pub fn launch_cudarc<T, P>(
     stencil: &Stencil<T, P>,
-    stream: &CudaStream,
+    stream: &Arc<CudaStream>,
     inputs: &[&dyn DevicePtr<T>],
     outputs: &mut [&mut dyn DevicePtrMut<T>],
     params: P,
@@ -63,7 +63,7 @@ where
 /// vectors, and a slower element-wise path otherwise, with the same results.
 pub fn launch_cudarc_grid<T, P>(
     stencil: &Stencil<T, P>,
-    stream: &CudaStream,
+    stream: &Arc<CudaStream>,
     inputs: &[&dyn DevicePtr<T>],
     outputs: &mut [&mut dyn DevicePtrMut<T>],
     shape: impl Into<Extent>,

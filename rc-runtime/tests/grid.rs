@@ -20,7 +20,7 @@ fn run_grid_checks_the_shape_before_touching_cuda() {
         ),
         "{err:?}"
     );
-    assert_eq!(err.to_string(), "stencil `echo2d`: input has 23 elements, expected 24 for shape (4, 6)");
+    assert_eq!(err.to_string(), "stencil `echo2d`: input has 23 elements, expected 24 for shape [4, 6]");
     let err = rc_runtime::run_grid(&ECHO_2D, &[&input(24)], [24], (1.0,)).expect_err("a 1D shape");
     assert!(matches!(err, Error::Length { source: LengthError::Dimensions { .. }, .. }), "{err:?}");
     let err = rc_runtime::run_grid(&ECHO_2D, &[&input(12)], [2, 6], (1.0,)).expect_err("2 rows < window of 3");
@@ -38,7 +38,7 @@ fn run_grid_without_a_gpu_says_no_device_with_the_same_reason_as_gpu() {
     assert_eq!(err.to_string(), no_gpu.to_string());
 }
 
-/// What the echo kernel writes for an input of shape (4, 7), parameter `p0`: n, n_out, the
+/// What the echo kernel writes for an input of shape [4, 7], parameter `p0`: n, n_out, the
 /// input's extents, the output's (each dimension 2 * radius shorter), p0, the input's first
 /// element, the prefetch distance the launch computed for this GPU, and the output's last
 /// element as it was (`last`).
@@ -97,7 +97,7 @@ fn launch_grid_on_cust_buffers() {
         .expect_err("24 outputs");
     assert_eq!(
         err.to_string(),
-        "stencil `echo2d`: output has 24 elements, expected 10 (shape (2, 5)) for an input of shape (4, 7) with boundary `valid`"
+        "stencil `echo2d`: output has 24 elements, expected 10 (shape [2, 5]) for an input of shape [4, 7] with boundary `valid`"
     );
 }
 

@@ -29,8 +29,8 @@ fn echo_reference(w: &[Window<'_, f32>], _: (f32,), out: &mut [f32]) {
     out[0] = w[0][0];
 }
 
-/// Radius (1, 1), boundary `valid`: an input of shape (4, 6) gives an output of shape (2, 4), the
-/// first 8 elements the kernel writes; of shape (4, 7), an output of shape (2, 5) that holds all
+/// Radius (1, 1), boundary `valid`: an input of shape [4, 6] gives an output of shape [2, 4], the
+/// first 8 elements the kernel writes; of shape [4, 7], an output of shape [2, 5] that holds all
 /// 9. Its pattern prefetches, so launches compute and pass the distance.
 pub static ECHO_2D: Stencil<f32, (f32,)> = Stencil::from_parts(
     "echo2d",
