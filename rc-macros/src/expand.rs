@@ -220,13 +220,15 @@ fn generate(f: &ItemFn, sig: &Signature, body: &rc_core::Body, plan: &Plan) -> T
 
             // The annotated function with its windows in a slice, its extra parameters in a
             // tuple and what it returns written to `results`, one element per output field: the
-            // CPU reference.
+            // CPU reference. Hidden: a binary crate's docs list private items too.
+            #[doc(hidden)]
             fn __reference(#windows: &[::rc::Window<'_, #elem>], (#(#param_names,)*): #params_ty, #results: &mut [#elem]) {
                 for (slot, value) in #results.iter_mut().zip(#returned) {
                     *slot = value;
                 }
             }
 
+            #[doc(hidden)]
             fn __body() -> ::std::result::Result<::rc::__private::Body, ::rc::core::BodyError> {
                 #body_tokens
             }
