@@ -30,6 +30,9 @@
 //! With either runtime, binaries start on machines without an NVIDIA driver: the driver is loaded
 //! when first used, and `run` then returns an error for which
 //! [`is_no_device`](runtime::Error::is_no_device) is true.
+//!
+//! The [`guide`] has a chapter for each topic: 2D and 3D grids, several input and output fields,
+//! fused time steps, the schedule, the limits, performance and safety.
 
 // Generated code names this crate `::rc`, also inside its own tests.
 extern crate self as rc;
@@ -65,6 +68,29 @@ pub mod __private {
     pub use rc_core::body::{BinaryOp, Body, CompareOp, Node, UnaryOp};
     pub use rc_core::pattern::PatternParts;
     pub use rc_core::{Boundary, Layout, Offset, Pattern, Radius, Scalar, ScalarType, Stencil, Strategy};
+}
+
+/// The user guide, one chapter per module; every code block in it is a doctest. The same chapters
+/// are Markdown files in `src/guide/`.
+pub mod guide {
+    #[doc = include_str!("guide/examples.md")]
+    pub mod examples {}
+    #[doc = include_str!("guide/grids.md")]
+    pub mod grids {}
+    #[doc = include_str!("guide/fields.md")]
+    pub mod fields {}
+    #[doc = include_str!("guide/systems.md")]
+    pub mod systems {}
+    #[doc = include_str!("guide/time_steps.md")]
+    pub mod time_steps {}
+    #[doc = include_str!("guide/schedule.md")]
+    pub mod schedule {}
+    #[doc = include_str!("guide/limits.md")]
+    pub mod limits {}
+    #[doc = include_str!("guide/performance.md")]
+    pub mod performance {}
+    #[doc = include_str!("guide/safety.md")]
+    pub mod safety {}
 }
 
 /// The README's code blocks, compiled and run as doctests.
