@@ -32,6 +32,7 @@ mod bench {
     pub mod plot;
     pub mod report;
     pub mod roofline;
+    pub mod systems;
 }
 
 use std::fmt::Write as _;
@@ -76,6 +77,21 @@ fn run() -> Result<()> {
             Err(e) if e.is_no_device() => {
                 let checked = bench::half::emulate_all(20_000)?;
                 println!("checked {checked} f16 kernels on the CPU emulation: bit-exact with run_cpu. No GPU ({e}): timed nothing.");
+                Ok(())
+            }
+            Err(e) => Err(e.into()),
+        };
+    }
+    if options.systems {
+        return match rc::runtime::gpu() {
+            Ok(info) => bench::systems::run(
+                &options,
+                &info,
+                &options.out.clone().unwrap_or_else(|| default_out_dir(&info, "-systems")),
+            ),
+            Err(e) if e.is_no_device() => {
+                let checked = bench::systems::emulate_all()?;
+                println!("checked {checked} Gray-Scott kernels (one step, fused) on the CPU emulation: bit-exact with run_cpu. No GPU ({e}): timed nothing.");
                 Ok(())
             }
             Err(e) => Err(e.into()),
@@ -189,7 +205,11 @@ fn emit_ptx(dir: &Path) -> Result<()> {
         }
         Ok(kernels.len() + T::auto_kernels().len() + grid)
     }
-    let written = write::<f32>(dir)? + write::<f64>(dir)? + bench::half::emit_ptx(dir)? + bench::fields::emit_ptx(dir)?;
+    let written = write::<f32>(dir)?
+        + write::<f64>(dir)?
+        + bench::half::emit_ptx(dir)?
+        + bench::fields::emit_ptx(dir)?
+        + bench::systems::emit_ptx(dir)?;
     println!("wrote {written} kernels' PTX to {}", dir.display());
     Ok(())
 }

@@ -15,6 +15,8 @@ usage: cargo run --release --example bench -- [options]
                      them) against the copy of 2-byte elements, instead of the 1D one
   --fields           f32 r = 1 diffusion with two input fields (u and its coefficient k)
                      and with one, against the copy, instead of the 1D one
+  --systems          Gray-Scott (two fields in, two out) on 8192 x 8192, one step per launch
+                     and 1000 fused steps, against the copy, instead of the 1D one
   --radii LIST       radii to run (default 1,2,4,8,12,16,24,32,64)
   --p LIST           outputs per thread to run (default 1,2,4,8)
   --variants LIST    which variants to run, by their `strategy` label (default: all, and
@@ -44,6 +46,7 @@ pub struct Options {
     pub half: bool,
     /// The two-field diffusion instead of the 1D one.
     pub fields: bool,
+    pub systems: bool,
     pub radii: Vec<u32>,
     pub outputs_per_thread: Vec<u32>,
     /// Labels of the variants to run.
@@ -74,6 +77,7 @@ impl Options {
             grid: false,
             half: false,
             fields: false,
+            systems: false,
             radii,
             outputs_per_thread,
             variants: VARIANTS.iter().map(|v| v.label.to_owned()).collect(),
@@ -97,6 +101,7 @@ impl Options {
                 "--grid" => options.grid = true,
                 "--half" => options.half = true,
                 "--fields" => options.fields = true,
+                "--systems" => options.systems = true,
                 "--stencils" => options.stencils = stencils(&value()?)?,
                 "--shape-2d" => options.shape_2d = shape(&word, &value()?)?,
                 "--shape-3d" => options.shape_3d = shape(&word, &value()?)?,
