@@ -8,7 +8,7 @@
 //!
 //! Seeded and reproducible: case `i` is generated from seed `BASE_SEED + i` alone. A failure is
 //! shrunk (shorter input, smaller body, smaller pattern) and printed with its seed; rerun one case
-//! with `RC_PROPERTY_SEED=<seed> cargo test -p rc-core --test property`, or another range with
+//! with `RC_PROPERTY_SEED=<seed> cargo test -p rc-stencil-core --test property`, or another range with
 //! `RC_PROPERTY_BASE=<seed> RC_PROPERTY_CASES=<count>`.
 
 use std::fmt::Write as _;
@@ -462,7 +462,7 @@ fn run(base: u64, count: u64, oracle: Oracle) -> Option<String> {
     let original = describe_case(&case);
     let (small, small_failure) = shrink(case, failure.clone(), oracle);
     Some(format!(
-        "case seed {seed:#x} failed (rerun it alone: RC_PROPERTY_SEED={seed:#x} cargo test -p rc-core --test property)\n\
+        "case seed {seed:#x} failed (rerun it alone: RC_PROPERTY_SEED={seed:#x} cargo test -p rc-stencil-core --test property)\n\
          \n--- shrunk ---\n{}\n{small_failure}\n\n--- as generated ---\n{original}\n{failure}",
         describe_case(&small)
     ))

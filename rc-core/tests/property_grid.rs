@@ -735,7 +735,7 @@ fn emulate_grid_equals_eval_on_random_2d_and_3d_stencils_shapes_and_data() {
     let counts = Counts::default();
     if let Some(report) = run(seed, cases, &counts, every_geometry) {
         panic!(
-            "{report}\nrerun: RC_GRID_SEED={seed:#x} RC_GRID_CASES={cases} cargo test -p rc-core --test property_grid"
+            "{report}\nrerun: RC_GRID_SEED={seed:#x} RC_GRID_CASES={cases} cargo test -p rc-stencil-core --test property_grid"
         );
     }
     let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
@@ -770,7 +770,7 @@ fn staged_planes_emulate_bit_exact_on_random_3d_stencils() {
     let cases = env_u64("RC_PLANES_CASES").map_or(200, |n| n as u32);
     let counts = Counts::default();
     if let Some(report) = run(seed, cases, &counts, planes) {
-        panic!("{report}\nrerun: RC_GRID_SEED={seed:#x} RC_PLANES_CASES={cases} cargo test -p rc-core --test property_grid staged_planes");
+        panic!("{report}\nrerun: RC_GRID_SEED={seed:#x} RC_PLANES_CASES={cases} cargo test -p rc-stencil-core --test property_grid staged_planes");
     }
     let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
     let (ran, compared) = (get(&counts.cases), get(&counts.compared));

@@ -5,7 +5,7 @@
 //! `run_cpu_steps` for any number of steps (fused launches and the one launch of the steps left).
 //!
 //! Seeded: case `i` comes from seed `BASE_SEED + i`; rerun one with
-//! `RC_STEPS_SEED=<seed> cargo test -p rc-core --test time_steps`.
+//! `RC_STEPS_SEED=<seed> cargo test -p rc-stencil-core --test time_steps`.
 
 use rc_core::machine::{Op, Stmt};
 use rc_core::testdata::{awkward, first_difference, poison, Rng};

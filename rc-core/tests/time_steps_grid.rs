@@ -6,7 +6,7 @@
 //! plane) and element types.
 //!
 //! Seeded: case `i` comes from seed `BASE_SEED + i`; rerun one with
-//! `RC_STEPS_SEED=<seed> cargo test -p rc-core --test time_steps_grid`.
+//! `RC_STEPS_SEED=<seed> cargo test -p rc-stencil-core --test time_steps_grid`.
 
 use rc_core::launch_map::{StripGeometry, TileOrder};
 use rc_core::machine::{Kernel, Op, Stmt};

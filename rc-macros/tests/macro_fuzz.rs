@@ -13,7 +13,7 @@
 //!
 //! Seeded and reproducible: case `i` is generated from seed `BASE_SEED + i` alone; a failure is
 //! shrunk and printed with its seed. Rerun one case with
-//! `RC_FUZZ_SEED=<seed> cargo test -p rc-macros --test macro_fuzz`, more with `RC_FUZZ_CASES=<n>`.
+//! `RC_FUZZ_SEED=<seed> cargo test -p rc-stencil-macros --test macro_fuzz`, more with `RC_FUZZ_CASES=<n>`.
 
 #[allow(dead_code)]
 #[path = "../src/args.rs"]
@@ -1417,7 +1417,7 @@ fn report(seed: u64, case: &Case, failure: &Failure) -> String {
     let args = shrink_tokens(case.args.clone(), &fails_args);
     let small = check(&args, &item).err().map_or(String::new(), |f| f.to_string());
     format!(
-        "case seed {seed:#x} failed (rerun it alone: RC_FUZZ_SEED={seed:#x} cargo test -p rc-macros --test macro_fuzz)\n\
+        "case seed {seed:#x} failed (rerun it alone: RC_FUZZ_SEED={seed:#x} cargo test -p rc-stencil-macros --test macro_fuzz)\n\
          \n--- shrunk ---\n#[stencil({args})]\n{item}\n{small}\n\
          \n--- as generated ---\n#[stencil({})]\n{}\n{failure}",
         case.args, case.item
