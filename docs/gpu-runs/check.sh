@@ -15,6 +15,7 @@ pack() { tar czf "$out/logs.tgz" -C /tmp logs; }
 # A step's log is its own file; a failure is a line in summary.log (steps also run in background).
 step() { local log="$logs/$1.log"; shift; ( echo "== $* ($(date -u +%T))"; "$@"; r=$?; echo "== exit $r ($(date -u +%T))"; exit $r ) > "$log" 2>&1 || echo "FAILED: $*" >> "$logs/summary.log"; pack; }
 { date -u +"%Y-%m-%dT%H:%M:%SZ"; nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader; } | tee "$logs/summary.log"
+root=$(pwd)
 cd "$bundle"
 for f in tests/*.xz examples/*.xz; do python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[1][:-3], "wb"))' "$f" && chmod +x "${f%.xz}"; done
 tar xzf cases.tgz
@@ -40,6 +41,9 @@ if [ "${RC_MEMCHECK_ALL:-0}" = 1 ]; then
   step memcheck_half compute-sanitizer --tool memcheck --error-exitcode 9 tests/test-cudarc sixteen_bit --nocapture
   step memcheck_cases compute-sanitizer --tool memcheck --error-exitcode 9 python3 grid_cases.py cases
 fi
+# What a first launch waits for: the JIT compile of every example's PTX, the driver's cache off.
+mkdir -p /tmp/ptx && for e in examples/*; do case "$e" in *.xz|*/bench) ;; *) "$e" --emit-ptx "/tmp/ptx/$(basename "$e")" >/dev/null 2>&1 ;; esac; done
+step jit_time env CUDA_CACHE_DISABLE=1 python3 "$root/docs/gpu-runs/jit_time.py" /tmp/ptx
 # Timings last, alone on the machine.
 for mode in ${RC_BENCH:-}; do
   name="bench${mode#-}"; name="${name//-/}"

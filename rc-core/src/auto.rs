@@ -734,8 +734,10 @@ impl fmt::Display for Choice {
 /// 2D and 3D the most steps whose recomputation (the x halo, in 3D each plane's y halo, and each
 /// strip's or column's first rows or planes, computed twice) stays within [`MAX_RECOMPUTE_2D`]
 /// of the outputs ([`FusedTile::computed_per_output`]), whose windows fit
-/// [`crate::fused_grid::INTERIOR_WINDOW_WORDS`] in 2D (past it the interior kernel's registers
-/// leave fewer warps per SM than the steps gain) and whose kernel fits a thread's registers: in 3D the planes' y halo
+/// [`crate::fused_grid::INTERIOR_WINDOW_WORDS`] in 2D, summed over the fields, each of which holds
+/// its rows (past it the interior kernel's registers leave fewer warps per SM than the steps
+/// gain: Gray-Scott, two fields at T = 10, took 255 registers with spills, 12.5% occupancy, and
+/// ran 1.48x the copy per step on an H200, docs/gpu-runs/2026-11-28-h200-session13.log) and whose kernel fits a thread's registers: in 3D the planes' y halo
 /// alone takes a one-row plane 3x past it at 2 steps of radius 1, so a 3D stencil gets its fused
 /// kernel from `fuse = T`. 1 (no fused kernel) where nothing fits.
 pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
@@ -767,7 +769,7 @@ pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
                 let cheap = FusedTile::new(pattern, body.element(), steps).is_ok_and(|tile| {
                     tile.computed_per_output() <= MAX_RECOMPUTE_2D
                         && (pattern.dims() == Dims::Three
-                            || tile.window_words() <= crate::fused_grid::INTERIOR_WINDOW_WORDS)
+                            || tile.window_words() * body.fields() <= crate::fused_grid::INTERIOR_WINDOW_WORDS)
                 });
                 cheap && fits(steps)
             })
