@@ -2,7 +2,7 @@
 # The grid benchmark in one command on a GPU machine, from a bench binary built elsewhere (no
 # cargo needed): the peers first, then every rc kernel with the peers merged.
 #   usage, from the repository root:  bash bench/grid.sh BENCH_BINARY DIR [bench options...]
-# e.g. bash bench/grid.sh .device-bin/examples/bench bench/results/2026-11-24-h100-grid
+# e.g. bash bench/grid.sh .device-bin/examples/bench bench/results/<date>-h100-grid
 set -euo pipefail
 bench="${1:?usage: bash bench/grid.sh BENCH_BINARY DIR [bench options...]}"
 dir="${2:?usage: bash bench/grid.sh BENCH_BINARY DIR [bench options...]}"

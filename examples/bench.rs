@@ -298,7 +298,7 @@ fn emulate_a_few<T: BenchElement>(options: &Options, n: usize) -> Result<usize> 
     Ok(checked)
 }
 
-/// `bench/results/<date>-<gpu><suffix>/` in this repository, e.g. `bench/results/2026-11-21-h200/`.
+/// `bench/results/<date>-<gpu><suffix>/` in this repository, e.g. `bench/results/<date>-h200/`.
 fn default_out_dir(info: &GpuInfo, suffix: &str) -> PathBuf {
     let mut slug = String::new();
     for c in info.name.to_lowercase().chars() {

@@ -52,7 +52,7 @@ const WARPS_TO_HIDE_LATENCY: f64 = 8.0;
 const WARPS_TO_FILL_DRAM: f64 = 48.0;
 /// Loads per SM a 2D/3D tile keeps in flight (resident warps times the load instructions a lane
 /// issues per step before it waits) from which it keeps DRAM busy. ncu on an H100
-/// (bench/results/2026-11-24-h100-grid-profile.txt): 3D star r = 1 with 24 warps of 9 loads
+/// (bench/results/HISTORY.md: 2026-11-24-h100-grid-profile.txt): 3D star r = 1 with 24 warps of 9 loads
 /// waited on L1TEX 60% of the time and ran at 0.78 of copy (216 loads), with 16 warps of 18
 /// loads 40% and 0.92 (288); 2D tiles of 14 or more loads at 16 to 32 warps (448) ran at 0.93 to
 /// 0.97. 1D tiles are modelled by their warps alone ([`WARPS_TO_FILL_DRAM`]).
@@ -64,7 +64,7 @@ const STRIDED_ACCESS_COST: f64 = 1.15;
 const REGISTER_SLACK: u32 = 8;
 /// The same for a 3D tile streaming along z: ptxas issues each step's plane loads together and
 /// keeps them live beside the carried partial sums, which the estimate (each load just before
-/// its reader) does not see. Over the 3D tiles of bench/results/2026-11-24-ptxas-3d-registers.txt
+/// its reader) does not see. Over the 3D tiles of bench/results/HISTORY.md: 2026-11-24-ptxas-3d-registers.txt
 /// (stars and boxes r = 1, 2; 4 and 8 outputs per thread; 1, 2, 4 rows) the fewest registers
 /// ptxas compiles them in without spilling run 31 to 72 above the estimate, median 53
 /// (`tests/registers.rs` checks a few against ptxas).
@@ -79,7 +79,7 @@ const TILE_OVERHEAD: f64 = 25.0;
 /// least busy issue or data pipe: at r = 12 and 16 that was the fastest measured).
 const TIE: f64 = 0.03;
 /// The margin a 2D/3D tile's estimated registers keep below the cap of the launch bounds chosen
-/// for it. On an H100 (bench/results/2026-11-24-h100-grid-bounds.*) the bounds so chosen ran
+/// for it. On an H100 (bench/results/HISTORY.md: 2026-11-24-h100-grid-bounds.*) the bounds so chosen ran
 /// within 3% of the fastest bounds measured for the same tile, some spilling a few dozen bytes
 /// (ptxas, unbounded, took up to twice the estimate: it hoists the rows' loads); twice the
 /// estimate as the margin chose fewer blocks and ran up to 9% slower.
@@ -93,10 +93,10 @@ const MAX_BOUND_BLOCKS: u32 = 4;
 const BOUNDED_REGISTER_EXCESS: f64 = 1.25;
 /// Warps per SM a 2D tile of two vectors per thread is bounded to keep where it can
 /// ([`wide_bounds`]). Two vectors are a candidate, not a preference: on an H200
-/// (bench/results/2026-11-24-h200-grid2d4, call 3, f32 8192^2), once interior tiles stored
+/// (bench/results/HISTORY.md: 2026-11-24-h200-grid2d4, call 3, f32 8192^2), once interior tiles stored
 /// without row tests, one vector under 4 blocks ran at 0.97 to 0.98 of the roofline for star
 /// r = 1, box r = 1, star r = 2 against two vectors' 0.92 to 0.95, and f64 star r = 1 at 0.99
-/// against 0.97 (with the tests, bench/results/2026-11-24-h200-grid2d, two vectors had won).
+/// against 0.97 (with the tests, bench/results/HISTORY.md: 2026-11-24-h200-grid2d, two vectors had won).
 const WIDE_2D_WARPS: f64 = 24.0;
 /// The radius along y or z from which a 3D stencil gets staged planes ([`staged_planes`]): every
 /// 3D stencil that reaches along y or z.
@@ -234,7 +234,7 @@ pub fn choose_given(pattern: Pattern, given: Given, body: &Body) -> Result<Choic
     // Granules of 16 bytes or more: narrower ones leave vector loads and stores half used. In
     // 2D and 3D exactly 16 bytes: a tile's rows multiply every other size's registers, and on
     // an H100 window(4) with 4 outputs per thread was the fastest f32 tile for every radius
-    // measured (bench/results/2026-11-23-h100-grid-tiles.csv); staged windows are 1D only.
+    // measured (bench/results/HISTORY.md: 2026-11-23-h100-grid-tiles.csv); staged windows are 1D only.
     let one_vector = 16 / body.element().bytes();
     let grid = pattern.dims() != Dims::One;
     let sizes: &[u32] = if grid { &[one_vector] } else { &[4, 8, 16, 32] };
@@ -343,7 +343,7 @@ pub fn choose_given(pattern: Pattern, given: Given, body: &Body) -> Result<Choic
 /// bounds it was given, where it compiles (its ring fits a block). There a register tile
 /// re-reads `(rows + 2 ry) / rows` of each plane's rows and holds them in registers beside the
 /// carried sums; the staged planes' block reads each once into shared memory. Measured on an
-/// H100 (bench/results/2026-11-24-h100-staged-planes-dynamic), 512^3 f32: at radius 2 staged
+/// H100 (bench/results/HISTORY.md: 2026-11-24-h100-staged-planes-dynamic), 512^3 f32: at radius 2 staged
 /// planes of 8 warps x 2 rows ran at 0.70 (star) and 0.37 (box) of copy against the register
 /// tiles' 0.62 and 0.29; at radius 1 the register tiles ran as fast or faster (0.92 and 0.82
 /// against 0.86 and 0.82), so the model keeps them there. On an H200 (bench/results/
@@ -420,7 +420,7 @@ fn bounded(program: &WarpProgram) -> Option<Pattern> {
 
 /// For a 2D tile of two vectors per thread that [`bounded`] leaves under fewer than
 /// [`WIDE_2D_WARPS`] warps per SM: the most blocks per SM that keep them whose cap holds its
-/// estimate and slack, without [`BOUND_MARGIN`]. On an H200 (bench/results/2026-11-24-h200-grid2d)
+/// estimate and slack, without [`BOUND_MARGIN`]. On an H200 (bench/results/HISTORY.md: 2026-11-24-h200-grid2d)
 /// star r = 2 so (80 registers, 32 bytes of stack) ran at 0.90 of copy against 0.87 under the
 /// margin's two blocks; box r = 2 and star r = 4, whose estimate (81) passes the cap, spilled
 /// 256-296 bytes at 3 blocks and ran at 0.64 and 0.51.
@@ -783,7 +783,7 @@ pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
 /// of them waiting on loads; at 32 steps the kernel issues 97% of the cycles). Fitted on an H200
 /// to 1D f32 heat with 16 elements per lane at 16 and 32 steps (8.7x and 9.6x the copy; 24 steps
 /// within 2.5% of the fit); the 9-tap stencil at 12, 16 and 20 steps ranks as the fit says
-/// (bench/results/2026-11-24-h200-fused1d/README.md).
+/// (bench/results/HISTORY.md: 2026-11-24-h200-fused1d/README.md).
 const EXPOSED_LOAD_OPERATIONS: f64 = 34.0;
 
 /// The most steps the 1D cost model weighs, to bound its search: at 128 steps a radius 1 halo

@@ -280,7 +280,7 @@ pub enum Stage {
     /// Why: a 3D tile that streams through registers keeps its newest plane's rows and the carried
     /// partial sums in registers, which held rc's 3D tiles to 22% occupancy; staged planes leave a
     /// thread only its outputs and one window row at a time, and re-read the y halo once per block
-    /// instead of once per warp (bench/results/2026-11-24-h100-staged3d-probe: 0.95/0.86/0.90 of
+    /// instead of once per warp (bench/results/HISTORY.md: 2026-11-24-h100-staged3d-probe: 0.95/0.86/0.90 of
     /// copy for star r1/box r1/star r2 against 0.92/0.81/0.63).
     PlaneRing,
 }

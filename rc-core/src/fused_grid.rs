@@ -37,10 +37,10 @@
 //! Both number the edge strips first, so each kernel's strips fill whole blocks (the PTX
 //! launch map's [`crate::launch_map::TileOrder::EdgesFirst`]), and the edge path's rule along x selects by masks computed once
 //! per strip (`step_rule_masked`): on an H200, 8192 x 8192 heat at T = 10 went from 2.75x to
-//! 3.01x the copy per launch (bench/results/2026-11-24-h200-fused2d3). The edges kernel is
+//! 3.01x the copy per launch (bench/results/HISTORY.md: 2026-11-24-h200-fused2d3). The edges kernel is
 //! launched over only its own blocks ([`FusedTile::strips`]) and the numbering divides in 32
 //! bits (3.16x), and the interior path's windows take one register row more, so no new row is
-//! copied (3.34x; bench/results/2026-11-24-h200-heat2d4).
+//! copied (3.34x; bench/results/HISTORY.md: 2026-11-24-h200-heat2d4).
 
 use crate::boundary::Boundary;
 use crate::distribution::vector_access_elements;
@@ -56,7 +56,7 @@ use crate::time_steps::{Build, FusedTile, Owned};
 /// 1)` rows of steps besides its `T * rows` (11% for `T = 8`, `ry = 1`). Shorter strips are more
 /// of them, so the launch's last wave leaves fewer SMs idle: 2D heat at T = 8 on 8192 x 8192 ran
 /// 1.15x faster with 64 rows than with 128 and 1.06x faster than with 96 on an H200
-/// (bench/results/2026-11-24-h200-fused2d).
+/// (bench/results/HISTORY.md: 2026-11-24-h200-fused2d).
 pub const STRIP_ROWS: u32 = 64;
 
 /// 32-bit words the windows of all steps may hold per lane, as the tile's `k` is chosen:
@@ -64,7 +64,7 @@ pub const STRIP_ROWS: u32 = 64;
 /// model's degree keeps to [`INTERIOR_WINDOW_WORDS`]). Before the launch split in two kernels,
 /// ptxas (sm_90) gave 2D heat's kernel 167 registers at 64 words (T = 8): 12 warps per SM in
 /// blocks of [`BLOCK_THREADS`]; at 96 words (T = 12) 229, 8 warps, and it ran slower
-/// (bench/results/2026-11-24-h100-fast2d).
+/// (bench/results/HISTORY.md: 2026-11-24-h100-fast2d).
 pub const WINDOW_WORDS: u32 = 64;
 
 /// 32-bit words of windows per lane the cost model lets a 2D launch's steps take
@@ -72,9 +72,9 @@ pub const WINDOW_WORDS: u32 = 64;
 /// ([`FusedTile::splits`]), so only the interior path's registers count: ptxas (sm_90) gave 2D
 /// heat's interior kernel (before its windows took `2 * ry + 1` register rows) 124 registers at T = 8 (64 words, 16 warps per SM in blocks of
 /// [`BLOCK_THREADS`]), 146 at T = 10 (80 words) and 166 at T = 12 (96 words, 12 warps). Alone
-/// the interior ran 1.15x faster at T = 12 than at T = 8 (bench/results/2026-11-24-h200-fused2d),
+/// the interior ran 1.15x faster at T = 12 than at T = 8 (bench/results/HISTORY.md: 2026-11-24-h200-fused2d),
 /// but beside the edge kernel (whose strips grow with T) T = 10 ran 2.73x and 2.64x the copy in
-/// two H200 runs against T = 12's 2.61x and 2.55x (bench/results/2026-11-24-h200-overlap).
+/// two H200 runs against T = 12's 2.61x and 2.55x (bench/results/HISTORY.md: 2026-11-24-h200-overlap).
 pub const INTERIOR_WINDOW_WORDS: u32 = 80;
 
 /// Threads per block of a 2D fused launch at most: the registers a thread takes leave room for
@@ -119,9 +119,9 @@ impl FusedTile {
     /// ([`crate::machine::Kernel`]): 2D, and 1D block tiles. In one kernel the boundary path's
     /// registers set the interior's too: ptxas gave 2D heat's kernel at T = 8 152 registers (12
     /// warps per SM), its interior path alone 124 (16), and that alone ran 1.26x faster on an
-    /// H200, also missing the instruction cache less (bench/results/2026-11-24-h200-fused2d);
+    /// H200, also missing the instruction cache less (bench/results/HISTORY.md: 2026-11-24-h200-fused2d);
     /// 1D heat's block tile 72 registers (3 blocks per SM), its interior alone 40 (6), the
-    /// 9-tap's 115 and 56 (bench/results/2026-11-24-h200-fused1d2).
+    /// 9-tap's 115 and 56 (bench/results/HISTORY.md: 2026-11-24-h200-fused1d2).
     pub const fn splits(&self) -> bool {
         matches!(self.dims, crate::geometry::Dims::Two) || self.spans_block()
     }
@@ -156,7 +156,7 @@ pub(crate) fn distribution(tile: &FusedTile) -> String {
 /// reads after the row is computed, every new row was copied (40 of the 373 SASS instructions
 /// of an iteration of 8192 x 8192 heat at T = 10). With the extra row the interior loop runs
 /// 11.9% fewer instructions, and on an H200 2D heat went from 3.16x to 3.34x the copy per
-/// launch, a 5-point average from 4.06x to 4.24x (bench/results/2026-11-24-h200-heat2d4),
+/// launch, a 5-point average from 4.06x to 4.24x (bench/results/HISTORY.md: 2026-11-24-h200-heat2d4),
 /// although ptxas gives a 5-point sum's interior kernel 146 registers at T = 10 against 128.
 /// The edge path keeps `2 * ry` register rows: with the extra one its kernel took 186 registers
 /// against 174 for heat, and a 5-point sum's spilled under `zero`. The windows' rows are not

@@ -42,7 +42,7 @@ pub enum TileOrder {
 /// Numbered row-major, 8192 x 8192 heat's 410 edge strips lay one or two to a block of four in
 /// about 200 blocks (103 numbered edges first), each holding a block's registers beside the
 /// interior while its strips ran: 2.81x the copy per launch with the masked rule, 3.01x
-/// numbered edges first, on an H200 (bench/results/2026-11-24-h200-fused2d3).
+/// numbered edges first, on an H200 (bench/results/HISTORY.md: 2026-11-24-h200-fused2d3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StripGeometry {
     pub lead: u32,

@@ -68,9 +68,9 @@ impl Pattern {
 
     /// `rows_per_warp` unless the attribute says otherwise: 1 in 1D, 4 in 2D (on an H100 under
     /// launch bounds, 4 rows were as fast as 8 or up to 2% faster for star and box r = 1 and 2,
-    /// and 17% faster for box r = 4: bench/results/2026-11-24-h100-grid-bounds.*), 2 in 3D (streaming tiles of
+    /// and 17% faster for box r = 4: bench/results/HISTORY.md: 2026-11-24-h100-grid-bounds.*), 2 in 3D (streaming tiles of
     /// 2 rows beat 4 and 8 at radii 1 and 2, whose registers cut the occupancy:
-    /// bench/results/2026-11-23-h100-grid-streaming.md).
+    /// bench/results/HISTORY.md: 2026-11-23-h100-grid-streaming.md).
     pub const fn default_rows_per_warp(dims: Dims) -> u32 {
         match dims {
             Dims::One => 1,
@@ -81,12 +81,12 @@ impl Pattern {
 
     /// `rows_per_warp` of a 2D tile that streams its rows (`stream = true`) unless the attribute
     /// says otherwise: of 16, 32 and 64, 64 ran fastest for 2D box r = 4 on an H100 at every
-    /// launch bound that does not spill (bench/results/2026-11-24-h100-grid-ahead/before-ahead-2d.csv:
+    /// launch bound that does not spill (bench/results/HISTORY.md: 2026-11-24-h100-grid-ahead/before-ahead-2d.csv:
     /// 0.56 of copy against 0.51-0.52 with 16 and 32 rows, one run).
     pub const DEFAULT_STREAMED_ROWS: u32 = 64;
 
     /// `planes_per_warp` unless the attribute says otherwise: 32 in 3D, streamed, else 1. In one
-    /// sweep on an H100 (bench/results/2026-11-24-h100-grid-ahead/results.csv, each plane then
+    /// sweep on an H100 (bench/results/HISTORY.md: 2026-11-24-h100-grid-ahead/results.csv, each plane then
     /// loaded a step ahead) 32 planes beat 16 at every radius-1 and -2 tile that did not spill,
     /// by 1-5%: the prologue's steps amortized over more planes. One plane per warp re-read 3 to
     /// 5 input rows per output row.
@@ -600,7 +600,7 @@ impl Pattern {
     /// rather than take consecutive tiles of a row: a 2D tile whose rows are not streamed (the
     /// layout decides, [`crate::Layout::stacks_warps`]). Its warps then read the input rows
     /// they share (2 ry of each tile's) through the SM's L1 rather than each through L2. On an H200 (ncu,
-    /// bench/results/2026-11-24-h200-grid2d) L2 ran at 93% of its throughput under 2D star
+    /// bench/results/HISTORY.md: 2026-11-24-h200-grid2d) L2 ran at 93% of its throughput under 2D star
     /// r = 1 numbered row-major, DRAM at 76%; stacked, L2 read 1.26x the input instead of
     /// 1.53x (box r = 2: 1.28x instead of 2.01x).
     pub const fn stacks_warps(&self) -> bool {
@@ -694,7 +694,7 @@ impl Pattern {
     /// The most elements a row of a 2D or 3D input holds: the kernels move from one row's lane
     /// starts to the next by `mad.wide.u32` of the row length (two integer adds, where a 64-bit
     /// row length took a multiply-add on the FMA pipe the taps' adds need: 2D box r = 4 0.699
-    /// -> 0.713 of its add bound on an H200, bench/results/2026-11-25-h200-box4).
+    /// -> 0.713 of its add bound on an H200, bench/results/HISTORY.md: 2026-11-25-h200-box4).
     pub const MAX_ROW: usize = u32::MAX as usize;
 
     /// The output's shape for an input of shape `input`, or why there is none. In 1D as

@@ -5,7 +5,7 @@
 //! Why: a 2D box of radius 4 issues 81 additions per output; its warps keep the SMs busy until a
 //! new block starts, whose first rows all miss (2D box r = 4 on an H200, 8192^2 f32, main's tile:
 //! 1.40 long-scoreboard stalls per issue, 13% of cycles with no eligible warp;
-//! bench/results/2026-11-25-h200-box4). Prefetching 8 bands of 4-warp blocks ahead cut the stalls
+//! bench/results/HISTORY.md: 2026-11-25-h200-box4). Prefetching 8 bands of 4-warp blocks ahead cut the stalls
 //! to 0.82 (call 3); as rc prints it, the tile runs at 0.767 of its add bound against 0.744
 //! without, 0.8-3.1% faster at every grid width tried (bench/results/2026-11-25-h200-session10).
 //!
@@ -15,7 +15,7 @@
 //! when that rounds to 0) is late enough that the lines are not yet needed and early enough that
 //! L2 still holds them. A fixed 128 rows, right at 8192 columns, lost 6-8% at 32768 and 65536
 //! columns (two generations ahead: the lines were evicted before use); this distance never lost
-//! and gained 0.5-2% at every width tried (bench/results/2026-11-25-h200-box4, call 5). Computed in the kernel (`%nsmid`, a float
+//! and gained 0.5-2% at every width tried (bench/results/HISTORY.md: 2026-11-25-h200-box4, call 5). Computed in the kernel (`%nsmid`, a float
 //! division) it cost about 1%, so the launch computes it ([`rows_ahead`]) and passes it as the
 //! kernel parameter `prefetch_rows` ([`crate::abi::KernelParam::PrefetchRows`]).
 //!

@@ -6,7 +6,7 @@
 //! step. The `2rz + 1` input planes an output plane reads sit in the ring's slots, each plane
 //! with the block's y halo and every lane's x window, copied once per block: a plane's rows are
 //! read from global memory `(B * rows + 2ry) / (B * rows)` times where a warp of its own re-reads
-//! `(rows + 2ry) / rows` (bench/results/2026-11-24-h100-staged3d-probe). Box plane `z` of step
+//! `(rows + 2ry) / rows` (bench/results/HISTORY.md: 2026-11-24-h100-staged3d-probe). Box plane `z` of step
 //! `k` is in slot `(k + z) mod slots`; the plane a step fetches ahead (box plane `slots` of step
 //! `k`, box plane `slots - 1` of step `k + 1`) goes to slot `k mod slots`, the one step `k`'s
 //! oldest plane leaves free.
@@ -16,7 +16,7 @@
 //! one vector and ends with the first of another, and read from the row those pieces, 4 or 8
 //! bytes at a 16-byte lane stride, hit every bank four or two times (ncu on an H200: half the
 //! shared-memory passes of a box r = 1 tile were such conflicts, and the L1 data pipe at 94%
-//! bounded it; bench/results/2026-11-24-h200-planes3d2). Read from the heads or tails the lanes'
+//! bounded it; bench/results/HISTORY.md: 2026-11-24-h200-planes3d2). Read from the heads or tails the lanes'
 //! pieces are consecutive, one pass per 128 bytes.
 
 use crate::distribution::vector_access_elements;
@@ -68,9 +68,9 @@ impl PlaneRing {
         // and tails add at most half the slots' bytes (which bound the blocks per SM). Only for
         // warps of at most 2 rows: at 4 rows per warp and r = 1 they made the tiles slower on an
         // H200 (star 0.73 -> 0.61, box 0.64 -> 0.57 of copy, warps waiting on the plane fetch)
-        // and made ptxas spill a box's sum (bench/results/2026-11-24-h200-planes3d2): five
+        // and made ptxas spill a box's sum (bench/results/HISTORY.md: 2026-11-24-h200-planes3d2): five
         // blocks' 44 KB rings take the 228 KB shared-memory configuration, leaving the fetch 28
-        // KB of L1 (star at four blocks and 60 KB: 0.68; bench/results/2026-11-24-h200-planes3d3).
+        // KB of L1 (star at four blocks and 60 KB: 0.68; bench/results/HISTORY.md: 2026-11-24-h200-planes3d3).
         let partial = pattern.radius().along_x() % width;
         let side =
             if partial.is_power_of_two() && 4 * partial <= width && pattern.rows_per_warp() <= 2 { partial } else { 0 };

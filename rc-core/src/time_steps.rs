@@ -104,7 +104,7 @@ impl FusedTile {
     /// step's `2 r` shuffles and shared-memory swaps and the products of its neighbours' edge
     /// elements stay a small part of its work (on an H200, 9-tap r = 4: 3.58x copy with 32
     /// words, 3.80x with 40, 3.85x with 48, 3.89x with 56, 3.85x with 64;
-    /// bench/results/2026-11-24-h200-ninetap).
+    /// bench/results/HISTORY.md: 2026-11-24-h200-ninetap).
     const LINE_BLOCK_WORDS_PER_RADIUS: u32 = 14;
     /// The most words a lane of a 1D block tile owns: ptxas streams the step through its
     /// elements, so 56 take 80 registers (the 9-tap's interior kernel: 3 blocks of 256 per

@@ -256,7 +256,7 @@ fn a_3d_box_at_radius_1_gets_staged_planes_of_four_warps_of_two_rows() {
 }
 
 /// A 3D star r = 2 (staged planes), with loads enough in flight at one vector, keeps one. 2D
-/// tiles keep one vector (H200, bench/results/2026-11-24-h200-grid2d4, call 3: star r = 1 under
+/// tiles keep one vector (H200, bench/results/HISTORY.md: 2026-11-24-h200-grid2d4, call 3: star r = 1 under
 /// 4 blocks 0.97 of the roofline against two vectors' 0.94), a box r = 2 evaluated input row
 /// after input row under 4 blocks (0.89 of copy against two vectors' 0.82, call 1).
 #[test]

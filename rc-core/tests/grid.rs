@@ -618,7 +618,7 @@ fn write_perf_cases() {
             (4, 64, 8, None),
             (4, 128, 8, None),
         ];
-        // Windows of 8 outputs (bench/results/2026-11-24-h200-planes3d2).
+        // Windows of 8 outputs (bench/results/HISTORY.md: 2026-11-24-h200-planes3d2).
         let wide = [
             (8, 128, 4, None),
             (8, 128, 2, None),
@@ -889,7 +889,7 @@ fn edge_tiles_whose_rows_lie_inside_load_vectors_under_the_rule_along_x() {
 /// (another row, where the tile needs fewer elements): under `clamp` the PTX places each on the
 /// row by its own width, the vector at the row's last vector and the element at the row's last
 /// element. (One place for both read the vector's first element for the element past the end:
-/// 196 outputs wrong on the GPU, bench/results/2026-11-24-h200-box4.) Read from the printed
+/// 196 outputs wrong on the GPU, bench/results/HISTORY.md: 2026-11-24-h200-box4.) Read from the printed
 /// rows-inside path: every load under the rule follows a placement of its own start, stride and
 /// width since the last row's stores (a branch, after which the printer computes places anew).
 #[test]

@@ -333,7 +333,7 @@ fn fused_2d_strips_are_numbered_edge_strips_first() {
 /// per SM in blocks of 128 (in one kernel with it, 2D heat took 152 at T = 8). With its windows
 /// in `2 * ry + 1` register rows it takes 146-148 at T = 10 (128 in `2 * ry`, 16 warps), yet ran
 /// faster for the copies it no longer needs (a 5-point average: 4.24x the copy against 4.06x,
-/// bench/results/2026-11-24-h200-heat2d4). CI sets RC_PTXAS; without it only the printing runs.
+/// bench/results/HISTORY.md: 2026-11-24-h200-heat2d4). CI sets RC_PTXAS; without it only the printing runs.
 #[test]
 fn fused_2d_kernels_assemble_without_spills() {
     let body = common::star_sum_row_major(Radius::yx(1, 1));

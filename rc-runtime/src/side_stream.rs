@@ -2,7 +2,7 @@
 //! split fused launch (rc-core's `Stencil::fused_launch`) writes disjoint outputs from its
 //! interior kernel and its edge kernel. On the caller's stream the edge kernel's few strips ran
 //! as a tail after the interior's last wave, a third of a launch's time on an H200
-//! (bench/results/2026-11-24-h200-split2d); beside it they fill the slots the interior leaves.
+//! (bench/results/HISTORY.md: 2026-11-24-h200-split2d); beside it they fill the slots the interior leaves.
 //!
 //! Each launch forks from the caller's stream and joins back into it, so the side stream's work
 //! is ordered after everything queued on the caller's stream before it, and everything queued

@@ -175,7 +175,7 @@ pub fn names() -> Vec<&'static str> {
 }
 
 // The tiles beyond the default: fewer rows with launch bounds that cap registers for occupancy
-// (the fastest r <= 2 tiles of the first H100 sweep, bench/results/2026-11-23-h100-grid.md),
+// (the fastest r <= 2 tiles of the first H100 sweep, bench/results/HISTORY.md: 2026-11-23-h100-grid.md),
 // more rows, more outputs per thread; for the large boxes, fewer rows instead of caps that spill;
 // for box r = 4 the default tile (blocks of 4 warps, bound by issue) in blocks of 8 and 16 warps
 // (the same 64 registers per thread) and without its L2 prefetch; box r = 2 and star r = 4 with

@@ -76,9 +76,9 @@ impl Machine {
 /// How many times fewer values a 2D box tile's input-row order must keep live than the
 /// program's order for the tile to take it ([`Lowering::input_row_order`]). On an H200 (f32
 /// 8192^2): box r = 4 tiles keep 3.5 to 4.9 times fewer and ran faster (the default tile 0.47 of
-/// copy against 0.43, bench/results/2026-11-24-h200-grid2d2, call 1); box r = 2 (1.48 for the
+/// copy against 0.43, bench/results/HISTORY.md: 2026-11-24-h200-grid2d2, call 1); box r = 2 (1.48 for the
 /// default tile) ran at 0.89 against 0.87 under 4 blocks, 0.87 against 0.86 under 3
-/// (bench/results/2026-11-24-h200-grid2d4, call 1); box r = 1 (1.1 to 1.4) as fast either way
+/// (bench/results/HISTORY.md: 2026-11-24-h200-grid2d4, call 1); box r = 1 (1.1 to 1.4) as fast either way
 /// (grid2d2). Stars keep the program's order whatever their gain: star r = 4 (1.5 to 2.3) ran
 /// slower, its centre row live until its last arm's row (grid2d2), star r = 2 with two vectors
 /// 0.88 against 0.92 (grid2d4, call 1).

@@ -239,7 +239,7 @@ impl Printer<'_> {
     /// lanes' input and output starts (about 20 instructions per row of a 2D box r = 4 tile).
     /// Input rows under the boundary rule are not kept: kept (with the rows' tests), the
     /// boundary path held every row's index across the tile and 2D star r = 2 spilled 128 bytes
-    /// against 48 and ran at 0.81 of copy against 0.88 (bench/results/2026-11-24-h200-grid2d3).
+    /// against 48 and ran at 0.81 of copy against 0.88 (bench/results/HISTORY.md: 2026-11-24-h200-grid2d3).
     /// 1D and fused kernels forget at every branch, as they always did.
     pub(super) fn kept_across(&self, arms: &[&[Stmt]]) -> Option<KeptPath> {
         self.keeps_across(arms)
