@@ -1,5 +1,7 @@
-//! The CPU emulation of a machine program: every logical warp (tile) in turn, its lanes in
-//! lockstep, each operation applied to all lanes before the next, shuffles as permutations.
+//! The CPU emulation of a machine program: every logical warp (tile), its lanes in lockstep,
+//! each operation applied to all lanes before the next, shuffles as permutations. Chunks of
+//! whole blocks run on every core; their stores land in the order one thread running the warps
+//! in turn would make them, so the outputs do not depend on the thread count.
 //! It runs the machine program the PTX back end prints, statement for statement: the path a
 //! tile takes at each branch, vector accesses at the addresses the PTX computes, the stage at
 //! its padded positions, divisions by constants through their fast path and its check. A
@@ -10,12 +12,13 @@ use crate::body::BinaryOp;
 use crate::boundary::Boundary;
 use crate::error::{EmulationError, Error};
 use crate::geometry::{Dims, Extent, MAX_DIMS};
+use crate::launch_map::PlacedWarp;
 use crate::machine::{Division, Op, Side, Stmt, TileTest, WarpStage};
 use crate::ops;
 use crate::program::Reg;
 use crate::program::{Instr, WarpProgram};
 use crate::ring::{PlaneRing, RingPart};
-use crate::scalar::{Element, Scalar, ScalarType};
+use crate::scalar::{Element, Fields, Scalar, ScalarType};
 use crate::stencil::first_len;
 
 impl WarpProgram {
@@ -69,18 +72,20 @@ impl WarpProgram {
         if out_shape.len() == Some(0) {
             return Ok(());
         }
-        let warp = pattern.warp() as usize;
-        let mut tile = Tile {
+        let out_lens: Vec<usize> = outputs.iter().map(|output| output.len()).collect();
+        let fields = T::fields(inputs);
+        let tile = || Tile {
             program: self,
-            inputs,
-            outputs,
+            inputs: fields,
+            stores: Vec::new(),
+            out_lens: &out_lens,
             in_shape: innermost_first(shape),
             out_shape: innermost_first(out_shape),
             params,
-            warp,
+            warp: pattern.warp() as usize,
             origin: [0; MAX_DIMS],
             warp_in_block: 0,
-            regs: vec![0u64; self.reg_types().len() * warp],
+            regs: vec![0u64; self.reg_types().len() * pattern.warp() as usize],
             stages: vec![Vec::new(); self.fields as usize],
             stage_row: 0,
             warp_stage: None,
@@ -88,28 +93,95 @@ impl WarpProgram {
             ring_phase: 0,
             fetched: vec![Vec::new(); self.fields as usize],
         };
-        let out_lens = innermost_first(out_shape);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         for &kernel in self.machine.kernels() {
             let Some(launch) = self.launch.launch_shape(kernel, shape, out_shape)? else { continue };
             let body = self.machine.kernel_body(kernel);
-            for warp in self.launch.warps(launch, shape, out_shape) {
-                // Warps past the last tile run on the GPU and store nothing; a warp of a ring
-                // of staged planes runs wherever it is, as it stages planes for its block.
-                let past = warp.start.iter().zip(out_lens).any(|(&start, len)| start >= len as u64);
-                if past && self.ring.is_none() {
-                    continue;
+            let warps: Vec<PlacedWarp> = self.launch.warps(launch, shape, out_shape).collect();
+            // Rounds of one chunk per thread, each chunk's stores applied in the chunks' order
+            // after the round: the outputs come out as one thread running every warp in turn
+            // would leave them, and the stores held at once stay a few chunks' worth.
+            let chunks = chunks_of_blocks(&warps, threads);
+            for round in chunks.chunks(threads) {
+                let run = |warps: &[PlacedWarp]| {
+                    let mut tile = tile();
+                    tile.warps(warps, &body).map(|()| tile.stores)
+                };
+                let run = &run;
+                let logs: Vec<Result<Vec<Store>, Error>> = if round.len() == 1 {
+                    vec![run(round[0])]
+                } else {
+                    std::thread::scope(|scope| {
+                        let handles: Vec<_> = round.iter().map(|&warps| scope.spawn(move || run(warps))).collect();
+                        handles
+                            .into_iter()
+                            .map(|handle| handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+                            .collect()
+                    })
+                };
+                for log in logs {
+                    for Store { field, index, bits } in log? {
+                        outputs[field as usize][index] = T::from_bits(bits);
+                    }
                 }
-                tile.warp_in_block = warp.warp_in_block as usize;
-                tile.origin = warp.start.map(|start| start as i64);
-                if let Some(ring) = &self.ring {
-                    // Each warp's run stages the block's ring itself, which every warp of the
-                    // block would find the same.
-                    tile.ring =
-                        vec![vec![None; (ring.field_bytes() / ring.element_bytes) as usize]; self.fields as usize];
-                    tile.ring_phase = 0;
-                }
-                tile.stmts(&body)?;
             }
+        }
+        Ok(())
+    }
+}
+
+/// One element a warp stores: output field, position, bits.
+struct Store {
+    field: u32,
+    index: usize,
+    bits: u64,
+}
+
+/// Fewer warps than this run on the calling thread: a thread costs about as much to start as
+/// emulating a few warps.
+const WARPS_PER_CHUNK: usize = 64;
+
+/// The launch's warps in chunks of whole blocks (a block's warps share its stage), about
+/// [`WARPS_PER_CHUNK`] or more each, at most `4 x threads` of them so that a round's chunks
+/// take about as long as each other.
+fn chunks_of_blocks(warps: &[PlacedWarp], threads: usize) -> Vec<&[PlacedWarp]> {
+    let size = (warps.len() / (4 * threads).max(1)).max(WARPS_PER_CHUNK);
+    let mut chunks = Vec::new();
+    let mut rest = warps;
+    while rest.len() > size {
+        // The chunk ends where the next block starts.
+        let end = (size..rest.len()).find(|&i| rest[i].warp_in_block == 0).unwrap_or(rest.len());
+        let (chunk, tail) = rest.split_at(end);
+        chunks.push(chunk);
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        chunks.push(rest);
+    }
+    chunks
+}
+
+impl Tile<'_> {
+    /// Runs `body` for each of `warps` in turn, where the launch map placed it.
+    fn warps(&mut self, warps: &[PlacedWarp], body: &[Stmt]) -> Result<(), Error> {
+        let program = self.program;
+        for warp in warps {
+            // Warps past the last tile run on the GPU and store nothing; a warp of a ring of
+            // staged planes runs wherever it is, as it stages planes for its block.
+            let past = warp.start.iter().zip(self.out_shape).any(|(&start, len)| start >= len as u64);
+            if past && program.ring.is_none() {
+                continue;
+            }
+            self.warp_in_block = warp.warp_in_block as usize;
+            self.origin = warp.start.map(|start| start as i64);
+            if let Some(ring) = &program.ring {
+                // Each warp's run stages the block's ring itself, which every warp of the block
+                // would find the same.
+                self.ring =
+                    vec![vec![None; (ring.field_bytes() / ring.element_bytes) as usize]; program.fields as usize];
+                self.ring_phase = 0;
+            }
+            self.stmts(body)?;
         }
         Ok(())
     }
@@ -125,12 +197,13 @@ fn innermost_first(shape: Extent) -> [usize; MAX_DIMS] {
 }
 
 /// One tile's state while its warp runs.
-struct Tile<'a, 'o, T> {
+struct Tile<'a> {
     program: &'a WarpProgram,
     /// One slice per input field.
-    inputs: &'a [&'a [T]],
-    /// One slice per output field.
-    outputs: &'a mut [&'o mut [T]],
+    inputs: Fields<'a>,
+    /// What the warps store, in order, and each output field's length.
+    stores: Vec<Store>,
+    out_lens: &'a [usize],
     /// The input's and the output's shapes, innermost first.
     in_shape: [usize; MAX_DIMS],
     out_shape: [usize; MAX_DIMS],
@@ -155,7 +228,7 @@ struct Tile<'a, 'o, T> {
     fetched: Vec<Vec<u64>>,
 }
 
-impl<T: Element> Tile<'_, '_, T> {
+impl Tile<'_> {
     fn stmts(&mut self, stmts: &[Stmt]) -> Result<(), Error> {
         for stmt in stmts {
             match stmt {
@@ -249,16 +322,17 @@ impl<T: Element> Tile<'_, '_, T> {
     /// access, which must lie inside the input and start at a multiple of `width` (so the
     /// address is aligned when the buffer is).
     fn read_vector(&self, field: u32, row: u32, x: i64, width: usize, what: &'static str) -> Result<Vec<u64>, Error> {
-        let input = self.inputs[field as usize];
         let [y, z] = self.input_row(row);
         let [nx, ny, nz] = self.in_shape.map(|n| n as i64);
         let linear = (z * ny + y) * nx + x;
         let inside = (0..nz).contains(&z) && (0..ny).contains(&y) && x >= 0 && x + width as i64 <= nx;
         if !inside || linear as usize % width != 0 {
-            let (first, len) = (linear, input.len());
+            let (first, len) = (linear, self.inputs.len(field as usize));
             return Err(EmulationError::Access { what, first, width, len }.into());
         }
-        Ok(input[linear as usize..][..width].iter().map(|x| x.to_scalar().bits).collect())
+        let mut bits = Vec::with_capacity(width);
+        self.inputs.extend_bits(field as usize, linear as usize, width, &mut bits);
+        Ok(bits)
     }
 
     /// The output position of element `x` of output row `row`, if it exists.
@@ -310,7 +384,7 @@ impl<T: Element> Tile<'_, '_, T> {
                             let row_inside =
                                 (0..self.in_shape[1] as i64).contains(&y) && (0..self.in_shape[2] as i64).contains(&z);
                             if !row_inside || n % width != 0 || x.rem_euclid(width as i64) != 0 {
-                                let len = self.inputs[*field as usize].len();
+                                let len = self.inputs.len(*field as usize);
                                 return Err(EmulationError::Access {
                                     what: "boundary vector load",
                                     first: x,
@@ -369,7 +443,7 @@ impl<T: Element> Tile<'_, '_, T> {
             Op::Store { src, field, at, row, .. } => {
                 for lane in 0..warp {
                     if let Some(i) = self.output_at(*row, self.origin[0] + at.element(lane as u32) as i64) {
-                        self.outputs[*field as usize][i] = T::from_bits(self.get(*src, lane));
+                        self.stores.push(Store { field: *field, index: i, bits: self.get(*src, lane) });
                     }
                 }
             }
@@ -469,7 +543,7 @@ impl<T: Element> Tile<'_, '_, T> {
                     let i = match (first, last) {
                         (Some(i), Some(_)) if i % srcs.len() == 0 => i,
                         _ => {
-                            let len = self.outputs[output].len();
+                            let len = self.out_lens[output];
                             let (first, width) = (first.map_or(x, |i| i as i64), srcs.len());
                             return Err(
                                 EmulationError::Access { what: "whole-tile vector store", first, width, len }.into()
@@ -477,7 +551,7 @@ impl<T: Element> Tile<'_, '_, T> {
                         }
                     };
                     for (k, &src) in srcs.iter().enumerate() {
-                        self.outputs[output][i + k] = T::from_bits(self.get(src, lane));
+                        self.stores.push(Store { field: *field, index: i + k, bits: self.get(src, lane) });
                     }
                 }
             }
@@ -603,14 +677,14 @@ impl<T: Element> Tile<'_, '_, T> {
                     (Some(i), Some(_)) if i % width == 0 && o + width as i64 <= outputs => i,
                     (Some(_), None) | (None, _) if width == 1 => continue,
                     _ => {
-                        let (first, len) = (first.map_or(x, |i| i as i64), self.outputs[output].len());
+                        let (first, len) = (first.map_or(x, |i| i as i64), self.out_lens[output]);
                         return Err(
                             EmulationError::Access { what: "fused tile vector store", first, width, len }.into()
                         );
                     }
                 };
                 for (m, &src) in chunk.iter().enumerate() {
-                    self.outputs[output][i + m] = T::from_bits(self.get(src, lane));
+                    self.stores.push(Store { field, index: i + m, bits: self.get(src, lane) });
                 }
             }
         }
@@ -671,7 +745,6 @@ impl<T: Element> Tile<'_, '_, T> {
             along(x0, ring.row_elements, nx) && along(y0, ring.rows, ny) && along(z, 1, nz) && nx % width as i64 == 0;
         let cpr = ring.chunks_per_row() as i64;
         let boundary = pattern.boundary();
-        let input = self.inputs[field as usize];
         let mut values = Vec::with_capacity(ring.chunks() as usize * width);
         for c in 0..ring.chunks() as i64 {
             let (y, x) = (y0 + c / cpr, x0 + c % cpr * width as i64);
@@ -686,11 +759,11 @@ impl<T: Element> Tile<'_, '_, T> {
                         what: "plane vector load",
                         first: linear as i64,
                         width,
-                        len: input.len(),
+                        len: self.inputs.len(field as usize),
                     }
                     .into());
                 }
-                values.extend(input[linear..][..width].iter().map(|v| v.to_scalar().bits));
+                self.inputs.extend_bits(field as usize, linear, width, &mut values);
                 continue;
             }
             for k in 0..width as i64 {
@@ -704,8 +777,7 @@ impl<T: Element> Tile<'_, '_, T> {
     /// Input point `at` (innermost first, possibly outside) of input field `field` under the
     /// boundary rule in each dimension (zero outside for `valid` and `zero`).
     fn read_point(&self, field: u32, at: [i64; MAX_DIMS]) -> u64 {
-        let input = self.inputs[field as usize];
-        self.program.pattern.boundary().place(&self.in_shape, &at).map_or(0, |i| input[i].to_scalar().bits)
+        self.program.pattern.boundary().place(&self.in_shape, &at).map_or(0, |i| self.inputs.bits(field as usize, i))
     }
 
     /// Per lane: every quotient by the fast path; where one of them fails its range check,

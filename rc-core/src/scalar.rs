@@ -394,6 +394,58 @@ pub trait Element: Copy + Default + Send + Sync + PartialEq + fmt::Debug + seale
     /// Equal bits, or both NaN (GPUs and CPUs produce different NaN payloads; nothing a stencil
     /// body can do turns two NaNs with different payloads into different non-NaN values).
     fn same_value(self, other: Self) -> bool;
+    /// The fields as slices of this concrete type, so that code over them (the emulator) is
+    /// compiled once, optimized, in rc-core rather than again in each crate that names `Self`.
+    #[doc(hidden)]
+    fn fields<'a>(fields: &'a [&'a [Self]]) -> Fields<'a>;
+}
+
+/// Input fields of one element type, by type: what the emulator reads, element by element, as
+/// bits.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub enum Fields<'a> {
+    F32(&'a [&'a [f32]]),
+    F64(&'a [&'a [f64]]),
+    I32(&'a [&'a [i32]]),
+    U32(&'a [&'a [u32]]),
+    #[cfg(feature = "half")]
+    F16(&'a [&'a [half::f16]]),
+    #[cfg(feature = "half")]
+    BF16(&'a [&'a [half::bf16]]),
+}
+
+/// `$f` applied to the fields' slices, whatever their type.
+macro_rules! each_type {
+    ($fields:expr, |$slices:ident| $f:expr) => {
+        match $fields {
+            Fields::F32($slices) => $f,
+            Fields::F64($slices) => $f,
+            Fields::I32($slices) => $f,
+            Fields::U32($slices) => $f,
+            #[cfg(feature = "half")]
+            Fields::F16($slices) => $f,
+            #[cfg(feature = "half")]
+            Fields::BF16($slices) => $f,
+        }
+    };
+}
+
+impl Fields<'_> {
+    /// Field `field`'s length in elements.
+    pub fn len(&self, field: usize) -> usize {
+        each_type!(self, |slices| slices[field].len())
+    }
+
+    /// The bits of element `i` of field `field`.
+    pub fn bits(&self, field: usize, i: usize) -> u64 {
+        each_type!(self, |slices| slices[field][i].to_scalar().bits)
+    }
+
+    /// The bits of elements `start..start + width` of field `field`, appended to `out`.
+    pub fn extend_bits(&self, field: usize, start: usize, width: usize, out: &mut Vec<u64>) {
+        each_type!(self, |slices| out.extend(slices[field][start..][..width].iter().map(|v| v.to_scalar().bits)))
+    }
 }
 
 macro_rules! element {
@@ -413,6 +465,9 @@ macro_rules! element {
             fn same_value(self, other: Self) -> bool {
                 let ($x, $y) = (self, other);
                 $same
+            }
+            fn fields<'a>(fields: &'a [&'a [Self]]) -> Fields<'a> {
+                Fields::$variant(fields)
             }
         }
     };

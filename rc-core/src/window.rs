@@ -23,40 +23,36 @@ pub const fn type_name(dims: Dims) -> &'static str {
 #[derive(Clone, Copy, Debug)]
 pub struct Window<'a, T> {
     input: &'a [T],
-    /// The grid's shape, the centre and the radius, innermost (x) first.
+    place: Place,
+}
+
+/// Where a window lies: the grid's shape, the centre and the radius, innermost (x) first, and
+/// the rule. Apart from the element type, so that finding a tap's element is compiled once,
+/// optimized, in rc-core, not in every crate that names a window (the CPU reference runs there,
+/// unoptimized in a debug build).
+#[derive(Clone, Copy, Debug)]
+struct Place {
     shape: [usize; MAX_DIMS],
     centre: [i64; MAX_DIMS],
     radius: Radius,
     boundary: Boundary,
 }
 
-impl<'a, T: Element> Window<'a, T> {
-    /// The 1D window centred on input index `centre`. `input` must not be empty.
-    pub fn new(input: &'a [T], centre: i64, radius: u32, boundary: Boundary) -> Window<'a, T> {
-        Window { input, shape: [input.len(), 1, 1], centre: [centre, 0, 0], radius: Radius::x(radius), boundary }
-    }
-
-    /// The window of a grid of shape `shape` (row-major, `input.len()` its elements, none
-    /// empty) centred on grid point `centre` (outermost first, as many as the shape has).
-    pub fn grid(input: &'a [T], shape: Extent, centre: &[i64], radius: Radius, boundary: Boundary) -> Window<'a, T> {
-        let mut s = [1; MAX_DIMS];
-        let mut c = [0; MAX_DIMS];
+impl Place {
+    /// A window of a grid of shape `shape` centred on `centre` (both outermost first).
+    fn grid(shape: Extent, centre: &[i64], radius: Radius, boundary: Boundary) -> Place {
+        let (mut s, mut c) = ([1; MAX_DIMS], [0; MAX_DIMS]);
         for (axis, (&n, &at)) in shape.components().iter().rev().zip(centre.iter().rev()).enumerate() {
             s[axis] = n;
             c[axis] = at;
         }
-        Window { input, shape: s, centre: c, radius, boundary }
+        Place { shape: s, centre: c, radius, boundary }
     }
 
-    /// The 1D radius (x's in 2D and 3D).
-    pub fn radius(&self) -> u32 {
-        self.radius.along_x()
-    }
-
-    /// The element at `offset` (innermost first) from the centre under the boundary rule.
-    /// Panics if the offset lies outside the radius, like a slice index out of bounds: a
-    /// stencil reads only its window.
-    fn at(&self, offset: [i32; MAX_DIMS], dims: Dims) -> &'a T {
+    /// The input index of the tap at `offset` (innermost first) from the centre under the
+    /// boundary rule, or `None` for a zero. Panics if the offset lies outside the radius, like a
+    /// slice index out of bounds: a stencil reads only its window.
+    fn tap(&self, offset: [i32; MAX_DIMS], dims: Dims) -> Option<usize> {
         assert!(self.radius.dims() == dims, "a {} window indexed with {} offsets", self.radius.dims(), dims.count());
         let (dims, mut at) = (dims.count(), self.centre);
         for axis in (0..dims).rev() {
@@ -64,7 +60,32 @@ impl<'a, T: Element> Window<'a, T> {
             assert!(d.unsigned_abs() <= r, "window tap {d} along {} is outside the radius {r}", AXES[axis]);
             at[axis] += d as i64;
         }
-        self.boundary.place(&self.shape[..dims], &at[..dims]).map_or(T::zero_ref(), |i| &self.input[i])
+        self.boundary.place(&self.shape[..dims], &at[..dims])
+    }
+}
+
+impl<'a, T: Element> Window<'a, T> {
+    /// The 1D window centred on input index `centre`. `input` must not be empty.
+    pub fn new(input: &'a [T], centre: i64, radius: u32, boundary: Boundary) -> Window<'a, T> {
+        let place = Place { shape: [input.len(), 1, 1], centre: [centre, 0, 0], radius: Radius::x(radius), boundary };
+        Window { input, place }
+    }
+
+    /// The window of a grid of shape `shape` (row-major, `input.len()` its elements, none
+    /// empty) centred on grid point `centre` (outermost first, as many as the shape has).
+    pub fn grid(input: &'a [T], shape: Extent, centre: &[i64], radius: Radius, boundary: Boundary) -> Window<'a, T> {
+        Window { input, place: Place::grid(shape, centre, radius, boundary) }
+    }
+
+    /// The 1D radius (x's in 2D and 3D).
+    pub fn radius(&self) -> u32 {
+        self.place.radius.along_x()
+    }
+
+    /// The element at `offset` (innermost first) from the centre under the boundary rule.
+    /// Panics if the offset lies outside the radius ([`Place::tap`]).
+    fn at(&self, offset: [i32; MAX_DIMS], dims: Dims) -> &'a T {
+        self.place.tap(offset, dims).map_or(T::zero_ref(), |i| &self.input[i])
     }
 }
 
@@ -104,14 +125,14 @@ impl<'a, T: Element> From<Window<'a, T>> for Window3<'a, T> {
 impl<T: Element> Window2<'_, T> {
     /// `(ry, rx)`.
     pub fn radius(&self) -> (u32, u32) {
-        (self.0.radius.along(1), self.0.radius.along_x())
+        (self.0.place.radius.along(1), self.0.place.radius.along_x())
     }
 }
 
 impl<T: Element> Window3<'_, T> {
     /// `(rz, ry, rx)`.
     pub fn radius(&self) -> (u32, u32, u32) {
-        (self.0.radius.along(2), self.0.radius.along(1), self.0.radius.along_x())
+        (self.0.place.radius.along(2), self.0.place.radius.along(1), self.0.place.radius.along_x())
     }
 }
 

@@ -123,20 +123,32 @@ pub fn reference_f64(pattern: &Pattern, input: &[f64]) -> Vec<f64> {
 pub const WARPS: [u32; 5] = [2, 4, 8, 16, 32];
 pub const BOUNDARIES: [Boundary; 4] = Boundary::ALL;
 
-/// Runs `case(seed, element type)` for seeds `base..base + cases` (or the one hex seed in
-/// `RC_STEPS_SEED`), each seed's element type drawn from it among f32, f64, i32 and u32, and
-/// fails with every failing case's first line and the first failure in full.
-pub fn run_seeded(base: u64, cases: u64, case: impl Fn(u64, ScalarType) -> Result<(), String>) {
+/// Runs `case(seed, element type)` on every core for seeds `base..base + cases` (or the one hex
+/// seed in `RC_STEPS_SEED`), each seed's element type drawn from it among f32, f64, i32 and u32,
+/// and fails with every failing case's first line and the first failure in full.
+pub fn run_seeded(base: u64, cases: u64, case: impl Fn(u64, ScalarType) -> Result<(), String> + Sync) {
     use ScalarType::{F32, F64, I32, U32};
     let seeds: Vec<u64> = match std::env::var("RC_STEPS_SEED") {
         Ok(s) => vec![u64::from_str_radix(s.trim_start_matches("0x"), 16).expect("a hex seed")],
         Err(_) => (0..cases).map(|i| base + i).collect(),
     };
     let types = [F32, F64, I32, U32];
-    let failures: Vec<String> = seeds
-        .into_iter()
-        .filter_map(|seed| case(seed, types[rc_core::testdata::Rng::new(seed ^ 0x7e).below(4) as usize]).err())
-        .collect();
+    let run = |seed: u64| case(seed, types[rc_core::testdata::Rng::new(seed ^ 0x7e).below(4) as usize]).err();
+    // The cases on every core, thread t taking seeds t, t + threads, ...; failures in seed order.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(seeds.len().max(1));
+    let mut failures: Vec<(usize, String)> = std::thread::scope(|scope| {
+        let (run, seeds) = (&run, &seeds);
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                scope.spawn(move || {
+                    (t..seeds.len()).step_by(threads).filter_map(|i| run(seeds[i]).map(|f| (i, f))).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().expect("a case panicked")).collect()
+    });
+    failures.sort_by_key(|(i, _)| *i);
+    let failures: Vec<String> = failures.into_iter().map(|(_, f)| f).collect();
     let heads: Vec<&str> = failures.iter().filter_map(|f| f.lines().next()).collect();
     assert!(failures.is_empty(), "{} failures:\n{}\nfirst:\n{}", failures.len(), heads.join("\n"), failures[0]);
 }
