@@ -42,8 +42,8 @@ mod gpu_methods;
 pub use rc_core::testdata;
 pub use rc_core::window::{Window2, Window3};
 pub use rc_core::{
-    Boundary, Element, Error, Explanation, Extent, Layout, LengthError, Offset, Param, Params, Pattern, Radius, Scalar,
-    ScalarType, Stencil, Strategy, WarpProgram, Window,
+    Boundary, DecompositionError, Element, Error, Explanation, Extent, Layout, LengthError, Offset, Param, Params,
+    Pattern, Radius, Scalar, ScalarType, Stencil, Strategy, WarpProgram, Window,
 };
 #[doc(inline)]
 pub use rc_macros::stencil;
@@ -54,6 +54,16 @@ pub use rc_core as core;
 /// crates themselves.
 #[cfg(any(feature = "cust", feature = "cudarc"))]
 pub use rc_runtime as runtime;
+
+/// A 2D or 3D grid split along its outermost dimension into bands, one per rank: the
+/// decomposition ([`Decomposition`](split::Decomposition)), its time steps on the CPU, each band
+/// on its own with halos exchanged as the GPUs exchange them
+/// ([`run_split_steps`](split::run_split_steps)).
+pub mod split {
+    pub use rc_core::decomposition::{Band, Decomposition, HaloCopy};
+    pub use rc_core::split_steps::{run_split_steps, CpuSteps};
+    pub use rc_core::DecompositionError;
+}
 
 /// Everything a stencil definition needs.
 pub mod prelude {
