@@ -58,11 +58,14 @@ pub use rc_runtime as runtime;
 /// A 2D or 3D grid split along its outermost dimension into bands, one per rank: the
 /// decomposition ([`Decomposition`](split::Decomposition)), its time steps on the CPU, each band
 /// on its own with halos exchanged as the GPUs exchange them
-/// ([`run_split_steps`](split::run_split_steps)).
+/// ([`run_split_steps`](split::run_split_steps)), and with the `cudarc` feature
+/// [`SplitGrid`](split::SplitGrid), the same over every GPU of the process.
 pub mod split {
     pub use rc_core::decomposition::{Band, Decomposition, HaloCopy};
     pub use rc_core::split_steps::{run_split_steps, CpuSteps};
     pub use rc_core::DecompositionError;
+    #[cfg(feature = "cudarc")]
+    pub use rc_runtime::SplitGrid;
 }
 
 /// Everything a stencil definition needs.
