@@ -59,7 +59,8 @@ pub use rc_runtime as runtime;
 /// decomposition ([`Decomposition`](split::Decomposition)), its time steps on the CPU, each band
 /// on its own with halos exchanged as the GPUs exchange them
 /// ([`run_split_steps`](split::run_split_steps)), and with the `cudarc` feature
-/// [`SplitGrid`](split::SplitGrid), the same over every GPU of the process.
+/// [`SplitGrid`](split::SplitGrid), the same over every GPU of the process. The guide's
+/// [many GPUs](guide::many_gpus) chapter shows them.
 pub mod split {
     pub use rc_core::decomposition::{Band, Decomposition, HaloCopy};
     pub use rc_core::split_steps::{run_split_steps, CpuSteps};
@@ -96,6 +97,8 @@ pub mod guide {
     pub mod systems {}
     #[doc = include_str!("guide/time_steps.md")]
     pub mod time_steps {}
+    #[doc = include_str!("guide/many_gpus.md")]
+    pub mod many_gpus {}
     #[doc = include_str!("guide/schedule.md")]
     pub mod schedule {}
     #[doc = include_str!("guide/limits.md")]
