@@ -31,6 +31,7 @@ step gpu env RC_GPU_SAMPLE=8 tests/test-gpu --include-ignored --nocapture &
   step grid_methods tests/test-grid_methods --include-ignored --nocapture
   step fields tests/test-fields --include-ignored --nocapture
   step systems tests/test-systems --include-ignored --nocapture
+  step gpu_split tests/test-gpu_split --include-ignored --nocapture
   step runtime_grid tests/test-runtime_grid --include-ignored --nocapture
   for e in examples/*; do case "$e" in *.xz|*/bench) ;; *) step "example_$(basename "$e")" "$e" ;; esac; done; } &
 wait
