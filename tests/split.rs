@@ -205,7 +205,7 @@ fn split_steps_match_the_whole_grid_for_every_boundary_and_rank_count() {
             let u = field::<f32>(n, ranks as u32);
             assert_split_matches(
                 &heat_zero::KERNEL,
-                &[u.clone()],
+                std::slice::from_ref(&u),
                 &shape,
                 &bands,
                 per_exchange,
@@ -241,7 +241,7 @@ fn radius_two_along_the_split_needs_twice_the_halo_and_matches() {
             let bands = even(30, ranks);
             assert_split_matches(
                 &tall_clamp::KERNEL,
-                &[u.clone()],
+                std::slice::from_ref(&u),
                 &shape,
                 &bands,
                 per_exchange,
@@ -251,7 +251,7 @@ fn radius_two_along_the_split_needs_twice_the_halo_and_matches() {
             );
             assert_split_matches(
                 &tall_wrap::KERNEL,
-                &[u.clone()],
+                std::slice::from_ref(&u),
                 &shape,
                 &bands,
                 per_exchange,

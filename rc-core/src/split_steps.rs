@@ -59,11 +59,11 @@ pub fn run_split_steps<T: Element, P: Params>(
         }
         left -= now;
         if left > 0 {
+            let rows = |r: &std::ops::Range<usize>| r.start * row_len..r.end * row_len;
             for copy in split.exchange() {
-                for field in 0..states {
-                    let rows = |r: &std::ops::Range<usize>| r.start * row_len..r.end * row_len;
-                    let halo = state[copy.from][field][rows(&copy.from_rows)].to_vec();
-                    state[copy.to][field][rows(&copy.to_rows)].copy_from_slice(&halo);
+                let halos: Vec<Vec<T>> = state[copy.from].iter().map(|f| f[rows(&copy.from_rows)].to_vec()).collect();
+                for (field, halo) in state[copy.to].iter_mut().zip(&halos) {
+                    field[rows(&copy.to_rows)].copy_from_slice(halo);
                 }
             }
         }

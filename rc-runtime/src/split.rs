@@ -210,9 +210,9 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
             self.exchange()?;
         }
         let readers = self.exchange.readers(self.ranks.len());
-        for rank in 0..self.ranks.len() {
+        for (rank, readers) in readers.iter().enumerate() {
             // Copies that read this rank's state last time must be done before it is written.
-            for &reader in &readers[rank] {
+            for &reader in readers {
                 if reader != rank {
                     self.ranks[rank].stream.wait(&self.ranks[reader].received).map_err(|e| {
                         Error::cudarc(
