@@ -344,3 +344,18 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn parts_of_fields_that_are_not_whole_grids_are_errors_not_panics() {
+    let split = Decomposition::new(&heat_zero::KERNEL.pattern(), [6, 4], 2, 1).expect("split");
+    let whole: Vec<u32> = (0..24).collect();
+    // Rank 1 owns rows 3..6 and holds row 2 as its halo before them.
+    assert_eq!(split.local_part(1, &whole).expect("a part"), (8..24).collect::<Vec<u32>>());
+    let err = split.local_part(1, &whole[..23]).expect_err("short");
+    assert_eq!(err.to_string(), "a split grid's part: got the whole grid of 23 elements, expected 24 elements");
+    assert!(split.local_part(2, &whole).is_err());
+    let mut back = vec![0; 24];
+    assert!(split.put_own(0, &whole[..15], &mut back).is_err());
+    split.put_own(1, &split.local_part(1, &whole).expect("a part"), &mut back).expect("own rows back");
+    assert_eq!(&back[12..], &whole[12..]);
+}

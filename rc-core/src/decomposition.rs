@@ -253,23 +253,46 @@ impl Decomposition {
     }
 
     /// Rank `rank`'s part of field `global` (the whole grid, row-major): its local grid, halos
-    /// included.
-    pub fn local_part<T: Copy>(&self, rank: usize, global: &[T]) -> Vec<T> {
-        let (band, row_len, rows) = (&self.bands[rank], self.row_len(), self.rows());
+    /// included. [`DecompositionError::Part`] for a rank the split does not have or a field that
+    /// is not a whole grid.
+    pub fn local_part<T: Copy>(&self, rank: usize, global: &[T]) -> Result<Vec<T>, DecompositionError> {
+        let (band, row_len, rows) = (self.band(rank)?, self.row_len(), self.rows());
+        self.check_len("the whole grid", global.len(), rows * row_len)?;
         let mut local = Vec::with_capacity(band.rows() * row_len);
         for row in 0..band.rows() {
             let from = band.global_row(row, rows) * row_len;
             local.extend_from_slice(&global[from..from + row_len]);
         }
-        local
+        Ok(local)
     }
 
     /// Copies rank `rank`'s own rows of its local grid `local` into their place in the whole
-    /// grid `global`.
-    pub fn put_own<T: Copy>(&self, rank: usize, local: &[T], global: &mut [T]) {
-        let (band, row_len) = (&self.bands[rank], self.row_len());
+    /// grid `global`. [`DecompositionError::Part`] as for [`Decomposition::local_part`].
+    pub fn put_own<T: Copy>(&self, rank: usize, local: &[T], global: &mut [T]) -> Result<(), DecompositionError> {
+        let (band, row_len) = (self.band(rank)?, self.row_len());
+        self.check_len("the whole grid", global.len(), self.rows() * row_len)?;
+        self.check_len("a local grid", local.len(), band.rows() * row_len)?;
         let from = band.own_local();
         global[band.own.start * row_len..band.own.end * row_len]
             .copy_from_slice(&local[from.start * row_len..from.end * row_len]);
+        Ok(())
+    }
+
+    /// Rank `rank`'s band, if the split has that rank.
+    pub fn band(&self, rank: usize) -> Result<&Band, DecompositionError> {
+        self.bands.get(rank).ok_or_else(|| DecompositionError::Part {
+            what: format!("rank {rank}"),
+            expected: format!("a rank below {}", self.bands.len()),
+        })
+    }
+
+    fn check_len(&self, what: &str, got: usize, expected: usize) -> Result<(), DecompositionError> {
+        match got == expected {
+            true => Ok(()),
+            false => Err(DecompositionError::Part {
+                what: format!("{what} of {got} elements"),
+                expected: format!("{expected} elements"),
+            }),
+        }
     }
 }

@@ -406,6 +406,8 @@ pub enum DecompositionError {
     BandTooThin { rank: usize, rows: usize, least: usize, halo: usize, ranks: usize, total: usize },
     #[error("the split was made for {split}; expected a stencil like that, got {stencil}")]
     Mismatch { split: String, stencil: String },
+    #[error("a split grid's part: got {what}, expected {expected}")]
+    Part { what: String, expected: String },
 }
 
 /// Everything that can go wrong on the CPU paths (`run_cpu`, `emulate`).

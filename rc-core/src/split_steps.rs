@@ -6,7 +6,7 @@
 //! is what proves the split's argument on a machine without GPUs.
 
 use crate::decomposition::Decomposition;
-use crate::error::{Error, LengthError};
+use crate::error::{DecompositionError, Error, LengthError};
 use crate::geometry::Extent;
 use crate::scalar::{Element, Params};
 use crate::stencil::Stencil;
@@ -45,10 +45,11 @@ pub fn run_split_steps<T: Element, P: Params>(
     check_steps_inputs(&pattern, shape, &lens, stencil.fields(), &out_lens, stencil.output_fields(), steps)?;
     let states = stencil.output_fields() as usize;
     // Each rank's local grid of every field, halos filled from the whole grid.
-    let mut state: Vec<Vec<Vec<T>>> =
-        (0..split.ranks()).map(|rank| inputs[..states].iter().map(|f| split.local_part(rank, f)).collect()).collect();
-    let coefficients: Vec<Vec<Vec<T>>> =
-        (0..split.ranks()).map(|rank| inputs[states..].iter().map(|f| split.local_part(rank, f)).collect()).collect();
+    let parts = |fields: &[&[T]]| -> Result<Vec<Vec<Vec<T>>>, DecompositionError> {
+        (0..split.ranks()).map(|rank| fields.iter().map(|f| split.local_part(rank, f)).collect()).collect()
+    };
+    let mut state = parts(&inputs[..states])?;
+    let coefficients = parts(&inputs[states..])?;
     let row_len = split.row_len();
     let mut left = steps;
     while left > 0 {
@@ -70,7 +71,7 @@ pub fn run_split_steps<T: Element, P: Params>(
     }
     for (rank, fields) in state.iter().enumerate() {
         for (output, local) in outputs.iter_mut().zip(fields) {
-            split.put_own(rank, local, output);
+            split.put_own(rank, local, output)?;
         }
     }
     Ok(())

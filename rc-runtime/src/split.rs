@@ -141,7 +141,11 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
         }
         for (rank, band) in self.ranks.iter_mut().enumerate() {
             for (field, input) in inputs.iter().enumerate() {
-                band.upload(field, &self.split.local_part(rank, input))?;
+                let part = self
+                    .split
+                    .local_part(rank, input)
+                    .map_err(|source| Error::Split { stencil: self.stencil.name(), source })?;
+                band.upload(field, &part)?;
             }
         }
         self.stale = false;
