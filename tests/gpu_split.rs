@@ -239,6 +239,8 @@ fn a_split_grid_says_what_it_expected() {
     assert!(err.to_string().contains("field 0 has 319 elements, expected 320"), "{err}");
     let err = grid.scatter(&[&short, &short]).expect_err("two fields");
     assert!(matches!(err, Error::SplitFields { expected: 1, got: 2, .. }), "{err}");
+    let err = grid.fill(1, |_| 0.0).expect_err("one field");
+    assert!(err.to_string().contains("has fields 0 to 0"), "{err}");
     let err = grid.step_bands(2, (0.1,)).expect_err("two steps on a halo of one");
     assert!(matches!(err, Error::SplitSteps { steps: 2, most: 1, .. }), "{err}");
 }

@@ -223,6 +223,10 @@ pub enum Error {
     )]
     SplitFields { stencil: &'static str, expected: usize, got: usize },
 
+    /// A split grid was asked for a field the stencil does not have.
+    #[error("stencil `{stencil}` has fields 0 to {} (the state fields, then the coefficient fields); expected one of them, got field {field}", fields - 1)]
+    SplitNoField { stencil: &'static str, field: usize, fields: usize },
+
     /// A field given to a split grid is not a whole grid of its shape.
     #[error(
         "stencil `{stencil}`: field {field} has {got} elements, expected {expected} (a whole grid of shape {shape:?})"

@@ -158,7 +158,7 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
     pub fn fill(&mut self, field: usize, value: impl Fn(&[usize]) -> T) -> Result<(), Error> {
         let fields = self.stencil.fields() as usize;
         if field >= fields {
-            return Err(Error::SplitFields { stencil: self.stencil.name(), expected: fields, got: field + 1 });
+            return Err(Error::SplitNoField { stencil: self.stencil.name(), field, fields });
         }
         let inner: Vec<usize> = self.split.shape().components()[1..].to_vec();
         let (rows, row_len) = (self.split.rows(), self.split.row_len());
