@@ -8,6 +8,7 @@
 //! every rank's stream. Reported per GPU: throughput (8 bytes per point and step: a read and a
 //! write of f32), efficiency against 1 GPU, and the exchange's share of a round; the
 //! device-to-device copy of one GPU, measured in the same run, as the bandwidth to compare with.
+//! In 2D also strong scaling: one GPU's 16384 x 16384 split over 1 to G GPUs, and its speedup.
 //!
 //! Without a GPU (or built without the `cudarc` feature) it checks the same cases on the CPU
 //! split (each band by the kernels' emulation, small grids) against `run_cpu_steps` and says
@@ -173,6 +174,7 @@ mod on_gpus {
 
     /// One case on some GPUs: the median round, the median exchange (both the slowest rank's),
     /// and the points each GPU steps per round.
+    #[derive(Clone, Copy)]
     struct Measured {
         round_ms: f64,
         exchange_ms: f64,
@@ -207,7 +209,8 @@ mod on_gpus {
         let _ = writeln!(summary, "device 0: {info}; {gpus} GPU(s) visible");
         let _ = writeln!(
             summary,
-            "weak scaling: each GPU holds {}x{} (2D) or {}^3 (3D) f32 points; bandwidth = 8 bytes per point and \
+            "weak scaling: each GPU holds {}x{} (2D) or {}^3 (3D) f32 points; strong scaling (2D): one GPU's grid \
+             split over all; bandwidth = 8 bytes per point and \
              step; median of {} timed rounds after {} warm-ups (CUDA events on every rank's stream; a round: the steps \
              between two exchanges, then the exchange; its time the slowest rank's); each case bit-exact with one \
              GPU's run_steps first",
@@ -216,38 +219,46 @@ mod on_gpus {
         let _ = writeln!(summary, "device-to-device copy on GPU 0 (1 GiB): {copy_gb:.1} GB/s");
         print!("{summary}");
         let mut csv = String::from(
-            "case,gpus,steps_per_exchange,round_ms,exchange_ms,exchange_share,gb_per_s_per_gpu,fraction_of_copy,efficiency\n",
+            "case,scaling,gpus,steps_per_exchange,round_ms,exchange_ms,exchange_share,gb_per_s_per_gpu,fraction_of_copy,efficiency,speedup\n",
         );
         for case in CASES {
             check(&case, gpus)?;
             println!("split: {}: bit-exact with one GPU on 1 to {gpus} GPUs", case.name);
-            let mut first: Option<f64> = None;
-            for g in 1..=gpus {
-                let measured = measure(&case, g, options)?;
-                let gb = measured.gb_per_s();
-                let efficiency = gb / *first.get_or_insert(gb);
-                let share = measured.exchange_ms / measured.round_ms;
-                let line = format!(
-                    "{}: {g} GPU(s), {} steps per exchange: {:.4} ms per round, exchange {:.4} ms ({:.1}%), \
-                     {gb:.1} GB/s per GPU ({:.3} of copy), efficiency {efficiency:.3}",
-                    case.name,
-                    case.steps_per_exchange(),
-                    measured.round_ms,
-                    measured.exchange_ms,
-                    100.0 * share,
-                    gb / copy_gb
-                );
-                println!("{line}");
-                let _ = writeln!(summary, "{line}");
-                let _ = writeln!(
-                    csv,
-                    "{},{g},{},{},{},{share},{gb},{},{efficiency}",
-                    case.name,
-                    case.steps_per_exchange(),
-                    measured.round_ms,
-                    measured.exchange_ms,
-                    gb / copy_gb
-                );
+            // Weak scaling for every case; strong scaling (one GPU's grid split over all) in 2D.
+            let scalings: &[Scaling] = if case.three_d { &[Scaling::Weak] } else { &[Scaling::Weak, Scaling::Strong] };
+            for &scaling in scalings {
+                let mut first: Option<Measured> = None;
+                for g in 1..=gpus {
+                    let measured = measure(&case, g, scaling, options)?;
+                    let gb = measured.gb_per_s();
+                    let one = first.get_or_insert(measured);
+                    // Weak: throughput per GPU against one GPU's; strong: speedup over one GPU per GPU.
+                    let (efficiency, speedup) = (gb / one.gb_per_s(), one.round_ms / measured.round_ms);
+                    let share = measured.exchange_ms / measured.round_ms;
+                    let line = format!(
+                        "{} ({}), {g} GPU(s), {} steps per exchange: {:.4} ms per round, exchange {:.4} ms ({:.1}%), \
+                         {gb:.1} GB/s per GPU ({:.3} of copy), efficiency {efficiency:.3}, speedup {speedup:.2}x",
+                        case.name,
+                        scaling.name(),
+                        case.steps_per_exchange(),
+                        measured.round_ms,
+                        measured.exchange_ms,
+                        100.0 * share,
+                        gb / copy_gb
+                    );
+                    println!("{line}");
+                    let _ = writeln!(summary, "{line}");
+                    let _ = writeln!(
+                        csv,
+                        "{},{},{g},{},{},{},{share},{gb},{},{efficiency},{speedup}",
+                        case.name,
+                        scaling.name(),
+                        case.steps_per_exchange(),
+                        measured.round_ms,
+                        measured.exchange_ms,
+                        gb / copy_gb
+                    );
+                }
             }
         }
         std::fs::create_dir_all(&out).map_err(|e| fail(format!("creating {}: {e}", out.display())))?;
@@ -311,14 +322,32 @@ mod on_gpus {
         Ok(())
     }
 
-    /// Weak scaling at `gpus` GPUs: the case's band on each of GPUs 0..gpus, filled from global
-    /// coordinates, timed round by round.
-    fn measure(case: &Case, gpus: usize, options: &Options) -> Result<Measured> {
+    /// Weak scaling: each GPU holds the case's band; strong: one GPU's band split over all.
+    #[derive(Clone, Copy)]
+    enum Scaling {
+        Weak,
+        Strong,
+    }
+
+    impl Scaling {
+        fn name(self) -> &'static str {
+            match self {
+                Scaling::Weak => "weak",
+                Scaling::Strong => "strong",
+            }
+        }
+    }
+
+    /// The case on GPUs 0..gpus, filled from global coordinates, timed round by round.
+    fn measure(case: &Case, gpus: usize, scaling: Scaling, options: &Options) -> Result<Measured> {
         let band = case.band();
-        let shape = case.shape(gpus, &band);
+        let shape = match scaling {
+            Scaling::Weak => case.shape(gpus, &band),
+            Scaling::Strong => case.shape(1, &band),
+        };
         let devices: Vec<usize> = (0..gpus).collect();
         let per_exchange = case.steps_per_exchange();
-        let points_per_gpu = band.iter().product();
+        let points_per_gpu = shape.len().unwrap_or(0) / gpus;
         let (round_ms, exchange_ms) = if case.three_d {
             measure_one(&heat3d::KERNEL, shape, gpus, per_exchange, &devices, (ALPHA_3D,), options)?
         } else {
