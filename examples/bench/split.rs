@@ -9,6 +9,7 @@
 //! write of f32), efficiency against 1 GPU, and the exchange's share of a round; the
 //! device-to-device copy of one GPU, measured in the same run, as the bandwidth to compare with.
 //! In 2D also strong scaling: one GPU's 16384 x 16384 split over 1 to G GPUs, and its speedup.
+//! Written: summary.txt, results.csv and efficiency.svg.
 //!
 //! Without a GPU (or built without the `cudarc` feature) it checks the same cases on the CPU
 //! split (each band by the kernels' emulation, small grids) against `run_cpu_steps` and says
@@ -139,7 +140,10 @@ pub use on_gpus::run;
 #[cfg(feature = "cudarc")]
 mod on_gpus {
     use std::fmt::Write as _;
+    use std::path::Path;
     use std::sync::Arc;
+
+    use plotters::prelude::*;
 
     use rc::runtime::cudarc::driver::{sys, CudaContext, CudaEvent, CudaStream};
     use rc::split::{Decomposition, SplitGrid};
@@ -147,6 +151,7 @@ mod on_gpus {
 
     use super::{heat2d, heat3d, initial, whole, Case, ALPHA_2D, ALPHA_3D, CASES};
     use crate::bench::options::Options;
+    use crate::bench::plot::{plot_error, COLOURS};
     use crate::common::{compare, fail, Result};
 
     /// What each GPU holds (weak scaling): rows x cols, planes x rows x cols.
@@ -221,6 +226,7 @@ mod on_gpus {
         let mut csv = String::from(
             "case,scaling,gpus,steps_per_exchange,round_ms,exchange_ms,exchange_share,gb_per_s_per_gpu,fraction_of_copy,efficiency,speedup\n",
         );
+        let mut series: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
         for case in CASES {
             check(&case, gpus)?;
             println!("split: {}: bit-exact with one GPU on 1 to {gpus} GPUs", case.name);
@@ -228,6 +234,7 @@ mod on_gpus {
             let scalings: &[Scaling] = if case.three_d { &[Scaling::Weak] } else { &[Scaling::Weak, Scaling::Strong] };
             for &scaling in scalings {
                 let mut first: Option<Measured> = None;
+                let mut points = Vec::new();
                 for g in 1..=gpus {
                     let measured = measure(&case, g, scaling, options)?;
                     let gb = measured.gb_per_s();
@@ -235,6 +242,7 @@ mod on_gpus {
                     // Weak: throughput per GPU against one GPU's; strong: speedup over one GPU per GPU.
                     let (efficiency, speedup) = (gb / one.gb_per_s(), one.round_ms / measured.round_ms);
                     let share = measured.exchange_ms / measured.round_ms;
+                    points.push((g as f64, efficiency));
                     let line = format!(
                         "{} ({}), {g} GPU(s), {} steps per exchange: {:.4} ms per round, exchange {:.4} ms ({:.1}%), \
                          {gb:.1} GB/s per GPU ({:.3} of copy), efficiency {efficiency:.3}, speedup {speedup:.2}x",
@@ -259,6 +267,7 @@ mod on_gpus {
                         gb / copy_gb
                     );
                 }
+                series.push((format!("{} ({} scaling)", case.name, scaling.name()), points));
             }
         }
         std::fs::create_dir_all(&out).map_err(|e| fail(format!("creating {}: {e}", out.display())))?;
@@ -266,7 +275,53 @@ mod on_gpus {
             std::fs::write(out.join(name), text).map_err(|e| fail(format!("writing {name}: {e}")))?;
             println!("wrote {}", out.join(name).display());
         }
+        let plot = out.join("efficiency.svg");
+        plot_efficiency(&series, gpus, &info.name, &plot)?;
+        println!("wrote {}", plot.display());
         Ok(None)
+    }
+
+    /// `efficiency.svg`: each case's efficiency against 1 GPU over the GPUs.
+    fn plot_efficiency(series: &[(String, Vec<(f64, f64)>)], gpus: usize, gpu: &str, path: &Path) -> Result<()> {
+        let x = 0.5..gpus as f64 + 0.5;
+        let draw = || -> std::result::Result<(), Box<dyn std::error::Error>> {
+            let root = SVGBackend::new(path, (960, 600)).into_drawing_area();
+            root.fill(&WHITE)?;
+            let mut chart = ChartBuilder::on(&root)
+                .caption(format!("a grid split over GPUs: efficiency against 1 GPU ({gpu})"), ("sans-serif", 20))
+                .margin(16)
+                .x_label_area_size(48)
+                .y_label_area_size(64)
+                .build_cartesian_2d(x.clone(), 0.0..1.4)?;
+            chart
+                .configure_mesh()
+                .x_desc("GPUs")
+                .y_desc("efficiency (weak: per-GPU throughput / 1 GPU's; strong: speedup / GPUs)")
+                .x_labels(gpus.max(2))
+                .x_label_formatter(&|g| format!("{g:.0}"))
+                .draw()?;
+            chart
+                .draw_series(DashedLineSeries::new(vec![(x.start, 1.0), (x.end, 1.0)], 6, 6, BLACK.stroke_width(1)))?
+                .label("1.0 = perfect scaling")
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], BLACK));
+            for (i, (label, points)) in series.iter().enumerate() {
+                let colour = COLOURS[i % COLOURS.len()];
+                chart
+                    .draw_series(LineSeries::new(points.clone(), colour.stroke_width(2)))?
+                    .label(label.clone())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(2)));
+                chart.draw_series(points.iter().map(|&pt| Circle::new(pt, 4, colour.filled())))?;
+            }
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .draw()?;
+            root.present()?;
+            Ok(())
+        };
+        draw().map_err(plot_error(path))
     }
 
     /// The device-to-device copy of 1 GiB on GPU 0: median GB/s (a read and a write per byte).
