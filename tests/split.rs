@@ -168,6 +168,8 @@ fn a_band_thinner_than_the_halo_is_refused_with_the_most_ranks_that_fit() {
     let text = err.to_string();
     assert!(text.contains("at least 6") && text.contains("use at most 3 ranks"), "{text}");
     assert!(Decomposition::new(&pattern, [20, 8], 3, 3).is_ok());
+    assert_eq!(Decomposition::most_ranks(&pattern, [20, 8], 3), 3);
+    assert_eq!(Decomposition::most_ranks(&pattern, [20, 8], 30), 1);
     let err = Decomposition::with_bands(&pattern, [20, 8], &[10, 9], 1).expect_err("19 rows");
     assert!(err.to_string().contains("add up to the grid's 20 rows"), "{err}");
 }

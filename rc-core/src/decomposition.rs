@@ -94,6 +94,17 @@ impl Decomposition {
         Decomposition::with_bands(pattern, shape, &own, steps_per_exchange)
     }
 
+    /// The most ranks [`Decomposition::new`] can split a grid of shape `shape` of a stencil of
+    /// `pattern` into with `steps_per_exchange` steps between exchanges: each band needs at
+    /// least the halo's rows (at least 1). For a caller that would rather use fewer ranks than
+    /// get [`DecompositionError::BandTooThin`].
+    pub fn most_ranks(pattern: &Pattern, shape: impl Into<Extent>, steps_per_exchange: usize) -> usize {
+        let shape = shape.into();
+        let rows = shape.components().first().copied().unwrap_or(0);
+        let radius = pattern.radius().components().first().map_or(0, |&r| r as usize);
+        (rows / steps_per_exchange.saturating_mul(radius).max(1)).max(1)
+    }
+
     /// The grid of shape `shape` split into bands of `own_rows[rank]` rows each, in rank order
     /// (they must add up to the grid's rows).
     pub fn with_bands(
