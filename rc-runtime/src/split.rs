@@ -5,12 +5,13 @@
 //! runs of steps. Bit for bit one GPU's `run_steps`, which is bit for bit `run_cpu_steps`
 //! (`rc_core::decomposition` says why the halo makes it exact).
 //!
-//! Ordering, all on the GPUs (the host only queues): a rank's steps are queued on its stream
-//! after it waited for the exchange copies that read its state last time (`received` of every
-//! rank that reads from it), and record `stepped`; each halo copy is queued on the receiving
-//! rank's stream after it waited for the sending rank's `stepped`, and the receiver records
-//! `received` after its copies. So no copy reads a band while its rank writes it, and no step
-//! starts before its halos arrived.
+//! Ordering, all on the GPUs (the host only queues): whatever writes a rank's state (its steps,
+//! `scatter`, `fill`) is queued on its stream after it waited for the exchange copies that read
+//! its state last time (`received` of every rank that reads from it); an exchange records
+//! `ready` on every rank's stream, queues each halo copy on the receiving rank's stream after it
+//! waited for the sending rank's `ready`, and records the receiver's `received` after its copies.
+//! So no copy reads a band while its rank writes it, and no step starts before its halos
+//! arrived.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -44,8 +45,9 @@ struct Rank<T> {
     state: Vec<CudaSlice<T>>,
     spare: Vec<CudaSlice<T>>,
     coefficients: Vec<CudaSlice<T>>,
-    /// Recorded after the rank's steps, and after the halo copies into it.
-    stepped: CudaEvent,
+    /// Recorded when an exchange starts (after all the rank's work queued before it), and after
+    /// the halo copies into the rank.
+    ready: CudaEvent,
     received: CudaEvent,
 }
 
@@ -139,6 +141,9 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
                 got: input.len(),
             });
         }
+        for rank in 0..self.ranks.len() {
+            self.wait_for_readers(rank)?;
+        }
         for (rank, band) in self.ranks.iter_mut().enumerate() {
             for (field, input) in inputs.iter().enumerate() {
                 let part = self
@@ -159,6 +164,9 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
         let fields = self.stencil.fields() as usize;
         if field >= fields {
             return Err(Error::SplitNoField { stencil: self.stencil.name(), field, fields });
+        }
+        for rank in 0..self.ranks.len() {
+            self.wait_for_readers(rank)?;
         }
         let inner: Vec<usize> = self.split.shape().components()[1..].to_vec();
         let (rows, row_len) = (self.split.rows(), self.split.row_len());
@@ -213,21 +221,8 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
         if self.stale {
             self.exchange()?;
         }
-        let readers = self.exchange.readers(self.ranks.len());
-        for (rank, readers) in readers.iter().enumerate() {
-            // Copies that read this rank's state last time must be done before it is written.
-            for &reader in readers {
-                if reader != rank {
-                    self.ranks[rank].stream.wait(&self.ranks[reader].received).map_err(|e| {
-                        Error::cudarc(
-                            format!(
-                                "ordering rank {rank}'s steps after rank {reader}'s halo copies (cuStreamWaitEvent)"
-                            ),
-                            e,
-                        )
-                    })?;
-                }
-            }
+        for rank in 0..self.ranks.len() {
+            self.wait_for_readers(rank)?;
             let shape = self.split.local_shape(rank);
             self.ranks[rank].step(&self.stencil, shape, steps, params)?;
         }
@@ -239,6 +234,20 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
     pub fn exchange(&mut self) -> Result<(), Error> {
         self.exchange.run(&self.ranks, self.split.row_len())?;
         self.stale = false;
+        Ok(())
+    }
+
+    /// Orders rank `rank`'s next work after the halo copies that read its state in the last
+    /// exchange: before it writes its state (steps, `scatter`, `fill`).
+    fn wait_for_readers(&self, rank: usize) -> Result<(), Error> {
+        for reader in self.exchange.readers(rank) {
+            self.ranks[rank].stream.wait(&self.ranks[reader].received).map_err(|e| {
+                Error::cudarc(
+                    format!("ordering rank {rank}'s work after rank {reader}'s halo copies (cuStreamWaitEvent)"),
+                    e,
+                )
+            })?;
+        }
         Ok(())
     }
 
@@ -309,7 +318,7 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits> Rank<T> {
         let coefficients = (0..coefficients).map(|_| zeros("coefficients")).collect::<Result<Vec<_>, _>>()?;
         let event =
             || context.new_event(None).map_err(|e| Error::cudarc(format!("creating an event on device {device}"), e));
-        Ok(Rank { device, stream: stream.clone(), state, spare, coefficients, stepped: event()?, received: event()? })
+        Ok(Rank { device, stream: stream.clone(), state, spare, coefficients, ready: event()?, received: event()? })
     }
 
     /// Copies `local` into field `field` (state fields first, then coefficients).
@@ -324,7 +333,7 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits> Rank<T> {
             .map_err(|e| Error::cudarc(format!("copying {} elements to device {}", local.len(), self.device), e))
     }
 
-    /// `steps` steps of the local grid of shape `shape`, then `stepped` recorded.
+    /// `steps` steps of the local grid of shape `shape`.
     fn step<P: Params>(
         &mut self,
         stencil: &Stencil<T, P>,
@@ -340,9 +349,7 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits> Rank<T> {
         if holds == Holds::B {
             std::mem::swap(&mut self.state, &mut self.spare);
         }
-        self.stepped.record(&self.stream).map_err(|e| {
-            Error::cudarc(format!("recording a band's steps on device {} (cuEventRecord)", self.device), e)
-        })
+        Ok(())
     }
 }
 
@@ -356,13 +363,13 @@ impl<T> Rank<T> {
 }
 
 impl Exchange {
-    /// For each rank, the ranks whose halo copies read its state.
-    fn readers(&self, ranks: usize) -> Vec<Vec<usize>> {
+    /// The ranks whose halo copies read rank `rank`'s state.
+    fn readers(&self, rank: usize) -> Vec<usize> {
         let Exchange::DeviceCopies(copies) = self;
-        let mut readers = vec![Vec::new(); ranks];
-        for copy in copies {
-            if !readers[copy.from].contains(&copy.to) {
-                readers[copy.from].push(copy.to);
+        let mut readers: Vec<usize> = Vec::new();
+        for copy in copies.iter().filter(|copy| copy.from == rank && copy.to != rank) {
+            if !readers.contains(&copy.to) {
+                readers.push(copy.to);
             }
         }
         readers
@@ -411,17 +418,22 @@ impl Exchange {
         Ok(())
     }
 
-    /// Queues every halo copy on its receiving rank's stream, after the sending rank's steps,
-    /// and records each rank's `received` after its copies.
+    /// Queues every halo copy on its receiving rank's stream, after everything the sending rank
+    /// queued before (its `ready`), and records each rank's `received` after its copies.
     fn run<T>(&self, ranks: &[Rank<T>], row_len: usize) -> Result<(), Error> {
         let Exchange::DeviceCopies(copies) = self;
         let bytes = std::mem::size_of::<T>();
+        for (rank, band) in ranks.iter().enumerate() {
+            band.ready.record(&band.stream).map_err(|e| {
+                Error::cudarc(format!("recording rank {rank}'s work before an exchange (cuEventRecord)"), e)
+            })?;
+        }
         for (rank, receiver) in ranks.iter().enumerate() {
             for copy in copies.iter().filter(|copy| copy.to == rank) {
                 let sender = &ranks[copy.from];
-                receiver.stream.wait(&sender.stepped).map_err(|e| {
+                receiver.stream.wait(&sender.ready).map_err(|e| {
                     Error::cudarc(
-                        format!("ordering rank {rank}'s halo after rank {}'s steps (cuStreamWaitEvent)", copy.from),
+                        format!("ordering rank {rank}'s halo after rank {}'s work (cuStreamWaitEvent)", copy.from),
                         e,
                     )
                 })?;
