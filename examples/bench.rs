@@ -32,6 +32,7 @@ mod bench {
     pub mod plot;
     pub mod report;
     pub mod roofline;
+    pub mod split;
     pub mod systems;
 }
 
@@ -96,6 +97,13 @@ fn run() -> Result<()> {
             }
             Err(e) => Err(e.into()),
         };
+    }
+    if options.split {
+        if let Some(why_not) = bench::split::run(&options)? {
+            let checked = bench::split::check_on_cpu()?;
+            println!("checked {checked} splits (2D heat one step and fused, 3D heat; 1 to 3 ranks) on the CPU, bands emulated: bit-exact with run_cpu_steps. {why_not}: timed nothing.");
+        }
+        return Ok(());
     }
     if options.fields {
         return match rc::runtime::gpu() {
@@ -209,7 +217,8 @@ fn emit_ptx(dir: &Path) -> Result<()> {
         + write::<f64>(dir)?
         + bench::half::emit_ptx(dir)?
         + bench::fields::emit_ptx(dir)?
-        + bench::systems::emit_ptx(dir)?;
+        + bench::systems::emit_ptx(dir)?
+        + bench::split::emit_ptx(dir)?;
     println!("wrote {written} kernels' PTX to {}", dir.display());
     Ok(())
 }

@@ -42,8 +42,8 @@ mod gpu_methods;
 pub use rc_core::testdata;
 pub use rc_core::window::{Window2, Window3};
 pub use rc_core::{
-    Boundary, Element, Error, Explanation, Extent, Layout, LengthError, Offset, Param, Params, Pattern, Radius, Scalar,
-    ScalarType, Stencil, Strategy, WarpProgram, Window,
+    Boundary, DecompositionError, Element, Error, Explanation, Extent, Layout, LengthError, Offset, Param, Params,
+    Pattern, Radius, Scalar, ScalarType, Stencil, Strategy, WarpProgram, Window,
 };
 #[doc(inline)]
 pub use rc_macros::stencil;
@@ -54,6 +54,20 @@ pub use rc_core as core;
 /// crates themselves.
 #[cfg(any(feature = "cust", feature = "cudarc"))]
 pub use rc_runtime as runtime;
+
+/// A 2D or 3D grid split along its outermost dimension into bands, one per rank: the
+/// decomposition ([`Decomposition`](split::Decomposition)), its time steps on the CPU, each band
+/// on its own with halos exchanged as the GPUs exchange them
+/// ([`run_split_steps`](split::run_split_steps)), and with the `cudarc` feature
+/// [`SplitGrid`](split::SplitGrid), the same over every GPU of the process. The guide's
+/// [many GPUs](guide::many_gpus) chapter shows them.
+pub mod split {
+    pub use rc_core::decomposition::{Band, Decomposition, HaloCopy};
+    pub use rc_core::split_steps::{run_split_steps, CpuSteps};
+    pub use rc_core::DecompositionError;
+    #[cfg(feature = "cudarc")]
+    pub use rc_runtime::SplitGrid;
+}
 
 /// Everything a stencil definition needs.
 pub mod prelude {
@@ -83,6 +97,8 @@ pub mod guide {
     pub mod systems {}
     #[doc = include_str!("guide/time_steps.md")]
     pub mod time_steps {}
+    #[doc = include_str!("guide/many_gpus.md")]
+    pub mod many_gpus {}
     #[doc = include_str!("guide/schedule.md")]
     pub mod schedule {}
     #[doc = include_str!("guide/limits.md")]

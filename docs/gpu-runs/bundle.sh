@@ -9,11 +9,12 @@ dir="${RC_DEVICE_DIR:-.device-check}"
 grep -qx "/$dir/" "$(git rev-parse --git-dir)/info/exclude" 2>/dev/null || echo "/$dir/" >> "$(git rev-parse --git-dir)/info/exclude"
 export RC_PTXAS=/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/nvidia/cu13/bin/ptxas
 rm -rf "$dir" && mkdir -p "$dir"/tests "$dir"/examples
-cargo build --release --examples
-for e in laplace3d heat2d blur quickstart heat diffusion time_steps box nonlinear cust_interop explain gray_scott bench; do cp ${CARGO_TARGET_DIR:-target}/release/examples/$e "$dir"/examples/; done
+# cudarc as well as cust: many_gpus and bench --split split grids over GPUs through cudarc.
+cargo build --release --features cudarc --examples
+for e in laplace3d heat2d blur quickstart heat diffusion time_steps box nonlinear cust_interop explain gray_scott many_gpus bench; do cp ${CARGO_TARGET_DIR:-target}/release/examples/$e "$dir"/examples/; done
 cargo test --release --features cudarc --no-run --message-format=json 2>/dev/null | python3 -c '
 import json, sys, shutil
-want = {"gpu", "gpu_grid", "gpu_steps", "cudarc", "gpu_misuse", "grid_methods", "fields", "systems"}
+want = {"gpu", "gpu_grid", "gpu_steps", "cudarc", "gpu_misuse", "grid_methods", "fields", "systems", "gpu_split"}
 for line in sys.stdin:
     try: m = json.loads(line)
     except ValueError: continue

@@ -17,6 +17,9 @@ usage: cargo run --release --example bench -- [options]
                      and with one, against the copy, instead of the 1D one
   --systems          Gray-Scott (two fields in, two out) on 8192 x 8192, one step per launch
                      and 1000 fused steps, against the copy, instead of the 1D one
+  --split            a grid split over every visible GPU (features cudarc): weak scaling of
+                     2D heat at 16384^2 per GPU (one step and fused) and 3D at 512^3 per GPU
+                     from 1 to G GPUs, instead of the 1D one
   --radii LIST       radii to run (default 1,2,4,8,12,16,24,32,64)
   --p LIST           outputs per thread to run (default 1,2,4,8)
   --variants LIST    which variants to run, by their `strategy` label (default: all, and
@@ -47,6 +50,8 @@ pub struct Options {
     /// The two-field diffusion instead of the 1D one.
     pub fields: bool,
     pub systems: bool,
+    /// The split grid's weak scaling over the GPUs.
+    pub split: bool,
     pub radii: Vec<u32>,
     pub outputs_per_thread: Vec<u32>,
     /// Labels of the variants to run.
@@ -78,6 +83,7 @@ impl Options {
             half: false,
             fields: false,
             systems: false,
+            split: false,
             radii,
             outputs_per_thread,
             variants: VARIANTS.iter().map(|v| v.label.to_owned()).collect(),
@@ -102,6 +108,7 @@ impl Options {
                 "--half" => options.half = true,
                 "--fields" => options.fields = true,
                 "--systems" => options.systems = true,
+                "--split" => options.split = true,
                 "--stencils" => options.stencils = stencils(&value()?)?,
                 "--shape-2d" => options.shape_2d = shape(&word, &value()?)?,
                 "--shape-3d" => options.shape_3d = shape(&word, &value()?)?,

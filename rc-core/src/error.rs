@@ -377,6 +377,39 @@ pub enum EmulationError {
     StageOverflow { position: usize, size: u32 },
 }
 
+/// A grid that cannot be split into bands ([`crate::decomposition`]).
+#[derive(Clone, Debug, Error, PartialEq, Eq)]
+pub enum DecompositionError {
+    #[error(
+        "a split needs a 2D or 3D stencil and a grid of its dimensions; got a {stencil} stencil and a {shape} grid"
+    )]
+    Dimensions { stencil: Dims, shape: Dims },
+    #[error(
+        "boundary `valid` shrinks the grid by the radius on each side every step, so the bands would have to move \
+         between exchanges; expected `zero`, `clamp` or `wrap` for a split grid"
+    )]
+    Valid,
+    #[error("a split needs at least one rank; got none")]
+    NoRanks,
+    #[error("a split exchanges halos every `steps_per_exchange` steps; expected at least 1, got 0")]
+    NoStepsPerExchange,
+    #[error("steps per exchange times the radius overflows the halo's row count")]
+    HaloOverflow,
+    #[error("the bands' rows must add up to the grid's {rows} rows (shape {shape:?}); got {got}")]
+    RowCount { shape: Vec<usize>, rows: usize, got: usize },
+    #[error(
+        "rank {rank}'s band has {rows} rows, but each band needs at least {least} (the halo: steps per exchange \
+         times the radius along the split dimension, {halo} rows) so that its neighbours' halos come from its own \
+         rows: {total} rows split over {ranks} ranks; use at most {} ranks, or fewer steps per exchange",
+        (total / least).max(1)
+    )]
+    BandTooThin { rank: usize, rows: usize, least: usize, halo: usize, ranks: usize, total: usize },
+    #[error("the split was made for {split}; expected a stencil like that, got {stencil}")]
+    Mismatch { split: String, stencil: String },
+    #[error("a split grid's part: got {what}, expected {expected}")]
+    Part { what: String, expected: String },
+}
+
 /// Everything that can go wrong on the CPU paths (`run_cpu`, `emulate`).
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
 pub enum Error {
@@ -390,6 +423,8 @@ pub enum Error {
     Emulation(#[from] EmulationError),
     #[error(transparent)]
     Verify(#[from] crate::machine::verify::VerifyError),
+    #[error(transparent)]
+    Decomposition(#[from] DecompositionError),
 }
 
 /// The argument of a stencil's attribute a refusal is about, for a front end to put it on that

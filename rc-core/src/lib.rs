@@ -15,12 +15,14 @@
 //! its refusals on tokens); [`validate`] checks each declared value and [`error`] phrases every
 //! refusal. Offsets, radii and extents come from [`geometry`], boundary rules from [`boundary`],
 //! distributions' names from [`layout`], operations from [`operation`], element types from the
-//! table in [`scalar`].
+//! table in [`scalar`]. [`decomposition`] splits a grid into bands for several GPUs, and
+//! [`split_steps`] runs time steps over the bands on the CPU, halos exchanged as the GPUs do.
 
 pub mod abi;
 pub mod auto;
 pub mod body;
 pub mod boundary;
+pub mod decomposition;
 pub mod distribution;
 mod emulate;
 pub mod error;
@@ -48,6 +50,7 @@ mod remainder;
 pub mod ring;
 pub mod scalar;
 pub mod schedule;
+pub mod split_steps;
 pub mod stage;
 pub mod stencil;
 pub mod strategy;
@@ -61,10 +64,11 @@ pub mod zero_start;
 
 pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
 pub use boundary::Boundary;
+pub use decomposition::{Band, Decomposition, HaloCopy};
 pub use distribution::{Distribution, Granule, LaneWindow, RoundRobin, Stage, StagedWindow};
 pub use error::{
-    Argument, BodyError, DistributionError, EmulationError, Error, Given, LengthError, PatternError, PlanError,
-    Refusal, ScheduleError, SignatureError,
+    Argument, BodyError, DecompositionError, DistributionError, EmulationError, Error, Given, LengthError,
+    PatternError, PlanError, Refusal, ScheduleError, SignatureError,
 };
 pub use explain::Explanation;
 pub use geometry::{Dims, Extent, Offset, Radius};

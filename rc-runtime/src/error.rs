@@ -205,6 +205,41 @@ pub enum Error {
     )]
     ForeignBuffer { stencil: &'static str, buffer: String, address: u64, owner: usize, current: usize },
 
+    /// A grid split ([`crate::SplitGrid`]) that does not fit the stencil, or cannot be made.
+    #[error("stencil `{stencil}`: {source}")]
+    Split {
+        stencil: &'static str,
+        #[source]
+        source: rc_core::DecompositionError,
+    },
+
+    /// A split grid's ranks asked for devices this machine does not have.
+    #[error("a split grid runs its ranks on devices {devices:?}; expected at least one, each below the {count} devices the driver reports")]
+    SplitDevices { devices: Vec<usize>, count: usize },
+
+    /// A split grid was given another number of fields than the stencil has.
+    #[error(
+        "stencil `{stencil}`: expected {expected} fields (the state fields, then the coefficient fields), got {got}"
+    )]
+    SplitFields { stencil: &'static str, expected: usize, got: usize },
+
+    /// A split grid was asked for a field the stencil does not have.
+    #[error("stencil `{stencil}` has fields 0 to {} (the state fields, then the coefficient fields); expected one of them, got field {field}", fields - 1)]
+    SplitNoField { stencil: &'static str, field: usize, fields: usize },
+
+    /// A field given to a split grid is not a whole grid of its shape.
+    #[error(
+        "stencil `{stencil}`: field {field} has {got} elements, expected {expected} (a whole grid of shape {shape:?})"
+    )]
+    SplitFieldLength { stencil: &'static str, field: usize, shape: Vec<usize>, expected: usize, got: usize },
+
+    /// More steps between two exchanges than the split's halo covers.
+    #[error(
+        "stencil `{stencil}`: {steps} steps between two exchanges, but the halo of {halo} rows covers at most {most}; \
+         expected at most {most} (run_steps exchanges as often as needed)"
+    )]
+    SplitSteps { stencil: &'static str, steps: usize, most: usize, halo: usize },
+
     /// `launch` was called on a thread with no current CUDA context.
     #[error("no CUDA context is current on this thread; expected the stream's context ({stream:#x}) to be current")]
     NoCurrentContext { stream: usize },

@@ -9,6 +9,8 @@
 //!   cols]`): `launch_grid`, `run_grid` (cust, or cudarc's when cust is off),
 //!   `launch_cudarc_grid`, `run_cudarc_grid`. Grids are contiguous and row-major, x fastest, with
 //!   rows packed (no pitch). The 1D functions are these over the shape `[input.len()]`;
+//! - with the `cudarc` feature, [`SplitGrid`]: a 2D or 3D grid split into bands over every
+//!   GPU of the process, halos exchanged on the device, bit for bit one GPU's steps;
 //! - with either: [`gpu`] (is there a GPU, and which, or why not, as [`Error::NoDevice`]) and
 //!   [`resources`] (what the driver's compiler gave a stencil's kernel on this GPU, printable as a
 //!   one-line report with a [`SpillWarning`] when it spills).
@@ -38,6 +40,8 @@ mod launch;
 mod module;
 mod resources;
 mod side_stream;
+#[cfg(feature = "cudarc")]
+mod split;
 mod steps;
 #[cfg(feature = "cudarc")]
 mod with_cudarc;
@@ -52,6 +56,8 @@ pub use launch::output_fields;
 pub use module::cached_kernel_count;
 pub use module::release_cached_modules;
 pub use resources::{resources, Resources, SpillWarning};
+#[cfg(feature = "cudarc")]
+pub use split::SplitGrid;
 pub use steps::Holds;
 /// [`run_cudarc`] under the name generated code and examples use, when cust is not enabled.
 #[cfg(all(feature = "cudarc", not(feature = "cust")))]

@@ -200,9 +200,9 @@ where
     device_outputs.iter().map(copy_out).collect()
 }
 
-/// A new stream on device 0's primary context (made by the first call and kept for the
-/// process), for the `run` functions; [`Error::NoDevice`] without a driver or a GPU.
-fn run_stream() -> Result<Arc<CudaStream>, Error> {
+/// Whether cudarc can call the driver, asked before its first call (which panics without one):
+/// [`Error::NoDevice`] without a driver, a GPU, or the library under the names cudarc tries.
+pub(crate) fn cudarc_driver() -> Result<(), Error> {
     context::init()?;
     // SAFETY: only tries to open the library, as the loader below would.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
@@ -210,6 +210,13 @@ fn run_stream() -> Result<Arc<CudaStream>, Error> {
             reason: "rc-runtime loaded the NVIDIA driver, but cudarc cannot find it under the names it tries".into(),
         });
     }
+    Ok(())
+}
+
+/// A new stream on device 0's primary context (made by the first call and kept for the
+/// process), for the `run` functions; [`Error::NoDevice`] without a driver or a GPU.
+fn run_stream() -> Result<Arc<CudaStream>, Error> {
+    cudarc_driver()?;
     let context = {
         // A poisoned lock only means another thread panicked while holding it; the Option
         // inside is always either empty or a whole context.
