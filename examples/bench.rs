@@ -69,34 +69,18 @@ fn run() -> Result<()> {
         return plot_only(&options, csv);
     }
     if options.half {
-        return match rc::runtime::gpu() {
-            Ok(info) => bench::half::run(
-                &options,
-                &info,
-                &options.out.clone().unwrap_or_else(|| default_out_dir(&info, "-f16")),
-            ),
-            Err(e) if e.is_no_device() => {
-                let checked = bench::half::emulate_all(20_000)?;
-                println!("checked {checked} f16 kernels on the CPU emulation: bit-exact with run_cpu. No GPU ({e}): timed nothing.");
-                Ok(())
-            }
-            Err(e) => Err(e.into()),
-        };
+        return timed_or_emulated(&options, "-f16", bench::half::run, || {
+            let checked = bench::half::emulate_all(20_000)?;
+            Ok(format!("checked {checked} f16 kernels on the CPU emulation: bit-exact with run_cpu."))
+        });
     }
     if options.systems {
-        return match rc::runtime::gpu() {
-            Ok(info) => bench::systems::run(
-                &options,
-                &info,
-                &options.out.clone().unwrap_or_else(|| default_out_dir(&info, "-systems")),
-            ),
-            Err(e) if e.is_no_device() => {
-                let checked = bench::systems::emulate_all()?;
-                println!("checked {checked} Gray-Scott kernels (one step, fused) on the CPU emulation: bit-exact with run_cpu. No GPU ({e}): timed nothing.");
-                Ok(())
-            }
-            Err(e) => Err(e.into()),
-        };
+        return timed_or_emulated(&options, "-systems", bench::systems::run, || {
+            let checked = bench::systems::emulate_all()?;
+            Ok(format!(
+                "checked {checked} Gray-Scott kernels (one step, fused) on the CPU emulation: bit-exact with run_cpu."
+            ))
+        });
     }
     if options.split {
         if let Some(why_not) = bench::split::run(&options)? {
@@ -106,19 +90,12 @@ fn run() -> Result<()> {
         return Ok(());
     }
     if options.fields {
-        return match rc::runtime::gpu() {
-            Ok(info) => bench::fields::run(
-                &options,
-                &info,
-                &options.out.clone().unwrap_or_else(|| default_out_dir(&info, "-fields")),
-            ),
-            Err(e) if e.is_no_device() => {
-                let checked = bench::fields::emulate_all(20_000)?;
-                println!("checked {checked} diffusion kernels (two fields, one field) on the CPU emulation: bit-exact with run_cpu. No GPU ({e}): timed nothing.");
-                Ok(())
-            }
-            Err(e) => Err(e.into()),
-        };
+        return timed_or_emulated(&options, "-fields", bench::fields::run, || {
+            let checked = bench::fields::emulate_all(20_000)?;
+            Ok(format!(
+                "checked {checked} diffusion kernels (two fields, one field) on the CPU emulation: bit-exact with run_cpu."
+            ))
+        });
     }
     options.check_compiled()?;
     // Read before the long run, so that a bad file fails now.
@@ -308,6 +285,25 @@ fn emulate_a_few<T: BenchElement>(options: &Options, n: usize) -> Result<usize> 
 }
 
 /// `bench/results/<date>-<gpu><suffix>/` in this repository, e.g. `bench/results/<date>-h200/`.
+/// A benchmark mode: timed by `run` on the GPU (results in `--out`, else a folder named for the
+/// GPU and `suffix`), or without a GPU checked on the CPU emulation by `emulate`, which says what
+/// it checked, and said so.
+fn timed_or_emulated(
+    options: &Options,
+    suffix: &str,
+    run: fn(&Options, &GpuInfo, &Path) -> Result<()>,
+    emulate: impl FnOnce() -> Result<String>,
+) -> Result<()> {
+    match rc::runtime::gpu() {
+        Ok(info) => run(options, &info, &options.out.clone().unwrap_or_else(|| default_out_dir(&info, suffix))),
+        Err(e) if e.is_no_device() => {
+            println!("{} No GPU ({e}): timed nothing.", emulate()?);
+            Ok(())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
 fn default_out_dir(info: &GpuInfo, suffix: &str) -> PathBuf {
     let mut slug = String::new();
     for c in info.name.to_lowercase().chars() {
