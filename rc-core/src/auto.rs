@@ -582,7 +582,7 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
         // Per element its position, two tests and a select; under `clamp` two broadcasts.
         Op::StepRule { values, .. } => instructions += 4.0 * values.len() as f64 + 2.0 * (values.len() as f64 + 4.0),
         // The tile's row, row starts and the loop's counter and branch.
-        Op::StreamRows(_) | Op::StreamPlanes(_) => instructions += 6.0,
+        Op::Stream { .. } => instructions += 6.0,
         // The row's position and tests; per element a predicated move, per window row too.
         Op::RowRule { row, window, first, .. } => {
             instructions += 4.0 + (row.len() * (1 + usize::from(*first) * window.len())) as f64

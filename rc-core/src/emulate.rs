@@ -470,10 +470,9 @@ impl Tile<'_> {
             Op::StoreOwned { srcs, field, lead, width, row } => {
                 self.store_owned(srcs, *field, *lead, *width as usize, *row)?
             }
-            Op::StreamRows(rows) => self.origin[1] += *rows as i64,
+            Op::Stream { axis, by } => self.origin[axis.index()] += i64::from(*by),
             Op::RowRule { row, window, at, first } => self.row_rule(row, window, *at, *first),
             Op::PlaneRowsRule { rows, first, dsts } => self.plane_rows_rule(rows, *first, dsts),
-            Op::StreamPlanes(planes) => self.origin[2] += *planes as i64,
             Op::PlaneRule { planes, first } => self.plane_rule(planes, *first),
             Op::FetchPlane { plane, field } => self.fetch_plane(*plane, *field)?,
             Op::PutPlane { slot, field } => {

@@ -424,6 +424,8 @@ pub enum Error {
     #[error(transparent)]
     Verify(#[from] crate::machine::verify::VerifyError),
     #[error(transparent)]
+    Check(#[from] crate::driver::checks::CheckError),
+    #[error(transparent)]
     Decomposition(#[from] DecompositionError),
 }
 

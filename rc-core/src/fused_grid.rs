@@ -44,7 +44,7 @@
 
 use crate::boundary::Boundary;
 use crate::distribution::vector_access_elements;
-use crate::geometry::Offset;
+use crate::geometry::{Axis, Offset};
 use crate::machine::{Op, Stmt};
 use crate::pattern::Pattern;
 use crate::program::Reg;
@@ -187,7 +187,7 @@ pub(crate) fn strip(build: &mut Build, interior: bool) -> Vec<Stmt> {
         .collect();
     let ahead: Vec<Vec<Reg>> = (0..states).map(|_| (0..tile.per_lane).map(|_| build.reg(element)).collect()).collect();
     if fill > 0 {
-        out.push(Stmt::Op(Op::StreamRows(-(fill as i32))));
+        out.push(Stmt::Op(Op::Stream { axis: Axis::Y, by: -(fill as i32) }));
     }
     for (field, ahead) in ahead.iter().enumerate() {
         build.load_into(field as u32, interior, fill, ahead, &mut out);
@@ -370,7 +370,7 @@ impl Strip<'_> {
                 });
             }
         }
-        out.push(Stmt::Op(Op::StreamRows(1)));
+        out.push(Stmt::Op(Op::Stream { axis: Axis::Y, by: 1 }));
         out
     }
 }

@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 
 use crate::boundary::Boundary;
 use crate::distribution::vector_access_elements;
-use crate::geometry::Offset;
+use crate::geometry::{Axis, Offset};
 use crate::machine::{Op, Stmt};
 use crate::pattern::Pattern;
 use crate::program::Reg;
@@ -124,7 +124,7 @@ pub(crate) fn column(build: &mut Build, interior: bool) -> Vec<Stmt> {
         .collect();
     let ahead: Vec<Vec<Vec<Reg>>> = (0..states).map(|_| plane(build, tile.plane_rows(0))).collect();
     if fill > 0 {
-        out.push(Stmt::Op(Op::StreamPlanes(-(fill as i32))));
+        out.push(Stmt::Op(Op::Stream { axis: Axis::Z, by: -(fill as i32) }));
     }
     let column = Column { windows: &windows, ahead: &ahead, invariant: &invariant, interior };
     column.load(build, fill, &mut out);
@@ -276,7 +276,7 @@ impl Column<'_> {
                 }
             }
         }
-        out.push(Stmt::Op(Op::StreamPlanes(1)));
+        out.push(Stmt::Op(Op::Stream { axis: Axis::Z, by: 1 }));
         out
     }
 }

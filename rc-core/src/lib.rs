@@ -15,7 +15,9 @@
 //! its refusals on tokens); [`validate`] checks each declared value and [`error`] phrases every
 //! refusal. Offsets, radii and extents come from [`geometry`], boundary rules from [`boundary`],
 //! distributions' names from [`layout`], operations from [`operation`], element types from the
-//! table in [`scalar`]. [`decomposition`] splits a grid into bands for several GPUs, and
+//! table in [`scalar`]. [`driver`] runs these steps as named passes, the same list for every
+//! kernel of a route (one step, or fused steps), and checks each pass's result in tests and
+//! debug builds. [`decomposition`] splits a grid into bands for several GPUs, and
 //! [`split_steps`] runs time steps over the bands on the CPU, halos exchanged as the GPUs do.
 
 pub mod abi;
@@ -24,6 +26,7 @@ pub mod body;
 pub mod boundary;
 pub mod decomposition;
 pub mod distribution;
+pub mod driver;
 mod emulate;
 pub mod error;
 pub mod explain;

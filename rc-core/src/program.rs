@@ -195,6 +195,8 @@ pub struct WarpProgram {
     pub(crate) reg_types: Vec<ScalarType>,
     /// How it runs: what the back ends print, emulate and count.
     pub machine: Machine,
+    /// The driver's passes the program went through, in order ([`crate::driver`]).
+    pub passes: Vec<crate::driver::Pass>,
 }
 
 impl WarpProgram {
@@ -231,234 +233,15 @@ impl WarpProgram {
         self.launch.launch_shape(kernel, self.declared.lifted_shape(input), self.declared.lifted_shape(output))
     }
 
+    /// Compiles one time step per launch with `distribution` for the register cache, through
+    /// the driver's passes ([`crate::driver`]).
     pub fn compile_with(
         pattern: Pattern,
         strategy: Strategy,
         distribution: &dyn Distribution,
         body: &Body,
     ) -> Result<WarpProgram, Error> {
-        // `0.0 + a + b + ...` summed as `(a + b + ...) + 0.0`, the same bits (see `zero_start`).
-        let body = &crate::zero_start::hoist(body);
-        // A 2D tile that streams its rows runs as the 3D tile it lifts to, on its lifted body.
-        let (declared, pattern) = (pattern, pattern.lifted());
-        let body = &match declared.streams_rows() && body.radius().dims() == Dims::Two {
-            true => body.lifted(),
-            false => body.clone(),
-        };
-        if body.radius().dims() != pattern.dims() {
-            return Err(ScheduleError::Dimensions { body: body.radius().dims(), pattern: pattern.dims() }.into());
-        }
-        // The rows the instructions name: one step's (one plane of a streaming 3D tile).
-        let step = pattern.step();
-        if pattern.dims() != Dims::One {
-            // Every input row of a step is straight-line code with its own cache registers.
-            let radius = pattern.radius();
-            let widest = radius.components().into_iter().max().unwrap_or(0);
-            if step.input_rows() > Pattern::MAX_INPUT_ROWS || widest > Pattern::MAX_GRID_RADIUS {
-                let (rows, max_rows, max_radius) =
-                    (step.input_rows(), Pattern::MAX_INPUT_ROWS, Pattern::MAX_GRID_RADIUS);
-                return Err(ScheduleError::GridTile { radius, rows, max_rows, max_radius }.into());
-            }
-        }
-        if distribution.staged() && pattern.dims() != Dims::One {
-            return Err(ScheduleError::StagedDimensions { dims: pattern.dims() }.into());
-        }
-        if distribution.ring() && (pattern.dims() != Dims::Three || strategy != Strategy::RegisterCache) {
-            return Err(ScheduleError::PlanesDimensions { dims: pattern.dims() }.into());
-        }
-        // Along x every row of the tile is the 1D tile: one schedule for the x offsets serves
-        // every row; a tap's outer offsets only choose the row.
-        let row_pattern = pattern.along_x();
-        let mut taps: Vec<i32> = Vec::new();
-        for d in body.used_taps() {
-            if !taps.contains(&d.along_x()) {
-                taps.push(d.along_x());
-            }
-        }
-        let schedule = Schedule::plan(row_pattern, strategy, distribution, &taps)?;
-        let mut lower = Lower {
-            body,
-            step,
-            schedule: &schedule,
-            instrs: Vec::new(),
-            reg_types: Vec::new(),
-            cache: HashMap::new(),
-            fetched: HashMap::new(),
-            fetch_order: Vec::new(),
-            invariant: HashMap::new(),
-            shuffled: ShuffledFetches::of(pattern, body, &schedule),
-            halves: HashMap::new(),
-            packed: crate::pairs::packs_cache(body.element(), &schedule),
-            words: HashMap::new(),
-        };
-        let fields = body.fields();
-        if strategy == Strategy::SharedMemory {
-            let (lead, elements) = (distribution.lead(), pattern.block_elements());
-            let bytes = crate::stage::block_stage_bytes(&pattern, body.element(), elements) * fields;
-            // Past the limit the module would fail to load on the GPU: refused here, in every dimension.
-            if bytes > MAX_STATIC_SHARED_BYTES {
-                let (dims, rows, limit) = (pattern.dims(), step.input_rows(), MAX_STATIC_SHARED_BYTES);
-                return Err(ScheduleError::BlockStageTooLarge { dims, bytes, fields, rows, elements, limit }.into());
-            }
-            for field in 0..fields {
-                lower.instrs.push(Instr::Stage { scope: StageScope::Block, lead, elements, field });
-            }
-        }
-        if distribution.staged() {
-            // From the tile's element 0 to its last lane's last cached element.
-            let warp = pattern.warp();
-            let elements =
-                schedule.loads.iter().map(|plan| distribution.load(plan.reg).element(warp - 1) + 1).max().unwrap_or(0);
-            let bytes = crate::stage::block_bytes(&pattern, distribution.vector(), body.element(), elements) * fields;
-            if bytes > MAX_STATIC_SHARED_BYTES {
-                let layout = format!("staged({})", distribution.vector());
-                return Err(ScheduleError::StageTooLarge { layout, bytes, limit: MAX_STATIC_SHARED_BYTES }.into());
-            }
-            for field in 0..fields {
-                lower.instrs.push(Instr::Stage { scope: StageScope::Warp, lead: distribution.lead(), elements, field });
-            }
-        }
-        let ring = match distribution.ring() {
-            true => {
-                // From the tile's element 0 to its last lane's last window element.
-                let warp = pattern.warp();
-                let elements = schedule
-                    .loads
-                    .iter()
-                    .map(|plan| distribution.load(plan.reg).element(warp - 1) + 1)
-                    .max()
-                    .unwrap_or(1);
-                let ring = PlaneRing::new(&pattern, distribution.vector(), body.element(), elements);
-                let bytes = ring.field_bytes() * fields;
-                // Past 48 KiB the ring is dynamic shared memory ([`crate::machine::Machine::dynamic_shared_bytes`]).
-                if bytes > MAX_SHARED_BYTES_PER_BLOCK {
-                    let (layout, limit) = (format!("planes({})", distribution.vector()), MAX_SHARED_BYTES_PER_BLOCK);
-                    let (slots, rows, row_elements) = (ring.slots, ring.rows, ring.row_elements);
-                    return Err(ScheduleError::RingTooLarge {
-                        layout,
-                        slots,
-                        rows,
-                        row_elements,
-                        fields,
-                        bytes,
-                        limit,
-                    }
-                    .into());
-                }
-                Some(ring)
-            }
-            false => None,
-        };
-        let registers = distribution.registers();
-        for field in 0..fields {
-            for (row, plans) in
-                row_loads(pattern, body, field, &schedule, registers, ring.is_some()).into_iter().enumerate()
-            {
-                let row = row as u32;
-                // Each field's cache registers after the previous field's, row after row.
-                let first = (field * pattern.input_rows() + row) * registers;
-                for plan in plans {
-                    let dst = lower.reg(body.element());
-                    let at = distribution.load(plan.reg);
-                    lower.instrs.push(Instr::Load {
-                        dst,
-                        cache: Some(first + plan.reg),
-                        at,
-                        lanes: plan.lanes,
-                        field,
-                        row,
-                    });
-                    lower.cache.insert((field, row, plan.reg), dst);
-                }
-            }
-        }
-        let live = body.live();
-        let varies = body.depends_on_taps();
-        // Granule and window outputs of a thread share their window: interleaved as a
-        // wavefront (a lane's rows are a warp apart in the tile, but their windows are alike,
-        // so the wavefront runs over them as if they were consecutive). Round-robin outputs are
-        // a warp apart: interleaving them made values fetched for one output live across the
-        // others' chains, until ptxas spilled (f64, r >= 24). In 2D and 3D the output rows go
-        // one after the other, each reading the input rows it needs as it reaches them.
-        let outputs = pattern.outputs_per_thread();
-        let row_order = if ring.is_some() {
-            order::lock_step(body, &live, outputs as usize, outputs as usize)
-        } else if distribution.vector() > 1 {
-            order::wavefront(body, &live, outputs as usize)
-        } else if body.element().bytes() == 2 && strategy == Strategy::RegisterCache {
-            order::pairwise(body, &live, outputs as usize)
-        } else {
-            order::sequential(body, &live, outputs as usize)
-        };
-        // Staged planes read each input row once for every output row: the rows advance
-        // together along the input rows (order::across_rows); other tiles' rows go one after
-        // the other.
-        let rows = step.output_rows();
-        let order: Vec<(u32, usize, NodeId)> = match ring {
-            Some(_) => order::across_rows(body, &row_order, rows, |row, d| step.input_row(row, d.along(2), d.along(1))),
-            None => (0..rows).flat_map(|row| row_order.iter().map(move |&(p, id)| (row, p, id))).collect(),
-        };
-        let mut values: Vec<Vec<Vec<Reg>>> = vec![vec![vec![0; body.nodes().len()]; outputs as usize]; rows as usize];
-        for (row, p, id) in order {
-            let node = body.nodes()[id as usize];
-            let values = &mut values[row as usize][p];
-            values[id as usize] = match lower.invariant.get(&id) {
-                Some(&reg) => reg,
-                None => {
-                    let reg = lower.node(row, p as u32, id, node, values);
-                    if !varies[id as usize] {
-                        lower.invariant.insert(id, reg);
-                    }
-                    reg
-                }
-            };
-            // Every output field whose result this node is (a node may be several fields').
-            for (field, _) in body.results().iter().enumerate().filter(|&(_, &result)| result == id) {
-                let p = p as u32;
-                let at = AffineLoad {
-                    base: distribution.output(0, p),
-                    stride: distribution.output(1, p) - distribution.output(0, p),
-                };
-                let (src, field) = (values[id as usize], field as u32);
-                lower.instrs.push(Instr::Store { src, field, output: p, at, row });
-            }
-        }
-        let Lower { instrs, mut reg_types, fetch_order, cache, .. } = lower;
-        let (instrs, pipeline) = match pattern.streams() && ring.is_none() {
-            true => {
-                let (instrs, pipeline) = Pipeline::build(step, instrs, &cache, &mut reg_types);
-                (instrs, Some(pipeline))
-            }
-            false => (instrs, None),
-        };
-        let mut program = WarpProgram {
-            pattern,
-            declared,
-            strategy,
-            element: body.element(),
-            fields,
-            output_fields: body.output_fields(),
-            params: body.params().to_vec(),
-            distribution: distribution.describe(),
-            vector: distribution.vector(),
-            staged: distribution.staged(),
-            launch: LaunchMap::new(pattern, distribution.layout().stacks_warps(strategy, &declared)),
-            ring,
-            schedule,
-            row_registers: registers,
-            instrs,
-            pipeline,
-            fused: None,
-            fetch_order,
-            reg_types,
-            machine: Machine::default(),
-        };
-        program.machine = Machine::lower(&program);
-        // Tests and debug builds check what the back ends rely on ([`crate::machine::verify`]).
-        if cfg!(debug_assertions) {
-            crate::machine::verify::verify(&program)?;
-        }
-        Ok(program)
+        crate::driver::compile(pattern, body, crate::driver::Steps::One { strategy, distribution })
     }
 
     /// The axis of the declared grids that the program's axis `axis` lies along: itself, except
@@ -513,6 +296,206 @@ impl WarpProgram {
         }
         self.schedule.loads.len() as u32 * self.element.words()
     }
+}
+
+/// The one-step route's checks of a tile before it is scheduled ([`crate::driver::Pass::Admit`]):
+/// what straight-line code per input row can hold, and which distributions a tile of these
+/// dimensions can use.
+pub(crate) fn admit(pattern: Pattern, strategy: Strategy, distribution: &dyn Distribution) -> Result<(), Error> {
+    if pattern.dims() != Dims::One {
+        // Every input row of a step is straight-line code with its own cache registers.
+        let (radius, step) = (pattern.radius(), pattern.step());
+        let widest = radius.components().into_iter().max().unwrap_or(0);
+        if step.input_rows() > Pattern::MAX_INPUT_ROWS || widest > Pattern::MAX_GRID_RADIUS {
+            let (rows, max_rows, max_radius) = (step.input_rows(), Pattern::MAX_INPUT_ROWS, Pattern::MAX_GRID_RADIUS);
+            return Err(ScheduleError::GridTile { radius, rows, max_rows, max_radius }.into());
+        }
+    }
+    if distribution.staged() && pattern.dims() != Dims::One {
+        return Err(ScheduleError::StagedDimensions { dims: pattern.dims() }.into());
+    }
+    if distribution.ring() && (pattern.dims() != Dims::Three || strategy != Strategy::RegisterCache) {
+        return Err(ScheduleError::PlanesDimensions { dims: pattern.dims() }.into());
+    }
+    Ok(())
+}
+
+/// The x offsets of the taps `body` reads, each once, in the order it first reads them: what
+/// the schedule along x fetches ([`crate::driver::Pass::Schedule`]). Along x every row of the
+/// tile is the 1D tile, so one schedule serves every row; a tap's outer offsets only choose the
+/// row.
+pub(crate) fn taps_along_x(body: &Body) -> Vec<i32> {
+    let mut taps: Vec<i32> = Vec::new();
+    for d in body.used_taps() {
+        if !taps.contains(&d.along_x()) {
+            taps.push(d.along_x());
+        }
+    }
+    taps
+}
+
+/// What instruction selection gives ([`crate::driver::Pass::Select`]): the step's instructions
+/// and what the later passes need of how they were made.
+#[derive(Clone, Debug)]
+pub struct Selected {
+    pub instrs: Vec<Instr>,
+    pub reg_types: Vec<ScalarType>,
+    /// (field, input row, cache register index) -> the register a load fills.
+    pub cache: HashMap<(u32, u32, u32), Reg>,
+    pub fetch_order: Vec<FetchId>,
+    pub ring: Option<PlaneRing>,
+}
+
+/// Instruction selection of one step of `pattern` ([`crate::driver::Pass::Select`]): the
+/// stages in shared memory, every cache load, the body's nodes for every output in the order
+/// the tile evaluates them (fetches emitted on first use), and a store per output field and
+/// output. Refuses a stage or ring of planes larger than shared memory.
+pub(crate) fn select(
+    pattern: Pattern,
+    strategy: Strategy,
+    distribution: &dyn Distribution,
+    body: &Body,
+    schedule: &Schedule,
+) -> Result<Selected, Error> {
+    // The rows the instructions name: one step's (one plane of a streaming 3D tile).
+    let step = pattern.step();
+    let mut lower = Lower {
+        body,
+        step,
+        schedule,
+        instrs: Vec::new(),
+        reg_types: Vec::new(),
+        cache: HashMap::new(),
+        fetched: HashMap::new(),
+        fetch_order: Vec::new(),
+        invariant: HashMap::new(),
+        shuffled: ShuffledFetches::of(pattern, body, schedule),
+        halves: HashMap::new(),
+        packed: crate::pairs::packs_cache(body.element(), schedule),
+        words: HashMap::new(),
+    };
+    let fields = body.fields();
+    if strategy == Strategy::SharedMemory {
+        let (lead, elements) = (distribution.lead(), pattern.block_elements());
+        let bytes = crate::stage::block_stage_bytes(&pattern, body.element(), elements) * fields;
+        // Past the limit the module would fail to load on the GPU: refused here, in every dimension.
+        if bytes > MAX_STATIC_SHARED_BYTES {
+            let (dims, rows, limit) = (pattern.dims(), step.input_rows(), MAX_STATIC_SHARED_BYTES);
+            return Err(ScheduleError::BlockStageTooLarge { dims, bytes, fields, rows, elements, limit }.into());
+        }
+        for field in 0..fields {
+            lower.instrs.push(Instr::Stage { scope: StageScope::Block, lead, elements, field });
+        }
+    }
+    if distribution.staged() {
+        // From the tile's element 0 to its last lane's last cached element.
+        let warp = pattern.warp();
+        let elements =
+            schedule.loads.iter().map(|plan| distribution.load(plan.reg).element(warp - 1) + 1).max().unwrap_or(0);
+        let bytes = crate::stage::block_bytes(&pattern, distribution.vector(), body.element(), elements) * fields;
+        if bytes > MAX_STATIC_SHARED_BYTES {
+            let layout = format!("staged({})", distribution.vector());
+            return Err(ScheduleError::StageTooLarge { layout, bytes, limit: MAX_STATIC_SHARED_BYTES }.into());
+        }
+        for field in 0..fields {
+            lower.instrs.push(Instr::Stage { scope: StageScope::Warp, lead: distribution.lead(), elements, field });
+        }
+    }
+    let ring = match distribution.ring() {
+        true => {
+            // From the tile's element 0 to its last lane's last window element.
+            let warp = pattern.warp();
+            let elements =
+                schedule.loads.iter().map(|plan| distribution.load(plan.reg).element(warp - 1) + 1).max().unwrap_or(1);
+            let ring = PlaneRing::new(&pattern, distribution.vector(), body.element(), elements);
+            let bytes = ring.field_bytes() * fields;
+            // Past 48 KiB the ring is dynamic shared memory ([`crate::machine::Machine::dynamic_shared_bytes`]).
+            if bytes > MAX_SHARED_BYTES_PER_BLOCK {
+                let (layout, limit) = (format!("planes({})", distribution.vector()), MAX_SHARED_BYTES_PER_BLOCK);
+                let (slots, rows, row_elements) = (ring.slots, ring.rows, ring.row_elements);
+                return Err(
+                    ScheduleError::RingTooLarge { layout, slots, rows, row_elements, fields, bytes, limit }.into()
+                );
+            }
+            Some(ring)
+        }
+        false => None,
+    };
+    let registers = distribution.registers();
+    for field in 0..fields {
+        for (row, plans) in row_loads(pattern, body, field, schedule, registers, ring.is_some()).into_iter().enumerate()
+        {
+            let row = row as u32;
+            // Each field's cache registers after the previous field's, row after row.
+            let first = (field * pattern.input_rows() + row) * registers;
+            for plan in plans {
+                let dst = lower.reg(body.element());
+                let at = distribution.load(plan.reg);
+                lower.instrs.push(Instr::Load {
+                    dst,
+                    cache: Some(first + plan.reg),
+                    at,
+                    lanes: plan.lanes,
+                    field,
+                    row,
+                });
+                lower.cache.insert((field, row, plan.reg), dst);
+            }
+        }
+    }
+    let live = body.live();
+    let varies = body.depends_on_taps();
+    // Granule and window outputs of a thread share their window: interleaved as a
+    // wavefront (a lane's rows are a warp apart in the tile, but their windows are alike,
+    // so the wavefront runs over them as if they were consecutive). Round-robin outputs are
+    // a warp apart: interleaving them made values fetched for one output live across the
+    // others' chains, until ptxas spilled (f64, r >= 24). In 2D and 3D the output rows go
+    // one after the other, each reading the input rows it needs as it reaches them.
+    let outputs = pattern.outputs_per_thread();
+    let row_order = if ring.is_some() {
+        order::lock_step(body, &live, outputs as usize, outputs as usize)
+    } else if distribution.vector() > 1 {
+        order::wavefront(body, &live, outputs as usize)
+    } else if body.element().bytes() == 2 && strategy == Strategy::RegisterCache {
+        order::pairwise(body, &live, outputs as usize)
+    } else {
+        order::sequential(body, &live, outputs as usize)
+    };
+    // Staged planes read each input row once for every output row: the rows advance
+    // together along the input rows (order::across_rows); other tiles' rows go one after
+    // the other.
+    let rows = step.output_rows();
+    let order: Vec<(u32, usize, NodeId)> = match ring {
+        Some(_) => order::across_rows(body, &row_order, rows, |row, d| step.input_row(row, d.along(2), d.along(1))),
+        None => (0..rows).flat_map(|row| row_order.iter().map(move |&(p, id)| (row, p, id))).collect(),
+    };
+    let mut values: Vec<Vec<Vec<Reg>>> = vec![vec![vec![0; body.nodes().len()]; outputs as usize]; rows as usize];
+    for (row, p, id) in order {
+        let node = body.nodes()[id as usize];
+        let values = &mut values[row as usize][p];
+        values[id as usize] = match lower.invariant.get(&id) {
+            Some(&reg) => reg,
+            None => {
+                let reg = lower.node(row, p as u32, id, node, values);
+                if !varies[id as usize] {
+                    lower.invariant.insert(id, reg);
+                }
+                reg
+            }
+        };
+        // Every output field whose result this node is (a node may be several fields').
+        for (field, _) in body.results().iter().enumerate().filter(|&(_, &result)| result == id) {
+            let p = p as u32;
+            let at = AffineLoad {
+                base: distribution.output(0, p),
+                stride: distribution.output(1, p) - distribution.output(0, p),
+            };
+            let (src, field) = (values[id as usize], field as u32);
+            lower.instrs.push(Instr::Store { src, field, output: p, at, row });
+        }
+    }
+    let Lower { instrs, reg_types, fetch_order, cache, .. } = lower;
+    Ok(Selected { instrs, reg_types, cache, fetch_order, ring })
 }
 
 /// Which cache registers each input row of a step of input field `field` loads, and in which

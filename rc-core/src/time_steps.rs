@@ -38,13 +38,10 @@ use crate::boundary::Boundary;
 use crate::distribution::{vector_access_elements, AffineLoad};
 use crate::error::{Error, LengthError, ScheduleError};
 use crate::geometry::{Dims, Extent, Offset};
-use crate::launch_map::LaunchMap;
 use crate::machine::{LaunchBounds, Machine, Op, Side, Stmt, TileTest};
 use crate::pattern::{check_fields, check_output_fields, Pattern};
 use crate::program::{Instr, Reg, WarpProgram};
 use crate::scalar::ScalarType;
-use crate::schedule::{LoadPlan, Schedule};
-use crate::strategy::Strategy;
 use crate::terms::{Computed, Position, Terms};
 
 /// The shape of a fused tile: how many steps, and which elements each lane owns and stores.
@@ -364,95 +361,85 @@ impl FusedTile {
 
 impl WarpProgram {
     /// The program that runs `steps` time steps of the stencil `body` on `pattern` in one
-    /// launch ([`crate::time_steps`], [`crate::fused_grid`], [`crate::fused_grid3`]): its
-    /// pattern is the launch's ([`FusedTile::launch_pattern`]).
+    /// launch ([`crate::time_steps`], [`crate::fused_grid`], [`crate::fused_grid3`]), through the
+    /// driver's passes ([`crate::driver`]): its pattern is the launch's
+    /// ([`FusedTile::launch_pattern`]).
     pub fn compile_steps(pattern: Pattern, body: &Body, steps: u32) -> Result<WarpProgram, Error> {
-        let dims = pattern.dims();
-        if body.radius().dims() > dims {
-            return Err(ScheduleError::Dimensions { body: body.radius().dims(), pattern: dims }.into());
-        }
-        // The windows hold the pattern's radius along each dimension: a tap past it has no register.
-        for (node, &n) in body.nodes().iter().enumerate() {
-            if let Node::Tap(_, offset) = n {
-                if !pattern.radius().covers(offset) {
-                    return Err(
-                        crate::error::BodyError::TapOutsideRadius { node, offset, radius: pattern.radius() }.into()
-                    );
-                }
+        crate::driver::compile(pattern, body, crate::driver::Steps::Fused(steps))
+    }
+}
+
+/// The fused route's checks of the body ([`crate::driver::Pass::Normalize`]): a body of no more
+/// dimensions than the tile, every tap inside the windows' radius (a tap past it has no
+/// register), and no more output fields than input fields (output field `f` of a step is input
+/// field `f` of the next).
+pub(crate) fn admit_body(pattern: &Pattern, body: &Body) -> Result<(), Error> {
+    let dims = pattern.dims();
+    if body.radius().dims() > dims {
+        return Err(ScheduleError::Dimensions { body: body.radius().dims(), pattern: dims }.into());
+    }
+    for (node, &n) in body.nodes().iter().enumerate() {
+        if let Node::Tap(_, offset) = n {
+            if !pattern.radius().covers(offset) {
+                return Err(crate::error::BodyError::TapOutsideRadius { node, offset, radius: pattern.radius() }.into());
             }
         }
-        // Each output field is the next step's input field of the same number.
-        if body.output_fields() > body.fields() {
-            let (outputs, fields) = (body.output_fields(), body.fields());
-            return Err(ScheduleError::StateFields { outputs, fields }.into());
-        }
-        let tile = FusedTile::new(&pattern, body.element(), steps)?;
-        let launch = tile.launch_pattern(&pattern);
-        let mut build =
-            Build { body, tile, boundary: pattern.boundary(), reg_types: Vec::new(), terms: Terms::of(body) };
-        // Tiles (2D: strips) wholly inside the input load vectors and need no rule; the others
-        // load element by element under the boundary rule and apply it in every step.
-        let (taken, fallback) = match dims {
-            Dims::One => (build.path(true), build.path(false)),
-            Dims::Two => (crate::fused_grid::strip(&mut build, true), crate::fused_grid::strip(&mut build, false)),
-            Dims::Three => {
-                (crate::fused_grid3::column(&mut build, true), crate::fused_grid3::column(&mut build, false))
-            }
-        };
-        let paths = vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements() }, taken, fallback }];
-        let shared_bytes = tile.spans_block().then(|| BlockExchange::of(&tile, &paths, body.element()).bytes());
-        let machine = Machine {
-            body: paths,
-            width: tile.width,
-            shared_bytes,
-            launch_bounds: LaunchBounds::of(&launch),
-            split: tile.splits(),
-        };
-        let loads = (0..tile.per_lane).map(|reg| LoadPlan { reg, lanes: (0, tile.warp) }).collect();
-        let program = WarpProgram {
-            pattern: launch,
-            declared: launch,
-            strategy: Strategy::RegisterCache,
-            element: body.element(),
-            fields: body.fields(),
-            output_fields: body.output_fields(),
-            params: body.params().to_vec(),
-            distribution: match dims {
-                Dims::One if tile.spans_block() => format!(
-                    "fused time steps: {} steps per launch, a block tile of {} lanes ({} warps swapping edges through shared memory each step), lane l owns tile elements {k}l..{k}l + {k}, halo {} at each end of the block",
-                    tile.steps,
-                    tile.warp,
-                    tile.warp / 32,
-                    tile.halo(),
-                    k = tile.per_lane
-                ),
-                Dims::One => format!(
-                    "fused time steps: {} steps per launch, lane l owns tile elements {k}l..{k}l + {k}, halo {} each side",
-                    tile.steps,
-                    tile.halo(),
-                    k = tile.per_lane
-                ),
-                Dims::Two => crate::fused_grid::distribution(&tile),
-                Dims::Three => crate::fused_grid3::distribution(&tile),
-            },
-            vector: tile.per_lane,
-            staged: false,
-            ring: None,
-            schedule: Schedule::owned(launch, tile.schedule_lead(pattern.boundary()), loads),
-            row_registers: tile.per_lane,
-            instrs: Vec::new(),
-            pipeline: None,
-            fused: Some(tile),
-            launch: LaunchMap::fused(&tile, launch),
-            fetch_order: Vec::new(),
-            reg_types: build.reg_types,
-            machine,
-        };
-        // Tests and debug builds check what the back ends rely on ([`crate::machine::verify`]).
-        if cfg!(debug_assertions) {
-            crate::machine::verify::verify(&program)?;
-        }
-        Ok(program)
+    }
+    if body.output_fields() > body.fields() {
+        let (outputs, fields) = (body.output_fields(), body.fields());
+        return Err(ScheduleError::StateFields { outputs, fields }.into());
+    }
+    Ok(())
+}
+
+/// The machine program of a fused launch of `tile` ([`crate::driver::Pass::Lower`]), built as
+/// statements directly (the steps' exchanges and rules have no one-step instruction form), and
+/// the types of its registers. Tiles (2D: strips) wholly inside the input load vectors and need
+/// no rule; the others load element by element under the boundary rule and apply it in every
+/// step.
+pub(crate) fn lower_fused(
+    pattern: &Pattern,
+    body: &Body,
+    tile: FusedTile,
+    launch: &Pattern,
+) -> (Machine, Vec<ScalarType>) {
+    let mut build = Build { body, tile, boundary: pattern.boundary(), reg_types: Vec::new(), terms: Terms::of(body) };
+    let (taken, fallback) = match pattern.dims() {
+        Dims::One => (build.path(true), build.path(false)),
+        Dims::Two => (crate::fused_grid::strip(&mut build, true), crate::fused_grid::strip(&mut build, false)),
+        Dims::Three => (crate::fused_grid3::column(&mut build, true), crate::fused_grid3::column(&mut build, false)),
+    };
+    let paths = vec![Stmt::Branch { test: TileTest::Inside { elements: tile.elements() }, taken, fallback }];
+    let shared_bytes = tile.spans_block().then(|| BlockExchange::of(&tile, &paths, body.element()).bytes());
+    let machine = Machine {
+        body: paths,
+        width: tile.width,
+        shared_bytes,
+        launch_bounds: LaunchBounds::of(launch),
+        split: tile.splits(),
+    };
+    (machine, build.reg_types)
+}
+
+/// The fused tile's distribution in words, for `explain()` and the machine text.
+pub(crate) fn fused_distribution(tile: &FusedTile) -> String {
+    match tile.dims {
+        Dims::One if tile.spans_block() => format!(
+            "fused time steps: {} steps per launch, a block tile of {} lanes ({} warps swapping edges through shared memory each step), lane l owns tile elements {k}l..{k}l + {k}, halo {} at each end of the block",
+            tile.steps,
+            tile.warp,
+            tile.warp / 32,
+            tile.halo(),
+            k = tile.per_lane
+        ),
+        Dims::One => format!(
+            "fused time steps: {} steps per launch, lane l owns tile elements {k}l..{k}l + {k}, halo {} each side",
+            tile.steps,
+            tile.halo(),
+            k = tile.per_lane
+        ),
+        Dims::Two => crate::fused_grid::distribution(tile),
+        Dims::Three => crate::fused_grid3::distribution(tile),
     }
 }
 

@@ -8,6 +8,7 @@
 //! Seeded: case `i` comes from seed `BASE_SEED + i`; rerun one with
 //! `RC_STEPS_SEED=<seed> cargo test -p rc-stencil-core --test time_steps_grid`.
 
+use rc_core::geometry::Axis;
 use rc_core::launch_map::{StripGeometry, TileOrder};
 use rc_core::machine::{Kernel, Op, Stmt};
 use rc_core::testdata::{awkward, first_difference, poison, Rng};
@@ -181,9 +182,9 @@ fn the_2d_tile_streams_its_strip_with_one_window_per_step() {
         // Each step but the last puts its new row through the rule along y, once.
         assert_eq!(count(body, |op| matches!(op, Op::RowRule { .. })), if rules { sets as usize * 3 } else { 0 });
         assert_eq!(count(body, |op| matches!(op, Op::StepRule { .. })), if rules { sets as usize * 4 } else { 0 });
-        assert_eq!(count(body, |op| matches!(op, Op::StreamRows(1))), sets as usize);
+        assert_eq!(count(body, |op| matches!(op, Op::Stream { axis: Axis::Y, by: 1 })), sets as usize);
         assert_eq!(
-            count(path, |op| matches!(op, Op::StreamRows(1))),
+            count(path, |op| matches!(op, Op::Stream { axis: Axis::Y, by: 1 })),
             8 + 63 % sets as usize + 1,
             "8 filling, the rest after the loop"
         );
@@ -192,7 +193,8 @@ fn the_2d_tile_streams_its_strip_with_one_window_per_step() {
         assert_eq!(count(body, |op| matches!(op, Op::Carry(_))), sets as usize * 4);
         // Filling, the iteration whose newest input is box row f runs f / 2 steps.
         let steps_run = |stmts: &[Stmt]| count(stmts, |op| matches!(op, Op::Neighbour { .. })) / 2;
-        let fill: Vec<&[Stmt]> = path.split(|s| matches!(s, Stmt::Op(Op::StreamRows(1)))).take(8).collect();
+        let fill: Vec<&[Stmt]> =
+            path.split(|s| matches!(s, Stmt::Op(Op::Stream { axis: Axis::Y, by: 1 }))).take(8).collect();
         assert_eq!(fill.iter().map(|i| steps_run(i)).collect::<Vec<_>>(), [0, 0, 1, 1, 2, 2, 3, 3]);
     }
 }

@@ -124,8 +124,7 @@ impl Step {
             | Op::StageWarp { .. }
             | Op::Divisions(_)
             | Op::Advance
-            | Op::StreamRows(_)
-            | Op::StreamPlanes(_)
+            | Op::Stream { .. }
             | Op::Neighbour { .. }
             | Op::StepRule { .. }
             | Op::RowRule { .. }

@@ -37,6 +37,7 @@ pub use text::MachineText;
 use std::borrow::Cow;
 
 use crate::distribution::AffineLoad;
+use crate::geometry::Axis;
 use crate::pattern::Pattern;
 use crate::program::{Instr, Reg};
 use crate::ring::RingPart;
@@ -256,9 +257,10 @@ pub enum Op {
     /// `width > 1`, only where the outputs' row exists and is whole (a [`TileTest::Whole`] path,
     /// or a 2D strip's interior path under `zero`, `clamp` and `wrap`, whose outputs all exist).
     StoreOwned { srcs: Vec<Reg>, field: u32, lead: u32, width: u32, row: u32 },
-    /// Fused time steps in 2D: the tile moves this many rows along y (down if positive): the
-    /// rows every later operation names are counted from there.
-    StreamRows(i32),
+    /// Fused time steps in 2D (along y) and 3D (along z): the tile moves `by` rows or planes
+    /// along `axis` (towards larger coordinates if positive); the rows every later operation
+    /// names are counted from there.
+    Stream { axis: Axis, by: i32 },
     /// Fused time steps in 2D: the boundary rule along y on a step's new row `row` (input box
     /// row `at` of the tile, in registers of its own), `window` holding that step's rows above it
     /// (oldest first). Outside the input the row is zero under `zero`; under `clamp` a row below
@@ -273,9 +275,6 @@ pub enum Op {
     /// that row where it lies inside the input, and outside it what the rule says: zero, or under
     /// `clamp` the row of `rows` at the nearest edge (itself if that is not among them).
     PlaneRowsRule { rows: Vec<Vec<Reg>>, first: u32, dsts: Vec<Vec<Reg>> },
-    /// Fused time steps in 3D: the tile moves this many planes along z (forward if positive):
-    /// the rows every later operation names are counted from there.
-    StreamPlanes(i32),
     /// Fused time steps in 3D: a step's window of planes read through the boundary rule along
     /// z, in place. `planes[j]` holds the lane's elements of input box plane `first + j`; where
     /// that plane lies outside the input it becomes what the rule says: zero, or under `clamp`
@@ -401,8 +400,7 @@ impl Op {
             Op::PlaneRowsRule { rows, .. } => rows.concat(),
             Op::PlaneRule { planes, .. } => planes.concat(),
             Op::Load { .. }
-            | Op::StreamRows(_)
-            | Op::StreamPlanes(_)
+            | Op::Stream { .. }
             | Op::Advance
             | Op::LoadVector { .. }
             | Op::LoadVectorRule { .. }
@@ -435,8 +433,7 @@ impl Op {
             Op::RowRule { row, window, .. } => [row.as_slice(), &window.concat()].concat(),
             Op::PlaneRowsRule { dsts, .. } => dsts.concat(),
             Op::PlaneRule { planes, .. } => planes.concat(),
-            Op::StreamRows(_)
-            | Op::StreamPlanes(_)
+            Op::Stream { .. }
             | Op::StageBlock { .. }
             | Op::StageWarp { .. }
             | Op::Store { .. }

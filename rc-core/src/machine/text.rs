@@ -89,6 +89,8 @@ impl fmt::Display for MachineText<'_> {
 fn header(f: &mut dyn Write, program: &WarpProgram) -> fmt::Result {
     let machine = &program.machine;
     writeln!(f, "machine program")?;
+    let passes: Vec<String> = program.passes.iter().map(|pass| pass.to_string()).collect();
+    writeln!(f, "passes: {}", passes.join(", "))?;
     writeln!(f, "pattern: {}", program.pattern)?;
     if program.declared != program.pattern {
         writeln!(f, "declared pattern: {}", program.declared)?;
@@ -262,7 +264,7 @@ impl Printer<'_> {
             Op::StoreOwned { srcs, field, lead, width, row } => {
                 format!("store_owned {} to field {field} row {row} lead {lead} width {width}", regs(srcs))
             }
-            Op::StreamRows(rows) => format!("stream_rows {rows:+}"),
+            Op::Stream { axis, by } => format!("stream {axis} {by:+}"),
             // The rules below rewrite their registers in place: they are written, and read.
             Op::RowRule { row, window, at, first } => {
                 let row = self.defs(row);
@@ -273,7 +275,6 @@ impl Printer<'_> {
             Op::PlaneRowsRule { rows, first, dsts } => {
                 format!("{} = plane_rows_rule box row {first} {}", self.nested_defs(dsts), nested(rows))
             }
-            Op::StreamPlanes(planes) => format!("stream_planes {planes:+}"),
             Op::PlaneRule { planes, first } => format!("plane_rule box plane {first} {}", self.nested_defs(planes)),
             Op::FetchPlane { plane, field } => format!("fetch_plane field {field} box plane {plane}"),
             Op::PutPlane { slot, field } => format!("put_plane field {field} slot phase + {slot}"),

@@ -151,8 +151,7 @@ fn effects(op: &Op) -> Vec<(Vec<Reg>, Vec<Reg>)> {
         | Op::StageBlock { .. }
         | Op::StageWarp { .. }
         | Op::Advance
-        | Op::StreamRows(_)
-        | Op::StreamPlanes(_)
+        | Op::Stream { .. }
         | Op::FetchPlane { .. }
         | Op::PutPlane { .. }
         | Op::BlockBarrier

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use super::rule::Last;
 use super::{Buffer, Op, Printer, Stmt, CTAID, INPUT, LANE, N, N_MINUS_1, N_OUT, OUTPUT, TID, TILE_START};
 use crate::abi::KernelParam;
-use crate::geometry::Dims;
+use crate::geometry::{Axis, Dims};
 
 /// Registers a 2D or 3D kernel's prologue sets up.
 #[derive(Clone, Debug)]
@@ -64,7 +64,7 @@ pub(super) struct KeptPath {
 /// Whether `stmt` moves the tile or loops (so what was computed before it no longer holds).
 fn moves_tile(stmt: &Stmt) -> bool {
     match stmt {
-        Stmt::Op(op) => matches!(op, Op::Advance | Op::StreamRows(_) | Op::StreamPlanes(_) | Op::TurnRing),
+        Stmt::Op(op) => matches!(op, Op::Advance | Op::Stream { .. } | Op::TurnRing),
         Stmt::Loop { .. } => true,
         Stmt::Branch { taken, fallback, .. } => taken.iter().chain(fallback).any(moves_tile),
     }
@@ -290,9 +290,21 @@ impl Printer<'_> {
         self.forget_path();
     }
 
+    /// Fused time steps: the tile moves `by` rows (y) or planes (z) along `axis`
+    /// ([`Op::Stream`](crate::machine::Op::Stream)). The two differ in what a step along the
+    /// axis spans in memory (a row, or a plane of `in_y` and `out_y` rows), so each has its own
+    /// printer; x never streams.
+    pub(super) fn stream(&mut self, axis: Axis, by: i32) {
+        match axis {
+            Axis::Y => self.stream_rows(by),
+            Axis::Z => self.stream_planes(by),
+            Axis::X => {}
+        }
+    }
+
     /// Fused time steps in 2D: the tile moves `rows` rows along y; its rows' starts follow, and
     /// every address computed from them is recomputed.
-    pub(super) fn stream_rows(&mut self, rows: i32) {
+    fn stream_rows(&mut self, rows: i32) {
         let Some(grid) = self.grid.clone() else { return };
         self.comment(&format!("the tile moves {rows} rows along y"));
         self.line(&format!("add.s64 {}, {}, {rows};", grid.tile_y, grid.tile_y));
@@ -306,7 +318,7 @@ impl Printer<'_> {
 
     /// Fused time steps in 3D: the tile moves `planes` planes along z; its rows' starts follow,
     /// and every address computed from them is recomputed.
-    pub(super) fn stream_planes(&mut self, planes: i32) {
+    fn stream_planes(&mut self, planes: i32) {
         let Some(grid) = self.grid.clone() else { return };
         let Some(tile_z) = &grid.tile_z else { return };
         self.comment(&format!("the tile moves {planes} planes along z"));
