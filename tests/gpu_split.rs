@@ -14,32 +14,8 @@ use rc::{Element, Extent, Params};
 
 use rc::runtime::cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 
-#[stencil(radius = 1, boundary = zero)]
-fn heat_zero(w: Window2<f32>, alpha: f32) -> f32 {
-    w[(0, 0)] + alpha * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
-}
-
-#[stencil(radius = 1, boundary = clamp, fuse = 3)]
-fn heat_clamp(w: Window2<f32>, alpha: f32) -> f32 {
-    w[(0, 0)] + alpha * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
-}
-
-#[stencil(radius = 1, boundary = wrap, fuse = 4)]
-fn box_wrap(w: Window2<f64>) -> f64 {
-    (w[(-1, -1)] + w[(-1, 0)] + w[(-1, 1)] + w[(0, -1)] + w[(0, 0)] + w[(0, 1)] + w[(1, -1)] + w[(1, 0)] + w[(1, 1)])
-        / 9.0
-}
-
-#[stencil(radius = (2, 1), boundary = clamp, fuse = 2)]
-fn tall_clamp(w: Window2<f32>) -> f32 {
-    0.1 * w[(-2, 0)] + 0.2 * w[(-1, 0)] + 0.4 * w[(0, 0)] + 0.2 * w[(1, 0)] + 0.1 * w[(2, 0)]
-        - 0.05 * (w[(0, -1)] - w[(0, 1)])
-}
-
-#[stencil(radius = 1, boundary = zero, fuse = 3)]
-fn varying(u: Window2<f32>, k: Window2<f32>) -> f32 {
-    u[(0, 0)] + k[(0, 0)] * (u[(-1, 0)] + u[(1, 0)] - 2.0 * u[(0, 0)]) + k[(1, 0)] * (u[(0, -1)] - u[(0, 0)])
-}
+mod support;
+use support::stencils::{box_wrap, deep3d_wrap, heat3d_zero, heat_clamp, heat_zero, tall_clamp, varying};
 
 #[stencil(radius = 1, boundary = wrap)]
 fn gray_scott(u: Window2<f32>, v: Window2<f32>, f: f32, k: f32) -> (f32, f32) {
@@ -47,20 +23,6 @@ fn gray_scott(u: Window2<f32>, v: Window2<f32>, f: f32, k: f32) -> (f32, f32) {
     let lap_v = v[(-1, 0)] + v[(1, 0)] + v[(0, -1)] + v[(0, 1)] - 4.0 * v[(0, 0)];
     let uvv = u[(0, 0)] * v[(0, 0)] * v[(0, 0)];
     (u[(0, 0)] + 0.16 * lap_u - uvv + f * (1.0 - u[(0, 0)]), v[(0, 0)] + 0.08 * lap_v + uvv - (f + k) * v[(0, 0)])
-}
-
-#[stencil(radius = 1, boundary = zero)]
-fn heat3d_zero(w: Window3<f32>, alpha: f32) -> f32 {
-    w[(0, 0, 0)]
-        + alpha
-            * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)]
-                - 6.0 * w[(0, 0, 0)])
-}
-
-#[stencil(radius = (2, 1, 1), boundary = wrap, fuse = 2)]
-fn deep3d_wrap(w: Window3<f32>) -> f32 {
-    0.3 * w[(0, 0, 0)] + 0.2 * (w[(-2, 0, 0)] + w[(2, 0, 0)]) + 0.1 * (w[(-1, 0, 0)] + w[(1, 0, 0)])
-        - 0.05 * (w[(0, -1, 0)] - w[(0, 1, 0)] + w[(0, 0, -1)] - w[(0, 0, 1)])
 }
 
 #[stencil(radius = 1, boundary = clamp, fuse = 2)]

@@ -7,56 +7,18 @@
 //! coefficient field, uneven bands. `valid` and bands thinner than the halo are refused.
 
 use proptest::prelude::*;
+use rc::core::Dims;
 use rc::prelude::*;
 use rc::split::{run_split_steps, Band, CpuSteps, Decomposition, HaloCopy};
 use rc::{DecompositionError, Element, Params};
 
-#[stencil(radius = 1, boundary = zero)]
-fn heat_zero(w: Window2<f32>, alpha: f32) -> f32 {
-    w[(0, 0)] + alpha * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
-}
-
-#[stencil(radius = 1, boundary = clamp, fuse = 3)]
-fn heat_clamp(w: Window2<f32>, alpha: f32) -> f32 {
-    w[(0, 0)] + alpha * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
-}
-
-#[stencil(radius = 1, boundary = wrap, fuse = 4)]
-fn box_wrap(w: Window2<f64>) -> f64 {
-    (w[(-1, -1)] + w[(-1, 0)] + w[(-1, 1)] + w[(0, -1)] + w[(0, 0)] + w[(0, 1)] + w[(1, -1)] + w[(1, 0)] + w[(1, 1)])
-        / 9.0
-}
-
-/// Radius 2 along the split dimension, 1 across.
-#[stencil(radius = (2, 1), boundary = clamp, fuse = 2)]
-fn tall_clamp(w: Window2<f32>) -> f32 {
-    0.1 * w[(-2, 0)] + 0.2 * w[(-1, 0)] + 0.4 * w[(0, 0)] + 0.2 * w[(1, 0)] + 0.1 * w[(2, 0)]
-        - 0.05 * (w[(0, -1)] - w[(0, 1)])
-}
+mod support;
+use support::stencils::{box_wrap, deep3d_wrap, heat3d_zero, heat_clamp, heat_zero, tall_clamp, varying};
 
 #[stencil(radius = (2, 1), boundary = wrap)]
 fn tall_wrap(w: Window2<f32>) -> f32 {
     0.1 * w[(-2, 0)] + 0.2 * w[(-1, 0)] + 0.4 * w[(0, 0)] + 0.2 * w[(1, 0)] + 0.1 * w[(2, 0)]
         - 0.05 * (w[(0, -1)] - w[(0, 1)])
-}
-
-#[stencil(radius = 1, boundary = zero, fuse = 3)]
-fn varying(u: Window2<f32>, k: Window2<f32>) -> f32 {
-    u[(0, 0)] + k[(0, 0)] * (u[(-1, 0)] + u[(1, 0)] - 2.0 * u[(0, 0)]) + k[(1, 0)] * (u[(0, -1)] - u[(0, 0)])
-}
-
-#[stencil(radius = 1, boundary = zero)]
-fn heat3d_zero(w: Window3<f32>, alpha: f32) -> f32 {
-    w[(0, 0, 0)]
-        + alpha
-            * (w[(-1, 0, 0)] + w[(1, 0, 0)] + w[(0, -1, 0)] + w[(0, 1, 0)] + w[(0, 0, -1)] + w[(0, 0, 1)]
-                - 6.0 * w[(0, 0, 0)])
-}
-
-#[stencil(radius = (2, 1, 1), boundary = wrap, fuse = 2)]
-fn deep3d_wrap(w: Window3<f32>) -> f32 {
-    0.3 * w[(0, 0, 0)] + 0.2 * (w[(-2, 0, 0)] + w[(2, 0, 0)]) + 0.1 * (w[(-1, 0, 0)] + w[(1, 0, 0)])
-        - 0.05 * (w[(0, -1, 0)] - w[(0, 1, 0)] + w[(0, 0, -1)] - w[(0, 0, 1)])
 }
 
 #[stencil(radius = 1, boundary = clamp, fuse = 3)]
@@ -160,41 +122,104 @@ fn under_wrap_the_bands_form_a_ring_and_one_rank_has_no_halo() {
 }
 
 #[test]
-fn a_band_thinner_than_the_halo_is_refused_with_the_most_ranks_that_fit() {
+fn the_most_ranks_that_fit_leave_every_band_the_halo() {
     let pattern = tall_clamp::KERNEL.pattern();
     // Radius 2 along y, 3 steps per exchange: 6 rows of halo, so 20 rows fit 3 ranks.
-    let err = Decomposition::new(&pattern, [20, 8], 4, 3).expect_err("too thin");
-    assert_eq!(err, DecompositionError::BandTooThin { rank: 0, rows: 5, least: 6, halo: 6, ranks: 4, total: 20 });
-    let text = err.to_string();
-    assert!(text.contains("at least 6") && text.contains("use at most 3 ranks"), "{text}");
     assert!(Decomposition::new(&pattern, [20, 8], 3, 3).is_ok());
     assert_eq!(Decomposition::most_ranks(&pattern, [20, 8], 3), 3);
     assert_eq!(Decomposition::most_ranks(&pattern, [20, 8], 30), 1);
-    let err = Decomposition::with_bands(&pattern, [20, 8], &[10, 9], 1).expect_err("19 rows");
-    assert!(err.to_string().contains("add up to the grid's 20 rows"), "{err}");
+}
+
+/// A call's result with its value dropped and its error as `rc::Error`, so that the refusals of
+/// different calls fit one table.
+fn refusal<T>(result: Result<T, impl Into<rc::Error>>) -> Result<(), rc::Error> {
+    result.map(drop).map_err(Into::into)
 }
 
 #[test]
-fn valid_one_dimensional_stencils_and_empty_splits_are_refused() {
-    let err = Decomposition::new(&heat_valid::KERNEL.pattern(), [20, 8], 2, 1).expect_err("valid");
-    assert_eq!(err, DecompositionError::Valid);
-    assert!(err.to_string().contains("expected `zero`, `clamp` or `wrap`"), "{err}");
-    let err = Decomposition::new(&heat_zero::KERNEL.pattern(), [20, 8], 0, 1).expect_err("no ranks");
-    assert_eq!(err, DecompositionError::NoRanks);
-    let err = Decomposition::new(&heat_zero::KERNEL.pattern(), [20, 8], 2, 0).expect_err("no steps");
-    assert_eq!(err, DecompositionError::NoStepsPerExchange);
-    let err = Decomposition::new(&heat_zero::KERNEL.pattern(), [20, 8, 3], 2, 1).expect_err("3D shape");
-    assert!(matches!(err, DecompositionError::Dimensions { .. }), "{err}");
-}
-
-#[test]
-fn a_split_made_for_another_stencil_is_refused() {
-    let split = Decomposition::new(&heat_zero::KERNEL.pattern(), [20, 8], 2, 1).expect("split");
-    let inputs = [field::<f32>(160, 1)];
-    let mut out = vec![0.0; 160];
-    let err = run_split_steps(&tall_clamp::KERNEL, &split, &[&inputs[0]], &mut [&mut out], 1, (), CpuSteps::Reference)
-        .expect_err("radius 2 on a radius-1 split");
-    assert!(err.to_string().contains("radius 1 along the split dimension"), "{err}");
+fn splits_that_cannot_work_and_parts_that_are_not_whole_grids_are_refused_with_why() {
+    let (tall, heat) = (tall_clamp::KERNEL.pattern(), heat_zero::KERNEL.pattern());
+    let split = Decomposition::new(&heat, [20, 8], 2, 1).expect("split");
+    let (input, mut out) = (field::<f32>(160, 1), vec![0.0; 160]);
+    // Rank 0 of 6 x 4 rows over 2 ranks holds rows 0..4: its own 3 and 1 of halo, 16 elements.
+    let small = Decomposition::new(&heat, [6, 4], 2, 1).expect("split");
+    let (whole, mut back): (Vec<u32>, _) = ((0..24).collect(), vec![0; 24]);
+    let part = |what: &str, expected: &str| DecompositionError::Part { what: what.into(), expected: expected.into() };
+    // Each case: what is asked, what it returns, the error it must be, and words its message
+    // must hold (what a user reads first).
+    type Case = (&'static str, Result<(), rc::Error>, DecompositionError, &'static [&'static str]);
+    let cases: Vec<Case> = vec![
+        (
+            // Radius 2 along y, 3 steps per exchange: 6 rows of halo, so 20 rows fit 3 ranks.
+            "4 ranks of 20 rows, a halo of 6",
+            refusal(Decomposition::new(&tall, [20, 8], 4, 3)),
+            DecompositionError::BandTooThin { rank: 0, rows: 5, least: 6, halo: 6, ranks: 4, total: 20 },
+            &["at least 6", "use at most 3 ranks"],
+        ),
+        (
+            "bands of 19 rows in a grid of 20",
+            refusal(Decomposition::with_bands(&tall, [20, 8], &[10, 9], 1)),
+            DecompositionError::RowCount { shape: vec![20, 8], rows: 20, got: 19 },
+            &["add up to the grid's 20 rows"],
+        ),
+        (
+            "boundary valid",
+            refusal(Decomposition::new(&heat_valid::KERNEL.pattern(), [20, 8], 2, 1)),
+            DecompositionError::Valid,
+            &["expected `zero`, `clamp` or `wrap`"],
+        ),
+        ("no ranks", refusal(Decomposition::new(&heat, [20, 8], 0, 1)), DecompositionError::NoRanks, &[]),
+        (
+            "no steps per exchange",
+            refusal(Decomposition::new(&heat, [20, 8], 2, 0)),
+            DecompositionError::NoStepsPerExchange,
+            &[],
+        ),
+        (
+            "a 2D stencil on a 3D grid",
+            refusal(Decomposition::new(&heat, [20, 8, 3], 2, 1)),
+            DecompositionError::Dimensions { stencil: Dims::Two, shape: Dims::Three },
+            &[],
+        ),
+        (
+            "a radius-2 stencil on a radius-1 split",
+            refusal(run_split_steps(
+                &tall_clamp::KERNEL,
+                &split,
+                &[&input],
+                &mut [&mut out],
+                1,
+                (),
+                CpuSteps::Reference,
+            )),
+            DecompositionError::Mismatch {
+                split: "a 2D stencil of radius 1 along the split dimension".into(),
+                stencil: "a 2D stencil of radius 2 along the split dimension".into(),
+            },
+            &["radius 1 along the split dimension"],
+        ),
+        (
+            "a part of a whole grid one element short",
+            refusal(small.local_part(1, &whole[..23])),
+            part("the whole grid of 23 elements", "24 elements"),
+            &["a split grid's part: got the whole grid of 23 elements, expected 24 elements"],
+        ),
+        ("a part for rank 2 of 2", refusal(small.local_part(2, &whole)), part("rank 2", "a rank below 2"), &[]),
+        (
+            "own rows put back from a local grid one element short",
+            refusal(small.put_own(0, &whole[..15], &mut back)),
+            part("a local grid of 15 elements", "16 elements"),
+            &[],
+        ),
+    ];
+    for (case, got, want, says) in cases {
+        let Err(err) = got else { panic!("{case}: accepted, expected the error {want:?}") };
+        assert_eq!(err, rc::Error::Decomposition(want), "{case}");
+        let text = err.to_string();
+        for words in says {
+            assert!(text.contains(words), "{case}: the message says {text:?}, not {words:?}");
+        }
+    }
 }
 
 #[test]
@@ -348,16 +373,12 @@ proptest! {
 }
 
 #[test]
-fn parts_of_fields_that_are_not_whole_grids_are_errors_not_panics() {
+fn a_ranks_part_holds_its_halo_and_its_own_rows_go_back_in_place() {
     let split = Decomposition::new(&heat_zero::KERNEL.pattern(), [6, 4], 2, 1).expect("split");
     let whole: Vec<u32> = (0..24).collect();
     // Rank 1 owns rows 3..6 and holds row 2 as its halo before them.
     assert_eq!(split.local_part(1, &whole).expect("a part"), (8..24).collect::<Vec<u32>>());
-    let err = split.local_part(1, &whole[..23]).expect_err("short");
-    assert_eq!(err.to_string(), "a split grid's part: got the whole grid of 23 elements, expected 24 elements");
-    assert!(split.local_part(2, &whole).is_err());
     let mut back = vec![0; 24];
-    assert!(split.put_own(0, &whole[..15], &mut back).is_err());
     split.put_own(1, &split.local_part(1, &whole).expect("a part"), &mut back).expect("own rows back");
     assert_eq!(&back[12..], &whole[12..]);
 }

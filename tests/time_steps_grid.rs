@@ -8,21 +8,8 @@ use rc::prelude::*;
 use rc::testdata::{awkward, first_difference, poison};
 use rc::{Element, Error};
 
-#[stencil(radius = 1, boundary = zero)]
-fn heat_zero(w: Window2<f32>, alpha: f32) -> f32 {
-    w[(0, 0)] + alpha * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
-}
-
-#[stencil(radius = 1, boundary = clamp, fuse = 3)]
-fn heat_clamp(w: Window2<f32>, alpha: f32) -> f32 {
-    w[(0, 0)] + alpha * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
-}
-
-#[stencil(radius = 1, boundary = wrap, fuse = 4)]
-fn box_wrap(w: Window2<f64>) -> f64 {
-    (w[(-1, -1)] + w[(-1, 0)] + w[(-1, 1)] + w[(0, -1)] + w[(0, 0)] + w[(0, 1)] + w[(1, -1)] + w[(1, 0)] + w[(1, 1)])
-        / 9.0
-}
+mod support;
+use support::stencils::{box_wrap, heat_clamp, heat_zero};
 
 #[stencil(radius = (2, 1), boundary = valid, fuse = 2)]
 fn tall_valid(w: Window2<f32>) -> f32 {

@@ -1,8 +1,10 @@
 //! The two SVG plots, per element type: the register cache's speedup over shared memory against
-//! the radius (like the article's Figure 6), and every strategy's fraction of the roofline.
+//! the radius (like the article's Figure 6), and every strategy's fraction of the roofline; and
+//! [`chart`], the frame every benchmark plot draws in (these, the grid's and the split's).
 
 use std::path::{Path, PathBuf};
 
+use plotters::coord::ranged1d::AsRangedCoord;
 use plotters::prelude::*;
 use rc::Strategy;
 
@@ -41,8 +43,52 @@ fn run_label(rows: &[Row], element: &str) -> String {
     format!("{element}, n = {n}, {gpu}")
 }
 
-pub fn plot_error(path: &Path) -> impl Fn(Box<dyn std::error::Error>) -> Box<dyn std::error::Error> + '_ {
+fn plot_error(path: &Path) -> impl Fn(Box<dyn std::error::Error>) -> Box<dyn std::error::Error> + '_ {
     move |e| fail(format!("plotting {}: {e}", path.display()))
+}
+
+/// What plotters' drawing calls return: their errors differ by backend and call, so boxed.
+pub type Drawn = std::result::Result<(), Box<dyn std::error::Error>>;
+
+/// A chart's frame: the SVG's size in pixels, the caption above it, and the room for the tick
+/// labels under the x axis and left of the y axis.
+pub struct Frame {
+    pub size: (u32, u32),
+    pub caption: String,
+    pub label_areas: (u32, u32),
+}
+
+/// Draws one SVG chart at `path` over `x` by `y`: the frame every bench plot shares (white
+/// background, caption, margins, the legend's box in the upper right), around `draw`, which
+/// draws the mesh and the series (their axes, labels and styles differ from plot to plot). One
+/// place for the frame keeps the plots alike; a failure names the file.
+pub fn chart<X: AsRangedCoord, Y: AsRangedCoord>(
+    path: &Path,
+    frame: Frame,
+    x: X,
+    y: Y,
+    draw: impl FnOnce(&mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X::CoordDescType, Y::CoordDescType>>) -> Drawn,
+) -> Result<()> {
+    let plot = || -> Drawn {
+        let root = SVGBackend::new(path, frame.size).into_drawing_area();
+        root.fill(&WHITE)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(&frame.caption, ("sans-serif", 20))
+            .margin(16)
+            .x_label_area_size(frame.label_areas.0)
+            .y_label_area_size(frame.label_areas.1)
+            .build_cartesian_2d(x, y)?;
+        draw(&mut chart)?;
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()?;
+        root.present()?;
+        Ok(())
+    };
+    plot().map_err(plot_error(path))
 }
 
 /// Up to six colours that stay apart in print.
@@ -77,15 +123,12 @@ fn speedup(rows: &[Row], element: &str, path: &Path) -> Result<bool> {
     ps.dedup();
     let top = rc_rows.iter().filter_map(|r| r.speedup_vs_shared_memory).fold(1.0f64, f64::max);
     let x = x_range(rows, element);
-    let draw = || -> std::result::Result<(), Box<dyn std::error::Error>> {
-        let root = SVGBackend::new(path, SIZE).into_drawing_area();
-        root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(format!("register cache over shared memory ({})", run_label(rows, element)), ("sans-serif", 20))
-            .margin(16)
-            .x_label_area_size(48)
-            .y_label_area_size(64)
-            .build_cartesian_2d(x.clone(), 0.0..top.max(1.0) * 1.4)?;
+    let frame = Frame {
+        size: SIZE,
+        caption: format!("register cache over shared memory ({})", run_label(rows, element)),
+        label_areas: (48, 64),
+    };
+    chart(path, frame, x.clone(), 0.0..top.max(1.0) * 1.4, |chart| {
         chart
             .configure_mesh()
             .x_desc("radius r ((2r+1)-tap average)")
@@ -111,16 +154,8 @@ fn speedup(rows: &[Row], element: &str, path: &Path) -> Result<bool> {
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(2)));
             chart.draw_series(points.into_iter().map(|pt| Circle::new(pt, 4, colour.filled())))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()?;
-        root.present()?;
         Ok(())
-    };
-    draw().map_err(plot_error(path))?;
+    })?;
     Ok(true)
 }
 
@@ -147,18 +182,12 @@ fn roofline(rows: &[Row], element: &str, path: &Path) -> Result<bool> {
     let points = |best: &[&Row]| -> Vec<(f64, f64)> {
         best.iter().filter_map(|r| Some((f64::from(r.radius), r.fraction_of_roofline?))).collect()
     };
-    let draw = || -> std::result::Result<(), Box<dyn std::error::Error>> {
-        let root = SVGBackend::new(path, SIZE).into_drawing_area();
-        root.fill(&WHITE)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(
-                format!("fraction of the roofline, best P per strategy ({})", run_label(rows, element)),
-                ("sans-serif", 20),
-            )
-            .margin(16)
-            .x_label_area_size(48)
-            .y_label_area_size(64)
-            .build_cartesian_2d(x.clone(), 0.0..top.max(1.0) * 1.45)?;
+    let frame = Frame {
+        size: SIZE,
+        caption: format!("fraction of the roofline, best P per strategy ({})", run_label(rows, element)),
+        label_areas: (48, 64),
+    };
+    chart(path, frame, x, 0.0..top.max(1.0) * 1.45, |chart| {
         chart
             .configure_mesh()
             .x_desc("radius r ((2r+1)-tap average)")
@@ -190,15 +219,7 @@ fn roofline(rows: &[Row], element: &str, path: &Path) -> Result<bool> {
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(2)));
             chart.draw_series(pts.into_iter().map(|pt| Circle::new(pt, 4, colour.filled())))?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()?;
-        root.present()?;
         Ok(())
-    };
-    draw().map_err(plot_error(path))?;
+    })?;
     Ok(true)
 }

@@ -151,7 +151,7 @@ mod on_gpus {
 
     use super::{heat2d, heat3d, initial, whole, Case, ALPHA_2D, ALPHA_3D, CASES};
     use crate::bench::options::Options;
-    use crate::bench::plot::{plot_error, COLOURS};
+    use crate::bench::plot::{chart, Frame, COLOURS};
     use crate::common::{compare, fail, Result};
 
     /// What each GPU holds (weak scaling): rows x cols, planes x rows x cols.
@@ -284,15 +284,12 @@ mod on_gpus {
     /// `efficiency.svg`: each case's efficiency against 1 GPU over the GPUs.
     fn plot_efficiency(series: &[(String, Vec<(f64, f64)>)], gpus: usize, gpu: &str, path: &Path) -> Result<()> {
         let x = 0.5..gpus as f64 + 0.5;
-        let draw = || -> std::result::Result<(), Box<dyn std::error::Error>> {
-            let root = SVGBackend::new(path, (960, 600)).into_drawing_area();
-            root.fill(&WHITE)?;
-            let mut chart = ChartBuilder::on(&root)
-                .caption(format!("a grid split over GPUs: efficiency against 1 GPU ({gpu})"), ("sans-serif", 20))
-                .margin(16)
-                .x_label_area_size(48)
-                .y_label_area_size(64)
-                .build_cartesian_2d(x.clone(), 0.0..1.4)?;
+        let frame = Frame {
+            size: (960, 600),
+            caption: format!("a grid split over GPUs: efficiency against 1 GPU ({gpu})"),
+            label_areas: (48, 64),
+        };
+        chart(path, frame, x.clone(), 0.0..1.4, |chart| {
             chart
                 .configure_mesh()
                 .x_desc("GPUs")
@@ -312,16 +309,8 @@ mod on_gpus {
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], colour.stroke_width(2)));
                 chart.draw_series(points.iter().map(|&pt| Circle::new(pt, 4, colour.filled())))?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .draw()?;
-            root.present()?;
             Ok(())
-        };
-        draw().map_err(plot_error(path))
+        })
     }
 
     /// The device-to-device copy of 1 GiB on GPU 0: median GB/s (a read and a write per byte).

@@ -44,6 +44,14 @@ struct Rank<T> {
     /// Per state field: the buffer holding the state, and the other of its ping-pong pair.
     state: Vec<CudaSlice<T>>,
     spare: Vec<CudaSlice<T>>,
+    /// The device addresses of `state` and `spare`, field by field, swapped with them. Read once,
+    /// when the buffers are made (a buffer never moves while it lives), not at every copy of an
+    /// exchange: cudarc's `device_ptr` makes the buffer's stream wait for its last write and
+    /// records a read event there at every call, two driver calls per field, sender and
+    /// receiver, per copy. Those events, on the buffer's own stream, ordered nothing: the copies
+    /// run on the receiver's stream, ordered by `ready` and `received` alone.
+    state_addresses: Vec<u64>,
+    spare_addresses: Vec<u64>,
     coefficients: Vec<CudaSlice<T>>,
     /// Recorded when an exchange starts (after all the rank's work queued before it), and after
     /// the halo copies into the rank.
@@ -316,9 +324,20 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits> Rank<T> {
         let state = (0..states).map(|_| zeros("state")).collect::<Result<Vec<_>, _>>()?;
         let spare = (0..states).map(|_| zeros("state")).collect::<Result<Vec<_>, _>>()?;
         let coefficients = (0..coefficients).map(|_| zeros("coefficients")).collect::<Result<Vec<_>, _>>()?;
+        let (state_addresses, spare_addresses) = (addresses(&state), addresses(&spare));
         let event =
             || context.new_event(None).map_err(|e| Error::cudarc(format!("creating an event on device {device}"), e));
-        Ok(Rank { device, stream: stream.clone(), state, spare, coefficients, ready: event()?, received: event()? })
+        Ok(Rank {
+            device,
+            stream: stream.clone(),
+            state,
+            spare,
+            state_addresses,
+            spare_addresses,
+            coefficients,
+            ready: event()?,
+            received: event()?,
+        })
     }
 
     /// Copies `local` into field `field` (state fields first, then coefficients).
@@ -348,18 +367,23 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits> Rank<T> {
             launch_steps_cudarc_grid(stencil, &self.stream, &mut a, &mut b, &coefficients, shape, steps, params)?;
         if holds == Holds::B {
             std::mem::swap(&mut self.state, &mut self.spare);
+            std::mem::swap(&mut self.state_addresses, &mut self.spare_addresses);
         }
         Ok(())
     }
 }
 
-impl<T> Rank<T> {
-    /// The device address of state field `field`'s buffer.
-    fn state_address(&self, field: usize) -> u64 {
-        let buffer = &self.state[field];
-        let (address, _recorded) = buffer.device_ptr(buffer.stream());
-        address
-    }
+/// The device address of each buffer, read through cudarc's `device_ptr` on the buffer's own
+/// stream (where it waits for the buffer's last write and records a read, both in that stream's
+/// order: nothing another stream must wait for).
+fn addresses<T>(buffers: &[CudaSlice<T>]) -> Vec<u64> {
+    buffers
+        .iter()
+        .map(|buffer| {
+            let (address, _recorded) = buffer.device_ptr(buffer.stream());
+            address
+        })
+        .collect()
 }
 
 impl Exchange {
@@ -438,11 +462,15 @@ impl Exchange {
                     )
                 })?;
                 let len = copy.to_rows.len() * row_len * bytes;
-                for field in 0..receiver.state.len() {
-                    let src = sender.state_address(field) + (copy.from_rows.start * row_len * bytes) as u64;
-                    let dst = receiver.state_address(field) + (copy.to_rows.start * row_len * bytes) as u64;
+                // The addresses read when the buffers were made (`Rank::state_addresses`): an
+                // exchange records no event but `ready` and `received`.
+                let fields = sender.state_addresses.iter().zip(&receiver.state_addresses).enumerate();
+                for (field, (&from, &to)) in fields {
+                    let src = from + (copy.from_rows.start * row_len * bytes) as u64;
+                    let dst = to + (copy.to_rows.start * row_len * bytes) as u64;
                     // SAFETY: both ranges lie inside live allocations of the two ranks (the
-                    // decomposition's rows of local grids of these lengths), which outlive the
+                    // decomposition's rows of local grids of these lengths; the addresses are
+                    // those of the current `state` buffers, swapped with them), which outlive the
                     // copy (freed in their streams' order, after it: the sender's stream waits
                     // for `received` before it writes or frees). The receiver's rows are
                     // written by nothing else on its stream meanwhile.

@@ -1,7 +1,16 @@
-//! What the GPU test binaries share.
+//! What the test binaries share: the stencils several of them step, and for the GPU tests
+//! contexts, guarded launches and sampling.
 
+// The cust helpers below need the `cust` feature, which the split tests do not: `gpu_split`
+// builds with `cudarc` alone and `split` with neither, so only the helpers that name cust are
+// left out without it.
+pub mod stencils;
+
+#[cfg(feature = "cust")]
 use rc::runtime::cust::context::Context;
+#[cfg(feature = "cust")]
 use rc::runtime::cust::memory::{CopyDestination, DeviceBuffer, DeviceCopy, DeviceSlice};
+#[cfg(feature = "cust")]
 use rc::runtime::cust::stream::{Stream, StreamFlags};
 
 /// Elements on each side of an output that a kernel must not write. A multiple of 4, so the
@@ -12,6 +21,7 @@ pub const GUARD: usize = 32;
 /// Runs `launch` on an output of `n_out` elements `poison` between two guards of `GUARD` of
 /// them, waits, and returns the output; an error if the guards changed. `D` is what the
 /// buffer holds: the element, or its bits (`u16` for f16 and bf16, see `rc::runtime::DeviceElement`).
+#[cfg(feature = "cust")]
 #[allow(dead_code)]
 pub fn launch_guarded<D: DeviceCopy + PartialEq>(
     n_out: usize,
@@ -34,6 +44,8 @@ pub fn launch_guarded<D: DeviceCopy + PartialEq>(
 }
 
 /// A context for this test's thread, or `None` (after saying so) on a machine without a GPU.
+#[cfg(feature = "cust")]
+#[allow(dead_code)]
 pub fn gpu(test: &str) -> Option<(Context, Stream)> {
     match rc::runtime::gpu() {
         Ok(info) => {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::*;
 
 use crate::bench::grid::report::{groups, Group, Row, Series};
-use crate::bench::plot::{plot_error, COLOURS};
+use crate::bench::plot::{chart, Frame, COLOURS};
 use crate::common::Result;
 
 const SIZE: (u32, u32) = (1280, 640);
@@ -77,16 +77,10 @@ fn bars(rows: &[Row], path: &Path, plot: &Plot) -> Result<bool> {
     // One segment per bar and a gap per group; the group's name under its middle bar.
     let per_group = Series::ALL.len() as i32 + 1;
     let middle = per_group / 2 - 1;
-    let draw = || -> std::result::Result<(), Box<dyn std::error::Error>> {
-        let root = SVGBackend::new(path, SIZE).into_drawing_area();
-        root.fill(&WHITE)?;
-        let x = (0..groups.len() as i32 * per_group).into_segmented();
-        let mut chart = ChartBuilder::on(&root)
-            .caption(format!("2D and 3D stencils, boundary clamp ({gpu})"), ("sans-serif", 20))
-            .margin(16)
-            .x_label_area_size(40)
-            .y_label_area_size(72)
-            .build_cartesian_2d(x, 0.0..top * 1.4)?;
+    let x = (0..groups.len() as i32 * per_group).into_segmented();
+    let frame =
+        Frame { size: SIZE, caption: format!("2D and 3D stencils, boundary clamp ({gpu})"), label_areas: (40, 72) };
+    chart(path, frame, x, 0.0..top * 1.4, |chart| {
         let label = |x: &SegmentValue<i32>| match x {
             SegmentValue::CenterOf(j) if j % per_group == middle => {
                 groups.get((j / per_group) as usize).map(group_label).unwrap_or_default()
@@ -132,15 +126,7 @@ fn bars(rows: &[Row], path: &Path, plot: &Plot) -> Result<bool> {
                 .label(series.label())
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], colour.filled()));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .draw()?;
-        root.present()?;
         Ok(())
-    };
-    draw().map_err(plot_error(path))?;
+    })?;
     Ok(true)
 }
