@@ -38,9 +38,9 @@
 //! launch map's [`crate::launch_map::TileOrder::EdgesFirst`]), and the edge path's rule along x selects by masks computed once
 //! per strip (`step_rule_masked`): on an H200, 8192 x 8192 heat at T = 10 went from 2.75x to
 //! 3.01x the copy per launch (bench/results/HISTORY.md: 2026-11-24-h200-fused2d3). The edges kernel is
-//! launched over only its own blocks ([`FusedTile::strips`]) and the numbering divides in 32
-//! bits (3.16x), and the interior path's windows take one register row more, so no new row is
-//! copied (3.34x; bench/results/HISTORY.md: 2026-11-24-h200-heat2d4).
+//! launched over only its own blocks (the launch map's edge strips, [`crate::launch_map`]) and
+//! the numbering divides in 32 bits (3.16x), and the interior path's windows take one register
+//! row more, so no new row is copied (3.34x; bench/results/HISTORY.md: 2026-11-24-h200-heat2d4).
 
 use crate::boundary::Boundary;
 use crate::distribution::vector_access_elements;

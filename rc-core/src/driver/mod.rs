@@ -10,7 +10,7 @@
 //!
 //! The fused route has no instruction selection of its own: its exchanges and per-step
 //! boundary rules have no one-step instruction form, so its lowering pass builds the machine
-//! program's statements directly ([`crate::time_steps::lower_fused`]).
+//! program's statements directly (`time_steps::lower_fused`).
 
 pub mod checks;
 
@@ -53,13 +53,13 @@ pub enum Pass {
     /// Along x, which lane fetches which element from which register ([`Schedule::plan`]).
     Schedule,
     /// The warp program of one step: stages, cache loads, the body's nodes for every output,
-    /// stores ([`crate::program::select`]).
+    /// stores (`program::select`).
     Select,
     /// A streaming tile's steps overlapped ([`Pipeline::build`]); other tiles pass through.
     Pipeline,
     /// Which block runs which tile ([`LaunchMap`]).
     Place,
-    /// The machine program ([`Machine::lower`]; fused steps, [`crate::time_steps::lower_fused`]).
+    /// The machine program ([`Machine::lower`]; fused steps, `time_steps::lower_fused`).
     Lower,
 }
 

@@ -346,7 +346,7 @@ impl fmt::Display for Operand {
 }
 
 /// One operation a line, as the machine program's text form shows it
-/// ([`crate::machine::text`]).
+/// (`machine::text`, [`crate::machine::MachineText`]).
 impl fmt::Display for IndexOp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -20,14 +20,14 @@ impl Machine {
     /// - vector layouts: two paths. Interior tiles (every element they load lies inside the
     ///   input, the common case) load with vectors; other tiles load element by element under
     ///   the boundary rule, or in a one-step 2D tile whose input rows lie inside the grid and
-    ///   are whole vectors, with vectors under the rule along x ([`Lowering::boundary_vectors`]).
+    ///   are whole vectors, with vectors under the rule along x (`Lowering::boundary_vectors`).
     ///   On all, each load goes just before the instruction that first
     ///   reads it, so ptxas can overlap loads with the arithmetic and keep few registers:
     ///   loading the whole cache first kept a window of 2r + V registers live at once, and the
     ///   occupancy too low to hide memory latency. A 2D tile of a large box evaluates input row
     ///   after input row ([`WarpProgram::evaluates_by_input_rows`]). Stores go last, as vectors where the
     ///   whole tile's outputs exist (on a 2D interior tile without a test where its loads being
-    ///   inside implies it, [`Lowering::inside_stores_whole`]);
+    ///   inside implies it, `Lowering::inside_stores_whole`);
     /// - staged windows: the stage, then the body with each window vector read from shared
     ///   memory just before its first reader (the stage applied the boundary rule), then the
     ///   stores as above.
@@ -87,7 +87,7 @@ const ROW_ORDER_GAIN: f64 = 1.4;
 impl WarpProgram {
     /// Whether the machine program evaluates the tile input row after input row (each input
     /// row added to every output row that reads it, then dropped) instead of output row after
-    /// output row: a 2D box tile whose input-row order keeps [`ROW_ORDER_GAIN`] times fewer
+    /// output row: a 2D box tile whose input-row order keeps `ROW_ORDER_GAIN` times fewer
     /// values live than the program's order keeps on its boundary path (box r = 2 and 4).
     pub fn evaluates_by_input_rows(&self) -> bool {
         if self.ring.is_some() || self.staged || self.vector == 1 {
