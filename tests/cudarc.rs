@@ -1,5 +1,6 @@
-//! The cudarc runtime (`features = ["cudarc"]`): the same checks and results as cust's. Without a
-//! GPU, the tests that need one print why they skipped and pass; the others hold everywhere.
+//! The cudarc runtime (`features = ["cudarc"]`): the same checks and results as cust's. The tests
+//! that need a GPU are `#[ignore]`d (`--include-ignored` runs them, as the GPU machine does); the
+//! others hold everywhere.
 
 use rc::prelude::*;
 use rc::runtime::cudarc::driver::{CudaContext, CudaStream};
@@ -78,6 +79,7 @@ fn run_cudarc_without_a_gpu_says_so_and_why() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn run_cudarc_matches_the_cpu_bit_for_bit() {
     let Some(_stream) = gpu("run_cudarc_matches_the_cpu_bit_for_bit") else { return };
     let data = input(100_003);
@@ -90,6 +92,7 @@ fn run_cudarc_matches_the_cpu_bit_for_bit() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn array_parameters_launch_through_cudarc() {
     let Some(stream) = gpu("array_parameters_launch_through_cudarc") else { return };
     let (data, h) = (input(4099), [0.125, -0.5, 1.25, -0.5, 0.125]);
@@ -102,6 +105,7 @@ fn array_parameters_launch_through_cudarc() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn launch_cudarc_writes_views_and_nothing_beyond_them() {
     let Some(stream) = gpu("launch_cudarc_writes_views_and_nothing_beyond_them") else { return };
     let data = input(4099);
@@ -119,6 +123,7 @@ fn launch_cudarc_writes_views_and_nothing_beyond_them() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn launch_cudarc_refuses_a_view_that_starts_mid_vector() {
     let Some(stream) = gpu("launch_cudarc_refuses_a_view_that_starts_mid_vector") else { return };
     let data = input(4099);
@@ -136,6 +141,7 @@ fn launch_cudarc_refuses_a_view_that_starts_mid_vector() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn launch_cudarc_refuses_a_non_primary_context() {
     let test = "launch_cudarc_refuses_a_non_primary_context";
     let Some(_stream) = gpu(test) else { return };
@@ -190,6 +196,7 @@ fn varying(u: Window<f32>, k: Window<f32>) -> f32 {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn time_steps_through_cudarc_equal_run_cpu_steps() {
     let Some(stream) = gpu("time_steps_through_cudarc_equal_run_cpu_steps") else { return };
     let (u, k) = (input(100_003), (0..100_003).map(|i| 0.1 + 0.01 * (i % 13) as f32).collect::<Vec<f32>>());
@@ -221,6 +228,7 @@ fn heat2d(w: Window2<f32>) -> f32 {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn time_steps_in_2d_through_cudarc_equal_run_cpu_steps() {
     let Some(stream) = gpu("time_steps_in_2d_through_cudarc_equal_run_cpu_steps") else { return };
     let t = heat2d::STEPS_PER_LAUNCH as usize;
@@ -349,6 +357,7 @@ fn sixteen_bit_block_tiles_of_fused_steps_equal_run_cpu_steps() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn sixteen_bit_stencils_launch_and_run_through_cudarc_bit_for_bit() {
     use half::{bf16, f16};
     let Some(stream) = gpu("sixteen_bit_stencils_launch_and_run_through_cudarc_bit_for_bit") else { return };

@@ -2,8 +2,9 @@
 //! the CPU reference bit for bit (NaN equals NaN). Outputs are poisoned before each launch and
 //! checked to be fully written; guard elements on both sides must stay untouched.
 //!
-//! Without a GPU every test here prints why it skipped and passes: CI has no GPU, and the
-//! GPU machine runs these binaries (see bench/results/ and docs/ for the committed records).
+//! Every test here needs a GPU and is `#[ignore]`d: `cargo test` (CI has no GPU) reports them
+//! as ignored, and the GPU machine runs these binaries with `--include-ignored` (see
+//! docs/gpu-runs/ for the committed records); without a GPU they then print why they skipped.
 
 mod catalogue;
 
@@ -96,6 +97,7 @@ fn report(test: &str, visitor: OnGpu<'_>) {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn catalogue_stencils_equal_their_reference_on_the_gpu() {
     let Some((_context, stream)) = gpu("catalogue_stencils_equal_their_reference_on_the_gpu") else { return };
     let mut v = OnGpu { stream: &stream, failures: Vec::new(), checked: 0 };
@@ -157,6 +159,7 @@ impl catalogue::VisitHalf for OnGpu<'_> {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn sixteen_bit_stencils_equal_their_reference_on_the_gpu() {
     let Some((_context, stream)) = gpu("sixteen_bit_stencils_equal_their_reference_on_the_gpu") else { return };
     let mut v = OnGpu { stream: &stream, failures: Vec::new(), checked: 0 };
@@ -166,6 +169,7 @@ fn sixteen_bit_stencils_equal_their_reference_on_the_gpu() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn random_stencils_equal_their_reference_on_the_gpu() {
     let Some((_context, stream)) = gpu("random_stencils_equal_their_reference_on_the_gpu") else { return };
     let mut v = OnGpu { stream: &stream, failures: Vec::new(), checked: 0 };
@@ -414,6 +418,7 @@ where
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn every_radius_1_to_40_with_every_coarsening_1_to_8_and_every_strategy_matches_on_the_gpu() {
     let Some((_context, stream)) =
         gpu("every_radius_1_to_40_with_every_coarsening_1_to_8_and_every_strategy_matches_on_the_gpu")
@@ -439,6 +444,7 @@ fn every_radius_1_to_40_with_every_coarsening_1_to_8_and_every_strategy_matches_
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn every_warp_width_boundary_and_element_type_matches_on_the_gpu() {
     let Some((_context, stream)) = gpu("every_warp_width_boundary_and_element_type_matches_on_the_gpu") else { return };
     let patterns = || {
@@ -456,6 +462,7 @@ fn every_warp_width_boundary_and_element_type_matches_on_the_gpu() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn granule_window_and_staged_distributions_match_on_the_gpu() {
     let Some((_context, stream)) = gpu("granule_window_and_staged_distributions_match_on_the_gpu") else { return };
     let patterns = || {
@@ -482,6 +489,7 @@ fn granule_window_and_staged_distributions_match_on_the_gpu() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn several_fields_on_every_distribution_and_strategy_match_on_the_gpu() {
     let Some((_context, stream)) = gpu("several_fields_on_every_distribution_and_strategy_match_on_the_gpu") else {
         return;
@@ -549,6 +557,7 @@ fn sums_of_signed_zeros_keep_their_sign_on_the_gpu() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn an_input_longer_than_2_pow_31_is_indexed_with_64_bits() {
     let Some((_context, stream)) = gpu("an_input_longer_than_2_pow_31_is_indexed_with_64_bits") else { return };
     if sample().is_some() {
@@ -577,6 +586,7 @@ fn an_input_longer_than_2_pow_31_is_indexed_with_64_bits() {
 /// The generated `run` and `launch` take an array parameter by value, as `run_cpu` does, and the
 /// kernel reads its elements in order.
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn array_parameters_pass_through_the_generated_gpu_functions() {
     let Some((_context, stream)) = gpu("array_parameters_pass_through_the_generated_gpu_functions") else { return };
     let (h, gain) = ([0.5, -0.25, 1.0, -0.75, 0.125], 1.5);

@@ -1,7 +1,7 @@
 //! 2D and 3D stencils on the GPU: every grid catalogue stencil, launched through rc-runtime over
 //! grids of awkward shapes, equals `run_cpu` bit for bit; outputs are poisoned before each
 //! launch and guard elements on both sides must stay untouched; a grid of more than 2^31
-//! elements is indexed with 64 bits. Without a GPU every test says why it skipped and passes.
+//! elements is indexed with 64 bits. Every test needs a GPU and is `#[ignore]`d (`--include-ignored` runs them).
 
 mod catalogue;
 
@@ -120,6 +120,7 @@ impl catalogue::VisitHalf for OnGpu<'_> {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn grid_catalogue_stencils_equal_their_reference_on_the_gpu() {
     let Some((_context, stream)) = gpu("grid_catalogue_stencils_equal_their_reference_on_the_gpu") else { return };
     let mut v = OnGpu { stream: &stream, failures: Vec::new(), checked: 0 };
@@ -129,6 +130,7 @@ fn grid_catalogue_stencils_equal_their_reference_on_the_gpu() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn sixteen_bit_grid_stencils_equal_their_reference_on_the_gpu() {
     let Some((_context, stream)) = gpu("sixteen_bit_grid_stencils_equal_their_reference_on_the_gpu") else { return };
     let mut v = OnGpu { stream: &stream, failures: Vec::new(), checked: 0 };
@@ -138,6 +140,7 @@ fn sixteen_bit_grid_stencils_equal_their_reference_on_the_gpu() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn a_grid_of_more_than_2_pow_31_elements_is_indexed_with_64_bits() {
     let Some((_context, stream)) = gpu("a_grid_of_more_than_2_pow_31_elements_is_indexed_with_64_bits") else { return };
     if sample().is_some() {
@@ -166,6 +169,7 @@ fn a_grid_of_more_than_2_pow_31_elements_is_indexed_with_64_bits() {
 /// addition (`rc_core::zero_start`): over windows of signed zeros, NaN and infinities the GPU
 /// equals `run_cpu` bit for bit, the default 2D tile and a streamed one.
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn scaled_sums_of_signed_zeros_keep_their_sign_on_the_gpu() {
     let Some((_context, stream)) = gpu("scaled_sums_of_signed_zeros_keep_their_sign_on_the_gpu") else { return };
     let mut failures = Vec::new();
@@ -186,6 +190,7 @@ fn scaled_sums_of_signed_zeros_keep_their_sign_on_the_gpu() {
 /// A 2D launch numbers its bands of blocks along the grid's y and z (CUDA allows 65535 along
 /// y): a grid of more bands than that equals `run_cpu`, the bands past the last doing nothing.
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn a_grid_of_more_bands_than_a_grid_column_holds_folds_them_into_z() {
     let Some((_context, stream)) = gpu("a_grid_of_more_bands_than_a_grid_column_holds_folds_them_into_z") else {
         return;
@@ -207,6 +212,7 @@ fn a_grid_of_more_bands_than_a_grid_column_holds_folds_them_into_z() {
 
 /// The generated 2D `run` and `launch` take an array parameter by value after the shape.
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn array_parameters_pass_through_the_generated_grid_functions() {
     let Some((_context, stream)) = gpu("array_parameters_pass_through_the_generated_grid_functions") else { return };
     let k = [0.0625, -0.125, 0.25, 0.5, -1.0, 0.5, 0.25, -0.125, 0.0625];

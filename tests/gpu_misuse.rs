@@ -3,7 +3,7 @@
 //! back as its error before anything is launched; the legitimate neighbours of each mistake
 //! (adjacent views of one allocation, managed memory) must still launch and match the CPU.
 //!
-//! Without a GPU every test here prints why it skipped and passes, as in `tests/gpu.rs`.
+//! Every test here needs a GPU and is `#[ignore]`d, as in `tests/gpu.rs`.
 
 mod support;
 use rc::prelude::*;
@@ -57,6 +57,7 @@ fn range(slice: &DeviceSlice<f32>) -> (u64, u64) {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn an_output_overlapping_the_input_is_refused_before_any_launch() {
     let Some((_context, stream)) = gpu("an_output_overlapping_the_input_is_refused_before_any_launch") else {
         return;
@@ -92,6 +93,7 @@ fn an_output_overlapping_the_input_is_refused_before_any_launch() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn adjacent_views_of_one_allocation_launch() {
     let Some((_context, stream)) = gpu("adjacent_views_of_one_allocation_launch") else { return };
     let data = input();
@@ -123,6 +125,7 @@ fn adjacent_views_of_one_allocation_launch() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn buffers_of_another_context_are_refused() {
     let Some((_context, stream)) = gpu("buffers_of_another_context_are_refused") else { return };
     let data = input();
@@ -165,6 +168,7 @@ fn buffers_of_another_context_are_refused() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn managed_memory_launches() {
     let Some((_context, stream)) = gpu("managed_memory_launches") else { return };
     let data = input();
@@ -183,6 +187,7 @@ fn managed_memory_launches() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn an_output_overlapping_a_second_input_is_refused_and_one_buffer_may_be_both_inputs() {
     let test = "an_output_overlapping_a_second_input_is_refused_and_one_buffer_may_be_both_inputs";
     let Some((_context, stream)) = gpu(test) else { return };

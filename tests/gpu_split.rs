@@ -3,8 +3,8 @@
 //! fewer) and all on one GPU, 2D and 3D, every boundary rule that keeps the shape, one step and
 //! fused steps per exchange, a system of two fields, a coefficient field: the gathered state
 //! equals one GPU's `run_steps` and `run_cpu_steps` bit for bit, from ping-pong buffers
-//! poisoned first. Without a GPU every test that needs one prints why it skipped and passes; the
-//! checks made before any driver call hold everywhere.
+//! poisoned first. The tests that need a GPU are `#[ignore]`d (`--include-ignored` runs them);
+//! the checks made before any driver call hold everywhere.
 
 use rc::prelude::*;
 use rc::runtime::{run_steps_cudarc_grid, Error};
@@ -110,6 +110,7 @@ fn device_sets(count: usize) -> Vec<Option<&'static [usize]>> {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn split_2d_steps_equal_one_gpu_for_every_boundary() {
     let Some(count) = gpus("split_2d_steps_equal_one_gpu_for_every_boundary") else { return };
     let shape = Extent::from([301, 517]);
@@ -127,6 +128,7 @@ fn split_2d_steps_equal_one_gpu_for_every_boundary() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn split_3d_steps_equal_one_gpu() {
     let Some(count) = gpus("split_3d_steps_equal_one_gpu") else { return };
     let shape = Extent::from([37, 45, 70]);
@@ -143,6 +145,7 @@ fn split_3d_steps_equal_one_gpu() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn a_split_system_and_a_split_coefficient_field_equal_one_gpu() {
     let Some(count) = gpus("a_split_system_and_a_split_coefficient_field_equal_one_gpu") else { return };
     let shape = Extent::from([130, 200]);
@@ -170,6 +173,7 @@ fn a_split_system_and_a_split_coefficient_field_equal_one_gpu() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn fill_from_global_coordinates_equals_scatter() {
     let Some(_) = gpus("fill_from_global_coordinates_equals_scatter") else { return };
     let shape = [64, 96];

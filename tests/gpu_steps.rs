@@ -5,7 +5,7 @@
 //! one point to 600 x 1030 (several tiles and strips), in 3D over shapes from one point and one
 //! plane to 70 x 33 x 260 (several tiles and columns), coefficient fields under `valid` too.
 //!
-//! Without a GPU every test prints why it skipped and passes.
+//! Every test needs a GPU and is `#[ignore]`d, as in `tests/gpu.rs`.
 
 mod support;
 use support::{gpu, runs_length, GUARD};
@@ -352,6 +352,7 @@ fn shrunk(radius: usize) -> impl Fn(usize, usize) -> Option<usize> {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn launch_steps_and_run_steps_equal_run_cpu_steps() {
     let Some((_context, stream)) = gpu("launch_steps_and_run_steps_equal_run_cpu_steps") else { return };
     let mut failures = Vec::new();
@@ -373,6 +374,7 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn ping_pong_buffers_of_other_lengths_are_refused_before_any_launch() {
     let Some((_context, stream)) = gpu("ping_pong_buffers_of_other_lengths_are_refused_before_any_launch") else {
         return;
@@ -463,6 +465,7 @@ fn check_grid<T: Element + DeviceCopy, const D: usize>(
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn launch_steps_and_run_steps_equal_run_cpu_steps_in_2d() {
     let Some((_context, stream)) = gpu("launch_steps_and_run_steps_equal_run_cpu_steps_in_2d") else { return };
     let mut failures = Vec::new();
@@ -481,6 +484,7 @@ fn launch_steps_and_run_steps_equal_run_cpu_steps_in_2d() {
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn launch_steps_and_run_steps_equal_run_cpu_steps_in_3d() {
     let Some((_context, stream)) = gpu("launch_steps_and_run_steps_equal_run_cpu_steps_in_3d") else { return };
     let mut failures = Vec::new();
@@ -558,6 +562,7 @@ fn compare_fields<T: Element>(what: &str, got: &[Vec<T>], want: &[Vec<T>]) -> Re
 }
 
 #[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn systems_step_every_field_together_on_the_gpu() {
     let Some((_context, stream)) = gpu("systems_step_every_field_together_on_the_gpu") else { return };
     let mut failures: Vec<String> = Vec::new();
