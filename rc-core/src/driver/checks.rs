@@ -142,19 +142,36 @@ fn scheduled(draft: &Draft) -> Result<(), String> {
 /// every output stored once.
 fn selected(draft: &Draft, pipelined: bool) -> Result<(), String> {
     let Some(selected) = draft.selected.as_ref() else { return Ok(()) };
-    let carried: HashSet<Reg> = match (&draft.pipeline, pipelined) {
-        (Some(pipeline), true) => pipeline.carries.iter().map(|&(dst, _)| dst).collect(),
-        _ => HashSet::new(),
-    };
-    let mut written: HashSet<Reg> = HashSet::new();
+    // Without a pipeline the pipeline pass changed nothing that select's check has not seen.
+    if pipelined && draft.pipeline.is_none() {
+        return Ok(());
+    }
+    // Every kernel the macro and the cost model compile runs this: a register's state is a
+    // slot indexed by the register, not a hash set.
+    #[derive(Clone, Copy, PartialEq)]
+    enum State {
+        Unwritten,
+        Written,
+        Carried,
+    }
+    let mut state = vec![State::Unwritten; selected.reg_types.len()];
+    if let (Some(pipeline), true) = (&draft.pipeline, pipelined) {
+        for &(dst, _) in &pipeline.carries {
+            if let Some(slot) = state.get_mut(dst as usize) {
+                *slot = State::Carried;
+            }
+        }
+    }
+    let at = |state: &[State], reg: Reg| state.get(reg as usize).copied().unwrap_or(State::Unwritten);
     let mut stored: HashSet<(u32, u32, u32)> = HashSet::new();
     for (i, instr) in selected.instrs.iter().enumerate() {
-        if let Some(reg) = instr.uses().into_iter().find(|reg| !written.contains(reg) && !carried.contains(reg)) {
+        if let Some(reg) = instr.uses().into_iter().find(|&reg| at(&state, reg) == State::Unwritten) {
             return Err(format!("instruction {i} ({instr:?}) reads r{reg} before any instruction writes it"));
         }
         if let Some(reg) = instr.def() {
-            if !written.insert(reg) || carried.contains(&reg) {
-                return Err(format!("instruction {i} writes r{reg}, which is written elsewhere too"));
+            match state.get_mut(reg as usize) {
+                Some(slot) if *slot == State::Unwritten => *slot = State::Written,
+                _ => return Err(format!("instruction {i} writes r{reg}, which is written elsewhere too")),
             }
         }
         if let &Instr::Store { field, output, row, .. } = instr {
