@@ -262,13 +262,13 @@ pub fn choose_given(pattern: Pattern, given: Given, body: &Body) -> Result<Choic
     let mut refused: Option<Error> = None;
     for (layout, p) in candidates {
         let Ok(candidate) = with_outputs(pattern, p) else { continue };
-        match WarpProgram::compile_for(candidate, Strategy::RegisterCache, layout, body) {
+        match WarpProgram::candidate_for(candidate, layout, body) {
             Ok(program) if !program.register_estimate().exceeds_limit() => {
                 if bounded(&program).is_none() {
                     estimates.push(estimate(&program, layout));
                 }
                 for bounds in [bounded(&program), wide_bounds(&program, one_vector)].into_iter().flatten() {
-                    match WarpProgram::compile_for(bounds, Strategy::RegisterCache, layout, body) {
+                    match WarpProgram::candidate_for(bounds, layout, body) {
                         Ok(program) => estimates.push(estimate(&program, layout)),
                         Err(e) => refused = Some(e),
                     }
@@ -373,7 +373,7 @@ fn staged_planes(pattern: Pattern, given: Given, body: &Body, vector: u32) -> Op
     // The model's rows first where the attribute gave none; the pattern's where they do not fit.
     let rows = (!given.rows).then(|| with_tile(tile, outputs, model_rows).ok()).flatten();
     rows.into_iter().chain([tile]).find_map(|candidate| {
-        let program = WarpProgram::compile_for(candidate, Strategy::RegisterCache, layout, body).ok()?;
+        let program = WarpProgram::candidate_for(candidate, layout, body).ok()?;
         (!program.register_estimate().exceeds_limit()).then(|| (estimate(&program, layout), candidate))
     })
 }
@@ -742,7 +742,7 @@ impl fmt::Display for Choice {
 /// kernel from `fuse = T`. 1 (no fused kernel) where nothing fits.
 pub fn steps_per_launch(pattern: &Pattern, body: &Body) -> u32 {
     const WIDTH_AT: u32 = 16;
-    let fits = |steps| matches!(WarpProgram::compile_steps(*pattern, body, steps), Ok(program) if !program.register_estimate().exceeds_limit());
+    let fits = |steps| matches!(crate::driver::compile_candidate(*pattern, body, crate::driver::Steps::Fused(steps)), Ok(program) if !program.register_estimate().exceeds_limit());
     match pattern.dims() {
         Dims::One => {
             let element = body.element();

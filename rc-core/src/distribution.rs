@@ -369,6 +369,15 @@ impl Layout {
             Layout::Planes(v) => Box::new(StagedWindow::planes(pattern, v)?),
         })
     }
+
+    /// The distribution a kernel of `strategy` uses: this layout's for the register cache; the
+    /// baselines map outputs to lanes as round-robin does.
+    pub fn build_for(self, strategy: Strategy, pattern: &Pattern) -> Result<Box<dyn Distribution>, ScheduleError> {
+        match strategy {
+            Strategy::RegisterCache => self.build(pattern),
+            _ => Ok(Box::new(RoundRobin::new(pattern))),
+        }
+    }
 }
 
 impl Layout {

@@ -214,11 +214,20 @@ impl WarpProgram {
         layout: Layout,
         body: &Body,
     ) -> Result<WarpProgram, Error> {
-        let distribution = match strategy {
-            Strategy::RegisterCache => layout.build(&pattern)?,
-            _ => Box::new(RoundRobin::new(&pattern)),
-        };
+        let distribution = layout.build_for(strategy, &pattern)?;
         WarpProgram::compile_with(pattern, strategy, distribution.as_ref(), body)
+    }
+
+    /// [`WarpProgram::compile_for`] for a cost model's candidate, without the driver's checks
+    /// ([`crate::driver::compile_candidate`]).
+    pub(crate) fn candidate_for(pattern: Pattern, layout: Layout, body: &Body) -> Result<WarpProgram, Error> {
+        let strategy = Strategy::RegisterCache;
+        let distribution = layout.build_for(strategy, &pattern)?;
+        crate::driver::compile_candidate(
+            pattern,
+            body,
+            crate::driver::Steps::One { strategy, distribution: distribution.as_ref() },
+        )
     }
 
     /// The launch of kernel `kernel` of this program from an input of shape `input` to an

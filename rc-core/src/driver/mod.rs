@@ -92,7 +92,17 @@ impl fmt::Display for Pass {
 /// Compiles `body` on `pattern` through the passes of `steps`, checking each pass's result in
 /// tests and debug builds.
 pub fn compile(pattern: Pattern, body: &Body, steps: Steps) -> Result<WarpProgram, Error> {
-    let draft = run_through(pattern, body, steps, Pass::Lower)?;
+    finish(run(pattern, body, steps, Pass::Lower, cfg!(debug_assertions))?)
+}
+
+/// Compiles a cost model's candidate: the passes without their checks. The model compiles
+/// dozens of candidates for every kernel the macro prints (the checks cost about as much as
+/// the passes), and the one it chooses is compiled again through [`compile`], checked.
+pub(crate) fn compile_candidate(pattern: Pattern, body: &Body, steps: Steps) -> Result<WarpProgram, Error> {
+    finish(run(pattern, body, steps, Pass::Lower, false)?)
+}
+
+fn finish(draft: Draft) -> Result<WarpProgram, Error> {
     let passes = draft.passes;
     let mut program = checks::built(draft.program, Pass::Lower, "the program")?;
     program.passes = passes;
@@ -103,10 +113,14 @@ pub fn compile(pattern: Pattern, body: &Body, steps: Steps) -> Result<WarpProgra
 /// route does not list it), each checked in tests and debug builds: what a test that breaks a
 /// pass's result starts from ([`checks::after`]).
 pub fn run_through<'a>(pattern: Pattern, body: &Body, steps: Steps<'a>, through: Pass) -> Result<Draft<'a>, Error> {
+    run(pattern, body, steps, through, cfg!(debug_assertions))
+}
+
+fn run<'a>(pattern: Pattern, body: &Body, steps: Steps<'a>, through: Pass, checked: bool) -> Result<Draft<'a>, Error> {
     let mut draft = Draft::new(pattern, body, steps);
     for &pass in steps.passes() {
         draft.run(pass)?;
-        if cfg!(debug_assertions) {
+        if checked {
             checks::after(pass, &draft)?;
         }
         draft.passes.push(pass);
