@@ -62,7 +62,7 @@ pub use rc_runtime as runtime;
 /// [`SplitGrid`](split::SplitGrid), the same over every GPU of the process. The guide's
 /// [many GPUs](guide::many_gpus) chapter shows them.
 pub mod split {
-    pub use rc_core::decomposition::{Band, Decomposition, HaloCopy};
+    pub use rc_core::decomposition::{Band, Decomposition, HaloCopy, EXCHANGE_COST};
     pub use rc_core::split_steps::{run_split_steps, CpuSteps};
     pub use rc_core::DecompositionError;
     #[cfg(feature = "cudarc")]

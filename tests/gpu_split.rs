@@ -210,3 +210,24 @@ fn a_split_grid_says_what_it_expected() {
     let err = grid.step_bands(2, (0.1,)).expect_err("two steps on a halo of one");
     assert!(matches!(err, Error::SplitSteps { steps: 2, most: 1, .. }), "{err}");
 }
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
+fn one_exchange_serves_the_steps_its_halo_covers() {
+    let Some(_) = gpus("one_exchange_serves_the_steps_its_halo_covers") else { return };
+    let shape = Extent::from([60, 70]);
+    let input = field::<f32>(shape.len().unwrap_or(0), 7);
+    let split = Decomposition::new(&heat_zero::KERNEL.pattern(), shape, 3, 4).expect("split");
+    let mut grid = SplitGrid::new(&heat_zero::KERNEL, split).expect("grid");
+    grid.scatter(&[&input]).expect("scatter");
+    // Nine calls of one step on a halo of four: exchanges before the fifth and the ninth.
+    let mut covered = Vec::new();
+    for _ in 0..9 {
+        grid.step_bands(1, (0.2,)).expect("a step");
+        covered.push(grid.steps_covered());
+    }
+    assert_eq!(covered, [3, 2, 1, 0, 3, 2, 1, 0, 3]);
+    let got = grid.gather().expect("gather").remove(0);
+    let one_gpu = run_steps_cudarc_grid(&heat_zero::KERNEL, &[&input], shape, 9, (0.2,)).expect("one GPU").remove(0);
+    assert_eq!(first_difference(&got, &one_gpu), None, "nine calls of one step against one GPU's nine steps");
+}

@@ -1,7 +1,9 @@
 //! `--split`: a grid split over the GPUs of this process (`rc::split::SplitGrid`), weak scaling
 //! from 1 to G GPUs (G: every visible GPU), each GPU holding the same band: the 2D 5-point heat
-//! step at 16384 x 16384 per GPU, one step per launch and fused (an exchange every fused
-//! launch), and the 3D 7-point step at 512^3 per GPU, one step per launch. Each case is first
+//! step at 16384 x 16384 per GPU, one step per launch and fused, and the 3D 7-point step at
+//! 512^3 per GPU, one step per launch; each with an exchange after every launch, and with
+//! `Decomposition::balanced_steps_per_exchange` (deeper halos, an exchange every few launches:
+//! fewer exchanges against a few rows computed twice). Each case is first
 //! checked bit-exact against one GPU's `run_steps` (and that against `run_cpu_steps`) on a
 //! smaller grid split the same way; then the median of the timed rounds (a round: the steps
 //! between two exchanges on every rank, and the exchange) after warm-up, by CUDA events on
@@ -24,6 +26,13 @@ use crate::common::{compare, Result};
 /// The 5-point heat step (Jacobi with a source-free update), zero outside the domain.
 #[stencil(radius = 1, boundary = zero)]
 pub fn heat2d(w: Window2<f32>, alpha: f32) -> f32 {
+    w[(0, 0)] + alpha * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
+}
+
+/// The same step, one step per launch whatever the steps asked (a fused kernel would take
+/// runs of 10).
+#[stencil(radius = 1, boundary = zero, fuse = 1)]
+pub fn heat2d_one(w: Window2<f32>, alpha: f32) -> f32 {
     w[(0, 0)] + alpha * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - 4.0 * w[(0, 0)])
 }
 
@@ -66,23 +75,56 @@ fn whole(shape: Extent) -> Vec<f32> {
 #[derive(Clone, Copy)]
 struct Case {
     name: &'static str,
-    /// 2D or 3D, and steps per exchange: 1, or the fused kernel's steps per launch.
+    /// 2D or 3D; one step per launch or the fused kernel's steps.
     three_d: bool,
     fused: bool,
+    /// An exchange after every launch, or every
+    /// [`Decomposition::balanced_steps_per_exchange`] steps (whole launches; deeper halos).
+    balanced: bool,
 }
 
-const CASES: [Case; 3] = [
-    Case { name: "2D 5-point heat, one step per launch", three_d: false, fused: false },
-    Case { name: "2D 5-point heat, fused", three_d: false, fused: true },
-    Case { name: "3D 7-point heat, one step per launch", three_d: true, fused: false },
+const CASES: [Case; 6] = [
+    Case { name: "2D 5-point heat, one step per launch", three_d: false, fused: false, balanced: false },
+    Case { name: "2D 5-point heat, one step per launch, balanced", three_d: false, fused: false, balanced: true },
+    Case { name: "2D 5-point heat, fused", three_d: false, fused: true, balanced: false },
+    Case { name: "2D 5-point heat, fused, balanced", three_d: false, fused: true, balanced: true },
+    Case { name: "3D 7-point heat, one step per launch", three_d: true, fused: false, balanced: false },
+    Case { name: "3D 7-point heat, one step per launch, balanced", three_d: true, fused: false, balanced: true },
 ];
 
 impl Case {
-    fn steps_per_exchange(&self) -> usize {
+    fn steps_per_launch(&self) -> usize {
         match (self.fused, self.three_d) {
             (false, _) => 1,
             (true, false) => heat2d::STEPS_PER_LAUNCH as usize,
             (true, true) => heat3d::STEPS_PER_LAUNCH as usize,
+        }
+    }
+
+    /// Steps per exchange for the whole grid `shape` over `ranks` ranks.
+    fn steps_per_exchange(&self, shape: Extent, ranks: usize) -> usize {
+        let launch = self.steps_per_launch();
+        match self.balanced {
+            false => launch,
+            true => Decomposition::balanced_steps_per_exchange(&self.pattern(), shape, ranks, launch),
+        }
+    }
+
+    /// The 2D case's stencil: fused, or one step per launch.
+    fn heat2d(&self) -> rc::Stencil<f32, (f32,)> {
+        if self.fused {
+            heat2d::KERNEL
+        } else {
+            heat2d_one::KERNEL
+        }
+    }
+
+    /// The pattern of the case's stencil (one for every kernel of its dimensions).
+    fn pattern(&self) -> rc::core::Pattern {
+        if self.three_d {
+            heat3d::KERNEL.pattern()
+        } else {
+            heat2d::KERNEL.pattern()
         }
     }
 
@@ -102,7 +144,7 @@ pub fn check_on_cpu() -> Result<usize> {
         let band = if case.three_d { vec![10, 9, 40] } else { vec![24, 64] };
         for ranks in 1..=3 {
             let shape = case.shape(ranks, &band);
-            let per_exchange = case.steps_per_exchange();
+            let per_exchange = case.steps_per_exchange(shape, ranks);
             let steps = 2 * per_exchange + 1;
             let input = whole(shape);
             let mut want = vec![0.0; input.len()];
@@ -114,7 +156,7 @@ pub fn check_on_cpu() -> Result<usize> {
                 kernel.run_cpu_steps_grid(&[&input], shape, &mut [&mut want], steps, (ALPHA_3D,))?;
                 run_split_steps(&kernel, &split, &[&input], &mut [&mut got], steps, (ALPHA_3D,), CpuSteps::Emulation)?;
             } else {
-                let kernel = heat2d::KERNEL;
+                let kernel = case.heat2d();
                 let split = Decomposition::new(&kernel.pattern(), shape, ranks, per_exchange)?;
                 kernel.run_cpu_steps_grid(&[&input], shape, &mut [&mut want], steps, (ALPHA_2D,))?;
                 run_split_steps(&kernel, &split, &[&input], &mut [&mut got], steps, (ALPHA_2D,), CpuSteps::Emulation)?;
@@ -149,7 +191,7 @@ mod on_gpus {
     use rc::split::{Decomposition, SplitGrid};
     use rc::{Extent, Params, Stencil};
 
-    use super::{heat2d, heat3d, initial, whole, Case, ALPHA_2D, ALPHA_3D, CASES};
+    use super::{heat3d, initial, whole, Case, ALPHA_2D, ALPHA_3D, CASES};
     use crate::bench::options::Options;
     use crate::bench::plot::{chart, Frame, COLOURS};
     use crate::common::{compare, fail, Result};
@@ -248,7 +290,7 @@ mod on_gpus {
                          {gb:.1} GB/s per GPU ({:.3} of copy), efficiency {efficiency:.3}, speedup {speedup:.2}x",
                         case.name,
                         scaling.name(),
-                        case.steps_per_exchange(),
+                        measured.steps_per_round,
                         measured.round_ms,
                         measured.exchange_ms,
                         100.0 * share,
@@ -261,7 +303,7 @@ mod on_gpus {
                         "{},{},{g},{},{},{},{share},{gb},{},{efficiency},{speedup}",
                         case.name,
                         scaling.name(),
-                        case.steps_per_exchange(),
+                        measured.steps_per_round,
                         measured.round_ms,
                         measured.exchange_ms,
                         gb / copy_gb
@@ -333,25 +375,28 @@ mod on_gpus {
     fn check(case: &Case, gpus: usize) -> Result<()> {
         for ranks in (1..=gpus).chain([2 * gpus]) {
             let shape = case.shape(ranks, &case.check_band());
-            let steps = 2 * case.steps_per_exchange() + 1;
+            let per_exchange = case.steps_per_exchange(shape, ranks);
+            let steps = 2 * per_exchange + 1;
             if case.three_d {
-                check_one(&heat3d::KERNEL, case, shape, ranks, steps, (ALPHA_3D,))?;
+                check_one(&heat3d::KERNEL, case, shape, ranks, per_exchange, steps, (ALPHA_3D,))?;
             } else {
-                check_one(&heat2d::KERNEL, case, shape, ranks, steps, (ALPHA_2D,))?;
+                check_one(&case.heat2d(), case, shape, ranks, per_exchange, steps, (ALPHA_2D,))?;
             }
         }
         Ok(())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn check_one<P: Params>(
         kernel: &Stencil<f32, P>,
         case: &Case,
         shape: Extent,
         ranks: usize,
+        per_exchange: usize,
         steps: usize,
         params: P,
     ) -> Result<()> {
-        let split = Decomposition::new(&kernel.pattern(), shape, ranks, case.steps_per_exchange())?;
+        let split = Decomposition::new(&kernel.pattern(), shape, ranks, per_exchange)?;
         let mut grid = SplitGrid::new(kernel, split)?;
         let input = whole(shape);
         grid.scatter(&[&input])?;
@@ -390,12 +435,12 @@ mod on_gpus {
             Scaling::Strong => case.shape(1, &band),
         };
         let devices: Vec<usize> = (0..gpus).collect();
-        let per_exchange = case.steps_per_exchange();
+        let per_exchange = case.steps_per_exchange(shape, gpus);
         let points_per_gpu = shape.len().unwrap_or(0) / gpus;
         let (round_ms, exchange_ms) = if case.three_d {
             measure_one(&heat3d::KERNEL, shape, gpus, per_exchange, &devices, (ALPHA_3D,), options)?
         } else {
-            measure_one(&heat2d::KERNEL, shape, gpus, per_exchange, &devices, (ALPHA_2D,), options)?
+            measure_one(&case.heat2d(), shape, gpus, per_exchange, &devices, (ALPHA_2D,), options)?
         };
         Ok(Measured { round_ms, exchange_ms, points_per_gpu, steps_per_round: per_exchange })
     }

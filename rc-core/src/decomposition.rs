@@ -23,6 +23,12 @@ use crate::error::DecompositionError;
 use crate::geometry::{Dims, Extent};
 use crate::pattern::Pattern;
 
+/// What one exchange costs, in element-steps a GPU computes meanwhile: measured ~40 us per
+/// exchange of peer copies and cross-GPU ordering between two H200s over NVLink (bench --split,
+/// docs/gpu-runs/2026-11-28-h200x2-session15.log), at ~4 TB/s over the 8 bytes an f32 element
+/// and step moves ([`Decomposition::balanced_steps_per_exchange`]).
+pub const EXCHANGE_COST: f64 = 20e6;
+
 /// A grid split along its outermost dimension into bands, one per rank, with halos of
 /// [`Decomposition::halo`] rows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,6 +98,43 @@ impl Decomposition {
         }
         let own: Vec<usize> = (0..ranks).map(|rank| rows / ranks + usize::from(rank < rows % ranks)).collect();
         Decomposition::with_bands(pattern, shape, &own, steps_per_exchange)
+    }
+
+    /// Steps between exchanges for a grid of shape `shape` of a stencil of `pattern` split
+    /// into `ranks` bands, whose launches each run `steps_per_launch` steps (1, or a fused
+    /// kernel's): the count that balances what an exchange costs against the halo rows that
+    /// deeper halos make every step compute again.
+    ///
+    /// An exchange every `S` steps costs `E / S` per step, `E` its fixed cost
+    /// ([`EXCHANGE_COST`]); a halo of `S * r` rows on each side with a neighbour adds up to
+    /// `2 * S * r` rows of `row_len` elements to every step. The sum is least at
+    /// `S = sqrt(E / (2 * r * row_len))`: 25 steps for 16384-element rows of radius 1 (the
+    /// extra rows are 0.3% of a 16384-row band, against an exchange every step costing ~8% of
+    /// it), 6 for 512 x 512 planes. Rounded to a multiple of `steps_per_launch` (an exchange
+    /// falls between launches), at least one launch, at most what the thinnest band holds
+    /// ([`Decomposition::most_ranks`]). One rank exchanges nothing: one launch.
+    pub fn balanced_steps_per_exchange(
+        pattern: &Pattern,
+        shape: impl Into<Extent>,
+        ranks: usize,
+        steps_per_launch: usize,
+    ) -> usize {
+        let shape = shape.into();
+        let components = shape.components();
+        let launch = steps_per_launch.max(1);
+        let (Some(&rows), Some(&radius)) = (components.first(), pattern.radius().components().first()) else {
+            return launch;
+        };
+        let (radius, row_len) = (radius.max(1) as usize, components[1..].iter().product::<usize>().max(1));
+        if ranks <= 1 {
+            return launch;
+        }
+        let best = (EXCHANGE_COST / (2.0 * radius as f64 * row_len as f64)).sqrt();
+        let launches = ((best / launch as f64).round() as usize).max(1);
+        // The thinnest band (`rows / ranks`, rounded down) must hold a halo of `S * r` rows.
+        let thinnest = rows / ranks;
+        let most = (thinnest / (radius * launch)).max(1);
+        launches.min(most) * launch
     }
 
     /// The most ranks [`Decomposition::new`] can split a grid of shape `shape` of a stencil of

@@ -67,7 +67,7 @@ pub mod zero_start;
 
 pub use body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
 pub use boundary::Boundary;
-pub use decomposition::{Band, Decomposition, HaloCopy};
+pub use decomposition::{Band, Decomposition, HaloCopy, EXCHANGE_COST};
 pub use distribution::{Distribution, Granule, LaneWindow, RoundRobin, Stage, StagedWindow};
 pub use error::{
     Argument, BodyError, DecompositionError, DistributionError, EmulationError, Error, Given, LengthError,

@@ -32,8 +32,9 @@ pub struct SplitGrid<T: Element + DeviceRepr, P: Params> {
     split: Decomposition,
     ranks: Vec<Rank<T>>,
     exchange: Exchange,
-    /// Whether the halos are out of date: steps ran since the last exchange.
-    stale: bool,
+    /// Steps the halos still cover: the split's steps per exchange after an exchange (or a
+    /// scatter), fewer as steps run; at 0 the next step exchanges first.
+    covered: usize,
 }
 
 /// One rank: its GPU's context, its stream, its local grid of every field, and the events that
@@ -114,7 +115,8 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
             .collect::<Result<Vec<_>, Error>>()?;
         let exchange = Exchange::DeviceCopies(split.exchange());
         exchange.enable_peer_access(&ranks, &contexts)?;
-        Ok(SplitGrid { stencil: *stencil, split, ranks, exchange, stale: false })
+        let covered = split.steps_per_exchange();
+        Ok(SplitGrid { stencil: *stencil, split, ranks, exchange, covered })
     }
 
     /// The split.
@@ -161,7 +163,7 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
                 band.upload(field, &part)?;
             }
         }
-        self.stale = false;
+        self.covered = self.split.steps_per_exchange();
         Ok(())
     }
 
@@ -204,10 +206,10 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
     pub fn run_steps(&mut self, steps: usize, params: P) -> Result<(), Error> {
         let mut left = steps;
         while left > 0 {
-            if self.stale {
+            if self.covered == 0 {
                 self.exchange()?;
             }
-            let now = left.min(self.split.steps_per_exchange());
+            let now = left.min(self.covered);
             self.step_bands(now, params)?;
             left -= now;
         }
@@ -215,7 +217,8 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
     }
 
     /// `steps` steps (at most the split's steps per exchange) on every rank's local grid, after
-    /// an [`SplitGrid::exchange`] if the halos are out of date. The pieces of
+    /// an [`SplitGrid::exchange`] if the halos do not cover `steps` more steps (so one exchange
+    /// may serve several calls: 24 calls of one step under 24 steps per exchange). The pieces of
     /// [`SplitGrid::run_steps`], for timing them apart; [`Error::SplitSteps`] for more steps
     /// than the halo covers.
     pub fn step_bands(&mut self, steps: usize, params: P) -> Result<(), Error> {
@@ -226,7 +229,7 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
         if steps == 0 {
             return Ok(());
         }
-        if self.stale {
+        if steps > self.covered {
             self.exchange()?;
         }
         for rank in 0..self.ranks.len() {
@@ -234,14 +237,22 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
             let shape = self.split.local_shape(rank);
             self.ranks[rank].step(&self.stencil, shape, steps, params)?;
         }
-        self.stale = self.split.ranks() > 1;
+        if self.split.ranks() > 1 {
+            self.covered -= steps;
+        }
         Ok(())
+    }
+
+    /// Steps the halos still cover before the next exchange: the split's steps per exchange
+    /// after an exchange or a scatter, fewer by each step run since (one rank: always all).
+    pub fn steps_covered(&self) -> usize {
+        self.covered
     }
 
     /// Refreshes every halo from its neighbour's own rows, on the device.
     pub fn exchange(&mut self) -> Result<(), Error> {
         self.exchange.run(&self.ranks, self.split.row_len())?;
-        self.stale = false;
+        self.covered = self.split.steps_per_exchange();
         Ok(())
     }
 
