@@ -35,12 +35,12 @@ step gpu env RC_GPU_SAMPLE=8 tests/test-gpu --include-ignored --nocapture &
   step runtime_grid tests/test-runtime_grid --include-ignored --nocapture
   for e in examples/*; do case "$e" in *.xz|*/bench) ;; *) step "example_$(basename "$e")" "$e" ;; esac; done; } &
 wait
-step memcheck_steps compute-sanitizer --tool memcheck --error-exitcode 9 tests/test-gpu_steps launch_steps_and_run_steps_equal_run_cpu_steps --nocapture
-step memcheck_systems compute-sanitizer --tool memcheck --error-exitcode 9 tests/test-gpu_steps systems_step_every_field_together_on_the_gpu --nocapture
-step memcheck_split compute-sanitizer --tool memcheck --error-exitcode 9 tests/test-gpu_split a_split_system_and_a_split_coefficient_field_equal_one_gpu --nocapture
+step memcheck_steps compute-sanitizer --tool memcheck --error-exitcode 9 tests/test-gpu_steps launch_steps_and_run_steps_equal_run_cpu_steps --include-ignored --nocapture
+step memcheck_systems compute-sanitizer --tool memcheck --error-exitcode 9 tests/test-gpu_steps systems_step_every_field_together_on_the_gpu --include-ignored --nocapture
+step memcheck_split compute-sanitizer --tool memcheck --error-exitcode 9 tests/test-gpu_split a_split_system_and_a_split_coefficient_field_equal_one_gpu --include-ignored --nocapture
 if [ "${RC_MEMCHECK_ALL:-0}" = 1 ]; then
-  step memcheck_grid compute-sanitizer --tool memcheck --error-exitcode 9 env RC_GPU_SAMPLE=1 tests/test-gpu_grid grid_catalogue --nocapture
-  step memcheck_half compute-sanitizer --tool memcheck --error-exitcode 9 tests/test-cudarc sixteen_bit --nocapture
+  step memcheck_grid compute-sanitizer --tool memcheck --error-exitcode 9 env RC_GPU_SAMPLE=1 tests/test-gpu_grid grid_catalogue --include-ignored --nocapture
+  step memcheck_half compute-sanitizer --tool memcheck --error-exitcode 9 tests/test-cudarc sixteen_bit --include-ignored --nocapture
   step memcheck_cases compute-sanitizer --tool memcheck --error-exitcode 9 python3 grid_cases.py cases
 fi
 # What a first launch waits for: the JIT compile of every example's PTX, the driver's cache off.

@@ -230,6 +230,11 @@ mod on_gpus {
     }
 
     impl Measured {
+        /// A round's time per step (rounds of different cases run different steps).
+        fn step_ms(&self) -> f64 {
+            self.round_ms / self.steps_per_round as f64
+        }
+
         /// Effective GB/s of one GPU: 8 bytes per point and step.
         fn gb_per_s(&self) -> f64 {
             8.0 * self.points_per_gpu as f64 * self.steps_per_round as f64 / (self.round_ms * 1e-3) / 1e9
@@ -282,7 +287,7 @@ mod on_gpus {
                     let gb = measured.gb_per_s();
                     let one = first.get_or_insert(measured);
                     // Weak: throughput per GPU against one GPU's; strong: speedup over one GPU per GPU.
-                    let (efficiency, speedup) = (gb / one.gb_per_s(), one.round_ms / measured.round_ms);
+                    let (efficiency, speedup) = (gb / one.gb_per_s(), one.step_ms() / measured.step_ms());
                     let share = measured.exchange_ms / measured.round_ms;
                     points.push((g as f64, efficiency));
                     let line = format!(

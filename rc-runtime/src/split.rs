@@ -397,6 +397,42 @@ fn addresses<T>(buffers: &[CudaSlice<T>]) -> Vec<u64> {
         .collect()
 }
 
+/// Lets device `this` read and write what the peer's stream-ordered allocations hold.
+/// cudarc allocates from the device's memory pool where the device has pools, and peer access
+/// (`cuCtxEnablePeerAccess`) does not reach a pool's memory: without the pool's own grant the
+/// driver staged each peer copy (6 MiB of 3D halo in ~200 us, ~30 GB/s over an NVLink of
+/// ~450, on two H200s: docs/gpu-runs/2026-11-28-h200x2-session16.log).
+fn grant_pool_access(
+    this_context: &Arc<CudaContext>,
+    peer_context: &Arc<CudaContext>,
+    this: usize,
+    peer: usize,
+) -> Result<(), Error> {
+    let attribute = sys::CUdevice_attribute_enum::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED;
+    let pools = peer_context
+        .attribute(attribute)
+        .map_err(|e| Error::cudarc(format!("asking whether device {peer} has memory pools"), e))?;
+    if pools == 0 {
+        return Ok(());
+    }
+    let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+    // SAFETY: valid out-pointer; the device is the live peer context's.
+    let code = unsafe { sys::cuDeviceGetMemPool(&mut pool, peer_context.cu_device()) };
+    code.result().map_err(|e| Error::cudarc(format!("reading device {peer}'s memory pool (cuDeviceGetMemPool)"), e))?;
+    let access = sys::CUmemAccessDesc {
+        location: sys::CUmemLocation {
+            type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+            id: this_context.cu_device(),
+        },
+        flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+    };
+    // SAFETY: `pool` is the peer device's live pool, `access` one valid descriptor.
+    let code = unsafe { sys::cuMemPoolSetAccess(pool, &access, 1) };
+    code.result().map_err(|e| {
+        Error::cudarc(format!("letting device {this} access device {peer}'s memory pool (cuMemPoolSetAccess)"), e)
+    })
+}
+
 impl Exchange {
     /// The ranks whose halo copies read rank `rank`'s state.
     fn readers(&self, rank: usize) -> Vec<usize> {
@@ -448,6 +484,7 @@ impl Exchange {
                         Error::cudarc(format!("letting device {this} access device {peer} (cuCtxEnablePeerAccess)"), e)
                     })?;
                 }
+                grant_pool_access(this_context, peer_context, this, peer)?;
             }
         }
         Ok(())
