@@ -231,3 +231,27 @@ fn one_exchange_serves_the_steps_its_halo_covers() {
     let one_gpu = run_steps_cudarc_grid(&heat_zero::KERNEL, &[&input], shape, 9, (0.2,)).expect("one GPU").remove(0);
     assert_eq!(first_difference(&got, &one_gpu), None, "nine calls of one step against one GPU's nine steps");
 }
+
+#[stencil(radius = 1, boundary = clamp)]
+fn heat_f16(w: Window2<half::f16>) -> half::f16 {
+    let quarter = half::f16::from_f32(0.25);
+    w[(0, 0)] + quarter * (w[(-1, 0)] + w[(1, 0)] + w[(0, -1)] + w[(0, 1)] - half::f16::from_f32(4.0) * w[(0, 0)])
+}
+
+/// 16-bit rows of an odd length: halos of 66 bytes a row, at addresses 2 bytes apart from a
+/// word's, which the copy kernel moves a byte at a time (f32 rows of 517 take 4-byte words,
+/// rows of a multiple of 4 elements 16-byte ones).
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
+fn sixteen_bit_rows_of_odd_length_equal_one_gpu() {
+    let Some(count) = gpus("sixteen_bit_rows_of_odd_length_equal_one_gpu") else { return };
+    let shape = Extent::from([64, 33]);
+    let input: Vec<half::f16> = field::<f32>(64 * 33, 5).into_iter().map(half::f16::from_f32).collect();
+    for devices in device_sets(count) {
+        for ranks in 1..=3 {
+            for (per_exchange, steps) in [(1, 4), (3, 7)] {
+                check(&heat_f16::KERNEL, std::slice::from_ref(&input), shape, ranks, per_exchange, steps, (), devices);
+            }
+        }
+    }
+}

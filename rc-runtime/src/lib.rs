@@ -36,6 +36,8 @@ mod context;
 mod device;
 mod driver;
 mod error;
+#[cfg(feature = "cudarc")]
+mod halo_copy;
 mod launch;
 mod module;
 mod resources;

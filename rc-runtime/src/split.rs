@@ -20,6 +20,7 @@ use cudarc::driver::{sys, CudaContext, CudaEvent, CudaSlice, CudaStream, DeviceP
 use rc_core::{Decomposition, Element, Extent, HaloCopy, Params, Stencil};
 
 use crate::error::Error;
+use crate::halo_copy::HaloCopier;
 use crate::steps::Holds;
 use crate::with_cudarc::{cudarc_driver, launch_steps_cudarc_grid};
 
@@ -60,12 +61,12 @@ struct Rank<T> {
     received: CudaEvent,
 }
 
-/// How halos move between ranks. One process: copies between the GPUs' memories (peer copies,
-/// or copies within one GPU where two ranks share it). One process per GPU would add NCCL's
-/// send and receive here.
-#[derive(Clone, Debug)]
+/// How halos move between ranks. One process per GPU would add NCCL's send and receive here.
 enum Exchange {
-    DeviceCopies(Vec<HaloCopy>),
+    /// One process: copies between the GPUs' memories, each by a kernel on the receiving GPU
+    /// ([`HaloCopier`], one per device) where that GPU maps the sender's memory (its own, or a
+    /// peer's), else by `cuMemcpyPeerAsync`.
+    DeviceCopies { copies: Vec<HaloCopy>, copiers: Vec<(usize, HaloCopier)>, mapped: Vec<(usize, usize)> },
 }
 
 impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
@@ -113,8 +114,7 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
                 Rank::new(context, device, split.local_shape(rank), states, coefficients)
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        let exchange = Exchange::DeviceCopies(split.exchange());
-        exchange.enable_peer_access(&ranks, &contexts)?;
+        let exchange = Exchange::between(split.exchange(), &ranks, &contexts)?;
         let covered = split.steps_per_exchange();
         Ok(SplitGrid { stencil: *stencil, split, ranks, exchange, covered })
     }
@@ -436,7 +436,7 @@ fn grant_pool_access(
 impl Exchange {
     /// The ranks whose halo copies read rank `rank`'s state.
     fn readers(&self, rank: usize) -> Vec<usize> {
-        let Exchange::DeviceCopies(copies) = self;
+        let Exchange::DeviceCopies { copies, .. } = self;
         let mut readers: Vec<usize> = Vec::new();
         for copy in copies.iter().filter(|copy| copy.from == rank && copy.to != rank) {
             if !readers.contains(&copy.to) {
@@ -446,13 +446,38 @@ impl Exchange {
         readers
     }
 
+    /// The exchange of `copies` between `ranks`: peer access enabled where the driver allows
+    /// it, and the copy kernels loaded on every device that receives a halo it can read.
+    fn between<T>(
+        copies: Vec<HaloCopy>,
+        ranks: &[Rank<T>],
+        contexts: &[(usize, Arc<CudaContext>)],
+    ) -> Result<Exchange, Error> {
+        let mapped = Exchange::enable_peer_access(&copies, ranks, contexts)?;
+        let mut copiers: Vec<(usize, HaloCopier)> = Vec::new();
+        for copy in &copies {
+            let (from, to) = (ranks[copy.from].device, ranks[copy.to].device);
+            let reads = from == to || mapped.contains(&(to, from));
+            if reads && copiers.iter().all(|(device, _)| *device != to) {
+                if let Some((_, context)) = contexts.iter().find(|(d, _)| *d == to) {
+                    copiers.push((to, HaloCopier::load(context, to)?));
+                }
+            }
+        }
+        Ok(Exchange::DeviceCopies { copies, copiers, mapped })
+    }
+
     /// Lets each GPU read and write its neighbours' memory directly (NVLink or PCIe), where the
-    /// driver says it can; copies between GPUs that cannot go through the host, slower but the
-    /// same bytes.
-    fn enable_peer_access<T>(&self, ranks: &[Rank<T>], contexts: &[(usize, Arc<CudaContext>)]) -> Result<(), Error> {
-        let Exchange::DeviceCopies(copies) = self;
+    /// driver says it can: the pairs `(this, peer)` where `this` now maps `peer`'s memory.
+    /// Copies between GPUs that cannot go through the host, slower but the same bytes.
+    fn enable_peer_access<T>(
+        copies: &[HaloCopy],
+        ranks: &[Rank<T>],
+        contexts: &[(usize, Arc<CudaContext>)],
+    ) -> Result<Vec<(usize, usize)>, Error> {
         let context = |device: usize| contexts.iter().find(|(d, _)| *d == device).map(|(_, c)| c);
         let mut done: Vec<(usize, usize)> = Vec::new();
+        let mut mapped: Vec<(usize, usize)> = Vec::new();
         for copy in copies {
             let (from, to) = (ranks[copy.from].device, ranks[copy.to].device);
             for (this, peer) in [(from, to), (to, from)] {
@@ -485,15 +510,16 @@ impl Exchange {
                     })?;
                 }
                 grant_pool_access(this_context, peer_context, this, peer)?;
+                mapped.push((this, peer));
             }
         }
-        Ok(())
+        Ok(mapped)
     }
 
     /// Queues every halo copy on its receiving rank's stream, after everything the sending rank
     /// queued before (its `ready`), and records each rank's `received` after its copies.
     fn run<T>(&self, ranks: &[Rank<T>], row_len: usize) -> Result<(), Error> {
-        let Exchange::DeviceCopies(copies) = self;
+        let Exchange::DeviceCopies { copies, copiers, mapped } = self;
         let bytes = std::mem::size_of::<T>();
         for (rank, band) in ranks.iter().enumerate() {
             band.ready.record(&band.stream).map_err(|e| {
@@ -510,40 +536,48 @@ impl Exchange {
                     )
                 })?;
                 let len = copy.to_rows.len() * row_len * bytes;
+                let reads = sender.device == receiver.device || mapped.contains(&(receiver.device, sender.device));
+                let copier = copiers.iter().find(|(device, _)| *device == receiver.device).map(|(_, c)| c);
                 // The addresses read when the buffers were made (`Rank::state_addresses`): an
                 // exchange records no event but `ready` and `received`.
                 let fields = sender.state_addresses.iter().zip(&receiver.state_addresses).enumerate();
                 for (field, (&from, &to)) in fields {
                     let src = from + (copy.from_rows.start * row_len * bytes) as u64;
                     let dst = to + (copy.to_rows.start * row_len * bytes) as u64;
-                    // SAFETY: both ranges lie inside live allocations of the two ranks (the
-                    // decomposition's rows of local grids of these lengths; the addresses are
-                    // those of the current `state` buffers, swapped with them), which outlive the
-                    // copy (freed in their streams' order, after it: the sender's stream waits
-                    // for `received` before it writes or frees). The receiver's rows are
-                    // written by nothing else on its stream meanwhile.
-                    let code = unsafe {
-                        sys::cuMemcpyPeerAsync(
-                            dst,
-                            receiver.stream.context().cu_ctx(),
-                            src,
-                            sender.stream.context().cu_ctx(),
-                            len,
-                            receiver.stream.cu_stream(),
+                    let what = || {
+                        format!(
+                            "copying {} halo rows of field {field} from rank {} (device {}) to rank {rank} (device {})",
+                            copy.to_rows.len(),
+                            copy.from,
+                            sender.device,
+                            receiver.device
                         )
                     };
-                    code.result().map_err(|e| {
-                        Error::cudarc(
-                            format!(
-                                "copying {} halo rows of field {field} from rank {} (device {}) to rank {rank} (device {}) (cuMemcpyPeerAsync)",
-                                copy.to_rows.len(),
-                                copy.from,
-                                sender.device,
-                                receiver.device
-                            ),
-                            e,
-                        )
-                    })?;
+                    // SAFETY (both ways): both ranges lie inside live allocations of the two
+                    // ranks (the decomposition's rows of local grids of these lengths; the
+                    // addresses are those of the current `state` buffers, swapped with them),
+                    // which outlive the copy (freed in their streams' order, after it: the
+                    // sender's stream waits for `received` before it writes or frees). The
+                    // receiver's rows are written by nothing else on its stream meanwhile. The
+                    // copier's device maps the sender's memory (`reads`: the same device, or
+                    // peer access with the pool's grant), and the stream is its context's.
+                    match (reads, copier) {
+                        (true, Some(copier)) => unsafe { copier.copy(&receiver.stream, src, dst, len) }
+                            .map_err(|e| Error::cudarc(format!("{} (cuLaunchKernel of a copy kernel)", what()), e))?,
+                        _ => {
+                            let code = unsafe {
+                                sys::cuMemcpyPeerAsync(
+                                    dst,
+                                    receiver.stream.context().cu_ctx(),
+                                    src,
+                                    sender.stream.context().cu_ctx(),
+                                    len,
+                                    receiver.stream.cu_stream(),
+                                )
+                            };
+                            code.result().map_err(|e| Error::cudarc(format!("{} (cuMemcpyPeerAsync)", what()), e))?;
+                        }
+                    }
                 }
             }
             receiver
