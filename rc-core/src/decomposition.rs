@@ -23,11 +23,12 @@ use crate::error::DecompositionError;
 use crate::geometry::{Dims, Extent};
 use crate::pattern::Pattern;
 
-/// What one exchange costs, in element-steps a GPU computes meanwhile: measured ~40 us per
-/// exchange of peer copies and cross-GPU ordering between two H200s over NVLink (bench --split,
-/// docs/gpu-runs/2026-11-28-h200x2-session15.log), at ~4 TB/s over the 8 bytes an f32 element
-/// and step moves ([`Decomposition::balanced_steps_per_exchange`]).
-pub const EXCHANGE_COST: f64 = 20e6;
+/// What one exchange costs, in element-steps a GPU computes meanwhile: 16-19 us per exchange of
+/// one step's halo between two H200s over NVLink (bench --split, its peer-reading copy kernel and
+/// cross-GPU ordering; docs/gpu-runs/2026-11-28-h200x2-session16.log), at ~4.2 TB/s over the 8
+/// bytes an f32 element and step moves ([`Decomposition::balanced_steps_per_exchange`]). Deeper
+/// halos' larger copies add bytes at NVLink's rate, the same per step whatever the depth.
+pub const EXCHANGE_COST: f64 = 10e6;
 
 /// A grid split along its outermost dimension into bands, one per rank, with halos of
 /// [`Decomposition::halo`] rows.
@@ -108,9 +109,9 @@ impl Decomposition {
     /// An exchange every `S` steps costs `E / S` per step, `E` its fixed cost
     /// ([`EXCHANGE_COST`]); a halo of `S * r` rows on each side with a neighbour adds up to
     /// `2 * S * r` rows of `row_len` elements to every step. The sum is least at
-    /// `S = sqrt(E / (2 * r * row_len))`: 25 steps for 16384-element rows of radius 1 (the
-    /// extra rows are 0.3% of a 16384-row band, against an exchange every step costing ~8% of
-    /// it), 6 for 512 x 512 planes. Rounded to a multiple of `steps_per_launch` (an exchange
+    /// `S = sqrt(E / (2 * r * row_len))`: 17 steps for 16384-element rows of radius 1 (the
+    /// extra rows are 0.2% of a 16384-row band, against an exchange every step costing ~3.5% of
+    /// it), 4 for 512 x 512 planes. Rounded to a multiple of `steps_per_launch` (an exchange
     /// falls between launches), at least one launch, at most what the thinnest band holds
     /// ([`Decomposition::most_ranks`]). One rank exchanges nothing: one launch.
     pub fn balanced_steps_per_exchange(
