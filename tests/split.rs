@@ -131,13 +131,34 @@ fn the_most_ranks_that_fit_leave_every_band_the_halo() {
 }
 
 #[test]
+fn after_an_exchange_each_step_leaves_r_fewer_rows_exact_at_each_side_with_a_neighbour() {
+    let heat2d = heat_zero::KERNEL.pattern();
+    // Rows 10, 10, 10 over three ranks, 3 steps per exchange, radius 1: halos of 3.
+    let split = Decomposition::new(&heat2d, [30, 8], 3, 3).expect("fits");
+    let [first, middle, last] = split.bands() else { panic!("three bands") };
+    let exact = |band, steps| split.exact_rows(band, steps);
+    assert_eq!((first.rows(), middle.rows(), last.rows()), (13, 16, 13));
+    assert_eq!([0, 1, 3].map(|k| exact(first, k)), [0..13, 0..12, 0..10]);
+    assert_eq!([0, 1, 3].map(|k| exact(middle, k)), [0..16, 1..15, 3..13]);
+    assert_eq!([0, 1, 3].map(|k| exact(last, k)), [0..13, 1..13, 3..13]);
+    // The last step before an exchange leaves the own rows, and no more steps than the halo
+    // covers are counted.
+    assert_eq!(exact(middle, 3), middle.own_local());
+    assert_eq!(exact(middle, 5), middle.own_local());
+    // Under `wrap` every band has both neighbours.
+    let ring = Decomposition::new(&tall_wrap::KERNEL.pattern(), [30, 8], 3, 1).expect("fits");
+    let radius = 2;
+    assert!(ring.bands().iter().all(|band| ring.exact_rows(band, 1) == (radius..band.rows() - radius)));
+}
+
+#[test]
 fn balanced_steps_per_exchange_weigh_the_exchange_against_the_halo_rows() {
     let heat2d = heat_zero::KERNEL.pattern();
     let heat3d = heat3d_zero::KERNEL.pattern();
-    // sqrt(EXCHANGE_COST / (2 r row_len)): 17.5 for rows of 16384, 4.4 for planes of 512 x 512.
-    assert_eq!(Decomposition::balanced_steps_per_exchange(&heat2d, [32768, 16384], 2, 1), 17);
-    assert_eq!(Decomposition::balanced_steps_per_exchange(&heat3d, [1024, 512, 512], 2, 1), 4);
-    // Whole launches of a fused kernel: 1.75 launches of 10 round to 2.
+    // sqrt(EXCHANGE_COST / (r row_len)): 24.7 for rows of 16384, 6.2 for planes of 512 x 512.
+    assert_eq!(Decomposition::balanced_steps_per_exchange(&heat2d, [32768, 16384], 2, 1), 25);
+    assert_eq!(Decomposition::balanced_steps_per_exchange(&heat3d, [1024, 512, 512], 2, 1), 6);
+    // Whole launches of a fused kernel: 2.47 launches of 10 round to 2.
     assert_eq!(Decomposition::balanced_steps_per_exchange(&heat2d, [32768, 16384], 2, 10), 20);
     // At least one launch; at most what the thinnest band holds; one rank: one launch.
     assert_eq!(Decomposition::balanced_steps_per_exchange(&heat2d, [64, 1 << 26], 2, 3), 3);
@@ -145,7 +166,7 @@ fn balanced_steps_per_exchange_weigh_the_exchange_against_the_halo_rows() {
     assert_eq!(Decomposition::balanced_steps_per_exchange(&heat2d, [32768, 16384], 1, 1), 1);
     // Radius 2 along the split dimension halves the count's square.
     let tall = tall_clamp::KERNEL.pattern();
-    assert_eq!(Decomposition::balanced_steps_per_exchange(&tall, [32768, 16384], 2, 1), 12);
+    assert_eq!(Decomposition::balanced_steps_per_exchange(&tall, [32768, 16384], 2, 1), 17);
     for ranks in 2..6 {
         let steps = Decomposition::balanced_steps_per_exchange(&heat2d, [100, 100000], ranks, 1);
         assert!(Decomposition::new(&heat2d, [100, 100000], ranks, steps).is_ok(), "{ranks} ranks, {steps} steps");

@@ -18,6 +18,12 @@ pub enum KernelParam {
     /// A 2D or 3D grid's length along dimension `axis` (0 is x), of the input or the output
     /// (`.u64`). 1D stencils have only `Len` and `OutputLen`.
     Extent { axis: u32, output: bool },
+    /// 2D and 3D: the first output row (plane in 3D) the launch computes along the outermost
+    /// axis; the output's extent along that axis is where it stops. 0 and the output's extent
+    /// for the whole grid; a sub-grid of rows (a band of a grid split over GPUs, computing only
+    /// the rows still exact) reads the whole input under the boundary rule at its edges and
+    /// stores only its own rows ([`crate::launch_map`]).
+    FirstRow,
     /// 2D only: how many rows below its own a tile prefetches into L2 (`.u64`; 0: none), which
     /// the launch computes from the GPU's resident blocks ([`crate::prefetch::rows_ahead`]).
     /// Kernels that do not prefetch ([`crate::Pattern::prefetches`]) take it and ignore it, so
@@ -42,7 +48,8 @@ impl KernelParam {
     /// The parameter list of a stencil of `dims` dimensions with `fields` input fields and
     /// `outputs` output fields whose parameters have types `params`: the buffers (every input
     /// field's, then every output field's), their lengths, in 2D and 3D the input's and then the
-    /// output's shape (outermost first), in 2D the prefetch distance, then the parameters.
+    /// output's shape (outermost first) and the first output row, in 2D the prefetch distance,
+    /// then the parameters.
     pub fn list(dims: Dims, fields: u32, outputs: u32, params: &[ScalarType]) -> Vec<KernelParam> {
         let inputs = (0..fields).map(|field| KernelParam::Input { field });
         let outputs = (0..outputs).map(|field| KernelParam::Output { field });
@@ -50,8 +57,10 @@ impl KernelParam {
         let axes = |output| (0..dims.count() as u32).rev().map(move |axis| KernelParam::Extent { axis, output });
         let shape: Vec<KernelParam> = match dims {
             Dims::One => Vec::new(),
-            Dims::Two => axes(false).chain(axes(true)).chain([KernelParam::PrefetchRows]).collect(),
-            Dims::Three => axes(false).chain(axes(true)).collect(),
+            Dims::Two => {
+                axes(false).chain(axes(true)).chain([KernelParam::FirstRow, KernelParam::PrefetchRows]).collect()
+            }
+            Dims::Three => axes(false).chain(axes(true)).chain([KernelParam::FirstRow]).collect(),
         };
         let values = params.iter().enumerate().map(|(i, &ty)| KernelParam::Value { index: i as u32, ty });
         leading.chain(shape).chain(values).collect()
@@ -71,6 +80,7 @@ impl KernelParam {
             KernelParam::Extent { axis, output } => {
                 format!("{}_{}", if output { "out" } else { "in" }, ["x", "y", "z"][axis as usize])
             }
+            KernelParam::FirstRow => "first_row".into(),
             KernelParam::PrefetchRows => "prefetch_rows".into(),
             KernelParam::Value { index, .. } => format!("p{index}"),
         }

@@ -107,11 +107,12 @@ impl Decomposition {
     /// deeper halos make every step compute again.
     ///
     /// An exchange every `S` steps costs `E / S` per step, `E` its fixed cost
-    /// ([`EXCHANGE_COST`]); a halo of `S * r` rows on each side with a neighbour adds up to
-    /// `2 * S * r` rows of `row_len` elements to every step. The sum is least at
-    /// `S = sqrt(E / (2 * r * row_len))`: 17 steps for 16384-element rows of radius 1 (the
-    /// extra rows are 0.2% of a 16384-row band, against an exchange every step costing ~3.5% of
-    /// it), 4 for 512 x 512 planes. Rounded to a multiple of `steps_per_launch` (an exchange
+    /// ([`EXCHANGE_COST`]). A halo of `S * r` rows on each side with a neighbour makes the `k`-th
+    /// step after an exchange compute `2 * (S - k) * r` rows of `row_len` elements more than the
+    /// own rows (each launch computes only the rows still exact, [`Decomposition::exact_rows`]):
+    /// `(S - 1) * r` rows a step on average. The sum is least at `S = sqrt(E / (r * row_len))`:
+    /// 25 steps for 16384-element rows of radius 1 (the extra rows are 0.15% of a 16384-row
+    /// band, against an exchange every step costing ~3.5% of it), 6 for 512 x 512 planes. Rounded to a multiple of `steps_per_launch` (an exchange
     /// falls between launches), at least one launch, at most what the thinnest band holds
     /// ([`Decomposition::most_ranks`]). One rank exchanges nothing: one launch.
     pub fn balanced_steps_per_exchange(
@@ -130,7 +131,7 @@ impl Decomposition {
         if ranks <= 1 {
             return launch;
         }
-        let best = (EXCHANGE_COST / (2.0 * radius as f64 * row_len as f64)).sqrt();
+        let best = (EXCHANGE_COST / (radius as f64 * row_len as f64)).sqrt();
         let launches = ((best / launch as f64).round() as usize).max(1);
         // The thinnest band (`rows / ranks`, rounded down) must hold a halo of `S * r` rows.
         let thinnest = rows / ranks;
@@ -331,6 +332,17 @@ impl Decomposition {
         global[band.own.start * row_len..band.own.end * row_len]
             .copy_from_slice(&local[from.start * row_len..from.end * row_len]);
         Ok(())
+    }
+
+    /// The rows of `band`'s local grid that are exact `steps` steps after an exchange (at
+    /// most the split's steps per exchange): all but `steps * r` at each side with a neighbour.
+    /// A launch that ends there need compute no others ([`crate::OutputRows`]): its rows read
+    /// only rows the launch before it computed, and the last launch before an exchange
+    /// computes the own rows alone.
+    pub fn exact_rows(&self, band: &Band, steps: usize) -> Range<usize> {
+        let lost = steps.min(self.steps_per_exchange) * self.radius;
+        let side = |halo: usize| if halo > 0 { lost } else { 0 };
+        side(band.before)..band.rows() - side(band.after)
     }
 
     /// Rank `rank`'s band, if the split has that rank.

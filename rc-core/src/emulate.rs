@@ -8,11 +8,13 @@
 //! schedule or lowering bug shows up here, on a machine without a GPU, as a mismatch against
 //! the CPU reference, and an access the GPU would make out of bounds or misaligned as an error.
 
+use std::ops::Range;
+
 use crate::body::BinaryOp;
 use crate::boundary::Boundary;
 use crate::error::{EmulationError, Error};
 use crate::geometry::{Dims, Extent, MAX_DIMS};
-use crate::launch_map::PlacedWarp;
+use crate::launch_map::{OutputRows, PlacedWarp};
 use crate::machine::{Division, Op, Side, Stmt, TileTest, WarpStage};
 use crate::ops;
 use crate::program::Reg;
@@ -64,12 +66,30 @@ impl WarpProgram {
         outputs: &mut [&mut [T]],
         params: &[Scalar],
     ) -> Result<(), Error> {
+        self.emulate_grid_rows(inputs, shape, None, outputs, params)
+    }
+
+    /// [`WarpProgram::emulate_grid_outputs`] over rows `rows` of the outputs along the
+    /// outermost axis (every row for `None`), as a launch over those rows computes them
+    /// ([`OutputRows`]): each output is a whole grid, and its other rows are left as they were.
+    pub fn emulate_grid_rows<T: Element>(
+        &self,
+        inputs: &[&[T]],
+        shape: Extent,
+        rows: Option<Range<usize>>,
+        outputs: &mut [&mut [T]],
+        params: &[Scalar],
+    ) -> Result<(), Error> {
         let (pattern, declared) = (self.pattern, self.declared);
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
         let out_lens: Vec<usize> = outputs.iter().map(|output| output.len()).collect();
         let out_shape = declared.check_buffers(shape, &lens, self.fields, &out_lens, self.output_fields)?;
+        let rows = match rows {
+            Some(rows) => OutputRows::of(out_shape, rows.start, rows.end)?,
+            None => OutputRows::all(out_shape),
+        };
         let (shape, out_shape) = (declared.lifted_shape(shape), declared.lifted_shape(out_shape));
-        if out_shape.len() == Some(0) {
+        if out_shape.len() == Some(0) || rows.is_empty() {
             return Ok(());
         }
         let out_lens: Vec<usize> = outputs.iter().map(|output| output.len()).collect();
@@ -80,10 +100,11 @@ impl WarpProgram {
             stores: Vec::new(),
             out_lens: &out_lens,
             in_shape: innermost_first(shape),
-            out_shape: innermost_first(out_shape),
+            out_shape: innermost_first(rows.given(out_shape)),
             params,
             warp: pattern.warp() as usize,
             origin: [0; MAX_DIMS],
+            input_end: i64::MAX,
             warp_in_block: 0,
             regs: vec![0u64; self.reg_types().len() * pattern.warp() as usize],
             stages: vec![Vec::new(); self.fields as usize],
@@ -95,9 +116,9 @@ impl WarpProgram {
         };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         for &kernel in self.machine.kernels() {
-            let Some(launch) = self.launch.launch_shape(kernel, shape, out_shape)? else { continue };
+            let Some(launch) = self.launch.launch_shape(kernel, shape, out_shape, rows)? else { continue };
             let body = self.machine.kernel_body(kernel);
-            let warps: Vec<PlacedWarp> = self.launch.warps(launch, shape, out_shape).collect();
+            let warps: Vec<PlacedWarp> = self.launch.warps(launch, shape, out_shape, rows).collect();
             // Rounds of one chunk per thread, each chunk's stores applied in the chunks' order
             // after the round: the outputs come out as one thread running every warp in turn
             // would leave them, and the stores held at once stay a few chunks' worth.
@@ -174,6 +195,7 @@ impl Tile<'_> {
             }
             self.warp_in_block = warp.warp_in_block as usize;
             self.origin = warp.start.map(|start| start as i64);
+            self.input_end = i64::try_from(warp.input_end).unwrap_or(i64::MAX);
             if let Some(ring) = &program.ring {
                 // Each warp's run stages the block's ring itself, which every warp of the block
                 // would find the same.
@@ -211,6 +233,8 @@ struct Tile<'a> {
     warp: usize,
     /// The tile's first output along each dimension, innermost first.
     origin: [i64; MAX_DIMS],
+    /// [`PlacedWarp::input_end`].
+    input_end: i64,
     warp_in_block: usize,
     /// `regs[r * warp + lane]`: one flat array keeps the lockstep loop cache-friendly.
     regs: Vec<u64>,
@@ -275,24 +299,11 @@ impl Tile<'_> {
         let pattern = self.program.pattern;
         match test {
             TileTest::Inside { elements } => {
-                // The whole tile's input box: every plane a streaming tile will reach.
-                let (planes, rows) = pattern.box_rows();
-                let [y, z] = self.input_row(0);
                 let x = self.origin_x();
                 let along = |start: i64, len: u32, n: usize| start >= 0 && start + len as i64 <= n as i64;
-                along(x, elements, self.in_shape[0])
-                    && along(y, rows, self.in_shape[1])
-                    && along(z, planes, self.in_shape[2])
-                    && self.rows_aligned(self.in_shape[0])
+                along(x, elements, self.in_shape[0]) && self.rows_inside() && self.rows_aligned(self.in_shape[0])
             }
-            TileTest::RowsInside => {
-                let (planes, rows) = pattern.box_rows();
-                let [y, z] = self.input_row(0);
-                let along = |start: i64, len: u32, n: usize| start >= 0 && start + len as i64 <= n as i64;
-                along(y, rows, self.in_shape[1])
-                    && along(z, planes, self.in_shape[2])
-                    && self.in_shape[0] % self.program.machine.width as usize == 0
-            }
+            TileTest::RowsInside => self.rows_inside() && self.in_shape[0] % self.program.machine.width as usize == 0,
             TileTest::Whole { row } => {
                 let [y, z] = self.output_row(row);
                 self.origin[0] + pattern.tile_outputs() as i64 <= self.out_shape[0] as i64
@@ -301,6 +312,20 @@ impl Tile<'_> {
                     && self.rows_aligned(self.out_shape[0])
             }
         }
+    }
+
+    /// Whether the whole tile's input box lies inside the grid along y and z (every plane a
+    /// streaming tile will reach), ending along the outermost axis by the warp's `input_end`.
+    fn rows_inside(&self) -> bool {
+        let (planes, rows) = self.program.pattern.box_rows();
+        let [y, z] = self.input_row(0);
+        let along = |start: i64, len: u32, n: i64| start >= 0 && start + len as i64 <= n;
+        let three = self.program.pattern.dims() == Dims::Three;
+        let end = |axis: usize| match (axis == 2) == three {
+            true => self.input_end.min(self.in_shape[axis] as i64),
+            false => self.in_shape[axis] as i64,
+        };
+        along(y, rows, end(1)) && along(z, planes, end(2))
     }
 
     fn set(&mut self, reg: u32, lane: usize, bits: u64) {

@@ -182,6 +182,8 @@ pub enum LengthError {
     InputShape { shape: Extent, expected: usize, got: usize },
     #[error("output has {got} elements, expected {expected} (shape {}) for an input of shape {} with boundary `{boundary}`", .shape.as_array(), .input.as_array())]
     OutputShape { shape: Extent, expected: usize, got: usize, input: Extent, boundary: Boundary },
+    #[error("rows {first}..{end} along the outermost dimension of an output of shape {}: expected a range of its rows (first <= end <= {})", .shape.as_array(), .shape.components().first().copied().unwrap_or(0))]
+    OutputRows { shape: Extent, first: usize, end: usize },
     #[error("expected {expected} {} (one per window the function declares, in order), got {got}", if *.expected == 1 { "input" } else { "inputs" })]
     InputCount { expected: usize, got: usize },
     #[error("input {input} has {got} elements, expected {expected} as input 0 has: a stencil's inputs share one length (one shape in 2D and 3D), numbered from 0 in the order the windows are declared")]

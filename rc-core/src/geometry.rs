@@ -231,6 +231,12 @@ impl Extent {
         self.components().contains(&0)
     }
 
+    /// The same shape with `len` elements along the outermost dimension.
+    pub fn with_outermost(mut self, len: usize) -> Extent {
+        self.innermost_first[self.dims.count() - 1] = len;
+        self
+    }
+
     /// The row-major position of grid point `index` (outermost first, inside the grid).
     pub fn linear(self, index: &[usize]) -> usize {
         index.iter().zip(self.components()).fold(0, |at, (&i, n)| at * n + i)

@@ -52,6 +52,57 @@ pub struct StripGeometry {
     pub box_rows: u32,
 }
 
+/// The output rows a launch computes along the outermost axis (the rows of a 2D grid, the
+/// planes of a 3D one): `first..end` of the output's, the rest of the output untouched. The
+/// whole output for a plain launch; a sub-grid where a band of a grid split over GPUs computes
+/// only the rows still exact ([`crate::decomposition`]). The kernel takes `first` as
+/// [`crate::abi::KernelParam::FirstRow`] and `end` as the output's extent along that axis, reads
+/// the whole input under the boundary rule at its edges, and stores only rows `first..end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutputRows {
+    pub first: usize,
+    pub end: usize,
+}
+
+impl OutputRows {
+    /// Every row of an output of shape `output`.
+    pub fn all(output: Extent) -> OutputRows {
+        OutputRows { first: 0, end: outermost(output) }
+    }
+
+    /// Rows `first..end` of an output of shape `output`, if it has them.
+    pub fn of(output: Extent, first: usize, end: usize) -> Result<OutputRows, LengthError> {
+        match first <= end && end <= outermost(output) {
+            true => Ok(OutputRows { first, end }),
+            false => Err(LengthError::OutputRows { shape: output, first, end }),
+        }
+    }
+
+    pub fn len(self) -> usize {
+        self.end - self.first
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.first == self.end
+    }
+
+    /// The shape the launch covers: `output`'s, with these rows along the outermost axis.
+    pub fn launched(self, output: Extent) -> Extent {
+        output.with_outermost(self.len())
+    }
+
+    /// The output shape the kernel is given: `output`'s, ending at `end` along the outermost
+    /// axis.
+    pub fn given(self, output: Extent) -> Extent {
+        output.with_outermost(self.end)
+    }
+}
+
+/// Elements along a shape's outermost dimension.
+fn outermost(shape: Extent) -> usize {
+    shape.components().first().copied().unwrap_or(0)
+}
+
 /// Which block runs which tile of a kernel's launch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LaunchMap {
@@ -72,6 +123,11 @@ pub struct Placement {
     /// [`TileOrder::EdgesFirst`]: how many strips cross an edge (u64; the same for every
     /// thread): the edges kernel's launch covers only those.
     pub edge_strips: Option<IndexReg>,
+    /// 2D and 3D: where the input rows a tile may read with no test on its stores end, along
+    /// the outermost axis (u64): a tile whose input box ends there stores every output row it
+    /// has. The input's extent for a launch over every row; fewer where the launch's rows
+    /// ([`OutputRows`]) end before the output's.
+    pub input_end: Option<IndexReg>,
 }
 
 /// One warp of a launch and the tile it runs ([`LaunchMap::warps`]).
@@ -81,6 +137,8 @@ pub struct PlacedWarp {
     pub warp_in_block: u32,
     /// The tile's first output along x, y and z (0 along axes the tile does not have).
     pub start: [u64; 3],
+    /// [`Placement::input_end`] (`u64::MAX` in 1D).
+    pub input_end: u64,
 }
 
 impl LaunchMap {
@@ -117,18 +175,21 @@ impl LaunchMap {
         matches!(self.order, TileOrder::Bands | TileOrder::StackedBlocks)
     }
 
-    /// The launch that covers an output of shape `output` from an input of shape `input` with
-    /// kernel `kernel` of the program: every tile's warp, and for the edges kernel of a fused
-    /// 2D launch only the blocks of its edge strips (none where every strip is interior).
+    /// The launch that covers rows `rows` of an output of shape `output` from an input of shape
+    /// `input` with kernel `kernel` of the program: every tile's warp, and for the edges kernel
+    /// of a fused 2D launch only the blocks of its edge strips (none where every strip is
+    /// interior).
     pub fn launch_shape(
         &self,
         kernel: Kernel,
         input: Extent,
         output: Extent,
+        rows: OutputRows,
     ) -> Result<Option<LaunchShape>, LengthError> {
+        let launched = rows.launched(output);
         let shape = match self.stacks_warps() {
-            true => self.pattern.stacked_launch_shape(output)?,
-            false => self.pattern.launch_shape_of(output)?,
+            true => self.pattern.stacked_launch_shape(launched)?,
+            false => self.pattern.launch_shape_of(launched)?,
         };
         let TileOrder::EdgesFirst(_) = self.order else { return Ok(Some(shape)) };
         if kernel != Kernel::Edges {
@@ -136,27 +197,38 @@ impl LaunchMap {
         }
         let placement = self.placement(&mut IndexRegs::default(), None);
         let Some(edges) = placement.edge_strips else { return Ok(Some(shape)) };
-        let values = placement.program.eval(&Thread { block: [0; 3], thread: 0, shape, input, output });
+        let thread =
+            Thread { block: [0; 3], thread: 0, shape, input, output: rows.given(output), first_row: rows.first };
+        let values = placement.program.eval(&thread);
         let blocks = values.get(edges).div_ceil(u64::from(self.pattern.tiles_per_block()));
         // At most the blocks of all strips, which fit the grid.
         let blocks = u32::try_from(blocks).map_or(shape.grid[0], |blocks| shape.grid[0].min(blocks));
         Ok((blocks > 0).then_some(LaunchShape::linear(blocks, shape.threads_per_block)))
     }
 
-    /// Every warp of `launch` (from input `input` to output `output`) with the tile the map
-    /// gives it, block by block (x fastest), warps in block order. Warps past the last tile
-    /// are listed too: on the GPU they run and store nothing.
-    pub fn warps(&self, launch: LaunchShape, input: Extent, output: Extent) -> impl Iterator<Item = PlacedWarp> + '_ {
+    /// Every warp of `launch` (from input `input` to rows `rows` of output `output`) with the
+    /// tile the map gives it, block by block (x fastest), warps in block order. Warps past the
+    /// last tile are listed too: on the GPU they run and store nothing.
+    pub fn warps(
+        &self,
+        launch: LaunchShape,
+        input: Extent,
+        output: Extent,
+        rows: OutputRows,
+    ) -> impl Iterator<Item = PlacedWarp> + '_ {
         let placement = self.placement(&mut IndexRegs::default(), None);
+        let (output, first_row) = (rows.given(output), rows.first);
         let [bx, by, bz] = launch.grid;
         let warp = self.pattern.warp();
         let warps = launch.threads_per_block / warp;
         (0..bz).flat_map(move |z| (0..by).flat_map(move |y| (0..bx).map(move |x| [x, y, z]))).flat_map(move |block| {
             let placement = placement.clone();
             (0..warps).map(move |w| {
-                let values = placement.program.eval(&Thread { block, thread: w * warp, shape: launch, input, output });
+                let thread = Thread { block, thread: w * warp, shape: launch, input, output, first_row };
+                let values = placement.program.eval(&thread);
                 let start = placement.start.map(|reg| reg.map_or(0, |reg| values.get(reg)));
-                PlacedWarp { block, warp_in_block: w, start }
+                let input_end = placement.input_end.map_or(u64::MAX, |reg| values.get(reg));
+                PlacedWarp { block, warp_in_block: w, start, input_end }
             })
         })
     }
@@ -178,9 +250,18 @@ impl LaunchMap {
             build.arith(Arith::Shr, global, global, Operand::Imm(warp_shift));
             build.arith(Arith::MulLo, start_x, global, Operand::Imm(tile_x));
             let program = build.program;
-            return Placement { program, start: [Some(start_x), None, None], warp_in_block: None, edge_strips: None };
+            let start = [Some(start_x), None, None];
+            return Placement { program, start, warp_in_block: None, edge_strips: None, input_end: None };
         }
         let three = pattern.dims() == Dims::Three;
+        // Along the outermost axis a tile's input box reaches `below` rows past its last output
+        // row: `2r - shift` (r, or 2r under `valid`). Inside `in` and `end + below`, it reads no
+        // rule and its output rows end by the launch's last.
+        let outer = if three { Axis::Z } else { Axis::Y };
+        let below = 2 * pattern.radius().along(outer.index()) - pattern.shift_along(outer.index());
+        let input_end =
+            build.new_arith(Arith::Add, Given::Extent { axis: outer, output: true }, Operand::Imm(u64::from(below)));
+        build.arith(Arith::Min, input_end, input_end, Given::Extent { axis: outer, output: false });
         let (rows, planes) = (u64::from(pattern.rows_per_warp()), u64::from(pattern.planes_per_warp()));
         let per_block = u64::from(pattern.tiles_per_block());
         // `t`: the global warp, or where blocks are numbered the block (3D); unused in bands.
@@ -240,7 +321,8 @@ impl LaunchMap {
         let mut edge_strips = None;
         match (tile_z, self.order, tiles_x) {
             (None, TileOrder::EdgesFirst(strips), Some(tiles_x)) => {
-                edge_strips = Some(build.edges_first(pattern, strips, [t, tiles_x, band, tx], start_x, tile_y));
+                edge_strips =
+                    Some(build.edges_first(pattern, strips, [t, tiles_x, band, tx, input_end], start_x, tile_y));
             }
             (None, ..) => {
                 if let Some(w) = warp_in_block {
@@ -266,7 +348,11 @@ impl LaunchMap {
                 build.arith(Arith::MulLo, tile_z, tz, Operand::Imm(planes));
             }
         }
-        Placement { program: build.program, start: [Some(start_x), Some(tile_y), tile_z], warp_in_block, edge_strips }
+        // Tiles are numbered over the launch's rows, which start at its first row.
+        let outer = tile_z.unwrap_or(tile_y);
+        build.arith(Arith::Add, outer, outer, Given::FirstRow);
+        let start = [Some(start_x), Some(tile_y), tile_z];
+        Placement { program: build.program, start, warp_in_block, edge_strips, input_end: Some(input_end) }
     }
 }
 
@@ -332,8 +418,8 @@ impl Build<'_> {
     }
 
     /// Which strip global warp `t` of a fused 2D launch computes ([`TileOrder::EdgesFirst`]);
-    /// `band` and `tx` hold `t`'s row-major band and column (`t` div and mod `tiles_x`).
-    /// Returns the register of the count of edge strips.
+    /// `band` and `tx` hold `t`'s row-major band and column (`t` div and mod `tiles_x`),
+    /// `input_end` [`Placement::input_end`]. Returns the register of the count of edge strips.
     ///
     /// The columns of interior strips are `a..c` and their bands `p..q`: `a` the first column
     /// whose input starts at or after x = 0, `c` past the last that ends at or before `N`
@@ -346,7 +432,7 @@ impl Build<'_> {
         &mut self,
         pattern: Pattern,
         strips: StripGeometry,
-        [t, tiles_x, band, tx]: [IndexReg; 4],
+        [t, tiles_x, band, tx, input_end]: [IndexReg; 5],
         start_x: IndexReg,
         tile_y: IndexReg,
     ) -> IndexReg {
@@ -354,12 +440,18 @@ impl Build<'_> {
         self.push(IndexOp::Note(
             "fused strips: the edge strips first, then the interior strips, each row-major".into(),
         ));
-        let bands = self.tiles(Given::Extent { axis: Axis::Y, output: true }.into(), pattern.rows_per_warp());
+        // Along y the strips number the launch's rows, from its first row: counted from there,
+        // a strip inside `0..input_end - first_row` is inside the input and stores only the
+        // launch's rows (one that starts above the first row but inside the input is counted an
+        // edge strip, which is only slower).
+        let out_rows = self.new_arith(Arith::Sub, Given::Extent { axis: Axis::Y, output: true }, Given::FirstRow);
+        let in_rows = self.new_arith(Arith::Sub, input_end, Given::FirstRow);
+        let bands = self.tiles(out_rows.into(), pattern.rows_per_warp());
         // `first..past` of the positions `i` along an axis of `count` tiles whose input
         // `i * step - before ..+ len` lies in `0..n`: the first is ceil(before / step), the
         // last (n + before - len) div step, none if n + before < len.
         let inside =
-            |b: &mut Self, count: IndexReg, step: u64, before: u64, len: u64, n: Given| -> (IndexReg, IndexReg) {
+            |b: &mut Self, count: IndexReg, step: u64, before: u64, len: u64, n: Operand| -> (IndexReg, IndexReg) {
                 let first = b.new_arith(Arith::Min, count, Operand::Imm(before.div_ceil(step)));
                 let past = b.new_arith(Arith::Add, n, Operand::Imm(before));
                 let short = b.compare(Compare::Lt, past, Operand::Imm(len));
@@ -373,7 +465,7 @@ impl Build<'_> {
                 (first, past)
             };
         let (lead, elements) = (u64::from(strips.lead), u64::from(strips.elements));
-        let (a, c) = inside(self, tiles_x, outputs, lead, elements, Given::RowLength { output: false });
+        let (a, c) = inside(self, tiles_x, outputs, lead, elements, Given::RowLength { output: false }.into());
         if strips.width > 1 {
             // Rows not whole vectors: no strip is interior.
             let rest = self.regs.u64();
@@ -382,8 +474,7 @@ impl Build<'_> {
             self.push(IndexOp::Compare { cmp: Compare::Eq, dst: aligned, a: rest.into(), b: Operand::Imm(0) });
             self.select(c, c, a, aligned);
         }
-        let in_y = Given::Extent { axis: Axis::Y, output: false };
-        let (p, q) = inside(self, bands, rows, u64::from(strips.shift), u64::from(strips.box_rows), in_y);
+        let (p, q) = inside(self, bands, rows, u64::from(strips.shift), u64::from(strips.box_rows), in_rows.into());
         let columns = self.new_arith(Arith::Sub, c, a);
         let interior_bands = self.new_arith(Arith::Sub, q, p);
         let edge_columns = self.new_arith(Arith::Sub, tiles_x, columns);
@@ -438,7 +529,9 @@ struct Thread {
     thread: u32,
     shape: LaunchShape,
     input: Extent,
+    /// The output's shape as the kernel is given it: ending at the launch's last row.
     output: Extent,
+    first_row: usize,
 }
 
 impl IndexInputs for Thread {
@@ -465,6 +558,7 @@ impl IndexInputs for Thread {
                     false => 1,
                 }
             }
+            Given::FirstRow => self.first_row as u64,
         }
     }
 }

@@ -75,6 +75,7 @@ pub use error::{
 };
 pub use explain::Explanation;
 pub use geometry::{Dims, Extent, Offset, Radius};
+pub use launch_map::OutputRows;
 pub use layout::Layout;
 pub use pattern::{LaunchShape, Pattern};
 pub use plan::{Arg, Attribute, Declaration, DistributionArg, Plan};

@@ -7,7 +7,7 @@ use crate::body::{BinaryOp, Body, CompareOp, Node, NodeId, UnaryOp};
 use crate::distribution::{AffineLoad, Distribution, RoundRobin};
 use crate::error::{Error, LengthError, ScheduleError};
 use crate::geometry::{Dims, Extent, Offset};
-use crate::launch_map::LaunchMap;
+use crate::launch_map::{LaunchMap, OutputRows};
 use crate::layout::Layout;
 use crate::machine::{Kernel, Machine};
 use crate::order;
@@ -231,15 +231,16 @@ impl WarpProgram {
     }
 
     /// The launch of kernel `kernel` of this program from an input of shape `input` to an
-    /// output of shape `output`, both as declared ([`LaunchMap::launch_shape`] on the shapes the
-    /// program's tile runs on); none where the kernel has no tile.
+    /// output of shape `output` (all its rows), both as declared ([`LaunchMap::launch_shape`]
+    /// on the shapes the program's tile runs on); none where the kernel has no tile.
     pub fn launch_shape(
         &self,
         kernel: Kernel,
         input: Extent,
         output: Extent,
     ) -> Result<Option<LaunchShape>, LengthError> {
-        self.launch.launch_shape(kernel, self.declared.lifted_shape(input), self.declared.lifted_shape(output))
+        let (input, output) = (self.declared.lifted_shape(input), self.declared.lifted_shape(output));
+        self.launch.launch_shape(kernel, input, output, OutputRows::all(output))
     }
 
     /// Compiles one time step per launch with `distribution` for the register cache, through

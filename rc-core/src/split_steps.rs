@@ -7,7 +7,6 @@
 
 use crate::decomposition::Decomposition;
 use crate::error::{DecompositionError, Error, LengthError};
-use crate::geometry::Extent;
 use crate::scalar::{Element, Params};
 use crate::stencil::Stencil;
 use crate::time_steps::check_steps_inputs;
@@ -55,8 +54,7 @@ pub fn run_split_steps<T: Element, P: Params>(
     while left > 0 {
         let now = left.min(split.steps_per_exchange());
         for (rank, fields) in state.iter_mut().enumerate() {
-            let local = split.local_shape(rank);
-            *fields = step_band(stencil, local, fields, &coefficients[rank], now, params, how)?;
+            *fields = step_band(stencil, split, rank, fields, &coefficients[rank], now, params, how)?;
         }
         left -= now;
         if left > 0 {
@@ -77,23 +75,32 @@ pub fn run_split_steps<T: Element, P: Params>(
     Ok(())
 }
 
-/// `steps` steps of one rank's local grid of shape `local`, from its state fields `fields` and
-/// its coefficient fields: the new state fields.
+/// `steps` steps (right after an exchange) of rank `rank`'s local grid, from its state fields
+/// `fields` and its coefficient fields: the new state fields. The emulation computes in each
+/// launch only the rows still exact ([`Decomposition::exact_rows`]), as the GPUs do; the
+/// reference every row.
+#[allow(clippy::too_many_arguments)]
 fn step_band<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
-    local: Extent,
+    split: &Decomposition,
+    rank: usize,
     fields: &[Vec<T>],
     coefficients: &[Vec<T>],
     steps: usize,
     params: P,
     how: CpuSteps,
 ) -> Result<Vec<Vec<T>>, Error> {
+    let local = split.local_shape(rank);
     let inputs: Vec<&[T]> = fields.iter().chain(coefficients).map(Vec::as_slice).collect();
     let mut next: Vec<Vec<T>> = fields.iter().map(|f| vec![*T::zero_ref(); f.len()]).collect();
     let mut outputs: Vec<&mut [T]> = next.iter_mut().map(Vec::as_mut_slice).collect();
     match how {
         CpuSteps::Reference => stencil.run_cpu_steps_grid(&inputs, local, &mut outputs, steps, params)?,
-        CpuSteps::Emulation => stencil.emulate_steps_grid(&inputs, local, &mut outputs, steps, params)?,
+        CpuSteps::Emulation => {
+            let band = split.band(rank)?;
+            let rows = |done: usize| split.exact_rows(band, done);
+            stencil.emulate_steps_rows(&inputs, local, &mut outputs, steps, params, Some(&rows))?
+        }
     }
     Ok(next)
 }

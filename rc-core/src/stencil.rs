@@ -4,12 +4,13 @@
 
 use std::collections::btree_map::{BTreeMap, Entry};
 use std::marker::PhantomData;
+use std::ops::Range;
 
 use crate::body::Body;
 use crate::error::{BodyError, Error, LengthError};
 use crate::explain::Explanation;
 use crate::geometry::Extent;
-use crate::launch_map::LaunchMap;
+use crate::launch_map::{LaunchMap, OutputRows};
 use crate::layout::Layout;
 use crate::machine::Kernel;
 use crate::pattern::{LaunchShape, Pattern};
@@ -205,8 +206,18 @@ impl<T: Element, P: Params> Stencil<T, P> {
     /// as its launch map gives it ([`LaunchMap::launch_shape`]); none where it has no tile (the
     /// edges kernel of a fused launch whose strips are all interior).
     pub fn launch_shape(&self, input: Extent, output: Extent) -> Result<Option<LaunchShape>, LengthError> {
+        self.launch_shape_of_rows(input, output, OutputRows::all(output))
+    }
+
+    /// [`Stencil::launch_shape`] of a launch over rows `rows` of the output ([`OutputRows`]).
+    pub fn launch_shape_of_rows(
+        &self,
+        input: Extent,
+        output: Extent,
+        rows: OutputRows,
+    ) -> Result<Option<LaunchShape>, LengthError> {
         let (map, kernel) = self.launch_map();
-        map.launch_shape(kernel, self.pattern.lifted_shape(input), self.pattern.lifted_shape(output))
+        map.launch_shape(kernel, self.pattern.lifted_shape(input), self.pattern.lifted_shape(output), rows)
     }
 
     /// The annotated function's name.
@@ -384,7 +395,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
     ) -> Result<(), Error> {
         // The reference knows no launches: one step at a time.
         let one_by_one = StepPlan::new(steps, 1);
-        self.steps_with(inputs, shape.into(), outputs, steps, one_by_one, |_, inputs, shape, outputs| {
+        self.steps_with(inputs, shape.into(), outputs, steps, one_by_one, |_, _, inputs, shape, outputs| {
             self.run_cpu_grid(inputs, shape, outputs, params)
         })
     }
@@ -412,23 +423,41 @@ impl<T: Element, P: Params> Stencil<T, P> {
         steps: usize,
         params: P,
     ) -> Result<(), Error> {
+        self.emulate_steps_rows(inputs, shape.into(), outputs, steps, params, None)
+    }
+
+    /// [`Stencil::emulate_steps_grid`] where each launch computes only rows `rows(done)` of
+    /// its output along the outermost axis ([`OutputRows`]), `done` the steps run by the end
+    /// of that launch; its other rows are zero. How a band of a grid split over GPUs computes
+    /// only the rows still exact ([`crate::Decomposition::exact_rows`]): the result is right
+    /// where every launch's rows read only rows the launch before computed.
+    pub fn emulate_steps_rows(
+        &self,
+        inputs: &[&[T]],
+        shape: Extent,
+        outputs: &mut [&mut [T]],
+        steps: usize,
+        params: P,
+        rows: Option<&dyn Fn(usize) -> Range<usize>>,
+    ) -> Result<(), Error> {
         let plan = StepPlan::new(steps, self.steps_per_launch()?);
         let scalars = params.scalars();
         // Each program compiled once, when its first launch comes: by steps per launch.
         let mut programs: BTreeMap<u32, WarpProgram> = BTreeMap::new();
-        self.steps_with(inputs, shape.into(), outputs, steps, plan, |launch_steps, inputs, shape, outputs| {
+        let launch = |launch_steps: u32, done: usize, inputs: &[&[T]], shape: Extent, outputs: &mut [&mut [T]]| {
             let program = match programs.entry(launch_steps) {
                 Entry::Occupied(program) => program.into_mut(),
                 Entry::Vacant(slot) => {
                     slot.insert(if launch_steps > 1 { self.fused_program(launch_steps)? } else { self.program()? })
                 }
             };
-            program.emulate_grid_outputs(inputs, shape, outputs, &scalars)
-        })
+            program.emulate_grid_rows(inputs, shape, rows.map(|rows| rows(done)), outputs, &scalars)
+        };
+        self.steps_with(inputs, shape, outputs, steps, plan, launch)
     }
 
     /// Runs `steps` time steps as `plan` launches them, through `launch(steps of the launch,
-    /// inputs, their shape, outputs)`, ping-pong between two host buffers per state field (the
+    /// steps done by its end, inputs, their shape, outputs)`, ping-pong between two host buffers per state field (the
     /// first input fields, one per output field: [`time_steps::step_inputs`]).
     fn steps_with(
         &self,
@@ -437,7 +466,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
         outputs: &mut [&mut [T]],
         steps: usize,
         plan: StepPlan,
-        mut launch: impl FnMut(u32, &[&[T]], Extent, &mut [&mut [T]]) -> Result<(), Error>,
+        mut launch: impl FnMut(u32, usize, &[&[T]], Extent, &mut [&mut [T]]) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
         if shape.dims() != self.pattern.dims() {
@@ -458,7 +487,7 @@ impl<T: Element, P: Params> Stencil<T, P> {
             let fields = time_steps::step_inputs(&self.pattern, shape, inputs, &current, done);
             let fields: Vec<&[T]> = fields.iter().map(|f| &**f).collect();
             let mut outs: Vec<&mut [T]> = next.iter_mut().map(Vec::as_mut_slice).collect();
-            launch(launch_steps, &fields, now, &mut outs)?;
+            launch(launch_steps, done + advance, &fields, now, &mut outs)?;
             state = next;
             done += advance;
         }

@@ -105,10 +105,27 @@ fn each_field_has_its_own_pointer_and_one_field_kernels_keep_theirs() {
     let names = |fields| -> Vec<String> {
         KernelParam::list(Dims::Two, fields, 1, &[ScalarType::F32]).into_iter().map(|p| p.suffix()).collect()
     };
-    assert_eq!(names(1), ["input", "output", "n", "n_out", "in_y", "in_x", "out_y", "out_x", "prefetch_rows", "p0"]);
+    assert_eq!(
+        names(1),
+        ["input", "output", "n", "n_out", "in_y", "in_x", "out_y", "out_x", "first_row", "prefetch_rows", "p0"]
+    );
     assert_eq!(
         names(3),
-        ["input", "input1", "input2", "output", "n", "n_out", "in_y", "in_x", "out_y", "out_x", "prefetch_rows", "p0"]
+        [
+            "input",
+            "input1",
+            "input2",
+            "output",
+            "n",
+            "n_out",
+            "in_y",
+            "in_x",
+            "out_y",
+            "out_x",
+            "first_row",
+            "prefetch_rows",
+            "p0"
+        ]
     );
     let one = rc_core::ptx::print(&compile(1, Strategy::RegisterCache, Layout::Granule(4)), "rc_t");
     let two = rc_core::ptx::print(&compile(2, Strategy::RegisterCache, Layout::Granule(4)), "rc_t");

@@ -299,7 +299,7 @@ fn the_launch_map_stacks_warps_where_the_layout_says_and_places_every_tile_once(
             let tiles = program.pattern.tiles_along(lifted.1).components().into_iter().rev().collect::<Vec<_>>();
             let out = lifted.1.components().into_iter().rev().collect::<Vec<_>>();
             let mut placed = std::collections::HashSet::new();
-            for warp in program.launch.warps(launch, lifted.0, lifted.1) {
+            for warp in program.launch.warps(launch, lifted.0, lifted.1, rc_core::OutputRows::all(lifted.1)) {
                 if warp.start.iter().zip(&out).any(|(&s, &n)| s >= n as u64) {
                     continue;
                 }

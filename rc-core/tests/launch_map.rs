@@ -8,7 +8,7 @@ use rc_core::machine::index::{
     Operand, Special,
 };
 use rc_core::machine::Kernel;
-use rc_core::{Boundary, Extent, Pattern, Radius};
+use rc_core::{Boundary, Extent, OutputRows, Pattern, Radius};
 
 /// A map of each order, and the output shape to place it over.
 fn maps() -> Vec<(LaunchMap, Extent)> {
@@ -37,11 +37,12 @@ fn every_orders_index_program_writes_each_register_before_reading_it() {
 #[test]
 fn every_launch_places_each_tile_on_one_warp() {
     for (map, output) in maps() {
-        let launch = map.launch_shape(Kernel::Whole, output, output).expect("fits").expect("a launch");
+        let all = OutputRows::all(output);
+        let launch = map.launch_shape(Kernel::Whole, output, output, all).expect("fits").expect("a launch");
         let tile: Vec<u64> = map.pattern.tile().components().into_iter().rev().map(|t| t as u64).collect();
         let lens: Vec<u64> = output.components().into_iter().rev().map(|n| n as u64).collect();
         let mut placed = std::collections::HashSet::new();
-        for warp in map.warps(launch, output, output) {
+        for warp in map.warps(launch, output, output, all) {
             if warp.start.iter().zip(&lens).any(|(&s, &n)| s >= n) {
                 continue;
             }
@@ -50,6 +51,27 @@ fn every_launch_places_each_tile_on_one_warp() {
         }
         let tiles: usize = map.pattern.tiles_along(output).components().iter().product();
         assert_eq!(placed.len(), tiles, "{:?}", map.order);
+        // Over rows 3..end - 2 of the outermost axis: the launched rows' tiles, from row 3 on.
+        if map.pattern.dims() != rc_core::Dims::One {
+            let outer = lens.len() - 1;
+            let rows = OutputRows::of(output, 3, all.end - 2).expect("rows of the output");
+            let launch = map.launch_shape(Kernel::Whole, output, output, rows).expect("fits").expect("a launch");
+            let mut ends = lens.clone();
+            ends[outer] = rows.end as u64;
+            let mut placed = std::collections::HashSet::new();
+            for warp in map.warps(launch, output, output, rows) {
+                if warp.start.iter().zip(&ends).any(|(&s, &n)| s >= n) {
+                    continue;
+                }
+                assert!(warp.start[outer] >= 3, "{:?}: {warp:?} starts before the first row", map.order);
+                let mut at: Vec<u64> = warp.start.iter().zip(&tile).map(|(&s, &t)| s / t).collect();
+                at[outer] = (warp.start[outer] - 3) / tile[outer];
+                assert_eq!((warp.start[outer] - 3) % tile[outer], 0, "{:?}: {warp:?}", map.order);
+                assert!(placed.insert(at), "{:?}: {warp:?} repeats a tile", map.order);
+            }
+            let tiles: usize = map.pattern.tiles_along(rows.launched(output)).components().iter().product();
+            assert_eq!(placed.len(), tiles, "{:?} over rows {rows:?}", map.order);
+        }
         let expected = match (map.stacks_warps(), map.pattern.dims()) {
             (true, rc_core::Dims::Two) => TileOrder::Bands,
             (true, _) => TileOrder::StackedBlocks,

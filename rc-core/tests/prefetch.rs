@@ -21,7 +21,10 @@ fn box4_tile(boundary: Boundary) -> Pattern {
 fn launch(pattern: &Pattern, output: Extent) -> LaunchShape {
     let stacked = Layout::Window(4).stacks_warps(Strategy::RegisterCache, pattern);
     // A one-step launch's shape depends on the output alone.
-    LaunchMap::new(*pattern, stacked).launch_shape(Kernel::Whole, output, output).expect("fits").expect("a launch")
+    LaunchMap::new(*pattern, stacked)
+        .launch_shape(Kernel::Whole, output, output, rc_core::OutputRows::all(output))
+        .expect("fits")
+        .expect("a launch")
 }
 
 /// Half the resident blocks over the block columns, rounded, in bands of the block's 16 rows:

@@ -613,10 +613,50 @@ fn check_typed<T: Element>(case: &Case, counts: &Counts) -> Result<(), TestCaseE
                 want[i],
             )));
         }
+        sub_grid(case, &program, &inputs, input_shape, out_shape, &want, k)?;
         bump(&counts.compared, 1);
         bump(&counts.outputs, n_out as u64);
     }
     Ok(())
+}
+
+/// A launch over rows `first..end` of the output (along its outermost dimension; the rows a
+/// band of a split grid computes): those rows equal the whole launch's, every other output is
+/// left as it was (poison), and rows past the output are refused.
+fn sub_grid<T: Element>(
+    case: &Case,
+    program: &WarpProgram,
+    inputs: &[&[T]],
+    input_shape: Extent,
+    out_shape: Extent,
+    want: &[T],
+    k: usize,
+) -> Result<(), TestCaseError> {
+    let rows = out_shape.components()[0];
+    let mut rng = Rng::new(case.data_seed ^ (k as u64).wrapping_mul(0x51_7cc1_b727_220a));
+    let first = rng.below(rows as u64 + 1) as usize;
+    let end = first + rng.below((rows - first) as u64 + 1) as usize;
+    let row_len = out_shape.len().expect("small shapes") / rows;
+    let mut got = vec![poison::<T>(); want.len()];
+    let params = &case.stencil.params;
+    if let Err(e) = program.emulate_grid_rows(inputs, input_shape, Some(first..end), &mut [&mut got], params) {
+        return Err(TestCaseError::fail(format!("shape {input_shape}: rows {first}..{end}: {e}")));
+    }
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let inside = (first * row_len..end * row_len).contains(&i);
+        let expected = if inside { *w } else { poison::<T>() };
+        if first_difference(&[*g], &[expected]).is_some() {
+            return Err(TestCaseError::fail(format!(
+                "shape {input_shape}: a launch over rows {first}..{end} of {rows} gave output {i} (row {}) {g:?}, expected {expected:?} ({})",
+                i / row_len,
+                if inside { "the whole launch's" } else { "untouched" }
+            )));
+        }
+    }
+    match program.emulate_grid_rows(inputs, input_shape, Some(first..rows + 1), &mut [&mut got], params) {
+        Err(Error::Length(LengthError::OutputRows { first: f, end: e, .. })) if (f, e) == (first, rows + 1) => Ok(()),
+        other => Err(TestCaseError::fail(format!("rows {first}..{} of {rows} gave {other:?}", rows + 1))),
+    }
 }
 
 /// The output point of row-major index `o` in `out`, outermost first.

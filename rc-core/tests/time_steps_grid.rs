@@ -13,7 +13,7 @@ use rc_core::launch_map::{StripGeometry, TileOrder};
 use rc_core::machine::{Kernel, Op, Stmt};
 use rc_core::testdata::{awkward, first_difference, poison, Rng};
 use rc_core::time_steps::FusedTile;
-use rc_core::{Body, Boundary, Element, Extent, Offset, Pattern, Radius, Scalar, WarpProgram};
+use rc_core::{Body, Boundary, Element, Extent, Offset, OutputRows, Pattern, Radius, Scalar, WarpProgram};
 
 mod bodies;
 mod common;
@@ -134,13 +134,51 @@ fn case<T: Element>(seed: u64) -> Result<(), String> {
     program
         .emulate_grid(&slices, Extent::from(shape), &mut got, &params)
         .map_err(|e| format!("seed {seed:#x}: {e}"))?;
-    match first_difference(&got, &want) {
-        None => Ok(()),
-        Some(i) => Err(format!(
+    if let Some(i) = first_difference(&got, &want) {
+        return Err(format!(
             "seed {seed:#x}: {} r={radius} warp={warp} {boundary} T={steps} shape={shape:?} fields={fields}: output {i} got {:?} want {:?}\n{body}",
             T::TYPE,
             got.get(i),
             want.get(i)
+        ));
+    }
+    rows_of_one_launch(seed, &mut rng, &program, &pattern, steps, &slices, Extent::from(shape), &want, &params)
+}
+
+/// A launch over rows `first..end` of the output along its outermost dimension (the rows a band
+/// of a split grid computes), drawn from `rng`: those rows are the whole launch's (`want`), every
+/// other output is left as it was (poison).
+#[allow(clippy::too_many_arguments)]
+fn rows_of_one_launch<T: Element>(
+    seed: u64,
+    rng: &mut Rng,
+    program: &WarpProgram,
+    pattern: &Pattern,
+    steps: u32,
+    inputs: &[&[T]],
+    shape: Extent,
+    want: &[T],
+    params: &[Scalar],
+) -> Result<(), String> {
+    let out = rc_core::time_steps::steps_output_shape(pattern, shape, steps as usize)
+        .map_err(|e| format!("seed {seed:#x}: {e}"))?;
+    let rows = out.components()[0];
+    let row_len = want.len() / rows.max(1);
+    let first = rng.below(rows as u64 + 1) as usize;
+    let end = first + rng.below((rows - first) as u64 + 1) as usize;
+    let mut got = vec![poison::<T>(); want.len()];
+    program
+        .emulate_grid_rows(inputs, shape, Some(first..end), &mut [&mut got], params)
+        .map_err(|e| format!("seed {seed:#x}: rows {first}..{end}: {e}"))?;
+    let inside = first * row_len..end * row_len;
+    let expected: Vec<T> = (0..want.len()).map(|i| if inside.contains(&i) { want[i] } else { poison::<T>() }).collect();
+    match first_difference(&got, &expected) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "seed {seed:#x}: a launch over rows {first}..{end} of {rows}, shape {}: output {i} got {:?} want {:?}",
+            shape.as_array(),
+            got.get(i),
+            expected.get(i)
         )),
     }
 }
@@ -301,8 +339,12 @@ fn fused_2d_strips_are_numbered_edge_strips_first() {
             };
             let mut seen = std::collections::HashSet::new();
             let mut interior_from = None;
-            let shape = program.launch.launch_shape(Kernel::Whole, input, out).expect("fits").expect("a launch");
-            for (t, warp) in program.launch.warps(shape, input, out).enumerate() {
+            let shape = program
+                .launch
+                .launch_shape(Kernel::Whole, input, out, OutputRows::all(out))
+                .expect("fits")
+                .expect("a launch");
+            for (t, warp) in program.launch.warps(shape, input, out, OutputRows::all(out)).enumerate() {
                 let t = t as u64;
                 let (x, y) = (warp.start[0] / outputs, warp.start[1] / rows);
                 let what = format!("{boundary} T={steps}, {in_y} x {in_x}: warp {t} computes strip ({x}, {y})");
@@ -319,7 +361,8 @@ fn fused_2d_strips_are_numbered_edge_strips_first() {
             assert_eq!(seen.len() as u64, tiles_x * bands, "{boundary} T={steps}, {in_y} x {in_x}: strips");
             // The edges kernel's launch covers the edge strips' blocks, none past them.
             let edges = interior_from.unwrap_or(tiles_x * bands);
-            let edge_launch = program.launch.launch_shape(Kernel::Edges, input, out).expect("fits");
+            let edge_launch =
+                program.launch.launch_shape(Kernel::Edges, input, out, OutputRows::all(out)).expect("fits");
             let per_block = u64::from(launch.tiles_per_block());
             assert_eq!(
                 edge_launch.map_or(0, |l| l.blocks()),
@@ -440,12 +483,6 @@ fn case_3d<T: Element>(seed: u64) -> Result<(), String> {
         }
     }
     let n: usize = shape.iter().product();
-    eprintln!(
-        "DBG {} r={radius} most={most} T={steps} rows={} planes={planes} k={} shape={shape:?} {boundary}",
-        T::TYPE,
-        tile.rows,
-        tile.per_lane
-    );
     let inputs: Vec<Vec<T>> = (0..fields).map(|f| awkward::<T>(n, seed ^ ((f as u64 + 1) * 0x9e37))).collect();
     let want = steps_by_definition(&body, &pattern, &inputs, &shape, steps as usize, &params);
     let slices: Vec<&[T]> = inputs.iter().map(|v| v.as_slice()).collect();
@@ -453,16 +490,16 @@ fn case_3d<T: Element>(seed: u64) -> Result<(), String> {
     program
         .emulate_grid(&slices, Extent::from(shape), &mut got, &params)
         .map_err(|e| format!("seed {seed:#x}: {e}"))?;
-    match first_difference(&got, &want) {
-        None => Ok(()),
-        Some(i) => Err(format!(
+    if let Some(i) = first_difference(&got, &want) {
+        return Err(format!(
             "seed {seed:#x}: {} r={radius} warp={warp} rows={} planes={planes} {boundary} T={steps} shape={shape:?} fields={fields}: output {i} got {:?} want {:?}\n{body}",
             T::TYPE,
             tile.rows,
             got.get(i),
             want.get(i)
-        )),
+        ));
     }
+    rows_of_one_launch(seed, &mut rng, &program, &pattern, steps, &slices, Extent::from(shape), &want, &params)
 }
 
 #[test]

@@ -222,6 +222,9 @@ pub(crate) struct LaunchValues<'a> {
     /// The grids' shapes (read in 2D and 3D only; 1D kernels take the lengths alone).
     pub input_shape: Extent,
     pub output_shape: Extent,
+    /// 2D and 3D: the first output row the launch computes ([`KernelParam::FirstRow`]; the
+    /// output shape's outermost length is where its rows end).
+    pub first_row: u64,
     /// 2D: rows below its own a tile prefetches ([`KernelParam::PrefetchRows`]; 0: none).
     pub prefetch_rows: u64,
     pub scalars: &'a [Scalar],
@@ -246,6 +249,7 @@ impl KernelArgs {
                     let shape = if output { values.output_shape } else { values.input_shape };
                     wide(shape.along(axis as usize) as u64)
                 }
+                KernelParam::FirstRow => wide(values.first_row),
                 KernelParam::PrefetchRows => wide(values.prefetch_rows),
                 // In bounds: the list has one `Value` per entry of `types`, which is `scalars`'.
                 KernelParam::Value { index, .. } => scalar_slot(values.scalars[index as usize]),
@@ -363,6 +367,7 @@ mod tests {
             n_out: 8,
             input_shape: Extent::x(10),
             output_shape: Extent::x(8),
+            first_row: 0,
             prefetch_rows: 0,
             scalars: &scalars,
         };
@@ -390,14 +395,14 @@ mod tests {
     fn ptx_2d(params: &str) -> String {
         format!(
             ".visible .entry k(.param .u64 k_input, .param .u64 k_output, .param .u64 k_n, .param .u64 k_n_out, \
-             .param .u64 k_in_y, .param .u64 k_in_x, .param .u64 k_out_y, .param .u64 k_out_x, .param .u64 k_prefetch_rows{params})\n{{ ret; }}"
+             .param .u64 k_in_y, .param .u64 k_in_x, .param .u64 k_out_y, .param .u64 k_out_x, .param .u64 k_first_row, .param .u64 k_prefetch_rows{params})\n{{ ret; }}"
         )
     }
 
     #[test]
     fn a_2d_kernel_takes_both_extents_after_the_lengths() {
         let declared = entry_params(&ptx_2d(", .param .f32 k_p0"), "k").expect("parses");
-        assert_eq!(declared.len(), 10);
+        assert_eq!(declared.len(), 11);
         assert!(check("blur", "k", &declared, Dims::Two, 1, 1, &[ScalarType::F32]).is_ok());
         // The same list is not a 1D kernel's, nor a 3D one's.
         assert!(!matches(&declared, Dims::One, 1, 1, &[ScalarType::F32]));
@@ -412,13 +417,13 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "kernel ABI mismatch for stencil `blur`: expected `.entry k` taking (.u64 input, .u64 output, .u64 n, \
-             .u64 n_out, .u64 in_y, .u64 in_x, .u64 out_y, .u64 out_x, .u64 prefetch_rows, .f32 p0), got 5 parameters: (.u64 (8 bytes), \
+             .u64 n_out, .u64 in_y, .u64 in_x, .u64 out_y, .u64 out_x, .u64 first_row, .u64 prefetch_rows, .f32 p0), got 5 parameters: (.u64 (8 bytes), \
              .u64 (8 bytes), .u64 (8 bytes), .u64 (8 bytes), .f32 (4 bytes))"
         );
         assert_eq!(
             expected_signature(Dims::Three, 1, 1, &[]),
             ".u64 input, .u64 output, .u64 n, .u64 n_out, .u64 in_z, .u64 in_y, .u64 in_x, .u64 out_z, .u64 out_y, \
-             .u64 out_x"
+             .u64 out_x, .u64 first_row"
         );
     }
 
@@ -432,12 +437,13 @@ mod tests {
             n_out: 4 * 38,
             input_shape: Extent::yx(6, 40),
             output_shape: Extent::yx(4, 38),
+            first_row: 3,
             prefetch_rows: 16,
             scalars: &scalars,
         };
         let args = KernelArgs::new(Dims::Two, &values);
-        assert_eq!(args.values()[..9], [0x1000, 0x2000, 240, 152, 6, 40, 4, 38, 16]);
-        assert_eq!(args.bytes(9)[..4], 0.25f32.to_bits().to_ne_bytes());
+        assert_eq!(args.values()[..10], [0x1000, 0x2000, 240, 152, 6, 40, 4, 38, 3, 16]);
+        assert_eq!(args.bytes(10)[..4], 0.25f32.to_bits().to_ne_bytes());
         let declared = entry_params(&ptx_2d(", .param .f32 k_p0"), "k").expect("parses");
         assert_eq!(args.slots.len(), declared.len());
     }

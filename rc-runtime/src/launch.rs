@@ -9,9 +9,12 @@
 //! launch carries its outputs as a list, matched against the kernel's parameters, one element
 //! today.
 
+use std::ops::Range;
 use std::ptr;
 
-use rc_core::{Dims, Element, Extent, LaunchShape, LengthError, Params, Scalar, ScalarType, Stencil, Strategy};
+use rc_core::{
+    Dims, Element, Extent, LaunchShape, LengthError, OutputRows, Params, Scalar, ScalarType, Stencil, Strategy,
+};
 
 use crate::abi::{KernelArgs, LaunchValues};
 use crate::buffers;
@@ -30,6 +33,9 @@ pub(crate) struct Plan {
     /// The output's shape and element count, as the input's shape calls for.
     pub output_shape: Extent,
     pub n_out: usize,
+    /// The output rows the launch computes along the outermost axis: all of them, or a
+    /// sub-grid's ([`OutputRows`]).
+    pub rows: OutputRows,
     /// `None` for an empty output: nothing to launch.
     pub launch: Option<LaunchShape>,
     pub scalars: Vec<Scalar>,
@@ -37,13 +43,14 @@ pub(crate) struct Plan {
 
 /// Checks that there is one input per input field, each of `inputs` elements and shape
 /// `input`, and one output per output field, each of `outputs` elements, the shape the input
-/// calls for, and that the grid fits.
+/// calls for, that `rows` (every row for `None`) are rows of it, and that the grid fits.
 pub(crate) fn plan<T: Element, P: Params>(
     stencil: &Stencil<T, P>,
     input: Extent,
     inputs: &[usize],
     outputs: &[usize],
     params: &P,
+    rows: Option<Range<usize>>,
 ) -> Result<Plan, Error> {
     let length = |source| Error::Length { stencil: stencil.name(), source };
     let pattern = stencil.pattern();
@@ -53,23 +60,33 @@ pub(crate) fn plan<T: Element, P: Params>(
     let output_shape = pattern.check_buffers(input, inputs, fields, outputs, output_fields).map_err(length)?;
     // `check_buffers` made sure there is an output and every one has exactly this many elements.
     let n_out = outputs.first().copied().unwrap_or(0);
-    let launch = if n_out == 0 { None } else { stencil.launch_shape(input, output_shape).map_err(length)? };
-    Ok(Plan { input_shape: input, n: input_len, output_shape, n_out, launch, scalars: params.scalars() })
+    let rows = match rows {
+        Some(rows) if pattern.dims() != Dims::One => {
+            OutputRows::of(output_shape, rows.start, rows.end).map_err(length)?
+        }
+        _ => OutputRows::all(output_shape),
+    };
+    let launch = match n_out == 0 || rows.is_empty() {
+        true => None,
+        false => stencil.launch_shape_of_rows(input, output_shape, rows).map_err(length)?,
+    };
+    Ok(Plan { input_shape: input, n: input_len, output_shape, n_out, rows, launch, scalars: params.scalars() })
 }
 
 /// A kernel and its plan.
 pub(crate) type Planned<'a, T, P> = (&'a Stencil<T, P>, Plan);
 
 /// [`plan`] for each of `kernels` (a launch's one kernel, or a split fused launch's two) over
-/// the same buffers.
+/// the same buffers and rows.
 pub(crate) fn plans<'a, T: Element, P: Params>(
     kernels: &'a [Stencil<T, P>],
     input: Extent,
     inputs: &[usize],
     outputs: &[usize],
     params: &P,
+    rows: Option<Range<usize>>,
 ) -> Result<Vec<Planned<'a, T, P>>, Error> {
-    kernels.iter().map(|kernel| Ok((kernel, plan(kernel, input, inputs, outputs, params)?))).collect()
+    kernels.iter().map(|kernel| Ok((kernel, plan(kernel, input, inputs, outputs, params, rows.clone())?))).collect()
 }
 
 /// rc-core checks a 1D stencil's 1D launch by the buffers' lengths alone (the 1D API has no
@@ -277,7 +294,8 @@ pub(crate) fn kernel_args<T: Element, P: Params>(
         n: plan.n as u64,
         n_out: plan.n_out as u64,
         input_shape: plan.input_shape,
-        output_shape: plan.output_shape,
+        output_shape: plan.rows.given(plan.output_shape),
+        first_row: plan.rows.first as u64,
         prefetch_rows,
         scalars: &plan.scalars,
     };
@@ -421,7 +439,7 @@ mod tests {
 
     #[test]
     fn every_input_field_is_checked_before_any_cuda_call_and_passed_in_order() {
-        let err = plan(&TWO_FIELDS, Extent::x(10), &[10], &[6], &(1.0,)).expect_err("one input for two windows");
+        let err = plan(&TWO_FIELDS, Extent::x(10), &[10], &[6], &(1.0,), None).expect_err("one input for two windows");
         assert!(
             matches!(err, Error::Length { source: LengthError::InputCount { expected: 2, got: 1 }, .. }),
             "{err:?}"
@@ -430,13 +448,13 @@ mod tests {
             err.to_string(),
             "stencil `t`: expected 2 inputs (one per window the function declares, in order), got 1"
         );
-        let err = plan(&TWO_FIELDS, Extent::x(10), &[10, 9], &[6], &(1.0,)).expect_err("input 1 is shorter");
+        let err = plan(&TWO_FIELDS, Extent::x(10), &[10, 9], &[6], &(1.0,), None).expect_err("input 1 is shorter");
         assert_eq!(
             err.to_string(),
             "stencil `t`: input 1 has 9 elements, expected 10 as input 0 has: a stencil's inputs share one length (one \
              shape in 2D and 3D), numbered from 0 in the order the windows are declared"
         );
-        let plan = plan(&TWO_FIELDS, Extent::x(10), &[10, 10], &[6], &(0.5,)).expect("fits");
+        let plan = plan(&TWO_FIELDS, Extent::x(10), &[10, 10], &[6], &(0.5,), None).expect("fits");
         let args = kernel_args(&TWO_FIELDS, &plan, &[0x7000_0000, 0x9000_0000], &[0x8000_0000], 0);
         assert_eq!(args.values()[..5], [0x7000_0000, 0x9000_0000, 0x8000_0000, 10, 6]);
         assert_eq!((input_name(&TWO_FIELDS, 1), input_name(&VALID, 0)), ("input 1".to_string(), "input".to_string()));
@@ -445,7 +463,7 @@ mod tests {
     #[test]
     fn the_outputs_are_a_list_checked_against_the_output_fields_before_any_cuda_call() {
         // One output field: a list of one buffer, neither none nor two.
-        let err = plan(&VALID, Extent::x(10), &[10], &[6, 6], &(1.0,)).expect_err("two outputs for one field");
+        let err = plan(&VALID, Extent::x(10), &[10], &[6, 6], &(1.0,), None).expect_err("two outputs for one field");
         assert!(
             matches!(err, Error::Length { source: LengthError::OutputCount { expected: 1, got: 2 }, .. }),
             "{err:?}"
@@ -454,10 +472,10 @@ mod tests {
             err.to_string(),
             "stencil `s`: expected 1 output (one per output field, in the order the body returns them), got 2"
         );
-        let err = plan(&VALID, Extent::x(10), &[10], &[], &(1.0,)).expect_err("no output");
+        let err = plan(&VALID, Extent::x(10), &[10], &[], &(1.0,), None).expect_err("no output");
         assert!(matches!(err, Error::Length { source: LengthError::OutputCount { expected: 1, got: 0 }, .. }));
         // The output buffers' addresses go where the kernel's `Output` parameters are.
-        let plan = plan(&VALID, Extent::x(10), &[10], &[6], &(1.0,)).expect("fits");
+        let plan = plan(&VALID, Extent::x(10), &[10], &[6], &(1.0,), None).expect("fits");
         let args = kernel_args(&VALID, &plan, &[0x7000_0000], &[0x8000_0000], 0);
         assert_eq!(args.values()[..4], [0x7000_0000, 0x8000_0000, 10, 6]);
         assert_eq!(output_name(&VALID, 0), "output");
@@ -474,7 +492,7 @@ mod tests {
         output_len: usize,
         params: &P,
     ) -> Result<Plan, Error> {
-        plan(stencil, Extent::x(input_len), &[input_len], &[output_len], params)
+        plan(stencil, Extent::x(input_len), &[input_len], &[output_len], params, None)
     }
 
     // 2D and 3D: the body is never evaluated here, but it is a 2D (3D) body, as the macro's.
@@ -522,40 +540,54 @@ mod tests {
 
     #[test]
     fn a_2d_plan_has_both_shapes_the_blocks_and_the_extents_in_kernel_order() {
-        let plan = plan(&CLAMP_2D, Extent::yx(100, 2000), &[200_000], &[200_000], &(0.5,)).expect("fits");
+        let plan = plan(&CLAMP_2D, Extent::yx(100, 2000), &[200_000], &[200_000], &(0.5,), None).expect("fits");
         assert_eq!(plan.input_shape, Extent::yx(100, 2000));
         assert_eq!(plan.output_shape, Extent::yx(100, 2000));
         assert_eq!((plan.n, plan.n_out), (200_000, 200_000));
         // 13 tile rows of 8 rows x 16 tiles along x, a block's 8 warps stacked along y: a grid
         // of 16 columns by 2 bands of blocks (the second one partial).
         assert_eq!(plan.launch, Some(LaunchShape { grid: [16, 2, 1], threads_per_block: 256 }));
-        // input, output, n, n_out, in_y, in_x, out_y, out_x, prefetch_rows; then p0.
+        // input, output, n, n_out, in_y, in_x, out_y, out_x, first_row, prefetch_rows; then p0.
         assert_eq!(
             extents_block(&CLAMP_2D, &plan),
-            [0x7000_0000, 0x8000_0000, 200_000, 200_000, 100, 2000, 100, 2000, 48]
+            [0x7000_0000, 0x8000_0000, 200_000, 200_000, 100, 2000, 100, 2000, 0, 48]
         );
-        assert_eq!(kernel_args(&CLAMP_2D, &plan, &[0], &[0], 0).bytes(9)[..4], 0.5f32.to_bits().to_ne_bytes());
+        assert_eq!(kernel_args(&CLAMP_2D, &plan, &[0], &[0], 0).bytes(10)[..4], 0.5f32.to_bits().to_ne_bytes());
+
+        // Rows 30..61 of the output: the kernel is given the first row and where the rows end,
+        // and the launch covers 31 rows (4 tile rows: 1 band of blocks).
+        let rows = Some(30..61);
+        let part = super::plan(&CLAMP_2D, Extent::yx(100, 2000), &[200_000], &[200_000], &(0.5,), rows).expect("fits");
+        assert_eq!(part.launch, Some(LaunchShape { grid: [16, 1, 1], threads_per_block: 256 }));
+        assert_eq!(
+            extents_block(&CLAMP_2D, &part),
+            [0x7000_0000, 0x8000_0000, 200_000, 200_000, 100, 2000, 61, 2000, 30, 48]
+        );
+        // Rows past the output are refused, saying which.
+        let err = super::plan(&CLAMP_2D, Extent::yx(100, 2000), &[200_000], &[200_000], &(0.5,), Some(90..101))
+            .expect_err("past the output");
+        assert!(err.to_string().contains("rows 90..101"), "{err}");
 
         // `valid` shrinks each dimension by twice its radius: the output's extents differ.
-        let plan = super::plan(&VALID_2D, Extent::yx(10, 40), &[400], &[8 * 38], &(0.5,)).expect("fits");
+        let plan = super::plan(&VALID_2D, Extent::yx(10, 40), &[400], &[8 * 38], &(0.5,), None).expect("fits");
         assert_eq!(plan.output_shape, Extent::yx(8, 38));
         assert_eq!(plan.launch, Some(LaunchShape::linear(1, 256)));
-        assert_eq!(extents_block(&VALID_2D, &plan), [0x7000_0000, 0x8000_0000, 400, 304, 10, 40, 8, 38, 48]);
+        assert_eq!(extents_block(&VALID_2D, &plan), [0x7000_0000, 0x8000_0000, 400, 304, 10, 40, 8, 38, 0, 48]);
     }
 
     #[test]
     fn a_3d_plan_has_both_shapes_the_blocks_and_the_extents_in_kernel_order() {
-        let plan = plan(&ZERO_3D, Extent::zyx(5, 9, 130), &[5 * 9 * 130], &[5 * 9 * 130], &(1.0,)).expect("fits");
+        let plan = plan(&ZERO_3D, Extent::zyx(5, 9, 130), &[5 * 9 * 130], &[5 * 9 * 130], &(1.0,), None).expect("fits");
         assert_eq!(plan.output_shape, Extent::zyx(5, 9, 130));
         // 3 tile planes x 3 tile rows x 3 tiles along x = 27 tiles, numbered row-major: 4 blocks
         // of 8 warps.
         assert_eq!(plan.launch, Some(LaunchShape::linear(4, 256)));
-        assert_eq!(extents_block(&ZERO_3D, &plan), [0x7000_0000, 0x8000_0000, 5850, 5850, 5, 9, 130, 5, 9, 130]);
+        assert_eq!(extents_block(&ZERO_3D, &plan), [0x7000_0000, 0x8000_0000, 5850, 5850, 5, 9, 130, 5, 9, 130, 0]);
 
-        let plan = super::plan(&VALID_3D, Extent::zyx(4, 6, 40), &[960], &[2 * 4 * 38], &(1.0,)).expect("fits");
+        let plan = super::plan(&VALID_3D, Extent::zyx(4, 6, 40), &[960], &[2 * 4 * 38], &(1.0,), None).expect("fits");
         assert_eq!(plan.output_shape, Extent::zyx(2, 4, 38));
         assert_eq!(plan.launch, Some(LaunchShape::linear(1, 256)));
-        assert_eq!(extents_block(&VALID_3D, &plan), [0x7000_0000, 0x8000_0000, 960, 304, 4, 6, 40, 2, 4, 38]);
+        assert_eq!(extents_block(&VALID_3D, &plan), [0x7000_0000, 0x8000_0000, 960, 304, 4, 6, 40, 2, 4, 38, 0]);
     }
 
     #[test]
@@ -569,7 +601,7 @@ mod tests {
     #[test]
     fn every_shape_error_says_what_was_expected_before_any_cuda_call() {
         let message = |stencil: &Stencil<f32, (f32,)>, shape: Extent, input_len, output_len| {
-            let err = plan(stencil, shape, &[input_len], &[output_len], &(1.0,)).expect_err("refused");
+            let err = plan(stencil, shape, &[input_len], &[output_len], &(1.0,), None).expect_err("refused");
             assert!(matches!(err, Error::Length { .. }), "{err:?}");
             err.to_string()
         };

@@ -22,7 +22,7 @@ use rc_core::{Decomposition, Element, Extent, HaloCopy, Params, Stencil};
 use crate::error::Error;
 use crate::halo_copy::HaloCopier;
 use crate::steps::Holds;
-use crate::with_cudarc::{cudarc_driver, launch_steps_cudarc_grid};
+use crate::with_cudarc::{cudarc_driver, launch_steps_cudarc_rows};
 
 /// A stencil's grid split into bands over GPUs of this process, holding every rank's part of
 /// every field on its GPU. Made with [`SplitGrid::new`] (every visible GPU) or
@@ -232,10 +232,16 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
         if steps > self.covered {
             self.exchange()?;
         }
+        // Steps since the last exchange: each launch computes only the rows still exact after
+        // its steps (all but `done * r` at each side with a neighbour; the own rows alone at
+        // the last launch before an exchange).
+        let since = self.split.steps_per_exchange() - self.covered;
         for rank in 0..self.ranks.len() {
             self.wait_for_readers(rank)?;
+            let band = &self.split.bands()[rank];
+            let rows = |done: usize| self.split.exact_rows(band, since + done);
             let shape = self.split.local_shape(rank);
-            self.ranks[rank].step(&self.stencil, shape, steps, params)?;
+            self.ranks[rank].step(&self.stencil, shape, steps, params, &rows)?;
         }
         if self.split.ranks() > 1 {
             self.covered -= steps;
@@ -363,19 +369,21 @@ impl<T: Element + DeviceRepr + ValidAsZeroBits> Rank<T> {
             .map_err(|e| Error::cudarc(format!("copying {} elements to device {}", local.len(), self.device), e))
     }
 
-    /// `steps` steps of the local grid of shape `shape`.
+    /// `steps` steps of the local grid of shape `shape`, each launch computing rows
+    /// `rows(done)`, `done` the steps done when it ends.
     fn step<P: Params>(
         &mut self,
         stencil: &Stencil<T, P>,
         shape: Extent,
         steps: usize,
         params: P,
+        rows: &dyn Fn(usize) -> Range<usize>,
     ) -> Result<(), Error> {
         let mut a: Vec<&mut CudaSlice<T>> = self.state.iter_mut().collect();
         let mut b: Vec<&mut CudaSlice<T>> = self.spare.iter_mut().collect();
         let coefficients: Vec<&CudaSlice<T>> = self.coefficients.iter().collect();
-        let holds =
-            launch_steps_cudarc_grid(stencil, &self.stream, &mut a, &mut b, &coefficients, shape, steps, params)?;
+        let (a, b, stream) = (&mut a, &mut b, &self.stream);
+        let holds = launch_steps_cudarc_rows(stencil, stream, a, b, &coefficients, shape, steps, params, Some(rows))?;
         if holds == Holds::B {
             std::mem::swap(&mut self.state, &mut self.spare);
             std::mem::swap(&mut self.state_addresses, &mut self.spare_addresses);

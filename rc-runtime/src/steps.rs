@@ -27,6 +27,8 @@ pub enum Holds {
 pub(crate) struct StepLaunch {
     /// Steps it runs: a fused kernel of that many, or the one-step kernel for 1.
     pub steps: u32,
+    /// Steps of the run done when it ends (its own included).
+    pub done: usize,
     /// Reads buffer A (and writes B), or reads B and writes A.
     pub from: Holds,
     /// The shape it reads from the front of its input buffer and its elements, and the
@@ -272,7 +274,16 @@ pub(crate) fn launches<T: Element, P: Params>(
                 CoefficientPart::Box(GridBox { grid, start: [trim(0), trim(1), trim(2)], len })
             }
         };
-        out.push(StepLaunch { steps: steps_of_launch, from, input_shape, input_len, output_len, coefficients });
+        let launch = StepLaunch {
+            steps: steps_of_launch,
+            done: done + advance,
+            from,
+            input_shape,
+            input_len,
+            output_len,
+            coefficients,
+        };
+        out.push(launch);
         from = match from {
             Holds::A => Holds::B,
             Holds::B => Holds::A,

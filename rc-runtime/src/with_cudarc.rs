@@ -6,6 +6,7 @@
 //! none, so [`run_cudarc`] asks rc-runtime's own driver loader first and returns
 //! [`Error::NoDevice`] instead.
 
+use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{
@@ -73,12 +74,15 @@ where
     T: Element + DeviceRepr,
     P: Params,
 {
-    launch_kernels(std::slice::from_ref(stencil), stream, inputs, outputs, shape.into(), params, &mut None)
+    launch_kernels(std::slice::from_ref(stencil), stream, inputs, outputs, shape.into(), params, None, &mut None)
 }
 
 /// Launches `kernels` (one, or a split fused launch's two: `steps::queue`) over the same
 /// buffers, ordered as [`launch_cudarc_grid`] orders one: the buffers' cudarc events are
 /// waited for and recorded on `stream`, which the side stream forks from and joins.
+// One argument per part of a launch: the kernels, the stream, the buffers, the shape, the
+// parameters, the rows, the side stream.
+#[allow(clippy::too_many_arguments)]
 fn launch_kernels<T, P>(
     kernels: &[Stencil<T, P>],
     stream: &CudaStream,
@@ -86,6 +90,7 @@ fn launch_kernels<T, P>(
     outputs: &mut [&mut dyn DevicePtrMut<T>],
     shape: Extent,
     params: P,
+    rows: Option<Range<usize>>,
     side: &mut Option<SideStream>,
 ) -> Result<(), Error>
 where
@@ -94,7 +99,7 @@ where
 {
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
     let output_lens: Vec<usize> = outputs.iter().map(|output| output.len()).collect();
-    let plans = launch::plans(kernels, shape, &lens, &output_lens, &params)?;
+    let plans = launch::plans(kernels, shape, &lens, &output_lens, &params, rows)?;
     if plans.iter().all(|(_, plan)| plan.launch.is_none()) {
         return Ok(());
     }
@@ -168,7 +173,7 @@ where
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
     let (_, n_out) = output_shape(stencil, shape, lens.first().copied().unwrap_or(0))?;
     let fields = stencil.output_fields() as usize;
-    if plan(stencil, shape, &lens, &vec![n_out; fields], &params)?.launch.is_none() {
+    if plan(stencil, shape, &lens, &vec![n_out; fields], &params, None)?.launch.is_none() {
         return Ok(vec![Vec::new(); fields]);
     }
     let stream = run_stream()?;
@@ -273,12 +278,36 @@ where
     T: Element + DeviceRepr,
     P: Params,
 {
+    launch_steps_cudarc_rows(stencil, stream, a, b, coefficients, shape.into(), steps, params, None)
+}
+
+/// [`launch_steps_cudarc_grid`] where each launch computes only rows `rows(done)` of its
+/// output along the outermost axis ([`rc_core::OutputRows`]), `done` the steps of the run done
+/// when it ends; its other rows keep what they held. How a band of a split grid computes only
+/// the rows still exact ([`rc_core::Decomposition::exact_rows`]).
+// As launch_steps_cudarc_grid, and the rows.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn launch_steps_cudarc_rows<T, P>(
+    stencil: &Stencil<T, P>,
+    stream: &Arc<CudaStream>,
+    a: &mut [&mut CudaSlice<T>],
+    b: &mut [&mut CudaSlice<T>],
+    coefficients: &[&CudaSlice<T>],
+    shape: Extent,
+    steps: usize,
+    params: P,
+    rows: Option<&dyn Fn(usize) -> Range<usize>>,
+) -> Result<Holds, Error>
+where
+    T: Element + DeviceRepr,
+    P: Params,
+{
     let lens: Vec<usize> = coefficients.iter().map(|c| c.len()).collect();
     let address = |buffer: &dyn DevicePtr<T>| buffer.device_ptr(stream).0;
     let addresses = |buffers: &[&mut CudaSlice<T>]| -> Vec<(u64, usize)> {
         buffers.iter().map(|buffer| (address(&**buffer), buffer.len())).collect()
     };
-    let run = StepRun::plan(stencil, shape.into(), &addresses(a), &addresses(b), &lens, steps)?;
+    let run = StepRun::plan(stencil, shape, &addresses(a), &addresses(b), &lens, steps)?;
     // Made by the first launch that splits, dropped when all are queued.
     let mut side = None;
     for step in &run.launches {
@@ -344,7 +373,8 @@ where
             state.iter().map(|field| field as &dyn DevicePtr<T>).chain(coefficients.iter().copied()).collect();
         let mut outputs: Vec<&mut dyn DevicePtrMut<T>> =
             outputs.iter_mut().map(|output| output as &mut dyn DevicePtrMut<T>).collect();
-        launch_kernels(kernels, stream, &inputs, &mut outputs, step.input_shape, params, &mut side)?;
+        let rows = rows.map(|rows| rows(step.done));
+        launch_kernels(kernels, stream, &inputs, &mut outputs, step.input_shape, params, rows, &mut side)?;
     }
     Ok(run.holds)
 }

@@ -128,7 +128,7 @@ where
 {
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
     let output_lens: Vec<usize> = outputs.iter().map(|output| output.len()).collect();
-    let plan = plan(stencil, shape.into(), &lens, &output_lens, &params)?;
+    let plan = plan(stencil, shape.into(), &lens, &output_lens, &params, None)?;
     let Some(launch) = plan.launch else {
         return Ok(());
     };
@@ -184,7 +184,7 @@ where
     let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
     let (_, n_out) = output_shape(stencil, shape, lens.first().copied().unwrap_or(0))?;
     let fields = stencil.output_fields() as usize;
-    let planned = plan(stencil, shape, &lens, &vec![n_out; fields], &params)?;
+    let planned = plan(stencil, shape, &lens, &vec![n_out; fields], &params, None)?;
     if planned.launch.is_none() {
         return Ok(vec![Vec::new(); fields]);
     }
@@ -355,7 +355,7 @@ where
         let lens: Vec<usize> = inputs.iter().map(|input| input.len()).collect();
         let out_lens: Vec<usize> = outputs.iter().map(|output| output.len()).collect();
         let raw_outputs: Vec<RawBuffer> = outputs.iter().map(raw).collect();
-        let plans = launch::plans(kernels, step.input_shape, &lens, &out_lens, &params)?;
+        let plans = launch::plans(kernels, step.input_shape, &lens, &out_lens, &params, None)?;
         steps::queue(&plans, stream.as_inner().cast(), &mut side, &raw_inputs(&inputs), &raw_outputs)?;
     }
     if !copies.is_empty() {

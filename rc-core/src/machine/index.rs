@@ -62,8 +62,12 @@ pub enum Given {
     BlockThreads,
     /// Elements of one row (along x) of the input, or of the output (u64).
     RowLength { output: bool },
-    /// Elements along an outer axis of the input or the output (u64).
+    /// Elements along an outer axis of the input or the output (u64). Along the outermost
+    /// axis the output's is where the launch's rows end ([`Given::FirstRow`]).
     Extent { axis: Axis, output: bool },
+    /// The first output row (plane in 3D) the launch computes along the outermost axis (u64;
+    /// [`crate::abi::KernelParam::FirstRow`]).
+    FirstRow,
 }
 
 /// A launch register the hardware sets (u32).
@@ -341,6 +345,7 @@ impl fmt::Display for Operand {
             Operand::Given(Given::BlockThreads) => f.write_str("block_threads"),
             Operand::Given(Given::RowLength { output }) => write!(f, "{}.x", if output { "out" } else { "in" }),
             Operand::Given(Given::Extent { axis, output }) => write!(f, "{}.{axis}", if output { "out" } else { "in" }),
+            Operand::Given(Given::FirstRow) => f.write_str("first_row"),
         }
     }
 }

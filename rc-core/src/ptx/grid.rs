@@ -16,6 +16,7 @@ use super::rule::Last;
 use super::{Buffer, Op, Printer, Stmt, CTAID, INPUT, LANE, N, N_MINUS_1, N_OUT, OUTPUT, TID, TILE_START};
 use crate::abi::KernelParam;
 use crate::geometry::{Axis, Dims};
+use crate::machine::index::Given;
 
 /// Registers a 2D or 3D kernel's prologue sets up.
 #[derive(Clone, Debug)]
@@ -25,6 +26,9 @@ pub(super) struct Grid {
     pub(super) in_z: Option<String>,
     out_y: String,
     out_z: Option<String>,
+    /// Where the input rows a tile reads with no test on its stores end along the outermost
+    /// axis ([`crate::launch_map::Placement::input_end`]).
+    input_end: String,
     /// The tile's first output row and plane.
     pub(super) tile_y: String,
     pub(super) tile_z: Option<String>,
@@ -141,14 +145,22 @@ impl Printer<'_> {
         self.line(&format!("mov.u32 {TID}, %tid.x;"));
         self.line(&format!("mov.u32 {CTAID}, %ctaid.x;"));
         self.line(&format!("and.b32 {LANE}, {TID}, {};", warp - 1));
+        let first_row = self.a();
+        let name = self.param_name(&KernelParam::FirstRow.suffix());
+        self.line(&format!("ld.param.u64 {first_row}, [{name}];"));
         let extents =
             [(in_y.clone(), out_y.clone()), (in_z.clone().unwrap_or_default(), out_z.clone().unwrap_or_default())];
-        let placed = self.placement(&|axis, output| match (extents.get(axis.index().wrapping_sub(1)), output) {
-            (Some((_, out)), true) => out.clone(),
-            (Some((input, _)), false) => input.clone(),
-            (None, _) => String::new(),
+        let placed = self.placement(&|given| match given {
+            Given::Extent { axis, output } => match (extents.get(axis.index().wrapping_sub(1)), output) {
+                (Some((_, out)), true) => out.clone(),
+                (Some((input, _)), false) => input.clone(),
+                (None, _) => String::new(),
+            },
+            Given::FirstRow => first_row.clone(),
+            _ => String::new(),
         });
         let (tile_y, tile_z) = (placed.start[1].clone().unwrap_or_default(), placed.start[2].clone());
+        let input_end = placed.input_end.clone().unwrap_or_default();
         let bytes = self.program.element.bytes();
         let (row_in, row_out) = (self.t(), self.t());
         self.line(&format!("cvt.u32.u64 {row_in}, {N};"));
@@ -213,6 +225,7 @@ impl Printer<'_> {
         });
         self.grid = Some(Grid {
             ring,
+            input_end,
             in_y,
             in_z,
             out_y,
@@ -364,8 +377,8 @@ impl Printer<'_> {
         (row % rows, row / rows)
     }
 
-    /// In 2D/3D, `inside` and-ed with: every input row of the tile lies inside the grid, and
-    /// input rows are whole vectors long.
+    /// In 2D/3D, `inside` and-ed with: every input row of the tile lies inside the grid (and
+    /// its output rows inside the launch's), and input rows are whole vectors long.
     pub(super) fn rows_inside(&mut self, inside: &str) {
         let Some(grid) = self.grid.clone() else { return };
         let pattern = self.program.pattern;
@@ -377,9 +390,13 @@ impl Printer<'_> {
             p.line(&format!("setp.ge.and.s64 {inside}, {lo}, 0, {inside};"));
             p.line(&format!("setp.le.and.s64 {inside}, {hi}, {n}, {inside};"));
         };
-        along(self, &grid.tile_y, pattern.shift_along(1), rows, &grid.in_y);
-        if let (Some(tile_z), Some(in_z)) = (&grid.tile_z, &grid.in_z) {
-            along(self, tile_z, pattern.shift_along(2), planes, in_z);
+        // Along the outermost axis the rows end where the launch's do (`input_end`).
+        match &grid.tile_z {
+            Some(tile_z) => {
+                along(self, &grid.tile_y, pattern.shift_along(1), rows, &grid.in_y);
+                along(self, tile_z, pattern.shift_along(2), planes, &grid.input_end);
+            }
+            None => along(self, &grid.tile_y, pattern.shift_along(1), rows, &grid.input_end),
         }
         if let Some(aligned) = &grid.in_aligned {
             self.line(&format!("and.pred {inside}, {inside}, {aligned};"));

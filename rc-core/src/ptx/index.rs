@@ -3,7 +3,6 @@
 //! counters, which lend the program its registers and take them back.
 
 use super::{Printer, CTAID, N, NTID, N_OUT, TID, TILE_START_INDEX};
-use crate::geometry::Axis;
 use crate::machine::index::{
     Arith, Compare, Given, IndexKind, IndexOp, IndexProgram, IndexReg, IndexRegs, Operand, Special,
 };
@@ -13,19 +12,23 @@ pub(super) struct Placed {
     /// The tile's first output along y and z (along x: [`super::TILE_START`]).
     pub start: [Option<String>; 3],
     pub warp_in_block: Option<String>,
+    /// [`crate::launch_map::Placement::input_end`].
+    pub input_end: Option<String>,
 }
 
 impl Printer<'_> {
     /// Prints the launch map's placement of the warp: its first output along x in
-    /// [`super::TILE_START`]; `extent` names the register holding a given extent along y or z.
-    pub(super) fn placement(&mut self, extent: &dyn Fn(Axis, bool) -> String) -> Placed {
+    /// [`super::TILE_START`]; `loaded` names the register holding a given the prologue loaded
+    /// (an extent along y or z, the first row).
+    pub(super) fn placement(&mut self, loaded: &dyn Fn(Given) -> String) -> Placed {
         let mut regs = self.lend_registers();
         let placement = self.program.launch.placement(&mut regs, Some(TILE_START_INDEX));
         self.take_back(regs);
-        self.index_program(&placement.program, extent);
+        self.index_program(&placement.program, loaded);
         Placed {
             start: placement.start.map(|reg| reg.map(index_reg)),
             warp_in_block: placement.warp_in_block.map(index_reg),
+            input_end: placement.input_end.map(index_reg),
         }
     }
 
@@ -39,9 +42,9 @@ impl Printer<'_> {
         (self.next_t, self.next_a, self.next_q) = (regs.next_u32, regs.next_u64, regs.next_pred);
     }
 
-    /// `program`'s operations, one line each; `extent` names the register holding a given
-    /// extent along y or z.
-    pub(super) fn index_program(&mut self, program: &IndexProgram, extent: &dyn Fn(Axis, bool) -> String) {
+    /// `program`'s operations, one line each; `loaded` names the register holding a given the
+    /// prologue loaded.
+    pub(super) fn index_program(&mut self, program: &IndexProgram, loaded: &dyn Fn(Given) -> String) {
         for op in &program.ops {
             let o = |operand: Operand| -> String {
                 match operand {
@@ -53,7 +56,7 @@ impl Printer<'_> {
                         Given::BlockThreads => NTID.to_string(),
                         Given::RowLength { output: false } => N.to_string(),
                         Given::RowLength { output: true } => N_OUT.to_string(),
-                        Given::Extent { axis, output } => extent(axis, output),
+                        Given::Extent { .. } | Given::FirstRow => loaded(given),
                     },
                 }
             };

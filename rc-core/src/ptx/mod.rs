@@ -279,7 +279,7 @@ impl<'a> Printer<'a> {
         self.line(&format!("mov.u32 {ntid}, %ntid.x;"));
         // Blocks hold whole 32-lane warps, so tid's low bits are the lane in a logical warp.
         self.line(&format!("and.b32 {LANE}, {tid}, {};", warp - 1));
-        self.placement(&|_, _| String::new());
+        self.placement(&|_| String::new());
         self.exchange_prologue();
     }
 

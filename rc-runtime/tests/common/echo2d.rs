@@ -1,4 +1,5 @@
-//! A 2D kernel written by hand to the 2D kernel ABI (`KernelParam::list(Dims::Two, 1, 1, [f32])`):
+//! A 2D kernel written by hand to the 2D kernel ABI (`KernelParam::list(Dims::Two, 1, 1, [f32])`,
+//! whose `first_row` it takes and ignores):
 //! thread 0 of block 0 writes what the launch passed, so a test can check the argument block's
 //! order on a GPU without rc-core's 2D PTX back end.
 
