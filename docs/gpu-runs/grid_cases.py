@@ -12,11 +12,12 @@ for line in filter(None, lines):
     if int(line.split()[0]) < start:
         continue
     print(f"CASE {line.split()[0]}", file=sys.stderr, flush=True)
-    # A 7th column (absent in older index files): bytes of dynamic shared memory per block; an
-    # 8th (absent before the prefetch): the rows a 2D kernel prefetches ahead.
-    k, shape, out_shape, blocks, threads, what, *extra = line.split()
-    shared = int(extra[0]) if extra else 0
-    prefetch_rows = int(extra[1]) if len(extra) > 1 else 0
+    # Bytes of dynamic shared memory per block, then the scalar arguments after the buffers in the
+    # kernel's parameter order (lengths, extents, first row, a 2D kernel's prefetch distance), as
+    # rc-core's ABI lists them. Outside the rows a launch over a sub-grid computes, `want` holds
+    # the poison the output starts with.
+    k, shape, out_shape, blocks, threads, what, shared, scalars = line.split()
+    shared = int(shared)
     shape = [int(c) for c in shape.split("x")]
     out_shape = [int(c) for c in out_shape.split("x")]
     n = int(np.prod(shape))
@@ -33,10 +34,7 @@ for line in filter(None, lines):
     f = mod.get_function("k")
     if shared:
         f.max_dynamic_shared_size_bytes = shared
-    args = [inp, out, np.uint64(host_in.size), np.uint64(want.size)]
-    args += [np.uint64(c) for c in shape] + [np.uint64(c) for c in out_shape]
-    if len(shape) == 2 and len(extra) > 1:
-        args.append(np.uint64(prefetch_rows))
+    args = [inp, out] + [np.uint64(int(v)) for v in scalars.split(",")]
     f(tuple(int(b) for b in blocks.split(",")), (int(threads),), tuple(args), shared_mem=shared)
     cp.cuda.runtime.deviceSynchronize()
     full = out_full.get().view(np.uint32)

@@ -230,17 +230,18 @@ impl WarpProgram {
         )
     }
 
-    /// The launch of kernel `kernel` of this program from an input of shape `input` to an
-    /// output of shape `output` (all its rows), both as declared ([`LaunchMap::launch_shape`]
-    /// on the shapes the program's tile runs on); none where the kernel has no tile.
+    /// The launch of kernel `kernel` of this program from an input of shape `input` to rows
+    /// `rows` of an output of shape `output`, both as declared ([`LaunchMap::launch_shape`] on
+    /// the shapes the program's tile runs on); none where the kernel has no tile.
     pub fn launch_shape(
         &self,
         kernel: Kernel,
         input: Extent,
         output: Extent,
+        rows: OutputRows,
     ) -> Result<Option<LaunchShape>, LengthError> {
         let (input, output) = (self.declared.lifted_shape(input), self.declared.lifted_shape(output));
-        self.launch.launch_shape(kernel, input, output, OutputRows::all(output))
+        self.launch.launch_shape(kernel, input, output, rows)
     }
 
     /// Compiles one time step per launch with `distribution` for the register cache, through

@@ -5,10 +5,13 @@
 mod common;
 
 use common::grid_taps as taps;
+use rc_core::abi::KernelParam;
 use rc_core::body::{BinaryOp, Body, Node};
 use rc_core::launch_map::TileOrder;
 use rc_core::machine::Kernel;
-use rc_core::{Boundary, Extent, Layout, Offset, Pattern, Radius, Scalar, ScalarType, Strategy, WarpProgram};
+use rc_core::{
+    Boundary, Extent, Layout, Offset, OutputRows, Pattern, Radius, Scalar, ScalarType, Strategy, WarpProgram,
+};
 
 /// A sum of `taps` with distinct weights (so a misplaced tap shows), over f32.
 fn weighted(radius: Radius, taps: &[Offset]) -> Body {
@@ -276,7 +279,10 @@ fn the_launch_map_stacks_warps_where_the_layout_says_and_places_every_tile_once(
             let what = format!("{pattern} {strategy} {layout}");
             let ptx = rc_core::ptx::print(&program, "k");
             let out_shape = pattern.output_shape(shape).expect("an output");
-            let launch = program.launch_shape(Kernel::Whole, shape, out_shape).expect("fits").expect("a launch");
+            let launch = program
+                .launch_shape(Kernel::Whole, shape, out_shape, OutputRows::all(out_shape))
+                .expect("fits")
+                .expect("a launch");
             let stacked = pattern.stacked_launch_shape(out_shape).expect("fits");
             let expected = layout.stacks_warps(strategy, &pattern);
             let numbers_blocks = ptx.contains("computes block tile b");
@@ -348,10 +354,15 @@ fn rows_longer_than_32_bits_are_refused() {
     assert!(e.to_string().contains("at most 4294967295") && e.to_string().contains("1D stencil"), "{e}");
 }
 
+/// What the GPU cases' outputs hold before a launch (a quiet NaN), and keep outside the rows a
+/// launch over a sub-grid computes (docs/gpu-runs/grid_cases.py fills the output with it).
+const GPU_CASE_POISON: u32 = 0x7FC0_DEAD;
+
 /// With RC_GRID_CASES=DIR: writes each configuration's PTX, the emulated output (of the input
-/// below, which the checker computes itself), the launch and a 2D kernel's prefetch distance
-/// (for a GPU without Rust to check the PTX against the emulation; see
-/// docs/gpu-runs/grid_cases.py). Without it, nothing.
+/// below, which the checker computes itself; every fourth case over a sub-grid of rows, the
+/// others poison), the launch, and the kernel's scalar arguments in its parameter order (for a
+/// GPU without Rust to check the PTX against the emulation; see docs/gpu-runs/grid_cases.py).
+/// Without it, nothing.
 #[test]
 fn write_gpu_cases() {
     let Some(dir) = std::env::var_os("RC_GRID_CASES").map(std::path::PathBuf::from) else { return };
@@ -400,22 +411,56 @@ fn write_gpu_cases() {
                 let input: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1013) as f32 * 0.125 - 50.0).collect();
                 let mut got = vec![0.0f32; out_shape.len().expect("fits")];
                 program.emulate_grid(&[&input], shape, &mut got, &[]).expect("emulates");
-                assert_eq!(got, reference(&body, pattern, &input, shape), "emulation of {pattern}");
+                let whole = reference(&body, pattern, &input, shape);
+                assert_eq!(got, whole, "emulation of {pattern}");
+                // Every fourth case a launch over the middle third of the rows (the rest of the
+                // output keeps the poison the script fills it with); the others every row.
+                let outer = out_shape.components()[0];
+                let rows = match k % 4 {
+                    3 => OutputRows::of(out_shape, outer / 3, outer - outer / 3).expect("rows of the output"),
+                    _ => OutputRows::all(out_shape),
+                };
+                let mut got = vec![f32::from_bits(GPU_CASE_POISON); got.len()];
+                let range = Some(rows.first..rows.end);
+                program.emulate_grid_rows(&[&input], shape, range, &mut [&mut got], &[]).expect("emulates");
+                let row_len = whole.len() / outer;
+                assert_eq!(
+                    got[rows.first * row_len..rows.end * row_len],
+                    whole[rows.first * row_len..rows.end * row_len]
+                );
                 let bytes = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
                 std::fs::write(dir.join(format!("{k}.ptx")), &ptx).expect("writes");
                 std::fs::write(dir.join(format!("{k}.want")), bytes(&got)).expect("writes");
-                let launch = program.launch_shape(Kernel::Whole, shape, out_shape).expect("fits").expect("a launch");
+                let launch =
+                    program.launch_shape(Kernel::Whole, shape, out_shape, rows).expect("fits").expect("a launch");
                 let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
                 // 2D kernels' prefetch distance: none, about half the rows, past the last row.
                 let prefetch_rows = (k % 3) as u64 * (out_shape.along(1) as u64 / 2 + 1);
+                // The scalars after the buffers, in the kernel's parameter order (the ABI's).
+                let scalars: Vec<String> = KernelParam::list(pattern.dims(), 1, 1, &[])
+                    .into_iter()
+                    .filter_map(|param| match param {
+                        KernelParam::Len => Some(shape.len().expect("fits") as u64),
+                        KernelParam::OutputLen => Some(out_shape.len().expect("fits") as u64),
+                        KernelParam::Extent { axis, output: false } => Some(shape.along(axis as usize) as u64),
+                        KernelParam::Extent { axis, output: true } => {
+                            Some(rows.given(out_shape).along(axis as usize) as u64)
+                        }
+                        KernelParam::FirstRow => Some(rows.first as u64),
+                        KernelParam::PrefetchRows => Some(prefetch_rows),
+                        KernelParam::Input { .. } | KernelParam::Output { .. } | KernelParam::Value { .. } => None,
+                    })
+                    .map(|value| value.to_string())
+                    .collect();
                 index.push_str(&format!(
-                    "{k} {} {} {} {} {} {} {prefetch_rows}\n",
+                    "{k} {} {} {} {} {} {} {}\n",
                     dims(shape),
                     dims(out_shape),
                     launch.grid.map(|b| b.to_string()).join(","),
                     launch.threads_per_block,
-                    format!("{pattern}|{strategy}|{layout}").replace(' ', "_"),
-                    program.machine.dynamic_shared_bytes()
+                    format!("{pattern}|{strategy}|{layout}|rows_{}..{}", rows.first, rows.end).replace(' ', "_"),
+                    program.machine.dynamic_shared_bytes(),
+                    scalars.join(",")
                 ));
                 k += 1;
             }
@@ -671,7 +716,10 @@ fn write_perf_cases() {
         }
         for (what, pattern, program) in programs {
             let out_shape = pattern.output_shape(shape).expect("an output");
-            let launch = program.launch_shape(Kernel::Whole, shape, out_shape).expect("fits").expect("a launch");
+            let launch = program
+                .launch_shape(Kernel::Whole, shape, out_shape, OutputRows::all(out_shape))
+                .expect("fits")
+                .expect("a launch");
             std::fs::write(dir.join(format!("{k}.ptx")), rc_core::ptx::print(&program, "k")).expect("writes");
             let dims = |e: Extent| e.components().iter().map(|c| c.to_string()).collect::<Vec<_>>().join("x");
             let what = format!("{name}|{what}");
