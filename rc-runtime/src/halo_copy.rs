@@ -81,6 +81,7 @@ fn ptx() -> String {
 
 /// The copy kernels, loaded into one GPU's context; unloaded on drop.
 pub(crate) struct HaloCopier {
+    device: usize,
     context: Arc<CudaContext>,
     module: sys::CUmodule,
     functions: [sys::CUfunction; 3],
@@ -106,7 +107,12 @@ impl HaloCopier {
             *slot = unsafe { result::module::get_function(module, name) }
                 .map_err(fail("finding a halo copy kernel (cuModuleGetFunction)"))?;
         }
-        Ok(HaloCopier { context: Arc::clone(context), module, functions })
+        Ok(HaloCopier { device, context: Arc::clone(context), module, functions })
+    }
+
+    /// The device whose context holds the kernels.
+    pub(crate) fn device(&self) -> usize {
+        self.device
     }
 
     /// Queues on `stream` (of this copier's context) a copy of `bytes` bytes from device address

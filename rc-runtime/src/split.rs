@@ -66,7 +66,15 @@ enum Exchange {
     /// One process: copies between the GPUs' memories, each by a kernel on the receiving GPU
     /// ([`HaloCopier`], one per device) where that GPU maps the sender's memory (its own, or a
     /// peer's), else by `cuMemcpyPeerAsync`.
-    DeviceCopies { copies: Vec<HaloCopy>, copiers: Vec<(usize, HaloCopier)>, mapped: Vec<(usize, usize)> },
+    DeviceCopies { routes: Vec<Route>, copiers: Vec<HaloCopier> },
+}
+
+/// One halo copy of an exchange and how it moves: by `copiers[k]`, the copy kernel on the
+/// receiving GPU, where that GPU maps the sender's memory; by the driver's peer copy (`None`)
+/// where it does not.
+struct Route {
+    copy: HaloCopy,
+    copier: Option<usize>,
 }
 
 impl<T: Element + DeviceRepr + ValidAsZeroBits, P: Params> SplitGrid<T, P> {
@@ -444,9 +452,9 @@ fn grant_pool_access(
 impl Exchange {
     /// The ranks whose halo copies read rank `rank`'s state.
     fn readers(&self, rank: usize) -> Vec<usize> {
-        let Exchange::DeviceCopies { copies, .. } = self;
+        let Exchange::DeviceCopies { routes, .. } = self;
         let mut readers: Vec<usize> = Vec::new();
-        for copy in copies.iter().filter(|copy| copy.from == rank && copy.to != rank) {
+        for copy in routes.iter().map(|route| &route.copy).filter(|copy| copy.from == rank && copy.to != rank) {
             if !readers.contains(&copy.to) {
                 readers.push(copy.to);
             }
@@ -462,17 +470,24 @@ impl Exchange {
         contexts: &[(usize, Arc<CudaContext>)],
     ) -> Result<Exchange, Error> {
         let mapped = Exchange::enable_peer_access(&copies, ranks, contexts)?;
-        let mut copiers: Vec<(usize, HaloCopier)> = Vec::new();
-        for copy in &copies {
+        let (mut copiers, mut routes): (Vec<HaloCopier>, Vec<Route>) = (Vec::new(), Vec::new());
+        for copy in copies {
             let (from, to) = (ranks[copy.from].device, ranks[copy.to].device);
             let reads = from == to || mapped.contains(&(to, from));
-            if reads && copiers.iter().all(|(device, _)| *device != to) {
-                if let Some((_, context)) = contexts.iter().find(|(d, _)| *d == to) {
-                    copiers.push((to, HaloCopier::load(context, to)?));
-                }
-            }
+            let context = contexts.iter().find(|(d, _)| *d == to).map(|(_, context)| context);
+            let copier = match (reads, context) {
+                (true, Some(context)) => match copiers.iter().position(|copier| copier.device() == to) {
+                    Some(k) => Some(k),
+                    None => {
+                        copiers.push(HaloCopier::load(context, to)?);
+                        Some(copiers.len() - 1)
+                    }
+                },
+                _ => None,
+            };
+            routes.push(Route { copy, copier });
         }
-        Ok(Exchange::DeviceCopies { copies, copiers, mapped })
+        Ok(Exchange::DeviceCopies { routes, copiers })
     }
 
     /// Lets each GPU read and write its neighbours' memory directly (NVLink or PCIe), where the
@@ -527,7 +542,7 @@ impl Exchange {
     /// Queues every halo copy on its receiving rank's stream, after everything the sending rank
     /// queued before (its `ready`), and records each rank's `received` after its copies.
     fn run<T>(&self, ranks: &[Rank<T>], row_len: usize) -> Result<(), Error> {
-        let Exchange::DeviceCopies { copies, copiers, mapped } = self;
+        let Exchange::DeviceCopies { routes, copiers } = self;
         let bytes = std::mem::size_of::<T>();
         for (rank, band) in ranks.iter().enumerate() {
             band.ready.record(&band.stream).map_err(|e| {
@@ -535,7 +550,7 @@ impl Exchange {
             })?;
         }
         for (rank, receiver) in ranks.iter().enumerate() {
-            for copy in copies.iter().filter(|copy| copy.to == rank) {
+            for Route { copy, copier } in routes.iter().filter(|route| route.copy.to == rank) {
                 let sender = &ranks[copy.from];
                 receiver.stream.wait(&sender.ready).map_err(|e| {
                     Error::cudarc(
@@ -544,8 +559,6 @@ impl Exchange {
                     )
                 })?;
                 let len = copy.to_rows.len() * row_len * bytes;
-                let reads = sender.device == receiver.device || mapped.contains(&(receiver.device, sender.device));
-                let copier = copiers.iter().find(|(device, _)| *device == receiver.device).map(|(_, c)| c);
                 // The addresses read when the buffers were made (`Rank::state_addresses`): an
                 // exchange records no event but `ready` and `received`.
                 let fields = sender.state_addresses.iter().zip(&receiver.state_addresses).enumerate();
@@ -566,13 +579,14 @@ impl Exchange {
                     // addresses are those of the current `state` buffers, swapped with them),
                     // which outlive the copy (freed in their streams' order, after it: the
                     // sender's stream waits for `received` before it writes or frees). The
-                    // receiver's rows are written by nothing else on its stream meanwhile. The
-                    // copier's device maps the sender's memory (`reads`: the same device, or
-                    // peer access with the pool's grant), and the stream is its context's.
-                    match (reads, copier) {
-                        (true, Some(copier)) => unsafe { copier.copy(&receiver.stream, src, dst, len) }
+                    // receiver's rows are written by nothing else on its stream meanwhile. A
+                    // route's copier is the receiving device's and that device maps the sender's
+                    // memory (`Exchange::between`: the same device, or peer access with the
+                    // pool's grant), and the stream is its context's.
+                    match copier.and_then(|k| copiers.get(k)) {
+                        Some(copier) => unsafe { copier.copy(&receiver.stream, src, dst, len) }
                             .map_err(|e| Error::cudarc(format!("{} (cuLaunchKernel of a copy kernel)", what()), e))?,
-                        _ => {
+                        None => {
                             let code = unsafe {
                                 sys::cuMemcpyPeerAsync(
                                     dst,
