@@ -7,7 +7,8 @@
 //! [`distribution`] (where the cache keeps each element) → [`schedule`] (fetches, phases,
 //! publish/read, conflict proof) → [`program`] (the warp program: what each lane computes) →
 //! [`machine`] (the machine program: how it runs, every vector access, path, stage and division
-//! run decided) with its [`launch_map`] (which block runs which tile, as an index program) →
+//! run decided) with its [`launch_map`] (which block runs which tile, as an index program, over
+//! every row or a sub-grid of rows: [`OutputRows`]) →
 //! `emulate` on the CPU and [`ptx`] for the GPU, which both only follow them;
 //! [`registers`] and [`auto`] count it, [`explain`] shows it to people. [`pairs`] puts two 16-bit
 //! elements in each 32-bit cache register and shuffle. [`plan`] takes a stencil's attribute from
@@ -17,8 +18,9 @@
 //! distributions' names from [`layout`], operations from [`operation`], element types from the
 //! table in [`scalar`]. [`driver`] runs these steps as named passes, the same list for every
 //! kernel of a route (one step, or fused steps), and checks each pass's result in tests and
-//! debug builds. [`decomposition`] splits a grid into bands for several GPUs, and
-//! [`split_steps`] runs time steps over the bands on the CPU, halos exchanged as the GPUs do.
+//! debug builds. [`decomposition`] splits a grid into bands for several GPUs (each launch of a
+//! band computing only the rows still exact), and [`split_steps`] runs time steps over the bands
+//! on the CPU, halos exchanged as the GPUs do.
 
 pub mod abi;
 pub mod auto;
