@@ -182,7 +182,7 @@ pub enum LengthError {
     InputShape { shape: Extent, expected: usize, got: usize },
     #[error("output has {got} elements, expected {expected} (shape {}) for an input of shape {} with boundary `{boundary}`", .shape.as_array(), .input.as_array())]
     OutputShape { shape: Extent, expected: usize, got: usize, input: Extent, boundary: Boundary },
-    #[error("rows {first}..{end} along the outermost dimension of an output of shape {}: expected a range of its rows (first <= end <= {})", .shape.as_array(), .shape.components().first().copied().unwrap_or(0))]
+    #[error("a launch over rows {first}..{end} of an output of shape {}: expected rows of a 2D or 3D output along its outermost dimension, first <= end <= {}", .shape.as_array(), .shape.components().first().copied().unwrap_or(0))]
     OutputRows { shape: Extent, first: usize, end: usize },
     #[error("expected {expected} {} (one per window the function declares, in order), got {got}", if *.expected == 1 { "input" } else { "inputs" })]
     InputCount { expected: usize, got: usize },

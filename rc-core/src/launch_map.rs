@@ -70,9 +70,10 @@ impl OutputRows {
         OutputRows { first: 0, end: outermost(output) }
     }
 
-    /// Rows `first..end` of an output of shape `output`, if it has them.
+    /// Rows `first..end` of an output of shape `output`, if it has them: a 2D or 3D output (a
+    /// 1D kernel takes no first row).
     pub fn of(output: Extent, first: usize, end: usize) -> Result<OutputRows, LengthError> {
-        match first <= end && end <= outermost(output) {
+        match output.dims() != Dims::One && first <= end && end <= outermost(output) {
             true => Ok(OutputRows { first, end }),
             false => Err(LengthError::OutputRows { shape: output, first, end }),
         }

@@ -52,7 +52,10 @@ fn every_launch_places_each_tile_on_one_warp() {
         let tiles: usize = map.pattern.tiles_along(output).components().iter().product();
         assert_eq!(placed.len(), tiles, "{:?}", map.order);
         // Over rows 3..end - 2 of the outermost axis: the launched rows' tiles, from row 3 on.
-        if map.pattern.dims() != rc_core::Dims::One {
+        // A 1D output has no rows.
+        if map.pattern.dims() == rc_core::Dims::One {
+            assert!(OutputRows::of(output, 3, all.end - 2).is_err());
+        } else {
             let outer = lens.len() - 1;
             let rows = OutputRows::of(output, 3, all.end - 2).expect("rows of the output");
             let launch = map.launch_shape(Kernel::Whole, output, output, rows).expect("fits").expect("a launch");

@@ -61,10 +61,8 @@ pub(crate) fn plan<T: Element, P: Params>(
     // `check_buffers` made sure there is an output and every one has exactly this many elements.
     let n_out = outputs.first().copied().unwrap_or(0);
     let rows = match rows {
-        Some(rows) if pattern.dims() != Dims::One => {
-            OutputRows::of(output_shape, rows.start, rows.end).map_err(length)?
-        }
-        _ => OutputRows::all(output_shape),
+        Some(rows) => OutputRows::of(output_shape, rows.start, rows.end).map_err(length)?,
+        None => OutputRows::all(output_shape),
     };
     let launch = match n_out == 0 || rows.is_empty() {
         true => None,
