@@ -605,3 +605,73 @@ fn array_parameters_pass_through_the_generated_gpu_functions() {
         }
     }
 }
+
+/// `$name`: one exact rounding of the centre of a window of `$t`, chosen by `op` (each a select
+/// of all of them).
+macro_rules! one_rounding {
+    ($name:ident, $t:ty) => {
+        #[rc::stencil(radius = 1, boundary = clamp)]
+        fn $name(w: Window<$t>, op: u32) -> $t {
+            let x = w[0];
+            if op == 0 {
+                x.floor()
+            } else if op == 1 {
+                x.ceil()
+            } else if op == 2 {
+                x.trunc()
+            } else if op == 3 {
+                x.round()
+            } else if op == 4 {
+                x.round_ties_even()
+            } else if op == 5 {
+                x.fract()
+            } else {
+                x.signum()
+            }
+        }
+    };
+}
+one_rounding!(one_rounding_f32, f32);
+one_rounding!(one_rounding_f64, f64);
+
+/// Every f32 (all 2^32 bit patterns, in chunks) through each rounding on the GPU, against Rust's
+/// own methods: `round` is printed as a sequence of instructions (no PTX rounding mode takes
+/// halves away from zero), so a sample could miss the one input it gets wrong.
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
+fn every_f32_rounds_on_the_gpu_as_rust_does() {
+    let Some((_context, stream)) = gpu("every_f32_rounds_on_the_gpu_as_rust_does") else { return };
+    const CHUNK: u64 = 1 << 28;
+    let mut failures = Vec::new();
+    for start in (0..1u64 << 32).step_by(CHUNK as usize) {
+        let input: Vec<f32> = (start..start + CHUNK).map(|b| f32::from_bits(b as u32)).collect();
+        for op in 0..7 {
+            if let Err(e) = gpu_matches_reference(&one_rounding_f32::KERNEL, &[&input], (op,), &stream) {
+                failures.push(format!("bits from {start:#x}, op {op}: {e}"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// f64 roundings at every binade's edges (±1 ulp around powers of two, 2^52 and 2^53 where the
+/// fraction vanishes), at ties and near them, subnormals, zeros, infinities and NaN.
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
+fn f64_roundings_at_edges_equal_rust_on_the_gpu() {
+    let Some((_context, stream)) = gpu("f64_roundings_at_edges_equal_rust_on_the_gpu") else { return };
+    let mut input = vec![0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MIN_POSITIVE, 5e-324, -5e-324];
+    let subnormals = (0..52).map(|k| f64::from_bits(1 << k));
+    for p in (-1022..=1023).map(|e| 2f64.powi(e)).chain(subnormals) {
+        for x in [p, p.next_up(), p.next_down(), 1.5 * p, (2.0 * p).next_down()] {
+            input.extend([x, -x]);
+        }
+    }
+    for k in -2000..2000 {
+        let tie = k as f64 + 0.5;
+        input.extend([tie, tie.next_up(), tie.next_down()]);
+    }
+    for op in 0..7 {
+        gpu_matches_reference(&one_rounding_f64::KERNEL, &[&input], (op,), &stream).unwrap_or_else(|e| panic!("{e}"));
+    }
+}

@@ -12,6 +12,25 @@ pub enum UnaryOp {
     Sqrt,
     /// `!x`: logical for `bool`, bitwise for integers.
     Not,
+    /// `x.floor()`: the largest integer not above `x` (exact).
+    Floor,
+    /// `x.ceil()`: the smallest integer not below `x` (exact).
+    Ceil,
+    /// `x.trunc()`: the integer part, toward zero (exact).
+    Trunc,
+    /// `x.round()`: the nearest integer, halves away from zero (exact).
+    Round,
+    /// `x.round_ties_even()`: the nearest integer, halves to the even one (exact).
+    RoundTiesEven,
+    /// `x.count_ones()` on a u32 (the macro reinterprets an i32 as u32 first, as Rust counts its
+    /// bits): a u32.
+    CountOnes,
+    /// `x.leading_zeros()` on a u32: 32 for 0.
+    LeadingZeros,
+    /// `x.trailing_zeros()` on a u32: 32 for 0.
+    TrailingZeros,
+    /// `x.reverse_bits()` on a u32.
+    ReverseBits,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,6 +65,15 @@ pub enum BinaryOp {
     /// `a >> b` on integers, by a constant amount below the width: arithmetic (sign-filling) for
     /// `i32`, logical for `u32`.
     Shr,
+    /// `a.copysign(b)` on floats: `a`'s magnitude with `b`'s sign bit. A NaN computed by
+    /// arithmetic has no sign Rust specifies (an x86 CPU makes it negative, a GPU positive), so
+    /// neither has its copy.
+    CopySign,
+    /// `a.rotate_left(b)` on integers: by `b` modulo the width (the macro converts Rust's u32
+    /// amount to `a`'s type, the same bits).
+    RotateLeft,
+    /// `a.rotate_right(b)`.
+    RotateRight,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,6 +92,15 @@ pub(crate) fn unary_name(op: UnaryOp) -> &'static str {
         UnaryOp::Abs => "abs",
         UnaryOp::Sqrt => "sqrt",
         UnaryOp::Not => "!",
+        UnaryOp::Floor => "floor",
+        UnaryOp::Ceil => "ceil",
+        UnaryOp::Trunc => "trunc",
+        UnaryOp::Round => "round",
+        UnaryOp::RoundTiesEven => "round_ties_even",
+        UnaryOp::CountOnes => "count_ones",
+        UnaryOp::LeadingZeros => "leading_zeros",
+        UnaryOp::TrailingZeros => "trailing_zeros",
+        UnaryOp::ReverseBits => "reverse_bits",
     }
 }
 
@@ -83,6 +120,9 @@ pub(crate) fn binary_name(op: BinaryOp) -> &'static str {
         BinaryOp::BitXor => "^",
         BinaryOp::Shl => "<<",
         BinaryOp::Shr => ">>",
+        BinaryOp::CopySign => "copysign",
+        BinaryOp::RotateLeft => "rotate_left",
+        BinaryOp::RotateRight => "rotate_right",
     }
 }
 

@@ -51,6 +51,20 @@ pub fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
         (UnaryOp::Sqrt, F64) => f64_of(a).sqrt().to_bits(),
         (UnaryOp::Not, Bool) => (a == 0) as u64,
         (UnaryOp::Not, I32 | U32) => of_u32(!u32_of(a)),
+        (UnaryOp::Floor, F32) => of_f32(f32_of(a).floor()),
+        (UnaryOp::Floor, F64) => f64_of(a).floor().to_bits(),
+        (UnaryOp::Ceil, F32) => of_f32(f32_of(a).ceil()),
+        (UnaryOp::Ceil, F64) => f64_of(a).ceil().to_bits(),
+        (UnaryOp::Trunc, F32) => of_f32(f32_of(a).trunc()),
+        (UnaryOp::Trunc, F64) => f64_of(a).trunc().to_bits(),
+        (UnaryOp::Round, F32) => of_f32(f32_of(a).round()),
+        (UnaryOp::Round, F64) => f64_of(a).round().to_bits(),
+        (UnaryOp::RoundTiesEven, F32) => of_f32(f32_of(a).round_ties_even()),
+        (UnaryOp::RoundTiesEven, F64) => f64_of(a).round_ties_even().to_bits(),
+        (UnaryOp::CountOnes, U32) => of_u32(u32_of(a).count_ones()),
+        (UnaryOp::LeadingZeros, U32) => of_u32(u32_of(a).leading_zeros()),
+        (UnaryOp::TrailingZeros, U32) => of_u32(u32_of(a).trailing_zeros()),
+        (UnaryOp::ReverseBits, U32) => of_u32(u32_of(a).reverse_bits()),
         // Body::new rejects every other combination.
         _ => 0,
     }
@@ -58,6 +72,10 @@ pub fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
 
 pub fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {
     use ScalarType::*;
+    // The half crate's copysign moves the sign bit, NaN payloads kept.
+    if ty.half().is_some() && op == BinaryOp::CopySign {
+        return (a & 0x7FFF) | (b & 0x8000);
+    }
     if ty.half().is_some() {
         return in_f32(ty, &[a, b], |v| binary(op, F32, v[0], v[1]));
     }
@@ -88,6 +106,7 @@ pub fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {
                         x
                     }
                 }
+                BinaryOp::CopySign => x.copysign(y),
                 // Body::new rejects the rest on floats.
                 _ => return 0,
             };
@@ -114,6 +133,8 @@ pub fn binary(op: BinaryOp, ty: ScalarType, a: u64, b: u64) -> u64 {
                 BinaryOp::BitXor => x ^ y,
                 BinaryOp::Shl => x.wrapping_shl(y as u32),
                 BinaryOp::Shr => x.wrapping_shr(y as u32),
+                BinaryOp::RotateLeft => x.rotate_left(y as u32),
+                BinaryOp::RotateRight => x.rotate_right(y as u32),
                 _ => 0,
             }
         }};

@@ -23,6 +23,46 @@ pub enum Operation {
         method: &'static str,
         operator: &'static str,
     },
+    /// A method the macro writes with other operations (`x.fract()` is `x - x.trunc()`), by
+    /// the name [`method`] knows it by.
+    Method(&'static str),
+}
+
+/// The methods the macro writes with other operations, and the types each is defined on (the
+/// half crate's f16 and bf16 have the classifications and `signum`).
+const METHODS: &[(&str, &[ScalarType])] = &[
+    ("fract", FLOATS),
+    ("recip", FLOATS),
+    ("to_degrees", FLOATS),
+    ("to_radians", FLOATS),
+    ("signum", &[F32, F64, I32, F16, BF16]),
+    ("clamp", &[F32, F64, I32, U32]),
+    ("abs_diff", INTEGERS),
+    ("is_nan", &[F32, F64, F16, BF16]),
+    ("is_infinite", &[F32, F64, F16, BF16]),
+    ("is_finite", &[F32, F64, F16, BF16]),
+    ("is_sign_positive", &[F32, F64, F16, BF16]),
+    ("is_sign_negative", &[F32, F64, F16, BF16]),
+    ("count_ones", INTEGERS),
+    ("count_zeros", INTEGERS),
+    ("leading_zeros", INTEGERS),
+    ("trailing_zeros", INTEGERS),
+    ("leading_ones", INTEGERS),
+    ("trailing_ones", INTEGERS),
+    ("reverse_bits", INTEGERS),
+    ("rotate_left", INTEGERS),
+    ("rotate_right", INTEGERS),
+    ("pow", INTEGERS),
+];
+
+/// `name` as a method the macro writes with other operations, if it is one.
+pub fn method(name: &str) -> Option<Operation> {
+    METHODS.iter().find(|(n, _)| *n == name).map(|(n, _)| Operation::Method(n))
+}
+
+/// `x.name(..)` on a receiver of type `ty`: the receiver's type, if the method is defined on it.
+pub fn method_receiver(op: Operation, ty: ScalarType) -> Result<ScalarType, TypeError> {
+    op.check(ty)
 }
 
 // The half crate gives f16 and bf16 the operators, `min`, `max` and comparisons, and no `abs`,
@@ -38,17 +78,34 @@ const AS_ALL: &[ScalarType] = &[F32, F64, I32, U32, Bool];
 
 impl Operation {
     /// The operand types it accepts (its operands must also agree with each other).
-    pub const fn accepts(self) -> &'static [ScalarType] {
+    pub fn accepts(self) -> &'static [ScalarType] {
         match self {
             Operation::Unary(UnaryOp::Neg | UnaryOp::Abs) => SIGNED,
-            Operation::Unary(UnaryOp::Sqrt) | Operation::MulAdd => FLOATS,
+            Operation::Unary(
+                UnaryOp::Sqrt
+                | UnaryOp::Floor
+                | UnaryOp::Ceil
+                | UnaryOp::Trunc
+                | UnaryOp::Round
+                | UnaryOp::RoundTiesEven,
+            )
+            | Operation::MulAdd => FLOATS,
+            // A bit operation: the half crate has it too.
+            Operation::Binary(BinaryOp::CopySign) => &[F32, F64, F16, BF16],
             Operation::Unary(UnaryOp::Not) => &[Bool, I32, U32],
+            // Rust counts an i32's bits as a u32's and returns a u32: the macro reinterprets first.
+            Operation::Unary(
+                UnaryOp::CountOnes | UnaryOp::LeadingZeros | UnaryOp::TrailingZeros | UnaryOp::ReverseBits,
+            ) => &[U32],
             // Integer `/` also needs a constant divisor: `right_operand`.
             Operation::Binary(
                 BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::Min | BinaryOp::Max,
             ) => NUMBERS,
             // A float `%` (fmod) has no PTX instruction to match it with.
-            Operation::Binary(BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr) | Operation::Wrapping { .. } => INTEGERS,
+            Operation::Binary(
+                BinaryOp::Rem | BinaryOp::Shl | BinaryOp::Shr | BinaryOp::RotateLeft | BinaryOp::RotateRight,
+            )
+            | Operation::Wrapping { .. } => INTEGERS,
             Operation::Binary(BinaryOp::BitAnd | BinaryOp::BitOr | BinaryOp::BitXor) => &[Bool, I32, U32],
             Operation::Binary(BinaryOp::And | BinaryOp::Or) => &[Bool],
             Operation::Compare(CompareOp::Eq | CompareOp::Ne) => ALL,
@@ -60,6 +117,10 @@ impl Operation {
             Operation::Cast(I32 | U32) => AS_ALL,
             // `f16::from_f32(x)`, `bf16::from_f32(x)`.
             Operation::Cast(F16 | BF16) => &[F32],
+            Operation::Method(name) => match METHODS.iter().find(|(n, _)| *n == name) {
+                Some((_, types)) => types,
+                None => &[],
+            },
         }
     }
 
@@ -73,6 +134,7 @@ impl Operation {
             Operation::Cast(to) => format!("as {to}"),
             Operation::MulAdd => "mul_add".to_string(),
             Operation::Wrapping { method, .. } => method.to_string(),
+            Operation::Method(name) => name.to_string(),
         }
     }
 
@@ -180,11 +242,24 @@ fn unsupported(op: Operation, got: ScalarType) -> String {
             op.name(),
             if to.half().is_some() { to } else { got }
         ),
-        Operation::Unary(UnaryOp::Abs | UnaryOp::Sqrt) | Operation::MulAdd if got.half().is_some() => format!(
+        Operation::Unary(
+            UnaryOp::Abs
+            | UnaryOp::Sqrt
+            | UnaryOp::Floor
+            | UnaryOp::Ceil
+            | UnaryOp::Trunc
+            | UnaryOp::Round
+            | UnaryOp::RoundTiesEven,
+        )
+        | Operation::MulAdd
+            if got.half().is_some() =>
+        {
+            format!(
             "the half crate's {got} has no `{}`: compute it in f32 and round once, `{got}::from_f32(x.to_f32().{}())`",
-            op.name(),
-            op.name()
-        ),
+                op.name(),
+                op.name()
+            )
+        }
         Operation::Wrapping { method, operator } if got.is_float() => {
             format!("`{method}` is defined on i32 and u32, not {got}: floats do not wrap, write `{operator}`")
         }

@@ -5,7 +5,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::Ident;
 
-use rc_core::body::{BinaryOp, Body, CompareOp, Node, UnaryOp};
+use rc_core::body::{Body, CompareOp, Node};
 use rc_core::geometry::Coords;
 use rc_core::pattern::Part;
 use rc_core::{Boundary, Layout, Pattern, Scalar, ScalarType, Strategy};
@@ -113,31 +113,12 @@ fn node(n: &Node) -> TokenStream {
             quote!(#p::Node::Const(#s))
         }
         Node::Unary(op, a) => {
-            let op = match op {
-                UnaryOp::Neg => quote!(Neg),
-                UnaryOp::Abs => quote!(Abs),
-                UnaryOp::Sqrt => quote!(Sqrt),
-                UnaryOp::Not => quote!(Not),
-            };
+            // The variant's own name (its Debug form).
+            let op = quote::format_ident!("{op:?}");
             quote!(#p::Node::Unary(#p::UnaryOp::#op, #a))
         }
         Node::Binary(op, a, b) => {
-            let op = match op {
-                BinaryOp::Add => quote!(Add),
-                BinaryOp::Sub => quote!(Sub),
-                BinaryOp::Mul => quote!(Mul),
-                BinaryOp::Div => quote!(Div),
-                BinaryOp::Rem => quote!(Rem),
-                BinaryOp::Min => quote!(Min),
-                BinaryOp::Max => quote!(Max),
-                BinaryOp::And => quote!(And),
-                BinaryOp::Or => quote!(Or),
-                BinaryOp::BitAnd => quote!(BitAnd),
-                BinaryOp::BitOr => quote!(BitOr),
-                BinaryOp::BitXor => quote!(BitXor),
-                BinaryOp::Shl => quote!(Shl),
-                BinaryOp::Shr => quote!(Shr),
-            };
+            let op = quote::format_ident!("{op:?}");
             quote!(#p::Node::Binary(#p::BinaryOp::#op, #a, #b))
         }
         Node::Compare(op, a, b) => {

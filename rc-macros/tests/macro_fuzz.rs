@@ -483,7 +483,45 @@ impl Gen {
                 format!("({} {op} {})", self.typed(ty, vars), self.typed(ty, vars))
             }
             (2, _) => format!("{}.{}({})", self.typed(ty, vars), self.pick(&["min", "max"]), self.typed(ty, vars)),
-            (3, "f32" | "f64") => format!("{}.{}()", self.typed(ty, vars), self.pick(&["abs", "sqrt"])),
+            (3, "f32" | "f64") => {
+                let m = self.pick(&[
+                    "abs",
+                    "sqrt",
+                    "floor",
+                    "ceil",
+                    "trunc",
+                    "round",
+                    "round_ties_even",
+                    "fract",
+                    "signum",
+                    "recip",
+                    "to_degrees",
+                    "to_radians",
+                ]);
+                format!("{}.{m}()", self.typed(ty, vars))
+            }
+            (5, "f32" | "f64") if self.below(3) == 0 => {
+                let (a, b, c) = (self.typed(ty, vars), self.typed(ty, vars), self.typed(ty, vars));
+                match self.below(3) {
+                    0 => format!("{a}.copysign({b})"),
+                    1 => format!("{a}.clamp({b}, {c})"),
+                    _ => format!(
+                        "if {a}.{}() {{ {b} }} else {{ {c} }}",
+                        self.pick(&["is_nan", "is_finite", "is_sign_negative"])
+                    ),
+                }
+            }
+            (5, "u32") if self.below(3) == 0 => {
+                let (a, b) = (self.typed(ty, vars), self.typed(ty, vars));
+                match self.below(3) {
+                    0 => format!(
+                        "{a}.{}()",
+                        self.pick(&["count_ones", "leading_zeros", "trailing_ones", "reverse_bits"])
+                    ),
+                    1 => format!("{a}.{}({b})", self.pick(&["rotate_left", "rotate_right", "abs_diff"])),
+                    _ => format!("{a}.pow({})", self.pick(&["0", "1", "2", "5", "k"])),
+                }
+            }
             (3, "i32") => format!("{}.abs()", self.typed(ty, vars)),
             (4, "f32" | "f64") => {
                 let (a, b, c) = (self.typed(ty, vars), self.typed(ty, vars), self.typed(ty, vars));
@@ -945,6 +983,15 @@ impl Gen {
                     "powi",
                     "clamp",
                     "floor",
+                    "round",
+                    "copysign",
+                    "signum",
+                    "count_ones",
+                    "rotate_left",
+                    "abs_diff",
+                    "pow",
+                    "is_nan",
+                    "exp",
                     "to_bits",
                     "rev",
                     "max",

@@ -348,6 +348,21 @@ pub fn box5x5_f16_streamed(w: Window2<f16>) -> f16 {
     s
 }
 
+/// The exact roundings and signs in 2D, f64: ties from `trunc + 0.5`.
+#[stencil(radius = (1, 1), boundary = clamp)]
+pub fn roundings_2d(w: Window2<f64>) -> f64 {
+    let tie = w[(0, 0)].trunc() + 0.5;
+    let r = w[(-1, 0)].floor() + w[(1, 0)].ceil() - w[(0, -1)].round() + w[(0, 1)].round_ties_even();
+    r + tie.round() - tie.round_ties_even() * 0.5 + w[(0, 0)].fract() + w[(1, 1)].copysign(w[(-1, -1)])
+}
+
+/// Bit counts and rotations in 3D, u32.
+#[stencil(radius = 1, boundary = wrap)]
+pub fn bits_3d(w: Window3<u32>) -> u32 {
+    let c = w[(0, 0, 0)].count_ones() + w[(1, 0, 0)].leading_zeros() + w[(0, -1, 0)].trailing_zeros();
+    (c + w[(0, 0, -1)].abs_diff(300)) ^ w[(-1, 0, 0)].rotate_left(w[(0, 0, 1)]) ^ w[(0, 1, 0)].reverse_bits()
+}
+
 /// Visits every 16-bit stencil above, with the parameters it is checked with.
 pub fn visit_half(v: &mut impl super::VisitHalf) {
     v.visit(&heat2d_f16_round_robin::KERNEL, (f16::from_f32(0.125),));
@@ -365,6 +380,8 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&shifted::KERNEL, ());
     v.visit(&laplacian_i32_2d::KERNEL, ());
     v.visit(&max_u32_2d::KERNEL, (1 << 20,));
+    v.visit(&roundings_2d::KERNEL, ());
+    v.visit(&bits_3d::KERNEL, ());
     v.visit(&star_f64::KERNEL, (0.5,));
     v.visit(&laplace7::KERNEL, (0.1,));
     v.visit(&box27::KERNEL, ());

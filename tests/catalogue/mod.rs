@@ -426,6 +426,69 @@ pub trait VisitHalf {
         u16: DeviceElement<T>;
 }
 
+/// The half crate's copysign, signum and classifications.
+#[stencil(radius = 1, boundary = clamp)]
+pub fn signs_f16(w: Window<f16>) -> f16 {
+    let s = w[0].copysign(w[1]) + w[-1].signum();
+    if w[0].is_nan() || w[1].is_infinite() {
+        w[-1]
+    } else if w[1].is_finite() && w[-1].is_sign_negative() {
+        s
+    } else if w[0].is_sign_positive() {
+        -s
+    } else {
+        w[1].signum()
+    }
+}
+
+/// The exact roundings: floor, ceil, trunc, Rust's round (halves away from zero, every
+/// `trunc + 0.5` a tie) and round_ties_even, fract.
+#[stencil(radius = 1, warp = 16, outputs_per_thread = 3, boundary = clamp)]
+pub fn roundings(w: Window<f32>) -> f32 {
+    let tie = w[0].trunc() + 0.5;
+    let rounded = w[-1].floor() - w[1].ceil() * 0.5 + w[0].round() * 0.25;
+    rounded + tie.round() * 3.0 - tie.round_ties_even() + w[1].fract() * 8.0
+}
+
+/// Signs and classifications: copysign (signs from the data only: a NaN computed by arithmetic
+/// has no sign Rust fixes), signum, clamp, is_nan and the other tests, degrees, recip.
+#[stencil(radius = 1, warp = 8, boundary = wrap)]
+pub fn signs(w: Window<f64>, lo: f64) -> f64 {
+    let c = w[0].clamp(lo, 5.0);
+    if w[0].is_nan() {
+        w[-1].copysign(w[1])
+    } else if w[1].is_infinite() {
+        c.signum() + w[-1].signum()
+    } else if w[-1].is_finite() && w[0].is_sign_negative() {
+        c.to_degrees() + w[1].recip()
+    } else if w[1].is_sign_positive() {
+        w[0].to_radians() - f64::copysign(2.5, w[-1])
+    } else {
+        -c.fract()
+    }
+}
+
+/// The bit counts and rotations of u32, std::cmp::max, a power by a constant, clamp by a
+/// parameter.
+#[stencil(radius = 2, boundary = zero)]
+pub fn bits_u32(w: Window<u32>, hi: u32) -> u32 {
+    let counts = w[-2].count_ones() + w[-1].leading_zeros() * 3 + w[0].trailing_zeros() * 5;
+    let flipped = w[1].count_zeros() ^ w[2].leading_ones() ^ (w[0] | 0xffff_0000).trailing_ones();
+    let turned = w[0].reverse_bits().rotate_left(w[1]) ^ w[-1].rotate_right(7);
+    let sums = counts + flipped + std::cmp::max(w[2], 17) + w[-2].abs_diff(w[2]) + w[1].pow(3);
+    let sums = sums.wrapping_sub(w[0].clamp(10, hi));
+    sums ^ turned.wrapping_mul(3)
+}
+
+/// The same on i32, whose counts are u32 (of the same bits), with signum and abs_diff.
+#[stencil(radius = 1, warp = 16, outputs_per_thread = 2)]
+pub fn bits_i32(w: Window<i32>) -> i32 {
+    let counts = (w[0].count_ones() + w[1].leading_zeros() + w[-1].trailing_ones()) as i32;
+    let turned = w[0].reverse_bits().rotate_right(w[1] as u32) ^ w[-1].rotate_left(3);
+    let sums = counts + w[1].signum() * w[-1].abs_diff(w[1]) as i32 + w[-1].pow(2) - w[0].clamp(-100, 100);
+    (sums + std::cmp::min(w[0], w[1])) ^ turned
+}
+
 /// Visits every 16-bit stencil above, with the parameters it is checked with.
 pub fn visit_half(v: &mut impl VisitHalf) {
     v.visit(&box17_f16::KERNEL, ());
@@ -435,6 +498,7 @@ pub fn visit_half(v: &mut impl VisitHalf) {
     v.visit(&max_bf16_staged::KERNEL, ());
     v.visit(&taps_f16_round_robin::KERNEL, (f16::from_f32(-0.75),));
     v.visit(&spread_bf16_granule::KERNEL, ());
+    v.visit(&signs_f16::KERNEL, ());
 }
 
 /// Something done to every stencil in the catalogue (checked on the CPU, launched on the GPU).
@@ -453,6 +517,10 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&fused::KERNEL, (0.75, -1.5));
     v.visit(&laplacian_i32::KERNEL, ());
     v.visit(&max_u32::KERNEL, (500,));
+    v.visit(&roundings::KERNEL, ());
+    v.visit(&signs::KERNEL, (-3.0,));
+    v.visit(&bits_u32::KERNEL, (700,));
+    v.visit(&bits_i32::KERNEL, ());
     v.visit(&branches::KERNEL, ());
     v.visit(&running_max_with_if::KERNEL, ());
     v.visit(&casts::KERNEL, (3.5,));

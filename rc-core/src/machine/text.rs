@@ -499,6 +499,8 @@ fn unary(op: UnaryOp) -> &'static str {
         UnaryOp::Abs => "abs",
         UnaryOp::Sqrt => "sqrt",
         UnaryOp::Not => "not",
+        // The rest are named as the source writes them.
+        op => crate::operation::unary_name(op),
     }
 }
 
@@ -518,6 +520,7 @@ fn binary(op: BinaryOp) -> &'static str {
         BinaryOp::BitXor => "bit_xor",
         BinaryOp::Shl => "shl",
         BinaryOp::Shr => "shr",
+        op => crate::operation::binary_name(op),
     }
 }
 

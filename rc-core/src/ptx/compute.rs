@@ -254,8 +254,47 @@ impl Printer<'_> {
             (UnaryOp::Sqrt, t) => format!("sqrt.rn.{} {d}, {x};", ptx_type(t)),
             (UnaryOp::Not, ScalarType::Bool) => format!("not.pred {d}, {x};"),
             (UnaryOp::Not, _) => format!("not.b32 {d}, {x};"),
+            // Integral roundings are exact: the conversion's rounding mode is the whole operation.
+            (UnaryOp::Floor, t) => format!("cvt.rmi.{0}.{0} {d}, {x};", ptx_type(t)),
+            (UnaryOp::Ceil, t) => format!("cvt.rpi.{0}.{0} {d}, {x};", ptx_type(t)),
+            (UnaryOp::Trunc, t) => format!("cvt.rzi.{0}.{0} {d}, {x};", ptx_type(t)),
+            (UnaryOp::RoundTiesEven, t) => format!("cvt.rni.{0}.{0} {d}, {x};", ptx_type(t)),
+            (UnaryOp::Round, t) => return self.round_half_away(t, &d, &x),
+            (UnaryOp::CountOnes, _) => format!("popc.b32 {d}, {x};"),
+            (UnaryOp::LeadingZeros, _) => format!("clz.b32 {d}, {x};"),
+            (UnaryOp::ReverseBits, _) => format!("brev.b32 {d}, {x};"),
+            (UnaryOp::TrailingZeros, _) => {
+                // The trailing zeros are the reversed word's leading ones (32 for 0, as Rust).
+                let r = self.scratch(ScalarType::U32);
+                self.line(&format!("brev.b32 {r}, {x};"));
+                format!("clz.b32 {d}, {r};")
+            }
         };
         self.line(&text);
+    }
+
+    /// Rust's `round`: halves away from zero, which no PTX rounding mode is. The integer part
+    /// `t` and the fraction `x - t` are exact; a fraction of at least one half moves `t` one
+    /// step away from zero (exact below 2^23 (2^52), and above it the fraction is 0). NaN and
+    /// infinities pass through `t`: their fraction is NaN, which compares false.
+    fn round_half_away(&mut self, ty: ScalarType, d: &str, x: &str) {
+        let (t, bits) = (ptx_type(ty), ty.register_bits());
+        let sign = 1u64 << (bits - 1);
+        let (whole, fraction, step, up) = (self.scratch(ty), self.scratch(ty), self.scratch(ty), self.scratch(ty));
+        let q = self.q();
+        let (one, half) = match ty {
+            ScalarType::F64 => (1.0f64.to_bits(), format!("0d{:016X}", 0.5f64.to_bits())),
+            _ => (u64::from(1.0f32.to_bits()), format!("0f{:08X}", 0.5f32.to_bits())),
+        };
+        self.line(&format!("cvt.rzi.{t}.{t} {whole}, {x};"));
+        self.line(&format!("sub.rn.{t} {fraction}, {x}, {whole};"));
+        self.line(&format!("and.b{bits} {fraction}, {fraction}, 0x{:X};", sign - 1));
+        self.line(&format!("setp.ge.{t} {q}, {fraction}, {half};"));
+        // 1.0 with x's sign.
+        self.line(&format!("and.b{bits} {step}, {x}, 0x{sign:X};"));
+        self.line(&format!("or.b{bits} {step}, {step}, 0x{one:X};"));
+        self.line(&format!("add.rn.{t} {up}, {whole}, {step};"));
+        self.line(&format!("selp.b{bits} {d}, {up}, {whole}, {q};"));
     }
 
     fn binary(&mut self, dst: Reg, op: BinaryOp, a: Reg, b: Reg) {
@@ -287,6 +326,15 @@ impl Printer<'_> {
                     self.line(&format!("setp.nan.{t} {nan}, {x}, {x};"));
                     self.line(&format!("selp.{bits} {d}, {y}, {tmp}, {nan};"));
                 }
+                // A's magnitude, b's sign bit (of the f32 a 16-bit float is widened to: the same).
+                BinaryOp::CopySign => {
+                    let bits = ty.register_bits();
+                    let sign = 1u64 << (bits - 1);
+                    let (m, s) = (self.scratch(ty), self.scratch(ty));
+                    self.line(&format!("and.b{bits} {m}, {x}, 0x{:X};", sign - 1));
+                    self.line(&format!("and.b{bits} {s}, {y}, 0x{sign:X};"));
+                    self.line(&format!("or.b{bits} {d}, {m}, {s};"));
+                }
                 // Body::new rejects the rest on floats.
                 _ => {}
             }
@@ -316,8 +364,11 @@ impl Printer<'_> {
             // fills with the sign bit, `shr.u32` with zeros.
             (BinaryOp::Shl, _) => format!("shl.b32 {d}, {x}, {y};"),
             (BinaryOp::Shr, _) => format!("shr.{t} {d}, {x}, {y};"),
-            // Body::new rejects logic on numbers.
-            (BinaryOp::And | BinaryOp::Or, _) => return,
+            // A funnel shift of the word with itself; `wrap` takes the amount modulo 32, as Rust.
+            (BinaryOp::RotateLeft, _) => format!("shf.l.wrap.b32 {d}, {x}, {x}, {y};"),
+            (BinaryOp::RotateRight, _) => format!("shf.r.wrap.b32 {d}, {x}, {x}, {y};"),
+            // Body::new rejects logic on numbers and copysign on integers.
+            (BinaryOp::And | BinaryOp::Or | BinaryOp::CopySign, _) => return,
         };
         self.line(&text);
     }

@@ -344,7 +344,17 @@ impl BodyGen<'_> {
                     Node::Unary(op, self.value(ty, d))
                 }
                 (0, Bool | U32) => Node::Unary(UnaryOp::Not, self.value(ty, d)),
-                (1, F32 | F64) => Node::Unary(UnaryOp::Sqrt, self.value(ty, d)),
+                (1, F32 | F64) => {
+                    let ops = [
+                        UnaryOp::Sqrt,
+                        UnaryOp::Floor,
+                        UnaryOp::Ceil,
+                        UnaryOp::Trunc,
+                        UnaryOp::Round,
+                        UnaryOp::RoundTiesEven,
+                    ];
+                    Node::Unary(pick(self.rng, &ops), self.value(ty, d))
+                }
                 (1, I32) => Node::Unary(UnaryOp::Not, self.value(ty, d)),
                 // The half crate's operators, min, max and conversions through f32 (it has no
                 // abs, sqrt or mul_add).
@@ -418,7 +428,31 @@ impl BodyGen<'_> {
                     let from = if ty.is_integer() && chance(self.rng, 0.15) { Bool } else { pick(self.rng, &NUMBERS) };
                     Node::Cast(ty, self.value(from, d))
                 }
+                (6, F32 | F64) if chance(self.rng, 0.2) => {
+                    // The sign from a value loaded as it is (a tap, a parameter, a constant): the
+                    // sign of a NaN computed by arithmetic is the platform's.
+                    let sign = match (ty == self.element, (0..self.params.len()).find(|&p| self.params[p] == ty)) {
+                        (true, _) => {
+                            let tap = self.tap();
+                            self.push(tap, ty)
+                        }
+                        (false, Some(p)) => self.push(Node::Param(p as u32), ty),
+                        (false, None) => {
+                            let c = constant(self.rng, ty);
+                            self.push(Node::Const(c), ty)
+                        }
+                    };
+                    Node::Binary(BinaryOp::CopySign, self.value(ty, d), sign)
+                }
                 (6, F32 | F64) => Node::MulAdd(self.value(ty, d), self.value(ty, d), self.value(ty, d)),
+                (6, U32) => {
+                    let ops = [UnaryOp::CountOnes, UnaryOp::LeadingZeros, UnaryOp::TrailingZeros, UnaryOp::ReverseBits];
+                    Node::Unary(pick(self.rng, &ops), self.value(U32, d))
+                }
+                (6, I32) => {
+                    let op = pick(self.rng, &[BinaryOp::RotateLeft, BinaryOp::RotateRight]);
+                    Node::Binary(op, self.value(I32, d), self.value(I32, d))
+                }
                 (7, _) => {
                     // A reduction over many taps, as real stencils have: a sum, min or max chain.
                     if ty != self.element || ty == Bool {

@@ -266,7 +266,13 @@ pub(super) fn int_value(v: &Value) -> Option<i64> {
                     BinaryOp::BitXor => Some(a ^ b),
                     BinaryOp::Shl => a.checked_shl(amount()?),
                     BinaryOp::Shr => a.checked_shr(amount()?),
-                    BinaryOp::Min | BinaryOp::Max | BinaryOp::And | BinaryOp::Or => None,
+                    BinaryOp::Min
+                    | BinaryOp::Max
+                    | BinaryOp::And
+                    | BinaryOp::Or
+                    | BinaryOp::CopySign
+                    | BinaryOp::RotateLeft
+                    | BinaryOp::RotateRight => None,
                 }
             }
         }

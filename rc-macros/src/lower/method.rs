@@ -1,5 +1,5 @@
-//! Method calls (`x.abs()`, `a.mul_add(b, c)`, also spelled `f32::max(a, b)`) and associated
-//! constants (`f32::MAX`, `f64::consts::PI`): the standard library a body may use, in one place so
+//! Method calls (`x.abs()`, `a.mul_add(b, c)`, also spelled `f32::max(a, b)`; those written
+//! with other operations are in `math.rs`) and associated constants (`f32::MAX`, `f64::consts::PI`): the standard library a body may use, in one place so
 //! that supporting another method is one edit.
 
 use quote::ToTokens;
@@ -15,9 +15,35 @@ use super::{type_of, Lower, Value};
 use crate::args::strip_group;
 use crate::signature::scalar_path;
 
-const SUPPORTED_METHODS: &str = "abs, sqrt, min, max, mul_add, on integers wrapping_add, wrapping_sub, wrapping_mul, \
-    wrapping_neg, wrapping_div, wrapping_rem, wrapping_shl, wrapping_shr, and on f16 and bf16 to_f32 \
+const SUPPORTED_METHODS: &str = "abs, sqrt, min, max, mul_add, floor, ceil, trunc, round, round_ties_even, fract, \
+    recip, copysign, signum, clamp, to_degrees, to_radians, is_nan, is_finite, is_infinite, is_sign_positive, \
+    is_sign_negative; on integers abs_diff, count_ones, count_zeros, leading_zeros, trailing_zeros, leading_ones, \
+    trailing_ones, reverse_bits, rotate_left, rotate_right, pow (by a constant), wrapping_add, wrapping_sub, \
+    wrapping_mul, wrapping_neg, wrapping_div, wrapping_rem, wrapping_shl, wrapping_shr; and on f16 and bf16 to_f32 \
     (and `f16::from_f32(x)`)";
+
+/// The float functions whose results are not exact, which rc does not compute yet: a kernel must
+/// give the CPU reference's bits, and the standard library's are not correctly rounded (nor the
+/// same on every platform).
+const INEXACT: &[&str] = &[
+    "exp", "exp2", "exp_m1", "ln", "log", "log2", "log10", "ln_1p", "powf", "powi", "cbrt", "hypot", "sin", "cos",
+    "tan", "sin_cos", "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh",
+];
+
+/// What to write instead of `name`, one of [`INEXACT`].
+fn inexact_instead(name: &str) -> String {
+    let closest = match name {
+        "powi" => "multiply it out (`x * x * x` for `x.powi(3)`; `1.0 / (x * x)` for `x.powi(-2)`)",
+        "powf" => "multiply it out for a constant integer exponent, or use `x.sqrt()` for 0.5",
+        "hypot" => "write `(x * x + y * y).sqrt()` (which can overflow where hypot does not)",
+        "cbrt" => "take a few Newton steps from a guess (`y = y - (y * y * y - x) / (3.0 * y * y)`)",
+        _ => "write a polynomial or rational approximation with `mul_add` (the same bits on CPU and GPU)",
+    };
+    format!(
+        "`{name}` is not supported yet: a kernel must give the CPU reference's bits, and the standard library's \
+         `{name}` is not correctly rounded (its bits differ between platforms); instead, {closest}"
+    )
+}
 
 impl Lower<'_> {
     pub(super) fn call(&mut self, call: &syn::ExprCall, at: &Expr) -> Value {
@@ -33,9 +59,21 @@ impl Lower<'_> {
                 }
             }
         }
-        // `f32::max(a, b)` is `a.max(b)`.
+        // `f32::max(a, b)` is `a.max(b)`; so is `std::cmp::max(a, b)` (on integers, where the two
+        // agree: equal integers are the same bits).
         if let Expr::Path(p) = strip_group(&call.func) {
             let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let path: Vec<&str> = segs.iter().map(String::as_str).skip_while(|s| *s == "std" || *s == "core").collect();
+            if let ["cmp", method @ ("min" | "max")] = path.as_slice() {
+                let mut args: Vec<Value> = call.args.iter().map(|a| self.expr(a)).collect();
+                if args.len() != 2 {
+                    return self.unsupported(at, &format!("`cmp::{method}` takes 2 arguments, got {}", args.len()));
+                }
+                let receiver = args.remove(0);
+                let method_tokens = &p.path.segments.last().expect("two segments").ident;
+                let arg_tokens: Vec<&Expr> = call.args.iter().skip(1).collect();
+                return self.method(method, receiver, args, method_tokens, &arg_tokens, at);
+            }
             if let [ty, method] = segs.as_slice() {
                 if let Some(t) = ScalarType::from_rust_name(ty) {
                     let mut args: Vec<Value> = call.args.iter().map(|a| self.expr(a)).collect();
@@ -146,10 +184,39 @@ impl Lower<'_> {
                 (_, n) => self.unsupported(at, &format!("`to_f32` takes 0 argument(s), got {n}")),
             };
         }
-        let arity = match name {
-            "abs" | "sqrt" => 0,
-            "min" | "max" => 1,
-            "mul_add" => 2,
+        if let Some(op) = typing::method(name) {
+            return self.derived(op, name, receiver, args, name_tokens, arg_tokens, at);
+        }
+        if INEXACT.contains(&name) {
+            return self.unsupported(name_tokens, &inexact_instead(name));
+        }
+        if name == "to_f64" {
+            return self.unsupported(
+                name_tokens,
+                "`to_f64` is not supported: widen through f32, `x.to_f32() as f64` (the same value: f32 holds every \
+                 f16 and bf16 exactly)",
+            );
+        }
+        let unary = match name {
+            "abs" => Some(UnaryOp::Abs),
+            "sqrt" => Some(UnaryOp::Sqrt),
+            "floor" => Some(UnaryOp::Floor),
+            "ceil" => Some(UnaryOp::Ceil),
+            "trunc" => Some(UnaryOp::Trunc),
+            "round" => Some(UnaryOp::Round),
+            "round_ties_even" => Some(UnaryOp::RoundTiesEven),
+            _ => None,
+        };
+        let binary = match name {
+            "min" => Some(BinaryOp::Min),
+            "max" => Some(BinaryOp::Max),
+            "copysign" => Some(BinaryOp::CopySign),
+            _ => None,
+        };
+        let arity = match (unary, binary, name) {
+            (Some(_), ..) => 0,
+            (_, Some(_), _) => 1,
+            (.., "mul_add") => 2,
             _ => {
                 return self.unsupported(
                     name_tokens,
@@ -179,12 +246,10 @@ impl Lower<'_> {
             operands.push(v);
             types.push(t);
         }
-        let rule = match (name, types.as_slice()) {
-            ("abs", &[a]) => typing::unary(UnaryOp::Abs, a),
-            ("sqrt", &[a]) => typing::unary(UnaryOp::Sqrt, a),
-            ("min", &[a, b]) => typing::binary(BinaryOp::Min, a, b),
-            ("max", &[a, b]) => typing::binary(BinaryOp::Max, a, b),
-            (_, &[a, b, c]) => typing::mul_add(a, b, c),
+        let rule = match (unary, binary, types.as_slice()) {
+            (Some(op), _, &[a]) => typing::unary(op, a),
+            (_, Some(op), &[a, b]) => typing::binary(op, a, b),
+            (.., &[a, b, c]) => typing::mul_add(a, b, c),
             // The arity was checked above.
             _ => return Value::Poison,
         };
@@ -195,11 +260,9 @@ impl Lower<'_> {
         if operands.iter().all(|v| matches!(v, Value::Known(_))) {
             let bits: Vec<u64> =
                 operands.iter().filter_map(|v| if let Value::Known(s) = v { Some(s.bits) } else { None }).collect();
-            let out = match name {
-                "abs" => ops::unary(UnaryOp::Abs, ty, bits[0]),
-                "sqrt" => ops::unary(UnaryOp::Sqrt, ty, bits[0]),
-                "min" => ops::binary(BinaryOp::Min, ty, bits[0], bits[1]),
-                "max" => ops::binary(BinaryOp::Max, ty, bits[0], bits[1]),
+            let out = match (unary, binary) {
+                (Some(op), _) => ops::unary(op, ty, bits[0]),
+                (_, Some(op)) => ops::binary(op, ty, bits[0], bits[1]),
                 _ => ops::mul_add(ty, bits[0], bits[1], bits[2]),
             };
             return Value::Known(Scalar::new(ty, out));
@@ -211,11 +274,9 @@ impl Lower<'_> {
                 None => return Value::Poison,
             }
         }
-        let node = match name {
-            "abs" => Node::Unary(UnaryOp::Abs, ids[0]),
-            "sqrt" => Node::Unary(UnaryOp::Sqrt, ids[0]),
-            "min" => Node::Binary(BinaryOp::Min, ids[0], ids[1]),
-            "max" => Node::Binary(BinaryOp::Max, ids[0], ids[1]),
+        let node = match (unary, binary) {
+            (Some(op), _) => Node::Unary(op, ids[0]),
+            (_, Some(op)) => Node::Binary(op, ids[0], ids[1]),
             _ => Node::MulAdd(ids[0], ids[1], ids[2]),
         };
         Value::Node(self.push(node, ty), ty)

@@ -11,6 +11,7 @@ mod control;
 mod expr;
 mod helper;
 mod literal;
+mod math;
 mod method;
 mod operator;
 mod results;

@@ -2,7 +2,7 @@ use rc::prelude::*;
 
 #[stencil(radius = 1)]
 fn f(w: Window<f32>) -> f32 {
-    w[0].sin()
+    w[0].midpoint(w[1])
 }
 
 fn main() {}
