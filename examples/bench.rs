@@ -26,6 +26,7 @@ mod bench {
         pub mod run;
     }
     pub mod kernels;
+    pub mod math;
     pub mod measure;
     pub mod options;
     pub mod peers;
@@ -79,6 +80,14 @@ fn run() -> Result<()> {
             let checked = bench::systems::emulate_all()?;
             Ok(format!(
                 "checked {checked} Gray-Scott kernels (one step, fused) on the CPU emulation: bit-exact with run_cpu."
+            ))
+        });
+    }
+    if options.math {
+        return timed_or_emulated(&options, "-math", bench::math::run, || {
+            let checked = bench::math::emulate_all()?;
+            Ok(format!(
+                "checked {checked} kernels (Perona-Malik with exp, linear diffusion) on the CPU emulation: bit-exact with run_cpu."
             ))
         });
     }
@@ -195,6 +204,7 @@ fn emit_ptx(dir: &Path) -> Result<()> {
         + bench::half::emit_ptx(dir)?
         + bench::fields::emit_ptx(dir)?
         + bench::systems::emit_ptx(dir)?
+        + bench::math::emit_ptx(dir)?
         + bench::split::emit_ptx(dir)?;
     println!("wrote {written} kernels' PTX to {}", dir.display());
     Ok(())

@@ -39,6 +39,7 @@ extern crate self as rc;
 
 mod gpu_methods;
 
+pub use rc_core::math;
 pub use rc_core::testdata;
 pub use rc_core::window::{Window2, Window3};
 pub use rc_core::{

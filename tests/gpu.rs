@@ -675,3 +675,26 @@ fn f64_roundings_at_edges_equal_rust_on_the_gpu() {
         gpu_matches_reference(&one_rounding_f64::KERNEL, &[&input], (op,), &stream).unwrap_or_else(|e| panic!("{e}"));
     }
 }
+
+#[rc::stencil(radius = 1, boundary = clamp)]
+fn exp_of(w: Window<f32>) -> f32 {
+    w[0].exp()
+}
+
+/// Every f32 through `exp` on the GPU against the CPU reference (CORE-MATH's correctly rounded
+/// `expf`): the kernel's port of the algorithm must agree on every input, the rare ones that
+/// take its second polynomial and its subnormal and overflow paths included.
+#[test]
+#[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
+fn every_f32_exp_on_the_gpu_is_correctly_rounded() {
+    let Some((_context, stream)) = gpu("every_f32_exp_on_the_gpu_is_correctly_rounded") else { return };
+    const CHUNK: u64 = 1 << 28;
+    let mut failures = Vec::new();
+    for start in (0..1u64 << 32).step_by(CHUNK as usize) {
+        let input: Vec<f32> = (start..start + CHUNK).map(|b| f32::from_bits(b as u32)).collect();
+        if let Err(e) = gpu_matches_reference(&exp_of::KERNEL, &[&input], (), &stream) {
+            failures.push(format!("bits from {start:#x}: {e}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

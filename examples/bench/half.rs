@@ -180,11 +180,7 @@ pub fn run(options: &Options, info: &GpuInfo, out: &Path) -> Result<()> {
             );
         }
     }
-    std::fs::create_dir_all(out).map_err(|e| fail(format!("creating {}: {e}", out.display())))?;
-    for (name, text) in [("summary.txt", &summary), ("results.csv", &csv)] {
-        std::fs::write(out.join(name), text).map_err(|e| fail(format!("writing {name}: {e}")))?;
-        println!("wrote {}", out.join(name).display());
-    }
+    crate::common::write_summary(out, &summary, &csv)?;
     if !failures.is_empty() {
         return Err(fail(format!(
             "{} f16 kernels FAILED their check (not timed):\n{}",

@@ -17,6 +17,8 @@ usage: cargo run --release --example bench -- [options]
                      and with one, against the copy, instead of the 1D one
   --systems          Gray-Scott (two fields in, two out) on 8192 x 8192, one step per launch
                      and 1000 fused steps, against the copy, instead of the 1D one
+  --math             Perona-Malik diffusion (4 correctly rounded exp per point) on 8192 x 8192,
+                     one step per launch, beside linear diffusion and the copy, instead of the 1D one
   --split            a grid split over every visible GPU (features cudarc): weak scaling of
                      2D heat at 16384^2 per GPU (one step and fused) and 3D at 512^3 per GPU
                      from 1 to G GPUs, instead of the 1D one
@@ -50,6 +52,8 @@ pub struct Options {
     /// The two-field diffusion instead of the 1D one.
     pub fields: bool,
     pub systems: bool,
+    /// Perona-Malik with exp instead of the 1D one.
+    pub math: bool,
     /// The split grid's weak scaling over the GPUs.
     pub split: bool,
     pub radii: Vec<u32>,
@@ -83,6 +87,7 @@ impl Options {
             half: false,
             fields: false,
             systems: false,
+            math: false,
             split: false,
             radii,
             outputs_per_thread,
@@ -108,6 +113,7 @@ impl Options {
                 "--half" => options.half = true,
                 "--fields" => options.fields = true,
                 "--systems" => options.systems = true,
+                "--math" => options.math = true,
                 "--split" => options.split = true,
                 "--stencils" => options.stencils = stencils(&value()?)?,
                 "--shape-2d" => options.shape_2d = shape(&word, &value()?)?,

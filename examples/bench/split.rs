@@ -311,11 +311,7 @@ mod on_gpus {
                 series.push((format!("{} ({} scaling)", case.name, scaling.name()), points));
             }
         }
-        std::fs::create_dir_all(&out).map_err(|e| fail(format!("creating {}: {e}", out.display())))?;
-        for (name, text) in [("summary.txt", &summary), ("results.csv", &csv)] {
-            std::fs::write(out.join(name), text).map_err(|e| fail(format!("writing {name}: {e}")))?;
-            println!("wrote {}", out.join(name).display());
-        }
+        crate::common::write_summary(&out, &summary, &csv)?;
         let plot = out.join("efficiency.svg");
         plot_efficiency(&series, gpus, &info.name, &plot)?;
         println!("wrote {}", plot.display());

@@ -14,7 +14,7 @@ use rc::runtime::cust::memory::{AsyncCopyDestination, DeviceBuffer};
 use rc::runtime::{GpuInfo, Holds};
 
 use crate::bench::options::Options;
-use crate::common::{compare, fail, During, Gpu, Result};
+use crate::common::{compare, During, Gpu, Result};
 
 /// The targets: one step per launch at this fraction of the copy or more, and the fused
 /// run at this multiple of it per step.
@@ -170,11 +170,7 @@ pub fn run(options: &Options, info: &GpuInfo, out: &Path) -> Result<()> {
     let _ = writeln!(csv, "copy,,{},{copy_gb},{copy_gb},1", copy.median_ms);
     let _ = writeln!(csv, "one step,1,{},{one_gb},{copy_gb},{}", one_step.median_ms, one_gb / copy_gb);
     let _ = writeln!(csv, "fused,{},{step_ms},{fused_gb},{copy_gb},{}", kernel.steps_per_launch()?, fused_gb / copy_gb);
-    std::fs::create_dir_all(out).map_err(|e| fail(format!("creating {}: {e}", out.display())))?;
-    for (name, text) in [("summary.txt", &summary), ("results.csv", &csv)] {
-        std::fs::write(out.join(name), text).map_err(|e| fail(format!("writing {name}: {e}")))?;
-        println!("wrote {}", out.join(name).display());
-    }
+    crate::common::write_summary(out, &summary, &csv)?;
     Ok(())
 }
 

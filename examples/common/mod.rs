@@ -7,7 +7,7 @@
 
 use std::error::Error;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rc::runtime::{cust, Resources};
@@ -264,6 +264,16 @@ pub fn exit(result: Result<()>) -> std::process::ExitCode {
 /// An error that is just a message.
 pub fn fail(message: String) -> Box<dyn Error> {
     Box::new(Failure(message))
+}
+
+/// `summary.txt` and `results.csv` into `out` (created if missing), each announced.
+pub fn write_summary(out: &Path, summary: &str, csv: &str) -> Result<()> {
+    std::fs::create_dir_all(out).map_err(|e| fail(format!("creating {}: {e}", out.display())))?;
+    for (name, text) in [("summary.txt", summary), ("results.csv", csv)] {
+        std::fs::write(out.join(name), text).map_err(|e| fail(format!("writing {name}: {e}")))?;
+        println!("wrote {}", out.join(name).display());
+    }
+    Ok(())
 }
 
 struct Failure(String);

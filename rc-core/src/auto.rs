@@ -26,7 +26,7 @@
 
 use std::fmt;
 
-use crate::body::{BinaryOp, Body, Node};
+use crate::body::{BinaryOp, Body, Node, UnaryOp};
 use crate::error::{Error, PatternError, ScheduleError};
 use crate::geometry::Dims;
 use crate::layout::Layout;
@@ -622,6 +622,9 @@ pub fn estimate(program: &WarpProgram, layout: Layout) -> Estimate {
             Instr::Binary { dst, op: BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, .. } | Instr::Cast { dst, .. } => {
                 instructions += rate(program.reg_type(*dst)) + round(program.reg_type(*dst));
             }
+            // The fast path of the correctly rounded exp (`ptx/exp.rs`): about 30 instructions,
+            // half of them in double (half the f32 rate on the GPUs rc targets).
+            Instr::Unary { op: UnaryOp::Exp, .. } => instructions += 45.0,
             Instr::Unary { dst, .. }
             | Instr::Binary { dst, .. }
             | Instr::Compare { dst, .. }

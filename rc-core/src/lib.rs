@@ -39,6 +39,7 @@ pub mod half_float;
 pub mod launch_map;
 pub mod layout;
 pub mod machine;
+pub mod math;
 pub mod operation;
 pub mod ops;
 pub mod order;

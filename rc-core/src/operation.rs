@@ -31,6 +31,8 @@ pub enum UnaryOp {
     TrailingZeros,
     /// `x.reverse_bits()` on a u32.
     ReverseBits,
+    /// `x.exp()` on f32, correctly rounded ([`crate::math`]): one answer, on the CPU and the GPU.
+    Exp,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -101,6 +103,7 @@ pub(crate) fn unary_name(op: UnaryOp) -> &'static str {
         UnaryOp::LeadingZeros => "leading_zeros",
         UnaryOp::TrailingZeros => "trailing_zeros",
         UnaryOp::ReverseBits => "reverse_bits",
+        UnaryOp::Exp => "exp",
     }
 }
 

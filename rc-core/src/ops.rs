@@ -65,6 +65,7 @@ pub fn unary(op: UnaryOp, ty: ScalarType, a: u64) -> u64 {
         (UnaryOp::LeadingZeros, U32) => of_u32(u32_of(a).leading_zeros()),
         (UnaryOp::TrailingZeros, U32) => of_u32(u32_of(a).trailing_zeros()),
         (UnaryOp::ReverseBits, U32) => of_u32(u32_of(a).reverse_bits()),
+        (UnaryOp::Exp, F32) => of_f32(crate::math::exp_f32(f32_of(a))),
         // Body::new rejects every other combination.
         _ => 0,
     }

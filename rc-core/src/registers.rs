@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 
+use crate::body::UnaryOp;
 use crate::machine::{Op, TileTest};
 use crate::program::{Instr, Reg, WarpProgram};
 use crate::scalar::ScalarType;
@@ -90,7 +91,14 @@ impl WarpProgram {
                 // A value written and never read still takes a register at its definition.
                 live.add(d, slot(d), words(d));
             }
+            // An `exp` keeps its own temporaries live while it computes.
+            let scratch = match op {
+                Op::Compute(Instr::Unary { op: UnaryOp::Exp, .. }) => crate::math::EXP_SCRATCH_WORDS,
+                _ => 0,
+            };
+            live.words[1] += scratch;
             live.record_peak();
+            live.words[1] -= scratch;
             for d in op.defs() {
                 live.remove(d, slot(d), words(d));
             }

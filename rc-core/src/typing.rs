@@ -93,6 +93,8 @@ impl Operation {
             // A bit operation: the half crate has it too.
             Operation::Binary(BinaryOp::CopySign) => &[F32, F64, F16, BF16],
             Operation::Unary(UnaryOp::Not) => &[Bool, I32, U32],
+            // Correctly rounded on the GPU in f32 so far (`crate::math`).
+            Operation::Unary(UnaryOp::Exp) => &[F32],
             // Rust counts an i32's bits as a u32's and returns a u32: the macro reinterprets first.
             Operation::Unary(
                 UnaryOp::CountOnes | UnaryOp::LeadingZeros | UnaryOp::TrailingZeros | UnaryOp::ReverseBits,
@@ -249,7 +251,8 @@ fn unsupported(op: Operation, got: ScalarType) -> String {
             | UnaryOp::Ceil
             | UnaryOp::Trunc
             | UnaryOp::Round
-            | UnaryOp::RoundTiesEven,
+            | UnaryOp::RoundTiesEven
+            | UnaryOp::Exp,
         )
         | Operation::MulAdd
             if got.half().is_some() =>
@@ -259,6 +262,11 @@ fn unsupported(op: Operation, got: ScalarType) -> String {
                 op.name(),
                 op.name()
             )
+        }
+        Operation::Unary(UnaryOp::Exp) if got == F64 => {
+            "`exp` on f64 is not supported yet (f32's is, correctly rounded on the CPU and the GPU): compute in f32 \
+             where its precision is enough, `(x as f32).exp() as f64`"
+                .to_string()
         }
         Operation::Wrapping { method, operator } if got.is_float() => {
             format!("`{method}` is defined on i32 and u32, not {got}: floats do not wrap, write `{operator}`")

@@ -9,7 +9,7 @@ use rc_core::{Dims, Plan};
 
 use crate::ctxt::Ctxt;
 use crate::signature::{Returns, Signature};
-use crate::{args, lower, signature, tokens};
+use crate::{args, correctly_rounded, lower, signature, tokens};
 
 pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut cx = Ctxt::default();
@@ -61,6 +61,7 @@ pub fn stencil(args: TokenStream, item: TokenStream) -> TokenStream {
 fn fallback(f: &ItemFn, e: syn::Error, keep_body: bool) -> TokenStream {
     let error = e.to_compile_error();
     if keep_body {
+        let f = correctly_rounded::rewrite(f);
         return quote!(#error #f);
     }
     let (attrs, vis, sig) = (&f.attrs, &f.vis, &f.sig);
@@ -184,6 +185,8 @@ fn generate(f: &ItemFn, sig: &Signature, body: &rc_core::Body, plan: &Plan) -> T
         estimate.live_values,
         estimate.addressing,
     );
+    // The function as the user wrote it, calling rc's correctly rounded functions (`exp`).
+    let f = correctly_rounded::rewrite(f);
     quote! {
         #f
 

@@ -4,6 +4,7 @@
 //! all errors at once; the macro never panics.
 
 mod args;
+mod correctly_rounded;
 mod ctxt;
 mod expand;
 mod lower;

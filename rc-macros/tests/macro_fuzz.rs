@@ -19,6 +19,9 @@
 #[path = "../src/args.rs"]
 mod args;
 #[allow(dead_code)]
+#[path = "../src/correctly_rounded.rs"]
+mod correctly_rounded;
+#[allow(dead_code)]
 #[path = "../src/ctxt.rs"]
 mod ctxt;
 #[allow(dead_code)]

@@ -356,6 +356,14 @@ pub fn roundings_2d(w: Window2<f64>) -> f64 {
     r + tie.round() - tie.round_ties_even() * 0.5 + w[(0, 0)].fract() + w[(1, 1)].copysign(w[(-1, -1)])
 }
 
+/// Perona-Malik diffusion: each direction's flux scaled by the conductance exp(-(d/k)^2).
+#[stencil(radius = 1, boundary = clamp)]
+pub fn perona_malik(w: Window2<f32>, inv_k2: f32, dt: f32) -> f32 {
+    let flux = |d: f32| (-(d * d) * inv_k2).exp() * d;
+    let c = w[(0, 0)];
+    c + dt * (flux(w[(-1, 0)] - c) + flux(w[(1, 0)] - c) + flux(w[(0, -1)] - c) + flux(w[(0, 1)] - c))
+}
+
 /// Bit counts and rotations in 3D, u32.
 #[stencil(radius = 1, boundary = wrap)]
 pub fn bits_3d(w: Window3<u32>) -> u32 {
@@ -382,6 +390,7 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&max_u32_2d::KERNEL, (1 << 20,));
     v.visit(&roundings_2d::KERNEL, ());
     v.visit(&bits_3d::KERNEL, ());
+    v.visit(&perona_malik::KERNEL, (0.04, 0.2));
     v.visit(&star_f64::KERNEL, (0.5,));
     v.visit(&laplace7::KERNEL, (0.1,));
     v.visit(&box27::KERNEL, ());

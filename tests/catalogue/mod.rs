@@ -480,6 +480,14 @@ pub fn bits_u32(w: Window<u32>, hi: u32) -> u32 {
     sums ^ turned.wrapping_mul(3)
 }
 
+/// `exp`, correctly rounded on the CPU (the function calls rc's) and the GPU: past the
+/// overflow and underflow thresholds, tiny arguments, infinities and NaN among the data.
+#[stencil(radius = 1, warp = 16, boundary = wrap)]
+pub fn exponentials(w: Window<f32>, scale: f32) -> f32 {
+    let g = |d: f32| (-(d * d) * scale).exp();
+    (w[-1] * 1.0e-6).exp() - f32::exp(w[0]) + g(w[1] - w[0]) + (w[1] * 1.5).exp()
+}
+
 /// The same on i32, whose counts are u32 (of the same bits), with signum and abs_diff.
 #[stencil(radius = 1, warp = 16, outputs_per_thread = 2)]
 pub fn bits_i32(w: Window<i32>) -> i32 {
@@ -521,6 +529,7 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&signs::KERNEL, (-3.0,));
     v.visit(&bits_u32::KERNEL, (700,));
     v.visit(&bits_i32::KERNEL, ());
+    v.visit(&exponentials::KERNEL, (0.01,));
     v.visit(&branches::KERNEL, ());
     v.visit(&running_max_with_if::KERNEL, ());
     v.visit(&casts::KERNEL, (3.5,));

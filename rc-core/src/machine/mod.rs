@@ -106,6 +106,13 @@ impl Machine {
 
     /// Whether a path prefetches into L2 ([`Op::PrefetchL2`]): the launch then passes the
     /// distance ([`crate::prefetch::rows_ahead`]).
+    /// Whether some lane applies `op` (a kernel that computes `exp` declares its table).
+    pub fn computes(&self, op: crate::body::UnaryOp) -> bool {
+        let mut found = false;
+        self.visit(&mut |o| found |= matches!(o, Op::Compute(Instr::Unary { op: used, .. }) if *used == op));
+        found
+    }
+
     pub fn prefetches(&self) -> bool {
         let mut found = false;
         self.visit(&mut |op| found |= matches!(op, Op::PrefetchL2 { .. }));

@@ -260,6 +260,7 @@ impl Printer<'_> {
             (UnaryOp::Trunc, t) => format!("cvt.rzi.{0}.{0} {d}, {x};", ptx_type(t)),
             (UnaryOp::RoundTiesEven, t) => format!("cvt.rni.{0}.{0} {d}, {x};", ptx_type(t)),
             (UnaryOp::Round, t) => return self.round_half_away(t, &d, &x),
+            (UnaryOp::Exp, _) => return self.exp_f32(&d, &x),
             (UnaryOp::CountOnes, _) => format!("popc.b32 {d}, {x};"),
             (UnaryOp::LeadingZeros, _) => format!("clz.b32 {d}, {x};"),
             (UnaryOp::ReverseBits, _) => format!("brev.b32 {d}, {x};"),

@@ -24,6 +24,7 @@
 
 mod compute;
 pub mod defined;
+mod exp;
 mod grid;
 mod index;
 mod memory;
@@ -37,6 +38,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use crate::abi::KernelParam;
+use crate::body::UnaryOp;
 use crate::geometry::Dims;
 use crate::machine::index::{IndexKind, IndexReg};
 use crate::machine::{Kernel, Op, Stmt, TileTest, WarpStage};
@@ -499,6 +501,9 @@ impl<'a> Printer<'a> {
         let _ = writeln!(out, ".target sm_{sm}");
         let _ = writeln!(out, ".address_size 64");
         let _ = writeln!(out);
+        if program.machine.computes(UnaryOp::Exp) {
+            out.push_str(&exp::declarations());
+        }
         let dynamic = program.machine.dynamic_shared_bytes();
         if dynamic > 0 {
             // Sized at launch: ptxas refuses static shared arrays past 48 KiB.

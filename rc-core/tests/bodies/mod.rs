@@ -353,7 +353,10 @@ impl BodyGen<'_> {
                         UnaryOp::Round,
                         UnaryOp::RoundTiesEven,
                     ];
-                    Node::Unary(pick(self.rng, &ops), self.value(ty, d))
+                    match ty == F32 && chance(self.rng, 0.15) {
+                        true => Node::Unary(UnaryOp::Exp, self.value(ty, d)),
+                        false => Node::Unary(pick(self.rng, &ops), self.value(ty, d)),
+                    }
                 }
                 (1, I32) => Node::Unary(UnaryOp::Not, self.value(ty, d)),
                 // The half crate's operators, min, max and conversions through f32 (it has no

@@ -15,7 +15,8 @@ use super::{type_of, Lower, Value};
 use crate::args::strip_group;
 use crate::signature::scalar_path;
 
-const SUPPORTED_METHODS: &str = "abs, sqrt, min, max, mul_add, floor, ceil, trunc, round, round_ties_even, fract, \
+const SUPPORTED_METHODS: &str =
+    "abs, sqrt, min, max, mul_add, exp (correctly rounded, f32), floor, ceil, trunc, round, round_ties_even, fract, \
     recip, copysign, signum, clamp, to_degrees, to_radians, is_nan, is_finite, is_infinite, is_sign_positive, \
     is_sign_negative; on integers abs_diff, count_ones, count_zeros, leading_zeros, trailing_zeros, leading_ones, \
     trailing_ones, reverse_bits, rotate_left, rotate_right, pow (by a constant), wrapping_add, wrapping_sub, \
@@ -26,8 +27,8 @@ const SUPPORTED_METHODS: &str = "abs, sqrt, min, max, mul_add, floor, ceil, trun
 /// give the CPU reference's bits, and the standard library's are not correctly rounded (nor the
 /// same on every platform).
 const INEXACT: &[&str] = &[
-    "exp", "exp2", "exp_m1", "ln", "log", "log2", "log10", "ln_1p", "powf", "powi", "cbrt", "hypot", "sin", "cos",
-    "tan", "sin_cos", "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh",
+    "exp2", "exp_m1", "ln", "log", "log2", "log10", "ln_1p", "powf", "powi", "cbrt", "hypot", "sin", "cos", "tan",
+    "sin_cos", "sinh", "cosh", "tanh", "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh",
 ];
 
 /// What to write instead of `name`, one of [`INEXACT`].
@@ -205,6 +206,7 @@ impl Lower<'_> {
             "trunc" => Some(UnaryOp::Trunc),
             "round" => Some(UnaryOp::Round),
             "round_ties_even" => Some(UnaryOp::RoundTiesEven),
+            "exp" => Some(UnaryOp::Exp),
             _ => None,
         };
         let binary = match name {
