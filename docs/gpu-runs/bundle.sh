@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 dir="${RC_DEVICE_DIR:-.device-check}"
 grep -qx "/$dir/" "$(git rev-parse --git-dir)/info/exclude" 2>/dev/null || echo "/$dir/" >> "$(git rev-parse --git-dir)/info/exclude"
+# core-math-sys compiles its C for -march=$TARGET_CPU (default native): portable to the GPU host.
+export TARGET_CPU=x86-64-v3
 export RC_PTXAS=/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/nvidia/cu13/bin/ptxas
 rm -rf "$dir" && mkdir -p "$dir"/tests "$dir"/examples
 # cudarc as well as cust: many_gpus and bench --split split grids over GPUs through cudarc.
