@@ -5,8 +5,9 @@
 //! `#[stencil]` function the macro turns `x.exp()` into [`CorrectlyRounded::exp`]: the function
 //! the user wrote, called on the CPU, gives the kernel's bits.
 
-/// 32-bit words of temporaries the kernel's `exp` keeps live at once (`ptx/exp.rs`: seven
-/// doubles, two 64-bit integers, two words), which the register estimate adds at each `exp`.
+/// 32-bit words of temporaries the kernel's `exp` keeps live at once (`ptx/exp.rs`: up to
+/// seven doubles, two 64-bit integers, two words), which the register estimate adds at each
+/// `exp`.
 pub const EXP_SCRATCH_WORDS: u32 = 20;
 
 /// `e^x` correctly rounded to nearest (CORE-MATH's `cr_expf`).

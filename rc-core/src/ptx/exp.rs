@@ -7,9 +7,10 @@
 //! inputs take their own paths, as in `cr_expf`.
 //!
 //! Each `exp` of a kernel prints the common path inline, branch-free (about 25 instructions);
-//! the inputs it cannot decide (near a boundary, or outside its range: rare) call one
-//! out-of-line function of the module that runs the whole algorithm. Every operation rounds on
-//! its own (`mul.rn`, `add.rn`: no contraction), as the C source compiled without FMA does.
+//! the inputs it cannot decide (near a boundary, huge, infinite or NaN: rare) call one
+//! out-of-line function of the module that runs the whole algorithm. A Rust mirror of this
+//! instruction sequence equalled CORE-MATH's `expf` on all 2^32 inputs, and so did the GPU
+//! (tests/gpu.rs, `every_f32_exp_on_the_gpu_is_correctly_rounded`).
 
 use std::fmt::Write;
 
@@ -113,12 +114,17 @@ struct Regs {
     /// bits(u), index, table entry.
     l: [String; 3],
     lower: String,
-    /// Out of range, and not decided.
+    /// Above the range (or infinite, or NaN); undecided.
     p: [String; 2],
 }
 
-/// The common path: `dst` = exp(x) where `p[1]` is false; `p[1]` true where the input is out
-/// of range or the result too near a rounding boundary.
+/// The common path: `dst` = exp(x) where `p[1]` is false; `p[1]` true where the input is above
+/// the range, infinite or NaN, or the result too near a rounding boundary. Unlike `cr_expf`,
+/// tiny inputs take it too (flat regions of a field give x = 0, and a call taken by one lane
+/// costs the whole warp): where its test decides them the result is exact (checked on all 2^32
+/// inputs), and the undecided ones go to the out-of-line function, which treats them as
+/// `cr_expf` does. Its polynomial and test use `fma.rn` (fewer operations, and no less
+/// accurate); the function's second polynomial rounds each operation as the C source does.
 fn common(g: &Regs) -> Vec<String> {
     let [z, a, u, ia, h, h2, sv, r, t, _] = &g.f;
     let [bits, ux] = &g.b;
@@ -134,7 +140,6 @@ fn common(g: &Regs) -> Vec<String> {
         format!("mov.b32 {bits}, {x};"),
         format!("shl.b32 {ux}, {bits}, 1;"),
         format!("setp.gt.u32 {out}, {ux}, 0x{HUGE:08X};"),
-        format!("setp.lt.or.u32 {out}, {ux}, 0x{TINY:08X}, {out};"),
         format!("sub.rn.f64 {ia}, {}, {u};", d(BIG)),
         format!("add.rn.f64 {h}, {a}, {ia};"),
         // 2^(j/64) from the table, the integer part added to its exponent field.
@@ -150,17 +155,13 @@ fn common(g: &Regs) -> Vec<String> {
         format!("mov.b64 {sv}, {entry};"),
         // r = ((1 + h b1) + h^2 (b2 + h b3)) sv.
         format!("mul.rn.f64 {h2}, {h}, {h};"),
-        format!("mul.rn.f64 {r}, {h}, {b1};"),
-        format!("add.rn.f64 {r}, {r}, {};", d(1f64.to_bits())),
-        format!("mul.rn.f64 {t}, {h}, {b3};"),
-        format!("add.rn.f64 {t}, {t}, {b2};"),
-        format!("mul.rn.f64 {t}, {h2}, {t};"),
-        format!("add.rn.f64 {r}, {r}, {t};"),
+        format!("fma.rn.f64 {r}, {h}, {b1}, {};", d(1f64.to_bits())),
+        format!("fma.rn.f64 {t}, {h}, {b3}, {b2};"),
+        format!("fma.rn.f64 {r}, {h2}, {t}, {r};"),
         format!("mul.rn.f64 {r}, {r}, {sv};"),
         format!("cvt.rn.f32.f64 {dst}, {r};"),
         // Undecided where r and r (1 - 1.45e-10) round apart.
-        format!("mul.rn.f64 {t}, {r}, {};", d(1.45e-10f64.to_bits())),
-        format!("sub.rn.f64 {t}, {r}, {t};"),
+        format!("fma.rn.f64 {t}, {r}, {}, {r};", d((-1.45e-10f64).to_bits())),
         format!("cvt.rn.f32.f64 {lower}, {t};"),
         format!("setp.ne.or.f32 {undecided}, {dst}, {lower}, {out};"),
     ]
@@ -196,6 +197,8 @@ fn rare() -> String {
     let mut lines = vec![format!("ld.param.b32 {x}, [{RARE}_x];")];
     lines.extend(common(&g));
     lines.extend([
+        // cr_expf's own paths for tiny, huge, infinite and NaN inputs.
+        format!("setp.lt.or.u32 {out}, {ux}, 0x{TINY:08X}, {out};"),
         format!("@{out} bra $rc_exp_special;"),
         "$rc_exp_main:".to_string(),
         format!("@!{undecided} bra $rc_exp_done;"),
