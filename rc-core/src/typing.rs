@@ -53,6 +53,10 @@ const METHODS: &[(&str, &[ScalarType])] = &[
     ("rotate_left", INTEGERS),
     ("rotate_right", INTEGERS),
     ("pow", INTEGERS),
+    ("saturating_add", INTEGERS),
+    ("saturating_sub", INTEGERS),
+    ("saturating_neg", &[I32]),
+    ("saturating_abs", &[I32]),
 ];
 
 /// `name` as a method the macro writes with other operations, if it is one.

@@ -521,7 +521,10 @@ impl Gen {
                         "{a}.{}()",
                         self.pick(&["count_ones", "leading_zeros", "trailing_ones", "reverse_bits"])
                     ),
-                    1 => format!("{a}.{}({b})", self.pick(&["rotate_left", "rotate_right", "abs_diff"])),
+                    1 => format!(
+                        "{a}.{}({b})",
+                        self.pick(&["rotate_left", "rotate_right", "abs_diff", "saturating_add", "saturating_sub"])
+                    ),
                     _ => format!("{a}.pow({})", self.pick(&["0", "1", "2", "5", "k"])),
                 }
             }

@@ -480,6 +480,23 @@ pub fn bits_u32(w: Window<u32>, hi: u32) -> u32 {
     sums ^ turned.wrapping_mul(3)
 }
 
+/// Saturating arithmetic on values spread over the whole range (products that wrap), so the
+/// bounds are met often.
+#[stencil(radius = 1, warp = 16, boundary = clamp)]
+pub fn saturating_i32(w: Window<i32>) -> i32 {
+    let a = w[-1].wrapping_mul(3_000_007);
+    let b = w[1].wrapping_mul(-2_000_003);
+    let s = a.saturating_add(b) ^ a.saturating_sub(b);
+    s.saturating_add(w[0].wrapping_mul(4_000_037).saturating_neg()) ^ (a ^ b).saturating_abs()
+}
+
+#[stencil(radius = 1, boundary = wrap)]
+pub fn saturating_u32(w: Window<u32>) -> u32 {
+    let a = w[-1].wrapping_mul(5_000_011);
+    let b = w[1].wrapping_mul(4_000_037);
+    a.saturating_add(b) ^ a.saturating_sub(b).rotate_left(7) ^ w[0].saturating_sub(500)
+}
+
 /// `exp`, correctly rounded on the CPU (the function calls rc's) and the GPU: past the
 /// overflow and underflow thresholds, tiny arguments, infinities and NaN among the data.
 #[stencil(radius = 1, warp = 16, boundary = wrap)]
@@ -530,6 +547,8 @@ pub fn visit_all(v: &mut impl Visit) {
     v.visit(&bits_u32::KERNEL, (700,));
     v.visit(&bits_i32::KERNEL, ());
     v.visit(&exponentials::KERNEL, (0.01,));
+    v.visit(&saturating_i32::KERNEL, ());
+    v.visit(&saturating_u32::KERNEL, ());
     v.visit(&branches::KERNEL, ());
     v.visit(&running_max_with_if::KERNEL, ());
     v.visit(&casts::KERNEL, (3.5,));

@@ -3,7 +3,8 @@
 //! calling the real method) and the kernel compute the same bits: `x.fract()` is
 //! `x - x.trunc()`, `x.signum()` is `1.0.copysign(x)` unless `x` is NaN, `x.clamp(lo, hi)` two
 //! selects, `a.abs_diff(b)` a select of two wrapping differences, `x.count_zeros()` the ones of
-//! `!x`, `x.pow(3)` a product. Known operands fold.
+//! `!x`, `x.pow(3)` a product, `a.saturating_add(b)` the wrapped sum or the bound it passed.
+//! Known operands fold.
 
 use quote::ToTokens;
 use syn::Expr;
@@ -30,7 +31,7 @@ enum Arguments {
 fn arguments(name: &str) -> Arguments {
     match name {
         "clamp" => Arguments::Same(2),
-        "abs_diff" => Arguments::Same(1),
+        "abs_diff" | "saturating_add" | "saturating_sub" => Arguments::Same(1),
         "rotate_left" | "rotate_right" | "pow" => Arguments::Amount,
         _ => Arguments::None,
     }
@@ -196,8 +197,50 @@ impl Lower<'_> {
                 let amount = self.conv(operands[0].clone(), U32, ty, at);
                 self.bin(op, x, amount, ty, at)
             }
+            "saturating_add" | "saturating_sub" => self.saturating(name, x, operands[0].clone(), ty, at),
+            // i32::MIN has no negation or absolute value in i32: it saturates to MAX.
+            "saturating_neg" | "saturating_abs" => {
+                let op = if name == "saturating_neg" { UnaryOp::Neg } else { UnaryOp::Abs };
+                let (min, max) = (Value::Known(Scalar::i32(i32::MIN)), Value::Known(Scalar::i32(i32::MAX)));
+                let at_min = self.cmp(CompareOp::Eq, x.clone(), min, ty, at);
+                let wrapped = self.un(op, x, ty, at);
+                self.sel(at_min, max, wrapped, ty, at)
+            }
             _ => self.pow(x, &operands[0], ty, arg_tokens, at),
         }
+    }
+
+    /// `a.saturating_add(b)` and `a.saturating_sub(b)`: the wrapping result, or the bound it
+    /// passed. On u32 a sum that wrapped is below `a`, a difference that would wrap has `a < b`;
+    /// on i32 the wrapped result's sign differs from both addends' (from `a`'s, with `a` and `b`
+    /// of different signs, for a difference), and the bound is `a`'s side.
+    fn saturating(&mut self, name: &str, a: Value, b: Value, ty: ScalarType, at: &dyn ToTokens) -> Value {
+        let op = if name == "saturating_add" { BinaryOp::Add } else { BinaryOp::Sub };
+        let wrapped = self.bin(op, a.clone(), b.clone(), ty, at);
+        if ty == U32 {
+            return match op {
+                BinaryOp::Add => {
+                    let wrapped_around = self.cmp(CompareOp::Lt, wrapped.clone(), a, ty, at);
+                    self.sel(wrapped_around, Value::Known(Scalar::u32(u32::MAX)), wrapped, ty, at)
+                }
+                _ => {
+                    let below = self.cmp(CompareOp::Lt, a, b, ty, at);
+                    self.sel(below, Value::Known(Scalar::u32(0)), wrapped, ty, at)
+                }
+            };
+        }
+        let from_a = self.bin(BinaryOp::BitXor, a.clone(), wrapped.clone(), ty, at);
+        let other = match op {
+            BinaryOp::Add => self.bin(BinaryOp::BitXor, b, wrapped.clone(), ty, at),
+            _ => self.bin(BinaryOp::BitXor, a.clone(), b, ty, at),
+        };
+        let both = self.bin(BinaryOp::BitAnd, from_a, other, ty, at);
+        let zero = Value::Known(Scalar::i32(0));
+        let overflowed = self.cmp(CompareOp::Lt, both, zero.clone(), ty, at);
+        let negative = self.cmp(CompareOp::Lt, a, zero, ty, at);
+        let (min, max) = (Value::Known(Scalar::i32(i32::MIN)), Value::Known(Scalar::i32(i32::MAX)));
+        let bound = self.sel(negative, min, max, ty, at);
+        self.sel(overflowed, bound, wrapped, ty, at)
     }
 
     /// `x.clamp(lo, hi)` as Rust's `f32::clamp` (and `Ord::clamp`, equal where Rust does not

@@ -19,7 +19,8 @@ const SUPPORTED_METHODS: &str =
     "abs, sqrt, min, max, mul_add, exp (correctly rounded, f32), floor, ceil, trunc, round, round_ties_even, fract, \
     recip, copysign, signum, clamp, to_degrees, to_radians, is_nan, is_finite, is_infinite, is_sign_positive, \
     is_sign_negative; on integers abs_diff, count_ones, count_zeros, leading_zeros, trailing_zeros, leading_ones, \
-    trailing_ones, reverse_bits, rotate_left, rotate_right, pow (by a constant), wrapping_add, wrapping_sub, \
+    trailing_ones, reverse_bits, rotate_left, rotate_right, pow (by a constant), saturating_add, saturating_sub, \
+    saturating_neg, saturating_abs, wrapping_add, wrapping_sub, \
     wrapping_mul, wrapping_neg, wrapping_div, wrapping_rem, wrapping_shl, wrapping_shr; and on f16 and bf16 to_f32 \
     (and `f16::from_f32(x)`)";
 
