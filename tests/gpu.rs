@@ -54,7 +54,8 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
             };
         }
     };
-    let want = reference_on_every_core(k, inputs, n_out, params).map_err(what)?;
+    let mut want = vec![poison::<T>(); n_out];
+    k.run_cpu(inputs, &mut [&mut want], params).map_err(|e| what(e.to_string()))?;
     let got = launch_guarded(n_out, poison(), stream, |out| {
         rc::runtime::launch(k, stream, &d_in, &mut [out], params).map_err(|e| e.to_string())
     })
@@ -64,50 +65,6 @@ fn gpu_matches_reference<T: Element + DeviceCopy, P: Params + Debug>(
         None => Ok(()),
         Some(i) => Err(what(format!("output {i}: GPU gave {:?}, CPU reference {:?}", got[i], want[i]))),
     }
-}
-
-/// `run_cpu` over `inputs`, its outputs in one chunk per core: each chunk's inputs extend `r`
-/// elements past it on each side where the input has them (the boundary rule applies only at the
-/// input's own ends), so every chunk computes what the whole run does there. Small inputs, valid
-/// and wrapping boundaries in one piece.
-fn reference_on_every_core<T: Element, P: Params>(
-    k: &Stencil<T, P>,
-    inputs: &[&[T]],
-    n_out: usize,
-    params: P,
-) -> Result<Vec<T>, String> {
-    let n = inputs.first().map_or(0, |input| input.len());
-    let threads = std::thread::available_parallelism().map_or(4, |t| t.get());
-    // Outputs of a boundary-valid stencil start r elements into the input; whole-length outputs at 0.
-    let (r, shift) = (k.pattern().radius().along_x() as usize, (n - n_out) / 2);
-    // Wrapping reads the far end of the whole input, which a chunk does not hold.
-    if n_out < 64 * threads || shift != 0 || k.pattern().boundary() == Boundary::Wrap {
-        let mut want = vec![poison::<T>(); n_out];
-        k.run_cpu(inputs, &mut [&mut want], params).map_err(|e| e.to_string())?;
-        return Ok(want);
-    }
-    let chunk = n_out.div_ceil(threads);
-    let mut want = vec![poison::<T>(); n_out];
-    let results: Vec<Result<(), String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = want
-            .chunks_mut(chunk)
-            .enumerate()
-            .map(|(i, part)| {
-                let (start, end) = (i * chunk, i * chunk + part.len());
-                let (lo, hi) = (start.saturating_sub(r), (end + r).min(n));
-                s.spawn(move || {
-                    let parts: Vec<&[T]> = inputs.iter().map(|f| &f[lo..hi]).collect();
-                    let mut out = vec![poison::<T>(); hi - lo];
-                    k.run_cpu(&parts, &mut [&mut out], params).map_err(|e| e.to_string())?;
-                    part.copy_from_slice(&out[start - lo..end - lo]);
-                    Ok(())
-                })
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err("a reference thread panicked".into()))).collect()
-    });
-    results.into_iter().collect::<Result<Vec<()>, String>>()?;
-    Ok(want)
 }
 
 struct OnGpu<'a> {
@@ -649,6 +606,18 @@ fn array_parameters_pass_through_the_generated_gpu_functions() {
     }
 }
 
+/// Every f32 bit pattern, in chunks of 2^28 consecutive ones (1 GiB), through `check`; its
+/// failures, each prefixed with the chunk's first pattern.
+fn every_f32(mut check: impl FnMut(&[f32]) -> Vec<String>) -> Vec<String> {
+    const CHUNK: u64 = 1 << 28;
+    let mut failures = Vec::new();
+    for start in (0..1u64 << 32).step_by(CHUNK as usize) {
+        let input: Vec<f32> = (start..start + CHUNK).map(|b| f32::from_bits(b as u32)).collect();
+        failures.extend(check(&input).into_iter().map(|e| format!("bits from {start:#x}: {e}")));
+    }
+    failures
+}
+
 /// `$name`: one exact rounding of the centre of a window of `$t`, chosen by `op` (each a select
 /// of all of them).
 macro_rules! one_rounding {
@@ -685,18 +654,17 @@ one_rounding!(one_rounding_f64, f64);
 #[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn every_f32_rounds_on_the_gpu_as_rust_does() {
     let Some((_context, stream)) = gpu("every_f32_rounds_on_the_gpu_as_rust_does") else { return };
-    const CHUNK: u64 = 1 << 28;
-    let mut failures = Vec::new();
-    for start in (0..1u64 << 32).step_by(CHUNK as usize) {
-        let every: Vec<f32> = (start..start + CHUNK).map(|b| f32::from_bits(b as u32)).collect();
+    let failures = every_f32(|every| {
         let sampled: Vec<f32> = every.iter().copied().step_by(13).collect();
-        for op in 0..7 {
-            let input = if op == 3 { &every } else { &sampled };
-            if let Err(e) = gpu_matches_reference(&one_rounding_f32::KERNEL, &[input], (op,), &stream) {
-                failures.push(format!("bits from {start:#x}, op {op}: {e}"));
-            }
-        }
-    }
+        (0..7)
+            .filter_map(|op| {
+                let input = if op == 3 { every } else { &sampled };
+                gpu_matches_reference(&one_rounding_f32::KERNEL, &[input], (op,), &stream)
+                    .err()
+                    .map(|e| format!("op {op}: {e}"))
+            })
+            .collect()
+    });
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -734,13 +702,7 @@ fn exp_of(w: Window<f32>) -> f32 {
 #[ignore = "needs an NVIDIA GPU: run with `cargo test -- --include-ignored` where there is one"]
 fn every_f32_exp_on_the_gpu_is_correctly_rounded() {
     let Some((_context, stream)) = gpu("every_f32_exp_on_the_gpu_is_correctly_rounded") else { return };
-    const CHUNK: u64 = 1 << 28;
-    let mut failures = Vec::new();
-    for start in (0..1u64 << 32).step_by(CHUNK as usize) {
-        let input: Vec<f32> = (start..start + CHUNK).map(|b| f32::from_bits(b as u32)).collect();
-        if let Err(e) = gpu_matches_reference(&exp_of::KERNEL, &[&input], (), &stream) {
-            failures.push(format!("bits from {start:#x}: {e}"));
-        }
-    }
+    let failures =
+        every_f32(|input| gpu_matches_reference(&exp_of::KERNEL, &[input], (), &stream).err().into_iter().collect());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

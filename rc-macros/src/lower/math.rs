@@ -56,17 +56,16 @@ fn float_constant(ty: ScalarType, name: &str) -> Scalar {
 
 impl Lower<'_> {
     /// `receiver.name(args)` for a method of [`typing::method`].
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn derived(
         &mut self,
         op: Operation,
-        name: &str,
         receiver: Value,
         args: Vec<Value>,
         name_tokens: &dyn ToTokens,
         arg_tokens: &[&Expr],
         at: &Expr,
     ) -> Value {
+        let Operation::Method(name) = op else { return Value::Poison };
         let kind = arguments(name);
         let arity = match kind {
             Arguments::None => 0,
@@ -103,11 +102,7 @@ impl Lower<'_> {
                             self.cx.error_rustc_refuses_too(tokens, message);
                             Value::Poison
                         }
-                        _ => self.type_error(
-                            TypeError::Mismatch { op: static_name(op), left: ty, right: got },
-                            tokens,
-                            at,
-                        ),
+                        _ => self.type_error(TypeError::Mismatch { op: name, left: ty, right: got }, tokens, at),
                     };
                 }
                 Some(_) => operands.push(v),
@@ -354,13 +349,5 @@ impl Lower<'_> {
                 None => Value::Poison,
             },
         }
-    }
-}
-
-/// The `'static` name an [`Operation::Method`] holds, for a [`TypeError`].
-fn static_name(op: Operation) -> &'static str {
-    match op {
-        Operation::Method(name) => name,
-        _ => "method",
     }
 }

@@ -187,7 +187,7 @@ impl Lower<'_> {
             };
         }
         if let Some(op) = typing::method(name) {
-            return self.derived(op, name, receiver, args, name_tokens, arg_tokens, at);
+            return self.derived(op, receiver, args, name_tokens, arg_tokens, at);
         }
         if INEXACT.contains(&name) {
             return self.unsupported(name_tokens, &inexact_instead(name));
